@@ -1,0 +1,155 @@
+/* epctx public C API: load precompiled EPContext models and run them.
+ *
+ * Ownership and lifetimes
+ * - Every epctx_status* returned by a call is owned by the caller and freed
+ *   with epctx_status_release(); NULL means success.
+ * - An env owns the allocator and the driver registry. It must outlive every
+ *   session created from it.
+ * - A session keeps the model file (or the caller's buffer, see
+ *   epctx_session_create_from_buffer) and every context binary mapped for its
+ *   whole life; weights and payloads are views into those mappings.
+ * - Tensors created with epctx_tensor_create own their data (allocated with
+ *   the env allocator); tensors created with epctx_tensor_wrap borrow it.
+ * - Output tensors returned by epctx_session_run are owned by the caller.
+ *
+ * Threads: one session may be run from many threads at once; env and
+ * session-options objects are not thread-safe while being configured. */
+#ifndef EPCTX_EPCTX_H
+#define EPCTX_EPCTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <epctx/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+#define EPCTX_API_VERSION 1
+
+/* ---- status ---- */
+typedef struct epctx_status epctx_status;
+int epctx_status_code(const epctx_status* status);       /* EPCTX_OK for NULL */
+const char* epctx_status_message(const epctx_status* s); /* "" for NULL */
+void epctx_status_release(epctx_status* status);
+
+/* ---- allocator (injectable) ----
+ * alloc returns memory aligned to `alignment` (a power of two, at most 4096)
+ * or NULL. free accepts NULL. */
+typedef struct epctx_allocator {
+  void* user;
+  void* (*alloc)(void* user, size_t size, size_t alignment);
+  void (*free)(void* user, void* ptr);
+} epctx_allocator;
+
+/* ---- element types: ONNX TensorProto.DataType values ---- */
+typedef enum epctx_dtype {
+  EPCTX_DTYPE_UNDEFINED = 0,
+  EPCTX_DTYPE_FLOAT = 1,
+  EPCTX_DTYPE_UINT8 = 2,
+  EPCTX_DTYPE_INT8 = 3,
+  EPCTX_DTYPE_UINT16 = 4,
+  EPCTX_DTYPE_INT16 = 5,
+  EPCTX_DTYPE_INT32 = 6,
+  EPCTX_DTYPE_INT64 = 7,
+  EPCTX_DTYPE_STRING = 8,
+  EPCTX_DTYPE_BOOL = 9,
+  EPCTX_DTYPE_FLOAT16 = 10,
+  EPCTX_DTYPE_DOUBLE = 11,
+  EPCTX_DTYPE_UINT32 = 12,
+  EPCTX_DTYPE_UINT64 = 13,
+  EPCTX_DTYPE_BFLOAT16 = 16
+} epctx_dtype;
+
+#define EPCTX_MAX_RANK 8
+
+/* ---- env ---- */
+typedef struct epctx_env epctx_env;
+typedef struct epctx_hal_driver epctx_hal_driver; /* see <epctx/hal.h> */
+
+/* allocator may be NULL (the PAL's default allocator). log_level: 0 error,
+ * 1 warning, 2 info, 3 verbose. */
+epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level,
+                               epctx_env** out);
+void epctx_env_release(epctx_env* env);
+/* Registers a driver. The driver struct must stay valid while the env lives.
+ * Fails with INVALID_ARGUMENT on an ABI version the runtime does not know. */
+epctx_status* epctx_env_register_driver(epctx_env* env,
+                                        const epctx_hal_driver* driver);
+/* Registers every driver compiled into this build (vnpu on all targets). */
+epctx_status* epctx_env_register_builtin_drivers(epctx_env* env);
+
+/* ---- session options: string config entries ----
+ * Keys use ORT's names (ep.context_file_path, ...) and epctx.* for ours.
+ * Unknown keys are rejected with INVALID_ARGUMENT naming the key. */
+typedef struct epctx_session_options epctx_session_options;
+epctx_status* epctx_session_options_create(epctx_session_options** out);
+void epctx_session_options_release(epctx_session_options* options);
+epctx_status* epctx_session_options_set(epctx_session_options* options,
+                                        const char* key, const char* value);
+
+/* ---- tensors ---- */
+typedef struct epctx_tensor epctx_tensor;
+epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype,
+                                  const int64_t* dims, size_t rank,
+                                  epctx_tensor** out);
+/* Borrows data (must hold the product of dims elements; stays owned by the
+ * caller and must outlive the tensor). */
+epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype,
+                                const int64_t* dims, size_t rank, void* data,
+                                size_t data_bytes, epctx_tensor** out);
+void epctx_tensor_release(epctx_tensor* tensor);
+epctx_dtype epctx_tensor_dtype(const epctx_tensor* t);
+size_t epctx_tensor_rank(const epctx_tensor* t);
+const int64_t* epctx_tensor_dims(const epctx_tensor* t);
+size_t epctx_tensor_bytes(const epctx_tensor* t);
+void* epctx_tensor_data(epctx_tensor* t);
+size_t epctx_dtype_size(epctx_dtype dtype); /* 0 for STRING/UNDEFINED */
+
+/* ---- sessions ---- */
+typedef struct epctx_session epctx_session;
+epctx_status* epctx_session_create(epctx_env* env, const char* model_path,
+                                   const epctx_session_options* options,
+                                   epctx_session** out);
+/* The buffer is borrowed: it must stay valid and unchanged while the session
+ * lives. External context binaries are looked up beside
+ * ep.context_file_path, which must then be set. */
+epctx_status* epctx_session_create_from_buffer(
+    epctx_env* env, const void* data, size_t size,
+    const epctx_session_options* options, epctx_session** out);
+void epctx_session_release(epctx_session* session);
+
+typedef struct epctx_io_info {
+  const char* name;   /* valid while the session lives */
+  epctx_dtype dtype;
+  size_t rank;
+  const int64_t* dims; /* -1 for a symbolic dimension */
+} epctx_io_info;
+size_t epctx_session_input_count(const epctx_session* s);
+size_t epctx_session_output_count(const epctx_session* s);
+epctx_status* epctx_session_input_info(const epctx_session* s, size_t index,
+                                       epctx_io_info* out);
+epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
+                                        epctx_io_info* out);
+
+/* Runs the model. inputs[i] binds to input_names[i]; every graph input must
+ * be bound. outputs receives output_count tensors for output_names (NULL
+ * output_names: every graph output in order), owned by the caller. */
+epctx_status* epctx_session_run(epctx_session* session,
+                                const char* const* input_names,
+                                const epctx_tensor* const* inputs,
+                                size_t input_count,
+                                const char* const* output_names,
+                                epctx_tensor** outputs, size_t output_count);
+
+/* Number of nodes handled by drivers (EPContext) and by CPU kernels. */
+size_t epctx_session_driver_node_count(const epctx_session* s);
+size_t epctx_session_cpu_node_count(const epctx_session* s);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+/* epctx PAL: every OS service the runtime core uses, as link-time functions.
+ *
+ * The core static library has undefined references only to these functions
+ * and to mem* (plus the libm functions its kernels call). A platform links
+ * exactly one PAL: runtime/src/pal/posix (Linux, Android) or a board's own
+ * (boards/<name>/pal), where "files" may be named memory regions.
+ *
+ * Errors: functions returning int return an epctx_code and, on failure, write
+ * a NUL-terminated message (at most msg_cap bytes) naming the path and the OS
+ * reason. */
+#ifndef EPCTX_PAL_H
+#define EPCTX_PAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <epctx/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A read-only view of a file. `handle` is PAL-private. */
+typedef struct epctx_pal_region {
+  const uint8_t* data;
+  uint64_t size;
+  void* handle;
+} epctx_pal_region;
+
+/* load_mode for epctx_pal_map_file. */
+#define EPCTX_PAL_LOAD_MMAP 0 /* shared, read-only mapping */
+#define EPCTX_PAL_LOAD_READ 1 /* plain read into PAL-allocated memory */
+
+/* Maps `path` (a NUL-terminated path, absolute or relative to the working
+ * directory). NO_SUCHFILE when it does not exist; PATH_REJECTED when it is
+ * not a regular file; FAIL for other OS errors. An empty file maps to
+ * data=NULL, size=0. */
+int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
+                       char* msg, size_t msg_cap);
+
+/* Maps `rel_path` resolved beneath directory `base_dir` ("" = working
+ * directory) without leaving it: absolute paths, ".." components and
+ * symlinks that escape are PATH_REJECTED. */
+int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
+                               int load_mode, epctx_pal_region* out, char* msg,
+                               size_t msg_cap);
+
+void epctx_pal_unmap(epctx_pal_region* region);
+
+/* Default allocator. alignment is a power of two <= 4096. */
+void* epctx_pal_alloc(size_t size, size_t alignment);
+void epctx_pal_free(void* ptr);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t epctx_pal_now_ns(void);
+
+/* level: 0 error, 1 warning, 2 info, 3 verbose. */
+void epctx_pal_log(int level, const char* message);
+
+typedef struct epctx_pal_mutex epctx_pal_mutex;
+epctx_pal_mutex* epctx_pal_mutex_create(void);
+void epctx_pal_mutex_destroy(epctx_pal_mutex* m);
+void epctx_pal_mutex_lock(epctx_pal_mutex* m);
+void epctx_pal_mutex_unlock(epctx_pal_mutex* m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

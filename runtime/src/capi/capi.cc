@@ -1,0 +1,336 @@
+// The public C API (<epctx/epctx.h>) over the C++ core.
+//
+// Statuses are allocated with the PAL's default allocator because some calls
+// (options, tensors) have no env; when even that fails the caller gets a
+// static "out of memory" status, which epctx_status_release ignores.
+#include <epctx/epctx.h>
+#include <epctx/pal.h>
+
+#include <cstring>
+
+#include "core/memory.h"
+#include "core/status.h"
+#include "core/types.h"
+#include "session/env.h"
+#include "session/options.h"
+#include "session/session.h"
+
+struct epctx_status {
+  int code;
+  char message[epctx::Status::kMaxMessage];
+};
+
+struct epctx_env {
+  epctx::Env env;
+  explicit epctx_env(const epctx::Allocator& a, int level) : env(a, level) {}
+};
+
+struct epctx_session_options {
+  epctx::Options options;
+};
+
+struct epctx_tensor {
+  epctx::Allocator alloc;
+  epctx::TensorRef t;
+  bool owns;
+};
+
+struct epctx_session {
+  epctx::Session* s;
+  epctx::Allocator alloc;
+};
+
+namespace {
+
+epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status"};
+
+epctx_status* make_status(const epctx::Status& st) {
+  if (st.ok()) return nullptr;
+  epctx_status* out = static_cast<epctx_status*>(epctx_pal_alloc(sizeof(epctx_status), 16));
+  if (!out) return &g_oom;
+  out->code = st.code();
+  memcpy(out->message, st.message(), sizeof out->message);
+  return out;
+}
+
+epctx_status* error(int code, const char* what) {
+  return make_status(epctx::Status::Error(code, "%s", what));
+}
+
+epctx::Status fill_ref(epctx_dtype dtype, const int64_t* dims, size_t rank, epctx::TensorRef* t,
+                       uint64_t* bytes) {
+  size_t esize = epctx::dtype_size(dtype);
+  if (!esize)
+    return epctx::Status::Error(EPCTX_NOT_IMPLEMENTED, "tensor: element type %d is not supported",
+                                static_cast<int>(dtype));
+  if (rank > static_cast<size_t>(epctx::kMaxRank) || (rank && !dims))
+    return epctx::Status::Error(EPCTX_INVALID_ARGUMENT, "tensor: rank %zu exceeds %d", rank,
+                                epctx::kMaxRank);
+  uint64_t elems = 0;
+  if (!epctx::shape_elements(dims, rank, &elems) || elems > (UINT64_MAX >> 8) / esize)
+    return epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                                "tensor: shape has a negative dimension or overflows");
+  *t = epctx::TensorRef{};
+  t->dtype = dtype;
+  t->rank = static_cast<uint32_t>(rank);
+  for (size_t i = 0; i < rank; ++i) t->dims[i] = dims[i];
+  *bytes = elems * esize;
+  t->bytes = *bytes;
+  return epctx::Status::Ok();
+}
+
+struct EmitTarget {
+  epctx_tensor** outputs;
+  const epctx::Allocator* alloc;
+};
+
+epctx::Status emit_copy(void* user, size_t index, const epctx::TensorRef& v) {
+  EmitTarget* et = static_cast<EmitTarget*>(user);
+  epctx_tensor* t = et->alloc->New<epctx_tensor>();
+  if (!t) return epctx::Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory for an output tensor");
+  t->alloc = *et->alloc;
+  t->t = v;
+  t->owns = true;
+  t->t.data = et->alloc->Alloc(v.bytes ? static_cast<size_t>(v.bytes) : 1, 64);
+  if (!t->t.data) {
+    et->alloc->Delete(t);
+    return epctx::Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory for an output tensor");
+  }
+  if (v.bytes) memcpy(t->t.data, v.data, static_cast<size_t>(v.bytes));
+  et->outputs[index] = t;
+  return epctx::Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+int epctx_status_code(const epctx_status* s) { return s ? s->code : EPCTX_OK; }
+const char* epctx_status_message(const epctx_status* s) { return s ? s->message : ""; }
+void epctx_status_release(epctx_status* s) {
+  if (s && s != &g_oom) epctx_pal_free(s);
+}
+
+epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level, epctx_env** out) {
+  if (!out) return error(EPCTX_INVALID_ARGUMENT, "env create: out is NULL");
+  *out = nullptr;
+  epctx::Allocator a = epctx::Allocator::Default();
+  if (allocator) {
+    if (!allocator->alloc || !allocator->free)
+      return error(EPCTX_INVALID_ARGUMENT, "env create: allocator needs alloc and free");
+    a = epctx::Allocator(*allocator);
+  }
+  epctx_env* env = a.New<epctx_env>(a, log_level);
+  if (!env) return error(EPCTX_OUT_OF_MEMORY, "env create: out of memory");
+  *out = env;
+  return nullptr;
+}
+
+void epctx_env_release(epctx_env* env) {
+  if (!env) return;
+  epctx::Allocator a = env->env.alloc;
+  a.Delete(env);
+}
+
+epctx_status* epctx_env_register_driver(epctx_env* env, const epctx_hal_driver* driver) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "register driver: env is NULL");
+  return make_status(env->env.RegisterDriver(driver));
+}
+
+epctx_status* epctx_session_options_create(epctx_session_options** out) {
+  if (!out) return error(EPCTX_INVALID_ARGUMENT, "session options: out is NULL");
+  *out = epctx::Allocator::Default().New<epctx_session_options>();
+  return *out ? nullptr : error(EPCTX_OUT_OF_MEMORY, "session options: out of memory");
+}
+
+void epctx_session_options_release(epctx_session_options* o) {
+  epctx::Allocator::Default().Delete(o);
+}
+
+epctx_status* epctx_session_options_set(epctx_session_options* o, const char* key,
+                                        const char* value) {
+  if (!o) return error(EPCTX_INVALID_ARGUMENT, "session options: options is NULL");
+  return make_status(o->options.Set(key, value));
+}
+
+epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
+                                  size_t rank, epctx_tensor** out) {
+  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");
+  *out = nullptr;
+  epctx::TensorRef ref;
+  uint64_t bytes = 0;
+  epctx::Status st = fill_ref(dtype, dims, rank, &ref, &bytes);
+  if (!st.ok()) return make_status(st);
+  if (bytes > SIZE_MAX) return error(EPCTX_OUT_OF_MEMORY, "tensor create: too large");
+  const epctx::Allocator& a = env->env.alloc;
+  epctx_tensor* t = a.New<epctx_tensor>();
+  if (!t) return error(EPCTX_OUT_OF_MEMORY, "tensor create: out of memory");
+  t->alloc = a;
+  t->t = ref;
+  t->owns = true;
+  t->t.data = a.Alloc(bytes ? static_cast<size_t>(bytes) : 1, 64);
+  if (!t->t.data) {
+    a.Delete(t);
+    return error(EPCTX_OUT_OF_MEMORY, "tensor create: out of memory for data");
+  }
+  memset(t->t.data, 0, static_cast<size_t>(bytes));
+  *out = t;
+  return nullptr;
+}
+
+epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
+                                size_t rank, void* data, size_t data_bytes, epctx_tensor** out) {
+  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor wrap: env or out is NULL");
+  *out = nullptr;
+  epctx::TensorRef ref;
+  uint64_t bytes = 0;
+  epctx::Status st = fill_ref(dtype, dims, rank, &ref, &bytes);
+  if (!st.ok()) return make_status(st);
+  if (bytes != data_bytes || (bytes && !data))
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "tensor wrap: shape needs %llu bytes, %zu given",
+        (unsigned long long)bytes, data_bytes));
+  size_t esize = epctx::dtype_size(dtype);
+  if (reinterpret_cast<uintptr_t>(data) % esize != 0)
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "tensor wrap: data is not aligned to its %zu-byte elements", esize));
+  const epctx::Allocator& a = env->env.alloc;
+  epctx_tensor* t = a.New<epctx_tensor>();
+  if (!t) return error(EPCTX_OUT_OF_MEMORY, "tensor wrap: out of memory");
+  t->alloc = a;
+  t->t = ref;
+  t->t.data = data;
+  t->owns = false;
+  *out = t;
+  return nullptr;
+}
+
+void epctx_tensor_release(epctx_tensor* t) {
+  if (!t) return;
+  epctx::Allocator a = t->alloc;
+  if (t->owns) a.Free(t->t.data);
+  a.Delete(t);
+}
+
+epctx_dtype epctx_tensor_dtype(const epctx_tensor* t) {
+  return t ? static_cast<epctx_dtype>(t->t.dtype) : EPCTX_DTYPE_UNDEFINED;
+}
+size_t epctx_tensor_rank(const epctx_tensor* t) { return t ? t->t.rank : 0; }
+const int64_t* epctx_tensor_dims(const epctx_tensor* t) { return t ? t->t.dims : nullptr; }
+size_t epctx_tensor_bytes(const epctx_tensor* t) {
+  return t ? static_cast<size_t>(t->t.bytes) : 0;
+}
+void* epctx_tensor_data(epctx_tensor* t) { return t ? t->t.data : nullptr; }
+size_t epctx_dtype_size(epctx_dtype dtype) { return epctx::dtype_size(dtype); }
+
+static epctx_status* create_session(epctx_env* env, const char* path, const void* data,
+                                    size_t size, const epctx_session_options* options,
+                                    epctx_session** out) {
+  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "session create: env or out is NULL");
+  *out = nullptr;
+  epctx::Options defaults;
+  const epctx::Options& opts = options ? options->options : defaults;
+  epctx::Session* s = nullptr;
+  epctx::Status st = epctx::Session::Create(&env->env, path, data, size, opts, &s);
+  if (!st.ok()) return make_status(st);
+  epctx_session* h = env->env.alloc.New<epctx_session>();
+  if (!h) {
+    env->env.alloc.Delete(s);
+    return error(EPCTX_OUT_OF_MEMORY, "session create: out of memory");
+  }
+  h->s = s;
+  h->alloc = env->env.alloc;
+  *out = h;
+  return nullptr;
+}
+
+epctx_status* epctx_session_create(epctx_env* env, const char* model_path,
+                                   const epctx_session_options* options, epctx_session** out) {
+  if (!model_path) return error(EPCTX_INVALID_ARGUMENT, "session create: model_path is NULL");
+  return create_session(env, model_path, nullptr, 0, options, out);
+}
+
+epctx_status* epctx_session_create_from_buffer(epctx_env* env, const void* data, size_t size,
+                                               const epctx_session_options* options,
+                                               epctx_session** out) {
+  if (!data && size) return error(EPCTX_INVALID_ARGUMENT, "session create: buffer is NULL");
+  return create_session(env, nullptr, data ? data : "", size, options, out);
+}
+
+void epctx_session_release(epctx_session* s) {
+  if (!s) return;
+  epctx::Allocator a = s->alloc;
+  a.Delete(s->s);
+  a.Delete(s);
+}
+
+size_t epctx_session_input_count(const epctx_session* s) {
+  return s ? s->s->num_public_inputs() : 0;
+}
+
+size_t epctx_session_output_count(const epctx_session* s) {
+  return s ? s->s->graph().num_outputs : 0;
+}
+
+static void io_info(const epctx::onnx::ValueInfoView& v, const char* name, epctx_io_info* out) {
+  out->name = name;
+  out->dtype = static_cast<epctx_dtype>(v.dtype);
+  out->rank = v.has_shape ? v.rank : 0;
+  out->dims = v.dims;
+}
+
+epctx_status* epctx_session_input_info(const epctx_session* s, size_t index, epctx_io_info* out) {
+  if (!s || !out) return error(EPCTX_INVALID_ARGUMENT, "input info: session or out is NULL");
+  if (index >= s->s->num_public_inputs())
+    return error(EPCTX_INVALID_ARGUMENT, "input info: index out of range");
+  uint32_t i = static_cast<uint32_t>(index);
+  io_info(s->s->public_input(i), s->s->public_input_name(i), out);
+  return nullptr;
+}
+
+epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
+                                        epctx_io_info* out) {
+  if (!s || !out) return error(EPCTX_INVALID_ARGUMENT, "output info: session or out is NULL");
+  const epctx::onnx::GraphView& g = s->s->graph();
+  if (index >= g.num_outputs) return error(EPCTX_INVALID_ARGUMENT, "output info: index out of range");
+  uint32_t i = static_cast<uint32_t>(index);
+  io_info(g.outputs[i], s->s->output_name(i), out);
+  return nullptr;
+}
+
+epctx_status* epctx_session_run(epctx_session* session, const char* const* input_names,
+                                const epctx_tensor* const* inputs, size_t input_count,
+                                const char* const* output_names, epctx_tensor** outputs,
+                                size_t output_count) {
+  if (!session || (input_count && (!input_names || !inputs)) || (output_count && !outputs))
+    return error(EPCTX_INVALID_ARGUMENT, "run: NULL session, names or tensors");
+  if (!output_names && output_count != session->s->graph().num_outputs)
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "run: output_names is NULL, so output_count must be %u, found %zu",
+        session->s->graph().num_outputs, output_count));
+  if (input_count > 256) return error(EPCTX_INVALID_ARGUMENT, "run: more than 256 inputs");
+  epctx::TensorRef refs[256];
+  for (size_t i = 0; i < input_count; ++i) {
+    if (!inputs[i] || !input_names[i]) return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
+    refs[i] = inputs[i]->t;
+  }
+  for (size_t i = 0; i < output_count; ++i) outputs[i] = nullptr;
+  EmitTarget et{outputs, &session->alloc};
+  epctx::Session::RunRequest req{input_names, refs,        input_count, output_names,
+                                 output_count, emit_copy, &et};
+  epctx::Status st = session->s->Run(req);
+  if (!st.ok()) {
+    for (size_t i = 0; i < output_count; ++i) {
+      epctx_tensor_release(outputs[i]);
+      outputs[i] = nullptr;
+    }
+  }
+  return make_status(st);
+}
+
+size_t epctx_session_driver_node_count(const epctx_session* s) {
+  return s ? s->s->driver_steps() : 0;
+}
+size_t epctx_session_cpu_node_count(const epctx_session* s) { return s ? s->s->cpu_steps() : 0; }
+
+}  // extern "C"

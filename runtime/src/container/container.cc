@@ -1,0 +1,138 @@
+#include "container/container.h"
+
+#include <cstring>
+
+#include "container_generated.h"
+#include "container_header.h"
+
+namespace epctx {
+namespace {
+
+uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+uint32_t rd32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+uint64_t rd64(const uint8_t* p) {
+  return static_cast<uint64_t>(rd32(p)) | (static_cast<uint64_t>(rd32(p + 4)) << 32);
+}
+
+ContainerVersion version_of(const fb::Version* v) {
+  ContainerVersion r;
+  if (v) {
+    r.major = v->major();
+    r.minor = v->minor();
+    r.patch = v->patch();
+  }
+  return r;
+}
+
+// A segment must lie inside the container and start on the alignment.
+Status check_segment(const fb::Segment* s, uint64_t total, uint32_t align,
+                     const char* label, const char* what, const uint8_t* base,
+                     Bytes* out) {
+  if (!s) {
+    *out = Bytes{};
+    return Status::Ok();
+  }
+  uint64_t off = s->offset(), size = s->size();
+  if (off > total || size > total - off)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: %s segment [%llu, +%llu) lies outside the container of %llu bytes",
+                         label, what, (unsigned long long)off, (unsigned long long)size,
+                         (unsigned long long)total);
+  if (size != 0 && (off & (align - 1)) != 0)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: %s segment offset %llu is not aligned to %u", label, what,
+                         (unsigned long long)off, align);
+  out->data = size ? base + off : nullptr;
+  out->size = static_cast<size_t>(size);
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool LooksLikeContainer(Bytes blob) {
+  return blob.size >= EPCTX_CONTAINER_MAGIC_SIZE &&
+         memcmp(blob.data, EPCTX_CONTAINER_MAGIC, EPCTX_CONTAINER_MAGIC_SIZE) == 0;
+}
+
+Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView* out) {
+  *out = ContainerView{};
+  if (blob.size < EPCTX_CONTAINER_HEADER_SIZE)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: %zu bytes is shorter than the %d-byte container header", label,
+                         blob.size, EPCTX_CONTAINER_HEADER_SIZE);
+  if (!LooksLikeContainer(blob))
+    return Status::Error(EPCTX_INVALID_CONTAINER, "%s: container magic \"%s\" not found", label,
+                         EPCTX_CONTAINER_MAGIC);
+  const uint8_t* h = blob.data;
+  out->format_major = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MAJOR);
+  out->format_minor = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MINOR);
+  bool known = false;
+  for (uint16_t m : kSupportedContainerMajors) known = known || m == out->format_major;
+  if (!known)
+    return Status::Error(EPCTX_NOT_IMPLEMENTED,
+                         "%s: container format %u.%u is not supported (this runtime reads 1.x)",
+                         label, out->format_major, out->format_minor);
+  uint32_t header_size = rd32(h + EPCTX_CONTAINER_OFF_HEADER_SIZE);
+  uint64_t total = rd64(h + EPCTX_CONTAINER_OFF_TOTAL_SIZE);
+  uint64_t meta_off = rd64(h + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
+  uint64_t meta_size = rd64(h + EPCTX_CONTAINER_OFF_METADATA_SIZE);
+  uint32_t align = rd32(h + EPCTX_CONTAINER_OFF_SEGMENT_ALIGNMENT);
+  if (header_size < EPCTX_CONTAINER_HEADER_SIZE || header_size > blob.size)
+    return Status::Error(EPCTX_INVALID_CONTAINER, "%s: header_size %u: expected 64..%zu", label,
+                         header_size, blob.size);
+  if (total != blob.size)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: header says %llu bytes, found %zu (truncated or padded file)", label,
+                         (unsigned long long)total, blob.size);
+  if (align < 64 || (align & (align - 1)) != 0 || align > (1u << 20))
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: segment_alignment %u: expected a power of two in [64, 1 MiB]", label,
+                         align);
+  if (meta_off < header_size || meta_off > total || meta_size > total - meta_off ||
+      (meta_off & 7) != 0 || meta_size == 0)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: metadata [%llu, +%llu) is not an 8-aligned range inside the %llu-byte "
+                         "container after the header",
+                         label, (unsigned long long)meta_off, (unsigned long long)meta_size,
+                         (unsigned long long)total);
+  const uint8_t* meta = blob.data + meta_off;
+  flatbuffers::Verifier verifier(meta, static_cast<size_t>(meta_size), 64, 1000000);
+  if (!fb::VerifyContainerBuffer(verifier))
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: container metadata failed flatbuffers verification", label);
+  const fb::Container* c = fb::GetContainer(meta);
+  out->segment_alignment = align;
+  out->source = c->source()->c_str();
+  out->producer = c->producer() ? c->producer()->c_str() : "";
+  out->producer_version = version_of(c->producer_version());
+  out->sdk_version = version_of(c->sdk_version());
+  out->hardware_architecture =
+      c->hardware_architecture() ? c->hardware_architecture()->c_str() : "";
+  out->min_driver_version = version_of(c->min_driver_version());
+  EPCTX_RETURN_IF_ERROR(
+      check_segment(c->weights(), total, align, label, "weights", blob.data, &out->weights));
+  const auto* graphs = c->graphs();
+  uint32_t n = graphs ? graphs->size() : 0;
+  ContainerGraph* gs = n ? arena.AllocArray<ContainerGraph>(n) : nullptr;
+  if (n && !gs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Graph* g = graphs->Get(i);
+    gs[i].name = g->name()->c_str();
+    char what[96];
+    format(what, sizeof what, "graph '%s' payload", gs[i].name);
+    EPCTX_RETURN_IF_ERROR(
+        check_segment(g->payload(), total, align, label, what, blob.data, &gs[i].payload));
+    for (uint32_t j = 0; j < i; ++j)
+      if (strcmp(gs[j].name, gs[i].name) == 0)
+        return Status::Error(EPCTX_INVALID_CONTAINER, "%s: graph name '%s' appears twice", label,
+                             gs[i].name);
+  }
+  out->graphs = gs;
+  out->num_graphs = n;
+  return Status::Ok();
+}
+
+}  // namespace epctx

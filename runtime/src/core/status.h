@@ -1,0 +1,60 @@
+// Status: the one error channel of the device code (no exceptions).
+//
+// A Status is a code plus an inline, fixed-size message, so reporting an
+// error never allocates and never fails. Messages name the file, node,
+// attribute or field concerned and what was expected vs found; when a
+// message is too long it is cut, never dropped.
+#ifndef EPCTX_CORE_STATUS_H
+#define EPCTX_CORE_STATUS_H
+
+#include <cstdarg>
+#include <cstddef>
+
+#include <epctx/status.h>
+
+namespace epctx {
+
+// printf-like into buf (always NUL-terminated when cap > 0). Supports
+// %s %d %i %u %ld %lu %lld %llu %zu %x %llx %c %% and "%.*s"; no floats
+// except %g-lite via %f (6 significant digits). Returns the length written.
+size_t format(char* buf, size_t cap, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+size_t vformat(char* buf, size_t cap, const char* fmt, va_list ap);
+
+class [[nodiscard]] Status {
+ public:
+  static constexpr size_t kMaxMessage = 384;
+
+  Status() : code_(EPCTX_OK) { msg_[0] = '\0'; }
+  static Status Ok() { return Status(); }
+  static Status Error(int code, const char* fmt, ...)
+      __attribute__((format(printf, 2, 3)));
+
+  bool ok() const { return code_ == EPCTX_OK; }
+  int code() const { return code_; }
+  const char* message() const { return msg_; }
+
+  // Puts context in front of the message: "<prefix>: <old message>".
+  Status& Prefix(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  // Changes the code, keeping the message (e.g. to report a load failure as
+  // INVALID_GRAPH while the message keeps the cause).
+  Status& WithCode(int code) {
+    code_ = code;
+    return *this;
+  }
+
+ private:
+  int code_;
+  char msg_[kMaxMessage];
+};
+
+}  // namespace epctx
+
+// Returns the status of `expr` from the enclosing function when it failed.
+#define EPCTX_RETURN_IF_ERROR(expr)            \
+  do {                                         \
+    ::epctx::Status epctx_st_ = (expr);        \
+    if (!epctx_st_.ok()) return epctx_st_;     \
+  } while (0)
+
+#endif

@@ -1,0 +1,51 @@
+// Small value types shared by the device code: byte and string views, and
+// element-type helpers.
+#ifndef EPCTX_CORE_TYPES_H
+#define EPCTX_CORE_TYPES_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include <epctx/epctx.h>
+
+namespace epctx {
+
+// A view of bytes inside a mapping or buffer; never owns.
+struct Bytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// A view of characters (not NUL-terminated); never owns.
+struct StrView {
+  const char* data = nullptr;
+  size_t size = 0;
+
+  bool empty() const { return size == 0; }
+  bool eq(const char* s) const {
+    size_t i = 0;
+    for (; i < size; ++i)
+      if (s[i] == '\0' || s[i] != data[i]) return false;
+    return s[i] == '\0';
+  }
+  bool eq(StrView o) const {
+    return size == o.size && (size == 0 || __builtin_memcmp(data, o.data, size) == 0);
+  }
+  bool ieq(const char* s) const;  // ASCII case-insensitive
+  // For "%.*s": printf wants an int precision.
+  int len() const { return size > 0x7fffffff ? 0x7fffffff : static_cast<int>(size); }
+};
+
+// Bytes per element; 0 for STRING and unknown types.
+size_t dtype_size(int32_t dtype);
+// "float", "int64", ...; "unknown" for others.
+const char* dtype_name(int32_t dtype);
+
+constexpr int kMaxRank = EPCTX_MAX_RANK;
+
+// Product of dims into *out; false on a negative dim or overflow.
+bool shape_elements(const int64_t* dims, size_t rank, uint64_t* out);
+
+}  // namespace epctx
+
+#endif

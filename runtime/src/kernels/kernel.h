@@ -1,0 +1,110 @@
+// CPU fallback kernels: the interface between the session and each op.
+//
+// A kernel is a stateless function run once per node per Run, possibly from
+// many threads at once. It reads its inputs and attributes through the
+// KernelContext, computes output shapes, asks the context for output
+// storage (from the run's arena) or declares an output to be a view of an
+// input or attribute tensor (Reshape, Flatten, Constant ...), then computes.
+// Kernels never allocate any other way and never abort: bad attributes or
+// shapes return INVALID_GRAPH / INVALID_ARGUMENT through ctx.Fail, which
+// names the node and op; unsupported types or modes return NOT_IMPLEMENTED.
+#ifndef EPCTX_KERNELS_KERNEL_H
+#define EPCTX_KERNELS_KERNEL_H
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "core/types.h"
+#include "onnx/model.h"
+
+namespace epctx {
+
+// A tensor value during a run. Data is aligned to the element size.
+struct TensorRef {
+  int32_t dtype = 0;
+  uint32_t rank = 0;
+  int64_t dims[kMaxRank] = {};
+  void* data = nullptr;
+  uint64_t bytes = 0;
+
+  uint64_t elements() const {
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < rank; ++i) n *= static_cast<uint64_t>(dims[i]);
+    return n;
+  }
+};
+
+class KernelContext;
+using KernelFn = Status (*)(KernelContext& ctx);
+
+// Services the session provides to a KernelContext.
+struct KernelHost {
+  void* user;
+  // Allocates output i with that type and shape (bytes from the shape).
+  Status (*alloc_output)(void* user, uint32_t index, int32_t dtype,
+                         uint32_t rank, const int64_t* dims, TensorRef** out);
+  // Makes output i a view of existing data (must outlive the run).
+  Status (*view_output)(void* user, uint32_t index, int32_t dtype,
+                        uint32_t rank, const int64_t* dims, const void* data);
+  // Temporary memory for the kernel, freed at the end of the run.
+  void* (*scratch)(void* user, uint64_t bytes, uint32_t alignment);
+};
+
+class KernelContext {
+ public:
+  KernelContext(const onnx::NodeView& node, int64_t opset,
+                const TensorRef* const* inputs, uint32_t num_inputs,
+                const KernelHost& host)
+      : node_(node), opset_(opset), inputs_(inputs), num_inputs_(num_inputs),
+        host_(host) {}
+
+  const onnx::NodeView& node() const { return node_; }
+  int64_t opset() const { return opset_; }  // of the node's domain
+
+  uint32_t num_inputs() const { return num_inputs_; }
+  uint32_t num_outputs() const { return node_.num_outputs; }
+  // nullptr when input i is absent (past the end or an empty name).
+  const TensorRef* input(uint32_t i) const {
+    return i < num_inputs_ ? inputs_[i] : nullptr;
+  }
+
+  Status AllocOutput(uint32_t i, int32_t dtype, uint32_t rank,
+                     const int64_t* dims, TensorRef** out) {
+    return host_.alloc_output(host_.user, i, dtype, rank, dims, out);
+  }
+  Status ViewOutput(uint32_t i, int32_t dtype, uint32_t rank,
+                    const int64_t* dims, const void* data) {
+    return host_.view_output(host_.user, i, dtype, rank, dims, data);
+  }
+  void* Scratch(uint64_t bytes, uint32_t alignment = 16) {
+    return host_.scratch(host_.user, bytes, alignment);
+  }
+
+  // Attribute helpers: the value, or `def` when the attribute is absent.
+  int64_t AttrInt(const char* name, int64_t def) const;
+  float AttrFloat(const char* name, float def) const;
+  StrView AttrString(const char* name, const char* def) const;
+  // INTS attribute: *values/*count set, true when present.
+  bool AttrInts(const char* name, const int64_t** values, uint32_t* count) const;
+  bool AttrFloats(const char* name, const float** values, uint32_t* count) const;
+  const onnx::TensorView* AttrTensor(const char* name) const;
+
+  // An error naming this node and op: "<Op> node '<name>': <message>".
+  Status Fail(int code, const char* fmt, ...) const
+      __attribute__((format(printf, 3, 4)));
+
+ private:
+  const onnx::NodeView& node_;
+  int64_t opset_;
+  const TensorRef* const* inputs_;
+  uint32_t num_inputs_;
+  const KernelHost& host_;
+};
+
+// The kernel for (domain, op_type) at that opset; nullptr when there is none.
+// `domain` "" and "ai.onnx" are the same domain.
+KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset);
+
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,235 @@
+// Binding EPContext nodes to drivers: choose the driver by `source`, check
+// compatibility from names and versions alone, find the context bytes
+// (embedded in the mapped model, or a file beneath the model's folder),
+// verify an epctx container, hand the views to the driver, and bind every
+// EPContext node (primary or main_context=0) to a graph of a loaded context.
+//
+// Error contract (ORT's): a failure while loading a context is INVALID_GRAPH
+// with a message beginning "Failed to load from EpContext model." followed by
+// the cause; a node no driver accepts is NOT_IMPLEMENTED; path containment
+// failures keep PATH_REJECTED so callers can tell an attack from a bad file.
+#include <cstring>
+
+#include "session/session.h"
+
+namespace epctx {
+namespace {
+
+constexpr const char* kLoadFailed = "Failed to load from EpContext model.";
+
+Status load_failure(Status st) {
+  int code = st.code();
+  if (code != EPCTX_PATH_REJECTED && code != EPCTX_OUT_OF_MEMORY) code = EPCTX_INVALID_GRAPH;
+  return st.Prefix("%s %s", kLoadFailed, epctx_code_name(st.code())).WithCode(code);
+}
+
+const char* cstr(Arena& arena, StrView s) {
+  const char* p = arena.Strdup(s.data ? s.data : "", s.size);
+  return p ? p : "";
+}
+
+// The graph name an EPContext node binds to.
+StrView graph_name_of(const onnx::EpContextNode& ep) {
+  return ep.partition_name.empty() ? ep.node->name : ep.partition_name;
+}
+
+}  // namespace
+
+Status Session::LoadContexts(const Options& options) {
+  uint32_t num_ep = 0, num_primary = 0;
+  const onnx::GraphView& g = model_.graph;
+  for (uint32_t n = 0; n < g.num_nodes; ++n)
+    if (onnx::IsEpContextNode(g.nodes[n])) ++num_ep;
+  if (num_ep == 0) return Status::Ok();
+  onnx::EpContextNode* eps = meta_.AllocArray<onnx::EpContextNode>(num_ep);
+  uint32_t* step_of = meta_.AllocArray<uint32_t>(num_ep);
+  int32_t* ctx_of = meta_.AllocArray<int32_t>(num_ep);
+  if (!eps || !step_of || !ctx_of)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+  uint32_t k = 0;
+  for (uint32_t n = 0; n < g.num_nodes; ++n) {
+    if (!onnx::IsEpContextNode(g.nodes[n])) continue;
+    Status st = onnx::ExtractEpContext(g.nodes[n], &eps[k]);
+    if (!st.ok()) return st.Prefix("%s", label_);
+    step_of[k] = n;
+    ctx_of[k] = -1;
+    if (eps[k].main_context == 1) ++num_primary;
+    ++k;
+  }
+  contexts_ = meta_.AllocArray<LoadedContext>(num_primary + 1);
+  if (!contexts_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+  for (uint32_t i = 0; i < num_ep; ++i) {
+    if (eps[i].main_context != 1) continue;
+    Status st = LoadOneContext(eps[i], options, &contexts_[num_contexts_]);
+    if (!st.ok()) {
+      // Keep what must be released even when the driver call itself failed.
+      ++num_contexts_;
+      return st;
+    }
+    ctx_of[i] = static_cast<int32_t>(num_contexts_++);
+  }
+  for (uint32_t i = 0; i < num_ep; ++i) {
+    Step& step = steps_[step_of[i]];
+    StrView want = graph_name_of(eps[i]);
+    const char* name = cstr(meta_, want);
+    char msg[Status::kMaxMessage];
+    msg[0] = '\0';
+    int rc = EPCTX_INVALID_GRAPH;
+    LoadedContext* bound = nullptr;
+    if (ctx_of[i] >= 0) {
+      bound = &contexts_[ctx_of[i]];
+      rc = bound->driver->driver->get_graph(bound->driver->driver, bound->ctx, name, &step.graph,
+                                            &step.graph_info, msg, sizeof msg);
+    } else {
+      // main_context=0: the graph of that name inside a primary's context.
+      // Contexts whose container lists the name win; then any that accepts.
+      for (int pass = 0; pass < 2 && !bound; ++pass) {
+        for (uint32_t c = 0; c < num_contexts_ && !bound; ++c) {
+          LoadedContext& lc = contexts_[c];
+          if (eps[i].has_source && !lc.driver->Accepts(eps[i].source)) continue;
+          bool listed = false;
+          for (uint32_t j = 0; j < lc.container.num_graphs; ++j)
+            listed = listed || strcmp(lc.container.graphs[j].name, name) == 0;
+          if (pass == 0 ? !listed : (lc.is_container || num_contexts_ != 1)) continue;
+          rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, &step.graph,
+                                            &step.graph_info, msg, sizeof msg);
+          if (rc == EPCTX_OK) bound = &lc;
+        }
+      }
+      if (!bound)
+        return Status::Error(EPCTX_INVALID_GRAPH,
+                             "%s %s: EPContext node '%.*s' (main_context=0) refers to graph '%s', "
+                             "which no primary EPContext node's context holds",
+                             kLoadFailed, label_, eps[i].node->name.len(), eps[i].node->name.data,
+                             name);
+    }
+    if (rc != EPCTX_OK)
+      return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': %s", label_,
+                                        eps[i].node->name.len(), eps[i].node->name.data, name,
+                                        msg));
+    const epctx_hal_graph_info& gi = step.graph_info;
+    if (gi.num_inputs != step.num_inputs || gi.num_outputs != step.num_outputs)
+      return load_failure(Status::Error(
+          EPCTX_INVALID_GRAPH,
+          "%s: EPContext node '%.*s' has %u inputs and %u outputs, its graph '%s' expects %u and %u",
+          label_, eps[i].node->name.len(), eps[i].node->name.data, step.num_inputs,
+          step.num_outputs, name, gi.num_inputs, gi.num_outputs));
+    step.driver = bound->driver;
+    ++driver_steps_;
+  }
+  return Status::Ok();
+}
+
+Status Session::LoadOneContext(const onnx::EpContextNode& ep, const Options& options,
+                               LoadedContext* out) {
+  (void)options;
+  const onnx::NodeView& node = *ep.node;
+  out->node = &node;
+  // 1. The driver, by source.
+  const DriverEntry* drv = nullptr;
+  if (ep.has_source) {
+    for (int i = 0; i < env_->num_drivers && !drv; ++i)
+      if (env_->drivers[i].Accepts(ep.source)) drv = &env_->drivers[i];
+    if (!drv) {
+      char names[256];
+      size_t len = 0;
+      names[0] = '\0';
+      for (int i = 0; i < env_->num_drivers; ++i)
+        len += format(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                      env_->drivers[i].info.name);
+      return Status::Error(EPCTX_NOT_IMPLEMENTED,
+                           "%s: EPContext node '%.*s' generated by '%.*s' is not accepted by any "
+                           "registered driver (registered: %s)",
+                           label_, node.name.len(), node.name.data, ep.source.len(),
+                           ep.source.data, len ? names : "none");
+    }
+  } else {
+    if (env_->num_drivers == 1 &&
+        (env_->drivers[0].info.flags & EPCTX_HAL_FLAG_ACCEPTS_UNNAMED_SOURCE))
+      drv = &env_->drivers[0];
+    else
+      return Status::Error(EPCTX_INVALID_GRAPH,
+                           "%s: EPContext node '%.*s' has no 'source' attribute, so no driver can "
+                           "be chosen (%d registered; a lone driver must opt in to unnamed nodes)",
+                           label_, node.name.len(), node.name.data, env_->num_drivers);
+  }
+  out->driver = drv;
+  // 2. Compatibility from names and versions only.
+  epctx_hal_context_desc desc;
+  desc.source = cstr(meta_, ep.source);
+  desc.ep_sdk_version = cstr(meta_, ep.ep_sdk_version);
+  desc.hardware_architecture = cstr(meta_, ep.hardware_architecture);
+  desc.node_name = cstr(meta_, node.name);
+  char msg[Status::kMaxMessage];
+  msg[0] = '\0';
+  int rc = drv->driver->check_compatibility(drv->driver, &desc, msg, sizeof msg);
+  if (rc != EPCTX_OK)
+    return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
+                                      desc.node_name, drv->info.name, msg));
+  // 3. The bytes: in place inside the model, or a file beneath its folder.
+  Bytes blob;
+  if (ep.embed_mode == 1) {
+    blob = Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
+                 ep.ep_cache_context.size};
+  } else {
+    char what[160];
+    format(what, sizeof what, "EPContext node '%.*s' context file", node.name.len(),
+           node.name.data);
+    Status st = MapBeneath(ep.ep_cache_context.data, ep.ep_cache_context.size, what, &out->region);
+    if (!st.ok()) return load_failure(st);
+    blob = Bytes{out->region.data, static_cast<size_t>(out->region.size)};
+  }
+  uint32_t align = drv->info.payload_alignment;
+  if (blob.size && (reinterpret_cast<uintptr_t>(blob.data) & (align - 1)) != 0) {
+    // Only files written by other tools get here: epctx-compile aligns
+    // embedded payloads. Keep working, but say that this costs a copy.
+    out->aligned_copy = env_->alloc.Alloc(blob.size, align < 16 ? 16 : align);
+    if (!out->aligned_copy)
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory copying a context", label_);
+    memcpy(out->aligned_copy, blob.data, blob.size);
+    env_->Log(1, "%s: EPContext node '%.*s': payload not aligned to %u bytes; copied %zu bytes",
+              label_, node.name.len(), node.name.data, align, blob.size);
+    blob.data = static_cast<const uint8_t*>(out->aligned_copy);
+  }
+  epctx_hal_blob hb;
+  memset(&hb, 0, sizeof hb);
+  hb.data = blob.data;
+  hb.size = blob.size;
+  epctx_hal_graph_blob* graphs = nullptr;
+  if (LooksLikeContainer(blob)) {
+    char label[200];
+    format(label, sizeof label, "%s: EPContext node '%.*s' context", label_, node.name.len(),
+           node.name.data);
+    Status st = ParseContainer(blob, label, meta_, &out->container);
+    if (!st.ok()) return load_failure(st);
+    StrView csrc{out->container.source, strlen(out->container.source)};
+    if (!drv->Accepts(csrc))
+      return load_failure(Status::Error(
+          EPCTX_INVALID_GRAPH, "%s: container was built for '%s', driver '%s' does not accept it",
+          label, out->container.source, drv->info.name));
+    out->is_container = true;
+    hb.is_container = 1;
+    hb.weights = out->container.weights.data;
+    hb.weights_size = out->container.weights.size;
+    hb.num_graphs = out->container.num_graphs;
+    graphs = meta_.AllocArray<epctx_hal_graph_blob>(hb.num_graphs + 1);
+    if (!graphs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+    for (uint32_t i = 0; i < hb.num_graphs; ++i) {
+      graphs[i].name = out->container.graphs[i].name;
+      graphs[i].data = out->container.graphs[i].payload.data;
+      graphs[i].size = out->container.graphs[i].payload.size;
+    }
+    hb.graphs = graphs;
+  }
+  // 4. The driver.
+  msg[0] = '\0';
+  rc = drv->driver->load_context(drv->driver, &hb, &env_->hal_host, &out->ctx, msg, sizeof msg);
+  if (rc != EPCTX_OK) {
+    out->ctx = nullptr;
+    return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
+                                      desc.node_name, drv->info.name, msg));
+  }
+  return Status::Ok();
+}
+
+}  // namespace epctx

@@ -1,0 +1,44 @@
+// The environment: the application's allocator and the registered drivers.
+// Shared by every session created from it; configured before sessions exist
+// and read-only afterwards (so sessions may read it from many threads).
+#ifndef EPCTX_SESSION_ENV_H
+#define EPCTX_SESSION_ENV_H
+
+#include <epctx/hal.h>
+
+#include "core/memory.h"
+#include "core/status.h"
+#include "core/types.h"
+
+namespace epctx {
+
+struct DriverEntry {
+  const epctx_hal_driver* driver = nullptr;
+  epctx_hal_driver_info info{};
+
+  bool Accepts(StrView source) const {
+    for (uint32_t i = 0; i < info.num_source_keys; ++i)
+      if (source.ieq(info.source_keys[i])) return true;
+    return false;
+  }
+};
+
+struct Env {
+  static constexpr int kMaxDrivers = 16;
+
+  Allocator alloc;
+  int log_level = 1;
+  DriverEntry drivers[kMaxDrivers];
+  int num_drivers = 0;
+  // What drivers get for allocation and logging; outlives every context.
+  epctx_hal_host hal_host{};
+
+  explicit Env(const Allocator& a, int level);
+
+  Status RegisterDriver(const epctx_hal_driver* driver);
+  void Log(int level, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
+};
+
+}  // namespace epctx
+
+#endif

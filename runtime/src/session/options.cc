@@ -1,0 +1,63 @@
+#include "session/options.h"
+
+#include <cstring>
+
+namespace epctx {
+
+const char* const kOptEpContextFilePath = "ep.context_file_path";
+const char* const kOptExternalInitializersFolder =
+    "session.model_external_initializers_file_folder_path";
+const char* const kOptLoadMode = "epctx.load_mode";
+
+namespace {
+// Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
+// are accepted and ignored so one options set can serve both workflows.
+const char* const kKnownKeys[] = {
+    "ep.context_file_path",
+    "session.model_external_initializers_file_folder_path",
+    "epctx.load_mode",
+    "ep.context_enable",
+    "ep.context_embed_mode",
+    "ep.context_node_name_prefix",
+    "ep.context_model_external_initializers_file_name",
+    "ep.share_ep_contexts",
+    "ep.stop_share_ep_contexts",
+};
+}  // namespace
+
+Status Options::Set(const char* key, const char* value) {
+  if (!key || !value)
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option: key and value must not be NULL");
+  const char* known = nullptr;
+  for (const char* k : kKnownKeys)
+    if (strcmp(k, key) == 0) known = k;
+  if (!known)
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': unknown key", key);
+  size_t n = strlen(value);
+  if (n > static_cast<size_t>(kMaxValue))
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option '%s': value of %zu bytes exceeds %d", key, n, kMaxValue);
+  if (known == kKnownKeys[2] && strcmp(value, "mmap") != 0 && strcmp(value, "read") != 0)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.load_mode': expected mmap or read, found '%s'",
+                         value);
+  Entry* e = nullptr;
+  for (int i = 0; i < count_; ++i)
+    if (entries_[i].key == known) e = &entries_[i];
+  if (!e) {
+    if (count_ == kMaxEntries)
+      return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': too many entries", key);
+    e = &entries_[count_++];
+    e->key = known;
+  }
+  memcpy(e->value, value, n + 1);
+  return Status::Ok();
+}
+
+const char* Options::Get(const char* key) const {
+  for (int i = 0; i < count_; ++i)
+    if (strcmp(entries_[i].key, key) == 0) return entries_[i].value;
+  return nullptr;
+}
+
+}  // namespace epctx
