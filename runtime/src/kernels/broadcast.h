@@ -1,0 +1,57 @@
+// Numpy multidirectional broadcasting for two operands, reduced to the
+// fewest dimensions: size-1 output axes are dropped and adjacent axes that
+// are contiguous (or broadcast) in both operands are merged, so the common
+// cases (same shape, scalar, per-channel bias over H*W) become one or two
+// loops whose inner loop has stride 0 or 1.
+#ifndef EPCTX_KERNELS_BROADCAST_H
+#define EPCTX_KERNELS_BROADCAST_H
+
+#include <cstdint>
+
+#include "kernels/kernel.h"
+
+namespace epctx {
+namespace kern {
+
+struct Broadcast {
+  // Full (unmerged) output shape.
+  uint32_t out_rank = 0;
+  int64_t out_dims[kMaxRank] = {};
+  // Merged iteration space; strides in elements, 0 where an operand repeats.
+  uint32_t rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t sa[kMaxRank] = {};
+  int64_t sb[kMaxRank] = {};
+};
+
+// INVALID_ARGUMENT naming both shapes when they do not broadcast.
+Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
+                     uint32_t rb, const int64_t* db, Broadcast* out);
+
+// Calls row(a_off, b_off, out_off, n, a_step, b_step) for every inner row;
+// steps are 0 or 1.
+template <typename Row>
+void ForEachRow(const Broadcast& bc, Row row) {
+  const uint32_t r = bc.rank;
+  const int64_t n = bc.dims[r - 1];
+  int64_t outer = 1;
+  for (uint32_t i = 0; i + 1 < r; ++i) outer *= bc.dims[i];
+  int64_t idx[kMaxRank] = {};
+  int64_t oa = 0, ob = 0;
+  for (int64_t t = 0; t < outer; ++t) {
+    row(oa, ob, t * n, n, bc.sa[r - 1], bc.sb[r - 1]);
+    for (uint32_t i = r - 1; i-- > 0;) {
+      oa += bc.sa[i];
+      ob += bc.sb[i];
+      if (++idx[i] < bc.dims[i]) break;
+      oa -= bc.sa[i] * idx[i];
+      ob -= bc.sb[i] * idx[i];
+      idx[i] = 0;
+    }
+  }
+}
+
+}  // namespace kern
+}  // namespace epctx
+
+#endif

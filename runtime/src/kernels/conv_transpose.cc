@@ -1,0 +1,201 @@
+// ConvTranspose (1-D and 2-D, float32) as SGEMM + col2im: for each group,
+// columns[Cout_g*KH*KW, H*W] = W_g^T x X_g, then every column entry is added
+// into the output position its (kernel offset, input position) maps to. The
+// output starts as the bias.
+#include "kernels/gemm.h"
+#include "kernels/kernel_util.h"
+#include "kernels/ops.h"
+#include "kernels/window.h"
+
+namespace epctx {
+namespace kern {
+namespace {
+
+struct Geometry {
+  int64_t in[2], kernel[2], stride[2], dilation[2], pad_begin[2], out[2];
+};
+
+Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                    const int64_t* kernel, Geometry* g) {
+  int64_t k[2] = {kernel[0], spatial > 1 ? kernel[1] : 1};
+  int64_t s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0}, op[2] = {0, 0};
+  int64_t os[2] = {-1, -1};
+  int64_t attr_k[2] = {k[0], k[1]};
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, attr_k));
+  for (uint32_t i = 0; i < spatial; ++i)
+    if (attr_k[i] != k[i])
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "kernel_shape[%u] is %lld but the weights have %lld", i,
+                      static_cast<long long>(attr_k[i]), static_cast<long long>(k[i]));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "strides", spatial, 1, s));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "output_padding", spatial, 0, op));
+  const int64_t* osv = nullptr;
+  uint32_t osn = 0;
+  const bool has_output_shape = ctx.AttrInts("output_shape", &osv, &osn);
+  if (has_output_shape) {
+    // output_shape may list all dims or only the spatial ones.
+    if (osn == spatial + 2) {
+      osv += 2;
+    } else if (osn != spatial) {
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "output_shape has %u values, expected %u", osn, spatial);
+    }
+    for (uint32_t i = 0; i < spatial; ++i) {
+      if (osv[i] < 0 || osv[i] > kMaxWindowValue)
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "output_shape[%u] is %lld", i,
+                        static_cast<long long>(osv[i]));
+      os[i] = osv[i];
+    }
+  }
+  StrView auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  const bool same_upper = auto_pad.eq("SAME_UPPER");
+  const bool same_lower = auto_pad.eq("SAME_LOWER");
+  const bool valid = auto_pad.eq("VALID");
+  if (!same_upper && !same_lower && !valid && !auto_pad.eq("NOTSET"))
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "auto_pad is '%.*s'", auto_pad.len(),
+                    auto_pad.data);
+
+  const uint32_t base = spatial == 1 ? 1 : 0;
+  g->in[0] = 1; g->kernel[0] = 1; g->stride[0] = 1; g->dilation[0] = 1;
+  g->pad_begin[0] = 0; g->out[0] = 1;
+  for (uint32_t i = 0; i < spatial; ++i) {
+    const uint32_t a = base + i;
+    if (in[i] < 0 || in[i] > kMaxWindowValue || k[i] < 1 || k[i] > kMaxWindowValue)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input size %lld / kernel %lld on axis %u",
+                      static_cast<long long>(in[i]), static_cast<long long>(k[i]), i);
+    if (op[i] >= s[i] && op[i] >= d[i])
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "output_padding[%u] is %lld, expected less than stride or dilation",
+                      i, static_cast<long long>(op[i]));
+    const int64_t span = (k[i] - 1) * d[i] + 1;
+    const int64_t full = s[i] * (in[i] > 0 ? in[i] - 1 : 0) + op[i] + span;
+    int64_t pb = p[i], pe = p[spatial + i];
+    if (has_output_shape || same_upper || same_lower) {
+      const int64_t target = has_output_shape ? os[i] : in[i] * s[i];
+      int64_t total = full - target;
+      if (total < 0) total = 0;
+      // As ONNX Runtime: SAME_UPPER puts the odd pad at the start.
+      pb = same_upper ? total - total / 2 : total / 2;
+      pe = total - pb;
+    } else if (valid) {
+      pb = pe = 0;
+    }
+    const int64_t out = full - pb - pe;
+    if (out < 0)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "pads %lld+%lld exceed the output extent %lld on axis %u",
+                      static_cast<long long>(pb), static_cast<long long>(pe),
+                      static_cast<long long>(full), i);
+    g->in[a] = in[i];
+    g->kernel[a] = k[i];
+    g->stride[a] = s[i];
+    g->dilation[a] = d[i];
+    g->pad_begin[a] = pb;
+    g->out[a] = out;
+  }
+  return Status::Ok();
+}
+
+// Adds the columns of one group (rows: c, kh, kw; columns: ih, iw) into y.
+void Col2Im(const Geometry& g, int64_t cout_g, const float* col, float* y) {
+  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t HW = H * W;
+  for (int64_t c = 0; c < cout_g; ++c) {
+    float* plane = y + c * OH * OW;
+    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+        const float* src = col + ((c * g.kernel[0] + kh) * g.kernel[1] + kw) * HW;
+        const int64_t off_w = kw * g.dilation[1] - g.pad_begin[1];
+        // Valid iw: 0 <= iw*stride + off_w < OW.
+        int64_t lo = off_w >= 0 ? 0 : (-off_w + g.stride[1] - 1) / g.stride[1];
+        int64_t hi = OW - off_w <= 0 ? 0 : (OW - off_w - 1) / g.stride[1] + 1;
+        if (hi > W) hi = W;
+        for (int64_t ih = 0; ih < H; ++ih) {
+          const int64_t oh = ih * g.stride[0] - g.pad_begin[0] + kh * g.dilation[0];
+          if (oh < 0 || oh >= OH) continue;
+          float* orow = plane + oh * OW;
+          const float* srow = src + ih * W;
+          for (int64_t iw = lo; iw < hi; ++iw)
+            orow[iw * g.stride[1] + off_w] += srow[iw];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Status ConvTranspose(KernelContext& ctx) {
+  const TensorRef *x, *wt, *b = ctx.input(2);
+  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
+  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "W", &wt));
+  if (x->rank != 3 && x->rank != 4)
+    return ctx.Fail(x->rank == 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
+                    "input X must have rank 3 or 4, found shape %s", ShapeOf(*x).s);
+  if (wt->rank != x->rank)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "weights W must have rank %u like X, found shape %s", x->rank,
+                    ShapeOf(*wt).s);
+  const int64_t group = ctx.AttrInt("group", 1);
+  if (group < 1 || group > kMaxWindowValue)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "group is %lld, expected >= 1",
+                    static_cast<long long>(group));
+  const int64_t batch = x->dims[0], cin = x->dims[1];
+  if (wt->dims[0] != cin || cin % group != 0)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "X has %lld channels; expected W %s to have as many in dim 0, "
+                    "divisible by group %lld",
+                    static_cast<long long>(cin), ShapeOf(*wt).s,
+                    static_cast<long long>(group));
+  const int64_t cin_g = cin / group, cout_g = wt->dims[1];
+  int64_t cout = 0;
+  if (!MulOk(cout_g, group, &cout))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "W shape %s is too large", ShapeOf(*wt).s);
+  if (b) {
+    if (b->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, "B", b->dtype);
+    if (b->rank != 1 || b->dims[0] != cout)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "bias B must have shape [%lld], found %s",
+                      static_cast<long long>(cout), ShapeOf(*b).s);
+  }
+  Geometry g;
+  EPCTX_RETURN_IF_ERROR(ReadGeometry(ctx, x->rank - 2, x->dims + 2, wt->dims + 2, &g));
+  int64_t ydims[4] = {batch, cout, g.out[0], g.out[1]};
+  if (x->rank == 3) ydims[2] = g.out[1];
+  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x->rank, ydims, 4, "output Y"));
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, ydims, &y));
+  if (y->elements() == 0) return Status::Ok();
+
+  const int64_t HW = g.in[0] * g.in[1], OHW = g.out[0] * g.out[1];
+  const int64_t M = cout_g * g.kernel[0] * g.kernel[1];
+  int64_t col_n = 0;
+  if (!MulOk(M, HW, &col_n) || col_n > (int64_t{1} << 40))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "column buffer for X %s, W %s is too large",
+                    ShapeOf(*x).s, ShapeOf(*wt).s);
+  float *col = nullptr, *ws = nullptr;
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(col_n), &col));
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, HW, cin_g), &ws));
+  const float* X = static_cast<const float*>(x->data);
+  const float* Wt = static_cast<const float*>(wt->data);
+  const float* B = b ? static_cast<const float*>(b->data) : nullptr;
+  float* Y = static_cast<float*>(y->data);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = 0; c < cout; ++c) {
+      float* row = Y + (n * cout + c) * OHW;
+      const float bv = B ? B[c] : 0.0f;
+      for (int64_t p = 0; p < OHW; ++p) row[p] = bv;
+    }
+    for (int64_t gi = 0; gi < group; ++gi) {
+      // W_g is [cin_g, M] row-major; we need W_g^T x X_g.
+      Sgemm(true, false, M, HW, cin_g, 1.0f, Wt + gi * cin_g * M, M,
+            X + (n * cin + gi * cin_g) * HW, HW, 0.0f, col, HW, ws);
+      Col2Im(g, cout_g, col, Y + (n * cout + gi * cout_g) * OHW);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace kern
+}  // namespace epctx

@@ -1,0 +1,83 @@
+// Helpers shared by the kernel families: input checks, reading small int
+// tensors (axes, shapes), axis normalisation, overflow-checked shape
+// arithmetic, and shape text for error messages. Everything here returns a
+// Status from ctx.Fail so each message names the node.
+#ifndef EPCTX_KERNELS_KERNEL_UTIL_H
+#define EPCTX_KERNELS_KERNEL_UTIL_H
+
+#include <cstdint>
+
+#include "kernels/kernel.h"
+
+namespace epctx {
+namespace kern {
+
+// "[1,3,224,224]" in a buffer that lives as long as the temporary, for use
+// as a "%s" argument inside one ctx.Fail call.
+struct ShapeText {
+  char s[160];
+};
+ShapeText ShapeOf(uint32_t rank, const int64_t* dims);
+inline ShapeText ShapeOf(const TensorRef& t) { return ShapeOf(t.rank, t.dims); }
+
+// Input i, which must be present (else INVALID_GRAPH naming `what`).
+Status Input(KernelContext& ctx, uint32_t i, const char* what,
+             const TensorRef** out);
+// Input i with dtype float (else NOT_IMPLEMENTED naming the dtype).
+Status FloatInput(KernelContext& ctx, uint32_t i, const char* what,
+                  const TensorRef** out);
+// NOT_IMPLEMENTED "<what> has dtype <name>, which this kernel does not support".
+Status UnsupportedDtype(KernelContext& ctx, const char* what, int32_t dtype);
+// INVALID_ARGUMENT unless t has that rank.
+Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what,
+                   uint32_t rank);
+
+// Reads an int32/int64 tensor of rank 0 or 1 with at most `cap` elements.
+Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
+                int64_t* out, uint32_t cap, uint32_t* count);
+// Reads a float/double/int scalar (rank 0 or one element) as float.
+Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
+                       const char* what, float* out);
+
+// axis in [-rank, rank) into [0, rank); INVALID_ARGUMENT otherwise.
+Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
+                     const char* what, int64_t* out);
+
+// Row-major strides of dims (in elements).
+void Strides(uint32_t rank, const int64_t* dims, int64_t* strides);
+
+// Product of dims[begin, end); 0 dims allowed. False on overflow.
+bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out);
+
+// a * b for non-negative values; false on overflow.
+inline bool MulOk(int64_t a, int64_t b, int64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+// INVALID_ARGUMENT when the element count of a shape overflows int64 or
+// exceeds what `bytes_per_element` bytes each can address.
+Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims,
+                  size_t bytes_per_element, const char* what);
+
+// Scratch memory of n elements of T, OUT_OF_MEMORY naming the kernel.
+template <typename T>
+Status ScratchArray(KernelContext& ctx, uint64_t n, T** out) {
+  if (n > UINT64_MAX / sizeof(T) / 2)
+    return ctx.Fail(EPCTX_OUT_OF_MEMORY, "scratch of %llu elements overflows",
+                    static_cast<unsigned long long>(n));
+  void* p = ctx.Scratch(n * sizeof(T) + 1, 64);
+  if (!p)
+    return ctx.Fail(EPCTX_OUT_OF_MEMORY, "cannot get %llu bytes of scratch",
+                    static_cast<unsigned long long>(n * sizeof(T)));
+  *out = static_cast<T*>(p);
+  return Status::Ok();
+}
+
+// Float <-> IEEE half conversions (round to nearest even).
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+}  // namespace kern
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,74 @@
+// Every CPU kernel, declared for the registry. Each is a KernelFn; the file
+// that defines it is named for its family (conv.cc, pool.cc, ...).
+#ifndef EPCTX_KERNELS_OPS_H
+#define EPCTX_KERNELS_OPS_H
+
+#include "kernels/kernel.h"
+
+namespace epctx {
+namespace kern {
+
+#define EPCTX_KERNEL(name) Status name(KernelContext& ctx)
+// conv.cc, conv_transpose.cc
+EPCTX_KERNEL(Conv);
+EPCTX_KERNEL(ConvTranspose);
+// linalg.cc
+EPCTX_KERNEL(Gemm);
+EPCTX_KERNEL(MatMul);
+// binary.cc
+EPCTX_KERNEL(Add);
+EPCTX_KERNEL(Sub);
+EPCTX_KERNEL(Mul);
+EPCTX_KERNEL(Div);
+EPCTX_KERNEL(Pow);
+EPCTX_KERNEL(Max);
+EPCTX_KERNEL(Min);
+// unary.cc
+EPCTX_KERNEL(Relu);
+EPCTX_KERNEL(LeakyRelu);
+EPCTX_KERNEL(Sigmoid);
+EPCTX_KERNEL(HardSigmoid);
+EPCTX_KERNEL(Tanh);
+EPCTX_KERNEL(Exp);
+EPCTX_KERNEL(Log);
+EPCTX_KERNEL(Sqrt);
+EPCTX_KERNEL(Abs);
+EPCTX_KERNEL(Neg);
+EPCTX_KERNEL(Clip);
+// pool.cc
+EPCTX_KERNEL(MaxPool);
+EPCTX_KERNEL(AveragePool);
+EPCTX_KERNEL(GlobalAveragePool);
+EPCTX_KERNEL(GlobalMaxPool);
+// norm.cc
+EPCTX_KERNEL(BatchNormalization);
+EPCTX_KERNEL(Softmax);
+EPCTX_KERNEL(LogSoftmax);
+// reduce.cc
+EPCTX_KERNEL(ReduceMean);
+EPCTX_KERNEL(ReduceMax);
+EPCTX_KERNEL(ReduceMin);
+EPCTX_KERNEL(ReduceSum);
+// shape_ops.cc
+EPCTX_KERNEL(Reshape);
+EPCTX_KERNEL(Flatten);
+EPCTX_KERNEL(Squeeze);
+EPCTX_KERNEL(Unsqueeze);
+EPCTX_KERNEL(Identity);
+EPCTX_KERNEL(Shape);
+EPCTX_KERNEL(Constant);
+// data_ops.cc
+EPCTX_KERNEL(Transpose);
+EPCTX_KERNEL(Concat);
+EPCTX_KERNEL(Slice);
+EPCTX_KERNEL(Gather);
+// cast.cc
+EPCTX_KERNEL(Cast);
+// resize.cc
+EPCTX_KERNEL(Resize);
+#undef EPCTX_KERNEL
+
+}  // namespace kern
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,178 @@
+// Pooling (float32, 1-D and 2-D): MaxPool, AveragePool, and the global forms.
+#include <limits>
+
+#include "kernels/kernel_util.h"
+#include "kernels/ops.h"
+#include "kernels/window.h"
+
+namespace epctx {
+namespace kern {
+namespace {
+
+struct PoolSetup {
+  const TensorRef* x;
+  TensorRef* y;
+  Window w;
+  int64_t planes;  // N * C
+};
+
+Status SetupPool(KernelContext& ctx, bool allow_ceil, PoolSetup* ps) {
+  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &ps->x));
+  const TensorRef& x = *ps->x;
+  if (x.rank != 3 && x.rank != 4)
+    return ctx.Fail(x.rank == 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
+                    "input X must have rank 3 or 4, found shape %s", ShapeOf(x).s);
+  const int64_t ceil_mode = allow_ceil ? ctx.AttrInt("ceil_mode", 0) : 0;
+  EPCTX_RETURN_IF_ERROR(
+      ComputeWindow(ctx, x.rank - 2, x.dims + 2, nullptr, ceil_mode != 0, &ps->w));
+  int64_t ydims[4] = {x.dims[0], x.dims[1], ps->w.out[0], ps->w.out[1]};
+  if (x.rank == 3) ydims[2] = ps->w.out[1];
+  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x.rank, ydims, 4, "output Y"));
+  ps->planes = x.dims[0] * x.dims[1];
+  return ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x.rank, ydims, &ps->y);
+}
+
+// Output positions whose window starts at o*stride - pad: valid kernel taps
+// are those with 0 <= start + k*dilation < in.
+inline void TapRange(int64_t start, const Window& w, int axis, int64_t* k0,
+                     int64_t* k1) {
+  const int64_t d = w.dilation[axis];
+  int64_t lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  int64_t hi = w.in[axis] - start <= 0 ? 0 : (w.in[axis] - start - 1) / d + 1;
+  if (hi > w.kernel[axis]) hi = w.kernel[axis];
+  if (lo > hi) lo = hi;
+  *k0 = lo;
+  *k1 = hi;
+}
+
+}  // namespace
+
+Status MaxPool(KernelContext& ctx) {
+  if (ctx.num_outputs() > 1 && ctx.node().outputs && !ctx.node().outputs[1].empty())
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "the Indices output is not supported");
+  PoolSetup ps;
+  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
+  const Window& w = ps.w;
+  const float* X = static_cast<const float*>(ps.x->data);
+  float* Y = static_cast<float*>(ps.y->data);
+  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
+  for (int64_t p = 0; p < ps.planes; ++p) {
+    const float* in = X + p * HW;
+    float* out = Y + p * OHW;
+    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
+      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
+      int64_t kh0, kh1;
+      TapRange(hs, w, 0, &kh0, &kh1);
+      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
+        int64_t kw0, kw1;
+        TapRange(ws, w, 1, &kw0, &kw1);
+        float m = std::numeric_limits<float>::lowest();
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
+          const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
+          for (int64_t kw = kw0; kw < kw1; ++kw) {
+            const float v = row[kw * w.dilation[1]];
+            if (v > m || v != v) m = v;
+          }
+        }
+        out[oh * w.out[1] + ow] = m;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status AveragePool(KernelContext& ctx) {
+  PoolSetup ps;
+  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
+  const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
+  const Window& w = ps.w;
+  const float* X = static_cast<const float*>(ps.x->data);
+  float* Y = static_cast<float*>(ps.y->data);
+  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
+  for (int64_t p = 0; p < ps.planes; ++p) {
+    const float* in = X + p * HW;
+    float* out = Y + p * OHW;
+    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
+      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
+      int64_t kh0, kh1;
+      TapRange(hs, w, 0, &kh0, &kh1);
+      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
+        int64_t kw0, kw1;
+        TapRange(ws, w, 1, &kw0, &kw1);
+        float sum = 0.0f;
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
+          const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
+          for (int64_t kw = kw0; kw < kw1; ++kw) sum += row[kw * w.dilation[1]];
+        }
+        int64_t count;
+        if (include_pad) {
+          // Taps inside the padded input (a ceil_mode window may run past
+          // the end padding; those taps do not count).
+          int64_t c[2];
+          const int64_t starts[2] = {hs, ws};
+          for (int a = 0; a < 2; ++a) {
+            const int64_t lo = -w.pad_begin[a], hi = w.in[a] + w.pad_end[a];
+            int64_t n = 0;
+            for (int64_t k = 0; k < w.kernel[a]; ++k) {
+              const int64_t pos = starts[a] + k * w.dilation[a];
+              if (pos >= lo && pos < hi) ++n;
+            }
+            c[a] = n;
+          }
+          count = c[0] * c[1];
+        } else {
+          count = (kh1 - kh0) * (kw1 - kw0);
+        }
+        out[oh * w.out[1] + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+template <bool kMax>
+Status GlobalPool(KernelContext& ctx) {
+  const TensorRef* x;
+  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
+  if (x->rank < 3)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "input X must have rank >= 3 (N, C, spatial...), found shape %s",
+                    ShapeOf(*x).s);
+  int64_t ydims[kMaxRank];
+  ydims[0] = x->dims[0];
+  ydims[1] = x->dims[1];
+  for (uint32_t i = 2; i < x->rank; ++i) ydims[i] = 1;
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, ydims, &y));
+  int64_t spatial = 1;
+  Product(x->dims, 2, x->rank, &spatial);
+  const int64_t planes = x->dims[0] * x->dims[1];
+  const float* X = static_cast<const float*>(x->data);
+  float* Y = static_cast<float*>(y->data);
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* in = X + p * spatial;
+    if (kMax) {
+      float m = std::numeric_limits<float>::lowest();
+      for (int64_t i = 0; i < spatial; ++i)
+        if (in[i] > m || in[i] != in[i]) m = in[i];
+      Y[p] = m;
+    } else {
+      float s = 0.0f;
+      for (int64_t i = 0; i < spatial; ++i) s += in[i];
+      Y[p] = spatial > 0 ? s / static_cast<float>(spatial) : 0.0f;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status GlobalAveragePool(KernelContext& ctx) { return GlobalPool<false>(ctx); }
+Status GlobalMaxPool(KernelContext& ctx) { return GlobalPool<true>(ctx); }
+
+}  // namespace kern
+}  // namespace epctx

@@ -1,0 +1,117 @@
+#include "kernels/window.h"
+
+#include "kernels/kernel_util.h"
+
+namespace epctx {
+namespace kern {
+
+Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
+                      int64_t min_value, int64_t* out) {
+  const int64_t* v = nullptr;
+  uint32_t count = 0;
+  if (!ctx.AttrInts(name, &v, &count)) return Status::Ok();
+  if (count != n)
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "attribute %s has %u values, expected %u", name, count, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (v[i] < min_value || v[i] > kMaxWindowValue)
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "attribute %s[%u] is %lld, expected a value in [%lld, %lld]",
+                      name, i, static_cast<long long>(v[i]),
+                      static_cast<long long>(min_value),
+                      static_cast<long long>(kMaxWindowValue));
+    out[i] = v[i];
+  }
+  return Status::Ok();
+}
+
+Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                     const int64_t* kernel, bool ceil_mode, Window* w) {
+  if (spatial < 1 || spatial > 2)
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
+                    "%u spatial dimensions; only 1-D and 2-D are supported",
+                    spatial);
+  int64_t k[2] = {0, 0}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0};
+  if (kernel) {
+    for (uint32_t i = 0; i < spatial; ++i) k[i] = kernel[i];
+    int64_t attr_k[2] = {k[0], k[1]};
+    EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, attr_k));
+    for (uint32_t i = 0; i < spatial; ++i)
+      if (attr_k[i] != k[i])
+        return ctx.Fail(EPCTX_INVALID_GRAPH,
+                        "kernel_shape[%u] is %lld but the weights have %lld", i,
+                        static_cast<long long>(attr_k[i]),
+                        static_cast<long long>(k[i]));
+  } else {
+    const int64_t* v = nullptr;
+    uint32_t count = 0;
+    if (!ctx.AttrInts("kernel_shape", &v, &count))
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute kernel_shape is missing");
+    EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, k));
+  }
+  for (uint32_t i = 0; i < spatial; ++i) {
+    if (k[i] < 1 || k[i] > kMaxWindowValue)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "kernel size %lld on axis %u is invalid",
+                      static_cast<long long>(k[i]), i);
+    if (in[i] < 0 || in[i] > kMaxWindowValue)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input size %lld on spatial axis %u is invalid",
+                      static_cast<long long>(in[i]), i);
+  }
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "strides", spatial, 1, s));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
+  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
+
+  StrView auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  const bool same_upper = auto_pad.eq("SAME_UPPER");
+  const bool same_lower = auto_pad.eq("SAME_LOWER");
+  const bool valid = auto_pad.eq("VALID");
+  if (!same_upper && !same_lower && !valid && !auto_pad.eq("NOTSET"))
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "auto_pad is '%.*s', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID",
+                    auto_pad.len(), auto_pad.data);
+
+  // Axis 0 of a 1-D window is the trivial one.
+  const uint32_t base = spatial == 1 ? 1 : 0;
+  w->in[0] = 1; w->kernel[0] = 1; w->stride[0] = 1; w->dilation[0] = 1;
+  w->pad_begin[0] = 0; w->pad_end[0] = 0; w->out[0] = 1;
+  for (uint32_t i = 0; i < spatial; ++i) {
+    const uint32_t a = base + i;
+    w->in[a] = in[i];
+    w->kernel[a] = k[i];
+    w->stride[a] = s[i];
+    w->dilation[a] = d[i];
+    const int64_t span = (k[i] - 1) * d[i] + 1;  // < 2^60
+    int64_t pb = p[i], pe = p[spatial + i];
+    if (same_upper || same_lower) {
+      const int64_t out = (in[i] + s[i] - 1) / s[i];
+      int64_t total = (out - 1) * s[i] + span - in[i];
+      if (total < 0) total = 0;
+      pb = same_upper ? total / 2 : total - total / 2;
+      pe = total - pb;
+    } else if (valid) {
+      pb = pe = 0;
+    }
+    const int64_t padded = in[i] + pb + pe;
+    if (padded < span)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "kernel extent %lld on spatial axis %u is larger than the "
+                      "padded input %lld (input %lld, pads %lld+%lld)",
+                      static_cast<long long>(span), i,
+                      static_cast<long long>(padded),
+                      static_cast<long long>(in[i]), static_cast<long long>(pb),
+                      static_cast<long long>(pe));
+    int64_t out = (padded - span) / s[i] + 1;
+    if (ceil_mode && (padded - span) % s[i] != 0) {
+      ++out;
+      // A window starting in the end padding covers no input: drop it.
+      if ((out - 1) * s[i] >= in[i] + pb) --out;
+    }
+    w->pad_begin[a] = pb;
+    w->pad_end[a] = pe;
+    w->out[a] = out;
+  }
+  return Status::Ok();
+}
+
+}  // namespace kern
+}  // namespace epctx

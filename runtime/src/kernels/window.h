@@ -1,0 +1,48 @@
+// Sliding-window geometry shared by Conv, ConvTranspose and the pools: reads
+// kernel_shape/strides/dilations/pads/auto_pad and computes output sizes the
+// way the ONNX spec (and ONNX Runtime, for ceil_mode) does.
+//
+// 1-D windows are stored as 2-D ones with a trivial first axis (size 1,
+// kernel 1, stride 1, no padding), so every consumer loops over two axes.
+#ifndef EPCTX_KERNELS_WINDOW_H
+#define EPCTX_KERNELS_WINDOW_H
+
+#include <cstdint>
+
+#include "kernels/kernel.h"
+
+namespace epctx {
+namespace kern {
+
+// Largest spatial size, kernel, stride, dilation or pad accepted; keeps every
+// product of two of them inside int64.
+constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
+
+struct Window {
+  int64_t in[2];
+  int64_t kernel[2];
+  int64_t stride[2];
+  int64_t dilation[2];
+  int64_t pad_begin[2];
+  int64_t pad_end[2];
+  int64_t out[2];
+};
+
+// Fills w for `spatial` (1 or 2) axes with input sizes `in` and kernel sizes
+// `kernel` (from the weights, or null to read the required kernel_shape
+// attribute). Validates every attribute and that the (dilated) kernel fits the
+// padded input. ceil_mode rounds the output size up, dropping a last window
+// that would start in the end padding.
+Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                     const int64_t* kernel, bool ceil_mode, Window* w);
+
+// Reads the ints attribute `name` into out[0..n) when present with exactly n
+// values, each in [min_value, kMaxWindowValue]; leaves out unchanged when
+// absent.
+Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
+                      int64_t min_value, int64_t* out);
+
+}  // namespace kern
+}  // namespace epctx
+
+#endif
