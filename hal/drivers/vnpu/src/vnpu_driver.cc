@@ -1,0 +1,377 @@
+// The vnpu driver's HAL entry points: info and versions, compatibility,
+// loading (verify + validate every graph), graph lookup and execute.
+#include <cstring>
+
+#include <epctx/epctx.h>
+#include <epctx/vnpu.h>
+
+#include "vnpu_internal.h"
+
+namespace epctx {
+namespace vnpu {
+
+Msg& Msg::s(const char* str) {
+  if (!str) str = "(null)";
+  while (*str && len_ + 1 < cap_) buf_[len_++] = *str++;
+  if (cap_ > 0) buf_[len_] = '\0';
+  return *this;
+}
+
+Msg& Msg::u(uint64_t v) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = char('0' + v % 10);
+    v /= 10;
+  } while (v);
+  char out[24];
+  for (int k = 0; k < n; ++k) out[k] = tmp[n - 1 - k];
+  out[n] = '\0';
+  return s(out);
+}
+
+Msg& Msg::i(int64_t v) {
+  if (v < 0) return s("-").u(uint64_t(0) - uint64_t(v));
+  return u(uint64_t(v));
+}
+
+namespace {
+
+// Versions the driver reports; epctx_vnpu_configure may change them.
+struct Identity {
+  epctx_hal_version driver{1, 0, 0};
+  epctx_hal_version sdk{1, 0, 0};
+  char arch[32] = "vnpu-1.0";
+} g_id;
+
+const char* const kSourceKeys[] = {"vnpu", "VnpuExecutionProvider"};
+
+// Own string helpers: the driver calls no libc beyond mem* and libm.
+size_t StrLen(const char* s) {
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+bool StrEq(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+// "M.m.p" (patch optional for SDK strings written as "M.m").
+bool ParseVersion(const char* s, epctx_hal_version* v) {
+  uint32_t parts[3] = {0, 0, 0};
+  int n = 0;
+  while (n < 3) {
+    if (*s < '0' || *s > '9') return false;
+    uint64_t x = 0;
+    while (*s >= '0' && *s <= '9') {
+      x = x * 10 + uint64_t(*s++ - '0');
+      if (x > 0xffffffffu) return false;
+    }
+    parts[n++] = uint32_t(x);
+    if (*s == '\0') break;
+    if (*s++ != '.') return false;
+  }
+  if (*s != '\0' || n < 2) return false;
+  *v = {parts[0], parts[1], parts[2]};
+  return true;
+}
+
+// "<family>-<major>.<minor>": family written into fam (NUL-terminated).
+bool ParseArch(const char* s, char* fam, size_t cap, epctx_hal_version* v) {
+  const char* dash = nullptr;
+  for (const char* p = s; *p; ++p)
+    if (*p == '-') dash = p;
+  if (!dash || dash == s || size_t(dash - s) >= cap) return false;
+  memcpy(fam, s, size_t(dash - s));
+  fam[dash - s] = '\0';
+  return ParseVersion(dash + 1, v) && v->patch == 0;
+}
+
+int GetInfo(const epctx_hal_driver*, epctx_hal_driver_info* out) {
+  if (!out) return EPCTX_INVALID_ARGUMENT;
+  out->name = "vnpu";
+  out->driver_version = g_id.driver;
+  out->sdk_version = g_id.sdk;
+  out->hardware_architecture = g_id.arch;
+  out->source_keys = kSourceKeys;
+  out->num_source_keys = 2;
+  out->payload_alignment = kAlignment;
+  out->flags = 0;
+  return EPCTX_OK;
+}
+
+int CheckCompatibility(const epctx_hal_driver*, const epctx_hal_context_desc* d, char* buf,
+                       size_t cap) {
+  Msg msg(buf, cap);
+  const char* node = d && d->node_name ? d->node_name : "";
+  if (d && d->ep_sdk_version && d->ep_sdk_version[0]) {
+    epctx_hal_version v;
+    if (!ParseVersion(d->ep_sdk_version, &v)) {
+      msg.s("vnpu: node '").s(node).s("' ep_sdk_version '").s(d->ep_sdk_version)
+          .s("' is not major.minor.patch");
+      return EPCTX_INCOMPATIBLE_SDK;
+    }
+    // Same major; a newer minor may use stream features this driver lacks.
+    if (v.major != g_id.sdk.major || v.minor > g_id.sdk.minor) {
+      msg.s("vnpu: node '").s(node).s("' was compiled with SDK ").s(d->ep_sdk_version)
+          .s(", driver SDK is ").u(g_id.sdk.major).s(".").u(g_id.sdk.minor).s(".")
+          .u(g_id.sdk.patch).s(" (needs same major, minor <= driver's)");
+      return EPCTX_INCOMPATIBLE_SDK;
+    }
+  }
+  if (d && d->hardware_architecture && d->hardware_architecture[0]) {
+    char fam[32], our_fam[32];
+    epctx_hal_version v, ours;
+    bool ok = ParseArch(d->hardware_architecture, fam, sizeof fam, &v) &&
+              ParseArch(g_id.arch, our_fam, sizeof our_fam, &ours);
+    // Hardware runs programs of its family and major whose minor is not newer.
+    if (!ok || !StrEq(fam, our_fam) || v.major != ours.major || v.minor > ours.minor) {
+      msg.s("vnpu: node '").s(node).s("' was compiled for hardware '")
+          .s(d->hardware_architecture).s("', this device is '").s(g_id.arch)
+          .s("' (needs same family and major, minor <= device's)");
+      return EPCTX_INCOMPATIBLE_HARDWARE;
+    }
+  }
+  return EPCTX_OK;
+}
+
+
+void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
+  if (!ctx) return;
+  epctx_hal_host host = ctx->host;
+  for (uint32_t i = 0; i < ctx->num_graphs; ++i)
+    if (ctx->graphs[i].inputs) host.free(host.user, ctx->graphs[i].inputs);
+  host.free(host.user, ctx);
+}
+
+void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
+  d->name = t->name() ? t->name()->c_str() : "";
+  d->dtype = EPCTX_DTYPE_FLOAT;
+  d->rank = t->shape() ? t->shape()->size() : 0;
+  for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = t->shape()->Get(k);
+}
+
+// Verifies and validates one graph payload and fills g (allocating its
+// binding tables from the host).
+int LoadGraph(epctx_hal_context* ctx, const epctx_hal_graph_blob& gb, Graph* g, Msg& msg) {
+  const char* name = g->name;
+  if (!gb.data || gb.size < 8 || memcmp(gb.data + 4, fb::GraphIdentifier(), 4) != 0) {
+    msg.s("vnpu: graph '").s(name).s("' payload is not a vnpu command stream (identifier ")
+        .s("\"VNPU\" missing, ").u(gb.size).s(" bytes)");
+    return EPCTX_INVALID_GRAPH;
+  }
+  if (gb.size > FLATBUFFERS_MAX_BUFFER_SIZE) {
+    msg.s("vnpu: graph '").s(name).s("' payload of ").u(gb.size).s(" bytes is too large");
+    return EPCTX_INVALID_GRAPH;
+  }
+  flatbuffers::Verifier verifier(gb.data, size_t(gb.size));
+  // Identifier checked above; verifying the root table directly (not
+  // VerifyBuffer) keeps flatbuffers' strncmp out of the driver.
+  flatbuffers::uoffset_t root =
+      gb.size >= 12 ? verifier.VerifyOffset(0) : 0;  // 12: smallest flatbuffer
+  if (!root || !reinterpret_cast<const fb::Graph*>(gb.data + root)->Verify(verifier)) {
+    msg.s("vnpu: graph '").s(name).s("' command stream failed flatbuffers verification (")
+        .u(gb.size).s(" bytes: truncated or corrupt)");
+    return EPCTX_INVALID_GRAPH;
+  }
+  const fb::Graph* s = fb::GetGraph(gb.data);
+  int rc = ValidateGraph(s, ctx->weights_size, name, &g->num_inputs, &g->num_outputs, msg);
+  if (rc != EPCTX_OK) return rc;
+  g->stream = s;
+  g->ctx = ctx;
+  g->arena_size = s->arena_size();
+  uint32_t nio = g->num_inputs + g->num_outputs;
+  size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
+  void* mem = ctx->host.alloc(ctx->host.user, bytes ? bytes : 1, alignof(epctx_hal_tensor_desc));
+  if (!mem) {
+    msg.s("vnpu: graph '").s(name).s("': out of memory for ").u(bytes).s(" bytes");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  g->inputs = static_cast<epctx_hal_tensor_desc*>(mem);
+  g->outputs = g->inputs + g->num_inputs;
+  g->input_tensor = reinterpret_cast<uint32_t*>(g->inputs + nio);
+  g->output_tensor = g->input_tensor + g->num_inputs;
+  for (uint32_t i = 0; s->tensors() && i < s->tensors()->size(); ++i) {
+    const fb::Tensor* t = s->tensors()->Get(i);
+    if (t->location() == fb::Location::INPUT) {
+      g->input_tensor[t->index()] = i;
+      FillDesc(t, &g->inputs[t->index()]);
+    } else if (t->location() == fb::Location::OUTPUT) {
+      g->output_tensor[t->index()] = i;
+      FillDesc(t, &g->outputs[t->index()]);
+    }
+  }
+  return EPCTX_OK;
+}
+
+int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx_hal_host* host,
+                epctx_hal_context** out, char* buf, size_t cap) {
+  Msg msg(buf, cap);
+  if (!blob || !host || !host->alloc || !host->free || !out) {
+    msg.s("vnpu: load_context needs a blob, a host with alloc/free and an output pointer");
+    return EPCTX_INVALID_ARGUMENT;
+  }
+  *out = nullptr;
+  if (!blob->is_container) {
+    msg.s("vnpu: payload is not an epctx container");
+    return EPCTX_INVALID_GRAPH;
+  }
+  if (blob->num_graphs == 0 || !blob->graphs) {
+    msg.s("vnpu: container holds no graphs");
+    return EPCTX_INVALID_GRAPH;
+  }
+  if (blob->weights_size > 0 && (!blob->weights || uintptr_t(blob->weights) % 4 != 0)) {
+    msg.s("vnpu: weight segment is missing or not 4-byte aligned");
+    return EPCTX_INVALID_GRAPH;
+  }
+  // One allocation: context, graph table, then the graph names.
+  size_t names = 0;
+  for (uint32_t i = 0; i < blob->num_graphs; ++i)
+    names += (blob->graphs[i].name ? StrLen(blob->graphs[i].name) : 0) + 1;
+  size_t head = sizeof(epctx_hal_context) + blob->num_graphs * sizeof(Graph);
+  auto* ctx = static_cast<epctx_hal_context*>(host->alloc(host->user, head + names, 16));
+  if (!ctx) {
+    msg.s("vnpu: out of memory for ").u(head + names).s(" bytes of context state");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  memset(ctx, 0, head);
+  ctx->host = *host;
+  ctx->weights = blob->weights;
+  ctx->weights_size = blob->weights ? blob->weights_size : 0;
+  ctx->num_graphs = blob->num_graphs;
+  ctx->graphs = reinterpret_cast<Graph*>(ctx + 1);
+  char* name = reinterpret_cast<char*>(ctx) + head;
+  for (uint32_t i = 0; i < blob->num_graphs; ++i) {
+    const char* src = blob->graphs[i].name ? blob->graphs[i].name : "";
+    size_t n = StrLen(src);
+    memcpy(name, src, n + 1);
+    ctx->graphs[i].name = name;
+    name += n + 1;
+    int rc = LoadGraph(ctx, blob->graphs[i], &ctx->graphs[i], msg);
+    if (rc != EPCTX_OK) {
+      Release(nullptr, ctx);
+      return rc;
+    }
+  }
+  *out = ctx;
+  return EPCTX_OK;
+}
+
+int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
+             epctx_hal_graph** out, epctx_hal_graph_info* info, char* buf, size_t cap) {
+  Msg msg(buf, cap);
+  if (!ctx || !out || !info) {
+    msg.s("vnpu: get_graph needs a context and output pointers");
+    return EPCTX_INVALID_ARGUMENT;
+  }
+  Graph* g = nullptr;
+  if (ctx->num_graphs == 1) {
+    g = &ctx->graphs[0];
+  } else {
+    for (uint32_t i = 0; i < ctx->num_graphs && !g; ++i)
+      if (name && StrEq(name, ctx->graphs[i].name)) g = &ctx->graphs[i];
+  }
+  if (!g) {
+    msg.s("vnpu: no graph '").s(name ? name : "").s("' in context; available:");
+    for (uint32_t i = 0; i < ctx->num_graphs; ++i) msg.s(i ? ", '" : " '").s(ctx->graphs[i].name).s("'");
+    return EPCTX_INVALID_GRAPH;
+  }
+  info->num_inputs = g->num_inputs;
+  info->num_outputs = g->num_outputs;
+  info->inputs = g->inputs;
+  info->outputs = g->outputs;
+  info->scratch_bytes = g->arena_size;
+  info->scratch_alignment = kAlignment;
+  *out = reinterpret_cast<epctx_hal_graph*>(g);
+  return EPCTX_OK;
+}
+
+int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
+                 const epctx_hal_tensor_desc* want, const char* what, Msg& msg) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const epctx_hal_tensor& t = ts[i];
+    const epctx_hal_tensor_desc& d = want[i];
+    bool same = t.dtype == EPCTX_DTYPE_FLOAT && t.rank == d.rank && (t.dims || t.rank == 0);
+    uint64_t elems = 1;
+    for (uint32_t k = 0; same && k < d.rank; ++k) {
+      same = t.dims[k] == d.dims[k];
+      elems *= uint64_t(d.dims[k]);  // validated at load: cannot overflow
+    }
+    if (!same || t.bytes < elems * 4 || (!t.data && elems > 0)) {
+      msg.s("vnpu: graph '").s(g->name).s("' ").s(what).s(" ").u(i).s(" '").s(d.name)
+          .s("': expected float32 [");
+      for (uint32_t k = 0; k < d.rank; ++k) msg.s(k ? "," : "").i(d.dims[k]);
+      msg.s("] of ").u(elems * 4).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
+          .s(" [");
+      for (uint32_t k = 0; t.dims && k < t.rank && k < 8; ++k) msg.s(k ? "," : "").i(t.dims[k]);
+      msg.s("] ").u(t.bytes).s(" bytes");
+      return EPCTX_INVALID_ARGUMENT;
+    }
+  }
+  return EPCTX_OK;
+}
+
+int Execute(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
+            uint32_t num_inputs, epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
+            uint64_t scratch_bytes, char* buf, size_t cap) {
+  Msg msg(buf, cap);
+  const Graph* g = reinterpret_cast<const Graph*>(graph);
+  if (!g) {
+    msg.s("vnpu: execute without a graph");
+    return EPCTX_INVALID_ARGUMENT;
+  }
+  if (num_inputs != g->num_inputs || num_outputs != g->num_outputs ||
+      (num_inputs && !inputs) || (num_outputs && !outputs)) {
+    msg.s("vnpu: graph '").s(g->name).s("' takes ").u(g->num_inputs).s(" inputs and ")
+        .u(g->num_outputs).s(" outputs, got ").u(num_inputs).s(" and ").u(num_outputs);
+    return EPCTX_INVALID_ARGUMENT;
+  }
+  if (scratch_bytes < g->arena_size || (g->arena_size && !scratch)) {
+    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(g->arena_size).s(" scratch bytes, got ")
+        .u(scratch ? scratch_bytes : 0);
+    return EPCTX_INVALID_ARGUMENT;
+  }
+  int rc = CheckTensors(g, inputs, num_inputs, g->inputs, "input", msg);
+  if (rc == EPCTX_OK) rc = CheckTensors(g, outputs, num_outputs, g->outputs, "output", msg);
+  if (rc != EPCTX_OK) return rc;
+  Bindings b{g->ctx, g, inputs, outputs, static_cast<uint8_t*>(scratch)};
+  return RunGraph(b, msg);
+}
+
+const epctx_hal_driver kDriver = {
+    EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
+    LoadContext,           GetGraph,                  Execute, Release};
+
+bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
+  if (!value) {
+    *out = def;
+    return true;
+  }
+  return ParseVersion(value, out);
+}
+
+}  // namespace
+}  // namespace vnpu
+}  // namespace epctx
+
+extern "C" const epctx_hal_driver* epctx_vnpu_driver(void) { return &epctx::vnpu::kDriver; }
+
+extern "C" int epctx_vnpu_configure(const char* key, const char* value) {
+  using namespace epctx::vnpu;
+  if (!key) return EPCTX_INVALID_ARGUMENT;
+  if (StrEq(key, "driver_version"))
+    return SetVersion(value, &g_id.driver, {1, 0, 0}) ? EPCTX_OK : EPCTX_INVALID_ARGUMENT;
+  if (StrEq(key, "sdk_version"))
+    return SetVersion(value, &g_id.sdk, {1, 0, 0}) ? EPCTX_OK : EPCTX_INVALID_ARGUMENT;
+  if (StrEq(key, "hardware_architecture")) {
+    const char* v = value ? value : "vnpu-1.0";
+    char fam[32];
+    epctx_hal_version ver;
+    if (!ParseArch(v, fam, sizeof fam, &ver) || StrLen(v) >= sizeof g_id.arch)
+      return EPCTX_INVALID_ARGUMENT;
+    memcpy(g_id.arch, v, StrLen(v) + 1);
+    return EPCTX_OK;
+  }
+  return EPCTX_INVALID_ARGUMENT;
+}

@@ -1,0 +1,106 @@
+// Internals shared by the vnpu driver files: the message builder, the
+// per-context state built by load_context, and the entry points of the
+// validator and the kernels.
+//
+// A Context and its Graphs live in one host allocation each and point into
+// the payload and weight views, which the runtime keeps valid until
+// release_context. Nothing here is mutated after load, so execute may run on
+// many threads at once.
+#ifndef EPCTX_VNPU_INTERNAL_H
+#define EPCTX_VNPU_INTERNAL_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include <epctx/hal.h>
+
+#include "vnpu_generated.h"
+
+namespace epctx {
+namespace vnpu {
+
+namespace fb = ::epctx::vnpu::fb;
+}  // namespace vnpu
+}  // namespace epctx
+
+struct epctx_hal_context;
+
+namespace epctx {
+namespace vnpu {
+
+// Appends to a caller's fixed buffer, always NUL-terminated, cuts silently.
+class Msg {
+ public:
+  Msg(char* buf, size_t cap) : buf_(buf), cap_(cap) {
+    if (cap_ > 0) buf_[0] = '\0';
+  }
+  Msg& s(const char* str);
+  Msg& u(uint64_t v);
+  Msg& i(int64_t v);
+  void reset() {
+    len_ = 0;
+    if (cap_ > 0) buf_[0] = '\0';
+  }
+
+ private:
+  char* buf_;
+  size_t cap_;
+  size_t len_ = 0;
+};
+
+struct Graph {
+  const epctx_hal_context* ctx;  // owner
+  const char* name;            // copied, owned by the context allocation
+  const fb::Graph* stream;     // verified and validated
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  epctx_hal_tensor_desc* inputs;   // [num_inputs]
+  epctx_hal_tensor_desc* outputs;  // [num_outputs]
+  uint32_t* input_tensor;          // tensor index of INPUT(k)
+  uint32_t* output_tensor;         // tensor index of OUTPUT(k)
+  uint64_t arena_size;
+};
+
+}  // namespace vnpu
+}  // namespace epctx
+
+struct epctx_hal_context {
+  epctx_hal_host host;
+  const uint8_t* weights;
+  uint64_t weights_size;
+  uint32_t num_graphs;
+  epctx::vnpu::Graph* graphs;  // [num_graphs]
+};
+
+namespace epctx {
+namespace vnpu {
+
+constexpr uint32_t kStreamMajor = 1;
+constexpr uint32_t kAlignment = 64;
+
+// Checks every tensor and op of a verified stream against the arena size it
+// declares and the weight segment, so that execute cannot touch memory out of
+// bounds. Fills the graph's input/output counts. Returns an epctx_code.
+int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
+                  uint32_t* num_inputs, uint32_t* num_outputs, Msg& msg);
+
+// Where the bytes of tensor t live in one execute call.
+struct Bindings {
+  const epctx_hal_context* ctx;
+  const Graph* graph;
+  const epctx_hal_tensor* inputs;
+  epctx_hal_tensor* outputs;
+  uint8_t* scratch;
+  float* ptr(uint32_t t) const;
+};
+
+// Runs every op of a validated graph. Returns an epctx_code.
+int RunGraph(const Bindings& b, Msg& msg);
+
+// Number of elements of a validated tensor.
+uint64_t Elements(const fb::Tensor* t);
+
+}  // namespace vnpu
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,423 @@
+// Load-time validation of a vnpu command stream.
+//
+// The flatbuffers Verifier has already proven that every table, vector and
+// string lies inside the payload. This file proves the rest of what execute
+// relies on: every tensor reference exists, every shape product fits, every
+// ARENA and WEIGHT range lies inside its region (checked as `len > end - off`
+// so nothing can wrap), ops only write to ARENA or OUTPUT tensors, and each
+// op's shapes agree with its parameters. After this, the kernels index only
+// within the shapes checked here.
+#include "vnpu_internal.h"
+
+namespace epctx {
+namespace vnpu {
+namespace {
+
+// Limits that keep every index computation of the kernels inside int64.
+constexpr int64_t kMaxDim = int64_t(1) << 31;
+constexpr uint32_t kMaxWindow = 1u << 16;  // kernel, stride, pad, dilation
+constexpr uint32_t kMaxRank = 8;
+
+bool Mul(uint64_t a, uint64_t b, uint64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+struct Checker {
+  const fb::Graph* g;
+  uint64_t weights_size;
+  const char* graph;
+  Msg& msg;
+  uint32_t op = 0;
+  const char* op_name = "";
+
+  uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
+  const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
+  uint32_t Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
+  int64_t Dim(uint32_t i, uint32_t d) const { return T(i)->shape()->Get(d); }
+
+  int Fail() { return EPCTX_INVALID_GRAPH; }
+  Msg& OpErr() {
+    return msg.s("vnpu: graph '").s(graph).s("' op ").u(op).s(" (").s(op_name).s("): ");
+  }
+
+  int CheckTensor(uint32_t i, uint64_t arena) {
+    const fb::Tensor* t = T(i);
+    msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(" '")
+        .s(t->name() ? t->name()->c_str() : "").s("': ");
+    if (t->dtype() != fb::DType::FLOAT32) {
+      msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32");
+      return Fail();
+    }
+    uint32_t rank = Rank(i);
+    if (rank > kMaxRank) {
+      msg.s("rank ").u(rank).s(" > 8");
+      return Fail();
+    }
+    uint64_t elems = 1;
+    for (uint32_t d = 0; d < rank; ++d) {
+      int64_t v = Dim(i, d);
+      if (v < 0 || v > kMaxDim || !Mul(elems, uint64_t(v), &elems)) {
+        msg.s("dim ").u(d).s(" = ").i(v).s(" out of range or shape product overflows");
+        return Fail();
+      }
+    }
+    uint64_t bytes;
+    if (!Mul(elems, 4, &bytes) || bytes != t->size()) {
+      msg.s("size ").u(t->size()).s(" does not match shape (expected ").u(elems).s(" x 4 bytes)");
+      return Fail();
+    }
+    uint64_t off = t->offset();
+    switch (t->location()) {
+      case fb::Location::INPUT:
+      case fb::Location::OUTPUT:
+        break;
+      case fb::Location::ARENA:
+        if (off % 4 != 0 || bytes > arena || off > arena - bytes) {
+          msg.s("arena range [").u(off).s(", +").u(bytes).s(") outside arena of ").u(arena)
+              .s(" bytes or misaligned");
+          return Fail();
+        }
+        break;
+      case fb::Location::WEIGHT:
+        if (off % 4 != 0 || bytes > weights_size || off > weights_size - bytes) {
+          msg.s("weight range [").u(off).s(", +").u(bytes).s(") outside weight segment of ")
+              .u(weights_size).s(" bytes or misaligned");
+          return Fail();
+        }
+        break;
+      default:
+        msg.s("unknown location ").u(uint64_t(t->location()));
+        return Fail();
+    }
+    msg.reset();
+    return EPCTX_OK;
+  }
+
+  // INPUT(k) / OUTPUT(k) indices must be exactly 0..n-1, each once.
+  int CheckBindings(fb::Location loc, const char* what, uint32_t* count) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < num_tensors(); ++i) n += T(i)->location() == loc;
+    for (uint32_t i = 0; i < num_tensors(); ++i) {
+      if (T(i)->location() != loc) continue;
+      uint32_t k = T(i)->index();
+      bool dup = false;
+      for (uint32_t j = 0; j < i; ++j) dup |= T(j)->location() == loc && T(j)->index() == k;
+      if (k >= n || dup) {
+        msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(": ").s(what).s(" index ").u(k)
+            .s(dup ? " bound twice" : " out of range").s(" (graph has ").u(n).s(" ").s(what)
+            .s("s)");
+        return Fail();
+      }
+    }
+    *count = n;
+    return EPCTX_OK;
+  }
+
+  bool Ref(uint32_t t, const char* field) {
+    if (t < num_tensors()) return true;
+    OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+    return false;
+  }
+  bool Writable(uint32_t t, const char* field) {
+    if (!Ref(t, field)) return false;
+    fb::Location l = T(t)->location();
+    if (l == fb::Location::ARENA || l == fb::Location::OUTPUT) return true;
+    OpErr().s(field).s(" tensor ").u(t).s(" is an INPUT or WEIGHT; ops write only ARENA/OUTPUT");
+    return false;
+  }
+  bool RankIs(uint32_t t, uint32_t r, const char* field) {
+    if (Rank(t) == r) return true;
+    OpErr().s(field).s(" rank ").u(Rank(t)).s(", expected ").u(r);
+    return false;
+  }
+  bool ElemsIs(uint32_t t, uint64_t n, const char* field) {
+    if (Elements(T(t)) == n) return true;
+    OpErr().s(field).s(" has ").u(Elements(T(t))).s(" elements, expected ").u(n);
+    return false;
+  }
+  bool Window(uint32_t v, bool zero_ok, const char* field) {
+    if ((zero_ok || v > 0) && v <= kMaxWindow) return true;
+    OpErr().s(field).s(" = ").u(v).s(" out of range");
+    return false;
+  }
+  bool Same(int64_t found, int64_t expected, const char* field) {
+    if (found == expected) return true;
+    OpErr().s(field).s(" = ").i(found).s(", expected ").i(expected);
+    return false;
+  }
+
+  int Conv(const fb::Conv2D* c);
+  int Gemm(const fb::Gemm* c);
+  int Binary(const fb::Binary* c);
+  int Pool(const fb::Pool* c);
+  int Transpose(const fb::Transpose* c);
+  int Concat(const fb::Concat* c);
+  int Op(const fb::Op* o);
+};
+
+int Checker::Conv(const fb::Conv2D* c) {
+  uint32_t x = c->input(), y = c->output(), w = c->weights();
+  if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
+  if (!Window(c->kernel_h(), false, "kernel_h") || !Window(c->kernel_w(), false, "kernel_w") ||
+      !Window(c->stride_h(), false, "stride_h") || !Window(c->stride_w(), false, "stride_w") ||
+      !Window(c->dilation_h(), false, "dilation_h") ||
+      !Window(c->dilation_w(), false, "dilation_w") || !Window(c->pad_top(), true, "pad_top") ||
+      !Window(c->pad_left(), true, "pad_left") || !Window(c->pad_bottom(), true, "pad_bottom") ||
+      !Window(c->pad_right(), true, "pad_right") || !Window(c->groups(), false, "groups"))
+    return Fail();
+  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return Fail();
+  if (cin % g != 0 || cout % g != 0) {
+    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
+    return Fail();
+  }
+  int64_t eh = int64_t(c->dilation_h()) * (c->kernel_h() - 1) + 1;
+  int64_t ew = int64_t(c->dilation_w()) * (c->kernel_w() - 1) + 1;
+  int64_t ph = Dim(x, 2) + c->pad_top() + c->pad_bottom() - eh;
+  int64_t pw = Dim(x, 3) + c->pad_left() + c->pad_right() - ew;
+  if (ph < 0 || pw < 0) {
+    OpErr().s("kernel larger than padded input");
+    return Fail();
+  }
+  if (!Same(Dim(y, 2), ph / c->stride_h() + 1, "output height") ||
+      !Same(Dim(y, 3), pw / c->stride_w() + 1, "output width"))
+    return Fail();
+  uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
+  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t) ||
+      !ElemsIs(w, t, "weights"))
+    return Fail();
+  if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), uint64_t(cout), "bias")))
+    return Fail();
+  return EPCTX_OK;
+}
+
+int Checker::Gemm(const fb::Gemm* c) {
+  if (!Ref(c->input(), "input") || !Writable(c->output(), "output") || !Ref(c->weights(), "weights"))
+    return Fail();
+  uint64_t m = c->m(), k = c->k(), n = c->n(), mk, mn, kn;
+  if (m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) || n > uint64_t(kMaxDim) ||
+      !Mul(m, k, &mk) || !Mul(m, n, &mn) || !Mul((n + 7) / 8 * 8, k, &kn)) {
+    OpErr().s("m/k/n out of range");
+    return Fail();
+  }
+  if (!ElemsIs(c->input(), mk, "input") || !ElemsIs(c->output(), mn, "output") ||
+      !ElemsIs(c->weights(), kn, "weights"))
+    return Fail();
+  if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), n, "bias")))
+    return Fail();
+  return EPCTX_OK;
+}
+
+int Checker::Binary(const fb::Binary* c) {
+  if (!Ref(c->a(), "a") || !Ref(c->b(), "b") || !Writable(c->output(), "output")) return Fail();
+  if (uint32_t(c->kind()) > uint32_t(fb::BinaryKind::MINIMUM)) {
+    OpErr().s("unknown kind ").u(uint64_t(c->kind()));
+    return Fail();
+  }
+  uint32_t r = Rank(c->output());
+  const flatbuffers::Vector<int64_t>* st[2] = {c->a_strides(), c->b_strides()};
+  uint32_t src[2] = {c->a(), c->b()};
+  const char* names[2] = {"a_strides", "b_strides"};
+  if (Elements(T(c->output())) == 0) return EPCTX_OK;
+  for (int s = 0; s < 2; ++s) {
+    if ((st[s] ? st[s]->size() : 0) != r) {
+      OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
+      return Fail();
+    }
+    // Largest index read = sum stride_d * (dim_d - 1); must be < elements.
+    uint64_t max = 0, term;
+    for (uint32_t d = 0; d < r; ++d) {
+      int64_t stride = st[s]->Get(d);
+      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(c->output(), d) - 1), &term) ||
+          __builtin_add_overflow(max, term, &max)) {
+        OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
+        return Fail();
+      }
+    }
+    if (max >= Elements(T(src[s]))) {
+      OpErr().s(names[s]).s(" reach element ").u(max).s(" of a tensor with ")
+          .u(Elements(T(src[s])));
+      return Fail();
+    }
+  }
+  return EPCTX_OK;
+}
+
+int Checker::Pool(const fb::Pool* c) {
+  uint32_t x = c->input(), y = c->output();
+  if (!Ref(x, "input") || !Writable(y, "output")) return Fail();
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch") || !Same(Dim(y, 1), Dim(x, 1), "output channels"))
+    return Fail();
+  if (c->kind() == fb::PoolKind::GLOBAL_AVG) {
+    if (!Same(Dim(y, 2), 1, "output height") || !Same(Dim(y, 3), 1, "output width")) return Fail();
+    return EPCTX_OK;
+  }
+  if (uint32_t(c->kind()) > uint32_t(fb::PoolKind::GLOBAL_AVG)) {
+    OpErr().s("unknown kind ").u(uint64_t(c->kind()));
+    return Fail();
+  }
+  if (!Window(c->kernel_h(), false, "kernel_h") || !Window(c->kernel_w(), false, "kernel_w") ||
+      !Window(c->stride_h(), false, "stride_h") || !Window(c->stride_w(), false, "stride_w") ||
+      !Window(c->pad_top(), true, "pad_top") || !Window(c->pad_left(), true, "pad_left") ||
+      !Window(c->pad_bottom(), true, "pad_bottom") || !Window(c->pad_right(), true, "pad_right"))
+    return Fail();
+  int64_t ph = Dim(x, 2) + c->pad_top() + c->pad_bottom() - c->kernel_h();
+  int64_t pw = Dim(x, 3) + c->pad_left() + c->pad_right() - c->kernel_w();
+  if (ph < 0 || pw < 0) {
+    OpErr().s("kernel larger than padded input");
+    return Fail();
+  }
+  // Floor or ceil mode.
+  int64_t sh = c->stride_h(), sw = c->stride_w();
+  int64_t oh = Dim(y, 2), ow = Dim(y, 3);
+  if ((oh != ph / sh + 1 && oh != (ph + sh - 1) / sh + 1) ||
+      (ow != pw / sw + 1 && ow != (pw + sw - 1) / sw + 1)) {
+    OpErr().s("output ").i(oh).s("x").i(ow).s(" does not follow from the input and window");
+    return Fail();
+  }
+  return EPCTX_OK;
+}
+
+int Checker::Transpose(const fb::Transpose* c) {
+  uint32_t x = c->input(), y = c->output();
+  if (!Ref(x, "input") || !Writable(y, "output")) return Fail();
+  uint32_t r = Rank(x);
+  if (!RankIs(y, r, "output")) return Fail();
+  if (!c->perm() || c->perm()->size() != r) {
+    OpErr().s("perm must have ").u(r).s(" entries");
+    return Fail();
+  }
+  for (uint32_t i = 0; i < r; ++i) {
+    uint32_t p = c->perm()->Get(i);
+    bool dup = false;
+    for (uint32_t j = 0; j < i; ++j) dup |= c->perm()->Get(j) == p;
+    if (p >= r || dup) {
+      OpErr().s("perm is not a permutation of 0..").u(r - 1);
+      return Fail();
+    }
+    if (!Same(Dim(y, i), Dim(x, p), "output dim")) return Fail();
+  }
+  return EPCTX_OK;
+}
+
+int Checker::Concat(const fb::Concat* c) {
+  uint32_t y = c->output();
+  if (!Writable(y, "output")) return Fail();
+  uint32_t r = Rank(y), axis = c->axis();
+  if (!c->inputs() || c->inputs()->size() == 0 || axis >= r) {
+    OpErr().s("needs inputs and axis < rank ").u(r);
+    return Fail();
+  }
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < c->inputs()->size(); ++i) {
+    uint32_t x = c->inputs()->Get(i);
+    if (!Ref(x, "inputs") || !RankIs(x, r, "input")) return Fail();
+    for (uint32_t d = 0; d < r; ++d)
+      if (d != axis && !Same(Dim(x, d), Dim(y, d), "input dim")) return Fail();
+    sum += Dim(x, axis);  // each <= 2^31, at most 2^32 inputs: no overflow
+  }
+  return Same(sum, Dim(y, axis), "output axis dim") ? EPCTX_OK : Fail();
+}
+
+int Checker::Op(const fb::Op* o) {
+  switch (o->params_type()) {
+    case fb::OpParams::Conv2D:
+      op_name = "CONV2D";
+      return Conv(o->params_as_Conv2D());
+    case fb::OpParams::Gemm:
+      op_name = "GEMM";
+      return Gemm(o->params_as_Gemm());
+    case fb::OpParams::Binary:
+      op_name = "BINARY";
+      return Binary(o->params_as_Binary());
+    case fb::OpParams::Unary: {
+      op_name = "UNARY";
+      const fb::Unary* c = o->params_as_Unary();
+      if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+          !ElemsIs(c->output(), Elements(T(c->input())), "output"))
+        return Fail();
+      if (c->kind() == fb::Activation::NONE || uint32_t(c->kind()) > uint32_t(fb::Activation::TANH)) {
+        OpErr().s("unknown kind ").u(uint64_t(c->kind()));
+        return Fail();
+      }
+      return EPCTX_OK;
+    }
+    case fb::OpParams::Pool:
+      op_name = "POOL";
+      return Pool(o->params_as_Pool());
+    case fb::OpParams::Softmax: {
+      op_name = "SOFTMAX";
+      const fb::Softmax* c = o->params_as_Softmax();
+      uint64_t n;
+      if (!Ref(c->input(), "input") || !Writable(c->output(), "output")) return Fail();
+      if (!Mul(c->outer(), c->axis(), &n) || !Mul(n, c->inner(), &n) ||
+          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
+        return Fail();
+      return EPCTX_OK;
+    }
+    case fb::OpParams::Transpose:
+      op_name = "TRANSPOSE";
+      return Transpose(o->params_as_Transpose());
+    case fb::OpParams::Concat:
+      op_name = "CONCAT";
+      return Concat(o->params_as_Concat());
+    case fb::OpParams::Copy: {
+      op_name = "COPY";
+      const fb::Copy* c = o->params_as_Copy();
+      if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+          !ElemsIs(c->output(), Elements(T(c->input())), "output"))
+        return Fail();
+      return EPCTX_OK;
+    }
+    case fb::OpParams::ScaleShift: {
+      op_name = "SCALE_SHIFT";
+      const fb::ScaleShift* c = o->params_as_ScaleShift();
+      uint64_t n;
+      if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+          !Ref(c->scale(), "scale") || !Ref(c->shift(), "shift"))
+        return Fail();
+      if (!Mul(c->outer(), c->channels(), &n) || !Mul(n, c->inner(), &n) ||
+          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
+          !ElemsIs(c->scale(), c->channels(), "scale") || !ElemsIs(c->shift(), c->channels(), "shift"))
+        return Fail();
+      return EPCTX_OK;
+    }
+    default:
+      OpErr().s("unknown op type ").u(uint64_t(o->params_type()));
+      return Fail();
+  }
+}
+
+}  // namespace
+
+uint64_t Elements(const fb::Tensor* t) { return t->size() / 4; }
+
+int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
+                  uint32_t* num_inputs, uint32_t* num_outputs, Msg& msg) {
+  Checker c{g, weights_size, graph_name, msg};
+  if (g->version_major() != kStreamMajor) {
+    msg.s("vnpu: graph '").s(graph_name).s("' command stream version ").u(g->version_major())
+        .s(".").u(g->version_minor()).s(", driver reads 1.x");
+    return EPCTX_INVALID_GRAPH;
+  }
+  for (uint32_t i = 0; i < c.num_tensors(); ++i) {
+    int rc = c.CheckTensor(i, g->arena_size());
+    if (rc != EPCTX_OK) return rc;
+  }
+  int rc = c.CheckBindings(fb::Location::INPUT, "input", num_inputs);
+  if (rc == EPCTX_OK) rc = c.CheckBindings(fb::Location::OUTPUT, "output", num_outputs);
+  if (rc != EPCTX_OK) return rc;
+  if (g->ops()) {
+    for (uint32_t i = 0; i < g->ops()->size(); ++i) {
+      c.op = i;
+      rc = c.Op(g->ops()->Get(i));
+      if (rc != EPCTX_OK) return rc;
+    }
+  }
+  return EPCTX_OK;
+}
+
+}  // namespace vnpu
+}  // namespace epctx

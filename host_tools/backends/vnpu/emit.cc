@@ -1,0 +1,69 @@
+// Serialises a planned IrGraph as a vnpu command stream (vnpu.fbs).
+#include "vnpu_ir.h"
+
+namespace epctx {
+namespace host {
+namespace vnpu {
+
+std::vector<uint8_t> Emit(const IrGraph& g) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  for (const IrTensor& t : g.tensors)
+    tensors.push_back(fb::CreateTensorDirect(fbb, t.name.c_str(), fb::DType::FLOAT32, &t.shape,
+                                             t.loc, t.index, t.offset, t.bytes()));
+  std::vector<flatbuffers::Offset<fb::Op>> ops;
+  for (const IrOp& o : g.ops) {
+    const uint32_t in = o.ins.empty() ? 0 : uint32_t(o.ins[0]), out = uint32_t(o.out);
+    flatbuffers::Offset<void> p;
+    switch (o.kind) {
+      case fb::OpParams::Conv2D:
+        p = fb::CreateConv2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0, uint32_t(std::max(o.bias, 0)),
+                             o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr, o.dh, o.dw, o.groups,
+                             o.act, o.alpha, o.beta).Union();
+        break;
+      case fb::OpParams::Gemm:
+        p = fb::CreateGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0, uint32_t(std::max(o.bias, 0)),
+                           o.m, o.k, o.n, o.act, o.alpha, o.beta).Union();
+        break;
+      case fb::OpParams::Binary:
+        p = fb::CreateBinaryDirect(fbb, o.binary, in, uint32_t(o.ins[1]), out, &o.a_strides,
+                                   &o.b_strides).Union();
+        break;
+      case fb::OpParams::Unary:
+        p = fb::CreateUnary(fbb, o.act, in, out, o.alpha, o.beta).Union();
+        break;
+      case fb::OpParams::Pool:
+        p = fb::CreatePool(fbb, o.pool, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr,
+                           o.count_include_pad).Union();
+        break;
+      case fb::OpParams::Softmax:
+        p = fb::CreateSoftmax(fbb, in, out, o.m, o.k, o.n).Union();
+        break;
+      case fb::OpParams::Transpose:
+        p = fb::CreateTransposeDirect(fbb, in, out, &o.perm).Union();
+        break;
+      case fb::OpParams::Concat: {
+        std::vector<uint32_t> ins(o.ins.begin(), o.ins.end());
+        p = fb::CreateConcatDirect(fbb, &ins, out, o.axis).Union();
+        break;
+      }
+      case fb::OpParams::Copy:
+        p = fb::CreateCopy(fbb, in, out).Union();
+        break;
+      case fb::OpParams::ScaleShift:
+        p = fb::CreateScaleShift(fbb, in, uint32_t(o.weights), uint32_t(o.bias), out, o.m, o.k, o.n)
+                .Union();
+        break;
+      default:
+        throw CompileError("vnpu: internal error: op without a kind in graph '" + g.name + "'");
+    }
+    ops.push_back(fb::CreateOp(fbb, o.kind, p));
+  }
+  auto root = fb::CreateGraphDirect(fbb, 1, 0, g.name.c_str(), &tensors, g.arena_size, &ops);
+  fb::FinishGraphBuffer(fbb, root);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx

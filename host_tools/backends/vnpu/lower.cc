@@ -1,0 +1,432 @@
+// Lowering: ONNX nodes of one partition -> vnpu ops (vnpu_ir.h).
+//
+// Besides the one-to-one mappings it does the compile-time work the README
+// promises: a BatchNormalization right after a Conv is folded into the conv's
+// weights and bias, and an activation is fused into the CONV2D/GEMM before it,
+// both only when the intermediate value has that one consumer and is not a
+// partition output (otherwise someone else still needs the unfused value).
+// Reshape-like nodes whose input and output both live in the arena become
+// aliases (no op); the others become COPY.
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "onnx_util.h"
+#include "vnpu_ir.h"
+
+namespace epctx {
+namespace host {
+namespace vnpu {
+namespace {
+
+const std::set<std::string> kActOps = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "Clip",
+                                       "Tanh"};
+const std::set<std::string> kCopyOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                        "Dropout"};
+
+int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+  return p;
+}
+
+class Lowerer {
+ public:
+  Lowerer(const Partition& p, const GraphInfo& info, WeightStore& ws)
+      : p_(p), info_(info), ws_(ws) {}
+
+  IrGraph Run() {
+    g_.name = p_.name;
+    for (size_t k = 0; k < p_.outputs.size(); ++k) outputs_[p_.outputs[k]] = uint32_t(k);
+    for (const auto* n : p_.nodes)
+      for (const auto& i : n->input())
+        if (!i.empty()) consumers_[i].push_back(n);
+    for (size_t k = 0; k < p_.inputs.size(); ++k) {
+      IrTensor t{p_.inputs[k], Shape(p_.inputs[k]), fb::Location::INPUT, uint32_t(k)};
+      by_name_[t.name] = Add(t);
+    }
+    for (const auto* n : p_.nodes) {
+      if (consumed_.count(n)) continue;
+      node_ = n;
+      Node(*n);
+    }
+    for (const auto& o : p_.outputs) {
+      auto it = by_name_.find(o);
+      if (it == by_name_.end() || g_.tensors[size_t(it->second)].loc != fb::Location::OUTPUT)
+        throw CompileError("vnpu: partition '" + p_.name + "' output '" + o +
+                           "' is not produced by any of its nodes");
+    }
+    return std::move(g_);
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& why) const {
+    throw CompileError("vnpu: " + NodeLabel(*node_) + ": " + why);
+  }
+
+  int Add(const IrTensor& t) {
+    g_.tensors.push_back(t);
+    return int(g_.tensors.size() - 1);
+  }
+
+  std::vector<int64_t> Shape(const std::string& name) const {
+    if (const auto* c = info_.constant(name)) return Dims(*c);
+    const ValueType* t = info_.type(name);
+    if (!t || !t->fully_static()) throw CompileError("vnpu: shape of '" + name + "' is not static");
+    return t->dims;
+  }
+
+  int Weight(const std::vector<float>& v, std::vector<int64_t> shape, const std::string& name) {
+    IrTensor t{name, std::move(shape), fb::Location::WEIGHT};
+    t.offset = ws_.Add(v.data(), v.size() * 4);
+    return Add(t);
+  }
+
+  // A value read by the current node.
+  int In(const std::string& name) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) return it->second;
+    if (const auto* c = info_.constant(name)) {
+      int t = Weight(Floats(*c, NodeLabel(*node_)), Dims(*c), name);
+      by_name_[name] = t;
+      return t;
+    }
+    Fail("input '" + name + "' is neither produced inside the partition, a partition input, "
+         "nor a constant");
+  }
+
+  // A value the current node produces.
+  int Out(const std::string& name) {
+    IrTensor t{name, Shape(name)};
+    auto o = outputs_.find(name);
+    if (o != outputs_.end()) {
+      t.loc = fb::Location::OUTPUT;
+      t.index = o->second;
+    }
+    int id = Add(t);
+    by_name_[name] = id;
+    return id;
+  }
+
+  const onnx::NodeProto* SoleConsumer(const std::string& value, const std::set<std::string>& ops) {
+    if (outputs_.count(value)) return nullptr;
+    auto it = consumers_.find(value);
+    if (it == consumers_.end() || it->second.size() != 1) return nullptr;
+    const onnx::NodeProto* c = it->second[0];
+    return ops.count(c->op_type()) && c->input(0) == value ? c : nullptr;
+  }
+
+  void SetAct(IrOp& op, const onnx::NodeProto& n) {
+    const std::string& t = n.op_type();
+    if (t == "Relu") op.act = fb::Activation::RELU;
+    if (t == "Sigmoid") op.act = fb::Activation::SIGMOID;
+    if (t == "Tanh") op.act = fb::Activation::TANH;
+    if (t == "LeakyRelu") {
+      op.act = fb::Activation::LEAKY_RELU;
+      op.alpha = AttrFloat(n, "alpha", 0.01f);
+    }
+    if (t == "HardSigmoid") {
+      op.act = fb::Activation::HARD_SIGMOID;
+      op.alpha = AttrFloat(n, "alpha", 0.2f);
+      op.beta = AttrFloat(n, "beta", 0.5f);
+    }
+    if (t == "Clip") {
+      op.act = fb::Activation::CLIP;
+      op.alpha = AttrFloat(n, "min", -FLT_MAX);
+      op.beta = AttrFloat(n, "max", FLT_MAX);
+      for (int i = 1; i < 3; ++i) {
+        if (!Has(n, i)) continue;
+        const auto* c = info_.constant(n.input(i));
+        if (!c) throw CompileError("vnpu: " + NodeLabel(n) + ": min/max must be constants");
+        auto v = Floats(*c, NodeLabel(n));
+        if (v.size() != 1) throw CompileError("vnpu: " + NodeLabel(n) + ": min/max must be scalars");
+        (i == 1 ? op.alpha : op.beta) = v[0];
+      }
+    }
+  }
+
+  // Fuses a following activation into op; returns the value op now produces.
+  std::string FuseAct(IrOp& op, const std::string& value) {
+    const onnx::NodeProto* a = SoleConsumer(value, kActOps);
+    if (!a) return value;
+    SetAct(op, *a);
+    consumed_.insert(a);
+    return a->output(0);
+  }
+
+  // Pads [top, left, bottom, right] from pads / auto_pad.
+  void Pads(const onnx::NodeProto& n, const std::vector<int64_t>& in, int64_t kh, int64_t kw,
+            int64_t sh, int64_t sw, int64_t dh, int64_t dw, IrOp& op) {
+    std::string ap = AttrString(n, "auto_pad", "NOTSET");
+    auto pads = AttrInts(n, "pads", {0, 0, 0, 0});
+    if (ap == "VALID") pads = {0, 0, 0, 0};
+    if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
+      int64_t k[2] = {kh, kw}, s[2] = {sh, sw}, d[2] = {dh, dw};
+      for (int i = 0; i < 2; ++i) {
+        int64_t size = in[size_t(2 + i)], out = (size + s[i] - 1) / s[i];
+        int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + (k[i] - 1) * d[i] + 1 - size);
+        int64_t small = total / 2, big = total - small;
+        pads[size_t(i)] = ap == "SAME_UPPER" ? small : big;
+        pads[size_t(i + 2)] = ap == "SAME_UPPER" ? big : small;
+      }
+    }
+    op.pt = uint32_t(pads[0]);
+    op.pl = uint32_t(pads[1]);
+    op.pb = uint32_t(pads[2]);
+    op.pr = uint32_t(pads[3]);
+  }
+
+  void Conv(const onnx::NodeProto& n) {
+    IrOp op;
+    op.kind = fb::OpParams::Conv2D;
+    auto xs = Shape(n.input(0));
+    const auto* wc = info_.constant(n.input(1));
+    auto wd = Dims(*wc);
+    if (wd.size() != 4) Fail("weight must be 4-D");
+    std::vector<float> w = Floats(*wc, NodeLabel(n));
+    const int64_t CO = wd[0], cig = wd[1], KH = wd[2], KW = wd[3], G = AttrInt(n, "group", 1);
+    if (G < 1 || xs[1] != cig * G || CO % G != 0) Fail("channels do not match group " + std::to_string(G));
+    std::vector<float> b(size_t(CO), 0.f);
+    bool has_bias = Has(n, 2);
+    if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
+    if (b.size() != size_t(CO)) Fail("bias has " + std::to_string(b.size()) + " values");
+    auto st = AttrInts(n, "strides", {1, 1}), dl = AttrInts(n, "dilations", {1, 1});
+    op.kh = uint32_t(KH), op.kw = uint32_t(KW), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
+    op.dh = uint32_t(dl[0]), op.dw = uint32_t(dl[1]), op.groups = uint32_t(G);
+    Pads(n, xs, KH, KW, st[0], st[1], dl[0], dl[1], op);
+
+    std::string value = n.output(0);
+    if (const onnx::NodeProto* bn = SoleConsumer(value, {"BatchNormalization"})) {
+      std::vector<float> scale, shift;
+      ScaleShiftOf(*bn, size_t(CO), &scale, &shift);
+      const size_t per = size_t(cig * KH * KW);
+      for (size_t o = 0; o < size_t(CO); ++o) {
+        for (size_t i = 0; i < per; ++i) w[o * per + i] *= scale[o];
+        b[o] = b[o] * scale[o] + shift[o];
+      }
+      has_bias = true;
+      consumed_.insert(bn);
+      value = bn->output(0);
+    }
+    value = FuseAct(op, value);
+
+    // Pack [G][ceil(CO_g/8)][cig][KH*KW][8], channel tail zero-padded.
+    const int64_t cog = CO / G, nb = (cog + 7) / 8, ks = KH * KW;
+    std::vector<float> packed(size_t(G * nb * cig * ks * 8), 0.f);
+    for (int64_t o = 0; o < CO; ++o) {
+      int64_t gi = o / cog, ol = o % cog;
+      for (int64_t i = 0; i < cig; ++i)
+        for (int64_t k = 0; k < ks; ++k)
+          packed[size_t((((gi * nb + ol / 8) * cig + i) * ks + k) * 8 + ol % 8)] =
+              w[size_t((o * cig + i) * ks + k)];
+    }
+    op.ins = {In(n.input(0))};
+    op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");
+    if (has_bias) op.bias = Weight(b, {CO}, n.output(0) + ":bias");
+    op.out = Out(value);
+    g_.ops.push_back(op);
+  }
+
+  void ScaleShiftOf(const onnx::NodeProto& bn, size_t C, std::vector<float>* scale,
+                    std::vector<float>* shift) {
+    std::vector<float> p[4];
+    for (int i = 0; i < 4; ++i) {
+      const auto* c = info_.constant(bn.input(i + 1));
+      if (!c) throw CompileError("vnpu: " + NodeLabel(bn) + ": parameters must be constants");
+      p[i] = Floats(*c, NodeLabel(bn));
+      if (p[i].size() != C)
+        throw CompileError("vnpu: " + NodeLabel(bn) + ": parameter " + std::to_string(i + 1) +
+                           " has " + std::to_string(p[i].size()) + " values, expected " +
+                           std::to_string(C));
+    }
+    const float eps = AttrFloat(bn, "epsilon", 1e-5f);
+    scale->resize(C);
+    shift->resize(C);
+    for (size_t c = 0; c < C; ++c) {
+      (*scale)[c] = p[0][c] / std::sqrt(p[3][c] + eps);
+      (*shift)[c] = p[1][c] - p[2][c] * (*scale)[c];
+    }
+  }
+
+  void Gemm(const onnx::NodeProto& n) {
+    IrOp op;
+    op.kind = fb::OpParams::Gemm;
+    auto as = Shape(n.input(0));
+    const auto* bc = info_.constant(n.input(1));
+    auto bd = Dims(*bc);
+    std::vector<float> bv = Floats(*bc, NodeLabel(n));
+    const bool gemm = n.op_type() == "Gemm";
+    const bool tb = gemm && AttrInt(n, "transB", 0) != 0;
+    const float alpha = gemm ? AttrFloat(n, "alpha", 1.f) : 1.f;
+    const float beta = gemm ? AttrFloat(n, "beta", 1.f) : 1.f;
+    const int64_t K = as.back(), M = Product(as, 0, as.size() - 1);
+    const int64_t N = tb ? bd[0] : bd[1];
+    if ((tb ? bd[1] : bd[0]) != K) Fail("B does not match K=" + std::to_string(K));
+    const int64_t nb = (N + 7) / 8;
+    std::vector<float> packed(size_t(nb * K * 8), 0.f);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j)
+        packed[size_t(((j / 8) * K + k) * 8 + j % 8)] =
+            alpha * bv[size_t(tb ? j * K + k : k * N + j)];
+    op.m = uint64_t(M), op.k = uint64_t(K), op.n = uint64_t(N);
+    op.ins = {In(n.input(0))};
+    op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");
+    if (gemm && Has(n, 2)) {
+      std::vector<float> c = Floats(*info_.constant(n.input(2)), NodeLabel(n));
+      std::vector<float> bias(static_cast<size_t>(N));
+      if (c.size() != 1 && c.size() != size_t(N))
+        Fail("C must have 1 or N values, has " + std::to_string(c.size()));
+      for (int64_t j = 0; j < N; ++j) bias[size_t(j)] = beta * c[c.size() == 1 ? 0 : size_t(j)];
+      op.bias = Weight(bias, {N}, n.input(2) + ":bias");
+    }
+    op.out = Out(FuseAct(op, n.output(0)));
+    g_.ops.push_back(op);
+  }
+
+  void Binary(const onnx::NodeProto& n) {
+    static const std::map<std::string, fb::BinaryKind> kinds = {
+        {"Add", fb::BinaryKind::ADD}, {"Sub", fb::BinaryKind::SUB}, {"Mul", fb::BinaryKind::MUL},
+        {"Div", fb::BinaryKind::DIV}, {"Max", fb::BinaryKind::MAXIMUM}, {"Min", fb::BinaryKind::MINIMUM}};
+    IrOp op;
+    op.kind = fb::OpParams::Binary;
+    op.binary = kinds.at(n.op_type());
+    auto ys = Shape(n.output(0));
+    std::vector<int64_t>* strides[2] = {&op.a_strides, &op.b_strides};
+    for (int s = 0; s < 2; ++s) {
+      auto xs = Shape(n.input(s));
+      if (xs.size() > ys.size()) Fail("operand rank exceeds output rank");
+      strides[s]->assign(ys.size(), 0);
+      int64_t run = 1;
+      for (size_t d = xs.size(); d-- > 0;) {
+        size_t od = d + ys.size() - xs.size();
+        if (xs[d] != 1 && xs[d] != ys[od]) Fail("operand shape does not broadcast to the output");
+        (*strides[s])[od] = xs[d] == 1 ? 0 : run;
+        run *= xs[d];
+      }
+    }
+    op.ins = {In(n.input(0)), In(n.input(1))};
+    op.out = Out(n.output(0));
+    g_.ops.push_back(op);
+  }
+
+  void Pool(const onnx::NodeProto& n) {
+    IrOp op;
+    op.kind = fb::OpParams::Pool;
+    auto xs = Shape(n.input(0));
+    const std::string& t = n.op_type();
+    if (t == "GlobalAveragePool") {
+      op.pool = fb::PoolKind::GLOBAL_AVG;
+    } else if (t == "GlobalMaxPool") {
+      op.pool = fb::PoolKind::MAX_POOL;
+      op.kh = uint32_t(xs[2]), op.kw = uint32_t(xs[3]);
+    } else {
+      op.pool = t == "MaxPool" ? fb::PoolKind::MAX_POOL : fb::PoolKind::AVG_POOL;
+      auto ks = AttrInts(n, "kernel_shape");
+      auto st = AttrInts(n, "strides", {1, 1});
+      op.kh = uint32_t(ks[0]), op.kw = uint32_t(ks[1]), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
+      Pads(n, xs, ks[0], ks[1], st[0], st[1], 1, 1, op);
+      op.count_include_pad = AttrInt(n, "count_include_pad", 0) != 0;
+    }
+    op.ins = {In(n.input(0))};
+    op.out = Out(n.output(0));
+    g_.ops.push_back(op);
+  }
+
+  void Softmax(const onnx::NodeProto& n) {
+    IrOp op;
+    op.kind = fb::OpParams::Softmax;
+    auto xs = Shape(n.input(0));
+    const int64_t r = int64_t(xs.size());
+    int64_t axis = AttrInt(n, "axis", info_.opset >= 13 ? -1 : 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= std::max<int64_t>(r, 1)) Fail("axis out of range");
+    op.m = uint64_t(Product(xs, 0, size_t(axis)));
+    if (info_.opset >= 13) {
+      op.k = uint64_t(r ? xs[size_t(axis)] : 1);
+      op.n = uint64_t(Product(xs, size_t(axis) + 1, xs.size()));
+    } else {  // opsets < 13 coerce the input to 2-D at axis
+      op.k = uint64_t(Product(xs, size_t(axis), xs.size()));
+      op.n = 1;
+    }
+    op.ins = {In(n.input(0))};
+    op.out = Out(n.output(0));
+    g_.ops.push_back(op);
+  }
+
+  void Node(const onnx::NodeProto& n) {
+    std::string why = Unsupported(n, info_);
+    if (!why.empty()) Fail(why);
+    const std::string& t = n.op_type();
+    if (t == "Conv") return Conv(n);
+    if (t == "Gemm" || t == "MatMul") return Gemm(n);
+    if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Max" || t == "Min")
+      return Binary(n);
+    if (t == "MaxPool" || t == "AveragePool" || t == "GlobalAveragePool" || t == "GlobalMaxPool")
+      return Pool(n);
+    if (t == "Softmax") return Softmax(n);
+    IrOp op;
+    if (kActOps.count(t)) {
+      op.kind = fb::OpParams::Unary;
+      SetAct(op, n);
+    } else if (t == "Transpose") {
+      op.kind = fb::OpParams::Transpose;
+      auto xs = Shape(n.input(0));
+      auto perm = AttrInts(n, "perm");
+      if (perm.empty())
+        for (size_t i = xs.size(); i-- > 0;) perm.push_back(int64_t(i));
+      op.perm.assign(perm.begin(), perm.end());
+    } else if (t == "Concat") {
+      op.kind = fb::OpParams::Concat;
+      int64_t axis = AttrInt(n, "axis", 0), r = int64_t(Shape(n.output(0)).size());
+      op.axis = uint32_t(axis < 0 ? axis + r : axis);
+      for (const auto& i : n.input()) op.ins.push_back(In(i));
+      op.out = Out(n.output(0));
+      g_.ops.push_back(op);
+      return;
+    } else if (t == "BatchNormalization") {
+      auto xs = Shape(n.input(0));
+      std::vector<float> scale, shift;
+      ScaleShiftOf(n, size_t(xs[1]), &scale, &shift);
+      op.kind = fb::OpParams::ScaleShift;
+      op.m = uint64_t(xs[0]), op.k = uint64_t(xs[1]), op.n = uint64_t(Product(xs, 2, xs.size()));
+      op.weights = Weight(scale, {xs[1]}, n.output(0) + ":scale");
+      op.bias = Weight(shift, {xs[1]}, n.output(0) + ":shift");
+    } else if (kCopyOps.count(t)) {
+      int in = In(n.input(0));
+      const IrTensor& src = g_.tensors[size_t(in)];
+      if (src.loc == fb::Location::ARENA && !outputs_.count(n.output(0))) {
+        IrTensor alias{n.output(0), Shape(n.output(0))};
+        alias.alias_of = src.alias_of >= 0 ? src.alias_of : in;
+        by_name_[alias.name] = Add(alias);
+        return;
+      }
+      op.kind = fb::OpParams::Copy;
+    } else {
+      Fail("no lowering");
+    }
+    op.ins = {In(n.input(0))};
+    op.out = Out(n.output(0));
+    g_.ops.push_back(op);
+  }
+
+  const Partition& p_;
+  const GraphInfo& info_;
+  WeightStore& ws_;
+  IrGraph g_;
+  std::map<std::string, int> by_name_;
+  std::map<std::string, uint32_t> outputs_;
+  std::map<std::string, std::vector<const onnx::NodeProto*>> consumers_;
+  std::set<const onnx::NodeProto*> consumed_;
+  const onnx::NodeProto* node_ = nullptr;
+};
+
+}  // namespace
+
+IrGraph Lower(const Partition& partition, const GraphInfo& info, WeightStore& weights) {
+  return Lowerer(partition, info, weights).Run();
+}
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx

@@ -1,0 +1,162 @@
+// Which ONNX nodes the vnpu runs, and why not for the others. The answer
+// must agree with what lower.cc can lower: every check here is a condition
+// lowering relies on.
+#include <set>
+
+#include "onnx_util.h"
+#include "vnpu_ir.h"
+
+namespace epctx {
+namespace host {
+namespace vnpu {
+namespace {
+
+const std::set<std::string> kUnaryOps = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "Clip",
+                                         "Tanh"};
+const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+const std::set<std::string> kCopyOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                        "Dropout"};
+// Left to the CPU on purpose: no vnpu op (the README lists what it has).
+const std::set<std::string> kCpuOps = {"Sqrt",  "Log",    "Exp",    "Pow",          "Cast",
+                                       "Shape", "Slice",  "Gather", "Resize",       "ConvTranspose"};
+
+std::string Static(const GraphInfo& info, const std::string& name, size_t max_rank = 8) {
+  const ValueType* t = info.type(name);
+  if (const onnx::TensorProto* c = info.constant(name)) {
+    if (c->data_type() != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+    if (size_t(c->dims_size()) > max_rank) return "'" + name + "' has rank > 8";
+    return "";
+  }
+  if (!t || !t->fully_static()) return "shape of '" + name + "' is not static";
+  if (t->dtype != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+  if (t->dims.size() > max_rank) return "'" + name + "' has rank > 8";
+  return "";
+}
+
+size_t Rank(const GraphInfo& info, const std::string& name) {
+  if (const onnx::TensorProto* c = info.constant(name)) return size_t(c->dims_size());
+  const ValueType* t = info.type(name);
+  return t ? t->dims.size() : 0;
+}
+
+std::string NeedConst(const GraphInfo& info, const onnx::NodeProto& n, int i, const char* what) {
+  if (!Has(n, i)) return "";
+  const onnx::TensorProto* c = info.constant(n.input(i));
+  if (!c) return std::string(what) + " '" + n.input(i) + "' is not a constant";
+  if (c->data_type() != onnx::TensorProto::FLOAT) return std::string(what) + " is not float32";
+  return "";
+}
+
+std::string Window(const onnx::NodeProto& n, bool conv) {
+  std::string ap = AttrString(n, "auto_pad", "NOTSET");
+  if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
+    return "auto_pad " + ap + " unknown";
+  auto ks = AttrInts(n, "kernel_shape");
+  if (!conv && ks.size() != 2) return "kernel_shape must be 2-D";
+  if (!ks.empty() && ks.size() != 2) return "only 2-D windows";
+  for (int64_t k : ks) if (k < 1 || k > 65535) return "kernel_shape out of range";
+  auto pads = AttrInts(n, "pads");
+  if (!pads.empty() && pads.size() != 4) return "pads must have 4 entries";
+  for (int64_t p : pads) if (p < 0 || p > 65535) return "pads out of range";
+  for (int64_t s : AttrInts(n, "strides")) if (s < 1 || s > 65535) return "strides out of range";
+  auto dil = AttrInts(n, "dilations");
+  for (int64_t d : dil) {
+    if (d < 1 || d > 65535) return "dilations out of range";
+    if (!conv && d != 1) return "pooling dilations are not supported";
+  }
+  return "";
+}
+
+std::string Check(const onnx::NodeProto& n, const GraphInfo& info) {
+  const std::string& op = n.op_type();
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return "domain " + n.domain() + " not supported";
+  if (kCpuOps.count(op) || op.rfind("Reduce", 0) == 0) return op + " has no vnpu op";
+  std::string r;
+  for (const auto& o : n.output())
+    if (!o.empty() && !(r = Static(info, o)).empty()) return "output " + r;
+  auto in0 = [&]() { return n.input_size() > 0 ? Static(info, n.input(0)) : "no input"; };
+
+  if (op == "Conv") {
+    if (!(r = in0()).empty()) return r;
+    if (Rank(info, n.input(0)) != 4) return "only 2-D convolution (NCHW input)";
+    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
+    if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
+    return Window(n, true);
+  }
+  if (op == "Gemm" || op == "MatMul") {
+    if (!(r = in0()).empty()) return r;
+    size_t ra = Rank(info, n.input(0));
+    if (op == "Gemm" && ra != 2) return "A must be 2-D";
+    if (ra < 2) return "A must have rank >= 2";
+    if (n.input_size() < 2 || !(r = NeedConst(info, n, 1, "B")).empty()) return r.empty() ? "no B" : r;
+    if (info.constant(n.input(1))->dims_size() != 2) return "B must be a 2-D constant";
+    if (op == "Gemm") {
+      if (AttrInt(n, "transA", 0) != 0) return "transA=1 not supported";
+      if (!(r = NeedConst(info, n, 2, "C")).empty()) return r;
+      if (Has(n, 2)) {
+        auto c = info.constant(n.input(2));
+        int64_t cols = 1;
+        for (int i = 0; i < c->dims_size(); ++i) {
+          if (i + 1 < c->dims_size() && c->dims(i) != 1) return "C must broadcast along rows";
+          cols = c->dims(i);
+        }
+        (void)cols;
+      }
+    }
+    return "";
+  }
+  if (kBinaryOps.count(op)) {
+    if (n.input_size() != 2) return op + " with " + std::to_string(n.input_size()) + " inputs";
+    for (int i = 0; i < 2; ++i)
+      if (!(r = Static(info, n.input(i))).empty()) return r;
+    return "";
+  }
+  if (kUnaryOps.count(op)) {
+    if (!(r = in0()).empty()) return r;
+    if (op == "Clip")
+      for (int i = 1; i < 3; ++i)
+        if (Has(n, i) && !info.constant(n.input(i))) return "Clip min/max must be constants";
+    return "";
+  }
+  if (op == "MaxPool" || op == "AveragePool") {
+    if (!(r = in0()).empty()) return r;
+    if (Rank(info, n.input(0)) != 4) return "only 2-D pooling";
+    if (n.output_size() > 1 && !n.output(1).empty()) return "MaxPool Indices output not supported";
+    if (AttrInt(n, "storage_order", 0) != 0) return "storage_order=1 not supported";
+    return Window(n, false);
+  }
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+    if (!(r = in0()).empty()) return r;
+    return Rank(info, n.input(0)) == 4 ? "" : "only 2-D pooling";
+  }
+  if (op == "Softmax" || op == "Transpose") return in0();
+  if (op == "Concat") {
+    for (const auto& i : n.input())
+      if (!(r = Static(info, i)).empty()) return r;
+    return n.input_size() > 0 ? "" : "no inputs";
+  }
+  if (kCopyOps.count(op)) {
+    if (n.output_size() > 1 && !n.output(1).empty()) return op + " mask output not supported";
+    return in0();
+  }
+  if (op == "BatchNormalization") {
+    if (!(r = in0()).empty()) return r;
+    if (Rank(info, n.input(0)) < 2) return "input rank < 2";
+    if (AttrInt(n, "training_mode", 0) != 0 || n.output_size() > 1) return "training mode";
+    for (int i = 1; i < 5; ++i)
+      if (!(r = NeedConst(info, n, i, "parameter")).empty() || !Has(n, i))
+        return r.empty() ? "missing parameter" : r;
+    return "";
+  }
+  return op + " has no vnpu op";
+}
+
+}  // namespace
+
+std::string Unsupported(const onnx::NodeProto& node, const GraphInfo& info) {
+  return Check(node, info);
+}
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx

@@ -1,0 +1,80 @@
+// The vnpu compiler's intermediate form: the command stream before memory
+// planning and serialisation. Lowering (lower.cc) builds it from ONNX nodes,
+// the memory planner (memory_planner.cc) gives every ARENA tensor an offset,
+// and emit.cc writes it as a vnpu.fbs flatbuffer.
+#ifndef EPCTX_HOST_VNPU_IR_H
+#define EPCTX_HOST_VNPU_IR_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <epctx_host/backend.h>
+
+#include "vnpu_generated.h"
+
+namespace epctx {
+namespace host {
+namespace vnpu {
+
+namespace fb = ::epctx::vnpu::fb;
+
+struct IrTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  fb::Location loc = fb::Location::ARENA;
+  uint32_t index = 0;   // INPUT / OUTPUT
+  uint64_t offset = 0;  // ARENA (after planning) / WEIGHT
+  int alias_of = -1;    // ARENA tensor sharing this one's bytes (reshape)
+  uint64_t bytes() const {
+    uint64_t n = 4;
+    for (int64_t d : shape) n *= uint64_t(d);
+    return n;
+  }
+};
+
+// One op; only the fields of its kind are meaningful.
+struct IrOp {
+  fb::OpParams kind = fb::OpParams::NONE;
+  std::vector<int> ins;  // data inputs (CONCAT: all), then weights/bias/scale/shift
+  int out = -1;
+  fb::Activation act = fb::Activation::NONE;  // CONV2D/GEMM fused, UNARY kind
+  float alpha = 0.f, beta = 0.f;
+  int weights = -1, bias = -1;  // CONV2D / GEMM / SCALE_SHIFT (scale, shift)
+  uint32_t kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0, dh = 1, dw = 1,
+           groups = 1;
+  uint64_t m = 0, k = 0, n = 0;  // GEMM; SOFTMAX / SCALE_SHIFT outer, axis, inner
+  fb::BinaryKind binary = fb::BinaryKind::ADD;
+  std::vector<int64_t> a_strides, b_strides;
+  fb::PoolKind pool = fb::PoolKind::MAX_POOL;
+  bool count_include_pad = false;
+  std::vector<uint32_t> perm;
+  uint32_t axis = 0;
+};
+
+struct IrGraph {
+  std::string name;
+  std::vector<IrTensor> tensors;
+  std::vector<IrOp> ops;
+  uint64_t arena_size = 0;
+};
+
+// Lowers a partition to ops over INPUT/OUTPUT/ARENA/WEIGHT tensors, packing
+// weights into `weights`. Throws CompileError naming the node.
+IrGraph Lower(const Partition& partition, const GraphInfo& info, WeightStore& weights);
+
+// Assigns every ARENA tensor an offset and sets arena_size (see the header
+// comment of memory_planner.cc for the algorithm).
+void PlanMemory(IrGraph& g, uint32_t alignment);
+
+// Serialises to a vnpu command stream (vnpu.fbs).
+std::vector<uint8_t> Emit(const IrGraph& g);
+
+// Why the vnpu cannot run `node` ("" when it can).
+std::string Unsupported(const onnx::NodeProto& node, const GraphInfo& info);
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,327 @@
+// vnpu compiler half end to end: ONNX graphs built in C++ -> Supports() ->
+// Compile() -> the driver loads the stream and its numbers match reference
+// loops written from the ONNX operator definitions.
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <algorithm>
+
+#include <epctx/epctx.h>
+#include <epctx/vnpu.h>
+
+#include "vnpu_backend.h"
+#include "vnpu_generated.h"
+
+// Last: cmocka's macros (fail, ...) collide with libstdc++ names.
+extern "C" {
+#include <cmocka.h>
+}
+
+using namespace epctx::host;
+
+namespace {
+
+struct Model {
+  onnx::GraphProto graph;
+  GraphInfo info;
+  std::deque<onnx::TensorProto> consts;
+  Partition part;
+
+  Model(int64_t opset = 13) {
+    info.graph = &graph;
+    info.opset = opset;
+    part.name = "vnpu_0";
+  }
+  void Value(const std::string& name, std::vector<int64_t> dims) {
+    ValueType t;
+    t.known = true;
+    t.dtype = onnx::TensorProto::FLOAT;
+    t.dims = dims;
+    info.types[name] = t;
+  }
+  void Const(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
+    consts.emplace_back();
+    onnx::TensorProto& t = consts.back();
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t.add_dims(d);
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+    info.constants[name] = &t;
+    Value(name, dims);
+  }
+  onnx::NodeProto* Node(const std::string& op, std::vector<std::string> in,
+                        std::vector<std::string> out) {
+    onnx::NodeProto* n = graph.add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(graph.node_size()));
+    for (auto& i : in) n->add_input(i);
+    for (auto& o : out) n->add_output(o);
+    return n;
+  }
+  void Finish(std::vector<std::string> in, std::vector<std::string> out) {
+    part.nodes.clear();
+    for (const auto& n : graph.node()) part.nodes.push_back(&n);
+    part.inputs = in;
+    part.outputs = out;
+  }
+};
+
+void IntAttr(onnx::NodeProto* n, const char* name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void IntsAttr(onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+std::vector<float> Ramp(size_t n, float scale, float phase = 0.f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(float(i) * 0.61f + phase) * scale;
+  return v;
+}
+
+void* Alloc(void*, size_t size, size_t align) {
+  if (align < sizeof(void*)) align = sizeof(void*);
+  return aligned_alloc(align, (size + align - 1) / align * align);
+}
+void Free(void*, void* p) { free(p); }
+
+// Compiles the model's partition, loads it in the driver, runs it once.
+std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<float>> inputs,
+                                              uint64_t* arena = nullptr,
+                                              uint32_t* num_ops = nullptr) {
+  auto backend = CreateVnpuBackend();
+  for (const auto* n : m.part.nodes) {
+    Support s = backend->Supports(*n, m.info);
+    if (!s.supported) print_error("%s: %s\n", n->op_type().c_str(), s.reason.c_str());
+    assert_true(s.supported);
+  }
+  WeightStore ws;
+  CompiledGraph cg = backend->Compile(m.part, m.info, ws);
+  if (num_ops) *num_ops = epctx::vnpu::fb::GetGraph(cg.payload.data())->ops()->size();
+  // The container gives weights 64-byte aligned; so does this copy.
+  size_t wsize = ws.bytes().size();
+  uint8_t* weights = static_cast<uint8_t*>(Alloc(nullptr, wsize + 64, 64));
+  if (wsize) memcpy(weights, ws.bytes().data(), wsize);
+  epctx_hal_graph_blob gb = {cg.name.c_str(), cg.payload.data(), cg.payload.size()};
+  epctx_hal_blob blob = {nullptr, 0, 1, weights, wsize, &gb, 1};
+  epctx_hal_host host = {nullptr, Alloc, Free, nullptr};
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_context* ctx = nullptr;
+  char msg[512];
+  int rc = d->load_context(d, &blob, &host, &ctx, msg, sizeof msg);
+  if (rc) print_error("load: %s\n", msg);
+  assert_int_equal(rc, 0);
+  epctx_hal_graph* g;
+  epctx_hal_graph_info info;
+  assert_int_equal(d->get_graph(d, ctx, cg.name.c_str(), &g, &info, msg, sizeof msg), 0);
+  if (arena) *arena = info.scratch_bytes;
+  std::vector<epctx_hal_tensor> ti, to;
+  std::vector<std::vector<float>> outs(info.num_outputs);
+  assert_int_equal(info.num_inputs, inputs.size());
+  for (uint32_t i = 0; i < info.num_inputs; ++i)
+    ti.push_back({EPCTX_DTYPE_FLOAT, info.inputs[i].rank, info.inputs[i].dims, inputs[i].data(),
+                  inputs[i].size() * 4});
+  for (uint32_t i = 0; i < info.num_outputs; ++i) {
+    size_t n = 1;
+    for (uint32_t k = 0; k < info.outputs[i].rank; ++k) n *= size_t(info.outputs[i].dims[k]);
+    outs[i].resize(n);
+    to.push_back({EPCTX_DTYPE_FLOAT, info.outputs[i].rank, info.outputs[i].dims, outs[i].data(),
+                  n * 4});
+  }
+  std::vector<uint8_t> scratch(info.scratch_bytes + 64);
+  rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
+                  scratch.data(), info.scratch_bytes, msg, sizeof msg);
+  if (rc) print_error("execute: %s\n", msg);
+  assert_int_equal(rc, 0);
+  d->release_context(d, ctx);
+  free(weights);
+  return outs;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
+  assert_int_equal(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > 1e-4f * (1.f + std::fabs(want[i]))) {
+      print_error("element %zu: got %g want %g\n", i, double(got[i]), double(want[i]));
+      fail();
+    }
+}
+
+// Conv 3x3 pad 1 -> BatchNorm -> Relu -> MaxPool 2x2 -> Flatten -> Gemm(transB)
+// -> Softmax: exercises BN folding, activation fusion, aliasing and GEMM.
+void conv_bn_relu_pool_gemm_softmax_matches_reference(void**) {
+  const int C = 3, H = 6, W = 6, CO = 4, P = 3, Q = 3, F = CO * P * Q, N = 5;
+  Model m;
+  auto x = Ramp(size_t(C) * H * W, 1.f);
+  auto w = Ramp(size_t(CO) * C * 9, 0.4f, 1.f), b = Ramp(CO, 0.1f, 2.f);
+  auto gamma = Ramp(CO, 0.5f, 3.f), beta = Ramp(CO, 0.2f, 4.f), mean = Ramp(CO, 0.3f, 5.f);
+  std::vector<float> var = {0.5f, 1.f, 1.5f, 2.f};
+  auto gw = Ramp(size_t(N) * F, 0.3f, 6.f), gc = Ramp(N, 0.1f, 7.f);
+  m.Value("x", {1, C, H, W});
+  m.Const("w", {CO, C, 3, 3}, w);
+  m.Const("b", {CO}, b);
+  for (auto& p : std::vector<std::pair<const char*, std::vector<float>*>>{
+           {"gamma", &gamma}, {"beta", &beta}, {"mean", &mean}, {"var", &var}})
+    m.Const(p.first, {CO}, *p.second);
+  m.Const("gw", {N, F}, gw);
+  m.Const("gc", {N}, gc);
+  m.Value("c", {1, CO, H, W});
+  m.Value("bn", {1, CO, H, W});
+  m.Value("r", {1, CO, H, W});
+  m.Value("p", {1, CO, P, Q});
+  m.Value("f", {1, F});
+  m.Value("g", {1, N});
+  m.Value("y", {1, N});
+  IntsAttr(m.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.Node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"});
+  m.Node("Relu", {"bn"}, {"r"});
+  auto* pool = m.Node("MaxPool", {"r"}, {"p"});
+  IntsAttr(pool, "kernel_shape", {2, 2});
+  IntsAttr(pool, "strides", {2, 2});
+  m.Node("Flatten", {"p"}, {"f"});
+  IntAttr(m.Node("Gemm", {"f", "gw", "gc"}, {"g"}), "transB", 1);
+  m.Node("Softmax", {"g"}, {"y"});
+  m.Finish({"x"}, {"y"});
+  uint32_t ops = 0;
+  auto out = CompileAndRun(m, {x}, nullptr, &ops);
+  // BN and Relu fold into the conv, Flatten is an alias: CONV2D POOL GEMM SOFTMAX.
+  assert_int_equal(ops, 4);
+
+  std::vector<float> r(size_t(CO) * H * W), p(F), y(N);
+  for (int o = 0; o < CO; ++o) {
+    float sc = gamma[o] / std::sqrt(var[o] + 1e-5f);
+    for (int i = 0; i < H; ++i)
+      for (int j = 0; j < W; ++j) {
+        double acc = b[o];
+        for (int c = 0; c < C; ++c)
+          for (int u = 0; u < 3; ++u)
+            for (int v = 0; v < 3; ++v) {
+              int ii = i + u - 1, jj = j + v - 1;
+              if (ii >= 0 && ii < H && jj >= 0 && jj < W)
+                acc += double(x[(c * H + ii) * W + jj]) * w[((o * C + c) * 3 + u) * 3 + v];
+            }
+        float bnv = float((acc - mean[o]) * sc + beta[o]);
+        r[(o * H + i) * W + j] = bnv > 0 ? bnv : 0;
+      }
+  }
+  for (int o = 0; o < CO; ++o)
+    for (int i = 0; i < P; ++i)
+      for (int j = 0; j < Q; ++j) {
+        float mx = -1e30f;
+        for (int u = 0; u < 2; ++u)
+          for (int v = 0; v < 2; ++v) mx = std::max(mx, r[(o * H + 2 * i + u) * W + 2 * j + v]);
+        p[(o * P + i) * Q + j] = mx;
+      }
+  double sum = 0;
+  for (int n = 0; n < N; ++n) {
+    double acc = gc[n];
+    for (int k = 0; k < F; ++k) acc += double(p[k]) * gw[n * F + k];
+    y[n] = float(acc);
+  }
+  float mx = *std::max_element(y.begin(), y.end());
+  for (float& v : y) sum += std::exp(double(v - mx));
+  for (float& v : y) v = float(std::exp(double(v - mx)) / sum);
+  ExpectNear(out[0], y);
+}
+
+// Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
+// long enough that the planner must reuse arena space.
+void elementwise_transpose_concat_and_arena_reuse(void**) {
+  Model m;
+  auto x = Ramp(24, 1.f);
+  auto k = Ramp(4, 0.5f, 1.f);
+  m.Value("x", {2, 3, 4});
+  m.Const("k", {4}, k);
+  const char* names[] = {"a", "s", "t", "u", "v"};
+  for (const char* n : names) m.Value(n, {2, 3, 4});
+  m.Value("tr", {4, 2, 3});
+  m.Value("y", {2, 6, 4});
+  m.Node("Add", {"x", "k"}, {"a"});
+  m.Node("Sigmoid", {"a"}, {"s"});
+  m.Node("Mul", {"s", "a"}, {"t"});
+  m.Node("Tanh", {"t"}, {"u"});
+  m.Node("Relu", {"u"}, {"v"});
+  IntsAttr(m.Node("Transpose", {"v"}, {"tr"}), "perm", {2, 0, 1});
+  IntAttr(m.Node("Concat", {"v", "x"}, {"y"}), "axis", 1);
+  m.Finish({"x"}, {"y", "tr"});
+  uint64_t arena = 0;
+  auto out = CompileAndRun(m, {x}, &arena);
+  std::vector<float> v(24), y(48), tr(24);
+  for (int i = 0; i < 24; ++i) {
+    float a = x[i] + k[i % 4], s = 1.f / (1.f + std::exp(-a)), u = std::tanh(s * a);
+    v[i] = u > 0 ? u : 0;
+  }
+  for (int a = 0; a < 2; ++a)
+    for (int j = 0; j < 12; ++j) {
+      y[a * 24 + j] = v[a * 12 + j];
+      y[a * 24 + 12 + j] = x[a * 12 + j];
+    }
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int d = 0; d < 4; ++d) tr[(d * 2 + a) * 3 + b] = v[(a * 3 + b) * 4 + d];
+  ExpectNear(out[0], y);
+  ExpectNear(out[1], tr);
+  // 5 intermediates of 96 bytes (128 aligned); at most 3 live at once.
+  assert_true(arena <= 3 * 128);
+}
+
+void supports_gives_reasons(void**) {
+  auto backend = CreateVnpuBackend();
+  Model m;
+  m.Value("x", {1, 3, 4, 4});
+  m.Value("w", {2, 3, 3, 3});  // not a constant
+  m.Value("y", {1, 2, 2, 2});
+  m.Value("d", {});
+  m.Value("x2", {2, 3});
+  auto* sq = m.Node("Sqrt", {"x"}, {"y"});
+  auto* conv = m.Node("Conv", {"x", "w"}, {"y"});
+  m.Const("B", {3, 2}, Ramp(6, 1.f));
+  m.Value("g", {3, 2});
+  auto* gemm = m.Node("Gemm", {"x2", "B"}, {"g"});
+  IntAttr(gemm, "transA", 1);
+  Support s = backend->Supports(*sq, m.info);
+  assert_false(s.supported);
+  assert_non_null(strstr(s.reason.c_str(), "Sqrt"));
+  s = backend->Supports(*conv, m.info);
+  assert_false(s.supported);
+  assert_non_null(strstr(s.reason.c_str(), "not a constant"));
+  s = backend->Supports(*gemm, m.info);
+  assert_false(s.supported);
+  assert_non_null(strstr(s.reason.c_str(), "transA"));
+  m.Value("dyn", {-1, 3});
+  auto* relu = m.Node("Relu", {"dyn"}, {"x2"});
+  s = backend->Supports(*relu, m.info);
+  assert_false(s.supported);
+  assert_non_null(strstr(s.reason.c_str(), "not static"));
+}
+
+void weight_store_dedupes_and_aligns(void**) {
+  WeightStore ws;
+  float a[3] = {1, 2, 3}, b[2] = {4, 5};
+  assert_int_equal(ws.Add(a, sizeof a), 0);
+  assert_int_equal(ws.Add(b, sizeof b), 64);
+  assert_int_equal(ws.Add(a, sizeof a), 0);
+  assert_int_equal(ws.bytes().size(), 72);
+  assert_int_equal(ws.bytes_added(), 32);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
+      cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
+      cmocka_unit_test(supports_gives_reasons),
+      cmocka_unit_test(weight_store_dedupes_and_aligns),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

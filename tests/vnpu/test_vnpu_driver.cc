@@ -1,0 +1,329 @@
+// vnpu driver: op numerics against reference loops, graph binding,
+// compatibility decisions, and hostile command streams rejected at load.
+#include <cmath>
+#include <cstring>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "vnpu_stream.h"
+
+using namespace vt;
+using L = fb::Location;
+
+namespace {
+
+std::vector<float> Ramp(size_t n, float scale, float bias = 0.f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(float(i) * 0.37f + bias) * scale;
+  return v;
+}
+
+// Runs the single graph of `l`: one input tensor per entry of `in`.
+int Run(Loaded& l, std::vector<std::vector<float>*> in, std::vector<std::vector<float>*> out,
+        std::string* msg = nullptr) {
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_graph* g;
+  epctx_hal_graph_info info;
+  char buf[512];
+  int rc = d->get_graph(d, l.ctx, "any", &g, &info, buf, sizeof buf);
+  if (rc) return rc;
+  std::vector<epctx_hal_tensor> ti, to;
+  for (uint32_t i = 0; i < info.num_inputs; ++i)
+    ti.push_back({EPCTX_DTYPE_FLOAT, info.inputs[i].rank, info.inputs[i].dims, in[i]->data(),
+                  in[i]->size() * 4});
+  for (uint32_t i = 0; i < info.num_outputs; ++i)
+    to.push_back({EPCTX_DTYPE_FLOAT, info.outputs[i].rank, info.outputs[i].dims, out[i]->data(),
+                  out[i]->size() * 4});
+  std::vector<uint8_t> scratch(info.scratch_bytes + 1);
+  rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
+                  scratch.data(), info.scratch_bytes, buf, sizeof buf);
+  if (msg) *msg = buf;
+  return rc;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
+  assert_int_equal(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    float tol = 1e-4f * (1.f + std::fabs(want[i]));
+    if (std::fabs(got[i] - want[i]) > tol) {
+      print_error("element %zu: got %g want %g\n", i, double(got[i]), double(want[i]));
+      fail();
+    }
+  }
+}
+
+// Conv2D reference: NCHW, OIHW weights.
+std::vector<float> RefConv(const std::vector<float>& x, const std::vector<float>& w,
+                           const std::vector<float>& b, int N, int C, int H, int W, int CO, int K,
+                           int s, int p, int dil, int G, int OH, int OW) {
+  std::vector<float> y(size_t(N) * CO * OH * OW);
+  int cig = C / G, cog = CO / G;
+  for (int n = 0; n < N; ++n)
+    for (int o = 0; o < CO; ++o)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          double acc = b.empty() ? 0 : b[o];
+          int g = o / cog;
+          for (int i = 0; i < cig; ++i)
+            for (int kh = 0; kh < K; ++kh)
+              for (int kw = 0; kw < K; ++kw) {
+                int ih = oh * s - p + kh * dil, iw = ow * s - p + kw * dil;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                acc += double(x[((size_t(n) * C + g * cig + i) * H + ih) * W + iw]) *
+                       w[((size_t(o) * cig + i) * K + kh) * K + kw];
+              }
+          y[((size_t(n) * CO + o) * OH + oh) * OW + ow] = float(acc);
+        }
+  return y;
+}
+
+void CheckConv(int N, int C, int H, int W, int CO, int K, int s, int p, int dil, int G, bool relu) {
+  int cig = C / G;
+  int OH = (H + 2 * p - dil * (K - 1) - 1) / s + 1, OW = (W + 2 * p - dil * (K - 1) - 1) / s + 1;
+  auto x = Ramp(size_t(N) * C * H * W, 1.f);
+  auto w = Ramp(size_t(CO) * cig * K * K, 0.5f, 1.f);
+  auto b = Ramp(size_t(CO), 0.3f, 2.f);
+  auto packed = PackConv(w, CO, cig, K, K, G);
+  std::vector<float> weights = packed;
+  uint64_t boff = (weights.size() * 4 + 63) / 64 * 64;
+  weights.resize(boff / 4);
+  weights.insert(weights.end(), b.begin(), b.end());
+  Stream st;
+  uint32_t ti = st.Tensor("x", {N, C, H, W}, L::INPUT, 0);
+  uint32_t tw = st.Tensor("w", {int64_t(packed.size())}, L::WEIGHT, 0);
+  uint32_t tb = st.Tensor("b", {CO}, L::WEIGHT, boff);
+  uint32_t to = st.Tensor("y", {N, CO, OH, OW}, L::OUTPUT, 0);
+  st.Op(fb::CreateConv2D(st.fbb, ti, tw, to, true, tb, K, K, s, s, p, p, p, p, dil, dil, G,
+                         relu ? fb::Activation::RELU : fb::Activation::NONE));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0)}}, weights);
+  assert_int_equal(l.rc, 0);
+  std::vector<float> y(size_t(N) * CO * OH * OW);
+  assert_int_equal(Run(l, {&x}, {&y}), 0);
+  auto want = RefConv(x, w, b, N, C, H, W, CO, K, s, p, dil, G, OH, OW);
+  if (relu)
+    for (float& v : want) v = v > 0 ? v : 0;
+  ExpectNear(y, want);
+}
+
+void conv2d_matches_reference_loops(void**) {
+  CheckConv(1, 3, 9, 11, 5, 3, 1, 1, 1, 1, true);    // 3x3 same, channel tail
+  CheckConv(2, 4, 8, 8, 16, 3, 2, 1, 1, 2, false);   // grouped, strided
+  CheckConv(1, 6, 7, 7, 6, 3, 1, 2, 2, 6, false);    // depthwise, dilated
+  CheckConv(1, 8, 5, 5, 9, 1, 1, 0, 1, 1, false);    // pointwise
+}
+
+void gemm_matches_reference_with_fused_clip(void**) {
+  int M = 6, K = 7, N = 11;
+  auto a = Ramp(size_t(M) * K, 1.f), bm = Ramp(size_t(K) * N, 0.7f, 0.5f), bias = Ramp(N, 0.2f, 3.f);
+  auto weights = PackGemm(bm, K, N);
+  uint64_t boff = weights.size() * 4;
+  weights.insert(weights.end(), bias.begin(), bias.end());
+  Stream st;
+  uint32_t ta = st.Tensor("a", {M, K}, L::INPUT, 0);
+  uint32_t tw = st.Tensor("w", {int64_t((N + 7) / 8 * 8 * K)}, L::WEIGHT, 0);
+  uint32_t tb = st.Tensor("b", {N}, L::WEIGHT, boff);
+  uint32_t tm = st.Tensor("mid", {M, N}, L::ARENA, 64);
+  uint32_t ty = st.Tensor("y", {M, N}, L::OUTPUT, 0);
+  st.Op(fb::CreateGemm(st.fbb, ta, tw, tm, true, tb, M, K, N, fb::Activation::CLIP, -0.5f, 0.5f));
+  st.Op(fb::CreateCopy(st.fbb, tm, ty));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(64 + M * N * 4)}}, weights);
+  assert_int_equal(l.rc, 0);
+  std::vector<float> y(size_t(M) * N), want(y.size());
+  assert_int_equal(Run(l, {&a}, {&y}), 0);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      double acc = bias[n];
+      for (int k = 0; k < K; ++k) acc += double(a[m * K + k]) * bm[k * N + n];
+      want[m * N + n] = float(acc < -0.5 ? -0.5 : acc > 0.5 ? 0.5 : acc);
+    }
+  ExpectNear(y, want);
+}
+
+void binary_broadcasts_with_strides(void**) {
+  // a [2,3,4] - b [3,1] -> [2,3,4]
+  auto a = Ramp(24, 1.f), b = Ramp(3, 2.f, 1.f);
+  Stream st;
+  uint32_t ta = st.Tensor("a", {2, 3, 4}, L::INPUT, 0);
+  uint32_t tb = st.Tensor("b", {3, 1}, L::INPUT, 1);
+  uint32_t ty = st.Tensor("y", {2, 3, 4}, L::OUTPUT, 0);
+  std::vector<int64_t> sa = {12, 4, 1}, sb = {0, 1, 0};
+  st.Op(fb::CreateBinaryDirect(st.fbb, fb::BinaryKind::SUB, ta, tb, ty, &sa, &sb));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0)}}, {});
+  assert_int_equal(l.rc, 0);
+  std::vector<float> y(24), want(24);
+  assert_int_equal(Run(l, {&a, &b}, {&y}), 0);
+  for (int i = 0; i < 24; ++i) want[i] = a[i] - b[(i / 4) % 3];
+  ExpectNear(y, want);
+}
+
+void pool_max_and_avg_match_reference(void**) {
+  int H = 7, W = 6, K = 3, S = 2, P = 1, OH = 4, OW = 3;
+  auto x = Ramp(2 * H * W, 1.f);
+  for (fb::PoolKind kind : {fb::PoolKind::MAX_POOL, fb::PoolKind::AVG_POOL}) {
+    for (bool cip : {false, true}) {
+      Stream st;
+      uint32_t ti = st.Tensor("x", {1, 2, H, W}, L::INPUT, 0);
+      uint32_t ty = st.Tensor("y", {1, 2, OH, OW}, L::OUTPUT, 0);
+      st.Op(fb::CreatePool(st.fbb, kind, ti, ty, K, K, S, S, P, P, P, P, cip));
+      Loaded l;
+      Load(&l, {{"g", st.Finish(0)}}, {});
+      assert_int_equal(l.rc, 0);
+      std::vector<float> y(2 * OH * OW), want(y.size());
+      assert_int_equal(Run(l, {&x}, {&y}), 0);
+      for (int c = 0; c < 2; ++c)
+        for (int oh = 0; oh < OH; ++oh)
+          for (int ow = 0; ow < OW; ++ow) {
+            float mx = -1e30f, sum = 0;
+            int cnt = 0;
+            for (int kh = 0; kh < K; ++kh)
+              for (int kw = 0; kw < K; ++kw) {
+                int ih = oh * S - P + kh, iw = ow * S - P + kw;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                float v = x[(c * H + ih) * W + iw];
+                mx = v > mx ? v : mx;
+                sum += v;
+                ++cnt;
+              }
+            want[(c * OH + oh) * OW + ow] =
+                kind == fb::PoolKind::MAX_POOL ? mx : sum / float(cip ? K * K : cnt);
+          }
+      ExpectNear(y, want);
+    }
+  }
+}
+
+void softmax_transpose_concat_match_reference(void**) {
+  // x [2,3,4]: softmax over axis 1, transpose (2,0,1), concat with x' on axis 0.
+  auto x = Ramp(24, 2.f);
+  Stream st;
+  uint32_t ti = st.Tensor("x", {2, 3, 4}, L::INPUT, 0);
+  uint32_t ts = st.Tensor("s", {2, 3, 4}, L::ARENA, 0);
+  uint32_t tt = st.Tensor("t", {4, 2, 3}, L::OUTPUT, 0);
+  uint32_t tc = st.Tensor("c", {2, 6, 4}, L::OUTPUT, 1);
+  st.Op(fb::CreateSoftmax(st.fbb, ti, ts, 2, 3, 4));
+  std::vector<uint32_t> perm = {2, 0, 1};
+  st.Op(fb::CreateTransposeDirect(st.fbb, ts, tt, &perm));
+  std::vector<uint32_t> cat = {ts, ti};
+  st.Op(fb::CreateConcatDirect(st.fbb, &cat, tc, 1));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(96)}}, {});
+  assert_int_equal(l.rc, 0);
+  std::vector<float> t(24), c(48), sm(24), wt(24), wc(48);
+  assert_int_equal(Run(l, {&x}, {&t, &c}), 0);
+  for (int o = 0; o < 2; ++o)
+    for (int i = 0; i < 4; ++i) {
+      double sum = 0;
+      for (int k = 0; k < 3; ++k) sum += std::exp(double(x[(o * 3 + k) * 4 + i]));
+      for (int k = 0; k < 3; ++k) sm[(o * 3 + k) * 4 + i] = float(std::exp(double(x[(o * 3 + k) * 4 + i])) / sum);
+    }
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int d = 0; d < 4; ++d) wt[(d * 2 + a) * 3 + b] = sm[(a * 3 + b) * 4 + d];
+  for (int a = 0; a < 2; ++a)
+    for (int j = 0; j < 12; ++j) {
+      wc[a * 24 + j] = sm[a * 12 + j];
+      wc[a * 24 + 12 + j] = x[a * 12 + j];
+    }
+  ExpectNear(t, wt);
+  ExpectNear(c, wc);
+}
+
+std::vector<uint8_t> CopyGraph(const char* name) {
+  Stream st;
+  uint32_t ti = st.Tensor("x", {4}, L::INPUT, 0);
+  uint32_t ty = st.Tensor("y", {4}, L::OUTPUT, 0);
+  st.Op(fb::CreateCopy(st.fbb, ti, ty));
+  return st.Finish(0, name);
+}
+
+void get_graph_binds_single_graph_by_any_name(void**) {
+  Loaded l;
+  Load(&l, {{"only", CopyGraph("only")}}, {});
+  assert_int_equal(l.rc, 0);
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_graph* g = nullptr;
+  epctx_hal_graph_info info;
+  char msg[256];
+  assert_int_equal(d->get_graph(d, l.ctx, "some_other_node", &g, &info, msg, sizeof msg), 0);
+  assert_non_null(g);
+  assert_int_equal(info.num_inputs, 1);
+  assert_int_equal(info.num_outputs, 1);
+  assert_string_equal(info.inputs[0].name, "x");
+  assert_int_equal(info.inputs[0].dims[0], 4);
+  assert_int_equal(info.scratch_bytes, 0);
+}
+
+void get_graph_unknown_name_lists_available(void**) {
+  Loaded l;
+  Load(&l, {{"first", CopyGraph("first")}, {"second", CopyGraph("second")}}, {});
+  assert_int_equal(l.rc, 0);
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_graph* g;
+  epctx_hal_graph_info info;
+  char msg[256];
+  assert_int_equal(d->get_graph(d, l.ctx, "second", &g, &info, msg, sizeof msg), 0);
+  assert_int_equal(d->get_graph(d, l.ctx, "third", &g, &info, msg, sizeof msg), EPCTX_INVALID_GRAPH);
+  assert_non_null(strstr(msg, "'third'"));
+  assert_non_null(strstr(msg, "'first', 'second'"));
+}
+
+int Compat(const char* sdk, const char* arch, char* msg) {
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_context_desc desc = {"vnpu", sdk, arch, "node0"};
+  return d->check_compatibility(d, &desc, msg, 256);
+}
+
+void check_compatibility_accepts_and_rejects(void**) {
+  char msg[256];
+  assert_int_equal(Compat("", "", msg), 0);
+  assert_int_equal(Compat("1.0.0", "vnpu-1.0", msg), 0);
+  assert_int_equal(Compat("1.0.7", "vnpu-1.0", msg), 0);
+  assert_int_equal(Compat("2.0.0", "vnpu-1.0", msg), EPCTX_INCOMPATIBLE_SDK);
+  assert_non_null(strstr(msg, "2.0.0"));
+  assert_non_null(strstr(msg, "1.0.0"));
+  assert_int_equal(Compat("1.3.0", "", msg), EPCTX_INCOMPATIBLE_SDK);
+  assert_int_equal(Compat("one", "", msg), EPCTX_INCOMPATIBLE_SDK);
+  assert_int_equal(Compat("", "vnpu-2.0", msg), EPCTX_INCOMPATIBLE_HARDWARE);
+  assert_non_null(strstr(msg, "vnpu-2.0"));
+  assert_non_null(strstr(msg, "vnpu-1.0"));
+  assert_int_equal(Compat("", "qnpu-1.0", msg), EPCTX_INCOMPATIBLE_HARDWARE);
+  assert_int_equal(Compat("", "vnpu-1.1", msg), EPCTX_INCOMPATIBLE_HARDWARE);
+  // Impersonating newer hardware makes the 1.1 program acceptable.
+  assert_int_equal(epctx_vnpu_configure("hardware_architecture", "vnpu-1.2"), 0);
+  assert_int_equal(Compat("", "vnpu-1.1", msg), 0);
+  epctx_hal_driver_info info;
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  assert_int_equal(d->get_info(d, &info), 0);
+  assert_string_equal(info.hardware_architecture, "vnpu-1.2");
+  assert_int_equal(epctx_vnpu_configure("hardware_architecture", nullptr), 0);
+  assert_int_equal(epctx_vnpu_configure("sdk_version", "x"), EPCTX_INVALID_ARGUMENT);
+  assert_int_equal(epctx_vnpu_configure("bogus", "1.0.0"), EPCTX_INVALID_ARGUMENT);
+  assert_int_equal(d->get_info(d, &info), 0);
+  assert_string_equal(info.hardware_architecture, "vnpu-1.0");
+  assert_int_equal(info.payload_alignment, 64);
+  assert_int_equal(info.num_source_keys, 2);
+  assert_string_equal(info.source_keys[1], "VnpuExecutionProvider");
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(conv2d_matches_reference_loops),
+      cmocka_unit_test(gemm_matches_reference_with_fused_clip),
+      cmocka_unit_test(binary_broadcasts_with_strides),
+      cmocka_unit_test(pool_max_and_avg_match_reference),
+      cmocka_unit_test(softmax_transpose_concat_match_reference),
+      cmocka_unit_test(get_graph_binds_single_graph_by_any_name),
+      cmocka_unit_test(get_graph_unknown_name_lists_available),
+      cmocka_unit_test(check_compatibility_accepts_and_rejects),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,240 @@
+// vnpu driver: hostile command streams end in a clean load_context error,
+// never a crash or an out-of-bounds access (run under ASan: EPCTX_SANITIZE).
+#include <cstring>
+#include <functional>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "vnpu_stream.h"
+
+using namespace vt;
+using L = fb::Location;
+
+namespace {
+
+void ExpectRejected(const std::vector<uint8_t>& payload, const std::vector<float>& weights,
+                    const char* needle) {
+  Loaded l;
+  Load(&l, {{"g", payload}}, weights);
+  if (l.rc != EPCTX_INVALID_GRAPH) print_error("rc %d msg %s\n", l.rc, l.msg.c_str());
+  assert_int_equal(l.rc, EPCTX_INVALID_GRAPH);
+  assert_null(l.ctx);
+  if (!strstr(l.msg.c_str(), needle)) {
+    print_error("message '%s' lacks '%s'\n", l.msg.c_str(), needle);
+    fail();
+  }
+}
+
+// One small valid graph per op type; `bad` selects which tensor of the op is
+// replaced by an out-of-range arena tensor (or index when bad_index).
+using OpMaker = std::function<void(Stream&, uint32_t x, uint32_t w, uint32_t y)>;
+
+std::vector<std::pair<const char*, OpMaker>> OpMakers() {
+  return {
+      {"CONV2D", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+         s.Op(fb::CreateConv2D(s.fbb, x, w, y, false, 0, 1, 1));
+       }},
+      {"GEMM", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+         s.Op(fb::CreateGemm(s.fbb, x, w, y, false, 0, 1, 8, 8));
+       }},
+      {"BINARY", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+         std::vector<int64_t> st = {0, 1, 0, 0};
+         s.Op(fb::CreateBinaryDirect(s.fbb, fb::BinaryKind::ADD, x, w, y, &st, &st));
+       }},
+      {"UNARY", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         s.Op(fb::CreateUnary(s.fbb, fb::Activation::RELU, x, y));
+       }},
+      {"POOL", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         s.Op(fb::CreatePool(s.fbb, fb::PoolKind::MAX_POOL, x, y, 1, 1));
+       }},
+      {"SOFTMAX", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         s.Op(fb::CreateSoftmax(s.fbb, x, y, 1, 8, 1));
+       }},
+      {"TRANSPOSE", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         std::vector<uint32_t> perm = {0, 1, 2, 3};
+         s.Op(fb::CreateTransposeDirect(s.fbb, x, y, &perm));
+       }},
+      {"CONCAT", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         std::vector<uint32_t> in = {x};
+         s.Op(fb::CreateConcatDirect(s.fbb, &in, y, 1));
+       }},
+      {"COPY", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         s.Op(fb::CreateCopy(s.fbb, x, y));
+       }},
+      {"SCALE_SHIFT", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+         uint32_t sc = s.Tensor("sc", {8}, L::WEIGHT, 0);
+         (void)w;
+         s.Op(fb::CreateScaleShift(s.fbb, x, sc, sc, y, 1, 8, 1));
+       }},
+  };
+}
+
+// x [1,8,1,1] input, w weights of 64 floats ([8,8] conv/gemm weights ...),
+// y [1,8,1,1] in the arena. Shapes chosen so every op above is valid.
+std::vector<uint8_t> Build(const OpMaker& make, int variant) {
+  Stream s;
+  uint32_t x = s.Tensor("x", {1, 8, 1, 1}, L::INPUT, 0);
+  uint32_t w = variant == 2 ? s.Tensor("w", {64}, L::WEIGHT, 4096)  // past the segment
+                            : s.Tensor("w", {64}, L::WEIGHT, 0);
+  if (variant == 3) w = s.Tensor("w8", {8}, L::WEIGHT, 0);
+  uint32_t y = variant == 1 ? s.Tensor("y", {1, 8, 1, 1}, L::ARENA, 1024)  // past the arena
+                            : s.Tensor("y", {1, 8, 1, 1}, L::ARENA, 0);
+  uint32_t o = s.Tensor("out", {1, 8, 1, 1}, L::OUTPUT, 0);
+  if (variant == 4) x = 77;  // dangling tensor index
+  if (variant == 5) y = w;   // op writes the weights
+  make(s, x, w, y);
+  s.Op(fb::CreateCopy(s.fbb, variant == 5 ? x : y, o));
+  return s.Finish(64);
+}
+
+void every_op_valid_baseline_loads_and_runs(void**) {
+  std::vector<float> weights(64, 0.5f);
+  for (auto& m : OpMakers()) {
+    // SCALE_SHIFT and BINARY read 8 of the 64 weights; the rest use all.
+    Loaded l;
+    Load(&l, {{"g", Build(m.second, 0)}}, weights);
+    if (l.rc != 0) print_error("%s: %s\n", m.first, l.msg.c_str());
+    assert_int_equal(l.rc, 0);
+  }
+}
+
+void every_op_rejects_out_of_range_arena_offset(void**) {
+  std::vector<float> weights(64, 0.5f);
+  for (auto& m : OpMakers()) ExpectRejected(Build(m.second, 1), weights, "outside arena");
+}
+
+void every_op_rejects_weight_offset_past_segment(void**) {
+  std::vector<float> weights(64, 0.5f);
+  for (auto& m : OpMakers()) ExpectRejected(Build(m.second, 2), weights, "outside weight segment");
+}
+
+void every_op_rejects_dangling_tensor_index(void**) {
+  std::vector<float> weights(64, 0.5f);
+  for (auto& m : OpMakers()) ExpectRejected(Build(m.second, 4), weights, m.first);
+}
+
+void every_op_rejects_writing_weights(void**) {
+  std::vector<float> weights(64, 0.5f);
+  for (auto& m : OpMakers()) ExpectRejected(Build(m.second, 5), weights, "INPUT or WEIGHT");
+}
+
+void weight_shape_mismatch_rejected(void**) {
+  std::vector<float> weights(64, 0.5f);
+  ExpectRejected(Build(OpMakers()[0].second, 3), weights, "CONV2D");
+  ExpectRejected(Build(OpMakers()[1].second, 3), weights, "GEMM");
+}
+
+void shape_product_overflow_rejected(void**) {
+  Stream s;
+  s.RawTensor({int64_t(1) << 31, int64_t(1) << 31, int64_t(1) << 31}, L::ARENA, 0, 64);
+  ExpectRejected(s.Finish(64), {}, "overflow");
+  Stream s2;
+  s2.RawTensor({-1}, L::ARENA, 0, 0);
+  ExpectRejected(s2.Finish(64), {}, "out of range");
+  Stream s3;
+  s3.RawTensor({4}, L::ARENA, 0, 15);  // size disagrees with shape
+  ExpectRejected(s3.Finish(64), {}, "does not match shape");
+}
+
+void binary_strides_past_operand_rejected(void**) {
+  Stream s;
+  uint32_t a = s.Tensor("a", {4}, L::INPUT, 0);
+  uint32_t y = s.Tensor("y", {2, 4}, L::OUTPUT, 0);
+  std::vector<int64_t> sa = {4, 1}, sb = {0, 1};
+  s.Op(fb::CreateBinaryDirect(s.fbb, fb::BinaryKind::MUL, a, a, y, &sa, &sb));
+  ExpectRejected(s.Finish(0), {}, "a_strides reach element 7");
+}
+
+void wrong_identifier_and_non_container_rejected(void**) {
+  std::vector<float> weights(64, 0.5f);
+  auto p = Build(OpMakers()[8].second, 0);
+  p[4] = 'X';
+  ExpectRejected(p, weights, "identifier");
+  std::vector<uint8_t> good = Build(OpMakers()[8].second, 0);
+  epctx_hal_graph_blob gb = {"g", good.data(), good.size()};
+  epctx_hal_blob blob = {good.data(), good.size(), 0, nullptr, 0, &gb, 1};
+  epctx_hal_context* ctx = nullptr;
+  char msg[256];
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  assert_int_equal(d->load_context(d, &blob, Host(), &ctx, msg, sizeof msg), EPCTX_INVALID_GRAPH);
+  assert_string_equal(msg, "vnpu: payload is not an epctx container");
+  assert_null(ctx);
+}
+
+void every_truncation_rejected(void**) {
+  std::vector<float> weights(64, 0.5f);
+  auto full = Build(OpMakers()[0].second, 0);
+  // The last bytes of a flatbuffer may be alignment padding nothing refers
+  // to; every cut that reaches referenced bytes must fail.
+  for (size_t n = 0; n + 8 < full.size(); ++n) {
+    // A fresh buffer of exactly n bytes, so ASan sees any read past it.
+    std::vector<uint8_t> cut(full.begin(), full.begin() + long(n));
+    Loaded l;
+    Load(&l, {{"g", cut}}, weights);
+    if (l.rc == 0) print_error("truncated to %zu of %zu bytes: loaded\n", n, full.size());
+    assert_int_not_equal(l.rc, 0);
+    assert_null(l.ctx);
+  }
+}
+
+// Every single-byte corruption either fails to load or loads something that
+// executes within bounds (ASan checks the second half).
+void byte_flips_never_crash(void**) {
+  std::vector<float> weights(64, 0.5f);
+  auto full = Build(OpMakers()[0].second, 0);
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  for (size_t i = 0; i < full.size(); ++i)
+    for (uint8_t flip : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xff)}) {
+      auto p = full;
+      p[i] ^= flip;
+      Loaded l;
+      Load(&l, {{"g", p}}, weights);
+      if (l.rc != 0) continue;
+      epctx_hal_graph* g;
+      epctx_hal_graph_info info;
+      char msg[256];
+      assert_int_equal(d->get_graph(d, l.ctx, "g", &g, &info, msg, sizeof msg), 0);
+      if (info.scratch_bytes > (1u << 20) || info.num_inputs > 4 || info.num_outputs > 4) continue;
+      std::vector<std::vector<float>> bufs;
+      std::vector<epctx_hal_tensor> in, out;
+      auto bind = [&](const epctx_hal_tensor_desc& t, std::vector<epctx_hal_tensor>* v) {
+        uint64_t n = 1;
+        for (uint32_t k = 0; k < t.rank; ++k) n *= uint64_t(t.dims[k]);
+        if (n > (1u << 20)) return false;
+        bufs.emplace_back(n);
+        v->push_back({EPCTX_DTYPE_FLOAT, t.rank, t.dims, bufs.back().data(), n * 4});
+        return true;
+      };
+      bufs.reserve(8);
+      bool ok = true;
+      for (uint32_t k = 0; k < info.num_inputs; ++k) ok = ok && bind(info.inputs[k], &in);
+      for (uint32_t k = 0; k < info.num_outputs; ++k) ok = ok && bind(info.outputs[k], &out);
+      if (!ok) continue;
+      std::vector<uint8_t> scratch(info.scratch_bytes + 1);
+      (void)d->execute(d, g, in.data(), uint32_t(in.size()), out.data(), uint32_t(out.size()),
+                       scratch.data(), info.scratch_bytes, msg, sizeof msg);
+    }
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
+      cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
+      cmocka_unit_test(every_op_rejects_weight_offset_past_segment),
+      cmocka_unit_test(every_op_rejects_dangling_tensor_index),
+      cmocka_unit_test(every_op_rejects_writing_weights),
+      cmocka_unit_test(weight_shape_mismatch_rejected),
+      cmocka_unit_test(shape_product_overflow_rejected),
+      cmocka_unit_test(binary_strides_past_operand_rejected),
+      cmocka_unit_test(wrong_identifier_and_non_container_rejected),
+      cmocka_unit_test(every_truncation_rejected),
+      cmocka_unit_test(byte_flips_never_crash),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
