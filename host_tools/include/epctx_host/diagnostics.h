@@ -1,0 +1,42 @@
+// Errors and progress output of epctx-compile.
+//
+// Every stage throws ToolError naming the file it was working on; main()
+// turns it into the single line "epctx-compile: error: <file>: <what>".
+// Progress owns nothing: it writes verbose stage notes to a stream the caller
+// keeps alive (stderr in the tool, nullptr to stay silent).
+#ifndef EPCTX_HOST_DIAGNOSTICS_H
+#define EPCTX_HOST_DIAGNOSTICS_H
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+namespace epctx {
+namespace host {
+
+class ToolError : public std::runtime_error {
+ public:
+  ToolError(std::string file, const std::string& what)
+      : std::runtime_error(what), file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+class Progress {
+ public:
+  explicit Progress(std::ostream* out = nullptr) : out_(out) {}
+  void operator()(const std::string& line) const {
+    if (out_) *out_ << "epctx-compile: " << line << "\n";
+  }
+  bool enabled() const { return out_ != nullptr; }
+
+ private:
+  std::ostream* out_;
+};
+
+}  // namespace host
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,75 @@
+// Stage 2 of epctx-compile: make the graph as static as possible before it
+// is partitioned.
+//
+//   1. --input-shape fixes the dimensions of graph inputs;
+//   2. Constant nodes become initializers;
+//   3. ONNX shape inference fills in the types of intermediate values;
+//   4. constant folding (fold.h) replaces nodes whose inputs are all
+//      constants by initializers holding their outputs;
+//   5. shape inference runs again, so e.g. a Reshape whose shape input was
+//      just folded gets a static output shape.
+// The model is changed in place; BuildGraphInfo then describes it for the
+// partitioner and the backend.
+#ifndef EPCTX_HOST_SPECIALIZE_H
+#define EPCTX_HOST_SPECIALIZE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "epctx_host/backend.h"
+#include "epctx_host/diagnostics.h"
+
+namespace epctx {
+namespace host {
+
+struct InputShape {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+
+// Parses "name:1,3,224,224". Throws std::invalid_argument (a usage error).
+InputShape ParseInputShape(const std::string& text);
+
+struct SpecializeOptions {
+  std::vector<InputShape> input_shapes;
+  bool fold = true;
+  size_t max_fold_bytes = 16u << 20;  // larger folded outputs stay nodes
+};
+
+struct SpecializeStats {
+  size_t constants_lifted = 0;
+  size_t folded = 0;
+  size_t fold_skipped = 0;
+};
+
+// `file` names the model in ToolError messages.
+SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& options,
+                           const std::string& file, const Progress& progress);
+
+// Sets the dims of the named graph inputs. Unknown names and dims that
+// contradict a fixed dimension throw ToolError.
+void ApplyInputShapes(onnx::GraphProto& graph, const std::vector<InputShape>& shapes,
+                      const std::string& file);
+
+// Turns Constant nodes whose value is a tensor, float(s) or int(s) into
+// initializers; returns how many.
+size_t LiftConstants(onnx::GraphProto& graph);
+
+// Runs onnx shape inference (non-strict) into graph.value_info.
+void InferShapes(onnx::ModelProto& model, const std::string& file);
+
+// Describes `model` for partitioning and compiling. Pointers in the result
+// point into model.graph(): valid while the model is not modified.
+GraphInfo BuildGraphInfo(const onnx::ModelProto& model);
+
+// Static type of a ValueInfoProto / TensorProto in ValueType form.
+ValueType TypeOf(const onnx::TypeProto& type);
+ValueType TypeOf(const onnx::TensorProto& tensor);
+
+}  // namespace host
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,228 @@
+// Stage 2: input shapes, Constant lifting, shape inference, folding.
+#include "epctx_host/specialize.h"
+
+#include <set>
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "epctx_host/fold.h"
+
+namespace epctx {
+namespace host {
+namespace {
+
+bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+std::set<std::string> InitializerNames(const onnx::GraphProto& g) {
+  std::set<std::string> s;
+  for (const auto& t : g.initializer()) s.insert(t.name());
+  return s;
+}
+
+std::set<std::string> GraphOutputNames(const onnx::GraphProto& g) {
+  std::set<std::string> s;
+  for (const auto& o : g.output()) s.insert(o.name());
+  return s;
+}
+
+// The tensor a Constant node defines, if it is one we can lift.
+bool ConstantValue(const onnx::NodeProto& node, onnx::TensorProto* out) {
+  if (node.attribute_size() != 1) return false;
+  const onnx::AttributeProto& a = node.attribute(0);
+  if (a.name() == "value" && a.has_t()) {
+    *out = a.t();
+  } else if (a.name() == "value_float") {
+    out->set_data_type(onnx::TensorProto::FLOAT);
+    out->add_float_data(a.f());
+  } else if (a.name() == "value_floats") {
+    out->set_data_type(onnx::TensorProto::FLOAT);
+    out->add_dims(a.floats_size());
+    for (float f : a.floats()) out->add_float_data(f);
+  } else if (a.name() == "value_int") {
+    out->set_data_type(onnx::TensorProto::INT64);
+    out->add_int64_data(a.i());
+  } else if (a.name() == "value_ints") {
+    out->set_data_type(onnx::TensorProto::INT64);
+    out->add_dims(a.ints_size());
+    for (int64_t v : a.ints()) out->add_int64_data(v);
+  } else {
+    return false;  // strings, sparse tensors: left to the CPU node
+  }
+  return true;
+}
+
+}  // namespace
+
+InputShape ParseInputShape(const std::string& text) {
+  size_t colon = text.find_last_of(':');
+  if (colon == std::string::npos || colon == 0)
+    throw std::invalid_argument("--input-shape '" + text + "': expected name:d0,d1,...");
+  InputShape s;
+  s.name = text.substr(0, colon);
+  std::string rest = text.substr(colon + 1);
+  size_t pos = 0;
+  while (pos < rest.size()) {
+    size_t comma = rest.find(',', pos);
+    std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || v < 0)
+      throw std::invalid_argument("--input-shape '" + text + "': dimension '" + item +
+                                  "' is not a non-negative integer");
+    s.dims.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+    if (pos == rest.size())
+      throw std::invalid_argument("--input-shape '" + text + "': trailing ','");
+  }
+  return s;
+}
+
+void ApplyInputShapes(onnx::GraphProto& graph, const std::vector<InputShape>& shapes,
+                      const std::string& file) {
+  const std::set<std::string> inits = InitializerNames(graph);
+  for (const InputShape& s : shapes) {
+    onnx::ValueInfoProto* input = nullptr;
+    std::string names;
+    for (auto& in : *graph.mutable_input()) {
+      if (inits.count(in.name())) continue;
+      names += (names.empty() ? "" : ", ") + in.name();
+      if (in.name() == s.name) input = &in;
+    }
+    if (!input)
+      throw ToolError(file, "--input-shape: no graph input '" + s.name + "' (inputs: " +
+                                names + ")");
+    if (!input->type().has_tensor_type())
+      throw ToolError(file, "--input-shape: input '" + s.name + "' is not a tensor");
+    auto* tt = input->mutable_type()->mutable_tensor_type();
+    if (tt->has_shape()) {
+      const auto& shape = tt->shape();
+      if (shape.dim_size() != static_cast<int>(s.dims.size()))
+        throw ToolError(file, "--input-shape: input '" + s.name + "' has rank " +
+                                  std::to_string(shape.dim_size()) + ", the option gives " +
+                                  std::to_string(s.dims.size()) + " dimensions");
+      for (int i = 0; i < shape.dim_size(); ++i) {
+        const auto& d = shape.dim(i);
+        if (d.has_dim_value() && d.dim_value() != s.dims[i])
+          throw ToolError(file, "--input-shape: input '" + s.name + "' dimension " +
+                                    std::to_string(i) + " is fixed to " +
+                                    std::to_string(d.dim_value()) + ", the option gives " +
+                                    std::to_string(s.dims[i]));
+      }
+    }
+    tt->clear_shape();
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : s.dims) shape->add_dim()->set_dim_value(d);
+  }
+}
+
+size_t LiftConstants(onnx::GraphProto& graph) {
+  const std::set<std::string> outputs = GraphOutputNames(graph);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  size_t lifted = 0;
+  for (auto& node : *graph.mutable_node()) {
+    onnx::TensorProto t;
+    if (node.op_type() == "Constant" && IsDefaultDomain(node.domain()) &&
+        node.output_size() == 1 && !outputs.count(node.output(0)) && ConstantValue(node, &t)) {
+      t.set_name(node.output(0));
+      *graph.add_initializer() = std::move(t);
+      ++lifted;
+      continue;
+    }
+    *kept.Add() = std::move(node);
+  }
+  graph.mutable_node()->Swap(&kept);
+  return lifted;
+}
+
+void InferShapes(onnx::ModelProto& model, const std::string& file) {
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
+                                        /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    throw ToolError(file, "shape inference failed: " + what.substr(0, what.find('\n')));
+  }
+}
+
+ValueType TypeOf(const onnx::TypeProto& type) {
+  ValueType v;
+  if (!type.has_tensor_type()) return v;
+  v.dtype = type.tensor_type().elem_type();
+  if (!type.tensor_type().has_shape()) return v;
+  v.known = true;
+  for (const auto& d : type.tensor_type().shape().dim())
+    v.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return v;
+}
+
+ValueType TypeOf(const onnx::TensorProto& tensor) {
+  ValueType v;
+  v.known = true;
+  v.dtype = tensor.data_type();
+  v.dims.assign(tensor.dims().begin(), tensor.dims().end());
+  return v;
+}
+
+GraphInfo BuildGraphInfo(const onnx::ModelProto& model) {
+  GraphInfo info;
+  const onnx::GraphProto& g = model.graph();
+  info.graph = &g;
+  for (const auto& op : model.opset_import())
+    if (IsDefaultDomain(op.domain())) info.opset = op.version();
+  std::set<std::string> inputs;
+  for (const auto& in : g.input()) inputs.insert(in.name());
+  auto add = [&](const std::string& name, const ValueType& t) {
+    auto it = info.types.find(name);
+    if (it == info.types.end() || (!it->second.known && t.known)) info.types[name] = t;
+  };
+  for (const auto& t : g.initializer()) {
+    add(t.name(), TypeOf(t));
+    // An initializer that is also a graph input is only a default value.
+    if (!inputs.count(t.name())) info.constants[t.name()] = &t;
+  }
+  for (const auto& v : g.input()) add(v.name(), TypeOf(v.type()));
+  for (const auto& v : g.value_info()) add(v.name(), TypeOf(v.type()));
+  for (const auto& v : g.output()) add(v.name(), TypeOf(v.type()));
+  return info;
+}
+
+SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& options,
+                           const std::string& file, const Progress& progress) {
+  SpecializeStats stats;
+  onnx::GraphProto& graph = *model.mutable_graph();
+  ApplyInputShapes(graph, options.input_shapes, file);
+  stats.constants_lifted = LiftConstants(graph);
+  const auto original_value_info = graph.value_info();
+  InferShapes(model, file);
+  if (options.fold) {
+    FoldResult r = FoldConstants(model, options.max_fold_bytes, progress);
+    stats.folded = r.folded;
+    stats.fold_skipped = r.skipped;
+    if (r.folded) {
+      // Start again from the source's value_info so values whose shape
+      // depended on a folded input are inferred afresh, not merged with the
+      // earlier symbolic result.
+      const std::set<std::string> inits = InitializerNames(graph);
+      graph.clear_value_info();
+      for (const auto& v : original_value_info)
+        if (!inits.count(v.name())) *graph.add_value_info() = v;
+      InferShapes(model, file);
+    }
+  }
+  progress("specialise: " + std::to_string(stats.constants_lifted) + " Constant nodes lifted, " +
+           std::to_string(stats.folded) + " nodes folded" +
+           (stats.fold_skipped ? ", " + std::to_string(stats.fold_skipped) + " not foldable"
+                               : std::string()));
+  return stats;
+}
+
+}  // namespace host
+}  // namespace epctx

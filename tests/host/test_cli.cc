@@ -1,0 +1,372 @@
+// epctx-compile specialisation and command line: naming, refusal, errors,
+// --input-shape, --ep none. argv[1] is the path of the epctx-compile binary.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "epctx_host/compiler.h"
+#include "epctx_host/model_io.h"
+#include "epctx_host/specialize.h"
+#include "model_builder.h"
+
+// cmocka last: its fail() macro clashes with <ios>.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+extern char** environ;
+
+using namespace epctx::host;
+using testutil::ModelBuilder;
+
+namespace {
+
+std::string g_tool;
+std::string g_dir;
+
+std::string Path(const std::string& name) { return g_dir + "/" + name; }
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+RunResult Run(std::vector<std::string> args) {
+  args.insert(args.begin(), g_tool);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid;
+  RunResult r;
+  if (posix_spawn(&pid, g_tool.c_str(), &fa, nullptr, argv.data(), environ) == 0) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+size_t Lines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// x[N,3,4,4] -> Relu -> Shape -> Reshape(r, shape) -> Sqrt -> y, plus a
+// Constant node feeding an Add.
+onnx::ModelProto SmallModel() {
+  ModelBuilder b;
+  b.Input("x", {-1, 3, 4, 4}).Output("y", {-1, 48});
+  b.Node("Relu", {"x"}, {"r"});
+  auto& c = b.Node("Constant", {}, {"k"});
+  auto* a = c.add_attribute();
+  a->set_name("value_float");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(1.0f);
+  b.Node("Add", {"r", "k"}, {"s"});
+  b.InitI64("new_shape", {0, 48});
+  b.Node("Reshape", {"s", "new_shape"}, {"f"});
+  b.Node("Sqrt", {"f"}, {"y"});
+  return b.model();
+}
+
+std::string WriteModel(const std::string& name, const onnx::ModelProto& m) {
+  std::string p = Path(name);
+  Spit(p, m.SerializeAsString());
+  return p;
+}
+
+void default_output_replaces_extension(void**) {
+  assert_string_equal(DefaultOutputPath("dir/model.onnx").c_str(), "dir/model_ctx.onnx");
+  assert_string_equal(DefaultOutputPath("model").c_str(), "model_ctx.onnx");
+  assert_string_equal(DefaultOutputPath("a.b/m.v2.onnx").c_str(), "a.b/m.v2_ctx.onnx");
+  assert_string_equal(PathStem("/x/y/model.onnx").c_str(), "model");
+}
+
+void cli_writes_default_and_explicit_output(void**) {
+  std::string in = WriteModel("named.onnx", SmallModel());
+  RunResult r = Run({in, "--ep", "none", "--quiet"});
+  assert_int_equal(r.code, 0);
+  assert_true(FileExists(Path("named_ctx.onnx")));
+  assert_int_equal(Lines(r.out), 1);  // the summary
+  assert_true(r.err.empty());
+  r = Run({in, "--ep", "none", "-o", Path("elsewhere.onnx"), "--quiet"});
+  assert_int_equal(r.code, 0);
+  assert_true(FileExists(Path("elsewhere.onnx")));
+}
+
+void existing_output_is_refused_and_left_untouched(void**) {
+  std::string in = WriteModel("exists.onnx", SmallModel());
+  Spit(Path("exists_ctx.onnx"), "precious");
+  RunResult r = Run({in, "--ep", "none"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "epctx-compile: error: "));
+  assert_non_null(strstr(r.err.c_str(), "exists already"));
+  assert_string_equal(Slurp(Path("exists_ctx.onnx")).c_str(), "precious");
+  r = Run({in, "--ep", "none", "--force", "--quiet"});
+  assert_int_equal(r.code, 0);
+  assert_string_not_equal(Slurp(Path("exists_ctx.onnx")).c_str(), "precious");
+}
+
+void missing_file_is_one_line_error(void**) {
+  std::string in = Path("nothere.onnx");
+  RunResult r = Run({in});
+  assert_int_equal(r.code, 1);
+  assert_string_equal(r.err.c_str(), ("epctx-compile: error: " + in + ": No such file\n").c_str());
+}
+
+void not_onnx_is_one_line_error(void**) {
+  std::string in = Path("text.onnx");
+  Spit(in, "hello, this is not a protobuf\n");
+  RunResult r = Run({in});
+  assert_int_equal(r.code, 1);
+  assert_string_equal(r.err.c_str(), ("epctx-compile: error: " + in +
+                                      ": not an ONNX model (protobuf parse failed)\n").c_str());
+}
+
+void truncated_model_is_one_line_error(void**) {
+  std::string bytes = SmallModel().SerializeAsString();
+  std::string in = Path("cut.onnx");
+  Spit(in, bytes.substr(0, bytes.size() / 2));
+  RunResult r = Run({in});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "truncated or corrupt ONNX model"));
+}
+
+void usage_errors_exit_2(void**) {
+  RunResult r = Run({});
+  assert_int_equal(r.code, 2);
+  assert_int_equal(Lines(r.err), 1);
+  r = Run({Path("a.onnx"), "--embed-mode", "7"});
+  assert_int_equal(r.code, 2);
+  r = Run({Path("a.onnx"), "--bogus"});
+  assert_int_equal(r.code, 2);
+  assert_non_null(strstr(r.err.c_str(), "unknown option '--bogus'"));
+}
+
+void input_shape_fixes_symbolic_dims(void**) {
+  onnx::ModelProto m = SmallModel();
+  ApplyInputShapes(*m.mutable_graph(), {ParseInputShape("x:2,3,4,4")}, "m.onnx");
+  const auto& shape = m.graph().input(0).type().tensor_type().shape();
+  assert_int_equal(shape.dim_size(), 4);
+  assert_int_equal(shape.dim(0).dim_value(), 2);
+  assert_int_equal(shape.dim(3).dim_value(), 4);
+
+  // Through the tool: the output model's input is fixed and y is static.
+  std::string in = WriteModel("shaped.onnx", SmallModel());
+  RunResult r = Run({in, "--ep", "none", "--input-shape", "x:2,3,4,4", "--quiet"});
+  assert_int_equal(r.code, 0);
+  onnx::ModelProto out = LoadModel(Path("shaped_ctx.onnx"));
+  assert_int_equal(out.graph().input(0).type().tensor_type().shape().dim(0).dim_value(), 2);
+}
+
+void input_shape_errors_name_the_inputs(void**) {
+  onnx::ModelProto m = SmallModel();
+  try {
+    ApplyInputShapes(*m.mutable_graph(), {ParseInputShape("nope:1")}, "m.onnx");
+    fail_msg("unknown input accepted");
+  } catch (const ToolError& e) {
+    assert_string_equal(e.what(), "--input-shape: no graph input 'nope' (inputs: x)");
+  }
+  try {
+    ApplyInputShapes(*m.mutable_graph(), {ParseInputShape("x:1,2,3,4")}, "m.onnx");
+    fail_msg("contradicting dim accepted");
+  } catch (const ToolError& e) {
+    assert_non_null(strstr(e.what(), "dimension 1 is fixed to 3"));
+  }
+  std::string in = WriteModel("badshape.onnx", SmallModel());
+  RunResult r = Run({in, "--ep", "none", "--input-shape", "y:1", "--quiet"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "(inputs: x)"));
+  r = Run({in, "--input-shape", "x:1,a"});
+  assert_int_equal(r.code, 2);
+}
+
+void specialise_lifts_constants_and_infers_static_shapes(void**) {
+  onnx::ModelProto m = SmallModel();
+  SpecializeOptions o;
+  o.input_shapes = {ParseInputShape("x:1,3,4,4")};
+  o.fold = false;  // independent of the runtime
+  SpecializeStats s = Specialize(m, o, "m.onnx", Progress());
+  assert_int_equal(s.constants_lifted, 1);
+  GraphInfo info = BuildGraphInfo(m);
+  assert_non_null(info.constant("k"));
+  const ValueType* f = info.type("f");
+  assert_non_null(f);
+  assert_true(f->fully_static());
+  assert_int_equal(f->dims.size(), 2);
+  assert_int_equal(f->dims[1], 48);
+  for (const auto& n : m.graph().node()) assert_string_not_equal(n.op_type().c_str(), "Constant");
+}
+
+void static_shape_node_folds_without_runtime(void**) {
+  ModelBuilder b;
+  b.Input("x", {2, 3}).Output("y", {6});
+  b.Node("Shape", {"x"}, {"sh"});
+  b.Node("ReduceProd", {"sh"}, {"n"}).add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("keepdims");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(1);
+    return a;
+  }());
+  b.Node("Reshape", {"x", "n"}, {"y"});
+  onnx::ModelProto m = b.model();
+  SpecializeOptions o;
+  Specialize(m, o, "m.onnx", Progress());
+  GraphInfo info = BuildGraphInfo(m);
+  const onnx::TensorProto* sh = info.constant("sh");
+  assert_non_null(sh);
+  assert_int_equal(sh->int64_data_size(), 2);
+  assert_int_equal(sh->int64_data(0), 2);
+  assert_int_equal(sh->int64_data(1), 3);
+  for (const auto& n : m.graph().node()) assert_string_not_equal(n.op_type().c_str(), "Shape");
+}
+
+void ep_none_output_has_no_epcontext_and_equals_folded_graph(void**) {
+  std::string in = WriteModel("plain.onnx", SmallModel());
+  RunResult r = Run({in, "--ep", "none", "--input-shape", "x:1,3,4,4", "--quiet"});
+  assert_int_equal(r.code, 0);
+  assert_non_null(strstr(r.out.c_str(), "0 partitions"));
+  onnx::ModelProto out = LoadModel(Path("plain_ctx.onnx"));
+  onnx::ModelProto folded = LoadModel(in);
+  SpecializeOptions o;
+  o.input_shapes = {ParseInputShape("x:1,3,4,4")};
+  Specialize(folded, o, in, Progress());
+  assert_int_equal(out.graph().node_size(), folded.graph().node_size());
+  for (int i = 0; i < out.graph().node_size(); ++i) {
+    assert_string_not_equal(out.graph().node(i).op_type().c_str(), "EPContext");
+    assert_true(out.graph().node(i).SerializeAsString() ==
+                folded.graph().node(i).SerializeAsString());
+  }
+  assert_true(out.graph().input(0).SerializeAsString() ==
+              folded.graph().input(0).SerializeAsString());
+  assert_int_equal(out.graph().initializer_size(), folded.graph().initializer_size());
+  for (const auto& op : out.opset_import()) assert_string_not_equal(op.domain().c_str(), "com.microsoft");
+}
+
+
+void all_constant_node_folds_through_the_runtime(void**) {
+  ModelBuilder b;
+  b.Input("x", {2}).Output("y", {2});
+  b.Init("a", {2}, 2.0f).Init("b", {2}, 4.0f);
+  b.Node("Mul", {"a", "b"}, {"ab"});
+  b.Node("Add", {"x", "ab"}, {"y"});
+  onnx::ModelProto m = b.model();
+  SpecializeStats s = Specialize(m, SpecializeOptions(), "m.onnx", Progress());
+  assert_int_equal(s.folded, 1);
+  assert_int_equal(m.graph().node_size(), 1);
+  GraphInfo info = BuildGraphInfo(m);
+  const onnx::TensorProto* ab = info.constant("ab");
+  assert_non_null(ab);
+  assert_int_equal(ab->raw_data().size(), 8);
+  float v[2];
+  memcpy(v, ab->raw_data().data(), 8);
+  assert_true(v[0] == 2.0f * 4.0f);
+  assert_true(v[1] == 2.01f * 4.01f);
+}
+
+// x -> Conv -> Relu -> Sqrt -> Conv -> y with the real vnpu backend.
+onnx::ModelProto ConvChain() {
+  ModelBuilder b;
+  b.Input("x", {-1, 3, 4, 4}).Output("y", {-1, 3, 4, 4});
+  b.Init("w", {3, 3, 1, 1});
+  b.Node("Conv", {"x", "w"}, {"c"});
+  b.Node("Relu", {"c"}, {"r"});
+  b.Node("Sqrt", {"r"}, {"s"});
+  b.Node("Conv", {"s", "w"}, {"y"});
+  return b.model();
+}
+
+void vnpu_compile_writes_bin_beside_the_model(void**) {
+  std::string in = WriteModel("conv.onnx", ConvChain());
+  RunResult r = Run({in, "--input-shape", "x:1,3,4,4", "--quiet", "-o", Path("out_ctx.onnx")});
+  assert_int_equal(r.code, 0);
+  assert_non_null(strstr(r.out.c_str(), "2 partitions"));
+  std::string bin = Slurp(Path("conv_vnpu.bin"));
+  assert_true(bin.size() > 4096);
+  assert_memory_equal(bin.data(), "EPCTXBIN", 8);
+  onnx::ModelProto out = LoadModel(Path("out_ctx.onnx"));
+  assert_int_equal(out.graph().node_size(), 3);
+  assert_string_equal(out.graph().node(0).op_type().c_str(), "EPContext");
+  assert_string_equal(out.graph().node(0).attribute(1).s().c_str(), "conv_vnpu.bin");
+}
+
+void vnpu_embed_mode_payload_is_64_aligned_in_the_file(void**) {
+  std::string in = WriteModel("emb.onnx", ConvChain());
+  RunResult r = Run({in, "--input-shape", "x:1,3,4,4", "--quiet", "--embed-mode", "1"});
+  assert_int_equal(r.code, 0);
+  assert_false(FileExists(Path("emb_vnpu.bin")));
+  std::string bytes = Slurp(Path("emb_ctx.onnx"));
+  size_t off = bytes.find("EPCTXBIN");
+  assert_true(off != std::string::npos);
+  assert_int_equal(off % 64, 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s path/to/epctx-compile\n", argv[0]);
+    return 2;
+  }
+  g_tool = argv[1];
+  char tmpl[] = "/tmp/epctx_host_test_XXXXXX";
+  if (!mkdtemp(tmpl)) return 2;
+  g_dir = tmpl;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(default_output_replaces_extension),
+      cmocka_unit_test(cli_writes_default_and_explicit_output),
+      cmocka_unit_test(existing_output_is_refused_and_left_untouched),
+      cmocka_unit_test(missing_file_is_one_line_error),
+      cmocka_unit_test(not_onnx_is_one_line_error),
+      cmocka_unit_test(truncated_model_is_one_line_error),
+      cmocka_unit_test(usage_errors_exit_2),
+      cmocka_unit_test(input_shape_fixes_symbolic_dims),
+      cmocka_unit_test(input_shape_errors_name_the_inputs),
+      cmocka_unit_test(specialise_lifts_constants_and_infers_static_shapes),
+      cmocka_unit_test(static_shape_node_folds_without_runtime),
+      cmocka_unit_test(ep_none_output_has_no_epcontext_and_equals_folded_graph),
+      cmocka_unit_test(all_constant_node_folds_through_the_runtime),
+      cmocka_unit_test(vnpu_compile_writes_bin_beside_the_model),
+      cmocka_unit_test(vnpu_embed_mode_payload_is_64_aligned_in_the_file),
+  };
+  int failed = cmocka_run_group_tests(tests, nullptr, nullptr);
+  std::string cleanup = "rm -rf '" + g_dir + "'";
+  if (failed == 0 && std::system(cleanup.c_str()) != 0) return 1;
+  return failed;
+}
