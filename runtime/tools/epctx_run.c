@@ -1,0 +1,436 @@
+/* epctx-run: load a precompiled *_ctx.onnx with the public C API, feed it
+ * .npy inputs, time session creation and runs, write the outputs as .npy.
+ *
+ * Written only against <epctx/epctx.h> and libc so it doubles as the
+ * reference for application code. Every failure is one line on stderr,
+ * "epctx-run: error: <CODE_NAME>: <message>", and exit status 1. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <epctx/epctx.h>
+
+#include "npy.h"
+
+#define MAX_BINDINGS 64
+#define MAX_OPTIONS 64
+#define PREVIEW_VALUES 6
+
+static void usage(FILE* to) {
+  fprintf(to,
+          "usage: epctx-run MODEL_ctx.onnx --input NAME=FILE.npy ... "
+          "[--output-dir DIR]\n"
+          "                 [--repeat N] [-C key=value]... [--quiet]\n"
+          "  --input NAME=FILE   bind graph input NAME to a .npy file "
+          "(every input is required)\n"
+          "  --output-dir DIR    write each output as DIR/<name>.npy "
+          "(created if missing)\n"
+          "  --repeat N          timed runs after the first (default 10)\n"
+          "  -C key=value        session option (ep.context_file_path, "
+          "epctx.*, ...)\n"
+          "  --quiet             print only the JSON timing line\n");
+}
+
+/* Prints the one error line and exits. Newlines in the message are folded so
+ * the line stays one line whatever the runtime says. */
+static void die(int code, const char* fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+static void die(int code, const char* fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  for (char* p = msg; *p; ++p)
+    if (*p == '\n' || *p == '\r') *p = ' ';
+  fprintf(stderr, "epctx-run: error: %s: %s\n", epctx_code_name(code), msg);
+  exit(1);
+}
+
+/* Dies on a failed C API call. `subject` (the model path) is added when the
+ * runtime's message does not already name it. */
+static void check(epctx_status* st, const char* subject) {
+  if (!st) return;
+  int code = epctx_status_code(st);
+  const char* msg = epctx_status_message(st);
+  char buf[2048];
+  if (subject && !strstr(msg, subject))
+    snprintf(buf, sizeof(buf), "%s: %s", subject, msg);
+  else
+    snprintf(buf, sizeof(buf), "%s", msg);
+  epctx_status_release(st);
+  die(code, "%s", buf);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+struct binding {
+  const char* name;
+  const char* path;
+  epctx_npy array;
+  epctx_tensor* tensor;
+};
+
+struct args {
+  const char* model;
+  const char* output_dir;
+  long repeat;
+  int quiet;
+  struct binding inputs[MAX_BINDINGS];
+  size_t num_inputs;
+  const char* option_keys[MAX_OPTIONS];
+  const char* option_values[MAX_OPTIONS];
+  size_t num_options;
+};
+
+/* Splits "a=b" in place; NULL when there is no '=' or the key is empty. */
+static char* split_eq(char* s) {
+  char* eq = strchr(s, '=');
+  if (!eq || eq == s) return NULL;
+  *eq = '\0';
+  return eq + 1;
+}
+
+static void parse_args(int argc, char** argv, struct args* a) {
+  memset(a, 0, sizeof(*a));
+  a->repeat = 10;
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    int has_value = i + 1 < argc;
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+      usage(stdout);
+      exit(0);
+    } else if (!strcmp(arg, "--input") || !strcmp(arg, "-i")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs NAME=FILE.npy", arg);
+      char* spec = argv[++i];
+      char* path = split_eq(spec);
+      if (!path || !*path)
+        die(EPCTX_INVALID_ARGUMENT, "--input '%s': expected NAME=FILE.npy",
+            spec);
+      if (a->num_inputs == MAX_BINDINGS)
+        die(EPCTX_INVALID_ARGUMENT, "more than %d --input options",
+            MAX_BINDINGS);
+      for (size_t k = 0; k < a->num_inputs; ++k)
+        if (!strcmp(a->inputs[k].name, spec))
+          die(EPCTX_INVALID_ARGUMENT, "--input '%s' given twice", spec);
+      a->inputs[a->num_inputs].name = spec;
+      a->inputs[a->num_inputs].path = path;
+      a->num_inputs++;
+    } else if (!strcmp(arg, "--output-dir") || !strcmp(arg, "-o")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs a directory", arg);
+      a->output_dir = argv[++i];
+    } else if (!strcmp(arg, "--repeat") || !strcmp(arg, "-n")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs a count", arg);
+      char* end;
+      errno = 0;
+      a->repeat = strtol(argv[++i], &end, 10);
+      if (errno || *end || end == argv[i] || a->repeat < 0 ||
+          a->repeat > 1000000)
+        die(EPCTX_INVALID_ARGUMENT,
+            "--repeat '%s': expected an integer from 0 to 1000000", argv[i]);
+    } else if (!strcmp(arg, "-C")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "-C needs key=value");
+      char* key = argv[++i];
+      char* value = split_eq(key);
+      if (!value) die(EPCTX_INVALID_ARGUMENT, "-C '%s': expected key=value", key);
+      if (a->num_options == MAX_OPTIONS)
+        die(EPCTX_INVALID_ARGUMENT, "more than %d -C options", MAX_OPTIONS);
+      a->option_keys[a->num_options] = key;
+      a->option_values[a->num_options] = value;
+      a->num_options++;
+    } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+      a->quiet = 1;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      die(EPCTX_INVALID_ARGUMENT, "unknown option '%s' (see --help)", arg);
+    } else if (!a->model) {
+      a->model = arg;
+    } else {
+      die(EPCTX_INVALID_ARGUMENT,
+          "more than one model given ('%s' and '%s')", a->model, arg);
+    }
+  }
+  if (!a->model) {
+    usage(stderr);
+    die(EPCTX_INVALID_ARGUMENT, "no model given");
+  }
+}
+
+/* "a, b, c": the session's input names, for error messages. */
+static void input_list(const epctx_session* s, char* out, size_t size) {
+  size_t n = epctx_session_input_count(s), used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < n && used < size; ++i) {
+    epctx_io_info info;
+    epctx_status* st = epctx_session_input_info(s, i, &info);
+    if (st) {
+      epctx_status_release(st);
+      continue;
+    }
+    used += (size_t)snprintf(out + used, size - used, "%s'%s'", i ? ", " : "",
+                             info.name);
+  }
+}
+
+static void format_dims(const int64_t* dims, size_t rank, char* out,
+                        size_t size) {
+  size_t used = (size_t)snprintf(out, size, "[");
+  for (size_t i = 0; i < rank && used < size; ++i)
+    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "",
+                             (long long)dims[i]);
+  if (used < size) snprintf(out + used, size - used, "]");
+}
+
+/* Loads each --input file and checks it against the session's inputs. */
+static void bind_inputs(epctx_env* env, const epctx_session* s,
+                        struct args* a) {
+  char names[1024];
+  input_list(s, names, sizeof(names));
+  for (size_t k = 0; k < a->num_inputs; ++k) {
+    int found = 0;
+    for (size_t i = 0; i < epctx_session_input_count(s); ++i) {
+      epctx_io_info info;
+      check(epctx_session_input_info(s, i, &info), NULL);
+      if (!strcmp(info.name, a->inputs[k].name)) found = 1;
+    }
+    if (!found)
+      die(EPCTX_INVALID_ARGUMENT,
+          "%s has no input named '%s'; its inputs are: %s", a->model,
+          a->inputs[k].name, names);
+  }
+  for (size_t i = 0; i < epctx_session_input_count(s); ++i) {
+    epctx_io_info info;
+    check(epctx_session_input_info(s, i, &info), NULL);
+    struct binding* b = NULL;
+    for (size_t k = 0; k < a->num_inputs; ++k)
+      if (!strcmp(info.name, a->inputs[k].name)) b = &a->inputs[k];
+    if (!b)
+      die(EPCTX_INVALID_ARGUMENT,
+          "input '%s' of %s not given (use --input %s=FILE.npy); the model's "
+          "inputs are: %s",
+          info.name, a->model, info.name, names);
+    char err[512];
+    int rc = epctx_npy_read(b->path, &b->array, err, sizeof(err));
+    if (rc) die(rc, "input '%s': %s", b->name, err);
+    if (b->array.dtype != info.dtype)
+      die(EPCTX_INVALID_ARGUMENT, "input '%s' (%s): expected %s, found %s",
+          b->name, b->path, epctx_npy_dtype_name(info.dtype),
+          epctx_npy_dtype_name(b->array.dtype));
+    int shape_ok = b->array.rank == info.rank;
+    for (size_t d = 0; shape_ok && d < info.rank; ++d)
+      if (info.dims[d] >= 0 && info.dims[d] != b->array.dims[d]) shape_ok = 0;
+    if (!shape_ok) {
+      char want[160], have[160];
+      format_dims(info.dims, info.rank, want, sizeof(want));
+      format_dims(b->array.dims, b->array.rank, have, sizeof(have));
+      die(EPCTX_INVALID_ARGUMENT,
+          "input '%s' (%s): expected shape %s (-1: any), found %s", b->name,
+          b->path, want, have);
+    }
+    check(epctx_tensor_wrap(env, b->array.dtype, b->array.dims, b->array.rank,
+                            b->array.data, b->array.bytes, &b->tensor),
+          b->path);
+  }
+}
+
+static double half_to_float(uint16_t h) {
+  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v = exp == 0    ? mant / 1024.0 * (1.0 / 16384.0)
+             : exp == 31 ? (mant ? 0.0 / 0.0 : 1.0 / 0.0)
+                         : (1.0 + mant / 1024.0) * ((double)(1 << exp) / 32768.0);
+  return (h & 0x8000) ? -v : v;
+}
+
+static void print_value(epctx_dtype t, const void* data, size_t i) {
+  switch (t) {
+    case EPCTX_DTYPE_FLOAT: printf("%.6g", ((const float*)data)[i]); break;
+    case EPCTX_DTYPE_DOUBLE: printf("%.6g", ((const double*)data)[i]); break;
+    case EPCTX_DTYPE_FLOAT16:
+      printf("%.4g", half_to_float(((const uint16_t*)data)[i]));
+      break;
+    case EPCTX_DTYPE_INT8: printf("%d", ((const int8_t*)data)[i]); break;
+    case EPCTX_DTYPE_UINT8: printf("%u", ((const uint8_t*)data)[i]); break;
+    case EPCTX_DTYPE_BOOL: printf("%s", ((const uint8_t*)data)[i] ? "true" : "false"); break;
+    case EPCTX_DTYPE_INT16: printf("%d", ((const int16_t*)data)[i]); break;
+    case EPCTX_DTYPE_UINT16: printf("%u", ((const uint16_t*)data)[i]); break;
+    case EPCTX_DTYPE_INT32: printf("%d", ((const int32_t*)data)[i]); break;
+    case EPCTX_DTYPE_UINT32: printf("%u", ((const uint32_t*)data)[i]); break;
+    case EPCTX_DTYPE_INT64: printf("%lld", (long long)((const int64_t*)data)[i]); break;
+    case EPCTX_DTYPE_UINT64: printf("%llu", (unsigned long long)((const uint64_t*)data)[i]); break;
+    default: printf("?"); break;
+  }
+}
+
+static void print_output(const char* name, epctx_tensor* t) {
+  char dims[256];
+  epctx_dtype type = epctx_tensor_dtype(t);
+  format_dims(epctx_tensor_dims(t), epctx_tensor_rank(t), dims, sizeof(dims));
+  size_t item = epctx_dtype_size(type);
+  size_t count = item ? epctx_tensor_bytes(t) / item : 0;
+  printf("output '%s': %s %s = [", name, epctx_npy_dtype_name(type), dims);
+  for (size_t i = 0; i < count && i < PREVIEW_VALUES; ++i) {
+    if (i) printf(", ");
+    print_value(type, epctx_tensor_data(t), i);
+  }
+  printf("%s]\n", count > PREVIEW_VALUES ? ", ..." : "");
+}
+
+/* Output names become file names: anything but [A-Za-z0-9._-] turns into
+ * '_', leading dots too (no hidden files, no "..").*/
+static void sanitise(const char* name, size_t index, char* out, size_t size) {
+  size_t n = 0;
+  for (const char* p = name; *p && n + 1 < size; ++p) {
+    char c = *p;
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+             (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+             (c == '.' && n > 0);
+    out[n++] = ok ? c : '_';
+  }
+  out[n] = '\0';
+  if (n == 0) snprintf(out, size, "output_%zu", index);
+}
+
+static void write_outputs(const struct args* a, const char** names,
+                          epctx_tensor** outs, size_t count) {
+  if (mkdir(a->output_dir, 0777) != 0 && errno != EEXIST)
+    die(EPCTX_FAIL, "cannot create output directory '%s': %s", a->output_dir,
+        strerror(errno));
+  char (*files)[200] = calloc(count ? count : 1, sizeof(*files));
+  if (!files) die(EPCTX_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < count; ++i) {
+    sanitise(names[i], i, files[i], sizeof(files[i]) - 16);
+    for (size_t j = 0; j < i; ++j)
+      if (!strcmp(files[i], files[j])) {
+        size_t len = strlen(files[i]);
+        snprintf(files[i] + len, sizeof(files[i]) - len, "_%zu", i);
+        break;
+      }
+    char path[4096], err[512];
+    snprintf(path, sizeof(path), "%s/%s.npy", a->output_dir, files[i]);
+    int rc = epctx_npy_write(path, epctx_tensor_dtype(outs[i]),
+                             epctx_tensor_dims(outs[i]),
+                             epctx_tensor_rank(outs[i]),
+                             epctx_tensor_data(outs[i]),
+                             epctx_tensor_bytes(outs[i]), err, sizeof(err));
+    if (rc) die(rc, "output '%s': %s", names[i], err);
+    if (!a->quiet) printf("wrote %s\n", path);
+  }
+  free(files);
+}
+
+static void print_json_string(const char* s) {
+  putchar('"');
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+int main(int argc, char** argv) {
+  struct args a;
+  parse_args(argc, argv, &a);
+
+  epctx_env* env = NULL;
+  check(epctx_env_create(NULL, 0, &env), NULL);
+  check(epctx_env_register_builtin_drivers(env), NULL);
+  epctx_session_options* options = NULL;
+  check(epctx_session_options_create(&options), NULL);
+  for (size_t i = 0; i < a.num_options; ++i)
+    check(epctx_session_options_set(options, a.option_keys[i],
+                                    a.option_values[i]),
+          NULL);
+
+  double t0 = now_ms();
+  epctx_session* session = NULL;
+  check(epctx_session_create(env, a.model, options, &session), a.model);
+  double create_ms = now_ms() - t0;
+
+  bind_inputs(env, session, &a);
+  const char* in_names[MAX_BINDINGS];
+  const epctx_tensor* in_tensors[MAX_BINDINGS];
+  for (size_t i = 0; i < a.num_inputs; ++i) {
+    in_names[i] = a.inputs[i].name;
+    in_tensors[i] = a.inputs[i].tensor;
+  }
+
+  size_t num_out = epctx_session_output_count(session);
+  const char** out_names = calloc(num_out ? num_out : 1, sizeof(char*));
+  epctx_tensor** outs = calloc(num_out ? num_out : 1, sizeof(epctx_tensor*));
+  epctx_tensor** scratch = calloc(num_out ? num_out : 1, sizeof(epctx_tensor*));
+  double* times = calloc(a.repeat ? (size_t)a.repeat : 1, sizeof(double));
+  if (!out_names || !outs || !scratch || !times)
+    die(EPCTX_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < num_out; ++i) {
+    epctx_io_info info;
+    check(epctx_session_output_info(session, i, &info), NULL);
+    out_names[i] = info.name;
+  }
+
+  t0 = now_ms();
+  check(epctx_session_run(session, in_names, in_tensors, a.num_inputs, NULL,
+                          outs, num_out),
+        a.model);
+  double first_ms = now_ms() - t0;
+  for (long r = 0; r < a.repeat; ++r) {
+    t0 = now_ms();
+    check(epctx_session_run(session, in_names, in_tensors, a.num_inputs, NULL,
+                            scratch, num_out),
+          a.model);
+    times[r] = now_ms() - t0;
+    for (size_t i = 0; i < num_out; ++i) epctx_tensor_release(scratch[i]);
+  }
+  qsort(times, (size_t)a.repeat, sizeof(double), cmp_double);
+  double median_ms = 0;
+  if (a.repeat > 0)
+    median_ms = a.repeat % 2 ? times[a.repeat / 2]
+                             : (times[a.repeat / 2 - 1] + times[a.repeat / 2]) / 2;
+
+  if (!a.quiet)
+    for (size_t i = 0; i < num_out; ++i) print_output(out_names[i], outs[i]);
+  if (a.output_dir) write_outputs(&a, out_names, outs, num_out);
+
+  if (!a.quiet) {
+    printf("session create: %.3f ms, first run: %.3f ms, ", create_ms,
+           first_ms);
+    if (a.repeat > 0)
+      printf("median run (%ld): %.3f ms\n", a.repeat, median_ms);
+    else
+      printf("median run (0): n/a\n");
+  }
+  printf("{\"model\": ");
+  print_json_string(a.model);
+  printf(", \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
+         "\"repeat\": %ld, \"median_run_ms\": ",
+         create_ms, first_ms, a.repeat);
+  if (a.repeat > 0) printf("%.3f}\n", median_ms);
+  else printf("null}\n");
+
+  for (size_t i = 0; i < num_out; ++i) epctx_tensor_release(outs[i]);
+  for (size_t i = 0; i < a.num_inputs; ++i) {
+    epctx_tensor_release(a.inputs[i].tensor);
+    epctx_npy_free(&a.inputs[i].array);
+  }
+  free(times);
+  free(scratch);
+  free(outs);
+  free(out_names);
+  epctx_session_release(session);
+  epctx_session_options_release(options);
+  epctx_env_release(env);
+  return 0;
+}

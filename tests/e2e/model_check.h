@@ -1,0 +1,46 @@
+/* The end-to-end check shared by the generated-model and real-model tests:
+ * compile a model with epctx-compile (a child process), load the context
+ * model through the public C API, run it on .npy inputs, compare each output
+ * with an expected .npy.
+ *
+ * Messages: every function returns 0 or fills msg (one paragraph naming the
+ * model, the step, and the tool's stderr when a tool failed). */
+#ifndef EPCTX_TESTS_MODEL_CHECK_H
+#define EPCTX_TESTS_MODEL_CHECK_H
+
+#include <stddef.h>
+
+#include <epctx/epctx.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Runs `compile_tool model -o out_ctx --ep ep --embed-mode embed --force
+ * --quiet [extra...]` (extra NULL-terminated, may be NULL). The tool must
+ * exit 0. scratch_dir holds the captured stdout/stderr. */
+int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
+               const char* ep, int embed, const char* const* extra,
+               const char* scratch_dir, char* msg, size_t size);
+
+typedef struct mc_io {
+  size_t num_inputs, num_outputs;
+  const char* input_names[16];
+  const char* input_files[16];
+  const char* output_names[16];   /* expected graph outputs, in order */
+  const char* expected_files[16];
+  double atol, rtol;
+} mc_io;
+
+/* Creates a session on ctx_path (env must have its drivers registered),
+ * checks its input/output names against io, runs once, compares. On success
+ * *session (if not NULL) receives the open session for further checks, to be
+ * released by the caller; create_ms and run_ms (if not NULL) the timings. */
+int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
+                        epctx_session** session, double* create_ms,
+                        double* run_ms, char* msg, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

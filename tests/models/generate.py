@@ -1,0 +1,549 @@
+#!/usr/bin/python3
+"""Generates the end-to-end test models: one small ONNX model per op (with
+attribute variants), a small CNN, a "split" model that must compile into two
+EPContext partitions around one CPU node, and hand-made bad context models.
+
+Usage: generate.py OUT_DIR [--only CASE ...]
+
+Per case OUT_DIR/<case>/ holds model.onnx, input_<i>.npy, expected_<i>.npy
+and manifest.txt:
+    case <name>
+    inputs <name> <name> ...
+    outputs <name> ...
+    [vnpu_driver_nodes <n>]   expected node counts after --ep vnpu
+    [vnpu_cpu_nodes <n>]
+OUT_DIR/cases.txt lists the cases, one a line. OUT_DIR/bad/ holds
+no_such_npu_ctx.onnx (an EPContext node with source="NoSuchNpu").
+
+Run with /usr/bin/python3 (Debian python3-onnx 1.12 + numpy). Weights are
+initializers, shapes are static, data is seeded: output is reproducible.
+"""
+import os
+import sys
+import zlib
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as ref  # noqa: E402
+
+OPSET = 13
+F32 = TensorProto.FLOAT
+
+
+class Case:
+    """Collects one model's nodes, inputs and initializers, then writes it."""
+
+    def __init__(self, name):
+        self.name = name
+        self.rng = np.random.default_rng(zlib.crc32(name.encode()))
+        self.nodes = []
+        self.inputs = []   # (name, array)
+        self.inits = []
+        self.outputs = []  # (name, expected array)
+        self.extra = {}
+
+    def input(self, name, shape, low=-1.0, high=1.0):
+        a = self.rng.uniform(low, high, size=shape).astype(np.float32)
+        self.inputs.append((name, a))
+        return a
+
+    def weight(self, name, shape, low=-1.0, high=1.0, dtype=np.float32):
+        a = self.rng.uniform(low, high, size=shape).astype(dtype)
+        self.inits.append(numpy_helper.from_array(a, name))
+        return a
+
+    def const(self, name, array):
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return np.asarray(array)
+
+    def node(self, op, inputs, outputs, name=None, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, outputs,
+                                           name=name or f"{op.lower()}_{len(self.nodes)}",
+                                           **attrs))
+
+    def output(self, name, expected):
+        self.outputs.append((name, np.ascontiguousarray(expected, dtype=np.float32)))
+
+    def write(self, out_dir):
+        graph = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info(n, F32, a.shape) for n, a in self.inputs],
+            [helper.make_tensor_value_info(n, F32, e.shape) for n, e in self.outputs],
+            initializer=self.inits)
+        model = helper.make_model(graph, producer_name="epctx-tests",
+                                  opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 8
+        onnx.checker.check_model(model, full_check=True)
+        d = os.path.join(out_dir, self.name)
+        os.makedirs(d, exist_ok=True)
+        onnx.save(model, os.path.join(d, "model.onnx"))
+        for i, (_, a) in enumerate(self.inputs):
+            np.save(os.path.join(d, f"input_{i}.npy"), a)
+        for i, (_, e) in enumerate(self.outputs):
+            np.save(os.path.join(d, f"expected_{i}.npy"), e)
+        with open(os.path.join(d, "manifest.txt"), "w") as f:
+            f.write(f"case {self.name}\n")
+            f.write("inputs " + " ".join(n for n, _ in self.inputs) + "\n")
+            f.write("outputs " + " ".join(n for n, _ in self.outputs) + "\n")
+            for k, v in self.extra.items():
+                f.write(f"{k} {v}\n")
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def conv_case(name, x_shape, w_shape, bias=True, **attrs):
+    c = Case(name)
+    x = c.input("x", x_shape)
+    w = c.weight("w", w_shape, -0.5, 0.5)
+    ins = ["x", "w"]
+    b = None
+    if bias:
+        b = c.weight("b", (w_shape[0],))
+        ins.append("b")
+    c.node("Conv", ins, ["y"], kernel_shape=list(w_shape[2:]), **attrs)
+    c.output("y", ref.conv(x, w, b, strides=attrs.get("strides", (1, 1)),
+                           pads=attrs.get("pads"),
+                           dilations=attrs.get("dilations", (1, 1)),
+                           group=attrs.get("group", 1)))
+    return c
+
+
+@case
+def conv_basic():
+    return conv_case("conv_basic", (1, 3, 8, 8), (4, 3, 3, 3))
+
+
+@case
+def conv_pads_strides():
+    return conv_case("conv_pads_strides", (1, 3, 9, 9), (8, 3, 3, 3),
+                     pads=[1, 1, 1, 1], strides=[2, 2])
+
+
+@case
+def conv_asymmetric():
+    return conv_case("conv_asymmetric", (2, 2, 7, 9), (3, 2, 2, 3), bias=False,
+                     pads=[0, 1, 2, 1], strides=[1, 2])
+
+
+@case
+def conv_depthwise():
+    return conv_case("conv_depthwise", (1, 4, 7, 7), (4, 1, 3, 3),
+                     pads=[1, 1, 1, 1], group=4)
+
+
+@case
+def conv_groups():
+    return conv_case("conv_groups", (1, 4, 6, 6), (6, 2, 3, 3), group=2)
+
+
+@case
+def conv_dilation():
+    return conv_case("conv_dilation", (1, 2, 10, 10), (3, 2, 3, 3),
+                     pads=[2, 2, 2, 2], dilations=[2, 2])
+
+
+@case
+def conv_pointwise():
+    return conv_case("conv_pointwise", (1, 8, 5, 5), (16, 8, 1, 1))
+
+
+@case
+def gemm():
+    c = Case("gemm")
+    a = c.input("a", (2, 16))
+    b = c.weight("b", (16, 8))
+    bias = c.weight("c", (8,))
+    c.node("Gemm", ["a", "b", "c"], ["y"])
+    c.output("y", ref.gemm(a, b, bias))
+    return c
+
+
+@case
+def gemm_transb_alpha_beta():
+    c = Case("gemm_transb_alpha_beta")
+    a = c.input("a", (3, 12))
+    b = c.weight("b", (5, 12))
+    bias = c.weight("c", (3, 5))
+    c.node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)
+    c.output("y", ref.gemm(a, b, bias, alpha=0.5, beta=2.0, trans_b=1))
+    return c
+
+
+@case
+def matmul():
+    c = Case("matmul")
+    a = c.input("a", (4, 8))
+    b = c.weight("b", (8, 6))
+    c.node("MatMul", ["a", "b"], ["y"])
+    c.output("y", a.astype(np.float64) @ b)
+    return c
+
+
+@case
+def matmul_batched():
+    c = Case("matmul_batched")
+    a = c.input("a", (2, 3, 8))
+    b = c.input("b", (8, 5))
+    c.node("MatMul", ["a", "b"], ["y"])
+    c.output("y", a.astype(np.float64) @ b)
+    return c
+
+
+def binary_case(name, op, fn, a_shape, b_shape, b_is_weight, b_low=-1.0):
+    c = Case(name)
+    a = c.input("a", a_shape)
+    b = c.weight("b", b_shape, b_low) if b_is_weight else c.input("b", b_shape, b_low)
+    c.node(op, ["a", "b"], ["y"])
+    c.output("y", fn(a.astype(np.float64), b.astype(np.float64)))
+    return c
+
+
+@case
+def add():
+    return binary_case("add", "Add", np.add, (2, 3, 4, 5), (3, 1, 5), False)
+
+
+@case
+def add_same_shape():
+    return binary_case("add_same_shape", "Add", np.add, (2, 8), (2, 8), False)
+
+
+@case
+def sub():
+    return binary_case("sub", "Sub", np.subtract, (2, 3, 4, 5), (4, 1), True)
+
+
+@case
+def mul():
+    return binary_case("mul", "Mul", np.multiply, (2, 1, 4), (3, 1), False)
+
+
+@case
+def div():
+    # Divisors kept in [0.5, 1.5] so the reference is well conditioned.
+    return binary_case("div", "Div", np.divide, (3, 4, 5), (5,), True, b_low=0.5)
+
+
+def unary_case(name, op, fn, shape=(2, 3, 4, 5), **attrs):
+    c = Case(name)
+    x = c.input("x", shape, -3.0, 3.0)
+    c.node(op, ["x"], ["y"], **attrs)
+    c.output("y", fn(x))
+    return c
+
+
+@case
+def relu():
+    return unary_case("relu", "Relu", ref.relu)
+
+
+@case
+def leaky_relu():
+    return unary_case("leaky_relu", "LeakyRelu", lambda x: ref.leaky_relu(x, 0.1),
+                      alpha=0.1)
+
+
+@case
+def sigmoid():
+    return unary_case("sigmoid", "Sigmoid", ref.sigmoid)
+
+
+@case
+def clip():
+    c = Case("clip")
+    x = c.input("x", (2, 3, 4, 5), -2.0, 2.0)
+    c.const("lo", np.array(-0.5, dtype=np.float32))
+    c.const("hi", np.array(0.75, dtype=np.float32))
+    c.node("Clip", ["x", "lo", "hi"], ["y"])
+    c.output("y", np.clip(x, -0.5, 0.75))
+    return c
+
+
+@case
+def max_two():
+    return binary_case("max_two", "Max", np.maximum, (2, 3, 4), (3, 4), False)
+
+
+@case
+def max_three():
+    c = Case("max_three")
+    a = c.input("a", (2, 3, 4))
+    b = c.input("b", (1, 4))
+    w = c.weight("w", (2, 1, 1))
+    c.node("Max", ["a", "b", "w"], ["y"])
+    c.output("y", np.maximum(np.maximum(a, b), w))
+    return c
+
+
+@case
+def max_pool():
+    c = Case("max_pool")
+    x = c.input("x", (1, 3, 8, 8))
+    c.node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    c.output("y", ref.max_pool(x, (2, 2), (2, 2)))
+    return c
+
+
+@case
+def max_pool_pads():
+    c = Case("max_pool_pads")
+    x = c.input("x", (2, 2, 9, 7))
+    c.node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+           pads=[1, 1, 1, 1])
+    c.output("y", ref.max_pool(x, (3, 3), (2, 2), [1, 1, 1, 1]))
+    return c
+
+
+@case
+def average_pool():
+    c = Case("average_pool")
+    x = c.input("x", (1, 3, 8, 8))
+    c.node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
+    c.output("y", ref.average_pool(x, (2, 2), (2, 2)))
+    return c
+
+
+@case
+def average_pool_pads():
+    c = Case("average_pool_pads")
+    x = c.input("x", (1, 2, 7, 7))
+    c.node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[1, 1],
+           pads=[1, 1, 1, 1])
+    c.output("y", ref.average_pool(x, (3, 3), (1, 1), [1, 1, 1, 1], 0))
+    return c
+
+
+@case
+def average_pool_include_pad():
+    c = Case("average_pool_include_pad")
+    x = c.input("x", (1, 2, 6, 6))
+    c.node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+           pads=[1, 1, 1, 1], count_include_pad=1)
+    c.output("y", ref.average_pool(x, (3, 3), (2, 2), [1, 1, 1, 1], 1))
+    return c
+
+
+@case
+def global_average_pool():
+    c = Case("global_average_pool")
+    x = c.input("x", (2, 5, 6, 7))
+    c.node("GlobalAveragePool", ["x"], ["y"])
+    c.output("y", ref.global_average_pool(x))
+    return c
+
+
+@case
+def reshape():
+    c = Case("reshape")
+    x = c.input("x", (2, 3, 4))
+    c.const("shape", np.array([4, -1], dtype=np.int64))
+    c.node("Reshape", ["x", "shape"], ["y"])
+    c.output("y", x.reshape(4, -1))
+    return c
+
+
+@case
+def reshape_zero():
+    c = Case("reshape_zero")
+    x = c.input("x", (2, 3, 4))
+    c.const("shape", np.array([0, 12], dtype=np.int64))
+    c.node("Reshape", ["x", "shape"], ["y"])
+    c.output("y", x.reshape(2, 12))
+    return c
+
+
+@case
+def flatten():
+    c = Case("flatten")
+    x = c.input("x", (2, 3, 4, 5))
+    c.node("Flatten", ["x"], ["y"], axis=1)
+    c.output("y", ref.flatten(x, 1))
+    return c
+
+
+@case
+def flatten_axis2():
+    c = Case("flatten_axis2")
+    x = c.input("x", (2, 3, 4, 5))
+    c.node("Flatten", ["x"], ["y"], axis=2)
+    c.output("y", ref.flatten(x, 2))
+    return c
+
+
+@case
+def transpose():
+    c = Case("transpose")
+    x = c.input("x", (1, 3, 4, 5))
+    c.node("Transpose", ["x"], ["y"], perm=[0, 2, 3, 1])
+    c.output("y", x.transpose(0, 2, 3, 1))
+    return c
+
+
+@case
+def transpose_default():
+    c = Case("transpose_default")
+    x = c.input("x", (2, 3, 4))
+    c.node("Transpose", ["x"], ["y"])
+    c.output("y", x.transpose())
+    return c
+
+
+@case
+def concat():
+    c = Case("concat")
+    a = c.input("a", (1, 2, 3, 3))
+    b = c.input("b", (1, 3, 3, 3))
+    w = c.weight("w", (1, 1, 3, 3))
+    c.node("Concat", ["a", "b", "w"], ["y"], axis=1)
+    c.output("y", np.concatenate([a, b, w], axis=1))
+    return c
+
+
+@case
+def concat_last_axis():
+    c = Case("concat_last_axis")
+    a = c.input("a", (2, 3))
+    b = c.input("b", (2, 5))
+    c.node("Concat", ["a", "b"], ["y"], axis=-1)
+    c.output("y", np.concatenate([a, b], axis=-1))
+    return c
+
+
+@case
+def softmax():
+    c = Case("softmax")
+    x = c.input("x", (2, 3, 10), -4.0, 4.0)
+    c.node("Softmax", ["x"], ["y"], axis=-1)
+    c.output("y", ref.softmax(x, -1))
+    return c
+
+
+@case
+def softmax_axis1():
+    c = Case("softmax_axis1")
+    x = c.input("x", (2, 5, 3), -4.0, 4.0)
+    c.node("Softmax", ["x"], ["y"], axis=1)
+    c.output("y", ref.softmax(x, 1))
+    return c
+
+
+@case
+def constant():
+    c = Case("constant")
+    x = c.input("x", (2, 3, 4))
+    k = c.rng.uniform(-2, 2, size=(3, 4)).astype(np.float32)
+    c.node("Constant", [], ["k"], value=numpy_helper.from_array(k, "k"))
+    c.node("Mul", ["x", "k"], ["y"])
+    c.output("y", x.astype(np.float64) * k)
+    return c
+
+
+@case
+def small_cnn():
+    """Conv+Relu+MaxPool+Conv+Relu+GlobalAveragePool+Flatten+Gemm+Softmax."""
+    c = Case("small_cnn")
+    x = c.input("x", (1, 3, 16, 16))
+    w1 = c.weight("w1", (8, 3, 3, 3), -0.4, 0.4)
+    b1 = c.weight("b1", (8,), -0.1, 0.1)
+    w2 = c.weight("w2", (16, 8, 3, 3), -0.2, 0.2)
+    b2 = c.weight("b2", (16,), -0.1, 0.1)
+    wf = c.weight("wf", (10, 16), -0.5, 0.5)
+    bf = c.weight("bf", (10,), -0.1, 0.1)
+    c.node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1])
+    c.node("Relu", ["c1"], ["r1"], name="relu1")
+    c.node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2])
+    c.node("Conv", ["p1", "w2", "b2"], ["c2"], name="conv2", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1])
+    c.node("Relu", ["c2"], ["r2"], name="relu2")
+    c.node("GlobalAveragePool", ["r2"], ["g"], name="gap")
+    c.node("Flatten", ["g"], ["f"], name="flatten", axis=1)
+    c.node("Gemm", ["f", "wf", "bf"], ["logits"], name="fc", transB=1)
+    c.node("Softmax", ["logits"], ["probs"], name="softmax", axis=-1)
+    h = ref.relu(ref.conv(x, w1, b1, pads=[1, 1, 1, 1]))
+    h = ref.max_pool(h, (2, 2), (2, 2))
+    h = ref.relu(ref.conv(h, w2, b2, pads=[1, 1, 1, 1]))
+    h = ref.flatten(ref.global_average_pool(h), 1)
+    c.output("probs", ref.softmax(ref.gemm(h, wf, bf, trans_b=1), -1))
+    return c
+
+
+@case
+def split():
+    """Conv->Relu->Sqrt->Conv: vnpu has no Sqrt, so --ep vnpu must give two
+    EPContext partitions around one CPU node."""
+    c = Case("split")
+    x = c.input("x", (1, 3, 8, 8))
+    w1 = c.weight("w1", (4, 3, 3, 3), -0.5, 0.5)
+    b1 = c.weight("b1", (4,), -0.1, 0.1)
+    w2 = c.weight("w2", (4, 4, 3, 3), -0.5, 0.5)
+    b2 = c.weight("b2", (4,), -0.1, 0.1)
+    c.node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1])
+    c.node("Relu", ["c1"], ["r1"], name="relu1")
+    c.node("Sqrt", ["r1"], ["s1"], name="sqrt1")
+    c.node("Conv", ["s1", "w2", "b2"], ["y"], name="conv2", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1])
+    h = np.sqrt(ref.relu(ref.conv(x, w1, b1, pads=[1, 1, 1, 1])))
+    c.output("y", ref.conv(h, w2, b2, pads=[1, 1, 1, 1]))
+    c.extra["vnpu_driver_nodes"] = 2
+    c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+def write_bad_models(out_dir):
+    """A context model no driver claims: source="NoSuchNpu"."""
+    d = os.path.join(out_dir, "bad")
+    os.makedirs(d, exist_ok=True)
+    node = helper.make_node(
+        "EPContext", ["x"], ["y"], name="no_such_npu_node", domain="com.microsoft",
+        main_context=1, embed_mode=1, ep_cache_context=b"not a context binary",
+        source="NoSuchNpu", partition_name="no_such_npu_node")
+    graph = helper.make_graph(
+        [node], "no_such_npu",
+        [helper.make_tensor_value_info("x", F32, (1, 4))],
+        [helper.make_tensor_value_info("y", F32, (1, 4))])
+    model = helper.make_model(graph, producer_name="epctx-tests", opset_imports=[
+        helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(d, "no_such_npu_ctx.onnx"))
+    np.save(os.path.join(d, "x.npy"), np.ones((1, 4), dtype=np.float32))
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1].startswith("-"):
+        sys.stderr.write("usage: generate.py OUT_DIR [--only CASE ...]\n")
+        return 2
+    out_dir = argv[1]
+    only = set(argv[3:]) if len(argv) > 2 and argv[2] == "--only" else None
+    os.makedirs(out_dir, exist_ok=True)
+    names = []
+    for fn in CASES:
+        if only is not None and fn.__name__ not in only:
+            continue
+        c = fn()
+        c.write(out_dir)
+        names.append(c.name)
+    if only is not None:
+        missing = only - set(names)
+        if missing:
+            sys.stderr.write(f"generate.py: error: unknown case(s): {sorted(missing)}\n")
+            return 1
+        return 0
+    write_bad_models(out_dir)
+    with open(os.path.join(out_dir, "cases.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

