@@ -4,6 +4,7 @@
 
 #include "container_generated.h"
 #include "container_header.h"
+#include "core/fb_verify.h"
 
 namespace epctx {
 namespace {
@@ -100,7 +101,13 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
                          (unsigned long long)total);
   const uint8_t* meta = blob.data + meta_off;
   flatbuffers::Verifier verifier(meta, static_cast<size_t>(meta_size), 64, 1000000);
-  if (!fb::VerifyContainerBuffer(verifier))
+  // The identifier is compared here with memcmp: flatbuffers' own check
+  // calls strncmp, which a bare-metal board need not have.
+  if (meta_size < 8 || memcmp(meta + 4, fb::ContainerIdentifier(), 4) != 0)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: container metadata lacks the \"%s\" identifier", label,
+                         fb::ContainerIdentifier());
+  if (!VerifyFlatbufferRoot<fb::Container>(verifier, meta, static_cast<size_t>(meta_size)))
     return Status::Error(EPCTX_INVALID_CONTAINER,
                          "%s: container metadata failed flatbuffers verification", label);
   const fb::Container* c = fb::GetContainer(meta);
@@ -126,7 +133,7 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
     EPCTX_RETURN_IF_ERROR(
         check_segment(g->payload(), total, align, label, what, blob.data, &gs[i].payload));
     for (uint32_t j = 0; j < i; ++j)
-      if (strcmp(gs[j].name, gs[i].name) == 0)
+      if (cstr_eq(gs[j].name, gs[i].name))
         return Status::Error(EPCTX_INVALID_CONTAINER, "%s: graph name '%s' appears twice", label,
                              gs[i].name);
   }

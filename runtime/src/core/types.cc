@@ -14,6 +14,24 @@ bool StrView::ieq(const char* s) const {
   return s[i] == '\0';
 }
 
+size_t cstr_len(const char* s) {
+  size_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+
+bool cstr_eq(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+const char* cstr_rchr(const char* s, char c) {
+  const char* last = nullptr;
+  for (; *s; ++s)
+    if (*s == c) last = s;
+  return last;
+}
+
 size_t dtype_size(int32_t dtype) {
   switch (dtype) {
     case EPCTX_DTYPE_FLOAT: case EPCTX_DTYPE_INT32: case EPCTX_DTYPE_UINT32: return 4;

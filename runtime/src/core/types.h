@@ -36,6 +36,12 @@ struct StrView {
   int len() const { return size > 0x7fffffff ? 0x7fffffff : static_cast<int>(size); }
 };
 
+// NUL-terminated string helpers, so the core needs no libc beyond mem*.
+size_t cstr_len(const char* s);
+bool cstr_eq(const char* a, const char* b);
+// Last occurrence of c in s, or nullptr.
+const char* cstr_rchr(const char* s, char c);
+
 // Bytes per element; 0 for STRING and unknown types.
 size_t dtype_size(int32_t dtype);
 // "float", "int64", ...; "unknown" for others.

@@ -89,7 +89,7 @@ Status Session::LoadContexts(const Options& options) {
           if (eps[i].has_source && !lc.driver->Accepts(eps[i].source)) continue;
           bool listed = false;
           for (uint32_t j = 0; j < lc.container.num_graphs; ++j)
-            listed = listed || strcmp(lc.container.graphs[j].name, name) == 0;
+            listed = listed || cstr_eq(lc.container.graphs[j].name, name);
           if (pass == 0 ? !listed : (lc.is_container || num_contexts_ != 1)) continue;
           rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, &step.graph,
                                             &step.graph_info, msg, sizeof msg);
@@ -202,7 +202,7 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, const Options& opt
            node.name.data);
     Status st = ParseContainer(blob, label, meta_, &out->container);
     if (!st.ok()) return load_failure(st);
-    StrView csrc{out->container.source, strlen(out->container.source)};
+    StrView csrc{out->container.source, cstr_len(out->container.source)};
     if (!drv->Accepts(csrc))
       return load_failure(Status::Error(
           EPCTX_INVALID_GRAPH, "%s: container was built for '%s', driver '%s' does not accept it",

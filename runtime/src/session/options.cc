@@ -1,5 +1,7 @@
 #include "session/options.h"
 
+#include "core/types.h"
+
 #include <cstring>
 
 namespace epctx {
@@ -30,14 +32,14 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option: key and value must not be NULL");
   const char* known = nullptr;
   for (const char* k : kKnownKeys)
-    if (strcmp(k, key) == 0) known = k;
+    if (cstr_eq(k, key)) known = k;
   if (!known)
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': unknown key", key);
-  size_t n = strlen(value);
+  size_t n = cstr_len(value);
   if (n > static_cast<size_t>(kMaxValue))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option '%s': value of %zu bytes exceeds %d", key, n, kMaxValue);
-  if (known == kKnownKeys[2] && strcmp(value, "mmap") != 0 && strcmp(value, "read") != 0)
+  if (known == kKnownKeys[2] && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
                          value);
@@ -56,7 +58,7 @@ Status Options::Set(const char* key, const char* value) {
 
 const char* Options::Get(const char* key) const {
   for (int i = 0; i < count_; ++i)
-    if (strcmp(entries_[i].key, key) == 0) return entries_[i].value;
+    if (cstr_eq(entries_[i].key, key)) return entries_[i].value;
   return nullptr;
 }
 

@@ -15,7 +15,7 @@ uint32_t hash_name(StrView s) {
 
 // Folder part of a path ("" for a bare file name), copied into the arena.
 const char* dir_of(Arena& arena, const char* path) {
-  const char* slash = strrchr(path, '/');
+  const char* slash = cstr_rchr(path, '/');
   if (!slash) return arena.Strdup("", 0);
   size_t n = static_cast<size_t>(slash - path);
   return arena.Strdup(path, n == 0 ? 1 : n);  // "/x" -> "/"
@@ -52,10 +52,10 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
 
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
   const char* mode = options.Get(kOptLoadMode);
-  if (mode && strcmp(mode, "read") == 0) load_mode_ = EPCTX_PAL_LOAD_READ;
+  if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
   const char* ctx_path = options.Get(kOptEpContextFilePath);
   if (path) {
-    label_ = meta_.Strdup(path, strlen(path));
+    label_ = meta_.Strdup(path, cstr_len(path));
     char msg[Status::kMaxMessage];
     int rc = epctx_pal_map_file(path, load_mode_, &model_region_, msg, sizeof msg);
     if (rc != EPCTX_OK) return Status::Error(rc, "%s", msg);

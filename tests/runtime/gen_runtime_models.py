@@ -1,0 +1,69 @@
+"""Generates the small models the runtime C API tests load.
+
+Run with Debian's python3 (python3-onnx, numpy): gen_runtime_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(model, path):
+    onnx.save(model, path)
+
+
+def add_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    b = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "b")
+    n1 = helper.make_node("Add", ["x", "b"], ["t"], name="add0")
+    n2 = helper.make_node("Relu", ["t"], ["y"], name="relu0")
+    g = helper.make_graph([n1, n2], "add_relu", [x], [y], [b])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def epcontext_model(source, embed_mode, cache, extra_attrs=None, with_source=True):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    attrs = {"embed_mode": embed_mode, "ep_cache_context": cache, "main_context": 1}
+    if with_source:
+        attrs["source"] = source
+    attrs.update(extra_attrs or {})
+    n = helper.make_node("EPContext", ["x"], ["y"], name="ctx_node_0", domain="com.microsoft", **attrs)
+    g = helper.make_graph([n], "ctx", [x], [y])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                               helper.make_opsetid("com.microsoft", 1)])
+
+
+def unknown_op_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    n = helper.make_node("NoSuchOp", ["x"], ["y"], name="mystery", domain="")
+    g = helper.make_graph([n], "unknown", [x], [y])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    return m
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    save(add_model(), os.path.join(out, "add_relu.onnx"))
+    data = open(os.path.join(out, "add_relu.onnx"), "rb").read()
+    with open(os.path.join(out, "truncated.onnx"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    with open(os.path.join(out, "not_onnx.onnx"), "wb") as f:
+        f.write(b"this is plainly not a protobuf model \xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff")
+    save(epcontext_model("NoSuchNpu", 1, b"opaque"), os.path.join(out, "unknown_source.onnx"))
+    save(epcontext_model("vnpu", 1, b"opaque", with_source=False), os.path.join(out, "no_source.onnx"))
+    save(epcontext_model("vnpu", 0, "../outside.bin"), os.path.join(out, "escape.onnx"))
+    save(epcontext_model("vnpu", 0, "/etc/passwd"), os.path.join(out, "absolute.onnx"))
+    save(epcontext_model("vnpu", 0, "missing_vnpu.bin"), os.path.join(out, "missing_bin.onnx"))
+    save(epcontext_model("vnpu", 1, b"EPCTXBIN" + b"\0" * 20), os.path.join(out, "bad_container.onnx"))
+    save(epcontext_model("vnpu", 1, b"not a container"), os.path.join(out, "not_container.onnx"))
+    save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
+
+
+if __name__ == "__main__":
+    main()
