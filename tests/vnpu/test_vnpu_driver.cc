@@ -115,6 +115,16 @@ void conv2d_matches_reference_loops(void**) {
   CheckConv(2, 4, 8, 8, 16, 3, 2, 1, 1, 2, false);   // grouped, strided
   CheckConv(1, 6, 7, 7, 6, 3, 1, 2, 2, 6, false);    // depthwise, dilated
   CheckConv(1, 8, 5, 5, 9, 1, 1, 0, 1, 1, false);    // pointwise
+  // Rows wide enough for the 8-pixel vector tiles, with border and tail
+  // columns on the scalar path: block tails of 3 and 6 channels, dilation,
+  // two batches, and depthwise rows with 4-lane bodies and odd tails.
+  CheckConv(1, 5, 6, 29, 6, 1, 1, 0, 1, 1, true);    // pointwise, wide
+  CheckConv(2, 3, 7, 27, 11, 3, 1, 1, 1, 1, false);  // 3x3 same, wide
+  CheckConv(1, 4, 9, 30, 3, 3, 1, 2, 2, 1, true);    // dilated, wide
+  CheckConv(1, 4, 9, 30, 6, 3, 1, 1, 1, 2, false);   // grouped, wide
+  CheckConv(1, 5, 11, 23, 5, 5, 1, 2, 1, 5, true);   // depthwise 5x5, wide
+  CheckConv(1, 5, 11, 23, 5, 5, 2, 2, 1, 5, false);  // depthwise 5x5, strided
+  CheckConv(1, 3, 6, 20, 6, 3, 1, 1, 1, 3, false);   // channel multiplier 2, wide
 }
 
 void gemm_matches_reference_with_fused_clip(void**) {

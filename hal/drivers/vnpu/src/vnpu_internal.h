@@ -100,6 +100,14 @@ int RunGraph(const Bindings& b, Msg& msg);
 // Number of elements of a validated tensor.
 uint64_t Elements(const fb::Tensor* t);
 
+// Runs one CONV2D op of a validated graph (vnpu_conv.cc).
+void RunConv(const Bindings& b, const fb::Conv2D* c);
+
+// y[i] = act(x[i]) for n floats; y may equal x. The switch sits outside the
+// loop so each activation is one tight loop (vnpu_kernels.cc).
+void ActivateRow(fb::Activation kind, const float* x, float* y, uint64_t n, float alpha,
+                 float beta);
+
 }  // namespace vnpu
 }  // namespace epctx
 

@@ -2,9 +2,10 @@
 //
 // Every index here stays inside the shapes that vnpu_validate.cc checked, so
 // the loops need no bounds checks of their own except where a window reaches
-// into padding. The hot loops (CONV2D, GEMM) work on 8 output channels / 8
-// output columns at a time over weights packed for exactly that, so the
-// innermost loop is 8 independent multiply-adds the compiler vectorises.
+// into padding. CONV2D lives in vnpu_conv.cc. GEMM works on 8 output columns
+// at a time over weights packed for exactly that, so the innermost loop is 8
+// independent multiply-adds the compiler vectorises. Activations and binary
+// ops pick a per-kind loop once per row, never a switch per element.
 #include <cmath>
 #include <cstring>
 
@@ -16,22 +17,6 @@ namespace {
 
 using Act = fb::Activation;
 
-inline float Apply(Act kind, float v, float alpha, float beta) {
-  switch (kind) {
-    case Act::NONE: return v;
-    case Act::RELU: return v > 0.f ? v : 0.f;
-    case Act::LEAKY_RELU: return v >= 0.f ? v : v * alpha;
-    case Act::CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
-    case Act::SIGMOID: return 1.f / (1.f + expf(-v));
-    case Act::HARD_SIGMOID: {
-      float h = alpha * v + beta;
-      return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
-    }
-    case Act::TANH: return tanhf(v);
-  }
-  return v;
-}
-
 int64_t Dim(const fb::Tensor* t, uint32_t d) { return t->shape()->Get(d); }
 
 struct Runner {
@@ -39,7 +24,6 @@ struct Runner {
   const fb::Graph* g;
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
 
-  void Conv(const fb::Conv2D* c);
   void Gemm(const fb::Gemm* c);
   void Binary(const fb::Binary* c);
   void Pool(const fb::Pool* c);
@@ -48,63 +32,6 @@ struct Runner {
   void Concat(const fb::Concat* c);
   void ScaleShift(const fb::ScaleShift* c);
 };
-
-void Runner::Conv(const fb::Conv2D* c) {
-  const fb::Tensor* xt = T(c->input());
-  const fb::Tensor* yt = T(c->output());
-  const float* x = b.ptr(c->input());
-  const float* w = b.ptr(c->weights());
-  const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
-  float* y = b.ptr(c->output());
-  const int64_t N = Dim(xt, 0), C = Dim(xt, 1), H = Dim(xt, 2), W = Dim(xt, 3);
-  const int64_t CO = Dim(yt, 1), OH = Dim(yt, 2), OW = Dim(yt, 3);
-  const int64_t G = c->groups(), cig = C / G, cog = CO / G, nb = (cog + 7) / 8;
-  const int64_t KH = c->kernel_h(), KW = c->kernel_w(), sh = c->stride_h(), sw = c->stride_w();
-  const int64_t dh = c->dilation_h(), dw = c->dilation_w(), pt = c->pad_top(), pl = c->pad_left();
-  const Act act = c->activation();
-  const float alpha = c->alpha(), beta = c->beta();
-  const int64_t kstride = KH * KW * 8;
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t gi = 0; gi < G; ++gi)
-      for (int64_t ob = 0; ob < nb; ++ob) {
-        const float* wb = w + (gi * nb + ob) * cig * kstride;
-        const int64_t oc0 = gi * cog + ob * 8;
-        const int64_t valid = cog - ob * 8 < 8 ? cog - ob * 8 : 8;
-        float b8[8];
-        for (int j = 0; j < 8; ++j) b8[j] = (bias && j < valid) ? bias[oc0 + j] : 0.f;
-        for (int64_t oh = 0; oh < OH; ++oh)
-          for (int64_t ow = 0; ow < OW; ow += 4) {
-            // Four output pixels of one row at once: 32 accumulators.
-            const int64_t np = OW - ow < 4 ? OW - ow : 4;
-            float acc[4][8];
-            for (int p = 0; p < 4; ++p)
-              for (int j = 0; j < 8; ++j) acc[p][j] = b8[j];
-            for (int64_t ic = 0; ic < cig; ++ic) {
-              const float* xc = x + ((n * C + gi * cig + ic) * H) * W;
-              const float* wc = wb + ic * kstride;
-              for (int64_t kh = 0; kh < KH; ++kh) {
-                const int64_t ih = oh * sh - pt + kh * dh;
-                if (ih < 0 || ih >= H) continue;
-                const float* row = xc + ih * W;
-                for (int64_t kw = 0; kw < KW; ++kw) {
-                  const float* wk = wc + (kh * KW + kw) * 8;
-                  const int64_t iw0 = ow * sw - pl + kw * dw;
-                  for (int64_t p = 0; p < np; ++p) {
-                    const int64_t iw = iw0 + p * sw;
-                    if (iw < 0 || iw >= W) continue;
-                    const float v = row[iw];
-                    for (int j = 0; j < 8; ++j) acc[p][j] += v * wk[j];
-                  }
-                }
-              }
-            }
-            for (int64_t j = 0; j < valid; ++j) {
-              float* yc = y + ((n * CO + oc0 + j) * OH + oh) * OW + ow;
-              for (int64_t p = 0; p < np; ++p) yc[p] = Apply(act, acc[p][j], alpha, beta);
-            }
-          }
-      }
-}
 
 void Runner::Gemm(const fb::Gemm* c) {
   const float* a = b.ptr(c->input());
@@ -145,13 +72,29 @@ void Runner::Gemm(const fb::Gemm* c) {
       }
       for (uint64_t p = 0; p < rows; ++p)
         for (uint64_t j = 0; j < valid; ++j)
-          y[(m + p) * N + nb * 8 + j] = Apply(act, acc[p][j], alpha, beta);
+          y[(m + p) * N + nb * 8 + j] = acc[p][j];
     }
   }
+  if (act != Act::NONE) ActivateRow(act, y, y, M * N, alpha, beta);
 }
 
-inline float BinOp(fb::BinaryKind k, float a, float b) {
-  switch (k) {
+// One output row of a Binary op. The op is a template argument so each
+// (op, stride pattern) pair is its own tight loop; the contiguous and the
+// scalar-operand cases are the ones elementwise chains such as hard-swish hit.
+typedef float V4 __attribute__((vector_size(16)));
+
+inline V4 Load4(const float* p) {
+  V4 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
+
+// T is float or V4 (GCC generic vector: lane-wise operators and ?:).
+template <fb::BinaryKind K, typename T>
+inline T BinOp(T a, T b) {
+  switch (K) {
     case fb::BinaryKind::ADD: return a + b;
     case fb::BinaryKind::SUB: return a - b;
     case fb::BinaryKind::MUL: return a * b;
@@ -159,7 +102,43 @@ inline float BinOp(fb::BinaryKind k, float a, float b) {
     case fb::BinaryKind::MAXIMUM: return a > b ? a : b;
     case fb::BinaryKind::MINIMUM: return a < b ? a : b;
   }
-  return 0.f;
+  return a;
+}
+
+// Loads are done before the store of the same lanes, so y may equal a or b.
+template <fb::BinaryKind K>
+void BinRow(const float* a, const float* b, float* y, int64_t n, int64_t sa, int64_t sb) {
+  int64_t i = 0;
+  if (sa == 1 && sb == 1) {
+    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(Load4(a + i), Load4(b + i)));
+    for (; i < n; ++i) y[i] = BinOp<K>(a[i], b[i]);
+  } else if (sa == 1 && sb == 0) {
+    const float bv = b[0];
+    const V4 b4 = V4{} + bv;
+    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(Load4(a + i), b4));
+    for (; i < n; ++i) y[i] = BinOp<K>(a[i], bv);
+  } else if (sa == 0 && sb == 1) {
+    const float av = a[0];
+    const V4 a4 = V4{} + av;
+    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(a4, Load4(b + i)));
+    for (; i < n; ++i) y[i] = BinOp<K>(av, b[i]);
+  } else {
+    for (; i < n; ++i) y[i] = BinOp<K>(a[i * sa], b[i * sb]);
+  }
+}
+
+using BinRowFn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
+
+BinRowFn PickBinRow(fb::BinaryKind k) {
+  switch (k) {
+    case fb::BinaryKind::ADD: return BinRow<fb::BinaryKind::ADD>;
+    case fb::BinaryKind::SUB: return BinRow<fb::BinaryKind::SUB>;
+    case fb::BinaryKind::MUL: return BinRow<fb::BinaryKind::MUL>;
+    case fb::BinaryKind::DIV: return BinRow<fb::BinaryKind::DIV>;
+    case fb::BinaryKind::MAXIMUM: return BinRow<fb::BinaryKind::MAXIMUM>;
+    case fb::BinaryKind::MINIMUM: return BinRow<fb::BinaryKind::MINIMUM>;
+  }
+  return BinRow<fb::BinaryKind::ADD>;
 }
 
 void Runner::Binary(const fb::Binary* c) {
@@ -170,33 +149,36 @@ void Runner::Binary(const fb::Binary* c) {
   const uint64_t total = Elements(yt);
   if (total == 0) return;
   const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
-  const fb::BinaryKind kind = c->kind();
+  const BinRowFn row = PickBinRow(c->kind());
   if (r == 0) {
-    y[0] = BinOp(kind, pa[0], pb[0]);
+    row(pa, pb, y, 1, 1, 1);
     return;
   }
   // Walk the output row by row (last dimension innermost), carrying the
-  // offsets of a and b with an odometer over the outer dimensions.
+  // offsets of a and b with an odometer over the outer dimensions. Trailing
+  // dimensions where a and b are both contiguous (or both a held scalar)
+  // fold into one longer row.
+  const auto* as = c->a_strides();
+  const auto* bs = c->b_strides();
+  int64_t inner = Dim(yt, r - 1);
+  const int64_t sa = as->Get(r - 1), sb = bs->Get(r - 1);
+  uint32_t outer_r = r - 1;
+  while (outer_r > 0 && (sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
+    const uint32_t d = outer_r - 1;
+    if (as->Get(d) != sa * inner || bs->Get(d) != sb * inner) break;
+    inner *= Dim(yt, d);
+    outer_r = d;
+  }
   int64_t idx[8] = {0};
-  const int64_t inner = Dim(yt, r - 1);
-  const int64_t sa = c->a_strides()->Get(r - 1), sb = c->b_strides()->Get(r - 1);
   int64_t oa = 0, ob = 0;
   for (uint64_t done = 0; done < total; done += uint64_t(inner)) {
-    float* yr = y + done;
-    const float* ar = pa + oa;
-    const float* br = pb + ob;
-    if (sa == 1 && sb == 1)
-      for (int64_t i = 0; i < inner; ++i) yr[i] = BinOp(kind, ar[i], br[i]);
-    else if (sa == 1 && sb == 0)
-      for (int64_t i = 0; i < inner; ++i) yr[i] = BinOp(kind, ar[i], br[0]);
-    else
-      for (int64_t i = 0; i < inner; ++i) yr[i] = BinOp(kind, ar[i * sa], br[i * sb]);
-    for (int32_t d = int32_t(r) - 2; d >= 0; --d) {
-      oa += c->a_strides()->Get(d);
-      ob += c->b_strides()->Get(d);
+    row(pa + oa, pb + ob, y + done, inner, sa, sb);
+    for (int32_t d = int32_t(outer_r) - 1; d >= 0; --d) {
+      oa += as->Get(d);
+      ob += bs->Get(d);
       if (++idx[d] < Dim(yt, d)) break;
-      oa -= c->a_strides()->Get(d) * idx[d];
-      ob -= c->b_strides()->Get(d) * idx[d];
+      oa -= as->Get(d) * idx[d];
+      ob -= bs->Get(d) * idx[d];
       idx[d] = 0;
     }
   }
@@ -325,7 +307,65 @@ void Runner::ScaleShift(const fb::ScaleShift* c) {
     }
 }
 
+template <Act K>
+inline float Activate(float v, float alpha, float beta) {
+  switch (K) {
+    case Act::NONE: return v;
+    case Act::RELU: return v > 0.f ? v : 0.f;
+    case Act::LEAKY_RELU: return v >= 0.f ? v : v * alpha;
+    case Act::CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
+    case Act::SIGMOID: return 1.f / (1.f + expf(-v));
+    case Act::HARD_SIGMOID: {
+      float h = alpha * v + beta;
+      return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
+    }
+    case Act::TANH: return tanhf(v);
+  }
+  return v;
+}
+
+template <Act K>
+void ActRow(const float* x, float* y, uint64_t n, float alpha, float beta) {
+  for (uint64_t i = 0; i < n; ++i) y[i] = Activate<K>(x[i], alpha, beta);
+}
+
+// RELU and CLIP four lanes at a time (the activations fused into most convs).
+void ActRowRelu(const float* x, float* y, uint64_t n) {
+  const V4 z = {};
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const V4 v = Load4(x + i);
+    Store4(y + i, v > z ? v : z);
+  }
+  for (; i < n; ++i) y[i] = Activate<Act::RELU>(x[i], 0.f, 0.f);
+}
+
+void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
+  const V4 l = V4{} + lo, h = V4{} + hi;
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    V4 v = Load4(x + i);
+    v = v < l ? l : v;
+    Store4(y + i, v > h ? h : v);
+  }
+  for (; i < n; ++i) y[i] = Activate<Act::CLIP>(x[i], lo, hi);
+}
+
 }  // namespace
+
+void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, float beta) {
+  switch (kind) {
+    case Act::NONE:
+      if (x != y && n > 0) memmove(y, x, n * 4);
+      return;
+    case Act::RELU: return ActRowRelu(x, y, n);
+    case Act::LEAKY_RELU: return ActRow<Act::LEAKY_RELU>(x, y, n, alpha, beta);
+    case Act::CLIP: return ActRowClip(x, y, n, alpha, beta);
+    case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
+    case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
+    case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
+  }
+}
 
 float* Bindings::ptr(uint32_t t) const {
   const fb::Tensor* ten = graph->stream->tensors()->Get(t);
@@ -350,15 +390,14 @@ int RunGraph(const Bindings& b, Msg& msg) {
   for (uint32_t i = 0; i < g->ops()->size(); ++i) {
     const fb::Op* o = g->ops()->Get(i);
     switch (o->params_type()) {
-      case fb::OpParams::Conv2D: r.Conv(o->params_as_Conv2D()); break;
+      case fb::OpParams::Conv2D: RunConv(b, o->params_as_Conv2D()); break;
       case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm()); break;
       case fb::OpParams::Binary: r.Binary(o->params_as_Binary()); break;
       case fb::OpParams::Unary: {
         const fb::Unary* c = o->params_as_Unary();
         const float* x = b.ptr(c->input());
         float* y = b.ptr(c->output());
-        const uint64_t n = Elements(r.T(c->input()));
-        for (uint64_t k = 0; k < n; ++k) y[k] = Apply(c->kind(), x[k], c->alpha(), c->beta());
+        ActivateRow(c->kind(), x, y, Elements(r.T(c->input())), c->alpha(), c->beta());
         break;
       }
       case fb::OpParams::Pool: r.Pool(o->params_as_Pool()); break;
