@@ -59,7 +59,11 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
 }
 
 for preset in host aarch64-linux; do
-  step "$preset configure" cmake --preset "$preset" &&
+  extra=()
+  # The aarch64 runtime also runs the generated models, compiled by the host
+  # build's epctx-compile (an x86_64 child of the emulated test).
+  [ "$preset" = aarch64-linux ] && extra=(-DEPCTX_HOST_COMPILE="$PWD/build/host/host_tools/epctx-compile")
+  step "$preset configure" cmake --preset "$preset" "${extra[@]}" &&
     step "$preset build" cmake --build --preset "$preset" -j"$jobs" &&
     run_ctest "$preset"
 done
