@@ -21,6 +21,15 @@ static const char* path_of(const char* name) {
   return buf;
 }
 
+/* Reads a generated model into a static buffer; returns its size. */
+static size_t read_model(const char* name, unsigned char* buf, size_t cap) {
+  FILE* f = fopen(path_of(name), "rb");
+  assert_non_null(f);
+  size_t n = fread(buf, 1, cap, f);
+  fclose(f);
+  return n;
+}
+
 /* Creates a session and expects failure with `code`; every word in
  * `must_contain` (NULL-terminated) must appear in the message. */
 static void expect_create_fails(const char* model, int code, const char* const* must_contain) {
@@ -69,11 +78,8 @@ static void runs_cpu_model_and_gives_exact_values(void** state) {
 
 static void loads_from_buffer(void** state) {
   (void)state;
-  FILE* f = fopen(path_of("add_relu.onnx"), "rb");
-  assert_non_null(f);
   static unsigned char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  size_t n = read_model("add_relu.onnx", buf, sizeof buf);
   epctx_session* s = NULL;
   epctx_status* st = epctx_session_create_from_buffer(g_env, buf, n, NULL, &s);
   if (st) fail_msg("%s", epctx_status_message(st));
@@ -172,11 +178,8 @@ static void unknown_option_key_is_rejected_by_name(void** state) {
 
 static void buffer_model_with_external_context_needs_context_file_path(void** state) {
   (void)state;
-  FILE* f = fopen(path_of("missing_bin.onnx"), "rb");
-  assert_non_null(f);
   static unsigned char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  size_t n = read_model("missing_bin.onnx", buf, sizeof buf);
   epctx_session* s = NULL;
   epctx_status* st = epctx_session_create_from_buffer(g_env, buf, n, NULL, &s);
   assert_non_null(st);

@@ -147,9 +147,10 @@ class Session : public Handle<epctx_session, epctx_session_release> {
   // in order when output_names is nullptr and n_out == output_count()).
   Result Run(const char* const* input_names, const Tensor* inputs, size_t n_in,
              const char* const* output_names, Tensor* outputs, size_t n_out) {
-    constexpr size_t kMax = 64;
+    // The C API's own limit; past it the C API reports the error.
+    constexpr size_t kMax = 256;
     if (n_in > kMax || n_out > kMax)
-      return Result(nullptr == p_ ? nullptr : RunTooMany());
+      return Result(epctx_session_run(p_, input_names, nullptr, n_in, output_names, nullptr, n_out));
     const epctx_tensor* in[kMax];
     epctx_tensor* out[kMax];
     for (size_t i = 0; i < n_in; ++i) in[i] = inputs[i].get();
@@ -161,10 +162,6 @@ class Session : public Handle<epctx_session, epctx_session_release> {
 
  private:
   using Handle::Handle;
-  epctx_status* RunTooMany() {
-    // Let the C API produce the error so the message format is uniform.
-    return epctx_session_run(p_, nullptr, nullptr, 1, nullptr, nullptr, 0);
-  }
 };
 
 }  // namespace epctx

@@ -302,13 +302,14 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
                                 const epctx_tensor* const* inputs, size_t input_count,
                                 const char* const* output_names, epctx_tensor** outputs,
                                 size_t output_count) {
+  if (input_count > 256 || output_count > 256)
+    return error(EPCTX_INVALID_ARGUMENT, "run: more than 256 inputs or outputs");
   if (!session || (input_count && (!input_names || !inputs)) || (output_count && !outputs))
     return error(EPCTX_INVALID_ARGUMENT, "run: NULL session, names or tensors");
   if (!output_names && output_count != session->s->graph().num_outputs)
     return make_status(epctx::Status::Error(
         EPCTX_INVALID_ARGUMENT, "run: output_names is NULL, so output_count must be %u, found %zu",
         session->s->graph().num_outputs, output_count));
-  if (input_count > 256) return error(EPCTX_INVALID_ARGUMENT, "run: more than 256 inputs");
   epctx::TensorRef refs[256];
   for (size_t i = 0; i < input_count; ++i) {
     if (!inputs[i] || !input_names[i]) return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");

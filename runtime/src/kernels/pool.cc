@@ -45,6 +45,32 @@ inline void TapRange(int64_t start, const Window& w, int axis, int64_t* k0,
   *k1 = hi;
 }
 
+// Visits every output position of every plane: `reduce(row0, hs, ws, kh0,
+// kh1, kw0, kw1)` gets the plane's input, the window start and its valid tap
+// ranges, and returns the output value.
+template <typename Reduce>
+void ForEachWindow(const PoolSetup& ps, Reduce reduce) {
+  const Window& w = ps.w;
+  const float* X = static_cast<const float*>(ps.x->data);
+  float* Y = static_cast<float*>(ps.y->data);
+  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
+  for (int64_t p = 0; p < ps.planes; ++p) {
+    const float* in = X + p * HW;
+    float* out = Y + p * OHW;
+    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
+      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
+      int64_t kh0, kh1;
+      TapRange(hs, w, 0, &kh0, &kh1);
+      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
+        int64_t kw0, kw1;
+        TapRange(ws, w, 1, &kw0, &kw1);
+        out[oh * w.out[1] + ow] = reduce(in, hs, ws, kh0, kh1, kw0, kw1);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status MaxPool(KernelContext& ctx) {
@@ -53,32 +79,18 @@ Status MaxPool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
   const Window& w = ps.w;
-  const float* X = static_cast<const float*>(ps.x->data);
-  float* Y = static_cast<float*>(ps.y->data);
-  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
-  for (int64_t p = 0; p < ps.planes; ++p) {
-    const float* in = X + p * HW;
-    float* out = Y + p * OHW;
-    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
-      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
-      int64_t kh0, kh1;
-      TapRange(hs, w, 0, &kh0, &kh1);
-      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
-        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
-        int64_t kw0, kw1;
-        TapRange(ws, w, 1, &kw0, &kw1);
-        float m = std::numeric_limits<float>::lowest();
-        for (int64_t kh = kh0; kh < kh1; ++kh) {
-          const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
-          for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const float v = row[kw * w.dilation[1]];
-            if (v > m || v != v) m = v;
-          }
-        }
-        out[oh * w.out[1] + ow] = m;
+  ForEachWindow(ps, [&w](const float* in, int64_t hs, int64_t ws, int64_t kh0, int64_t kh1,
+                         int64_t kw0, int64_t kw1) {
+    float m = std::numeric_limits<float>::lowest();
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
+      for (int64_t kw = kw0; kw < kw1; ++kw) {
+        const float v = row[kw * w.dilation[1]];
+        if (v > m || v != v) m = v;
       }
     }
-  }
+    return m;
+  });
   return Status::Ok();
 }
 
@@ -87,48 +99,34 @@ Status AveragePool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
   const Window& w = ps.w;
-  const float* X = static_cast<const float*>(ps.x->data);
-  float* Y = static_cast<float*>(ps.y->data);
-  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
-  for (int64_t p = 0; p < ps.planes; ++p) {
-    const float* in = X + p * HW;
-    float* out = Y + p * OHW;
-    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
-      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
-      int64_t kh0, kh1;
-      TapRange(hs, w, 0, &kh0, &kh1);
-      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
-        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
-        int64_t kw0, kw1;
-        TapRange(ws, w, 1, &kw0, &kw1);
-        float sum = 0.0f;
-        for (int64_t kh = kh0; kh < kh1; ++kh) {
-          const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
-          for (int64_t kw = kw0; kw < kw1; ++kw) sum += row[kw * w.dilation[1]];
-        }
-        int64_t count;
-        if (include_pad) {
-          // Taps inside the padded input (a ceil_mode window may run past
-          // the end padding; those taps do not count).
-          int64_t c[2];
-          const int64_t starts[2] = {hs, ws};
-          for (int a = 0; a < 2; ++a) {
-            const int64_t lo = -w.pad_begin[a], hi = w.in[a] + w.pad_end[a];
-            int64_t n = 0;
-            for (int64_t k = 0; k < w.kernel[a]; ++k) {
-              const int64_t pos = starts[a] + k * w.dilation[a];
-              if (pos >= lo && pos < hi) ++n;
-            }
-            c[a] = n;
-          }
-          count = c[0] * c[1];
-        } else {
-          count = (kh1 - kh0) * (kw1 - kw0);
-        }
-        out[oh * w.out[1] + ow] = count > 0 ? sum / static_cast<float>(count) : 0.0f;
-      }
+  ForEachWindow(ps, [&w, include_pad](const float* in, int64_t hs, int64_t ws, int64_t kh0,
+                                      int64_t kh1, int64_t kw0, int64_t kw1) {
+    float sum = 0.0f;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
+      for (int64_t kw = kw0; kw < kw1; ++kw) sum += row[kw * w.dilation[1]];
     }
-  }
+    int64_t count;
+    if (include_pad) {
+      // Taps inside the padded input (a ceil_mode window may run past the
+      // end padding; those taps do not count).
+      int64_t c[2];
+      const int64_t starts[2] = {hs, ws};
+      for (int a = 0; a < 2; ++a) {
+        const int64_t lo = -w.pad_begin[a], hi = w.in[a] + w.pad_end[a];
+        int64_t n = 0;
+        for (int64_t k = 0; k < w.kernel[a]; ++k) {
+          const int64_t pos = starts[a] + k * w.dilation[a];
+          if (pos >= lo && pos < hi) ++n;
+        }
+        c[a] = n;
+      }
+      count = c[0] * c[1];
+    } else {
+      count = (kh1 - kh0) * (kw1 - kw0);
+    }
+    return count > 0 ? sum / static_cast<float>(count) : 0.0f;
+  });
   return Status::Ok();
 }
 

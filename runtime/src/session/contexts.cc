@@ -35,7 +35,7 @@ StrView graph_name_of(const onnx::EpContextNode& ep) {
 
 }  // namespace
 
-Status Session::LoadContexts(const Options& options) {
+Status Session::LoadContexts() {
   uint32_t num_ep = 0, num_primary = 0;
   const onnx::GraphView& g = model_.graph;
   for (uint32_t n = 0; n < g.num_nodes; ++n)
@@ -60,7 +60,7 @@ Status Session::LoadContexts(const Options& options) {
   if (!contexts_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
   for (uint32_t i = 0; i < num_ep; ++i) {
     if (eps[i].main_context != 1) continue;
-    Status st = LoadOneContext(eps[i], options, &contexts_[num_contexts_]);
+    Status st = LoadOneContext(eps[i], &contexts_[num_contexts_]);
     if (!st.ok()) {
       // Keep what must be released even when the driver call itself failed.
       ++num_contexts_;
@@ -82,7 +82,8 @@ Status Session::LoadContexts(const Options& options) {
                                             &step.graph_info, msg, sizeof msg);
     } else {
       // main_context=0: the graph of that name inside a primary's context.
-      // Contexts whose container lists the name win; then any that accepts.
+      // Pass 0: epctx containers that list the name. Pass 1: foreign blobs,
+      // whose graphs only their driver can look up.
       for (int pass = 0; pass < 2 && !bound; ++pass) {
         for (uint32_t c = 0; c < num_contexts_ && !bound; ++c) {
           LoadedContext& lc = contexts_[c];
@@ -90,7 +91,7 @@ Status Session::LoadContexts(const Options& options) {
           bool listed = false;
           for (uint32_t j = 0; j < lc.container.num_graphs; ++j)
             listed = listed || cstr_eq(lc.container.graphs[j].name, name);
-          if (pass == 0 ? !listed : (lc.is_container || num_contexts_ != 1)) continue;
+          if (pass == 0 ? !listed : lc.is_container) continue;
           rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, &step.graph,
                                             &step.graph_info, msg, sizeof msg);
           if (rc == EPCTX_OK) bound = &lc;
@@ -120,9 +121,7 @@ Status Session::LoadContexts(const Options& options) {
   return Status::Ok();
 }
 
-Status Session::LoadOneContext(const onnx::EpContextNode& ep, const Options& options,
-                               LoadedContext* out) {
-  (void)options;
+Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   out->node = &node;
   // 1. The driver, by source.
@@ -175,7 +174,8 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, const Options& opt
     char what[160];
     format(what, sizeof what, "EPContext node '%.*s' context file", node.name.len(),
            node.name.data);
-    Status st = MapBeneath(ep.ep_cache_context.data, ep.ep_cache_context.size, what, &out->region);
+    Status st = MapBeneath(base_dir_, ep.ep_cache_context.data, ep.ep_cache_context.size, what,
+                           &out->region);
     if (!st.ok()) return load_failure(st);
     blob = Bytes{out->region.data, static_cast<size_t>(out->region.size)};
   }

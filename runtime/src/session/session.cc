@@ -63,15 +63,11 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
     // ep.context_file_path, when set, names the folder for context files
     // even for a model loaded from a path (QNN does the same).
     base_dir_ = dir_of(meta_, ctx_path ? ctx_path : path);
-    base_dir_key_ = ctx_path ? kOptEpContextFilePath : "the model's folder";
   } else {
     label_ = "<buffer>";
     if (!buffer && size) return Status::Error(EPCTX_INVALID_ARGUMENT, "model buffer is NULL");
     model_bytes_ = Bytes{static_cast<const uint8_t*>(buffer), size};
-    if (ctx_path) {
-      base_dir_ = dir_of(meta_, ctx_path);
-      base_dir_key_ = kOptEpContextFilePath;
-    }
+    if (ctx_path) base_dir_ = dir_of(meta_, ctx_path);
   }
   if (!label_) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   if (model_bytes_.size == 0)
@@ -82,7 +78,7 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(BuildValues());
   EPCTX_RETURN_IF_ERROR(LoadConstants(options));
   EPCTX_RETURN_IF_ERROR(BuildSteps());
-  EPCTX_RETURN_IF_ERROR(LoadContexts(options));
+  EPCTX_RETURN_IF_ERROR(LoadContexts());
   return OrderSteps();
 }
 
@@ -213,14 +209,12 @@ Status Session::LoadConstants(const Options& options) {
     }
     // External data: resolved beneath the model folder (or the configured
     // external-initializers folder), mapped, and viewed in place.
-    const char* saved = base_dir_;
-    if (ext_folder) base_dir_ = ext_folder;
     char what[160];
     format(what, sizeof what, "initializer '%.*s' external data", t.name.len(), t.name.data);
     epctx_pal_region* region = &data_regions_[num_data_regions_];
-    Status st = MapBeneath(t.external_location.data, t.external_location.size, what, region);
-    base_dir_ = saved;
-    EPCTX_RETURN_IF_ERROR(st);
+    EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder ? ext_folder : base_dir_,
+                                     t.external_location.data, t.external_location.size, what,
+                                     region));
     ++num_data_regions_;
     uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
     uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
@@ -239,9 +233,9 @@ Status Session::LoadConstants(const Options& options) {
   return Status::Ok();
 }
 
-Status Session::MapBeneath(const char* rel, size_t rel_len, const char* what,
+Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
                            epctx_pal_region* out) {
-  if (!base_dir_)
+  if (!base)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "%s: %s '%.*s' is relative to the model's folder, which is unknown for a "
                          "model loaded from a buffer: set session option '%s'",
@@ -252,7 +246,7 @@ Status Session::MapBeneath(const char* rel, size_t rel_len, const char* what,
   char* path = meta_.Strdup(rel, rel_len);
   if (!path) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   char msg[Status::kMaxMessage];
-  int rc = epctx_pal_map_file_beneath(base_dir_, path, load_mode_, out, msg, sizeof msg);
+  int rc = epctx_pal_map_file_beneath(base, path, load_mode_, out, msg, sizeof msg);
   if (rc != EPCTX_OK) return Status::Error(rc, "%s: %s: %s", label_, what, msg);
   return Status::Ok();
 }

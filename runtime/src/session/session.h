@@ -102,12 +102,14 @@ class Session {
   Status BuildValues();
   Status LoadConstants(const Options& options);
   Status BuildSteps();
-  Status LoadContexts(const Options& options);
-  Status LoadOneContext(const onnx::EpContextNode& ep, const Options& options,
-                        LoadedContext* out);
+  Status LoadContexts();
+  Status LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out);
   Status BindEpContextStep(const onnx::EpContextNode& ep, Step* step);
   Status OrderSteps();
-  Status MapBeneath(const char* rel, size_t rel_len, const char* what, epctx_pal_region* out);
+  // Maps `rel` beneath folder `base` (nullptr: unknown, an error naming
+  // ep.context_file_path). `what` names the file's role in messages.
+  Status MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
+                    epctx_pal_region* out);
   uint32_t Find(StrView name) const;
   Status AddValue(StrView name, uint32_t* id);
 
@@ -118,7 +120,6 @@ class Session {
   Bytes model_bytes_;
   const char* label_ = "";
   const char* base_dir_ = nullptr;   // folder for relative files; nullptr: none known
-  const char* base_dir_key_ = "";    // what gave base_dir_ (for messages)
   onnx::ModelView model_;
 
   Value* values_ = nullptr;
