@@ -206,7 +206,9 @@ epctx::Status Host::Run(Node& node, int64_t opset, std::vector<TensorRef*> input
   for (auto& o : outputs_) o = nullptr;
   std::vector<const TensorRef*> ins(inputs.begin(), inputs.end());
   epctx::KernelContext ctx(v, opset, ins.data(), static_cast<uint32_t>(ins.size()), kh_);
-  return fn(ctx);
+  epctx::Status st = fn(ctx);
+  epctx::Status attr = ctx.AttrStatus();  // as the session does after each kernel
+  return attr.ok() ? st : attr;
 }
 
 std::vector<float> ToVec(const TensorRef* t) {

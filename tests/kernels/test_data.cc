@@ -20,6 +20,19 @@ void registry_finds_kernels_by_domain_and_opset(void**) {
   assert_non_null(epctx::FindKernel(empty, resize, 10));
 }
 
+void attribute_of_the_wrong_type_fails_the_node(void**) {
+  kt::Host host;
+  TensorRef* x = host.Random({2, 3}, 2);
+  kt::Node node("Concat", "cat");
+  node.Float("axis", 1.0f);
+  EXPECT_FAIL(host.Run(node, 13, {x, x}), EPCTX_INVALID_GRAPH,
+              "Concat node 'cat': attribute 'axis' must be INT, found FLOAT");
+  kt::Node ok("Concat", "cat_ok");
+  ok.Int("axis", 1);
+  EXPECT_OK(host.Run(ok, 13, {x, x}));
+  EXPECT_SHAPE(host.out(0), 2, 6);
+}
+
 void reshape_outputs_a_view_with_zero_and_minus_one(void**) {
   kt::Host host;
   TensorRef* x = host.Random({2, 3, 4}, 1);
@@ -253,6 +266,7 @@ void half_conversion_round_trips_all_finite_values(void**) {
 
 const CMUnitTest kTests[] = {
     cmocka_unit_test(registry_finds_kernels_by_domain_and_opset),
+    cmocka_unit_test(attribute_of_the_wrong_type_fails_the_node),
     cmocka_unit_test(reshape_outputs_a_view_with_zero_and_minus_one),
     cmocka_unit_test(flatten_squeeze_unsqueeze_identity_are_views),
     cmocka_unit_test(transpose_permutes_any_element_size),

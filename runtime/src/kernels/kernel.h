@@ -81,6 +81,9 @@ class KernelContext {
   }
 
   // Attribute helpers: the value, or `def` when the attribute is absent.
+  // An attribute present with another type also yields `def`, and is
+  // remembered: the session fails the node with AttrStatus() after the
+  // kernel returns, so a kernel never needs to check types itself.
   int64_t AttrInt(const char* name, int64_t def) const;
   float AttrFloat(const char* name, float def) const;
   StrView AttrString(const char* name, const char* def) const;
@@ -88,6 +91,9 @@ class KernelContext {
   bool AttrInts(const char* name, const int64_t** values, uint32_t* count) const;
   bool AttrFloats(const char* name, const float** values, uint32_t* count) const;
   const onnx::TensorView* AttrTensor(const char* name) const;
+  // INVALID_GRAPH naming the first attribute read with the wrong type
+  // (expected vs found), or Ok.
+  Status AttrStatus() const;
 
   // An error naming this node and op: "<Op> node '<name>': <message>".
   Status Fail(int code, const char* fmt, ...) const
@@ -99,6 +105,11 @@ class KernelContext {
   const TensorRef* const* inputs_;
   uint32_t num_inputs_;
   const KernelHost& host_;
+  // First attribute looked up with the wrong type (per call, so per thread).
+  mutable const onnx::AttributeView* bad_attr_ = nullptr;
+  mutable onnx::AttrType bad_expected_ = onnx::AttrType::kUndefined;
+
+  const onnx::AttributeView* Typed(const char* name, onnx::AttrType type) const;
 };
 
 // The kernel for (domain, op_type) at that opset; nullptr when there is none.

@@ -5,19 +5,37 @@
 
 namespace epctx {
 
-int64_t KernelContext::AttrInt(const char* name, int64_t def) const {
+const onnx::AttributeView* KernelContext::Typed(const char* name, onnx::AttrType type) const {
   const onnx::AttributeView* a = node_.attr(name);
-  return a && a->type == onnx::AttrType::kInt ? a->i : def;
+  if (!a) return nullptr;
+  if (a->type == type) return a;
+  if (!bad_attr_) {
+    bad_attr_ = a;
+    bad_expected_ = type;
+  }
+  return nullptr;
+}
+
+Status KernelContext::AttrStatus() const {
+  if (!bad_attr_) return Status::Ok();
+  return Fail(EPCTX_INVALID_GRAPH, "attribute '%.*s' must be %s, found %s", bad_attr_->name.len(),
+              bad_attr_->name.data, onnx::attr_type_name(bad_expected_),
+              onnx::attr_type_name(bad_attr_->type));
+}
+
+int64_t KernelContext::AttrInt(const char* name, int64_t def) const {
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kInt);
+  return a ? a->i : def;
 }
 
 float KernelContext::AttrFloat(const char* name, float def) const {
-  const onnx::AttributeView* a = node_.attr(name);
-  return a && a->type == onnx::AttrType::kFloat ? a->f : def;
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kFloat);
+  return a ? a->f : def;
 }
 
 StrView KernelContext::AttrString(const char* name, const char* def) const {
-  const onnx::AttributeView* a = node_.attr(name);
-  if (a && a->type == onnx::AttrType::kString) return a->s;
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kString);
+  if (a) return a->s;
   StrView v;
   v.data = def;
   v.size = 0;
@@ -30,8 +48,8 @@ StrView KernelContext::AttrString(const char* name, const char* def) const {
 
 bool KernelContext::AttrInts(const char* name, const int64_t** values,
                              uint32_t* count) const {
-  const onnx::AttributeView* a = node_.attr(name);
-  if (!a || a->type != onnx::AttrType::kInts) return false;
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kInts);
+  if (!a) return false;
   *values = a->ints;
   *count = a->count;
   return true;
@@ -39,16 +57,16 @@ bool KernelContext::AttrInts(const char* name, const int64_t** values,
 
 bool KernelContext::AttrFloats(const char* name, const float** values,
                                uint32_t* count) const {
-  const onnx::AttributeView* a = node_.attr(name);
-  if (!a || a->type != onnx::AttrType::kFloats) return false;
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kFloats);
+  if (!a) return false;
   *values = a->floats;
   *count = a->count;
   return true;
 }
 
 const onnx::TensorView* KernelContext::AttrTensor(const char* name) const {
-  const onnx::AttributeView* a = node_.attr(name);
-  return a && a->type == onnx::AttrType::kTensor ? a->t : nullptr;
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kTensor);
+  return a ? a->t : nullptr;
 }
 
 Status KernelContext::Fail(int code, const char* fmt, ...) const {

@@ -240,6 +240,8 @@ Status Session::Run(const RunRequest& req) const {
       if (s.kernel) {
         KernelContext kc(*s.node, s.opset, in_refs, s.num_inputs, host);
         Status ks = s.kernel(kc);
+        Status as = kc.AttrStatus();  // a mistyped attribute explains any other failure
+        if (!as.ok()) ks = as;
         if (!ks.ok()) return ks.Prefix("%s", label_);
       } else {
         const epctx_hal_graph_info& gi = s.graph_info;
