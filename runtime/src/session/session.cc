@@ -223,6 +223,10 @@ Status Session::LoadConstants(const Options& options) {
                                      t.external_location.data, t.external_location.size, what,
                                      region));
     ++num_data_regions_;
+    Bytes file{region->data, static_cast<size_t>(region->size)};
+    // Signed packages: listed and of the signed size before any range check.
+    EPCTX_RETURN_IF_ERROR(
+        verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
     uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
     uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
     if (len != want || off > region->size || len > region->size - off)
@@ -234,9 +238,8 @@ Status Session::LoadConstants(const Options& options) {
     if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
       return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu",
                            label_, what, (unsigned long long)off, esize);
-    EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(
-        EPCTX_MF_ROLE_DATA, t.external_location,
-        Bytes{region->data, static_cast<size_t>(region->size)}, off, len));
+    EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file,
+                                                off, len));
     r.data = const_cast<uint8_t*>(region->data + off);
     r.bytes = want;
   }
