@@ -32,7 +32,10 @@ static void usage(FILE* to) {
           "  --repeat N          timed runs after the first (default 10)\n"
           "  -C key=value        session option (ep.context_file_path, "
           "epctx.*, ...)\n"
-          "  --quiet             print only the JSON timing line\n");
+          "  --quiet             print only the JSON timing line\n"
+          "  --trusted-key FILE  trust this P-256 public key (PEM) for signed "
+          "packages (repeatable)\n"
+          "  --rollback-store DIR  anti-rollback counters of signed packages\n");
 }
 
 /* Prints the one error line and exits. Newlines in the message are folded so
@@ -94,6 +97,9 @@ struct args {
   const char* option_keys[MAX_OPTIONS];
   const char* option_values[MAX_OPTIONS];
   size_t num_options;
+  const char* trusted_keys[8];
+  size_t num_trusted_keys;
+  const char* rollback_store;
 };
 
 /* Splits "a=b" in place; NULL when there is no '=' or the key is empty. */
@@ -151,6 +157,13 @@ static void parse_args(int argc, char** argv, struct args* a) {
       a->option_keys[a->num_options] = key;
       a->option_values[a->num_options] = value;
       a->num_options++;
+    } else if (!strcmp(arg, "--trusted-key")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "--trusted-key needs a file");
+      if (a->num_trusted_keys == 8) die(EPCTX_INVALID_ARGUMENT, "more than 8 --trusted-key");
+      a->trusted_keys[a->num_trusted_keys++] = argv[++i];
+    } else if (!strcmp(arg, "--rollback-store")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "--rollback-store needs a folder");
+      a->rollback_store = argv[++i];
     } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
       a->quiet = 1;
     } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -348,6 +361,15 @@ int main(int argc, char** argv) {
   epctx_env* env = NULL;
   check(epctx_env_create(NULL, 0, &env), NULL);
   check(epctx_env_register_builtin_drivers(env), NULL);
+  for (size_t i = 0; i < a.num_trusted_keys; ++i) {
+    char key[4096];
+    FILE* f = fopen(a.trusted_keys[i], "rb");
+    if (!f) die(EPCTX_NO_SUCHFILE, "%s: %s", a.trusted_keys[i], strerror(errno));
+    size_t n = fread(key, 1, sizeof key, f);
+    fclose(f);
+    check(epctx_env_add_trusted_key(env, key, n), a.trusted_keys[i]);
+  }
+  if (a.rollback_store) check(epctx_env_set_rollback_store(env, a.rollback_store), NULL);
   epctx_session_options* options = NULL;
   check(epctx_session_options_create(&options), NULL);
   for (size_t i = 0; i < a.num_options; ++i)

@@ -148,6 +148,28 @@ epctx_status* epctx_session_run(epctx_session* session,
 size_t epctx_session_driver_node_count(const epctx_session* s);
 size_t epctx_session_cpu_node_count(const epctx_session* s);
 
+/* ---- signed packages (see runtime/schema/manifest_format.h) ----
+ * A package is signed when "<model>.sig" lies beside the model (for a model
+ * loaded from a buffer: session option epctx.signature_path, else
+ * "<ep.context_file_path>.sig"). Session option epctx.signature_policy:
+ *   required   load only packages whose manifest verifies
+ *   if_signed  verify a manifest when there is one (the default)
+ *   off        ignore manifests
+ * A build with EPCTX_REQUIRE_SIGNATURES allows only `required`.
+ * Errors: SIGNATURE_INVALID (no/malformed manifest, bad signature),
+ * KEY_REJECTED (signer not trusted), HASH_MISMATCH (file, chunk), ROLLBACK.
+ *
+ * Adds a trusted ECDSA P-256 public key, PEM or DER (copied). Keys come
+ * only from the application, never from a model's folder. At most 8. */
+epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key,
+                                        size_t size);
+/* Folder of the anti-rollback store (one counter file per model id). A
+ * package whose security counter is below the stored one is ROLLBACK; the
+ * stored value rises after a successful load. Without a store, counters are
+ * not checked. */
+epctx_status* epctx_env_set_rollback_store(epctx_env* env,
+                                           const char* folder);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -63,6 +63,18 @@ void epctx_pal_mutex_destroy(epctx_pal_mutex* m);
 void epctx_pal_mutex_lock(epctx_pal_mutex* m);
 void epctx_pal_mutex_unlock(epctx_pal_mutex* m);
 
+
+/* Anti-rollback counters (signed packages): one unsigned 64-bit value per
+ * `name` (64 hex digits, made by the runtime from the model id) inside the
+ * folder `store` the application configured. read: *found = 0 and OK when
+ * there is none yet; a value that cannot be read back is FAIL (never
+ * silently 0). write: atomic replace (a crash leaves the old or the new
+ * value). On a board these may live in OTP, RPMB or secure storage. */
+int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
+                           int* found, char* msg, size_t msg_cap);
+int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
+                            char* msg, size_t msg_cap);
+
 #ifdef __cplusplus
 }
 #endif

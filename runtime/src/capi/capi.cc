@@ -334,4 +334,14 @@ size_t epctx_session_driver_node_count(const epctx_session* s) {
 }
 size_t epctx_session_cpu_node_count(const epctx_session* s) { return s ? s->s->cpu_steps() : 0; }
 
+epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key, size_t size) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "trusted key: env is NULL");
+  return make_status(env->env.trust.AddKey(key, size));
+}
+
+epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "rollback store: env is NULL");
+  return make_status(env->env.trust.SetCounterStore(folder));
+}
+
 }  // extern "C"

@@ -10,6 +10,8 @@
 // failures keep PATH_REJECTED so callers can tell an attack from a bad file.
 #include <cstring>
 
+#include <manifest_format.h>
+
 #include "session/session.h"
 
 namespace epctx {
@@ -196,7 +198,18 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   hb.data = blob.data;
   hb.size = blob.size;
   epctx_hal_graph_blob* graphs = nullptr;
-  if (LooksLikeContainer(blob)) {
+  // Signed packages: a context file's header and metadata are verified
+  // before the parser reads them, its payloads before the driver does. An
+  // embedded blob is part of the already verified model.
+  StrView file_name = ep.embed_mode == 1 ? StrView{} : ep.ep_cache_context;
+  bool container = LooksLikeContainer(blob);
+  if (ep.embed_mode != 1) {
+    Status st = container ? verifier_.VerifyContainerHead(file_name, blob)
+                          : verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, file_name, blob, 0,
+                                                  blob.size);
+    if (!st.ok()) return st;
+  }
+  if (container) {
     char label[200];
     format(label, sizeof label, "%s: EPContext node '%.*s' context", label_, node.name.len(),
            node.name.data);
@@ -220,6 +233,11 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
       graphs[i].size = out->container.graphs[i].payload.size;
     }
     hb.graphs = graphs;
+    // Every graph goes to the driver, so no payload is skipped; a session
+    // that loads a subset lists the others' payloads as skip ranges.
+    if (ep.embed_mode != 1)
+      EPCTX_RETURN_IF_ERROR(
+          verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, file_name, blob, nullptr, 0));
   }
   // 4. The driver.
   msg[0] = '\0';

@@ -9,6 +9,7 @@
 #include "core/memory.h"
 #include "core/status.h"
 #include "core/types.h"
+#include "trust/keyring.h"
 
 namespace epctx {
 
@@ -32,6 +33,8 @@ struct Env {
   int num_drivers = 0;
   // What drivers get for allocation and logging; outlives every context.
   epctx_hal_host hal_host{};
+  // Trusted public keys and the rollback store (signed packages).
+  trust::Keyring trust;
 
   explicit Env(const Allocator& a, int level);
 

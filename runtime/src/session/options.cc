@@ -1,6 +1,7 @@
 #include "session/options.h"
 
 #include "core/types.h"
+#include "trust/verifier.h"
 
 #include <cstring>
 
@@ -24,6 +25,8 @@ const char* const kKnownKeys[] = {
     "ep.context_model_external_initializers_file_name",
     "ep.share_ep_contexts",
     "ep.stop_share_ep_contexts",
+    "epctx.signature_policy",
+    "epctx.signature_path",
 };
 }  // namespace
 
@@ -43,6 +46,18 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
                          value);
+  if (cstr_eq(key, "epctx.signature_policy")) {
+    trust::Policy p;
+    if (!trust::ParsePolicy(value, &p))
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'epctx.signature_policy': expected required, if_signed "
+                           "or off, found '%s'", value);
+    if (p != trust::Policy::kRequired && trust::DefaultPolicy() == trust::Policy::kRequired)
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'epctx.signature_policy': this runtime was built with "
+                           "EPCTX_REQUIRE_SIGNATURES, only 'required' is allowed, found '%s'",
+                           value);
+  }
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
     if (entries_[i].key == known) e = &entries_[i];

@@ -11,6 +11,8 @@ namespace epctx {
 extern const char* const kOptEpContextFilePath;           // ep.context_file_path
 extern const char* const kOptExternalInitializersFolder;  // session.model_external_initializers_file_folder_path
 extern const char* const kOptLoadMode;                    // epctx.load_mode = mmap | read
+// Also accepted (read by trust/verifier.cc): epctx.signature_policy =
+// required | if_signed | off, epctx.signature_path = the manifest's path.
 
 class Options {
  public:

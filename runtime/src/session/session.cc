@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include <manifest_format.h>
+
 namespace epctx {
 namespace {
 
@@ -70,6 +72,10 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
     if (ctx_path) base_dir_ = dir_of(meta_, ctx_path);
   }
   if (!label_) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
+  // Signed packages: manifest, key, signature, rollback, then the model's
+  // hash, all before the model is parsed.
+  EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, options, path, meta_, label_));
+  EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
   if (model_bytes_.size == 0)
     return Status::Error(EPCTX_INVALID_PROTOBUF, "%s: empty file, not an ONNX model", label_);
   EPCTX_RETURN_IF_ERROR(onnx::ParseModel(model_bytes_, label_, meta_, &model_));
@@ -79,7 +85,8 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(LoadConstants(options));
   EPCTX_RETURN_IF_ERROR(BuildSteps());
   EPCTX_RETURN_IF_ERROR(LoadContexts());
-  return OrderSteps();
+  EPCTX_RETURN_IF_ERROR(OrderSteps());
+  return verifier_.Commit();
 }
 
 uint32_t Session::Find(StrView name) const {
@@ -216,6 +223,10 @@ Status Session::LoadConstants(const Options& options) {
                                      t.external_location.data, t.external_location.size, what,
                                      region));
     ++num_data_regions_;
+    Bytes file{region->data, static_cast<size_t>(region->size)};
+    // Signed packages: listed and of the signed size before any range check.
+    EPCTX_RETURN_IF_ERROR(
+        verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
     uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
     uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
     if (len != want || off > region->size || len > region->size - off)
@@ -227,6 +238,8 @@ Status Session::LoadConstants(const Options& options) {
     if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
       return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu",
                            label_, what, (unsigned long long)off, esize);
+    EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file,
+                                                off, len));
     r.data = const_cast<uint8_t*>(region->data + off);
     r.bytes = want;
   }

@@ -25,6 +25,7 @@
 #include "onnx/model.h"
 #include "session/env.h"
 #include "session/options.h"
+#include "trust/verifier.h"
 
 namespace epctx {
 
@@ -121,6 +122,7 @@ class Session {
   const char* label_ = "";
   const char* base_dir_ = nullptr;   // folder for relative files; nullptr: none known
   onnx::ModelView model_;
+  trust::PackageVerifier verifier_;  // signed packages: checks bytes before use
 
   Value* values_ = nullptr;
   uint32_t num_values_ = 0;

@@ -197,6 +197,58 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
   return map_fd(fd, shown, load_mode, out, msg, msg_cap);
 }
 
+int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
+                           int* found, char* msg, size_t msg_cap) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", store, name);
+  *found = 0;
+  *value = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT) return EPCTX_OK;
+    return fail(msg, msg_cap, EPCTX_FAIL, path, strerror(e));
+  }
+  char buf[32];
+  ssize_t n = read(fd, buf, sizeof buf);
+  close(fd);
+  // The file is decimal digits and a newline, nothing else.
+  uint64_t v = 0;
+  bool ok = n >= 2 && n < static_cast<ssize_t>(sizeof buf) && buf[n - 1] == '\n';
+  for (ssize_t i = 0; ok && i < n - 1; ++i) {
+    ok = buf[i] >= '0' && buf[i] <= '9' && v <= (UINT64_MAX - 9) / 10;
+    v = v * 10 + static_cast<uint64_t>(buf[i] - '0');
+  }
+  if (!ok) return fail(msg, msg_cap, EPCTX_FAIL, path, "rollback counter file is corrupt");
+  *found = 1;
+  *value = v;
+  return EPCTX_OK;
+}
+
+int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
+                            char* msg, size_t msg_cap) {
+  char path[1024], tmp[1100], text[32];
+  snprintf(path, sizeof path, "%s/%s", store, name);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, static_cast<long>(getpid()));
+  int len = snprintf(text, sizeof text, "%llu\n", static_cast<unsigned long long>(value));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return fail(msg, msg_cap, EPCTX_FAIL, tmp, strerror(errno));
+  bool ok = write(fd, text, static_cast<size_t>(len)) == len && fsync(fd) == 0;
+  int e = errno;
+  close(fd);
+  if (!ok || rename(tmp, path) != 0) {
+    if (ok) e = errno;
+    unlink(tmp);
+    return fail(msg, msg_cap, EPCTX_FAIL, path, strerror(e));
+  }
+  int dfd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return EPCTX_OK;
+}
+
 void epctx_pal_unmap(epctx_pal_region* region) {
   if (!region || !region->data) return;
   if (reinterpret_cast<uintptr_t>(region->handle) == kReadHandleTag)

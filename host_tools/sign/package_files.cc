@@ -1,0 +1,63 @@
+// ListPackageFiles: which files a _ctx.onnx package consists of.
+#include <set>
+#include <utility>
+
+#include <manifest_format.h>
+
+#include "epctx_host/diagnostics.h"
+#include "epctx_host/model_io.h"
+#include "epctx_host/sign.h"
+
+namespace epctx {
+namespace host {
+namespace {
+
+// The runtime resolves these beneath the model's folder and refuses
+// anything else; refuse to sign what it would refuse to load.
+void CheckRelative(const std::string& model, const std::string& name) {
+  bool bad = name.empty() || name[0] == '/' || name.find('\0') != std::string::npos ||
+             name.size() > EPCTX_MF_MAX_STRING;
+  size_t start = 0;
+  while (!bad && start <= name.size()) {
+    size_t end = name.find('/', start);
+    if (end == std::string::npos) end = name.size();
+    std::string comp = name.substr(start, end - start);
+    bad = comp.empty() || comp == "..";
+    start = end + 1;
+  }
+  if (bad) throw ToolError(model, "referenced file '" + name + "' is not a plain relative path");
+}
+
+}  // namespace
+
+std::vector<PackageFile> ListPackageFiles(const std::string& ctx_model_path) {
+  onnx::ModelProto model = ParseModel(ReadFileBytes(ctx_model_path), ctx_model_path);
+  std::string dir = PathDir(ctx_model_path);
+  std::vector<PackageFile> files;
+  files.push_back({EPCTX_MF_ROLE_MODEL, PathBaseName(ctx_model_path), ctx_model_path});
+  std::set<std::pair<int, std::string>> seen;
+  auto add = [&](int role, const std::string& name) {
+    CheckRelative(ctx_model_path, name);
+    if (seen.insert({role, name}).second) files.push_back({role, name, dir + name});
+  };
+  const onnx::GraphProto& g = model.graph();
+  for (const onnx::NodeProto& node : g.node()) {
+    if (node.op_type() != "EPContext") continue;
+    int64_t embed_mode = 1;  // the contrib op's default
+    std::string cache;
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.name() == "embed_mode") embed_mode = a.i();
+      if (a.name() == "ep_cache_context") cache = a.s();
+    }
+    if (embed_mode == 0) add(EPCTX_MF_ROLE_CONTEXT, cache);
+  }
+  for (const onnx::TensorProto& t : g.initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    for (const onnx::StringStringEntryProto& e : t.external_data())
+      if (e.key() == "location") add(EPCTX_MF_ROLE_DATA, e.value());
+  }
+  return files;
+}
+
+}  // namespace host
+}  // namespace epctx

@@ -1,0 +1,64 @@
+// Built instead of the verifier when EPCTX_TRUST=OFF: no cryptography is
+// linked, so a session that would have to verify a package refuses to load
+// it rather than loading it unchecked.
+#include <manifest_format.h>
+
+#include "session/options.h"
+#include "trust/keyring.h"
+#include "trust/verifier.h"
+
+namespace epctx {
+namespace trust {
+
+Status Keyring::AddKey(const void*, size_t) {
+  return Status::Error(EPCTX_NOT_IMPLEMENTED,
+                       "trusted key: this runtime was built without signature support "
+                       "(EPCTX_TRUST=OFF)");
+}
+Status Keyring::SetCounterStore(const char*) { return AddKey(nullptr, 0); }
+const TrustedKey* Keyring::Find(const uint8_t*) const { return nullptr; }
+
+bool ParsePolicy(const char* value, Policy* out) {
+  if (cstr_eq(value, "off")) *out = Policy::kOff;
+  else if (cstr_eq(value, "if_signed")) *out = Policy::kIfSigned;
+  else if (cstr_eq(value, "required")) *out = Policy::kRequired;
+  else return false;
+  return true;
+}
+Policy DefaultPolicy() { return Policy::kIfSigned; }
+
+PackageVerifier::~PackageVerifier() {}
+
+Status PackageVerifier::Begin(const Keyring&, const Options& options, const char* model_path,
+                              Arena&, const char* label) {
+  Policy p = DefaultPolicy();
+  const char* v = options.Get("epctx.signature_policy");
+  if (v) ParsePolicy(v, &p);
+  if (p == Policy::kOff) return Status::Ok();
+  bool signed_pkg = false;
+  if (model_path) {
+    char path[1100];
+    format(path, sizeof path, "%s%s", model_path, EPCTX_MF_SIG_SUFFIX);
+    epctx_pal_region r{};
+    char msg[Status::kMaxMessage];
+    signed_pkg = epctx_pal_map_file(path, EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg) == EPCTX_OK;
+    epctx_pal_unmap(&r);
+  }
+  if (p == Policy::kRequired || signed_pkg)
+    return Status::Error(EPCTX_NOT_IMPLEMENTED,
+                         "%s: signed package, but this runtime was built without signature "
+                         "support (EPCTX_TRUST=OFF)", label);
+  return Status::Ok();
+}
+Status PackageVerifier::VerifyModel(Bytes) const { return Status::Ok(); }
+Status PackageVerifier::VerifyRange(uint8_t, StrView, Bytes, uint64_t, uint64_t) const {
+  return Status::Ok();
+}
+Status PackageVerifier::VerifyContainerHead(StrView, Bytes) const { return Status::Ok(); }
+Status PackageVerifier::VerifyFileExcept(uint8_t, StrView, Bytes, const Bytes*, uint32_t) const {
+  return Status::Ok();
+}
+Status PackageVerifier::Commit() const { return Status::Ok(); }
+
+}  // namespace trust
+}  // namespace epctx

@@ -1,0 +1,86 @@
+#include "trust_util.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+void tr_run_ok(const char* const* argv, const char* scratch) {
+  tu_proc p;
+  int rc = tu_run(argv, scratch, &p);
+  if (rc != 0 || !p.exited || p.exit_code != 0)
+    fail_msg("%s %s failed (exit %d): %s", argv[0], argv[1], p.exit_code, p.err ? p.err : "");
+  tu_proc_free(&p);
+}
+
+void tr_copy(const char* src, const char* dst) {
+  size_t n = 0;
+  unsigned char* d = tu_read_file(src, &n);
+  if (!d) fail_msg("cannot read %s", src);
+  if (tu_write_file(dst, d, n) != 0) fail_msg("cannot write %s", dst);
+  free(d);
+}
+
+size_t tr_file_size(const char* path) {
+  size_t n = 0;
+  unsigned char* d = tu_read_file(path, &n);
+  if (!d) fail_msg("cannot read %s", path);
+  free(d);
+  return n;
+}
+
+void tr_xor_byte(const char* path, size_t off, unsigned char mask) {
+  FILE* f = fopen(path, "r+b");
+  if (!f) fail_msg("cannot open %s", path);
+  int c;
+  if (fseek(f, (long)off, SEEK_SET) != 0 || (c = fgetc(f)) == EOF) fail_msg("%s: offset %zu", path, off);
+  fseek(f, (long)off, SEEK_SET);
+  fputc(c ^ mask, f);
+  fclose(f);
+}
+
+void tr_resize(const char* path, long n) {
+  size_t size = tr_file_size(path);
+  if (n < 0) {
+    if (truncate(path, (off_t)(size - (size_t)(-n))) != 0) fail_msg("truncate %s", path);
+    return;
+  }
+  FILE* f = fopen(path, "ab");
+  if (!f) fail_msg("cannot open %s", path);
+  for (long i = 0; i < n; ++i) fputc(0x5a, f);
+  fclose(f);
+}
+
+int tr_load(const char* model, const tr_load_opts* o, char* msg, size_t cap) {
+  epctx_env* env = NULL;
+  epctx_session_options* so = NULL;
+  epctx_session* s = NULL;
+  epctx_status* st = epctx_env_create(NULL, 0, &env);
+  if (!st) st = epctx_env_register_builtin_drivers(env);
+  if (!st && o->key_path) {
+    size_t n = 0;
+    unsigned char* key = tu_read_file(o->key_path, &n);
+    if (!key) fail_msg("cannot read %s", o->key_path);
+    st = epctx_env_add_trusted_key(env, key, n);
+    free(key);
+  }
+  if (!st && o->store) st = epctx_env_set_rollback_store(env, o->store);
+  if (!st) st = epctx_session_options_create(&so);
+  if (!st && o->policy) st = epctx_session_options_set(so, "epctx.signature_policy", o->policy);
+  if (!st && o->load_mode) st = epctx_session_options_set(so, "epctx.load_mode", o->load_mode);
+  if (!st) st = epctx_session_create(env, model, so, &s);
+  int code = epctx_status_code(st);
+  snprintf(msg, cap, "%s", epctx_status_message(st));
+  epctx_status_release(st);
+  epctx_session_release(s);
+  epctx_session_options_release(so);
+  epctx_env_release(env);
+  return code;
+}

@@ -1,0 +1,39 @@
+/* Shared by the trust tests: building signed packages with the real CLIs
+ * (epctx-compile, epctx-sign) and loading them through the C API. */
+#ifndef EPCTX_TESTS_TRUST_UTIL_H
+#define EPCTX_TESTS_TRUST_UTIL_H
+
+#include <stddef.h>
+
+#include <epctx/epctx.h>
+
+typedef struct trust_paths {
+  const char* compile; /* epctx-compile */
+  const char* sign;    /* epctx-sign */
+  const char* models;  /* generated test models (tests/models) */
+  const char* ext;     /* the external-data package (gen_trust_models.py) */
+  const char* work;    /* scratch folder */
+} trust_paths;
+
+/* Runs a CLI (NULL-terminated argv); fails the test unless it exits 0. */
+void tr_run_ok(const char* const* argv, const char* scratch);
+/* Copies src to dst (whole file). */
+void tr_copy(const char* src, const char* dst);
+/* XORs byte `off` of `path` with `mask`. */
+void tr_xor_byte(const char* path, size_t off, unsigned char mask);
+size_t tr_file_size(const char* path);
+/* Appends `n` bytes of 0x5a, or (n < 0) truncates by -n bytes. */
+void tr_resize(const char* path, long n);
+
+typedef struct tr_load_opts {
+  const char* policy;         /* epctx.signature_policy, NULL: default */
+  const char* load_mode;      /* epctx.load_mode, NULL: default */
+  const char* key_path;       /* trusted public key PEM, NULL: none */
+  const char* store;          /* rollback store folder, NULL: none */
+} tr_load_opts;
+
+/* Creates a session for `model` and releases it; returns the status code
+ * and copies its message into msg. */
+int tr_load(const char* model, const tr_load_opts* o, char* msg, size_t cap);
+
+#endif
