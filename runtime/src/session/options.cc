@@ -10,6 +10,9 @@ const char* const kOptEpContextFilePath = "ep.context_file_path";
 const char* const kOptExternalInitializersFolder =
     "session.model_external_initializers_file_folder_path";
 const char* const kOptLoadMode = "epctx.load_mode";
+const char* const kOptShareEpContexts = "ep.share_ep_contexts";
+const char* const kOptStopShareEpContexts = "ep.stop_share_ep_contexts";
+const char* const kOptAdvise = "epctx.advise";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -24,6 +27,7 @@ const char* const kKnownKeys[] = {
     "ep.context_model_external_initializers_file_name",
     "ep.share_ep_contexts",
     "ep.stop_share_ep_contexts",
+    "epctx.advise",
 };
 }  // namespace
 
@@ -42,6 +46,14 @@ Status Options::Set(const char* key, const char* value) {
   if (known == kKnownKeys[2] && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
+                         value);
+  if ((cstr_eq(known, kOptShareEpContexts) || cstr_eq(known, kOptStopShareEpContexts)) &&
+      !cstr_eq(value, "0") && !cstr_eq(value, "1"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
+                         key, value);
+  if (cstr_eq(known, kOptAdvise) && !cstr_eq(value, "none") && !cstr_eq(value, "willneed"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.advise': expected none or willneed, found '%s'",
                          value);
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
