@@ -12,12 +12,14 @@
  *   create_warm   median of 5 creates with the files cached
  *   first_run     the first Run of a fresh session
  *   run median/p99 over --repeat runs, spread over --threads threads
- *   memory        from /proc/self/smaps_rollup, as deltas from just before
- *                 the measured session was created: Private_Dirty after
- *                 create and after the first run, Rss, and peak RSS (VmHWM)
+ *   memory        from /proc/self/smaps_rollup (after malloc_trim, so freed
+ *                 heap is not counted), as deltas from just before the
+ *                 measured session was created: Private_Dirty after create
+ *                 and after the first run, Rss, and peak RSS (VmHWM)
  * --sessions N: N sessions sharing one context group (ep.share_ep_contexts,
  * or separate loads with --no-share), each run once; reports their create
- * times and the memory of N against the memory of one.
+ * times and the memory (Pss) of N against the memory of one, each measured
+ * after the sessions' first runs.
  * Inputs are the given .npy files, otherwise deterministic values with
  * symbolic dimensions set to --dim (default 1). Exit 0, or 1 with one line
  * "epctx-bench: error: ..." on any failure. Linux only (/proc). */
@@ -25,6 +27,7 @@
 #include <epctx/epctx.h>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -71,8 +74,11 @@ typedef struct mem {
   long long rss, pss, shared_clean, private_clean, private_dirty; /* bytes */
 } mem;
 
+/* Memory the process holds: freed heap pages go back to the OS first, so a
+ * run's released buffers do not count as the session's. */
 static mem read_mem(void) {
   mem m = {0, 0, 0, 0, 0};
+  malloc_trim(0);
   FILE* f = fopen("/proc/self/smaps_rollup", "r");
   if (!f) die("/proc/self/smaps_rollup: cannot open (Linux >= 4.14 needed)");
   char line[256];
@@ -181,7 +187,8 @@ static void make_inputs(epctx_env* env, epctx_session* s, const config* c, input
   for (size_t i = 0; i < in->n; ++i) {
     epctx_io_info info;
     check(epctx_session_input_info(s, i, &info), "input info");
-    in->names[i] = info.name;
+    in->names[i] = strdup(info.name); /* outlives the session it came from */
+    if (!in->names[i]) die("out of memory");
     const char* file = NULL;
     for (int k = 0; k < c->num_inputs; ++k)
       if (strcmp(c->input_names[k], info.name) == 0) file = c->input_files[k];
@@ -210,6 +217,7 @@ static void free_inputs(inputs* in) {
   for (size_t i = 0; i < in->n; ++i) {
     epctx_tensor_release(in->tensors[i]);
     epctx_npy_free(&in->arrays[i]);
+    free((void*)in->names[i]);
   }
 }
 
@@ -396,7 +404,9 @@ int main(int argc, char** argv) {
   long long pd_run = after_run.private_dirty - base.private_dirty;
   long long rss_create = after_create.rss - base.rss, rss_run = after_run.rss - base.rss;
   long long pd_runs = after_runs.private_dirty - base.private_dirty;
-  double ratio = one.rss > 0 ? (double)many.rss / (double)one.rss : 0;
+  /* Pss: a page mapped twice (two sessions mapping one model file) counts
+   * once, as it does in physical memory; Rss would count it twice. */
+  double ratio = one.pss > 0 ? (double)many.pss / (double)one.pss : 0;
 
   if (c.json) {
     printf("{\"package\": \"%s\", \"load_mode\": \"%s\", \"threads\": %d, \"runs\": %d,\n", c.package,
@@ -416,10 +426,11 @@ int main(int argc, char** argv) {
       printf(",\n \"sessions\": %d, \"shared\": %s, \"session_create_ms\": [", c.sessions,
              c.share ? "true" : "false");
       for (int i = 0; i < c.sessions; ++i) printf("%s%.3f", i ? ", " : "", share_create_ms[i]);
-      printf("],\n \"one_session_rss_bytes\": %lld, \"n_sessions_rss_bytes\": %lld,"
-             " \"n_over_one\": %.4f,\n \"one_session_private_dirty_bytes\": %lld,"
-             " \"n_sessions_private_dirty_bytes\": %lld", one.rss, many.rss, ratio,
-             one.private_dirty, many.private_dirty);
+      printf("],\n \"one_session_pss_bytes\": %lld, \"n_sessions_pss_bytes\": %lld,"
+             " \"n_over_one_pss\": %.4f,\n \"one_session_rss_bytes\": %lld,"
+             " \"n_sessions_rss_bytes\": %lld,\n \"one_session_private_dirty_bytes\": %lld,"
+             " \"n_sessions_private_dirty_bytes\": %lld", one.pss, many.pss, ratio, one.rss,
+             many.rss, one.private_dirty, many.private_dirty);
     }
     printf("}\n");
   } else {
@@ -439,8 +450,9 @@ int main(int argc, char** argv) {
       printf("%d sessions (%s):  create", c.sessions, c.share ? "shared group" : "no sharing");
       for (int i = 0; i < c.sessions; ++i) printf(" %.3f", share_create_ms[i]);
       printf(" ms\n");
-      printf("memory, 1 vs %d:    RSS +%.1f KiB vs +%.1f KiB (%.3fx), private dirty +%.1f KiB vs "
-             "+%.1f KiB\n", c.sessions, one.rss / 1024.0, many.rss / 1024.0, ratio,
+      printf("memory, 1 vs %d:    PSS +%.1f KiB vs +%.1f KiB (%.3fx); RSS +%.1f vs +%.1f KiB; "
+             "private dirty +%.1f vs +%.1f KiB\n", c.sessions, one.pss / 1024.0,
+             many.pss / 1024.0, ratio, one.rss / 1024.0, many.rss / 1024.0,
              one.private_dirty / 1024.0, many.private_dirty / 1024.0);
     }
   }

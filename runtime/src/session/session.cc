@@ -25,7 +25,7 @@ const char* dir_of(Arena& arena, const char* path) {
 
 }  // namespace
 
-Session::Session(Env* env) : env_(env), meta_(env->alloc, 64 * 1024) {}
+Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
 
 Session::~Session() {
   for (uint32_t i = 0; i < num_contexts_; ++i) {
