@@ -2,7 +2,9 @@
 # The whole test run, as on a fresh Debian 12 / Ubuntu machine:
 #   1. installs the packages (tests/setup-deps.sh --cross; skipped when present)
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)
-#   3. aarch64-linux preset: cross build, ctest under qemu-aarch64
+#   3. host-tsan preset: the threading test under ThreadSanitizer (uses the
+#      host build's epctx-compile)
+#   4. aarch64-linux preset: cross build, ctest under qemu-aarch64
 # Ends with "N passed, N failed" (tests over both presets; a configure or
 # build step that fails counts as one failure) and exits non-zero if anything
 # failed.
@@ -58,7 +60,7 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
   fi
 }
 
-for preset in host aarch64-linux; do
+for preset in host host-tsan aarch64-linux; do
   extra=()
   # The aarch64 runtime also runs the generated models, compiled by the host
   # build's epctx-compile (an x86_64 child of the emulated test).

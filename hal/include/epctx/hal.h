@@ -8,6 +8,8 @@
  *   get_graph           once per EPContext node bound to that context
  *   execute             any number of times, from many threads at once
  *   release_context     when the last session using the context goes away
+ * A context may serve several sessions (context groups): get_graph is then
+ * called once per binding session, never concurrently on one context.
  *
  * Ownership and lifetimes
  * - Every pointer the runtime passes in (blobs, names, tensors) stays valid

@@ -170,6 +170,31 @@ epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key,
 epctx_status* epctx_env_set_rollback_store(epctx_env* env,
                                            const char* folder);
 
+/* ---- context groups: sharing loaded context binaries between sessions ----
+ * Sessions created with options that carry a group take their context
+ * binaries (files, embed_mode=0) from the group when another session of the
+ * group already loaded the same file (same device, inode, size and mtime,
+ * same load mode), instead of mapping and loading it again: the weights are
+ * mapped once and the driver holds one context. A loaded context is released
+ * when the last session using it is released.
+ * ep.share_ep_contexts=1 does the same with a group the env owns;
+ * ep.stop_share_ep_contexts=1 makes the contexts loaded so far invisible to
+ * later sessions (they stay with the sessions that use them).
+ * A group is reference-counted: the handle and every session using it hold a
+ * reference, so handles, options and sessions may be released in any order.
+ * All group calls are thread-safe; sessions sharing a group may be created
+ * and released from many threads at once. The env must outlive the group. */
+typedef struct epctx_context_group epctx_context_group;
+epctx_status* epctx_context_group_create(epctx_env* env,
+                                         epctx_context_group** out);
+void epctx_context_group_release(epctx_context_group* group);
+/* Context binaries the group currently holds for later sessions. */
+size_t epctx_context_group_loaded_count(epctx_context_group* group);
+/* Sessions created with these options join `group` (NULL: none). The options
+ * keep a reference until released or given another group. */
+epctx_status* epctx_session_options_set_context_group(
+    epctx_session_options* options, epctx_context_group* group);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

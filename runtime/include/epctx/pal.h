@@ -32,7 +32,10 @@ typedef struct epctx_pal_region {
 #define EPCTX_PAL_LOAD_READ 1 /* plain read into PAL-allocated memory */
 
 /* Maps `path` (a NUL-terminated path, absolute or relative to the working
- * directory). NO_SUCHFILE when it does not exist; PATH_REJECTED when it is
+ * directory). A new mapping reads only the pages that are touched (no
+ * read-around, so parsing the head of a large file does not pull in the
+ * weights behind it); EPCTX_PAL_ADVISE_NORMAL restores the OS default once
+ * loading is done. NO_SUCHFILE when it does not exist; PATH_REJECTED when it is
  * not a regular file; FAIL for other OS errors. An empty file maps to
  * data=NULL, size=0. */
 int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
@@ -46,6 +49,29 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
                                size_t msg_cap);
 
 void epctx_pal_unmap(epctx_pal_region* region);
+
+/* What identifies a file's contents for sharing one loaded copy between
+ * sessions: same device, inode, size and modification time = same bytes. */
+typedef struct epctx_pal_file_id {
+  uint64_t device;
+  uint64_t inode;
+  uint64_t size;
+  int64_t mtime_ns;
+} epctx_pal_file_id;
+
+/* Identifies `rel_path` beneath `base_dir` with the same containment rules
+ * as epctx_pal_map_file_beneath (and the same error codes). A PAL without
+ * files may return NOT_IMPLEMENTED: sessions then load their own copies. */
+int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
+                              epctx_pal_file_id* out, char* msg, size_t msg_cap);
+
+/* Access hints for part of a mapped region; a PAL may ignore them, and
+ * regions read into memory (EPCTX_PAL_LOAD_READ) ignore them. */
+#define EPCTX_PAL_ADVISE_WILLNEED 1 /* start reading these pages in now */
+#define EPCTX_PAL_ADVISE_DONTNEED 2 /* drop these pages from this mapping */
+#define EPCTX_PAL_ADVISE_NORMAL 3   /* the OS's default read-ahead */
+void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset,
+                      uint64_t size, int advice);
 
 /* Default allocator. alignment is a power of two <= 4096. */
 void* epctx_pal_alloc(size_t size, size_t alignment);

@@ -14,6 +14,7 @@
 #include "session/env.h"
 #include "session/options.h"
 #include "session/session.h"
+#include "session/workspace.h"
 
 struct epctx_status {
   int code;
@@ -144,6 +145,7 @@ epctx_status* epctx_session_options_create(epctx_session_options** out) {
 }
 
 void epctx_session_options_release(epctx_session_options* o) {
+  if (o && o->options.group) o->options.group->Release();
   epctx::Allocator::Default().Delete(o);
 }
 
@@ -342,6 +344,31 @@ epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key, size_t 
 epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder) {
   if (!env) return error(EPCTX_INVALID_ARGUMENT, "rollback store: env is NULL");
   return make_status(env->env.trust.SetCounterStore(folder));
+}
+
+epctx_status* epctx_context_group_create(epctx_env* env, epctx_context_group** out) {
+  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "context group: env or out is NULL");
+  epctx::ContextGroup* g = epctx::ContextGroup::Create(env->env.alloc);
+  *out = reinterpret_cast<epctx_context_group*>(g);
+  return g ? nullptr : error(EPCTX_OUT_OF_MEMORY, "context group: out of memory");
+}
+
+void epctx_context_group_release(epctx_context_group* group) {
+  if (group) reinterpret_cast<epctx::ContextGroup*>(group)->Release();
+}
+
+size_t epctx_context_group_loaded_count(epctx_context_group* group) {
+  return group ? reinterpret_cast<epctx::ContextGroup*>(group)->NumShared() : 0;
+}
+
+epctx_status* epctx_session_options_set_context_group(epctx_session_options* o,
+                                                      epctx_context_group* group) {
+  if (!o) return error(EPCTX_INVALID_ARGUMENT, "session options: options is NULL");
+  epctx::ContextGroup* g = reinterpret_cast<epctx::ContextGroup*>(group);
+  if (g) g->AddRef();
+  if (o->options.group) o->options.group->Release();
+  o->options.group = g;
+  return nullptr;
 }
 
 }  // extern "C"

@@ -71,11 +71,18 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
   out->format_major = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MAJOR);
   out->format_minor = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MINOR);
   bool known = false;
-  for (uint16_t m : kSupportedContainerMajors) known = known || m == out->format_major;
+  char readable[64];
+  size_t len = 0;
+  readable[0] = '\0';
+  for (uint16_t m : kSupportedContainerMajors) {
+    known = known || m == out->format_major;
+    len += format(readable + len, len < sizeof readable ? sizeof readable - len : 0, "%s%u.x",
+                  len ? ", " : "", m);
+  }
   if (!known)
     return Status::Error(EPCTX_NOT_IMPLEMENTED,
-                         "%s: container format %u.%u is not supported (this runtime reads 1.x)",
-                         label, out->format_major, out->format_minor);
+                         "%s: container format %u.%u is not supported; this runtime reads %s",
+                         label, out->format_major, out->format_minor, readable);
   uint32_t header_size = rd32(h + EPCTX_CONTAINER_OFF_HEADER_SIZE);
   uint64_t total = rd64(h + EPCTX_CONTAINER_OFF_TOTAL_SIZE);
   uint64_t meta_off = rd64(h + EPCTX_CONTAINER_OFF_METADATA_OFFSET);

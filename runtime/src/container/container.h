@@ -17,7 +17,9 @@
 
 namespace epctx {
 
-// Format majors this runtime reads (any minor of them).
+// Container formats this runtime reads, by major: a minor version only adds
+// optional fields, so a reader of M.x reads every M.y (fields it does not
+// know are skipped by flatbuffers). A new major goes here once read.
 constexpr uint16_t kSupportedContainerMajors[] = {1};
 
 struct ContainerVersion {

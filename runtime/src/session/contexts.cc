@@ -13,6 +13,7 @@
 #include <manifest_format.h>
 
 #include "session/session.h"
+#include "session/workspace.h"
 
 namespace epctx {
 namespace {
@@ -80,8 +81,7 @@ Status Session::LoadContexts() {
     LoadedContext* bound = nullptr;
     if (ctx_of[i] >= 0) {
       bound = &contexts_[ctx_of[i]];
-      rc = bound->driver->driver->get_graph(bound->driver->driver, bound->ctx, name, &step.graph,
-                                            &step.graph_info, msg, sizeof msg);
+      rc = GetGraph(*bound, name, &step.graph, &step.graph_info, msg, sizeof msg);
     } else {
       // main_context=0: the graph of that name inside a primary's context.
       // Pass 0: epctx containers that list the name. Pass 1: foreign blobs,
@@ -94,8 +94,7 @@ Status Session::LoadContexts() {
           for (uint32_t j = 0; j < lc.container.num_graphs; ++j)
             listed = listed || cstr_eq(lc.container.graphs[j].name, name);
           if (pass == 0 ? !listed : lc.is_container) continue;
-          rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, &step.graph,
-                                            &step.graph_info, msg, sizeof msg);
+          rc = GetGraph(lc, name, &step.graph, &step.graph_info, msg, sizeof msg);
           if (rc == EPCTX_OK) bound = &lc;
         }
       }
@@ -119,8 +118,71 @@ Status Session::LoadContexts() {
           step.num_outputs, name, gi.num_inputs, gi.num_outputs));
     step.driver = bound->driver;
     ++driver_steps_;
+    if (advise_willneed_)
+      for (uint32_t j = 0; j < bound->container.num_graphs; ++j)
+        if (bound->container.num_graphs == 1 || cstr_eq(bound->container.graphs[j].name, name))
+          AdviseWillNeed(*bound, bound->container.graphs[j].payload);
   }
   return Status::Ok();
+}
+
+int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
+                      epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
+  if (lc.shared) return group_->GetGraph(lc, name, graph, info, msg, msg_cap);
+  return lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
+}
+
+void Session::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
+  const epctx_pal_region* regions[2] = {&lc.region, &model_region_};
+  for (const epctx_pal_region* r : regions) {
+    if (!r->data || !bytes.data || bytes.data < r->data || bytes.data > r->data + r->size)
+      continue;
+    epctx_pal_advise(r, static_cast<uint64_t>(bytes.data - r->data), bytes.size,
+                     EPCTX_PAL_ADVISE_WILLNEED);
+    return;
+  }
+}
+
+Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
+                              LoadedContext* out) {
+  ContextKey key;
+  key.driver = drv;
+  key.load_mode = load_mode_;
+  char msg[Status::kMaxMessage];
+  msg[0] = '\0';
+  char* rel = meta_.Strdup(ep.ep_cache_context.data, ep.ep_cache_context.size);
+  if (!rel) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
+  // A PAL without file identities (or a path it refuses) loads privately:
+  // LoadContextBytes then reports any path error with the usual message.
+  if (!base_dir_ || memchr(ep.ep_cache_context.data, '\0', ep.ep_cache_context.size) ||
+      epctx_pal_file_id_beneath(base_dir_, rel, &key.file, msg, sizeof msg) != EPCTX_OK)
+    return LoadContextBytes(ep, drv, meta_, out);
+  struct Call {
+    Session* self;
+    const onnx::EpContextNode* ep;
+    const DriverEntry* drv;
+    static Status Load(void* user, Arena& arena, LoadedContext* lc) {
+      Call* c = static_cast<Call*>(user);
+      lc->driver = c->drv;
+      return c->self->LoadContextBytes(*c->ep, c->drv, arena, lc);
+    }
+  } call{this, &ep, drv};
+  SharedContext* sc = nullptr;
+  EPCTX_RETURN_IF_ERROR(group_->Acquire(key, Call::Load, &call, &sc));
+  const onnx::NodeView* node = out->node;
+  *out = sc->loaded;
+  out->node = node;
+  out->region = epctx_pal_region{};
+  out->aligned_copy = nullptr;
+  out->shared = sc;
+  // Another session loaded (and perhaps verified against its own manifest)
+  // these bytes; this session's manifest must vouch for them too.
+  if (!verifier_.active()) return Status::Ok();
+  Bytes file{sc->loaded.region.data, static_cast<size_t>(sc->loaded.region.size)};
+  if (!sc->loaded.is_container)
+    return verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
+  EPCTX_RETURN_IF_ERROR(verifier_.VerifyContainerHead(ep.ep_cache_context, file));
+  return verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, nullptr, 0);
 }
 
 Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
@@ -167,6 +229,14 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   if (rc != EPCTX_OK)
     return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
                                       desc.node_name, drv->info.name, msg));
+  if (group_ && ep.embed_mode != 1) return AcquireShared(ep, drv, out);
+  return LoadContextBytes(ep, drv, meta_, out);
+}
+
+Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv,
+                                 Arena& arena, LoadedContext* out) {
+  const onnx::NodeView& node = *ep.node;
+  char msg[Status::kMaxMessage];
   // 3. The bytes: in place inside the model, or a file beneath its folder.
   Bytes blob;
   if (ep.embed_mode == 1) {
@@ -213,7 +283,7 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
     char label[200];
     format(label, sizeof label, "%s: EPContext node '%.*s' context", label_, node.name.len(),
            node.name.data);
-    Status st = ParseContainer(blob, label, meta_, &out->container);
+    Status st = ParseContainer(blob, label, arena, &out->container);
     if (!st.ok()) return load_failure(st);
     StrView csrc{out->container.source, cstr_len(out->container.source)};
     if (!drv->Accepts(csrc))
@@ -225,7 +295,7 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
     hb.weights = out->container.weights.data;
     hb.weights_size = out->container.weights.size;
     hb.num_graphs = out->container.num_graphs;
-    graphs = meta_.AllocArray<epctx_hal_graph_blob>(hb.num_graphs + 1);
+    graphs = arena.AllocArray<epctx_hal_graph_blob>(hb.num_graphs + 1);
     if (!graphs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
     for (uint32_t i = 0; i < hb.num_graphs; ++i) {
       graphs[i].name = out->container.graphs[i].name;
@@ -241,12 +311,15 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   }
   // 4. The driver.
   msg[0] = '\0';
-  rc = drv->driver->load_context(drv->driver, &hb, &env_->hal_host, &out->ctx, msg, sizeof msg);
+  int rc = drv->driver->load_context(drv->driver, &hb, &env_->hal_host, &out->ctx, msg, sizeof msg);
   if (rc != EPCTX_OK) {
     out->ctx = nullptr;
-    return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
-                                      desc.node_name, drv->info.name, msg));
+    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
+                                      node.name.len(), node.name.data, drv->info.name, msg));
   }
+  // Loading is done: runs read the weights, let the OS read ahead for them.
+  epctx_pal_advise(&out->region, 0, out->region.size, EPCTX_PAL_ADVISE_NORMAL);
+  if (advise_willneed_) AdviseWillNeed(*out, out->container.weights);
   return Status::Ok();
 }
 

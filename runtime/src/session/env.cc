@@ -4,6 +4,8 @@
 
 #include <epctx/pal.h>
 
+#include "session/workspace.h"
+
 namespace epctx {
 namespace {
 void* host_alloc(void* user, size_t size, size_t alignment) {
@@ -20,6 +22,11 @@ Env::Env(const Allocator& a, int level) : alloc(a), log_level(level) {
   hal_host.alloc = host_alloc;
   hal_host.free = host_free;
   hal_host.log = host_log;
+  shared_group = ContextGroup::Create(alloc);
+}
+
+Env::~Env() {
+  if (shared_group) shared_group->Release();
 }
 
 Status Env::RegisterDriver(const epctx_hal_driver* driver) {

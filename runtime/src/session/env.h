@@ -13,6 +13,8 @@
 
 namespace epctx {
 
+class ContextGroup;  // session/workspace.h
+
 struct DriverEntry {
   const epctx_hal_driver* driver = nullptr;
   epctx_hal_driver_info info{};
@@ -36,7 +38,14 @@ struct Env {
   // Trusted public keys and the rollback store (signed packages).
   trust::Keyring trust;
 
+  // The shared workspace of ep.share_ep_contexts=1 (nullptr only when
+  // creating it ran out of memory); released with the env.
+  ContextGroup* shared_group = nullptr;
+
   explicit Env(const Allocator& a, int level);
+  ~Env();
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
 
   Status RegisterDriver(const epctx_hal_driver* driver);
   void Log(int level, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));

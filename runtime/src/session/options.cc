@@ -11,6 +11,9 @@ const char* const kOptEpContextFilePath = "ep.context_file_path";
 const char* const kOptExternalInitializersFolder =
     "session.model_external_initializers_file_folder_path";
 const char* const kOptLoadMode = "epctx.load_mode";
+const char* const kOptShareEpContexts = "ep.share_ep_contexts";
+const char* const kOptStopShareEpContexts = "ep.stop_share_ep_contexts";
+const char* const kOptAdvise = "epctx.advise";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -27,6 +30,7 @@ const char* const kKnownKeys[] = {
     "ep.stop_share_ep_contexts",
     "epctx.signature_policy",
     "epctx.signature_path",
+    "epctx.advise",
 };
 }  // namespace
 
@@ -58,6 +62,14 @@ Status Options::Set(const char* key, const char* value) {
                            "EPCTX_REQUIRE_SIGNATURES, only 'required' is allowed, found '%s'",
                            value);
   }
+  if ((cstr_eq(known, kOptShareEpContexts) || cstr_eq(known, kOptStopShareEpContexts)) &&
+      !cstr_eq(value, "0") && !cstr_eq(value, "1"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
+                         key, value);
+  if (cstr_eq(known, kOptAdvise) && !cstr_eq(value, "none") && !cstr_eq(value, "willneed"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.advise': expected none or willneed, found '%s'",
+                         value);
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
     if (entries_[i].key == known) e = &entries_[i];

@@ -13,6 +13,11 @@ extern const char* const kOptExternalInitializersFolder;  // session.model_exter
 extern const char* const kOptLoadMode;                    // epctx.load_mode = mmap | read
 // Also accepted (read by trust/verifier.cc): epctx.signature_policy =
 // required | if_signed | off, epctx.signature_path = the manifest's path.
+extern const char* const kOptShareEpContexts;             // ep.share_ep_contexts = 0 | 1
+extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_contexts = 0 | 1
+extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
+
+class ContextGroup;
 
 class Options {
  public:
@@ -24,6 +29,11 @@ class Options {
   Status Set(const char* key, const char* value);
   // The value, or nullptr when not set.
   const char* Get(const char* key) const;
+
+  // The context group sessions created with these options join (nullptr:
+  // none, or the env's when ep.share_ep_contexts=1). Not owned here: the C
+  // API's options object holds the reference.
+  ContextGroup* group = nullptr;
 
  private:
   struct Entry {

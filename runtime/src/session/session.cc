@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <manifest_format.h>
+#include "session/workspace.h"
 
 namespace epctx {
 namespace {
@@ -25,15 +26,17 @@ const char* dir_of(Arena& arena, const char* path) {
 
 }  // namespace
 
-Session::Session(Env* env) : env_(env), meta_(env->alloc, 64 * 1024) {}
+Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
 
 Session::~Session() {
   for (uint32_t i = 0; i < num_contexts_; ++i) {
     LoadedContext& c = contexts_[i];
-    if (c.ctx) c.driver->driver->release_context(c.driver->driver, c.ctx);
-    epctx_pal_unmap(&c.region);
-    env_->alloc.Free(c.aligned_copy);
+    if (c.shared)
+      group_->Unuse(c.shared);
+    else
+      ReleaseLoaded(env_->alloc, &c);
   }
+  if (group_) group_->Release();
   for (uint32_t i = 0; i < num_data_regions_; ++i) epctx_pal_unmap(&data_regions_[i]);
   epctx_pal_unmap(&model_region_);
 }
@@ -56,6 +59,15 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   const char* mode = options.Get(kOptLoadMode);
   if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
   const char* ctx_path = options.Get(kOptEpContextFilePath);
+  const char* share = options.Get(kOptShareEpContexts);
+  group_ = options.group ? options.group : share && cstr_eq(share, "1") ? env_->shared_group
+                                                                          : nullptr;
+  if ((options.group || (share && cstr_eq(share, "1"))) && !group_)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
+                         "workspace (out of memory when it was created)");
+  if (group_) group_->AddRef();
+  const char* advise = options.Get(kOptAdvise);
+  advise_willneed_ = advise && cstr_eq(advise, "willneed");
   if (path) {
     label_ = meta_.Strdup(path, cstr_len(path));
     char msg[Status::kMaxMessage];
@@ -86,7 +98,14 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(BuildSteps());
   EPCTX_RETURN_IF_ERROR(LoadContexts());
   EPCTX_RETURN_IF_ERROR(OrderSteps());
-  return verifier_.Commit();
+  EPCTX_RETURN_IF_ERROR(verifier_.Commit());
+  const char* stop = options.Get(kOptStopShareEpContexts);
+  if (group_ && stop && cstr_eq(stop, "1")) group_->StopSharing();
+  // Loading is done: runs read initializers, let the OS read ahead for them.
+  epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
+  for (uint32_t i = 0; i < num_data_regions_; ++i)
+    epctx_pal_advise(&data_regions_[i], 0, data_regions_[i].size, EPCTX_PAL_ADVISE_NORMAL);
+  return Status::Ok();
 }
 
 uint32_t Session::Find(StrView name) const {

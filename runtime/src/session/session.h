@@ -29,6 +29,9 @@
 
 namespace epctx {
 
+class ContextGroup;    // session/workspace.h
+struct SharedContext;  // session/workspace.h
+
 struct Value {
   StrView name;
   uint32_t consumers = 0;      // node inputs reading it
@@ -60,6 +63,9 @@ struct LoadedContext {
   void* aligned_copy = nullptr;
   bool is_container = false;
   ContainerView container;
+  // Set when the context came from a ContextGroup: the fields above are then
+  // views of the shared copy, which the session does not own.
+  SharedContext* shared = nullptr;
 };
 
 class Session {
@@ -105,6 +111,18 @@ class Session {
   Status BuildSteps();
   Status LoadContexts();
   Status LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out);
+  // Steps 3-4 of LoadOneContext: the bytes, the container, the driver's
+  // context; arrays that must live as long as the context go to `arena`.
+  Status LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv, Arena& arena,
+                          LoadedContext* out);
+  // The context of `ep` from group_, loading it there when missing.
+  Status AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
+                       LoadedContext* out);
+  // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or
+  // the payload of a graph this session binds), when they lie in a mapping.
+  void AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const;
+  int GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
+               epctx_hal_graph_info* info, char* msg, size_t msg_cap);
   Status BindEpContextStep(const onnx::EpContextNode& ep, Step* step);
   Status OrderSteps();
   // Maps `rel` beneath folder `base` (nullptr: unknown, an error naming
@@ -117,6 +135,7 @@ class Session {
   Env* env_;
   Arena meta_;
   int load_mode_ = EPCTX_PAL_LOAD_MMAP;
+  bool advise_willneed_ = false;
   epctx_pal_region model_region_{};
   Bytes model_bytes_;
   const char* label_ = "";
@@ -140,6 +159,7 @@ class Session {
 
   LoadedContext* contexts_ = nullptr;
   uint32_t num_contexts_ = 0;
+  ContextGroup* group_ = nullptr;  // one reference held while the session lives
 
   uint32_t* input_ids_ = nullptr;   // per graph input (UINT32_MAX: initializer-backed)
   uint32_t* output_ids_ = nullptr;  // per graph output

@@ -96,6 +96,10 @@ int map_fd(int fd, const char* path, int load_mode, epctx_pal_region* out,
   int e = errno;
   close(fd);
   if (p == MAP_FAILED) return fail(msg, cap, EPCTX_FAIL, path, strerror(e));
+  // Loading touches the header, the metadata and the payloads of the graphs
+  // in use: read exactly those pages (read-around would pull in megabytes of
+  // weights; see epctx_pal_advise for the switch back).
+  madvise(p, size, MADV_RANDOM);
   out->data = static_cast<const uint8_t*>(p);
   return EPCTX_OK;
 }
@@ -139,25 +143,11 @@ int open_beneath_walk(int dirfd, const char* rel) {
   return -1;
 }
 
-}  // namespace
-
-extern "C" {
-
-int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
-                       char* msg, size_t msg_cap) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    return fail(msg, msg_cap, errno_code(e), path, e == ENOENT ? "No such file" : strerror(e));
-  }
-  return map_fd(fd, path, load_mode, out, msg, msg_cap);
-}
-
-int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
-                               int load_mode, epctx_pal_region* out, char* msg,
-                               size_t msg_cap) {
-  char shown[1024];
-  snprintf(shown, sizeof shown, "%s%s%s", base_dir, *base_dir ? "/" : "", rel_path);
+// Opens `rel` beneath `base` (see epctx_pal_map_file_beneath); writes the
+// path as shown in messages into `shown`.
+int open_beneath(const char* base_dir, const char* rel_path, char* shown, size_t shown_cap,
+                 int* out_fd, char* msg, size_t msg_cap) {
+  snprintf(shown, shown_cap, "%s%s%s", base_dir, *base_dir ? "/" : "", rel_path);
   if (rel_path[0] == '\0')
     return fail(msg, msg_cap, EPCTX_PATH_REJECTED, shown, "empty file name");
   if (rel_path[0] == '/')
@@ -194,6 +184,31 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
                   "resolves outside the model folder (symlink or '..')");
     return fail(msg, msg_cap, errno_code(e), shown, e == ENOENT ? "No such file" : strerror(e));
   }
+  *out_fd = fd;
+  return EPCTX_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
+                       char* msg, size_t msg_cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    return fail(msg, msg_cap, errno_code(e), path, e == ENOENT ? "No such file" : strerror(e));
+  }
+  return map_fd(fd, path, load_mode, out, msg, msg_cap);
+}
+
+int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
+                               int load_mode, epctx_pal_region* out, char* msg,
+                               size_t msg_cap) {
+  char shown[1024];
+  int fd = -1;
+  int rc = open_beneath(base_dir, rel_path, shown, sizeof shown, &fd, msg, msg_cap);
+  if (rc != EPCTX_OK) return rc;
   return map_fd(fd, shown, load_mode, out, msg, msg_cap);
 }
 
@@ -247,6 +262,41 @@ int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
     close(dfd);
   }
   return EPCTX_OK;
+}
+
+int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
+                              epctx_pal_file_id* out, char* msg, size_t msg_cap) {
+  char shown[1024];
+  int fd = -1;
+  int rc = open_beneath(base_dir, rel_path, shown, sizeof shown, &fd, msg, msg_cap);
+  if (rc != EPCTX_OK) return rc;
+  struct stat st;
+  int ok = fstat(fd, &st);
+  int e = errno;
+  close(fd);
+  if (ok != 0) return fail(msg, msg_cap, EPCTX_FAIL, shown, strerror(e));
+  if (!S_ISREG(st.st_mode))
+    return fail(msg, msg_cap, EPCTX_PATH_REJECTED, shown, "not a regular file");
+  out->device = static_cast<uint64_t>(st.st_dev);
+  out->inode = static_cast<uint64_t>(st.st_ino);
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return EPCTX_OK;
+}
+
+void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t size,
+                      int advice) {
+  if (!region || !region->data || reinterpret_cast<uintptr_t>(region->handle) == kReadHandleTag)
+    return;
+  if (offset > region->size || size > region->size - offset || size == 0) return;
+  // madvise wants a page-aligned start: widen the range down to its page.
+  uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t start = reinterpret_cast<uintptr_t>(region->data) + offset;
+  uintptr_t aligned = start & ~(page - 1);
+  int how = advice == EPCTX_PAL_ADVISE_DONTNEED ? MADV_DONTNEED
+            : advice == EPCTX_PAL_ADVISE_NORMAL  ? MADV_NORMAL
+                                                 : MADV_WILLNEED;
+  madvise(reinterpret_cast<void*>(aligned), static_cast<size_t>(size + (start - aligned)), how);
 }
 
 void epctx_pal_unmap(epctx_pal_region* region) {

@@ -1,0 +1,466 @@
+/* epctx-bench: what loading and running a package costs in time and memory.
+ *
+ * usage: epctx-bench PACKAGE [--threads N] [--sessions N] [--repeat N]
+ *                    [--input name=file.npy]... [--dim N] [--load-mode mmap|read]
+ *                    [--no-share] [--json]
+ * PACKAGE is a _ctx.onnx model (its context binaries beside it).
+ *
+ * Measures, in this order, in one process:
+ *   create_cold   session create after dropping the page cache of every file
+ *                 in the model's folder (posix_fadvise DONTNEED; pages other
+ *                 processes map stay resident, so "cold" is best effort)
+ *   create_warm   median of 5 creates with the files cached
+ *   first_run     the first Run of a fresh session
+ *   run median/p99 over --repeat runs, spread over --threads threads
+ *   memory        from /proc/self/smaps_rollup (after malloc_trim, so freed
+ *                 heap is not counted), as deltas from just before the
+ *                 measured session was created: Private_Dirty after create
+ *                 and after the first run, Rss, and peak RSS (VmHWM)
+ * --sessions N: N sessions sharing one context group (ep.share_ep_contexts,
+ * or separate loads with --no-share), each run once; reports their create
+ * times and the memory (Pss) of N against the memory of one, each measured
+ * after the sessions' first runs.
+ * Inputs are the given .npy files, otherwise deterministic values with
+ * symbolic dimensions set to --dim (default 1). Exit 0, or 1 with one line
+ * "epctx-bench: error: ..." on any failure. Linux only (/proc). */
+#define _GNU_SOURCE
+#include <epctx/epctx.h>
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+#define MAX_IO 64
+#define MAX_SESSIONS 64
+
+static void die(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "epctx-bench: error: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(1);
+}
+
+static void check(epctx_status* st, const char* what) {
+  if (!st) return;
+  fprintf(stderr, "epctx-bench: error: %s: %s (%s)\n", what, epctx_status_message(st),
+          epctx_code_name(epctx_status_code(st)));
+  epctx_status_release(st);
+  exit(1);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- memory from /proc ---- */
+typedef struct mem {
+  long long rss, pss, shared_clean, private_clean, private_dirty; /* bytes */
+} mem;
+
+/* Memory the process holds: freed heap pages go back to the OS first, so a
+ * run's released buffers do not count as the session's. */
+static mem read_mem(void) {
+  mem m = {0, 0, 0, 0, 0};
+  malloc_trim(0);
+  FILE* f = fopen("/proc/self/smaps_rollup", "r");
+  if (!f) die("/proc/self/smaps_rollup: cannot open (Linux >= 4.14 needed)");
+  char line[256];
+  long long kb;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "Rss: %lld kB", &kb) == 1) m.rss = kb * 1024;
+    else if (sscanf(line, "Pss: %lld kB", &kb) == 1) m.pss = kb * 1024;
+    else if (sscanf(line, "Shared_Clean: %lld kB", &kb) == 1) m.shared_clean = kb * 1024;
+    else if (sscanf(line, "Private_Clean: %lld kB", &kb) == 1) m.private_clean = kb * 1024;
+    else if (sscanf(line, "Private_Dirty: %lld kB", &kb) == 1) m.private_dirty = kb * 1024;
+  }
+  fclose(f);
+  return m;
+}
+
+static long long peak_rss(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  long long kb = 0;
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %lld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb * 1024;
+}
+
+/* Drops the cached pages of every regular file in `dir`. */
+static void drop_cache(const char* dir) {
+  DIR* d = opendir(dir);
+  if (!d) die("%s: cannot list the package folder", dir);
+  struct dirent* e;
+  while ((e = readdir(d))) {
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    int fd = open(p, O_RDONLY);
+    if (fd < 0) continue;
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+  closedir(d);
+}
+
+/* Bytes of the files in `dir` that are in the page cache (mincore). */
+static long long cached_bytes(const char* dir) {
+  DIR* d = opendir(dir);
+  long long total = 0;
+  struct dirent* e;
+  long page = sysconf(_SC_PAGESIZE);
+  while (d && (e = readdir(d))) {
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) continue;
+    int fd = open(p, O_RDONLY);
+    if (fd < 0) continue;
+    void* m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) continue;
+    size_t pages = ((size_t)st.st_size + page - 1) / page;
+    unsigned char* v = malloc(pages);
+    if (v && mincore(m, (size_t)st.st_size, v) == 0)
+      for (size_t i = 0; i < pages; ++i) total += (v[i] & 1) ? page : 0;
+    free(v);
+    munmap(m, (size_t)st.st_size);
+  }
+  if (d) closedir(d);
+  return total;
+}
+
+/* ---- options and inputs ---- */
+typedef struct config {
+  const char* package;
+  int threads, sessions, repeat, dim, share, json;
+  const char* load_mode;
+  const char* input_names[MAX_IO];
+  const char* input_files[MAX_IO];
+  int num_inputs;
+} config;
+
+typedef struct inputs {
+  size_t n;
+  const char* names[MAX_IO];
+  epctx_tensor* tensors[MAX_IO];
+  epctx_npy arrays[MAX_IO];
+  size_t outputs;
+} inputs;
+
+static epctx_session* create(epctx_env* env, const config* c, epctx_context_group* group) {
+  epctx_session_options* o = NULL;
+  check(epctx_session_options_create(&o), "options");
+  check(epctx_session_options_set(o, "epctx.load_mode", c->load_mode), "epctx.load_mode");
+  if (group) check(epctx_session_options_set_context_group(o, group), "context group");
+  epctx_session* s = NULL;
+  check(epctx_session_create(env, c->package, o, &s), c->package);
+  epctx_session_options_release(o);
+  return s;
+}
+
+static void make_inputs(epctx_env* env, epctx_session* s, const config* c, inputs* in) {
+  memset(in, 0, sizeof *in);
+  in->n = epctx_session_input_count(s);
+  in->outputs = epctx_session_output_count(s);
+  if (in->n > MAX_IO || in->outputs > MAX_IO) die("more than %d inputs or outputs", MAX_IO);
+  for (size_t i = 0; i < in->n; ++i) {
+    epctx_io_info info;
+    check(epctx_session_input_info(s, i, &info), "input info");
+    in->names[i] = strdup(info.name); /* outlives the session it came from */
+    if (!in->names[i]) die("out of memory");
+    const char* file = NULL;
+    for (int k = 0; k < c->num_inputs; ++k)
+      if (strcmp(c->input_names[k], info.name) == 0) file = c->input_files[k];
+    if (file) {
+      char err[512];
+      if (epctx_npy_read(file, &in->arrays[i], err, sizeof err) != 0) die("%s", err);
+      epctx_npy* a = &in->arrays[i];
+      check(epctx_tensor_wrap(env, a->dtype, a->dims, a->rank, a->data, a->bytes,
+                              &in->tensors[i]),
+            file);
+      continue;
+    }
+    int64_t dims[EPCTX_MAX_RANK];
+    for (size_t d = 0; d < info.rank; ++d) dims[d] = info.dims[d] < 0 ? c->dim : info.dims[d];
+    check(epctx_tensor_create(env, info.dtype, dims, info.rank, &in->tensors[i]), info.name);
+    size_t bytes = epctx_tensor_bytes(in->tensors[i]);
+    uint8_t* p = epctx_tensor_data(in->tensors[i]);
+    if (info.dtype == EPCTX_DTYPE_FLOAT) {
+      float* f = (float*)p;
+      for (size_t k = 0; k < bytes / 4; ++k) f[k] = (float)((k * 7919u) % 255) / 255.0f - 0.5f;
+    }
+  }
+}
+
+static void free_inputs(inputs* in) {
+  for (size_t i = 0; i < in->n; ++i) {
+    epctx_tensor_release(in->tensors[i]);
+    epctx_npy_free(&in->arrays[i]);
+    free((void*)in->names[i]);
+  }
+}
+
+static void run_once(epctx_session* s, const inputs* in) {
+  epctx_tensor* outs[MAX_IO];
+  check(epctx_session_run(s, in->names, (const epctx_tensor* const*)in->tensors, in->n, NULL, outs,
+                          in->outputs),
+        "run");
+  for (size_t i = 0; i < in->outputs; ++i) epctx_tensor_release(outs[i]);
+}
+
+typedef struct worker {
+  epctx_session* s;
+  const inputs* in;
+  int runs;
+  double* times;
+} worker;
+
+static void* work(void* arg) {
+  worker* w = arg;
+  for (int i = 0; i < w->runs; ++i) {
+    double t0 = now_ms();
+    run_once(w->s, w->in);
+    w->times[i] = now_ms() - t0;
+  }
+  return NULL;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double percentile(double* v, int n, double p) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  int k = (int)(p * (n - 1) + 0.5);
+  return v[k];
+}
+
+static int parse_int(const char* s, const char* opt) {
+  char* end;
+  long v = strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || v < 1 || v > 1000000) die("%s: expected 1..1000000, found '%s'", opt, s);
+  return (int)v;
+}
+
+static void usage(void) {
+  printf(
+      "usage: epctx-bench PACKAGE [--threads N] [--sessions N] [--repeat N] [--json]\n"
+      "                   [--input name=file.npy]... [--dim N] [--load-mode mmap|read] [--no-share]\n");
+}
+
+int main(int argc, char** argv) {
+  config c;
+  memset(&c, 0, sizeof c);
+  c.threads = 1;
+  c.sessions = 1;
+  c.repeat = 100;
+  c.dim = 1;
+  c.share = 1;
+  c.load_mode = "mmap";
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage();
+      return 0;
+    } else if (!strcmp(a, "--json")) {
+      c.json = 1;
+    } else if (!strcmp(a, "--no-share")) {
+      c.share = 0;
+    } else if (!strcmp(a, "--threads") || !strcmp(a, "--sessions") || !strcmp(a, "--repeat") ||
+               !strcmp(a, "--dim") || !strcmp(a, "--input") || !strcmp(a, "--load-mode")) {
+      if (!v) die("%s needs a value", a);
+      ++i;
+      if (!strcmp(a, "--threads")) c.threads = parse_int(v, a);
+      else if (!strcmp(a, "--sessions")) c.sessions = parse_int(v, a);
+      else if (!strcmp(a, "--repeat")) c.repeat = parse_int(v, a);
+      else if (!strcmp(a, "--dim")) c.dim = parse_int(v, a);
+      else if (!strcmp(a, "--load-mode")) {
+        if (strcmp(v, "mmap") && strcmp(v, "read")) die("--load-mode: expected mmap or read");
+        c.load_mode = v;
+      } else {
+        const char* eq = strchr(v, '=');
+        if (!eq || eq == v || c.num_inputs == MAX_IO) die("--input: expected name=file.npy");
+        c.input_names[c.num_inputs] = strndup(v, (size_t)(eq - v));
+        c.input_files[c.num_inputs++] = eq + 1;
+      }
+    } else if (a[0] == '-') {
+      die("unknown option '%s' (see --help)", a);
+    } else if (!c.package) {
+      c.package = a;
+    } else {
+      die("more than one package ('%s', '%s')", c.package, a);
+    }
+  }
+  if (!c.package) die("no package given (see --help)");
+  if (c.sessions > MAX_SESSIONS) die("--sessions: at most %d", MAX_SESSIONS);
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", c.package);
+  char* slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+
+  epctx_env* env = NULL;
+  check(epctx_env_create(NULL, 0, &env), "env");
+  check(epctx_env_register_builtin_drivers(env), "drivers");
+
+  /* Create: cold, then warm. */
+  drop_cache(dir);
+  double t0 = now_ms();
+  epctx_session* s = create(env, &c, NULL);
+  double create_cold = now_ms() - t0;
+  long long cold_read = cached_bytes(dir);
+  epctx_session_release(s);
+  double warm[5];
+  for (int i = 0; i < 5; ++i) {
+    t0 = now_ms();
+    s = create(env, &c, NULL);
+    warm[i] = now_ms() - t0;
+    epctx_session_release(s);
+  }
+  double create_warm = percentile(warm, 5, 0.5);
+
+  /* The measured session: memory before/after create and the first run.
+   * Inputs are made first so their memory is not counted. */
+  s = create(env, &c, NULL);
+  inputs in;
+  make_inputs(env, s, &c, &in);
+  epctx_session_release(s);
+  mem base = read_mem();
+  s = create(env, &c, NULL);
+  mem after_create = read_mem();
+  t0 = now_ms();
+  run_once(s, &in);
+  double first_run = now_ms() - t0;
+  mem after_run = read_mem();
+
+  /* Runs over threads. */
+  int per = (c.repeat + c.threads - 1) / c.threads;
+  double* times = calloc((size_t)per * c.threads, sizeof *times);
+  worker* ws = calloc((size_t)c.threads, sizeof *ws);
+  pthread_t* tids = calloc((size_t)c.threads, sizeof *tids);
+  if (!times || !ws || !tids) die("out of memory");
+  double wall0 = now_ms();
+  for (int t = 0; t < c.threads; ++t) {
+    ws[t] = (worker){s, &in, per, times + (size_t)t * per};
+    if (pthread_create(&tids[t], NULL, work, &ws[t]) != 0) die("pthread_create failed");
+  }
+  for (int t = 0; t < c.threads; ++t) pthread_join(tids[t], NULL);
+  double wall = now_ms() - wall0;
+  int total = per * c.threads;
+  double median = percentile(times, total, 0.5), p99 = percentile(times, total, 0.99);
+  mem after_runs = read_mem();
+
+  /* N sessions sharing (or not) the context binaries. */
+  double share_create_ms[MAX_SESSIONS];
+  mem one = after_run, many = after_run;
+  if (c.sessions > 1) {
+    epctx_session_release(s);
+    s = NULL;
+    epctx_context_group* group = NULL;
+    if (c.share) check(epctx_context_group_create(env, &group), "context group");
+    epctx_session* ss[MAX_SESSIONS];
+    mem b = read_mem();
+    for (int i = 0; i < c.sessions; ++i) {
+      t0 = now_ms();
+      ss[i] = create(env, &c, group);
+      share_create_ms[i] = now_ms() - t0;
+      run_once(ss[i], &in);
+      if (i == 0) one = read_mem();
+    }
+    many = read_mem();
+    one.rss -= b.rss, one.pss -= b.pss, one.private_dirty -= b.private_dirty;
+    many.rss -= b.rss, many.pss -= b.pss, many.private_dirty -= b.private_dirty;
+    for (int i = 0; i < c.sessions; ++i) epctx_session_release(ss[i]);
+    epctx_context_group_release(group);
+  } else {
+    one.rss -= base.rss, one.pss -= base.pss, one.private_dirty -= base.private_dirty;
+    many = one;
+  }
+  long long peak = peak_rss();
+  long long pd_create = after_create.private_dirty - base.private_dirty;
+  long long pd_run = after_run.private_dirty - base.private_dirty;
+  long long rss_create = after_create.rss - base.rss, rss_run = after_run.rss - base.rss;
+  long long pd_runs = after_runs.private_dirty - base.private_dirty;
+  /* Pss: a page mapped twice (two sessions mapping one model file) counts
+   * once, as it does in physical memory; Rss would count it twice. */
+  double ratio = one.pss > 0 ? (double)many.pss / (double)one.pss : 0;
+
+  if (c.json) {
+    printf("{\"package\": \"%s\", \"load_mode\": \"%s\", \"threads\": %d, \"runs\": %d,\n", c.package,
+           c.load_mode, c.threads, total);
+    printf(" \"create_cold_ms\": %.3f, \"create_warm_ms\": %.3f, \"first_run_ms\": %.3f,\n",
+           create_cold, create_warm, first_run);
+    printf(" \"cached_after_cold_create_bytes\": %lld,\n", cold_read);
+    printf(" \"run_median_ms\": %.3f, \"run_p99_ms\": %.3f, \"runs_per_s\": %.1f,\n", median, p99,
+           total / (wall / 1e3));
+    printf(" \"peak_rss_bytes\": %lld, \"private_dirty_after_create_bytes\": %lld,\n", peak,
+           pd_create);
+    printf(" \"private_dirty_after_first_run_bytes\": %lld, \"private_dirty_after_runs_bytes\": %lld,\n",
+           pd_run, pd_runs);
+    printf(" \"rss_after_create_bytes\": %lld, \"rss_after_first_run_bytes\": %lld",
+           rss_create, rss_run);
+    if (c.sessions > 1) {
+      printf(",\n \"sessions\": %d, \"shared\": %s, \"session_create_ms\": [", c.sessions,
+             c.share ? "true" : "false");
+      for (int i = 0; i < c.sessions; ++i) printf("%s%.3f", i ? ", " : "", share_create_ms[i]);
+      printf("],\n \"one_session_pss_bytes\": %lld, \"n_sessions_pss_bytes\": %lld,"
+             " \"n_over_one_pss\": %.4f,\n \"one_session_rss_bytes\": %lld,"
+             " \"n_sessions_rss_bytes\": %lld,\n \"one_session_private_dirty_bytes\": %lld,"
+             " \"n_sessions_private_dirty_bytes\": %lld", one.pss, many.pss, ratio, one.rss,
+             many.rss, one.private_dirty, many.private_dirty);
+    }
+    printf("}\n");
+  } else {
+    printf("package:            %s (load mode %s)\n", c.package, c.load_mode);
+    printf("create:             cold %.3f ms, warm %.3f ms (median of 5)\n", create_cold,
+           create_warm);
+    printf("cold create read:   %.1f KiB of the package into the page cache\n", cold_read / 1024.0);
+    printf("first run:          %.3f ms\n", first_run);
+    printf("runs:               %d on %d thread(s): median %.3f ms, p99 %.3f ms, %.1f runs/s\n",
+           total, c.threads, median, p99, total / (wall / 1e3));
+    printf("peak RSS:           %.1f MiB\n", peak / 1048576.0);
+    printf("private dirty:      +%.1f KiB after create, +%.1f KiB after first run, +%.1f KiB "
+           "after all runs\n", pd_create / 1024.0, pd_run / 1024.0, pd_runs / 1024.0);
+    printf("RSS:                +%.1f KiB after create, +%.1f KiB after first run\n",
+           rss_create / 1024.0, rss_run / 1024.0);
+    if (c.sessions > 1) {
+      printf("%d sessions (%s):  create", c.sessions, c.share ? "shared group" : "no sharing");
+      for (int i = 0; i < c.sessions; ++i) printf(" %.3f", share_create_ms[i]);
+      printf(" ms\n");
+      printf("memory, 1 vs %d:    PSS +%.1f KiB vs +%.1f KiB (%.3fx); RSS +%.1f vs +%.1f KiB; "
+             "private dirty +%.1f vs +%.1f KiB\n", c.sessions, one.pss / 1024.0,
+             many.pss / 1024.0, ratio, one.rss / 1024.0, many.rss / 1024.0,
+             one.private_dirty / 1024.0, many.private_dirty / 1024.0);
+    }
+  }
+  epctx_session_release(s);
+  free_inputs(&in);
+  free(times);
+  free(ws);
+  free(tids);
+  epctx_env_release(env);
+  return 0;
+}

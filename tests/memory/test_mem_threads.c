@@ -1,0 +1,143 @@
+/* One session Run from many threads, and sessions created and released from
+ * many threads with sharing on. CI runs this program under ThreadSanitizer
+ * too (preset host-tsan).
+ * usage: test_mem_threads PACKAGE_DIR (holding model_ctx.onnx) */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "mem_util.h"
+
+#define THREADS 8
+#define RUNS 1000
+#define SEEDS 4
+
+static char g_model[4096];
+static epctx_env* g_env;
+static float g_ref[SEEDS][MEM_MAX_OUT];
+static size_t g_ref_n;
+
+typedef struct job {
+  epctx_session* s;
+  int index;
+  int mismatches;
+  epctx_session_options* group_options; /* hold a reference to the group */
+  pthread_barrier_t* ready;
+} job;
+
+static void* run_many(void* arg) {
+  job* j = arg;
+  static __thread float out[MEM_MAX_OUT];
+  for (int r = 0; r < RUNS; ++r) {
+    int seed = (r + j->index) % SEEDS;
+    size_t n = mem_run(g_env, j->s, seed, out);
+    if (n != g_ref_n || memcmp(out, g_ref[seed], n * 4) != 0) j->mismatches++;
+  }
+  return NULL;
+}
+
+static void references(epctx_session* s) {
+  for (int seed = 0; seed < SEEDS; ++seed) g_ref_n = mem_run(g_env, s, seed, g_ref[seed]);
+  assert_true(g_ref_n > 0);
+}
+
+static void eight_threads_thousand_runs_are_bit_identical(void** state) {
+  (void)state;
+  epctx_session* s = mem_create(g_env, g_model, NULL, NULL, NULL);
+  assert_true(epctx_session_driver_node_count(s) > 0);
+  references(s);
+  pthread_t t[THREADS];
+  job jobs[THREADS];
+  for (int i = 0; i < THREADS; ++i) {
+    jobs[i] = (job){s, i, 0, NULL, NULL};
+    assert_int_equal(pthread_create(&t[i], NULL, run_many, &jobs[i]), 0);
+  }
+  int bad = 0;
+  for (int i = 0; i < THREADS; ++i) {
+    pthread_join(t[i], NULL);
+    bad += jobs[i].mismatches;
+  }
+  assert_int_equal(bad, 0);
+  epctx_session_release(s);
+}
+
+/* Each thread creates, runs and releases sessions that share contexts (the
+ * env's workspace, or an explicit group released before its sessions). */
+static void* create_many(void* arg) {
+  job* j = arg;
+  static const char* const kShare[] = {"ep.share_ep_contexts", "1", NULL};
+  static __thread float out[MEM_MAX_OUT];
+  for (int r = 0; r < 25; ++r) {
+    epctx_session* a = mem_create(g_env, g_model, NULL, kShare, NULL);
+    epctx_session* b = NULL;
+    mem_check(epctx_session_create(g_env, g_model, j->group_options, &b), "create in group");
+    /* After every thread's first pair exists, the handle goes (see below). */
+    if (r == 0) pthread_barrier_wait(j->ready);
+    int seed = r % SEEDS;
+    size_t n = mem_run(g_env, a, seed, out);
+    if (n != g_ref_n || memcmp(out, g_ref[seed], n * 4) != 0) j->mismatches++;
+    n = mem_run(g_env, b, seed, out);
+    if (n != g_ref_n || memcmp(out, g_ref[seed], n * 4) != 0) j->mismatches++;
+    /* Alternate the release order. */
+    if (r & 1) {
+      epctx_session_release(a);
+      epctx_session_release(b);
+    } else {
+      epctx_session_release(b);
+      epctx_session_release(a);
+    }
+  }
+  epctx_session_options_release(j->group_options);
+  return NULL;
+}
+
+static void sessions_created_concurrently_with_sharing(void** state) {
+  (void)state;
+  epctx_session* s = mem_create(g_env, g_model, NULL, NULL, NULL);
+  references(s);
+  epctx_session_release(s);
+  epctx_context_group* group = NULL;
+  mem_check(epctx_context_group_create(g_env, &group), "group");
+  pthread_t t[THREADS];
+  job jobs[THREADS];
+  pthread_barrier_t ready;
+  pthread_barrier_init(&ready, NULL, THREADS + 1);
+  for (int i = 0; i < THREADS; ++i) {
+    jobs[i] = (job){NULL, i, 0, NULL, &ready};
+    mem_check(epctx_session_options_create(&jobs[i].group_options), "options");
+    mem_check(epctx_session_options_set_context_group(jobs[i].group_options, group), "group");
+    assert_int_equal(pthread_create(&t[i], NULL, create_many, &jobs[i]), 0);
+  }
+  /* Released while sessions (and options) still use it: they hold
+   * references, the last of which frees it. */
+  pthread_barrier_wait(&ready);
+  epctx_context_group_release(group);
+  int bad = 0;
+  for (int i = 0; i < THREADS; ++i) {
+    pthread_join(t[i], NULL);
+    bad += jobs[i].mismatches;
+  }
+  assert_int_equal(bad, 0);
+  pthread_barrier_destroy(&ready);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR\n");
+    return 2;
+  }
+  snprintf(g_model, sizeof g_model, "%s/model_ctx.onnx", argv[1]);
+  mem_check(epctx_env_create(NULL, 1, &g_env), "env");
+  mem_check(epctx_env_register_builtin_drivers(g_env), "drivers");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(eight_threads_thousand_runs_are_bit_identical),
+      cmocka_unit_test(sessions_created_concurrently_with_sharing),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  epctx_env_release(g_env);
+  return rc;
+}
