@@ -1,7 +1,9 @@
 /* One session Run from many threads, and sessions created and released from
  * many threads with sharing on. CI runs this program under ThreadSanitizer
  * too (preset host-tsan).
- * usage: test_mem_threads PACKAGE_DIR (holding model_ctx.onnx) */
+ * usage: test_mem_threads PACKAGE_DIR [cpu]
+ *   PACKAGE_DIR holds model_ctx.onnx; with `cpu` the runs use its source
+ *   model.onnx (no EPContext nodes), exercising the CPU kernels, not vnpu. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #define SEEDS 4
 
 static char g_model[4096];
+static int g_cpu; /* the package runs on CPU kernels only */
 static epctx_env* g_env;
 static float g_ref[SEEDS][MEM_MAX_OUT];
 static size_t g_ref_n;
@@ -48,7 +51,12 @@ static void references(epctx_session* s) {
 static void eight_threads_thousand_runs_are_bit_identical(void** state) {
   (void)state;
   epctx_session* s = mem_create(g_env, g_model, NULL, NULL, NULL);
-  assert_true(epctx_session_driver_node_count(s) > 0);
+  if (g_cpu) {
+    assert_int_equal(epctx_session_driver_node_count(s), 0);
+    assert_true(epctx_session_cpu_node_count(s) > 0);
+  } else {
+    assert_true(epctx_session_driver_node_count(s) > 0);
+  }
   references(s);
   pthread_t t[THREADS];
   job jobs[THREADS];
@@ -126,11 +134,12 @@ static void sessions_created_concurrently_with_sharing(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR\n");
+  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "cpu") == 0)) {
+    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR [cpu]\n");
     return 2;
   }
-  snprintf(g_model, sizeof g_model, "%s/model_ctx.onnx", argv[1]);
+  g_cpu = argc == 3;
+  snprintf(g_model, sizeof g_model, "%s/%s", argv[1], g_cpu ? "model.onnx" : "model_ctx.onnx");
   mem_check(epctx_env_create(NULL, 1, &g_env), "env");
   mem_check(epctx_env_register_builtin_drivers(g_env), "drivers");
   const struct CMUnitTest tests[] = {
