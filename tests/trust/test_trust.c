@@ -347,6 +347,52 @@ static void buffer_loaded_model_finds_its_manifest(void** state) {
 
 /* 1000 random single-bit flips over every file of package a (model,
  * context binary, manifest): each one must be rejected. */
+/* A context shared through a group was loaded by another session: a session
+ * that requires signatures still checks the shared bytes against its own
+ * manifest. Here the binary is tampered with before a policy-off session
+ * loads it into the group; the required session must not take it. */
+static void shared_context_is_checked_against_each_manifest(void** state) {
+  (void)state;
+  const char* model = stage("a", 1);
+  char bin[600];
+  path_of(bin, sizeof bin, g_case, "model_vnpu.bin");
+  tr_xor_byte(bin, tr_file_size(bin) / 2, 0x04);
+  epctx_env* env = NULL;
+  epctx_context_group* group = NULL;
+  epctx_session_options *off = NULL, *req = NULL;
+  epctx_session *a = NULL, *b = NULL;
+  size_t n = 0;
+  unsigned char* key = tu_read_file(g_keys[1], &n);
+  assert_non_null(key);
+  assert_null(epctx_env_create(NULL, 0, &env));
+  assert_null(epctx_env_register_builtin_drivers(env));
+  assert_null(epctx_env_add_trusted_key(env, key, n));
+  free(key);
+  assert_null(epctx_context_group_create(env, &group));
+  assert_null(epctx_session_options_create(&off));
+  assert_null(epctx_session_options_create(&req));
+  assert_null(epctx_session_options_set(off, "epctx.signature_policy", "off"));
+  assert_null(epctx_session_options_set(req, "epctx.signature_policy", "required"));
+  assert_null(epctx_session_options_set_context_group(off, group));
+  assert_null(epctx_session_options_set_context_group(req, group));
+  assert_null(epctx_session_create(env, model, off, &a));
+  assert_int_equal(epctx_context_group_loaded_count(group), 1);
+  epctx_status* st = epctx_session_create(env, model, req, &b);
+  assert_int_equal(epctx_status_code(st), EPCTX_HASH_MISMATCH);
+  assert_non_null(strstr(epctx_status_message(st), "model_vnpu.bin"));
+  assert_null(b);
+  epctx_status_release(st);
+  /* Untampered again (same inode, mtime changes): a fresh load verifies. */
+  tr_xor_byte(bin, tr_file_size(bin) / 2, 0x04);
+  assert_null(epctx_session_create(env, model, req, &b));
+  epctx_session_release(b);
+  epctx_session_release(a);
+  epctx_session_options_release(off);
+  epctx_session_options_release(req);
+  epctx_context_group_release(group);
+  epctx_env_release(env);
+}
+
 static void sweep_1000_random_bit_flips(void** state) {
   (void)state;
   const char* model = stage("a", 1);
@@ -402,6 +448,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(trailing_bytes_after_the_signature),
       cmocka_unit_test(rollback_counter),
       cmocka_unit_test(buffer_loaded_model_finds_its_manifest),
+      cmocka_unit_test(shared_context_is_checked_against_each_manifest),
       cmocka_unit_test(sweep_1000_random_bit_flips),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
