@@ -184,6 +184,32 @@ void unaligned_raw_data_is_copied_aligned_and_aligned_is_viewed(void**) {
   }
 }
 
+void empty_packed_fields_pad_raw_data_and_are_absent(void**) {
+  // epctx-compile aligns raw_data by putting empty packed typed fields
+  // (tag, length 0 -- length also written as the 2-byte varint 80 00)
+  // before it; protobuf reads an empty packed field as the field absent.
+  Buf t;
+  PutInt(t, 1, 3);                    // dims
+  PutInt(t, 2, EPCTX_DTYPE_FLOAT);    // data_type
+  PutStr(t, 8, "w");
+  const uint8_t pad[] = {0x22, 0x00, 0x22, 0x80, 0x00, 0x2a, 0x00};  // float_data, int32_data
+  t.insert(t.end(), pad, pad + sizeof pad);
+  Buf raw;
+  for (int i = 0; i < 3; ++i) {
+    float f = 2.0f * i;
+    uint8_t b[4];
+    memcpy(b, &f, 4);
+    raw.insert(raw.end(), b, b + 4);
+  }
+  PutLen(t, 9, raw);
+  Arena arena(Allocator::Default());
+  TensorView tv;
+  Status st = ParseTensor(Bytes{t.data(), t.size()}, "t", arena, &tv);
+  assert_true(st.ok());
+  assert_int_equal(tv.storage, Storage::kRaw);
+  assert_true(static_cast<const float*>(tv.data)[2] == 4.0f);
+}
+
 void unpacked_float_data_decodes(void**) {
   Buf t = FloatTensor(false, 3, 3);
   Arena arena(Allocator::Default());
@@ -273,6 +299,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(truncated_varint_inside_attribute_names_node_and_attribute),
     cmocka_unit_test(packed_and_unpacked_repeated_scalars_both_decode),
     cmocka_unit_test(unaligned_raw_data_is_copied_aligned_and_aligned_is_viewed),
+    cmocka_unit_test(empty_packed_fields_pad_raw_data_and_are_absent),
     cmocka_unit_test(unpacked_float_data_decodes),
     cmocka_unit_test(element_count_mismatch_names_tensor_and_sizes),
     cmocka_unit_test(huge_dims_are_rejected_not_allocated),

@@ -164,6 +164,9 @@ Status ScanTensor(Reader& r, TensorView* t, FirstPass* fp) {
         if (IsTypedField(f.number)) {
           uint64_t n;
           EPCTX_RETURN_IF_ERROR(r.Count(f, TypedScalar(f.number), &n));
+          // An empty packed field is, in protobuf, the field absent (our
+          // writer uses such fields to align raw_data).
+          if (n == 0) break;
           if (fp->typed_field != 0 && fp->typed_field != f.number) fp->mixed_typed = true;
           fp->typed_field = f.number;
           fp->typed_count += n;
