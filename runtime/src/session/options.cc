@@ -10,6 +10,7 @@ const char* const kOptEpContextFilePath = "ep.context_file_path";
 const char* const kOptExternalInitializersFolder =
     "session.model_external_initializers_file_folder_path";
 const char* const kOptLoadMode = "epctx.load_mode";
+const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_model";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -24,6 +25,7 @@ const char* const kKnownKeys[] = {
     "ep.context_model_external_initializers_file_name",
     "ep.share_ep_contexts",
     "ep.stop_share_ep_contexts",
+    "session.fail_on_suboptimal_compiled_model",
 };
 }  // namespace
 
@@ -43,6 +45,9 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
                          value);
+  if (cstr_eq(known, kOptFailOnSuboptimal) && !cstr_eq(value, "0") && !cstr_eq(value, "1"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
+                         key, value);
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
     if (entries_[i].key == known) e = &entries_[i];

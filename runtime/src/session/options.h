@@ -11,6 +11,7 @@ namespace epctx {
 extern const char* const kOptEpContextFilePath;           // ep.context_file_path
 extern const char* const kOptExternalInitializersFolder;  // session.model_external_initializers_file_folder_path
 extern const char* const kOptLoadMode;                    // epctx.load_mode = mmap | read
+extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
 
 class Options {
  public:

@@ -54,6 +54,8 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   const char* mode = options.Get(kOptLoadMode);
   if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
   const char* ctx_path = options.Get(kOptEpContextFilePath);
+  const char* suboptimal = options.Get(kOptFailOnSuboptimal);
+  fail_on_suboptimal_ = suboptimal && cstr_eq(suboptimal, "1");
   if (path) {
     label_ = meta_.Strdup(path, cstr_len(path));
     char msg[Status::kMaxMessage];
