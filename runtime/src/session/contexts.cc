@@ -52,6 +52,14 @@ Status Session::LoadContexts() {
     if (!onnx::IsEpContextNode(g.nodes[n])) continue;
     Status st = onnx::ExtractEpContext(g.nodes[n], &eps[k]);
     if (!st.ok()) return st.Prefix("%s", label_);
+    // Nodes bind to graphs by name: two of one name (as in carelessly merged
+    // models) would bind ambiguously.
+    for (uint32_t j = 0; j < k; ++j)
+      if (!eps[k].node->name.empty() && eps[j].node->name.eq(eps[k].node->name))
+        return Status::Error(EPCTX_INVALID_GRAPH,
+                             "%s %s: EPContext node name '%.*s' appears twice; EPContext nodes "
+                             "bind to graphs by name, so names must be unique",
+                             kLoadFailed, label_, eps[k].node->name.len(), eps[k].node->name.data);
     step_of[k] = n;
     ctx_of[k] = -1;
     if (eps[k].main_context == 1) ++num_primary;

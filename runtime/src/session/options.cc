@@ -48,6 +48,17 @@ Status Options::Set(const char* key, const char* value) {
   if (cstr_eq(known, kOptFailOnSuboptimal) && !cstr_eq(value, "0") && !cstr_eq(value, "1"))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
                          key, value);
+  if (known == kKnownKeys[0] && n > 0) {
+    // ORT's rule: the key names a model file, never a folder.
+    const char* slash = cstr_rchr(value, '/');
+    const char* base = slash ? slash + 1 : value;
+    if (*base == '\0' || !cstr_rchr(base, '.') || cstr_eq(base, ".") || cstr_eq(base, ".."))
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'ep.context_file_path' = '%s': context_file_path "
+                           "should not point to a folder (give the model file's path, with an "
+                           "extension)",
+                           value);
+  }
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
     if (entries_[i].key == known) e = &entries_[i];
