@@ -149,7 +149,8 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   CompatResult compat;
   CompiledFor compiled{node.name, ep.ep_sdk_version, ep.hardware_architecture, nullptr};
   CheckCompiledFor(*drv, compiled, &compat);
-  if (compat.verdict == kCompatUnsupported) return load_failure(CompatStatus(compat, false).Prefix("%s", label_));
+  Status early = CompatStatus(compat, fail_on_suboptimal_);
+  if (!early.ok()) return load_failure(early.Prefix("%s", label_));
   int rc = drv->driver->check_compatibility(drv->driver, &desc, msg, sizeof msg);
   if (rc != EPCTX_OK)
     return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
