@@ -15,6 +15,7 @@
 #include <epctx/epctx.h>
 
 #include "npy.h"
+#include "vnpu_env.h"
 
 #define MAX_BINDINGS 64
 #define MAX_OPTIONS 64
@@ -358,6 +359,11 @@ int main(int argc, char** argv) {
   struct args a;
   parse_args(argc, argv, &a);
 
+  char env_err[256];
+  if (epctx_tool_vnpu_from_env(env_err, sizeof env_err) != 0) {
+    fprintf(stderr, "epctx-run: error: %s\n", env_err);
+    return 1;
+  }
   epctx_env* env = NULL;
   check(epctx_env_create(NULL, 0, &env), NULL);
   check(epctx_env_register_builtin_drivers(env), NULL);

@@ -195,6 +195,68 @@ size_t epctx_context_group_loaded_count(epctx_context_group* group);
 epctx_status* epctx_session_options_set_context_group(
     epctx_session_options* options, epctx_context_group* group);
 
+/* ---- status cause ----
+ * The detailed code behind a status: a context that failed to load is
+ * reported as INVALID_GRAPH (ORT's contract) while its cause says why, e.g.
+ * EPCTX_INCOMPATIBLE_SDK / _HARDWARE / _DRIVER, NO_SUCHFILE or
+ * INVALID_CONTAINER. Equals epctx_status_code when there is no other cause;
+ * EPCTX_OK for NULL. */
+int epctx_status_cause(const epctx_status* status);
+
+/* ---- pre-flight compatibility ----
+ * Whether a model can run with the env's registered drivers, answered from
+ * the model alone (the counterpart of ORT's GetModelCompatibilityForEpDevices):
+ * no context binary is read; embed_mode=0 files are not opened, embedded
+ * payloads only as far as their epctx container header. Rules: SDK major
+ * equal and device minor >= compiled minor; hardware family and major equal
+ * and device minor >= compiled minor; driver version >= the container's
+ * minimum; node attributes agree with the container header; the driver's
+ * own check_compatibility. A device newer in minor is PREFER_RECOMPILATION
+ * (the model still loads, unless the options set
+ * session.fail_on_suboptimal_compiled_model=1, which makes it UNSUPPORTED).
+ * The options' ep.context_file_path, when set, is the base folder for
+ * external files (required for a buffer that has any). */
+typedef enum epctx_compat {
+  EPCTX_COMPAT_OPTIMAL = 0,
+  EPCTX_COMPAT_PREFER_RECOMPILATION = 1,
+  EPCTX_COMPAT_UNSUPPORTED = 2
+} epctx_compat;
+
+typedef struct epctx_compat_report epctx_compat_report;
+
+/* One EPContext node's answer; strings live as long as the report. */
+typedef struct epctx_compat_node {
+  const char* node_name;
+  const char* source;  /* "" when the node has none */
+  const char* driver;  /* the driver its source routes to; NULL: none */
+  int main_context;
+  int embed_mode;
+  epctx_compat verdict;
+  int cause;           /* epctx_code session creation would report as cause */
+  const char* reason;  /* "" when OPTIMAL */
+  int container_checked; /* 1: an embedded container header was checked too */
+} epctx_compat_node;
+
+/* Fails only for a model that cannot be parsed or a bad argument; every
+ * other outcome is in the report (caller-owned, epctx_compat_report_release). */
+epctx_status* epctx_model_check_compatibility(
+    epctx_env* env, const char* model_path, const epctx_session_options* options,
+    epctx_compat_report** out);
+epctx_status* epctx_model_check_compatibility_from_buffer(
+    epctx_env* env, const void* data, size_t size,
+    const epctx_session_options* options, epctx_compat_report** out);
+/* Worst verdict over the nodes and the model-level check (every non-EPContext
+ * node needs a CPU kernel, else UNSUPPORTED with cause
+ * MODEL_REQUIRES_COMPILATION). */
+epctx_compat epctx_compat_report_overall(const epctx_compat_report* r);
+int epctx_compat_report_cause(const epctx_compat_report* r);
+const char* epctx_compat_report_reason(const epctx_compat_report* r); /* model level */
+size_t epctx_compat_report_node_count(const epctx_compat_report* r);
+epctx_status* epctx_compat_report_node(const epctx_compat_report* r,
+                                       size_t index, epctx_compat_node* out);
+void epctx_compat_report_release(epctx_compat_report* r);
+const char* epctx_compat_name(epctx_compat verdict); /* "OPTIMAL", ... */
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 struct epctx_status {
   int code;
   char message[epctx::Status::kMaxMessage];
+  int cause;  // 0: same as code
 };
 
 struct epctx_env {
@@ -43,13 +44,14 @@ struct epctx_session {
 
 namespace {
 
-epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status"};
+epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status", 0};
 
 epctx_status* make_status(const epctx::Status& st) {
   if (st.ok()) return nullptr;
   epctx_status* out = static_cast<epctx_status*>(epctx_pal_alloc(sizeof(epctx_status), 16));
   if (!out) return &g_oom;
   out->code = st.code();
+  out->cause = st.cause();
   memcpy(out->message, st.message(), sizeof out->message);
   return out;
 }
@@ -107,6 +109,9 @@ epctx::Status emit_copy(void* user, size_t index, const epctx::TensorRef& v) {
 extern "C" {
 
 int epctx_status_code(const epctx_status* s) { return s ? s->code : EPCTX_OK; }
+int epctx_status_cause(const epctx_status* s) {
+  return s ? (s->cause ? s->cause : s->code) : EPCTX_OK;
+}
 const char* epctx_status_message(const epctx_status* s) { return s ? s->message : ""; }
 void epctx_status_release(epctx_status* s) {
   if (s && s != &g_oom) epctx_pal_free(s);
@@ -372,3 +377,13 @@ epctx_status* epctx_session_options_set_context_group(epctx_session_options* o,
 }
 
 }  // extern "C"
+
+namespace epctx {
+namespace capi {
+epctx_status* MakeStatus(const Status& st) { return make_status(st); }
+Env* EnvOf(epctx_env* env) { return &env->env; }
+const Options* OptionsOf(const epctx_session_options* options) {
+  return options ? &options->options : nullptr;
+}
+}  // namespace capi
+}  // namespace epctx

@@ -32,19 +32,26 @@ class [[nodiscard]] Status {
 
   bool ok() const { return code_ == EPCTX_OK; }
   int code() const { return code_; }
+  // The detailed code behind code(): when a failure was reported under a
+  // broader code (a load failure as INVALID_GRAPH), the code it had before,
+  // e.g. INCOMPATIBLE_SDK or NO_SUCHFILE; otherwise code().
+  int cause() const { return cause_ ? cause_ : code_; }
   const char* message() const { return msg_; }
 
   // Puts context in front of the message: "<prefix>: <old message>".
   Status& Prefix(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
   // Changes the code, keeping the message (e.g. to report a load failure as
-  // INVALID_GRAPH while the message keeps the cause).
+  // INVALID_GRAPH while the message keeps the cause). The first code it
+  // replaces is kept as cause().
   Status& WithCode(int code) {
+    if (code != code_ && cause_ == 0) cause_ = code_;
     code_ = code;
     return *this;
   }
 
  private:
   int code_;
+  int cause_ = 0;  // 0: none, cause() is code()
   char msg_[kMaxMessage];
 };
 

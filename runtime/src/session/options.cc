@@ -14,6 +14,7 @@ const char* const kOptLoadMode = "epctx.load_mode";
 const char* const kOptShareEpContexts = "ep.share_ep_contexts";
 const char* const kOptStopShareEpContexts = "ep.stop_share_ep_contexts";
 const char* const kOptAdvise = "epctx.advise";
+const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_model";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -31,6 +32,7 @@ const char* const kKnownKeys[] = {
     "epctx.signature_policy",
     "epctx.signature_path",
     "epctx.advise",
+    "session.fail_on_suboptimal_compiled_model",
 };
 }  // namespace
 
@@ -70,6 +72,20 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.advise': expected none or willneed, found '%s'",
                          value);
+  if (cstr_eq(known, kOptFailOnSuboptimal) && !cstr_eq(value, "0") && !cstr_eq(value, "1"))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
+                         key, value);
+  if (known == kKnownKeys[0] && n > 0) {
+    // ORT's rule: the key names a model file, never a folder.
+    const char* slash = cstr_rchr(value, '/');
+    const char* base = slash ? slash + 1 : value;
+    if (*base == '\0' || !cstr_rchr(base, '.') || cstr_eq(base, ".") || cstr_eq(base, ".."))
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'ep.context_file_path' = '%s': context_file_path "
+                           "should not point to a folder (give the model file's path, with an "
+                           "extension)",
+                           value);
+  }
   Entry* e = nullptr;
   for (int i = 0; i < count_; ++i)
     if (entries_[i].key == known) e = &entries_[i];

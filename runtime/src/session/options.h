@@ -18,6 +18,7 @@ extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_co
 extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
 
 class ContextGroup;
+extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
 
 class Options {
  public:

@@ -68,6 +68,9 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   if (group_) group_->AddRef();
   const char* advise = options.Get(kOptAdvise);
   advise_willneed_ = advise && cstr_eq(advise, "willneed");
+  if (ctx_path && !ctx_path[0]) ctx_path = nullptr;  // "" is no path (ORT refuses it too)
+  const char* suboptimal = options.Get(kOptFailOnSuboptimal);
+  fail_on_suboptimal_ = suboptimal && cstr_eq(suboptimal, "1");
   if (path) {
     label_ = meta_.Strdup(path, cstr_len(path));
     char msg[Status::kMaxMessage];
@@ -270,11 +273,12 @@ Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, co
   if (!base)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "%s: %s '%.*s' is relative to the model's folder, which is unknown for a "
-                         "model loaded from a buffer: set session option '%s'",
+                         "model loaded from a buffer. Please specify a valid %s",
                          label_, what, rel_len > 0x7fffffff ? 0 : (int)rel_len, rel,
                          kOptEpContextFilePath);
-  if (memchr(rel, '\0', rel_len))
-    return Status::Error(EPCTX_PATH_REJECTED, "%s: %s: path contains a NUL byte", label_, what);
+  if (const void* nul = memchr(rel, '\0', rel_len))
+    return Status::Error(EPCTX_PATH_REJECTED, "%s: %s: path '%.*s' contains a NUL byte", label_,
+                         what, static_cast<int>(static_cast<const char*>(nul) - rel), rel);
   char* path = meta_.Strdup(rel, rel_len);
   if (!path) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   char msg[Status::kMaxMessage];

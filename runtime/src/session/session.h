@@ -140,6 +140,7 @@ class Session {
   Bytes model_bytes_;
   const char* label_ = "";
   const char* base_dir_ = nullptr;   // folder for relative files; nullptr: none known
+  bool fail_on_suboptimal_ = false;  // session.fail_on_suboptimal_compiled_model=1
   onnx::ModelView model_;
   trust::PackageVerifier verifier_;  // signed packages: checks bytes before use
 

@@ -131,7 +131,7 @@ int open_beneath_walk(int dirfd, const char* rel) {
     }
     memcpy(comp, c, n);
     comp[n] = '\0';
-    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (end ? O_DIRECTORY : 0);
+    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (end ? O_DIRECTORY : O_NONBLOCK);
     int next = openat(cur, comp, flags);
     int e = errno;
     close(cur);
@@ -165,7 +165,7 @@ int open_beneath(const char* base_dir, const char* rel_path, char* shown, size_t
 #if defined(__linux__) && defined(SYS_openat2)
   struct open_how how;
   memset(&how, 0, sizeof how);
-  how.flags = O_RDONLY | O_CLOEXEC;
+  how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   fd = static_cast<int>(syscall(SYS_openat2, dirfd, rel_path, &how, sizeof how));
   e = errno;
@@ -194,7 +194,9 @@ extern "C" {
 
 int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
                        char* msg, size_t msg_cap) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat then
+  // rejects it as not a regular file).
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int e = errno;
     return fail(msg, msg_cap, errno_code(e), path, e == ENOENT ? "No such file" : strerror(e));

@@ -1,0 +1,24 @@
+// Access to the C API's handle types for C API files other than capi.cc
+// (the handle structs stay private to capi.cc).
+#ifndef EPCTX_CAPI_CAPI_INTERNAL_H
+#define EPCTX_CAPI_CAPI_INTERNAL_H
+
+#include <epctx/epctx.h>
+
+#include "core/status.h"
+#include "session/env.h"
+#include "session/options.h"
+
+namespace epctx {
+namespace capi {
+
+// A caller-owned status for st (nullptr when ok).
+epctx_status* MakeStatus(const Status& st);
+Env* EnvOf(epctx_env* env);  // env must not be NULL
+// The options inside the handle; nullptr for NULL.
+const Options* OptionsOf(const epctx_session_options* options);
+
+}  // namespace capi
+}  // namespace epctx
+
+#endif

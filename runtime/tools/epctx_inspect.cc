@@ -1,0 +1,342 @@
+// epctx-inspect MODEL_ctx.onnx [--json] [-C key=value ...]
+//
+// Lists what an EPContext model holds and whether this device can run it:
+// every EPContext node with its attributes (payload sizes, never bytes), the
+// resolved file of each embed_mode=0 node, the registered driver that would
+// take it and the pre-flight verdict (epctx_model_check_compatibility), the
+// container metadata of each context (format and producer versions, SDK,
+// hardware, minimum driver, graphs with payload sizes, weight bytes), and
+// the CPU nodes with their op types. Every failure is one line
+// "epctx-inspect: error: ..." and a non-zero exit.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <epctx/epctx.h>
+#include <epctx/pal.h>
+
+#include "capi/capi_internal.h"
+#include "container/container.h"
+#include "session/compat.h"
+#include "kernels/kernel.h"
+#include "onnx/epcontext.h"
+#include "onnx/model.h"
+#include "vnpu_env.h"
+
+namespace {
+
+[[noreturn]] void die(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("epctx-inspect: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+void check(epctx_status* st) {
+  if (!st) return;
+  die("%s: %s", epctx_code_name(epctx_status_code(st)), epctx_status_message(st));
+}
+
+// Output: text or JSON through one interface, so both list the same facts.
+struct Out {
+  bool json = false;
+  int depth = 0;
+  bool first[16] = {true};
+
+  void sep() {
+    if (!json) return;
+    if (!first[depth]) fputc(',', stdout);
+    first[depth] = false;
+  }
+  void str(const char* s, size_t n) {
+    fputc('"', stdout);
+    for (size_t i = 0; i < n; ++i) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c == '"' || c == '\\') printf("\\%c", c);
+      else if (c < 0x20 || c >= 0x7f) printf("\\u%04x", c);
+      else fputc(c, stdout);
+    }
+    fputc('"', stdout);
+  }
+  void key(const char* k) {
+    sep();
+    if (json) {
+      str(k, strlen(k));
+      fputc(':', stdout);
+    } else {
+      printf("%*s%s: ", 2 * (depth - 1), "", k);
+    }
+  }
+  void open(const char* k, char bracket) {  // k nullptr inside arrays
+    if (k) key(k);
+    else sep();
+    if (json) fputc(bracket, stdout);
+    else if (k) fputc('\n', stdout);
+    first[++depth] = true;
+  }
+  void close(char bracket) {
+    --depth;
+    if (json) fputc(bracket, stdout);
+  }
+  void s(const char* k, epctx::StrView v) {
+    key(k);
+    if (json) str(v.data ? v.data : "", v.size);
+    else printf("%.*s\n", v.len(), v.data ? v.data : "");
+  }
+  void s(const char* k, const char* v) { s(k, epctx::StrView{v, strlen(v)}); }
+  void u(const char* k, unsigned long long v) {
+    key(k);
+    printf(json ? "%llu" : "%llu\n", v);
+  }
+  void null(const char* k) {
+    key(k);
+    fputs(json ? "null" : "(none)\n", stdout);
+  }
+  void item_text(const char* what, unsigned i) {
+    if (!json) printf("%*s%s %u\n", 2 * (depth - 1), "", what, i);
+  }
+};
+
+const char* dir_of(const char* path, char* buf, size_t cap) {
+  const char* slash = strrchr(path, '/');
+  if (!slash) return "";
+  size_t n = static_cast<size_t>(slash - path);
+  if (n == 0) n = 1;
+  snprintf(buf, cap, "%.*s", static_cast<int>(n), path);
+  return buf;
+}
+
+void version(Out& o, const char* k, const epctx::ContainerVersion& v) {
+  char b[48];
+  snprintf(b, sizeof b, "%u.%u.%u", v.major, v.minor, v.patch);
+  o.s(k, b);
+}
+
+// The container's metadata; for an external file (which pre-flight does not
+// open) also the version verdict including its header, for driver `drv`.
+void container(Out& o, epctx::Bytes blob, const char* label, const epctx::DriverEntry* drv,
+               const epctx::onnx::EpContextNode* ep) {
+  if (!epctx::LooksLikeContainer(blob)) {
+    o.null("container");
+    return;
+  }
+  epctx::Allocator a = epctx::Allocator::Default();
+  epctx::Arena arena(a);
+  epctx::ContainerView c;
+  epctx::Status st = epctx::ParseContainer(blob, label, arena, &c);
+  if (!st.ok()) {
+    o.s("container_error", st.message());
+    return;
+  }
+  o.open("container", '{');
+  char fmt[32];
+  snprintf(fmt, sizeof fmt, "%u.%u", c.format_major, c.format_minor);
+  o.s("format_version", fmt);
+  o.s("source", c.source);
+  o.s("producer", c.producer);
+  version(o, "producer_version", c.producer_version);
+  version(o, "sdk_version", c.sdk_version);
+  o.s("hardware_architecture", c.hardware_architecture);
+  version(o, "min_driver_version", c.min_driver_version);
+  o.u("weight_bytes", c.weights.size);
+  o.open("graphs", '[');
+  for (uint32_t i = 0; i < c.num_graphs; ++i) {
+    o.item_text("graph", i);
+    o.open(nullptr, '{');
+    o.s("name", c.graphs[i].name);
+    o.u("payload_bytes", c.graphs[i].payload.size);
+    o.close('}');
+  }
+  o.close(']');
+  o.close('}');
+  if (drv && ep) {
+    epctx::CompiledFor cf{ep->node->name, ep->ep_sdk_version, ep->hardware_architecture, &c};
+    epctx::CompatResult r;
+    epctx::CheckCompiledFor(*drv, cf, &r);
+    o.s("file_verdict", epctx_compat_name(static_cast<epctx_compat>(r.verdict)));
+    if (r.reason[0]) {
+      o.s("file_cause", epctx_code_name(r.cause));
+      o.s("file_reason", r.reason);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* model = nullptr;
+  Out o;
+  epctx_session_options* options = nullptr;
+  check(epctx_session_options_create(&options));
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--json")) {
+      o.json = true;
+    } else if (!strcmp(argv[i], "-C") && i + 1 < argc) {
+      char kv[2048];
+      snprintf(kv, sizeof kv, "%s", argv[++i]);
+      char* eq = strchr(kv, '=');
+      if (!eq) die("-C expects key=value, found '%s'", kv);
+      *eq = '\0';
+      check(epctx_session_options_set(options, kv, eq + 1));
+    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      printf("usage: epctx-inspect MODEL_ctx.onnx [--json] [-C key=value ...]\n");
+      return 0;
+    } else if (argv[i][0] == '-' || model) {
+      die("unexpected argument '%s' (usage: epctx-inspect MODEL_ctx.onnx [--json] "
+          "[-C key=value ...])", argv[i]);
+    } else {
+      model = argv[i];
+    }
+  }
+  if (!model) die("no model given (usage: epctx-inspect MODEL_ctx.onnx [--json])");
+  char err[256];
+  if (epctx_tool_vnpu_from_env(err, sizeof err)) die("%s", err);
+
+  epctx_env* env = nullptr;
+  check(epctx_env_create(nullptr, 0, &env));
+  check(epctx_env_register_builtin_drivers(env));
+  epctx_compat_report* report = nullptr;
+  check(epctx_model_check_compatibility(env, model, options, &report));
+
+  char msg[512];
+  epctx_pal_region region{};
+  int rc = epctx_pal_map_file(model, EPCTX_PAL_LOAD_MMAP, &region, msg, sizeof msg);
+  if (rc != EPCTX_OK) die("%s: %s", epctx_code_name(rc), msg);
+  epctx::Allocator alloc = epctx::Allocator::Default();
+  epctx::Arena arena(alloc);
+  epctx::onnx::ModelView m;
+  epctx::Status st = epctx::onnx::ParseModel(
+      epctx::Bytes{region.data, static_cast<size_t>(region.size)}, model, arena, &m);
+  if (!st.ok()) die("%s: %s", epctx_code_name(st.code()), st.message());
+  const char* ctx_path = nullptr;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (!strcmp(argv[i], "-C") && !strncmp(argv[i + 1], "ep.context_file_path=", 21))
+      ctx_path = argv[i + 1] + 21;
+  char base_buf[4096];
+  const char* base = dir_of(ctx_path && *ctx_path ? ctx_path : model, base_buf, sizeof base_buf);
+
+  o.open(nullptr, '{');
+  o.s("model", model);
+  o.s("producer", m.producer_name);
+  o.s("producer_version", m.producer_version);
+  o.u("ir_version", static_cast<unsigned long long>(m.ir_version));
+  epctx::Env* e = epctx::capi::EnvOf(env);
+  o.open("drivers", '[');
+  for (int i = 0; i < e->num_drivers; ++i) {
+    const epctx_hal_driver_info& d = e->drivers[i].info;
+    char v[96];
+    o.item_text("driver", static_cast<unsigned>(i));
+    o.open(nullptr, '{');
+    o.s("name", d.name);
+    snprintf(v, sizeof v, "%u.%u.%u", d.driver_version.major, d.driver_version.minor,
+             d.driver_version.patch);
+    o.s("driver_version", v);
+    snprintf(v, sizeof v, "%u.%u.%u", d.sdk_version.major, d.sdk_version.minor,
+             d.sdk_version.patch);
+    o.s("sdk_version", v);
+    o.s("hardware_architecture", d.hardware_architecture ? d.hardware_architecture : "");
+    o.close('}');
+  }
+  o.close(']');
+  o.s("preflight", epctx_compat_name(epctx_compat_report_overall(report)));
+  if (epctx_compat_report_reason(report)[0]) o.s("preflight_reason", epctx_compat_report_reason(report));
+
+  const epctx::onnx::GraphView& g = m.graph;
+  o.open("epcontext_nodes", '[');
+  uint32_t k = 0;
+  for (uint32_t n = 0; n < g.num_nodes; ++n) {
+    const epctx::onnx::NodeView& node = g.nodes[n];
+    if (!epctx::onnx::IsEpContextNode(node)) continue;
+    o.item_text("EPContext node", k);
+    o.open(nullptr, '{');
+    o.s("name", node.name);
+    epctx::onnx::EpContextNode ep;
+    st = epctx::onnx::ExtractEpContext(node, &ep);
+    if (!st.ok()) {
+      o.s("error", st.message());
+    } else {
+      o.s("source", ep.source);
+      o.u("main_context", static_cast<unsigned long long>(ep.main_context));
+      o.u("embed_mode", static_cast<unsigned long long>(ep.embed_mode));
+      o.u("inputs", node.num_inputs);
+      o.u("outputs", node.num_outputs);
+      if (!ep.ep_sdk_version.empty()) o.s("ep_sdk_version", ep.ep_sdk_version);
+      if (!ep.hardware_architecture.empty()) o.s("hardware_architecture", ep.hardware_architecture);
+      if (!ep.partition_name.empty()) o.s("partition_name", ep.partition_name);
+      if (!ep.onnx_model_filename.empty()) o.s("onnx_model_filename", ep.onnx_model_filename);
+      if (ep.max_size) o.u("max_size", static_cast<unsigned long long>(ep.max_size));
+      if (ep.main_context == 1 && ep.embed_mode == 1) {
+        o.u("payload_bytes", ep.ep_cache_context.size);
+        container(o, epctx::Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
+                                  ep.ep_cache_context.size},
+                  "embedded payload", nullptr, nullptr);
+      } else if (ep.main_context == 1) {
+        o.s("ep_cache_context", ep.ep_cache_context);
+        char resolved[8192];
+        snprintf(resolved, sizeof resolved, "%s%s%.*s", base, *base ? "/" : "",
+                 ep.ep_cache_context.len(), ep.ep_cache_context.data);
+        o.s("file", resolved);
+        char rel[4096];
+        epctx_pal_region f{};
+        if (ep.ep_cache_context.size >= sizeof rel ||
+            memchr(ep.ep_cache_context.data, 0, ep.ep_cache_context.size)) {
+          o.s("file_error", "path is too long or contains a NUL byte");
+        } else {
+          snprintf(rel, sizeof rel, "%.*s", ep.ep_cache_context.len(), ep.ep_cache_context.data);
+          rc = epctx_pal_map_file_beneath(base, rel, EPCTX_PAL_LOAD_MMAP, &f, msg, sizeof msg);
+          if (rc != EPCTX_OK) {
+            char line[700];
+            snprintf(line, sizeof line, "%s: %s", epctx_code_name(rc), msg);
+            o.s("file_error", line);
+          } else {
+            o.u("payload_bytes", f.size);
+            const epctx::DriverEntry* drv = nullptr;
+            if (!epctx::ChooseDriver(*e, ep, model, &drv).ok()) drv = nullptr;
+            container(o, epctx::Bytes{f.data, static_cast<size_t>(f.size)}, resolved, drv, &ep);
+            epctx_pal_unmap(&f);
+          }
+        }
+      }
+    }
+    epctx_compat_node cn;
+    if (k < epctx_compat_report_node_count(report) &&
+        !epctx_compat_report_node(report, k, &cn)) {
+      if (cn.driver) o.s("driver", cn.driver);
+      else o.null("driver");
+      o.s("verdict", epctx_compat_name(cn.verdict));
+      if (cn.reason[0]) {
+        o.s("cause", epctx_code_name(cn.cause));
+        o.s("reason", cn.reason);
+      }
+    }
+    o.close('}');
+    ++k;
+  }
+  o.close(']');
+  o.open("cpu_nodes", '[');
+  uint32_t c = 0;
+  for (uint32_t n = 0; n < g.num_nodes; ++n) {
+    const epctx::onnx::NodeView& node = g.nodes[n];
+    if (epctx::onnx::IsEpContextNode(node)) continue;
+    o.item_text("CPU node", c++);
+    o.open(nullptr, '{');
+    o.s("name", node.name);
+    o.s("op_type", node.op_type);
+    if (!node.domain.empty()) o.s("domain", node.domain);
+    bool kernel = epctx::FindKernel(node.domain, node.op_type, m.opset(node.domain)) != nullptr;
+    o.s("cpu_kernel", kernel ? "yes" : "no");
+    o.close('}');
+  }
+  o.close(']');
+  o.close('}');
+  if (o.json) fputc('\n', stdout);
+  epctx_pal_unmap(&region);
+  epctx_compat_report_release(report);
+  epctx_env_release(env);
+  epctx_session_options_release(options);
+  return 0;
+}

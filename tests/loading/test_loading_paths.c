@@ -1,0 +1,223 @@
+/* Where context bytes come from: embedded payloads used in place, external
+ * files beneath the model's folder (or ep.context_file_path's), and every
+ * containment rejection with PATH_REJECTED naming the path.
+ * Items (ort_epcontext.md): §5 16, 17, 18, 23, 24, 25, 26, 27, 28, 29, 35;
+ * §9.3, 9.5; §9.16 symlink escape, a..b.bin accepted, truncated blob. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "loading_util.h"
+
+static const char kBlob0[] = "TQNN\nctx0 1 1 1 4\n";
+
+static void embedded_payload_is_used_in_place(void** state) {
+  (void)state;
+  size_t size;
+  uint8_t* buf = read_all(model_path("two_primaries_embed.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s = NULL;
+  ok(epctx_session_create_from_buffer(env, buf, size, NULL, &s));
+  tqnn_record* r = tqnn_record_get();
+  assert_int_equal(r->loads, 2);
+  for (int k = 0; k < 2; ++k) {
+    /* The very bytes of the caller's buffer: no copy was made. */
+    assert_true(r->blob_data[k] >= buf && r->blob_data[k] + r->blob_size[k] <= buf + size);
+    assert_memory_equal(r->blob_data[k], k ? "TQNN\nctx_b" : "TQNN\nctx_a", 10);
+  }
+  epctx_session_release(s);
+  epctx_env_release(env);
+  free(buf);
+}
+
+static void external_files_load_from_subfolders_and_odd_names(void** state) {
+  (void)state;
+  const char* models[] = {"ext_subfolder.onnx", "ext_dotdot_in_name.onnx",
+                          "ext_symlink_inside.onnx"};
+  const char* want[] = {kBlob0, kBlob0, "TQNN\nctx_a 1 1 1 4\n"};
+  for (int i = 0; i < 3; ++i) {
+    tqnn_reset();
+    epctx_env* env = env_with(1, 0);
+    epctx_session* s;
+    ok(load(env, models[i], NULL, &s));
+    tqnn_record* r = tqnn_record_get();
+    assert_int_equal(r->loads, 1);
+    assert_int_equal(r->blob_size[0], strlen(want[i]));
+    assert_memory_equal(r->blob_copy[0], want[i], strlen(want[i]));
+    epctx_session_release(s);
+    epctx_env_release(env);
+  }
+}
+
+static void containment_rejects_with_path_rejected(void** state) {
+  (void)state;
+  static const struct { const char* model; const char* needle; } cases[] = {
+      {"ext_absolute.onnx", "/m/ctx_a.bin"},      /* item 26 */
+      {"ext_parent.onnx", "../outside.bin"},      /* item 25 (from a file) */
+      {"ext_parent_inner.onnx", "sub/../../outside.bin"},
+      {"ext_empty.onnx", "empty file name"},      /* item 28 */
+      {"ext_nul.onnx", "'ctx_a.bin' contains a NUL"},
+      {"ext_symlink_escape.onnx", "link_out.bin"}, /* 9.16 */
+      {"ext_fifo.onnx", "fifo.bin"},
+      {"ext_directory.onnx", "adir"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    tqnn_reset();
+    epctx_env* env = env_with(1, 0);
+    epctx_session* s;
+    expect(load(env, cases[i].model, NULL, &s), EPCTX_PATH_REJECTED, EPCTX_PATH_REJECTED,
+           LOAD_FAILED, cases[i].needle, NULL);
+    assert_null(s);
+    assert_int_equal(tqnn_record_get()->loads, 0);
+    epctx_env_release(env);
+  }
+}
+
+static void missing_file_is_invalid_graph_caused_by_no_such_file(void** state) {
+  (void)state;
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s;
+  /* item 27: relative file that does not exist, with ep.context_file_path */
+  char ctx[4096];
+  snprintf(ctx, sizeof ctx, "%s", model_path("ext_missing.onnx"));
+  epctx_session_options* o = opts("ep.context_file_path", ctx, NULL);
+  expect(load(env, "ext_missing.onnx", o, &s), EPCTX_INVALID_GRAPH, EPCTX_NO_SUCHFILE, LOAD_FAILED,
+         "missing.bin", NULL);
+  /* item 24: the same from a buffer (the .bin "deleted") */
+  size_t size;
+  void* buf = read_all(model_path("ext_missing.onnx"), &size);
+  expect(epctx_session_create_from_buffer(env, buf, size, o, &s), EPCTX_INVALID_GRAPH,
+         EPCTX_NO_SUCHFILE, LOAD_FAILED, "missing.bin", NULL);
+  free(buf);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+}
+
+static void buffer_without_context_file_path_names_the_key(void** state) {
+  (void)state;
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s;
+  /* items 25 and 35: no key, and an empty key */
+  expect(epctx_session_create_from_buffer(env, buf, size, NULL, &s), EPCTX_INVALID_GRAPH,
+         EPCTX_INVALID_ARGUMENT, LOAD_FAILED, "Please specify a valid ep.context_file_path",
+         "add2.bin", NULL);
+  epctx_session_options* o = opts("ep.context_file_path", "", NULL);
+  expect(epctx_session_create_from_buffer(env, buf, size, o, &s), EPCTX_INVALID_GRAPH,
+         EPCTX_INVALID_ARGUMENT, "Please specify a valid ep.context_file_path", NULL);
+  epctx_session_options_release(o);
+  assert_int_equal(tqnn_record_get()->loads, 0);
+  epctx_env_release(env);
+  free(buf);
+}
+
+static void buffer_with_context_file_path_loads_and_runs_two_inputs(void** state) {
+  (void)state;
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  char ctx[4096];
+  snprintf(ctx, sizeof ctx, "%s", model_path("two_inputs.onnx"));
+  epctx_session_options* o = opts("ep.context_file_path", ctx, NULL);
+  epctx_session* s;
+  ok(epctx_session_create_from_buffer(env, buf, size, o, &s)); /* items 23, 29 */
+  tqnn_record* r = tqnn_record_get();
+  assert_int_equal(r->blob_size[0], strlen("TQNN\nadd2 2 1 1 4\n"));
+  assert_memory_equal(r->blob_copy[0], "TQNN\nadd2 2 1 1 4\n", r->blob_size[0]);
+  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40};
+  int64_t dims[2] = {1, 4};
+  epctx_tensor *ta, *tb, *out = NULL;
+  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, a, sizeof a, &ta));
+  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, b, sizeof b, &tb));
+  const char* names[2] = {"x1", "x2"};
+  const epctx_tensor* ins[2] = {ta, tb};
+  ok(epctx_session_run(s, names, ins, 2, NULL, &out, 1));
+  const float* y = epctx_tensor_data(out);
+  assert_true(y[0] == 11 && y[3] == 44);
+  epctx_tensor_release(ta);
+  epctx_tensor_release(tb);
+  epctx_tensor_release(out);
+  epctx_session_release(s);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+  free(buf);
+}
+
+static void context_file_path_must_not_name_a_folder(void** state) {
+  (void)state;
+  /* items 16, 17 */
+  const char* bad[] = {"./dir/", "./dir/invalid_file", "dir/.."};
+  for (int i = 0; i < 3; ++i) {
+    epctx_session_options* o = NULL;
+    ok(epctx_session_options_create(&o));
+    expect(epctx_session_options_set(o, "ep.context_file_path", bad[i]), EPCTX_INVALID_ARGUMENT,
+           EPCTX_INVALID_ARGUMENT, "context_file_path should not point to a folder", bad[i], NULL);
+    epctx_session_options_release(o);
+  }
+}
+
+static int count_entries(const char* dir) {
+  DIR* d = opendir(dir);
+  assert_non_null(d);
+  int n = 0;
+  while (readdir(d)) ++n;
+  closedir(d);
+  return n;
+}
+
+static void loading_never_writes_files(void** state) {
+  (void)state;
+  /* item 18's "no overwrite" and item 11: the runtime never generates; with
+   * the generation keys set, loading leaves the folder untouched. */
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/m", g_dir);
+  struct stat before, after;
+  assert_int_equal(stat(model_path("ctx_a.bin"), &before), 0);
+  int n = count_entries(dir);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session_options* o = opts("ep.context_enable", "1", "ep.context_embed_mode", "0", NULL);
+  epctx_session* s;
+  ok(load(env, "two_primaries_external.onnx", o, &s));
+  epctx_session_release(s);
+  assert_int_equal(count_entries(dir), n);
+  assert_int_equal(stat(model_path("ctx_a.bin"), &after), 0);
+  assert_true(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+}
+
+static void truncated_container_is_invalid_graph(void** state) {
+  (void)state;
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s;
+  expect(load(env, "cx_truncated.onnx", NULL, &s), EPCTX_INVALID_GRAPH, EPCTX_INVALID_CONTAINER,
+         LOAD_FAILED, "truncated", NULL);
+  assert_int_equal(tqnn_record_get()->loads, 0);
+  epctx_env_release(env);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]);
+    return 2;
+  }
+  g_dir = argv[1];
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(embedded_payload_is_used_in_place),
+      cmocka_unit_test(external_files_load_from_subfolders_and_odd_names),
+      cmocka_unit_test(containment_rejects_with_path_rejected),
+      cmocka_unit_test(missing_file_is_invalid_graph_caused_by_no_such_file),
+      cmocka_unit_test(buffer_without_context_file_path_names_the_key),
+      cmocka_unit_test(buffer_with_context_file_path_loads_and_runs_two_inputs),
+      cmocka_unit_test(context_file_path_must_not_name_a_folder),
+      cmocka_unit_test(loading_never_writes_files),
+      cmocka_unit_test(truncated_container_is_invalid_graph),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
