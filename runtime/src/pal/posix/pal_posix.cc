@@ -4,9 +4,10 @@
 // Containment (epctx_pal_map_file_beneath): on Linux >= 5.6 openat2 with
 // RESOLVE_BENEATH lets the kernel refuse any resolution that leaves the base
 // directory (including through symlinks and ".."). Where openat2 is missing
-// (ENOSYS, or seccomp's EPERM) we walk the path one component at a time with
-// openat(O_NOFOLLOW): stricter than the kernel (a symlink that would stay
-// inside is refused too), never looser.
+// (ENOSYS, or seccomp's EPERM; qemu-user, old kernels) we resolve the path
+// one component at a time with openat(O_NOFOLLOW), following symlinks by
+// hand under the same rule (see open_beneath_walk). The aarch64 tests, run
+// under qemu-user, exercise that path.
 #include <epctx/pal.h>
 
 #include <errno.h>
@@ -116,31 +117,94 @@ bool has_dotdot_or_empty(const char* rel) {
   }
 }
 
-// Component walk with O_NOFOLLOW (the fallback when openat2 is missing).
+// The fallback when openat2 is missing: resolves `rel` beneath dirfd in user
+// space the way RESOLVE_BENEATH does. Symlinks are followed when their
+// target is relative and every ".." stays at or below the base; an absolute
+// target or a ".." above the base is EXDEV. Each step opens with O_NOFOLLOW,
+// so a symlink swapped in after its check fails (ELOOP) instead of being
+// followed.
 int open_beneath_walk(int dirfd, const char* rel) {
-  char comp[256];
-  int cur = dup(dirfd);
-  const char* c = rel;
-  while (cur >= 0) {
-    const char* end = strchr(c, '/');
-    size_t n = end ? static_cast<size_t>(end - c) : strlen(c);
-    if (n >= sizeof(comp)) {
-      close(cur);
-      errno = ENAMETOOLONG;
-      return -1;
+  constexpr int kMaxDepth = 64;
+  constexpr int kMaxLinks = 40;  // the kernel's limit
+  int stack[kMaxDepth];
+  int depth = 0;
+  stack[0] = dup(dirfd);
+  if (stack[0] < 0) return -1;
+  char path[4096];  // what is left to resolve
+  size_t len = strlen(rel);
+  int err = 0, result = -1, links = 0;
+  if (len >= sizeof path) err = ENAMETOOLONG;
+  else memcpy(path, rel, len + 1);
+  size_t pos = 0;
+  while (err == 0) {
+    while (path[pos] == '/') ++pos;
+    if (path[pos] == '\0') {  // ends in a folder: not a file
+      err = EISDIR;
+      break;
+    }
+    const char* c = path + pos;
+    const char* slash = strchr(c, '/');
+    size_t n = slash ? static_cast<size_t>(slash - c) : strlen(c);
+    char comp[256];
+    if (n >= sizeof comp) {
+      err = ENAMETOOLONG;
+      break;
     }
     memcpy(comp, c, n);
     comp[n] = '\0';
-    int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (end ? O_DIRECTORY : O_NONBLOCK);
-    int next = openat(cur, comp, flags);
-    int e = errno;
-    close(cur);
-    errno = e;
-    if (!end) return next;
-    cur = next;
-    c = end + 1;
+    pos += n;
+    size_t q = pos;
+    while (path[q] == '/') ++q;
+    bool last = path[q] == '\0';
+    if (strcmp(comp, ".") == 0) {
+      if (last) err = EISDIR;
+      continue;
+    }
+    if (strcmp(comp, "..") == 0) {
+      if (depth == 0) err = EXDEV;
+      else if (last) err = EISDIR;
+      else close(stack[depth--]);
+      continue;
+    }
+    struct stat st;
+    if (fstatat(stack[depth], comp, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      err = errno;
+      break;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      char target[4096];
+      ssize_t t = readlinkat(stack[depth], comp, target, sizeof target);
+      const char* rest = path + pos;  // "" or "/..."
+      size_t rest_len = strlen(rest);
+      if (++links > kMaxLinks) err = ELOOP;
+      else if (t < 0) err = errno;
+      else if (t == 0 || target[0] == '/') err = EXDEV;
+      else if (static_cast<size_t>(t) + rest_len >= sizeof path) err = ENAMETOOLONG;
+      if (err) break;
+      memmove(path + t, rest, rest_len + 1);
+      memcpy(path, target, static_cast<size_t>(t));
+      pos = 0;
+      continue;
+    }
+    if (last) {
+      result = openat(stack[depth], comp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+      if (result < 0) err = errno;
+      break;
+    }
+    if (depth + 1 >= kMaxDepth) {
+      err = ENAMETOOLONG;
+      break;
+    }
+    int next = openat(stack[depth], comp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_DIRECTORY);
+    if (next < 0) {
+      err = errno;
+      break;
+    }
+    stack[++depth] = next;
   }
-  return -1;
+  for (int i = 0; i <= depth; ++i) close(stack[i]);
+  errno = err;
+  return result;
 }
 
 // Opens `rel` beneath `base` (see epctx_pal_map_file_beneath); writes the
