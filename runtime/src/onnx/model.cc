@@ -80,7 +80,7 @@ Status ParseDim(const Ctx& c, Bytes msg, ValueInfoView* v, uint32_t i) {
   while (r.more()) {
     EPCTX_RETURN_IF_ERROR(r.Next(&f));
     if (f.number == 1) {
-      int64_t d;
+      int64_t d = 0;
       EPCTX_RETURN_IF_ERROR(r.Int(f, &d));
       if (d < 0)
         return Status::Error(EPCTX_INVALID_PROTOBUF,
