@@ -214,6 +214,12 @@ def main():
     save(single(ok, name="cx", source=QNN), "cx_header_only.onnx")
     save(single(ok, name="cx", source=QNN, ep_sdk_version="2.2.0"), "cx_disagree_sdk.onnx")
     save(single(ok, name="cx", source=QNN, hardware_architecture="tq-1.1"), "cx_disagree_hw.onnx")
+    # The same container as a file two models share (context groups).
+    write("cx_shared.bin", ok)
+    save(single("cx_shared.bin", name="cx", embed_mode=0, source=QNN, ep_sdk_version="2.3.0",
+                hardware_architecture="tq-1.2"), "cx_shared_ok.onnx")
+    save(single("cx_shared.bin", name="cx", embed_mode=0, source=QNN, ep_sdk_version="2.2.0"),
+         "cx_shared_disagree_sdk.onnx")
     save(single(blob(("cx", 1, 1, F, 4)), name="cx", source=QNN, ep_sdk_version="two"),
          "cx_bad_sdk_string.onnx")
     save(single(blob(("cx", 1, 1, F, 4)), name="cx", source=QNN, hardware_architecture="tq1.2"),

@@ -95,6 +95,30 @@ static void node_attributes_must_agree_with_the_header(void** state) {
                       "header's 'tq-1.2'");
 }
 
+/* A session that takes its context from a group (loaded by a session whose
+ * node agreed with the header) still checks its own node against it. */
+static void shared_context_header_is_checked_for_each_node(void** state) {
+  (void)state;
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session_options* o;
+  epctx_context_group* g;
+  ok(epctx_context_group_create(env, &g));
+  ok(epctx_session_options_create(&o));
+  ok(epctx_session_options_set_context_group(o, g));
+  epctx_session *a, *b;
+  ok(load(env, "cx_shared_ok.onnx", o, &a));
+  assert_int_equal(epctx_context_group_loaded_count(g), 1);
+  expect(load(env, "cx_shared_disagree_sdk.onnx", o, &b), EPCTX_INVALID_GRAPH,
+         EPCTX_INCOMPATIBLE_SDK, LOAD_FAILED, "2.2.0", "sdk_version 2.3.0", NULL);
+  assert_null(b);
+  assert_int_equal(tqnn_record_get()->loads, 1); /* loaded once, by a */
+  epctx_session_release(a);
+  epctx_session_options_release(o);
+  epctx_context_group_release(g);
+  epctx_env_release(env);
+}
+
 static void malformed_versions_are_incompatible(void** state) {
   (void)state;
   tqnn_reset();
@@ -314,6 +338,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(hardware_rules),
       cmocka_unit_test(driver_version_rule),
       cmocka_unit_test(node_attributes_must_agree_with_the_header),
+      cmocka_unit_test(shared_context_header_is_checked_for_each_node),
       cmocka_unit_test(malformed_versions_are_incompatible),
       cmocka_unit_test(newer_device_loads_unless_suboptimal_is_refused),
       cmocka_unit_test(driver_veto_is_still_asked),
