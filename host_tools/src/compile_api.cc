@@ -77,7 +77,9 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
     const GenOptions gen = ResolveConfig(settings.config);
     const bool none = settings.ep == "none";
     if (none && gen.share) BadConfig("ep.share_ep_contexts=1 needs a backend, not --ep none");
-    OutputPlan plan = PlanOutputs(input, gen, settings.ep);
+    if (gen.share && settings.output_to_memory)
+      BadConfig("ep.share_ep_contexts: a group writes its models to files (output_to_memory)");
+    OutputPlan plan = PlanOutputs(input, gen, settings.ep, settings.output_to_memory);
     if (gen.share && group_) {
       const SharedBinary& g = *group_->bin;
       if (g.ep != settings.ep || g.backend_options != settings.backend_options)
@@ -93,7 +95,7 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
     }
     // Everything that can be refused without compiling is refused first.
     if (!settings.force) {
-      RefuseExisting(plan.output_path);
+      if (!settings.output_to_memory) RefuseExisting(plan.output_path);
       if (!none && gen.embed_mode == 0 && !(gen.share && group_)) RefuseExisting(plan.bin_path);
       if (!plan.external_initializers_path.empty())
         RefuseExisting(plan.external_initializers_path);
@@ -230,7 +232,7 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
       o << m.input << ": " << m.message << "; " << m.nodes_total << " nodes, " << ms << " ms\n";
       continue;
     }
-    o << m.output_path << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
+    o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
       << ep << ", " << m.nodes_cpu << " on CPU; " << m.partitions << " partitions; payload "
       << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << ms << " ms\n";
   }

@@ -217,7 +217,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
                     "generated model fails the ONNX checker: " + what.substr(0, what.find('\n')),
                     EPCTX_FAIL);
   }
-  MakeParentDirs(plan.output_path);
+  if (!plan.output_path.empty()) MakeParentDirs(plan.output_path);
   if (!plan.external_initializers_path.empty()) {
     const std::string data = ExternalizeInitializers(ctx, gen.external_initializers_file);
     WriteOut(plan.external_initializers_path, data, result);
@@ -225,9 +225,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
              " bytes of initializers)");
   }
   size_t payload_offset = 0;
-  const std::string bytes = SerializeCtxModel(ctx, copt, &payload_offset);
-  WriteOut(plan.output_path, bytes, result);
-  progress("write: " + plan.output_path + " (" + std::to_string(bytes.size()) + " bytes" +
+  std::string bytes = SerializeCtxModel(ctx, copt, &payload_offset);
+  const std::string where = settings.output_to_memory ? "memory" : plan.output_path;
+  if (!settings.output_to_memory) WriteOut(plan.output_path, bytes, result);
+  progress("write: " + where + " (" + std::to_string(bytes.size()) + " bytes" +
            (!container.empty() ? ", payload at offset " + std::to_string(payload_offset)
                                : std::string()) +
            ")");
@@ -236,9 +237,12 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     bin->graphs.push_back(std::move(g));
   }
   if (gen.embed_mode == 1 && bin) bin->graphs.clear();  // already embedded
-  rep.output_path = plan.output_path;
   rep.written = true;
   rep.model_bytes = bytes.size();
+  if (settings.output_to_memory)
+    rep.model_data = std::move(bytes);
+  else
+    rep.output_path = plan.output_path;
   rep.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   result->models.push_back(rep);

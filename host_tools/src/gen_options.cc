@@ -115,7 +115,8 @@ ConfigEntries ParseConfigEntries(const std::string& text, const char* option) {
   return out;
 }
 
-OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std::string& ep) {
+OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std::string& ep,
+                       bool to_memory) {
   OutputPlan p;
   if (!gen.file_path.empty()) {
     const std::string& f = gen.file_path;
@@ -127,10 +128,14 @@ OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std
                           "model_ctx.onnx)",
                       EPCTX_INVALID_ARGUMENT);
     p.output_path = f;
+  } else if (input.in_memory() && to_memory && gen.embed_mode == 1 &&
+             gen.external_initializers_file.empty()) {
+    p.model_name = "model";  // nothing is written: the name only prefixes graph names
+    return p;
   } else if (input.in_memory()) {
     throw ToolError(input.name,
                     "the model is given as a buffer and EPContext generation has no output "
-                    "location: please specify a valid ep.context_file_path",
+                    "location. Please specify a valid ep.context_file_path",
                     EPCTX_FAIL);
   } else {
     p.output_path = DefaultOutputPath(input.path);

@@ -38,7 +38,7 @@ GenOptions ResolveConfig(const ConfigEntries& config);
 
 // Where one model's files go.
 struct OutputPlan {
-  std::string output_path;   // the _ctx.onnx
+  std::string output_path;   // the _ctx.onnx (empty: in memory, no path)
   std::string model_name;    // [model_name] in [model_name]_[ep].bin and graph names
   std::string bin_name;      // file name of the context binary (embed_mode 0)
   std::string bin_path;      // beside the output
@@ -47,7 +47,9 @@ struct OutputPlan {
 
 // Applies the naming rules; throws ToolError: INVALID_ARGUMENT "should not
 // point to a folder", FAIL for a buffer without ep.context_file_path.
-OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std::string& ep);
+// With `to_memory` the output_path may stay empty (buffer input, embed 1).
+OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std::string& ep,
+                       bool to_memory = false);
 
 // FAIL "exists already" if `path` exists.
 void RefuseExisting(const std::string& path);

@@ -71,6 +71,10 @@ struct CompileSettings {
   ConfigEntries backend_options;  // -i "key|value": passed to Backend::SetOption
   std::vector<InputShape> input_shapes;
   bool force = false;  // overwrite existing outputs (ORT's compile API default)
+  // Return the ctx model in ModelReport::model_data instead of writing it.
+  // ep.context_file_path then only places the .bin (embed_mode 0) and the
+  // external initializers; a buffer input with embed_mode 1 needs no path.
+  bool output_to_memory = false;
   IfNoCompiledNodes if_no_compiled_nodes = IfNoCompiledNodes::kDontGenerate;
   Progress progress;   // stage notes; default silent
 };
@@ -83,7 +87,8 @@ struct CompileStatus {
 
 struct ModelReport {
   std::string input;        // path or buffer name
-  std::string output_path;  // the _ctx.onnx (empty if none written)
+  std::string output_path;  // the _ctx.onnx (empty if none written or in memory)
+  std::string model_data;   // the ctx model, with output_to_memory
   bool written = false;     // false: nothing to compile (see message)
   std::string message;      // why nothing was written
   size_t nodes_total = 0, nodes_npu = 0, nodes_cpu = 0, partitions = 0;
