@@ -23,6 +23,14 @@
 #include "epctx_host/model_io.h"
 #include "../host/model_builder.h"
 
+// Asserts a CompileResult is ok, printing its message when not (expands at
+// the use site, after <cmocka.h>).
+#define ASSERT_OK(r)                                                   \
+  do {                                                                 \
+    if (!(r).ok()) print_error("%s\n", (r).status.message.c_str());  \
+    assert_true((r).ok());                                             \
+  } while (0)
+
 namespace gentest {
 
 using epctx::host::CompileResult;
@@ -61,6 +69,14 @@ inline std::string Slurp(const std::string& path) {
 
 inline void Save(const onnx::ModelProto& m, const std::string& path) {
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+}
+
+// Sets the work folder (created) and empties its ctx model list.
+inline void Begin(const char* dir) {
+  WorkDir() = dir;
+  std::string cmd = "mkdir -p '" + WorkDir() + "'";
+  if (std::system(cmd.c_str()) != 0) std::abort();
+  std::ofstream(WorkDir() + "/ctx_models.txt", std::ios::trunc);
 }
 
 // Lists a generated ctx model for the ORT acceptance test (gen_ort_accepts).
