@@ -172,9 +172,21 @@ void external_initializers_embedded_or_moved(void**) {
   assert_int_equal(m.graph().initializer(0).data_location(), onnx::TensorProto::EXTERNAL);
   assert_int_equal(FileSize(d + "/ext_ctx.data"), 4);
 
+  // §5 item 6: ctx model in memory, embedded context, initializers in a file.
+  CompileSettings mem = Settings({{"ep.context_embed_mode", "1"},
+                                  {"ep.context_model_external_initializers_file_name", "mem.data"}});
+  mem.output_to_memory = true;
+  r = CompileModel(ModelInput::FromPath(d + "/src.onnx"), mem);
+  ASSERT_OK(r);
+  assert_int_equal(r.files_written.size(), 1);
+  assert_string_equal(r.files_written[0].c_str(), (d + "/mem.data").c_str());
+  std::ofstream(d + "/mem_ctx.onnx", std::ios::binary) << r.models.at(0).model_data;
+
   std::remove((d + "/src.data").c_str());  // the outputs never need it
   ExpectSameAsSource(d + "/ref.onnx", d + "/src_ctx.onnx", kMixedInput, 2);
   ExpectSameAsSource(d + "/ref.onnx", d + "/ext_ctx.onnx", kMixedInput, 2);
+  ExpectSameAsSource(d + "/ref.onnx", d + "/mem_ctx.onnx", kMixedInput, 2);
+  RecordForOrt(d + "/mem_ctx.onnx");
   RecordForOrt(d + "/src_ctx.onnx");
   RecordForOrt(d + "/ext_ctx.onnx");
 }
