@@ -71,6 +71,7 @@ bool Compiler::group_open() const { return group_ != nullptr; }
 CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& settings) {
   CompileResult r;
   const auto t0 = std::chrono::steady_clock::now();
+  bool opened_here = false;
   Guard(&r, input.name, [&] {
     if (input.in_memory() && input.bytes.empty())
       throw ToolError(input.name, "empty model buffer", EPCTX_INVALID_ARGUMENT);
@@ -106,6 +107,7 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
       if (gen.share) {
         if (!group_) {
           group_.reset(new Group);
+          opened_here = true;
           group_->bin = MakeSharedBinary(settings, plan);
           settings.progress("share: group opened; context binary " + plan.bin_path);
         }
@@ -133,6 +135,8 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
       group_.reset();
     }
   });
+  // A group whose first model failed never existed for the caller.
+  if (!r.ok() && opened_here && group_ && group_->models == 0) group_.reset();
   r.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;

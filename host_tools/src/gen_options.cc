@@ -144,9 +144,10 @@ OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std
     throw ToolError(p.output_path, "the output would overwrite the input model",
                     EPCTX_INVALID_ARGUMENT);
   p.model_name = input.in_memory() ? PathStem(p.output_path) : PathStem(input.path);
-  // ORT's rule (§3.4): named after ep.context_file_path when it is set,
-  // else after the source model.
-  p.bin_name = (gen.file_path.empty() ? p.model_name : PathStem(p.output_path)) + "_" + ep + ".bin";
+  // [model_name]_[ep].bin (the design's name). ORT's QNN EP names it after
+  // ep.context_file_path when set; we keep the model's name so -o does not
+  // rename the binary, and refuse to overwrite one that exists.
+  p.bin_name = p.model_name + "_" + ep + ".bin";
   p.bin_path = PathDir(p.output_path) + p.bin_name;
   if (!gen.external_initializers_file.empty())
     p.external_initializers_path = PathDir(p.output_path) + gen.external_initializers_file;

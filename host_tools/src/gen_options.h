@@ -39,8 +39,10 @@ GenOptions ResolveConfig(const ConfigEntries& config);
 // Where one model's files go.
 struct OutputPlan {
   std::string output_path;   // the _ctx.onnx (empty: in memory, no path)
-  std::string model_name;    // [model_name] in [model_name]_[ep].bin and graph names
-  std::string bin_name;      // [output or model stem]_[ep].bin (embed_mode 0)
+  // [model_name] in [model_name]_[ep].bin and graph names: the source's
+  // stem, or the output's for a buffer.
+  std::string model_name;
+  std::string bin_name;      // [model_name]_[ep].bin (embed_mode 0)
   std::string bin_path;      // beside the output
   std::string external_initializers_path;  // empty unless the key is set
 };

@@ -61,16 +61,16 @@ void mixed_model_compiles_to_two_partitions_and_runs(void**) {
   RecordForOrt(d + "/a_ctx.onnx");
 
   // §5 item 12 (1 partition): with the backend option disable_ops=Relu only
-  // the MatMul is compiled.
-  CompileSettings s = Settings({{"ep.context_file_path", d + "/one_ctx.onnx"}});
+  // the MatMul is compiled. (Another folder: a_vnpu.bin exists here.)
+  CompileSettings s = Settings({{"ep.context_file_path", d + "/one/one_ctx.onnx"}});
   s.backend_options = {{"disable_ops", "Relu"}};
   r = CompileModel(ModelInput::FromPath(d + "/a.onnx"), s);
   ASSERT_OK(r);
   assert_int_equal(r.models[0].partitions, 1);
-  assert_int_equal(EpNodes(LoadProto(d + "/one_ctx.onnx")).size(), 1);
-  assert_int_equal(LoadProto(d + "/one_ctx.onnx").graph().node_size(), 4);
-  ExpectSameAsSource(d + "/a.onnx", d + "/one_ctx.onnx", kMixedInput, 1);
-  RecordForOrt(d + "/one_ctx.onnx");
+  assert_int_equal(EpNodes(LoadProto(d + "/one/one_ctx.onnx")).size(), 1);
+  assert_int_equal(LoadProto(d + "/one/one_ctx.onnx").graph().node_size(), 4);
+  ExpectSameAsSource(d + "/a.onnx", d + "/one/one_ctx.onnx", kMixedInput, 1);
+  RecordForOrt(d + "/one/one_ctx.onnx");
 }
 
 // §5 item 3 and §3.4: buffer -> file, embed_mode 1: no .bin, the payload
@@ -164,13 +164,13 @@ void external_initializers_embedded_or_moved(void**) {
   assert_int_equal(r.files_written.size(), 2);  // model + .bin, no data file
 
   r = CompileModel(ModelInput::FromPath(d + "/src.onnx"),
-                   Settings({{"ep.context_file_path", d + "/ext_ctx.onnx"},
+                   Settings({{"ep.context_file_path", d + "/ext/ext_ctx.onnx"},
                              {"ep.context_model_external_initializers_file_name", "ext_ctx.data"}}));
   ASSERT_OK(r);
-  assert_true(Exists(d + "/ext_ctx.data"));
-  m = LoadProto(d + "/ext_ctx.onnx");
+  assert_true(Exists(d + "/ext/ext_ctx.data"));
+  m = LoadProto(d + "/ext/ext_ctx.onnx");
   assert_int_equal(m.graph().initializer(0).data_location(), onnx::TensorProto::EXTERNAL);
-  assert_int_equal(FileSize(d + "/ext_ctx.data"), 4);
+  assert_int_equal(FileSize(d + "/ext/ext_ctx.data"), 4);
 
   // §5 item 6: ctx model in memory, embedded context, initializers in a file.
   CompileSettings mem = Settings({{"ep.context_embed_mode", "1"},
@@ -184,11 +184,11 @@ void external_initializers_embedded_or_moved(void**) {
 
   std::remove((d + "/src.data").c_str());  // the outputs never need it
   ExpectSameAsSource(d + "/ref.onnx", d + "/src_ctx.onnx", kMixedInput, 2);
-  ExpectSameAsSource(d + "/ref.onnx", d + "/ext_ctx.onnx", kMixedInput, 2);
+  ExpectSameAsSource(d + "/ref.onnx", d + "/ext/ext_ctx.onnx", kMixedInput, 2);
   ExpectSameAsSource(d + "/ref.onnx", d + "/mem_ctx.onnx", kMixedInput, 2);
   RecordForOrt(d + "/mem_ctx.onnx");
   RecordForOrt(d + "/src_ctx.onnx");
-  RecordForOrt(d + "/ext_ctx.onnx");
+  RecordForOrt(d + "/ext/ext_ctx.onnx");
 }
 
 // §5 item 15: from a buffer, external data is found through

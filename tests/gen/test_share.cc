@@ -66,8 +66,8 @@ void prefixed_models_merge_and_run(void**) {
   Fresh("prefix/b");
   Save(BackboneModel("a", kN, 10, 1, 100), d + "/a/model.onnx");
   Save(BackboneModel("b", kN, 4, 2, 200), d + "/b/model.onnx");
-  // a -> <d>/a_ctx.onnx + <d>/a_ctx_vnpu.bin; b -> <d>/b/b_ctx.onnx +
-  // <d>/b/b_ctx_vnpu.bin (both sources are called model.onnx).
+  // a -> <d>/a_ctx.onnx + <d>/model_vnpu.bin; b -> <d>/b/b_ctx.onnx +
+  // <d>/b/model_vnpu.bin (both sources are called model.onnx).
   const std::string outs[2] = {d + "/a_ctx.onnx", d + "/b/b_ctx.onnx"};
   for (int k = 0; k < 2; ++k) {
     const std::string side = k == 0 ? "a" : "b", prefix = k == 0 ? "A_" : "B_";
@@ -88,7 +88,7 @@ void prefixed_models_merge_and_run(void**) {
   // Same source file name: the names differ by the prefix alone.
   assert_string_equal(EpNodes(a)[0]->name().c_str(), "A_model_vnpu_0");
   assert_string_equal(EpNodes(b)[0]->name().c_str(), "B_model_vnpu_0");
-  // b again with embed 1, so the merged model (in <d>) has one side file.
+  // b again with embed 1, so the merged model (in <d>) refers to a's .bin only.
   CompileResult r = CompileModel(
       ModelInput::FromPath(d + "/b/model.onnx"),
       Settings({{"ep.context_node_name_prefix", "B_"}, {"ep.context_embed_mode", "1"},
@@ -148,6 +148,27 @@ void session_keys_share_one_binary(void**) {
     ExpectRunsLikeSource(d + "/" + m + ".onnx", ctx, std::string(m) + "_x");
     RecordForOrt(ctx);
   }
+  // Two graphs of one name cannot share a binary: the error names the fix.
+  Compiler c2;
+  CompileResult first = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
+                                   Settings({{"ep.share_ep_contexts", "1"},
+                                             {"ep.context_file_path", d + "/again/a.onnx"}}));
+  ASSERT_OK(first);
+  CompileResult dup = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
+                                 Settings({{"ep.share_ep_contexts", "1"},
+                                           {"ep.context_file_path", d + "/again/b.onnx"}}));
+  assert_int_equal(dup.status.code, EPCTX_INVALID_ARGUMENT);
+  assert_has(dup.status.message, "ep.context_node_name_prefix");
+  assert_false(Exists(d + "/again/b.onnx"));
+  CompileResult fixed = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
+                                   Settings({{"ep.share_ep_contexts", "1"},
+                                             {"ep.stop_share_ep_contexts", "1"},
+                                             {"ep.context_node_name_prefix", "b_"},
+                                             {"ep.context_file_path", d + "/again/b.onnx"}}));
+  ASSERT_OK(fixed);
+  assert_string_equal(fixed.binary_path.c_str(), (d + "/again/m1_vnpu.bin").c_str());
+  ExpectRunsLikeSource(d + "/m1.onnx", d + "/again/b.onnx", "m1_x");
+
   // The backbone is stored once: exactly its bytes were deduplicated (the
   // heads differ; the vnpu pads their columns, so their size is its own).
   assert_int_equal(r2.weight_bytes_before_dedup - r2.weight_bytes_after_dedup, kBackboneBytes);

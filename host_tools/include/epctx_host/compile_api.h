@@ -8,9 +8,9 @@
 // (research/ort_epcontext.md §2):
 //   ep.context_enable                      "1" (compiling always generates; "0" is rejected)
 //   ep.context_file_path                   output model; default <model>_ctx.onnx
-//   ep.context_embed_mode                  "0" (default): [name]_[ep].bin beside the output
-//                                          ([name]: the output's stem if ep.context_file_path
-//                                          is set, else the model's, as ORT);
+//   ep.context_embed_mode                  "0" (default): [model_name]_[ep].bin beside the
+//                                          output ([model_name]: the source's stem, or the
+//                                          output's for a buffer);
 //                                          "1": the context binary inside the model
 //   ep.context_node_name_prefix            prefix of every EPContext node, partition_name
 //                                          and graph name in the binary
