@@ -45,7 +45,7 @@ void Guard(CompileResult* r, const std::string& name, F body) {
 }
 
 [[noreturn]] void BadConfig(const std::string& what) {
-  throw ToolError("config", what, EPCTX_INVALID_ARGUMENT);
+  throw ToolError("session config", what, EPCTX_INVALID_ARGUMENT);
 }
 
 }  // namespace

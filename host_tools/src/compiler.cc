@@ -76,7 +76,7 @@ std::unique_ptr<SharedBinary> MakeSharedBinary(const CompileSettings& settings,
   bin->backend_options = settings.backend_options;
   bin->backend = CreateBackend(settings.ep);
   if (!bin->backend)
-    throw ToolError("config",
+    throw ToolError("backend",
                     "unknown backend '" + settings.ep + "' (this build has: " +
                         (CreateBackend("vnpu") ? "vnpu, " : "") + "none)",
                     EPCTX_INVALID_ARGUMENT);
@@ -84,7 +84,7 @@ std::unique_ptr<SharedBinary> MakeSharedBinary(const CompileSettings& settings,
     try {
       bin->backend->SetOption(kv.first, kv.second);
     } catch (const CompileError& e) {
-      throw ToolError("config", std::string("backend option: ") + e.what(),
+      throw ToolError("backend", std::string("backend option: ") + e.what(),
                       EPCTX_INVALID_ARGUMENT);
     }
   }

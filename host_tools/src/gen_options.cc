@@ -22,7 +22,7 @@ const char* const kKeyStopShare = "ep.stop_share_ep_contexts";
 
 namespace {
 
-const char* const kConfig = "config";  // the "file" of config errors
+const char* const kConfig = "session config";  // the "file" of config errors
 
 [[noreturn]] void Bad(const std::string& what) {
   throw ToolError(kConfig, what, EPCTX_INVALID_ARGUMENT);
@@ -31,14 +31,14 @@ const char* const kConfig = "config";  // the "file" of config errors
 bool Flag(const std::string& key, const std::string& value) {
   if (value == "0") return false;
   if (value == "1") return true;
-  Bad("session config '" + key + "': expected 0 or 1, found '" + value + "'");
+  Bad("'" + key + "': expected 0 or 1, found '" + value + "'");
 }
 
 // A file name the output model refers to: no folder escape, not absolute.
 void CheckRelativeName(const std::string& key, const std::string& value) {
-  if (value.empty()) Bad("session config '" + key + "': empty file name");
+  if (value.empty()) Bad("'" + key + "': empty file name");
   if (value[0] == '/' || value.find("..") != std::string::npos || value.back() == '/')
-    Bad("session config '" + key + "': '" + value +
+    Bad("'" + key + "': '" + value +
         "' must be a file name relative to the output model, without '..'");
 }
 
@@ -57,7 +57,7 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
     if (k == kKeyEnable) {
       g.set_enable = true;
       if (!Flag(k, v))
-        Bad("session config 'ep.context_enable' is 0: compiling always generates an EPContext "
+        Bad("'ep.context_enable' is 0: compiling always generates an EPContext "
             "model (leave the key out or set it to 1)");
     } else if (k == kKeyFilePath) {
       g.set_file_path = true;
@@ -68,7 +68,7 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
     } else if (k == kKeyNodeNamePrefix) {
       for (char c : v)
         if (c == '/' || c == '\0' || static_cast<unsigned char>(c) < 0x20)
-          Bad("session config 'ep.context_node_name_prefix': '" + v +
+          Bad("'ep.context_node_name_prefix': '" + v +
               "' contains a '/' or control character");
       g.prefix = v;
     } else if (k == kKeyExternalInitializersFile) {
@@ -83,7 +83,7 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
       g.set_stop_share = true;
       g.stop_share = Flag(k, v);
     } else {
-      Bad("session config: unknown key '" + k + "' (known: ep.context_enable, " +
+      Bad("unknown key '" + k + "' (known: ep.context_enable, " +
           "ep.context_file_path, ep.context_embed_mode, ep.context_node_name_prefix, " +
           "ep.context_model_external_initializers_file_name, " +
           "session.model_external_initializers_file_folder_path, ep.share_ep_contexts, " +
@@ -91,7 +91,7 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
     }
   }
   if (g.share && g.embed_mode == 1)
-    Bad("session config: ep.share_ep_contexts=1 needs ep.context_embed_mode=0 (the models of a "
+    Bad("ep.share_ep_contexts=1 needs ep.context_embed_mode=0 (the models of a "
         "group share one [model]_[ep].bin)");
   return g;
 }

@@ -226,6 +226,45 @@ inline RunOutcome RunModel(const std::string& path, const std::vector<Tensor>& i
   return r;
 }
 
+// Creates one session per model in one env, all alive at once, then runs
+// each once on its single input. Returns one outcome per model.
+inline std::vector<RunOutcome> RunTogether(const std::vector<std::string>& paths,
+                                           const std::vector<Tensor>& inputs) {
+  std::vector<RunOutcome> out(paths.size());
+  epctx_env* env = nullptr;
+  epctx_status* st = epctx_env_create(nullptr, 0, &env);
+  if (!st) st = epctx_env_register_builtin_drivers(env);
+  std::vector<epctx_session*> sessions(paths.size(), nullptr);
+  for (size_t k = 0; k < paths.size() && !st; ++k)
+    st = epctx_session_create(env, paths[k].c_str(), nullptr, &sessions[k]);
+  for (size_t k = 0; k < paths.size() && !st; ++k) {
+    const Tensor& t = inputs[k];
+    epctx_tensor* x = nullptr;
+    epctx_tensor* y = nullptr;
+    const char* name = t.name.c_str();
+    st = epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, t.dims.data(), t.dims.size(),
+                           const_cast<float*>(t.f.data()), t.f.size() * 4, &x);
+    if (!st) st = epctx_session_run(sessions[k], &name, &x, 1, nullptr, &y, 1);
+    if (!st) {
+      const float* p = static_cast<const float*>(epctx_tensor_data(y));
+      out[k].outputs.emplace_back(p, p + epctx_tensor_bytes(y) / 4);
+      out[k].driver_nodes = epctx_session_driver_node_count(sessions[k]);
+    }
+    if (x) epctx_tensor_release(x);
+    if (y) epctx_tensor_release(y);
+  }
+  if (st) {
+    for (auto& o : out) {
+      o.code = epctx_status_code(st);
+      o.message = epctx_status_message(st);
+    }
+    epctx_status_release(st);
+  }
+  for (auto* s : sessions) if (s) epctx_session_release(s);
+  if (env) epctx_env_release(env);
+  return out;
+}
+
 inline bool Close(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-4f) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)

@@ -210,6 +210,15 @@ void group_binary_is_about_one_backbone(void**) {
   assert_true(r.weight_bytes_before_dedup > 2 * kBackboneBytes);
   ExpectRunsLikeSource(d + "/classifier.onnx", d + "/classifier_ctx.onnx", "cls_x");
   ExpectRunsLikeSource(d + "/detector.onnx", d + "/detector_ctx.onnx", "det_x");
+  // Both sessions from the one binary, alive at once in one env.
+  std::vector<Tensor> in = {Floats("cls_x", {1, kN}, 4), Floats("det_x", {1, kN}, 5)};
+  std::vector<RunOutcome> both =
+      RunTogether({d + "/classifier_ctx.onnx", d + "/detector_ctx.onnx"}, in);
+  if (both[0].code != EPCTX_OK) print_error("%s\n", both[0].message.c_str());
+  assert_int_equal(both[0].code, EPCTX_OK);
+  assert_int_equal(both[0].driver_nodes + both[1].driver_nodes, 2);
+  assert_true(Close(both[0].outputs.at(0), RunModel(d + "/classifier.onnx", {in[0]}).outputs.at(0), 1e-3f));
+  assert_true(Close(both[1].outputs.at(0), RunModel(d + "/detector.onnx", {in[1]}).outputs.at(0), 1e-3f));
   RecordForOrt(d + "/classifier_ctx.onnx");
   RecordForOrt(d + "/detector_ctx.onnx");
 
