@@ -84,8 +84,7 @@ std::unique_ptr<SharedBinary> MakeSharedBinary(const CompileSettings& settings,
     try {
       bin->backend->SetOption(kv.first, kv.second);
     } catch (const CompileError& e) {
-      throw ToolError("backend", std::string("backend option: ") + e.what(),
-                      EPCTX_INVALID_ARGUMENT);
+      throw ToolError("backend options", e.what(), EPCTX_INVALID_ARGUMENT);
     }
   }
   bin->bin_name = first.bin_name;
