@@ -1,17 +1,20 @@
-// The epctx-compile pipeline, one call per stage file.
-#include "epctx_host/compiler.h"
+// The per-model pipeline of the compile library, one call per stage file:
+// load (model_io), specialise, partition, compile (the backend), pack
+// (container_writer), write (ctx_model).
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <sstream>
+#include <cstring>
 
 #include <onnx/checker.h>
 
-#include "epctx_host/backend.h"
 #include "epctx_host/container_writer.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/partition.h"
+#include "external_initializers.h"
+#include "pipeline.h"
 
 namespace epctx {
 namespace host {
@@ -24,103 +27,183 @@ std::string Label(const onnx::NodeProto& n) {
 void RejectCompiledInput(const onnx::ModelProto& model, const std::string& file) {
   for (const auto& n : model.graph().node())
     if (n.op_type() == "EPContext")
-      throw ToolError(file, "already compiled: " + Label(n) +
-                                " is an EPContext node; compile the source model instead");
+      throw ToolError(file,
+                      "Encountered an invalid node while compiling a model: " + Label(n) +
+                          " is an EPContext node. Please ensure the input model is not already "
+                          "compiled (compile the source model instead)",
+                      EPCTX_INVALID_GRAPH);
+}
+
+std::string Shape(const GraphInfo& info, const std::string& name) {
+  std::string s = name + "[";
+  if (const ValueType* t = info.type(name)) {
+    for (size_t i = 0; i < t->dims.size(); ++i)
+      s += (i ? "," : "") + (t->dims[i] < 0 ? std::string("?") : std::to_string(t->dims[i]));
+  } else {
+    s += "?";
+  }
+  return s + "]";
+}
+
+std::string ShapeList(const GraphInfo& info, const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : " ") + Shape(info, n);
+  return s;
+}
+
+// mkdir -p of the output's folder, so outputs in new subfolders work.
+void MakeParentDirs(const std::string& path) {
+  const std::string dir = PathDir(path);
+  for (size_t i = 1; i < dir.size(); ++i) {
+    if (dir[i] != '/') continue;
+    const std::string part = dir.substr(0, i);
+    if (mkdir(part.c_str(), 0777) != 0 && errno != EEXIST)
+      throw ToolError(path, "cannot create folder " + part + ": " + std::strerror(errno));
+  }
+}
+
+void WriteOut(const std::string& path, const std::string& bytes, CompileResult* result) {
+  WriteFileAtomic(path, bytes.data(), bytes.size());
+  result->files_written.push_back(path);
 }
 
 }  // namespace
 
-CompileSummary CompileFile(const CompileOptions& options, const Progress& progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string& in = options.input_path;
-  if (in.empty()) throw std::invalid_argument("no input model given");
-  if (options.embed_mode != 0 && options.embed_mode != 1)
-    throw std::invalid_argument("--embed-mode must be 0 or 1");
-  CompileSummary s;
-  s.ep = options.ep;
-  s.output_path = options.output_path.empty() ? DefaultOutputPath(in) : options.output_path;
-  if (PathBaseName(s.output_path).empty())
-    throw ToolError(s.output_path, "output path names a folder, not a file");
-  if (s.output_path == in) throw ToolError(s.output_path, "output would overwrite the input model");
-  // Fail before compiling, so an existing model (and its .bin) stays as is.
-  if (!options.force && FileExists(s.output_path))
-    throw ToolError(s.output_path, "exists already (remove it or pass --force)");
-
-  std::unique_ptr<Backend> backend;
-  if (options.ep != "none") {
-    backend = CreateBackend(options.ep);
-    if (!backend)
-      throw std::invalid_argument("--ep: unknown backend '" + options.ep +
-                                  "' (this build has: " +
-                                  (CreateBackend("vnpu") ? "vnpu, " : "") + "none)");
+std::unique_ptr<SharedBinary> MakeSharedBinary(const CompileSettings& settings,
+                                               const OutputPlan& first) {
+  auto bin = std::unique_ptr<SharedBinary>(new SharedBinary);
+  bin->ep = settings.ep;
+  bin->backend_options = settings.backend_options;
+  bin->backend = CreateBackend(settings.ep);
+  if (!bin->backend)
+    throw ToolError("backend",
+                    "unknown backend '" + settings.ep + "' (this build has: " +
+                        (CreateBackend("vnpu") ? "vnpu, " : "") + "none)",
+                    EPCTX_INVALID_ARGUMENT);
+  for (const auto& kv : settings.backend_options) {
+    try {
+      bin->backend->SetOption(kv.first, kv.second);
+    } catch (const CompileError& e) {
+      throw ToolError("backend options", e.what(), EPCTX_INVALID_ARGUMENT);
+    }
   }
+  bin->bin_name = first.bin_name;
+  bin->bin_path = first.bin_path;
+  return bin;
+}
+
+void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
+                     const GenOptions& gen, const OutputPlan& plan, SharedBinary* bin,
+                     CompileResult* result) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Progress& progress = settings.progress;
+  const std::string& in = input.name;
+  ModelReport rep;
+  rep.input = in;
 
   // 1. load
-  onnx::ModelProto model = LoadModel(in);
+  onnx::ModelProto model = input.in_memory()
+                               ? LoadModelFromBuffer(input.bytes, in, gen.external_folder)
+                               : LoadModel(input.path);
   RejectCompiledInput(model, in);
   progress("load: " + in + ": " + std::to_string(model.graph().node_size()) + " nodes, " +
            std::to_string(model.graph().initializer_size()) + " initializers");
 
   // 2. specialise
   SpecializeOptions sopt;
-  sopt.input_shapes = options.input_shapes;
+  sopt.input_shapes = settings.input_shapes;
   Specialize(model, sopt, in, progress);
   const GraphInfo info = BuildGraphInfo(model);
 
   // 3. partition
-  PartitionPlan plan = PlanPartitions(info, backend.get());
-  const std::string stem = PathStem(in);
+  Backend* backend = bin ? bin->backend.get() : nullptr;
+  PartitionPlan pplan = PlanPartitions(info, backend);
   std::vector<Partition> partitions;
   if (backend) {
     for (int i = 0; i < model.graph().node_size(); ++i)
-      if (!plan.support[i].supported)
+      if (!pplan.support[i].supported)
         progress(Label(model.graph().node(i)) + ": CPU — " + backend->name() + ": " +
-                 plan.support[i].reason);
-    partitions = MakePartitions(info, plan, stem + "_" + backend->name());
+                 pplan.support[i].reason);
+    partitions = MakePartitions(info, pplan, gen.prefix + plan.model_name + "_" + backend->name());
+    for (const auto& p : partitions) {
+      auto it = bin->graph_owner.find(p.name);
+      if (it != bin->graph_owner.end())
+        throw ToolError(in,
+                        "graph name '" + p.name + "' is already used by " + it->second +
+                            " in the shared context binary: give the models different file "
+                            "names or set ep.context_node_name_prefix",
+                        EPCTX_INVALID_ARGUMENT);
+    }
   }
-  s.nodes_total = model.graph().node_size();
-  for (const auto& p : partitions) s.nodes_npu += p.nodes.size();
-  s.nodes_cpu = s.nodes_total - s.nodes_npu;
-  s.partitions = partitions.size();
-  progress("partition: " + std::to_string(s.partitions) + " partitions, " +
-           std::to_string(s.nodes_npu) + " nodes on " + options.ep + ", " +
-           std::to_string(s.nodes_cpu) + " on CPU");
-
-  // 4. compile
-  WeightStore weights;
-  std::vector<CompiledGraph> graphs;
+  rep.nodes_total = model.graph().node_size();
   for (const auto& p : partitions) {
+    rep.nodes_npu += p.nodes.size();
+    rep.partition_names.push_back(p.name);
+  }
+  rep.nodes_cpu = rep.nodes_total - rep.nodes_npu;
+  rep.partitions = partitions.size();
+  progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
+           std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
+           std::to_string(rep.nodes_cpu) + " on CPU");
+
+  if (partitions.empty() && backend) {
+    if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
+      throw ToolError(in,
+                      "Unable to compile any nodes: no node can run on " + backend->name() +
+                          " (the notes above say why); no model written",
+                      EPCTX_FAIL);
+    if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kDontGenerate) {
+      rep.message = "no node can run on " + backend->name() + ": no EPContext model written";
+      progress(rep.message);
+      rep.compile_ms = std::chrono::duration<double, std::milli>(
+                           std::chrono::steady_clock::now() - t0).count();
+      result->models.push_back(rep);
+      return;
+    }
+  }
+
+  // 4. compile, into the (possibly shared) weight store
+  std::vector<CompiledGraph> graphs;
+  for (size_t k = 0; k < partitions.size(); ++k) {
+    const Partition& p = partitions[k];
+    progress("compile: partition " + std::to_string(k + 1) + "/" +
+             std::to_string(partitions.size()) + " " + p.name + ": " +
+             std::to_string(p.nodes.size()) + " nodes, in " + ShapeList(info, p.inputs) +
+             ", out " + ShapeList(info, p.outputs));
+    const uint64_t before = bin->weights.bytes_added();
     try {
-      CompiledGraph g = backend->Compile(p, info, weights);
+      CompiledGraph g = backend->Compile(p, info, bin->weights);
       g.name = p.name;
-      progress("compile: " + p.name + ": " + std::to_string(p.nodes.size()) + " nodes, " +
-               std::to_string(g.payload.size()) + " payload bytes");
+      const uint64_t w = bin->weights.bytes_added() - before;
+      rep.weight_bytes += w;
+      rep.payload_bytes += g.payload.size();
+      progress("compile: " + p.name + ": " + std::to_string(g.payload.size()) +
+               " payload bytes, " + std::to_string(w) + " weight bytes (segment now " +
+               std::to_string(bin->weights.bytes().size()) + " bytes)");
       graphs.push_back(std::move(g));
     } catch (const CompileError& e) {
-      throw ToolError(in, "partition '" + p.name + "': " + e.what());
+      throw ToolError(in, "partition '" + p.name + "': " + e.what(), EPCTX_EP_FAIL);
     }
   }
 
-  // 5. pack
+  // 5. pack (embed mode 1: this model's graphs only; 0: FinishBinary later)
   std::vector<uint8_t> container;
   CtxModelOptions copt;
-  copt.embed_mode = options.embed_mode;
-  copt.backend = backend.get();
-  copt.onnx_model_filename = PathBaseName(in);
-  if (!partitions.empty()) {
-    ContainerStats cs;
-    container = PackContainer(*backend, weights, graphs, &cs);
-    s.payload_bytes = cs.payload_bytes;
-    s.weight_bytes = cs.weight_bytes;
-    copt.container = &container;
-    copt.bin_file_name = stem + "_" + backend->name() + ".bin";
-    progress("pack: " + std::to_string(container.size()) + " container bytes");
-    if (options.embed_mode == 0) {
-      s.binary_path = PathDir(s.output_path) + copt.bin_file_name;
-      WriteFileAtomic(s.binary_path, container.data(), container.size());
+  copt.embed_mode = gen.embed_mode;
+  copt.backend = backend;
+  copt.onnx_model_filename = input.in_memory() ? std::string() : PathBaseName(input.path);
+  if (!graphs.empty()) {
+    copt.bin_file_name = bin->bin_name;
+    if (gen.embed_mode == 1) {
+      ContainerStats cs;
+      container = PackContainer(*backend, bin->weights, graphs, &cs);
+      copt.container = &container;
+      result->weight_bytes_before_dedup += bin->weights.bytes_added();
+      result->weight_bytes_after_dedup += bin->weights.bytes_unique();
+      result->weight_segment_bytes += cs.weight_bytes;
+      result->payload_bytes += cs.payload_bytes;
+      progress("pack: " + std::to_string(container.size()) + " container bytes (embedded)");
     }
-  } else if (backend) {
-    progress("no node runs on " + backend->name() + ": the output has no EPContext node");
   }
 
   // 6. write
@@ -129,31 +212,59 @@ CompileSummary CompileFile(const CompileOptions& options, const Progress& progre
     onnx::checker::check_model(ctx);
   } catch (const std::exception& e) {
     std::string what = e.what();
-    throw ToolError(s.output_path,
-                    "generated model fails the ONNX checker: " + what.substr(0, what.find('\n')));
+    throw ToolError(plan.output_path,
+                    "generated model fails the ONNX checker: " + what.substr(0, what.find('\n')),
+                    EPCTX_FAIL);
+  }
+  if (!plan.output_path.empty()) MakeParentDirs(plan.output_path);
+  if (!plan.external_initializers_path.empty()) {
+    const std::string data = ExternalizeInitializers(ctx, gen.external_initializers_file);
+    WriteOut(plan.external_initializers_path, data, result);
+    progress("write: " + plan.external_initializers_path + " (" + std::to_string(data.size()) +
+             " bytes of initializers)");
   }
   size_t payload_offset = 0;
-  const std::string bytes = SerializeCtxModel(ctx, copt, &payload_offset);
-  WriteFileAtomic(s.output_path, bytes.data(), bytes.size());
-  progress("write: " + s.output_path + " (" + std::to_string(bytes.size()) + " bytes" +
-           (options.embed_mode == 1 && !container.empty()
-                ? ", payload at offset " + std::to_string(payload_offset)
-                : std::string()) +
-           ")" + (s.binary_path.empty() ? std::string() : ", " + s.binary_path));
-
-  s.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count();
-  return s;
+  std::string bytes = SerializeCtxModel(ctx, copt, &payload_offset);
+  const std::string where = settings.output_to_memory ? "memory" : plan.output_path;
+  if (!settings.output_to_memory) WriteOut(plan.output_path, bytes, result);
+  progress("write: " + where + " (" + std::to_string(bytes.size()) + " bytes" +
+           (!container.empty() ? ", payload at offset " + std::to_string(payload_offset)
+                               : std::string()) +
+           ")");
+  for (auto& g : graphs) {
+    bin->graph_owner[g.name] = in;
+    bin->graphs.push_back(std::move(g));
+  }
+  if (gen.embed_mode == 1 && bin) bin->graphs.clear();  // already embedded
+  rep.written = true;
+  rep.model_bytes = bytes.size();
+  if (settings.output_to_memory)
+    rep.model_data = std::move(bytes);
+  else
+    rep.output_path = plan.output_path;
+  rep.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  result->models.push_back(rep);
 }
 
-std::string FormatSummary(const CompileSummary& s) {
-  char ms[32];
-  std::snprintf(ms, sizeof ms, "%.1f", s.compile_ms);
-  std::ostringstream o;
-  o << s.output_path << ": nodes " << s.nodes_total << " total, " << s.nodes_npu << " on "
-    << s.ep << ", " << s.nodes_cpu << " on CPU; " << s.partitions << " partitions; payload "
-    << s.payload_bytes << " bytes; weights " << s.weight_bytes << " bytes; " << ms << " ms";
-  return o.str();
+void FinishBinary(SharedBinary& bin, const Progress& progress, CompileResult* result) {
+  if (bin.graphs.empty()) return;
+  ContainerStats cs;
+  std::vector<uint8_t> container = PackContainer(*bin.backend, bin.weights, bin.graphs, &cs);
+  MakeParentDirs(bin.bin_path);
+  WriteFileAtomic(bin.bin_path, container.data(), container.size());
+  result->files_written.push_back(bin.bin_path);
+  result->binary_path = bin.bin_path;
+  result->binary_bytes = container.size();
+  result->weight_bytes_before_dedup = bin.weights.bytes_added();
+  result->weight_bytes_after_dedup = bin.weights.bytes_unique();
+  result->weight_segment_bytes = cs.weight_bytes;
+  result->payload_bytes = cs.payload_bytes;
+  progress("pack: " + bin.bin_path + ": " + std::to_string(bin.graphs.size()) + " graphs, " +
+           std::to_string(container.size()) + " bytes; weights " +
+           std::to_string(bin.weights.bytes_added()) + " bytes before dedup, " +
+           std::to_string(bin.weights.bytes_unique()) + " after (segment " +
+           std::to_string(cs.weight_bytes) + " bytes)");
 }
 
 }  // namespace host

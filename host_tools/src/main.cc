@@ -1,21 +1,33 @@
-// epctx-compile: ONNX model -> EPContext model + context binary.
+// epctx-compile: ONNX model(s) -> EPContext model(s) + context binary. A thin
+// command line over the compile library (epctx_host/compile_api.h); its
+// -e / -i / -C options and the comma-separated model list follow ORT's
+// ep_weight_sharing_ctx_gen.
 #include <cstring>
 #include <iostream>
 #include <string>
 
-#include "epctx_host/compiler.h"
+#include "epctx_host/compile_api.h"
 
 namespace {
 
 const char kUsage[] =
-    "usage: epctx-compile model.onnx [-o out_ctx.onnx] [--ep vnpu|none] [--embed-mode 0|1]\n"
-    "                     [--input-shape name:d0,d1,...]... [--quiet] [--force]\n"
-    "  -o FILE             output model (default: model_ctx.onnx beside the input)\n"
-    "  --ep NAME           backend to compile for (default vnpu); none: no partitions\n"
-    "  --embed-mode N      0: context binary in [model]_[ep].bin (default); 1: inside the model\n"
-    "  --input-shape SPEC  fix the dimensions of a graph input (repeatable)\n"
-    "  --quiet             no progress on stderr\n"
-    "  --force             overwrite an existing output\n";
+    "usage: epctx-compile [options] model.onnx\n"
+    "       epctx-compile [options] model1.onnx,model2.onnx,...   (weight sharing)\n"
+    "  -o, --output FILE     output model (ep.context_file_path; default model_ctx.onnx)\n"
+    "  -e, --ep NAME         backend to compile for (default vnpu); none: a CPU-only model\n"
+    "  --embed-mode N        ep.context_embed_mode: 0 = [model]_[ep].bin (default), 1 = inside\n"
+    "  --prefix P            ep.context_node_name_prefix (EPContext node and graph names)\n"
+    "  --external-initializers FILE\n"
+    "                        ep.context_model_external_initializers_file_name\n"
+    "  -C \"key|value ...\"    session config entries (ep.context_*, ep.share_ep_contexts, ...)\n"
+    "  -i \"key|value ...\"    backend options (vnpu: disable_ops|Op1,Op2)\n"
+    "  --input-shape SPEC    fix the dimensions of a graph input: name:d0,d1,... (repeatable)\n"
+    "  --error-if-no-compiled-nodes   fail when no node can run on the backend\n"
+    "                        (default: write nothing and say so)\n"
+    "  --quiet               no progress on stderr\n"
+    "  --force               overwrite existing outputs\n"
+    "A comma-separated model list compiles a weight-sharing group: N model_ctx.onnx and one\n"
+    "[model1]_[ep].bin in which identical weights are stored once.\n";
 
 struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -36,11 +48,25 @@ bool TakeValue(int argc, char** argv, int& i, const char* opt, std::string* valu
   return true;
 }
 
+std::vector<std::string> SplitModels(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (item.empty()) throw UsageError("empty model name in the list '" + list + "'");
+    out.push_back(item);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace epctx::host;
-  CompileOptions options;
+  CompileSettings settings;
+  std::vector<std::string> models;
   bool quiet = false;
   try {
     for (int i = 1; i < argc; ++i) {
@@ -52,45 +78,50 @@ int main(int argc, char** argv) {
       } else if (a == "--quiet" || a == "-q") {
         quiet = true;
       } else if (a == "--force") {
-        options.force = true;
+        settings.force = true;
+      } else if (a == "--error-if-no-compiled-nodes") {
+        settings.if_no_compiled_nodes = IfNoCompiledNodes::kError;
       } else if (TakeValue(argc, argv, i, "-o", &v) || TakeValue(argc, argv, i, "--output", &v)) {
-        options.output_path = v;
-      } else if (TakeValue(argc, argv, i, "--ep", &v)) {
-        options.ep = v;
+        settings.config.emplace_back("ep.context_file_path", v);
+      } else if (TakeValue(argc, argv, i, "--ep", &v) || TakeValue(argc, argv, i, "-e", &v)) {
+        settings.ep = v;
       } else if (TakeValue(argc, argv, i, "--embed-mode", &v)) {
         if (v != "0" && v != "1") throw UsageError("--embed-mode must be 0 or 1, not '" + v + "'");
-        options.embed_mode = v[0] - '0';
+        settings.config.emplace_back("ep.context_embed_mode", v);
+      } else if (TakeValue(argc, argv, i, "--prefix", &v)) {
+        settings.config.emplace_back("ep.context_node_name_prefix", v);
+      } else if (TakeValue(argc, argv, i, "--external-initializers", &v)) {
+        settings.config.emplace_back("ep.context_model_external_initializers_file_name", v);
+      } else if (TakeValue(argc, argv, i, "-C", &v)) {
+        for (auto& kv : ParseConfigEntries(v, "-C")) settings.config.push_back(kv);
+      } else if (TakeValue(argc, argv, i, "-i", &v)) {
+        for (auto& kv : ParseConfigEntries(v, "-i")) settings.backend_options.push_back(kv);
       } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
-        options.input_shapes.push_back(ParseInputShape(v));
+        settings.input_shapes.push_back(ParseInputShape(v));
       } else if (!a.empty() && a[0] == '-') {
         throw UsageError("unknown option '" + a + "'");
-      } else if (options.input_path.empty()) {
-        options.input_path = a;
+      } else if (models.empty()) {
+        models = SplitModels(a);
       } else {
-        throw UsageError("more than one input model ('" + options.input_path + "', '" + a + "')");
+        throw UsageError("more than one input argument ('" + models[0] + "', '" + a +
+                         "'); list the models of a group as m1.onnx,m2.onnx");
       }
     }
-    if (options.input_path.empty()) throw UsageError("no input model given");
+    if (models.empty()) throw UsageError("no input model given");
   } catch (const std::invalid_argument& e) {
     std::cerr << "epctx-compile: error: " << e.what() << " (see --help)\n";
     return 2;
   }
 
-  try {
-    Progress progress(quiet ? nullptr : &std::cerr);
-    CompileSummary s = CompileFile(options, progress);
-    std::cout << FormatSummary(s) << "\n";  // the result, also with --quiet
-    return 0;
-  } catch (const ToolError& e) {
-    std::cerr << "epctx-compile: error: " << e.file() << ": " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "epctx-compile: error: " << e.what() << " (see --help)\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "epctx-compile: error: " << options.input_path << ": internal error: " << e.what()
-              << "\n";
-  } catch (...) {
-    std::cerr << "epctx-compile: error: " << options.input_path << ": internal error\n";
+  settings.progress = Progress(quiet ? nullptr : &std::cerr);
+  std::vector<ModelInput> inputs;
+  for (const auto& m : models) inputs.push_back(ModelInput::FromPath(m));
+  CompileResult r = inputs.size() == 1 ? CompileModel(inputs[0], settings)
+                                       : CompileModelGroup(inputs, settings);
+  if (!r.ok()) {
+    std::cerr << "epctx-compile: error: " << r.status.message << "\n";
+    return 1;
   }
-  return 1;
+  std::cout << FormatResult(r, settings.ep);  // the result, also with --quiet
+  return 0;
 }

@@ -26,8 +26,9 @@ std::string FirstLine(const std::string& s) {
 // Reads external initializers into raw_data. The generated model must stand
 // alone (design: "newly generated models should not depend on any original
 // source files"), and the folding/compiling stages need the bytes anyway.
-void InlineExternalData(onnx::GraphProto& graph, const std::string& model_path) {
-  const std::string dir = PathDir(model_path);
+// `dir` is "" or ends in '/'; `model_path` names the model in messages.
+void InlineExternalData(onnx::GraphProto& graph, const std::string& model_path,
+                        const std::string& dir) {
   for (auto& t : *graph.mutable_initializer()) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
     std::string location;
@@ -70,7 +71,7 @@ void InlineExternalData(onnx::GraphProto& graph, const std::string& model_path) 
 std::string ReadFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (errno == ENOENT || !FileExists(path)) throw ToolError(path, "No such file");
+    if (errno == ENOENT || !FileExists(path)) throw ToolError(path, "No such file", EPCTX_NO_SUCHFILE);
     throw ToolError(path, std::string("cannot open: ") + std::strerror(errno));
   }
   struct stat st;
@@ -89,28 +90,58 @@ bool FileExists(const std::string& path) {
 
 onnx::ModelProto ParseModel(const std::string& bytes, const std::string& name) {
   onnx::ModelProto model;
-  if (bytes.empty()) throw ToolError(name, "not an ONNX model (empty file)");
+  if (bytes.empty()) throw ToolError(name, "not an ONNX model (empty file)", EPCTX_INVALID_PROTOBUF);
   if (!model.ParseFromString(bytes)) {
     // Every serialised ModelProto starts with field 1 (ir_version, varint):
     // a file that does too but does not parse was most likely cut short.
     if (static_cast<uint8_t>(bytes[0]) == 0x08)
       throw ToolError(name, "truncated or corrupt ONNX model (protobuf parse failed after " +
-                                std::to_string(bytes.size()) + " bytes)");
-    throw ToolError(name, "not an ONNX model (protobuf parse failed)");
+                                std::to_string(bytes.size()) + " bytes)",
+                      EPCTX_INVALID_PROTOBUF);
+    throw ToolError(name, "not an ONNX model (protobuf parse failed)", EPCTX_INVALID_PROTOBUF);
   }
   if (model.ir_version() <= 0 || !model.has_graph())
-    throw ToolError(name, "not an ONNX model (no ir_version or graph)");
+    throw ToolError(name, "not an ONNX model (no ir_version or graph)", EPCTX_INVALID_PROTOBUF);
   return model;
 }
 
-onnx::ModelProto LoadModel(const std::string& path) {
-  onnx::ModelProto model = ParseModel(ReadFileBytes(path), path);
-  InlineExternalData(*model.mutable_graph(), path);
+namespace {
+void CheckLoaded(const onnx::ModelProto& model, const std::string& name) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw ToolError(path, "invalid ONNX model: " + FirstLine(e.what()));
+    throw ToolError(name, "invalid ONNX model: " + FirstLine(e.what()), EPCTX_INVALID_GRAPH);
   }
+}
+}  // namespace
+
+onnx::ModelProto LoadModel(const std::string& path) {
+  onnx::ModelProto model = ParseModel(ReadFileBytes(path), path);
+  InlineExternalData(*model.mutable_graph(), path, PathDir(path));
+  CheckLoaded(model, path);
+  return model;
+}
+
+bool HasExternalData(const onnx::ModelProto& model) {
+  for (const auto& t : model.graph().initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  return false;
+}
+
+onnx::ModelProto LoadModelFromBuffer(const std::string& bytes, const std::string& name,
+                                     const std::string& external_folder) {
+  onnx::ModelProto model = ParseModel(bytes, name);
+  if (HasExternalData(model)) {
+    if (external_folder.empty())
+      throw ToolError(name,
+                      "the model has external initializers and was given as a buffer: set "
+                      "session.model_external_initializers_file_folder_path to their folder",
+                      EPCTX_INVALID_ARGUMENT);
+    std::string dir = external_folder;
+    if (dir.back() != '/') dir += '/';
+    InlineExternalData(*model.mutable_graph(), name, dir);
+  }
+  CheckLoaded(model, name);
   return model;
 }
 

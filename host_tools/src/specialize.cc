@@ -97,23 +97,27 @@ void ApplyInputShapes(onnx::GraphProto& graph, const std::vector<InputShape>& sh
     }
     if (!input)
       throw ToolError(file, "--input-shape: no graph input '" + s.name + "' (inputs: " +
-                                names + ")");
+                                names + ")",
+                      EPCTX_INVALID_ARGUMENT);
     if (!input->type().has_tensor_type())
-      throw ToolError(file, "--input-shape: input '" + s.name + "' is not a tensor");
+      throw ToolError(file, "--input-shape: input '" + s.name + "' is not a tensor",
+                      EPCTX_INVALID_ARGUMENT);
     auto* tt = input->mutable_type()->mutable_tensor_type();
     if (tt->has_shape()) {
       const auto& shape = tt->shape();
       if (shape.dim_size() != static_cast<int>(s.dims.size()))
         throw ToolError(file, "--input-shape: input '" + s.name + "' has rank " +
                                   std::to_string(shape.dim_size()) + ", the option gives " +
-                                  std::to_string(s.dims.size()) + " dimensions");
+                                  std::to_string(s.dims.size()) + " dimensions",
+                      EPCTX_INVALID_ARGUMENT);
       for (int i = 0; i < shape.dim_size(); ++i) {
         const auto& d = shape.dim(i);
         if (d.has_dim_value() && d.dim_value() != s.dims[i])
           throw ToolError(file, "--input-shape: input '" + s.name + "' dimension " +
                                     std::to_string(i) + " is fixed to " +
                                     std::to_string(d.dim_value()) + ", the option gives " +
-                                    std::to_string(s.dims[i]));
+                                    std::to_string(s.dims[i]),
+                      EPCTX_INVALID_ARGUMENT);
       }
     }
     tt->clear_shape();

@@ -31,6 +31,7 @@ uint64_t WeightStore::Add(const void* data, size_t size) {
   }
   const uint64_t off = (bytes_.size() + alignment_ - 1) / alignment_ * alignment_;
   bytes_.resize(off + size);
+  unique_ += size;
   if (size) std::memcpy(bytes_.data() + off, p, size);
   by_hash_.emplace(h, std::make_pair(off, uint64_t(size)));
   return off;

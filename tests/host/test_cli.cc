@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "epctx_host/compiler.h"
+#include "epctx_host/compile_api.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/specialize.h"
 #include "model_builder.h"

@@ -2,6 +2,8 @@
 // per node, and Compile = lower -> plan memory -> emit.
 #include "vnpu_backend.h"
 
+#include <set>
+
 #include "vnpu_ir.h"
 
 namespace epctx {
@@ -16,12 +18,32 @@ class VnpuBackend : public Backend {
   std::string hardware_architecture() const override { return "vnpu-1.0"; }
   Version min_driver_version() const override { return {1, 0, 0}; }
 
-  void SetOption(const std::string& key, const std::string&) override {
-    throw CompileError("vnpu: unknown backend option '" + key + "' (the vnpu backend has none)");
+  // disable_ops: comma-separated op types left to the CPU even where the
+  // vnpu could run them (to split a graph, or to work around a driver).
+  void SetOption(const std::string& key, const std::string& value) override {
+    if (key != "disable_ops")
+      throw CompileError("vnpu: unknown backend option '" + key + "' (known: disable_ops)");
+    disabled_.clear();
+    if (value.empty()) return;
+    size_t start = 0;
+    while (start <= value.size()) {
+      size_t comma = value.find(',', start);
+      if (comma == std::string::npos) comma = value.size();
+      std::string op = value.substr(start, comma - start);
+      if (op.empty())
+        throw CompileError("vnpu: backend option disable_ops='" + value +
+                           "': expected op types separated by ','");
+      disabled_.insert(op);
+      start = comma + 1;
+    }
   }
 
   Support Supports(const onnx::NodeProto& node, const GraphInfo& info) const override {
     Support s;
+    if (disabled_.count(node.op_type())) {
+      s.reason = "disabled by backend option disable_ops";
+      return s;
+    }
     s.reason = vnpu::Unsupported(node, info);
     s.supported = s.reason.empty();
     return s;
@@ -33,6 +55,9 @@ class VnpuBackend : public Backend {
     vnpu::PlanMemory(g, 64);
     return {partition.name, vnpu::Emit(g)};
   }
+
+ private:
+  std::set<std::string> disabled_;
 };
 
 }  // namespace

@@ -91,13 +91,15 @@ class WeightStore {
   explicit WeightStore(uint32_t alignment = 64) : alignment_(alignment) {}
   uint64_t Add(const void* data, size_t size);
   const std::vector<uint8_t>& bytes() const { return bytes_; }
-  uint64_t bytes_added() const { return added_; }  // before deduplication
+  uint64_t bytes_added() const { return added_; }    // before deduplication
+  uint64_t bytes_unique() const { return unique_; }  // after, without alignment padding
   uint32_t alignment() const { return alignment_; }
 
  private:
   uint32_t alignment_;
   std::vector<uint8_t> bytes_;
   uint64_t added_ = 0;
+  uint64_t unique_ = 0;
   std::multimap<uint64_t, std::pair<uint64_t, uint64_t>> by_hash_;  // hash -> (offset, size)
 };
 

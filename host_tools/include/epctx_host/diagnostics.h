@@ -1,7 +1,9 @@
 // Errors and progress output of epctx-compile.
 //
-// Every stage throws ToolError naming the file it was working on; main()
-// turns it into the single line "epctx-compile: error: <file>: <what>".
+// Every stage throws ToolError naming the file it was working on and an
+// epctx_code (<epctx/status.h>: INVALID_ARGUMENT, NO_SUCHFILE, INVALID_GRAPH,
+// ...); the library API returns both, main() prints the single line
+// "epctx-compile: error: <file>: <what>".
 // Progress owns nothing: it writes verbose stage notes to a stream the caller
 // keeps alive (stderr in the tool, nullptr to stay silent).
 #ifndef EPCTX_HOST_DIAGNOSTICS_H
@@ -11,17 +13,21 @@
 #include <stdexcept>
 #include <string>
 
+#include <epctx/status.h>
+
 namespace epctx {
 namespace host {
 
 class ToolError : public std::runtime_error {
  public:
-  ToolError(std::string file, const std::string& what)
-      : std::runtime_error(what), file_(std::move(file)) {}
+  ToolError(std::string file, const std::string& what, int code = EPCTX_FAIL)
+      : std::runtime_error(what), file_(std::move(file)), code_(code) {}
   const std::string& file() const { return file_; }
+  int code() const { return code_; }
 
  private:
   std::string file_;
+  int code_;
 };
 
 class Progress {

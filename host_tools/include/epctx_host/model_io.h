@@ -18,6 +18,13 @@ namespace host {
 
 onnx::ModelProto LoadModel(const std::string& path);
 
+// The same for a model in memory. External data is read from
+// `external_folder` (session.model_external_initializers_file_folder_path);
+// a model with external data and no folder is INVALID_ARGUMENT naming that key.
+onnx::ModelProto LoadModelFromBuffer(const std::string& bytes, const std::string& name,
+                                     const std::string& external_folder);
+bool HasExternalData(const onnx::ModelProto& model);
+
 // Parses model bytes (no external data). `name` is used in error messages.
 onnx::ModelProto ParseModel(const std::string& bytes, const std::string& name);
 
