@@ -3,10 +3,13 @@
 // -e / -i / -C options and the comma-separated model list follow ORT's
 // ep_weight_sharing_ctx_gen.
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "epctx_host/compile_api.h"
+#include "epctx_host/diagnostics.h"
+#include "epctx_host/sign.h"
 
 namespace {
 
@@ -24,6 +27,9 @@ const char kUsage[] =
     "  --input-shape SPEC    fix the dimensions of a graph input: name:d0,d1,... (repeatable)\n"
     "  --error-if-no-compiled-nodes   fail when no node can run on the backend\n"
     "                        (default: write nothing and say so)\n"
+    "  --sign-key KEY.pem    sign each written package (writes model_ctx.onnx.sig; see epctx-sign)\n"
+    "  --model-id ID         manifest model id (default: the output's file name)\n"
+    "  --security-counter N  manifest anti-rollback counter (default 0)\n"
     "  --quiet               no progress on stderr\n"
     "  --force               overwrite existing outputs\n"
     "A comma-separated model list compiles a weight-sharing group: N model_ctx.onnx and one\n"
@@ -68,6 +74,8 @@ int main(int argc, char** argv) {
   CompileSettings settings;
   std::vector<std::string> models;
   bool quiet = false;
+  std::string sign_key;
+  epctx::host::SignOptions sign_options;
   try {
     for (int i = 1; i < argc; ++i) {
       std::string v;
@@ -96,6 +104,21 @@ int main(int argc, char** argv) {
         for (auto& kv : ParseConfigEntries(v, "-C")) settings.config.push_back(kv);
       } else if (TakeValue(argc, argv, i, "-i", &v)) {
         for (auto& kv : ParseConfigEntries(v, "-i")) settings.backend_options.push_back(kv);
+      } else if (TakeValue(argc, argv, i, "--sign-key", &v)) {
+        sign_key = v;
+      } else if (TakeValue(argc, argv, i, "--model-id", &v)) {
+        sign_options.model_id = v;
+      } else if (TakeValue(argc, argv, i, "--security-counter", &v)) {
+        size_t used = 0;
+        unsigned long long n = 0;
+        try {
+          n = std::stoull(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != v.size() || v.empty() || v[0] == '-')
+          throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
+        sign_options.security_counter = n;
       } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
         settings.input_shapes.push_back(ParseInputShape(v));
       } else if (!a.empty() && a[0] == '-') {
@@ -108,11 +131,21 @@ int main(int argc, char** argv) {
       }
     }
     if (models.empty()) throw UsageError("no input model given");
+    if (sign_key.empty() && (!sign_options.model_id.empty() || sign_options.security_counter))
+      throw UsageError("--model-id and --security-counter need --sign-key");
+    if (!sign_options.model_id.empty() && models.size() > 1)
+      throw UsageError("--model-id names one package; a group signs each model under its own name");
   } catch (const std::invalid_argument& e) {
     std::cerr << "epctx-compile: error: " << e.what() << " (see --help)\n";
     return 2;
   }
 
+  if (!sign_key.empty() && !std::ifstream(sign_key, std::ios::binary)) {
+    // Before compiling: a typo in the key path must not leave unsigned outputs.
+    std::cerr << "epctx-compile: error: signing: " << sign_key
+              << ": cannot open the signing key\n";
+    return 1;
+  }
   settings.progress = Progress(quiet ? nullptr : &std::cerr);
   std::vector<ModelInput> inputs;
   for (const auto& m : models) inputs.push_back(ModelInput::FromPath(m));
@@ -123,5 +156,19 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << FormatResult(r, settings.ep);  // the result, also with --quiet
+  if (sign_key.empty()) return 0;
+  try {
+    for (const ModelReport& m : r.models) {
+      if (!m.written || m.output_path.empty()) continue;
+      std::string sig = SignPackage(m.output_path, sign_key, sign_options);
+      std::cout << "signed: " << sig << "\n";
+    }
+  } catch (const ToolError& e) {
+    std::cerr << "epctx-compile: error: signing: " << e.file() << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "epctx-compile: error: signing: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
 }

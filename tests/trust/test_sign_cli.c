@@ -64,6 +64,40 @@ static void verify_failures(void** state) {
   tu_proc_free(&p);
 }
 
+/* epctx-compile --sign-key signs what it writes: the package verifies with
+ * epctx-sign and carries the id and counter given. */
+static void compile_signs_as_it_writes(void** state) {
+  (void)state;
+  char src[600], out[600];
+  snprintf(src, sizeof src, "%s/gemm/model.onnx", g_models);
+  snprintf(out, sizeof out, "%s/signed/g_ctx.onnx", g_work);
+  const char* comp[] = {g_compile, src, "-o", out, "--quiet", "--force", "--sign-key", g_k1,
+                        "--model-id", "gemm-demo", "--security-counter", "3", NULL};
+  tu_proc p = run(comp);
+  if (p.exit_code != 0) fail_msg("epctx-compile --sign-key: %s", p.err);
+  assert_non_null(strstr(p.out, "signed: "));
+  tu_proc_free(&p);
+  const char* verify[] = {g_sign, "verify", "--pub", g_p1, out, NULL};
+  p = run(verify);
+  if (p.exit_code != 0) fail_msg("verify: %s", p.err);
+  assert_non_null(strstr(p.out, "OK: model 'gemm-demo' counter 3, 2 files"));
+  tu_proc_free(&p);
+  /* errors: one line, exit 1 for a bad key file, 2 for usage */
+  const char* badkey[] = {g_compile, src, "-o", out, "--quiet", "--force", "--sign-key",
+                          "/nonexistent.pem", NULL};
+  p = run(badkey);
+  assert_int_equal(p.exit_code, 1);
+  assert_non_null(strstr(p.err, "epctx-compile: error: signing: "));
+  assert_non_null(strstr(p.err, "/nonexistent.pem"));
+  assert_int_equal(tu_count_lines(p.err), 1);
+  tu_proc_free(&p);
+  const char* nokey[] = {g_compile, src, "-o", out, "--model-id", "x", NULL};
+  p = run(nokey);
+  assert_int_equal(p.exit_code, 2);
+  assert_non_null(strstr(p.err, "need --sign-key"));
+  tu_proc_free(&p);
+}
+
 static void usage_and_input_errors(void** state) {
   (void)state;
   const char* none[] = {g_sign, NULL};
@@ -98,6 +132,7 @@ int main(int argc, char** argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keygen_sign_verify),
       cmocka_unit_test(verify_failures),
+      cmocka_unit_test(compile_signs_as_it_writes),
       cmocka_unit_test(usage_and_input_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
