@@ -1,5 +1,6 @@
 // Writing the _ctx.onnx model: EPContext nodes replace the partitions.
 #include "epctx_host/ctx_model.h"
+#include "epctx_host/raw_align.h"
 
 #include <map>
 #include <queue>
@@ -186,7 +187,10 @@ onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& 
 
 std::string SerializeCtxModel(onnx::ModelProto& model, const CtxModelOptions& options,
                               size_t* payload_offset) {
-  std::string bytes = model.SerializeAsString();
+  // Every initializer's raw_data at an aligned offset, so the runtime uses
+  // CPU-fallback weights in place (see raw_align.h).
+  auto serialize = [&model] { return AlignRawInitializers(model.SerializeAsString()); };
+  std::string bytes = serialize();
   if (options.embed_mode != 1 || !options.container || options.container->empty()) return bytes;
   onnx::AttributeProto* pad = nullptr;
   for (auto& n : *model.mutable_graph()->mutable_node())
@@ -207,7 +211,7 @@ std::string SerializeCtxModel(onnx::ModelProto& model, const CtxModelOptions& op
       return bytes;
     }
     pad->set_s(std::string(pad->s().size() + (kEmbedAlignment - rem), '\0'));
-    bytes = model.SerializeAsString();
+    bytes = serialize();
   }
   throw std::logic_error("ctx model: could not align the embedded payload");
 }
