@@ -16,13 +16,6 @@
 
 #include "vnpu_generated.h"
 
-namespace epctx {
-namespace vnpu {
-
-namespace fb = ::epctx::vnpu::fb;
-}  // namespace vnpu
-}  // namespace epctx
-
 struct epctx_hal_context;
 
 namespace epctx {
