@@ -1,8 +1,8 @@
 """Models for the lazy-verification test (tests/trust/test_lazy.cc).
 
-  lazy_models.py chain OUT_MODEL
-      x[1,256] -> 96 x (Add c_i, Tanh) -> Relu -> Sqrt -> 96 x (Add d_i, Tanh)
-      -> y. vnpu has no Sqrt, so epctx-compile makes two EPContext
+  lazy_models.py chain OUT_MODEL [N]
+      x[1,256] -> N x (Add c_i, Tanh) -> Relu -> Sqrt -> 96 x (Add d_i, Tanh)
+      -> y (N = 96 by default). vnpu has no Sqrt, so epctx-compile makes two EPContext
       partitions in one context binary, each with a command stream of tens
       of KiB (several 4 KiB manifest chunks).
   lazy_models.py one CTX_MODEL INDEX OUT_MODEL SOURCE_MODEL
@@ -25,14 +25,14 @@ N = 96
 W = 256
 
 
-def chain(out):
+def chain(out, n=N):
     rng = np.random.default_rng(7)
     nodes, inits = [], []
     cur = "x"
 
     def half(tag):
         nonlocal cur
-        for i in range(N):
+        for i in range(n):
             c = f"{tag}{i}"
             inits.append(numpy_helper.from_array(
                 rng.uniform(-0.5, 0.5, size=(1, W)).astype(np.float32), c))
@@ -87,6 +87,6 @@ def one(src, index, out, source):
 
 if __name__ == "__main__":
     if sys.argv[1] == "chain":
-        chain(sys.argv[2])
+        chain(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else N)
     else:
         one(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])

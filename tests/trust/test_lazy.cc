@@ -257,12 +257,19 @@ void signed_package_verifies_bound_graphs_only(void**) {
     size_t inside = (o.off + kChunk - 1) / kChunk * kChunk + kChunk / 2;
     assert_true(inside + kChunk / 2 <= o.off + o.size);
     std::string dir = Stage(k ? "b1" : "b0");
+    char needle[160];
     Sign(Path(dir, one));
     Result clean = Expect(EPCTX_OK, Path(dir, one), "required", nullptr);
+    // The compiled model binds both graphs (a primary and a main_context=0
+    // node): signed, it loads; with the flip below, it will not.
+    Sign(Path(dir, "m_ctx.onnx"));
+    Expect(EPCTX_OK, Path(dir, "m_ctx.onnx"), "required", nullptr);
     Xor(dir, inside, 0x10);
     Result r = Expect(EPCTX_OK, Path(dir, one), "required", nullptr);
     assert_true(r.y == clean.y);
     SameAsCpu(dir, k, r);
+    snprintf(needle, sizeof needle, "'%s' chunk %zu of", g.bin_name.c_str(), inside / kChunk);
+    Expect(EPCTX_HASH_MISMATCH, Path(dir, "m_ctx.onnx"), "required", needle);
 
     // The unbound payload's last byte. Its chunk is skipped only if it holds
     // nothing but payload bytes: at the end of the file (the last chunk is
@@ -274,7 +281,6 @@ void signed_package_verifies_bound_graphs_only(void**) {
     dir = Stage(k ? "c1" : "c0");
     Sign(Path(dir, one));
     Xor(dir, last, 0x10);
-    char needle[160];
     snprintf(needle, sizeof needle, "'%s' chunk %zu of", g.bin_name.c_str(), last / kChunk);
     printf("one%d: flip in the last byte of unbound '%s' (chunk %zu): expect %s\n", k,
            o.name.c_str(), last / kChunk, skipped ? "OK (chunk wholly inside)" : "HASH_MISMATCH");
