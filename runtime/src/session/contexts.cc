@@ -149,6 +149,14 @@ Status Session::LoadContexts() {
         if (bound->container.num_graphs == 1 || cstr_eq(bound->container.graphs[j].name, name))
           AdviseWillNeed(*bound, bound->container.graphs[j].payload);
   }
+  // Binding is done: runs read the weights, let the OS read ahead for them.
+  // Not earlier: a fault in a bound payload would read around it into the
+  // payloads of graphs this session never binds.
+  for (uint32_t c = 0; c < num_contexts_; ++c) {
+    const LoadedContext& lc = contexts_[c];
+    const epctx_pal_region& r = lc.shared ? lc.shared->loaded.region : lc.region;
+    epctx_pal_advise(&r, 0, r.size, EPCTX_PAL_ADVISE_NORMAL);
+  }
   return Status::Ok();
 }
 
@@ -344,8 +352,8 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
     return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
                                       node.name.len(), node.name.data, drv->info.name, msg));
   }
-  // Loading is done: runs read the weights, let the OS read ahead for them.
-  epctx_pal_advise(&out->region, 0, out->region.size, EPCTX_PAL_ADVISE_NORMAL);
+  // Read-ahead stays off until the session's graphs are bound (get_graph
+  // reads their payloads): see LoadContexts.
   if (advise_willneed_) AdviseWillNeed(*out, out->container.weights);
   return Status::Ok();
 }
