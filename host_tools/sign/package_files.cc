@@ -44,12 +44,15 @@ std::vector<PackageFile> ListPackageFiles(const std::string& ctx_model_path) {
   for (const onnx::NodeProto& node : g.node()) {
     if (node.op_type() != "EPContext") continue;
     int64_t embed_mode = 1;  // the contrib op's default
+    int64_t main_context = 1;
     std::string cache;
     for (const onnx::AttributeProto& a : node.attribute()) {
       if (a.name() == "embed_mode") embed_mode = a.i();
+      if (a.name() == "main_context") main_context = a.i();
       if (a.name() == "ep_cache_context") cache = a.s();
     }
-    if (embed_mode == 0) add(EPCTX_MF_ROLE_CONTEXT, cache);
+    // A main_context=0 node names no file: its graph lives in a primary's.
+    if (embed_mode == 0 && (main_context == 1 || !cache.empty())) add(EPCTX_MF_ROLE_CONTEXT, cache);
   }
   for (const onnx::TensorProto& t : g.initializer()) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;

@@ -1,10 +1,12 @@
 // vnpu driver: op numerics against reference loops, graph binding,
-// compatibility decisions, and hostile command streams rejected at load.
+// compatibility decisions, and that only bound graphs' payloads are read.
 #include <cmath>
 #include <cstring>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/mman.h>
+#include <unistd.h>
 extern "C" {
 #include <cmocka.h>
 }
@@ -284,6 +286,43 @@ void get_graph_unknown_name_lists_available(void**) {
   assert_non_null(strstr(msg, "'first', 'second'"));
 }
 
+// load_context reads no payload and get_graph reads only the bound graph's:
+// the other graph's payload sits on a page with no access, so any read of
+// it would fault. Binding that graph later reports it, and the good graph
+// is validated once (a second bind returns the same graph).
+void only_bound_graphs_payloads_are_read(void**) {
+  long page = sysconf(_SC_PAGESIZE);
+  void* fence = mmap(nullptr, size_t(page), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(fence != MAP_FAILED);
+  std::vector<uint8_t> good = CopyGraph("used");
+  epctx_hal_graph_blob blobs[2] = {{"unused", static_cast<const uint8_t*>(fence), uint64_t(page)},
+                                   {"used", good.data(), good.size()}};
+  epctx_hal_blob blob = {nullptr, 0, 1, nullptr, 0, blobs, 2};
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  epctx_hal_context* ctx = nullptr;
+  char msg[256];
+  assert_int_equal(d->load_context(d, &blob, Host(), &ctx, msg, sizeof msg), 0);
+  epctx_hal_graph *g = nullptr, *again = nullptr;
+  epctx_hal_graph_info info;
+  assert_int_equal(d->get_graph(d, ctx, "used", &g, &info, msg, sizeof msg), 0);
+  assert_int_equal(d->get_graph(d, ctx, "used", &again, &info, msg, sizeof msg), 0);
+  assert_ptr_equal(g, again);
+  float x[4] = {1, 2, 3, 4}, y[4] = {0, 0, 0, 0};
+  int64_t dims[1] = {4};
+  epctx_hal_tensor in = {EPCTX_DTYPE_FLOAT, 1, dims, x, sizeof x};
+  epctx_hal_tensor out = {EPCTX_DTYPE_FLOAT, 1, dims, y, sizeof y};
+  assert_int_equal(d->execute(d, g, &in, 1, &out, 1, nullptr, 0, msg, sizeof msg), 0);
+  assert_memory_equal(x, y, sizeof x);
+  // Now make the unused payload readable but corrupt: binding it fails.
+  assert_int_equal(mprotect(fence, size_t(page), PROT_READ | PROT_WRITE), 0);
+  memset(fence, 0xA5, size_t(page));
+  assert_int_equal(d->get_graph(d, ctx, "unused", &g, &info, msg, sizeof msg),
+                   EPCTX_INVALID_GRAPH);
+  assert_non_null(strstr(msg, "graph 'unused'"));
+  d->release_context(d, ctx);
+  munmap(fence, size_t(page));
+}
+
 int Compat(const char* sdk, const char* arch, char* msg) {
   const epctx_hal_driver* d = epctx_vnpu_driver();
   epctx_hal_context_desc desc = {"vnpu", sdk, arch, "node0"};
@@ -333,6 +372,7 @@ int main(void) {
       cmocka_unit_test(softmax_transpose_concat_match_reference),
       cmocka_unit_test(get_graph_binds_single_graph_by_any_name),
       cmocka_unit_test(get_graph_unknown_name_lists_available),
+      cmocka_unit_test(only_bound_graphs_payloads_are_read),
       cmocka_unit_test(check_compatibility_accepts_and_rejects),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -108,6 +108,17 @@ inline void Load(Loaded* out, const std::vector<std::pair<std::string, std::vect
   out->msg = msg;
 }
 
+// get_graph on a loaded context: where the driver verifies and validates a
+// graph's payload (load_context reads none). rc and msg as in Loaded.
+inline int Bind(Loaded* l, const char* name, epctx_hal_graph** g, epctx_hal_graph_info* info) {
+  char msg[512];
+  msg[0] = '\0';
+  l->rc = epctx_vnpu_driver()->get_graph(epctx_vnpu_driver(), l->ctx, name, g, info, msg,
+                                         sizeof msg);
+  l->msg = msg;
+  return l->rc;
+}
+
 }  // namespace vt
 
 #endif

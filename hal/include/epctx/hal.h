@@ -148,7 +148,11 @@ typedef struct epctx_hal_driver {
 
   /* name: the graph to bind. When the context holds exactly one graph the
    * driver returns it whatever its name. The graph lives as long as its
-   * context. */
+   * context.
+   * A graph's payload may be read from its first get_graph on, never
+   * earlier (not in load_context): a session checks (signed packages) and
+   * pages in only the payloads of the graphs it binds, so the others may be
+   * unverified. */
   int (*get_graph)(const struct epctx_hal_driver* self,
                    epctx_hal_context* ctx, const char* name,
                    epctx_hal_graph** out, epctx_hal_graph_info* info,

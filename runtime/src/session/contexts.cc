@@ -3,6 +3,9 @@
 // (embedded in the mapped model, or a file beneath the model's folder),
 // verify an epctx container, hand the views to the driver, and bind every
 // EPContext node (primary or main_context=0) to a graph of a loaded context.
+// A signed container is hashed except for the payloads of graphs this
+// session does not bind (bound_graphs.h): the driver reads a payload only
+// in get_graph (hal.h), so those bytes are never used.
 //
 // Error contract (ORT's): a failure while loading a context is INVALID_GRAPH
 // with a message beginning "Failed to load from EpContext model." followed by
@@ -12,6 +15,7 @@
 
 #include <manifest_format.h>
 
+#include "session/bound_graphs.h"
 #include "session/compat.h"
 #include "session/session.h"
 #include "session/workspace.h"
@@ -38,6 +42,24 @@ StrView graph_name_of(const onnx::EpContextNode& ep) {
 }
 
 }  // namespace
+
+GraphNames Session::NamesFor(const onnx::EpContextNode& ep) const {
+  GraphNames names;
+  names.primary = graph_name_of(ep);
+  names.others = secondary_names_;
+  names.num_others = num_secondary_names_;
+  return names;
+}
+
+Status Session::VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c,
+                                    Bytes file) {
+  if (!verifier_.active()) return Status::Ok();
+  const Bytes* skip = nullptr;
+  uint32_t num_skip = 0;
+  EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), meta_, &skip, &num_skip));
+  return verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, skip,
+                                    num_skip);
+}
 
 Status Session::LoadContexts() {
   uint32_t num_ep = 0, num_primary = 0;
@@ -69,7 +91,11 @@ Status Session::LoadContexts() {
     ++k;
   }
   contexts_ = meta_.AllocArray<LoadedContext>(num_primary + 1);
-  if (!contexts_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+  secondary_names_ = meta_.AllocArray<StrView>(num_ep - num_primary + 1);
+  if (!contexts_ || !secondary_names_)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+  for (uint32_t i = 0; i < num_ep; ++i)
+    if (eps[i].main_context != 1) secondary_names_[num_secondary_names_++] = graph_name_of(eps[i]);
   for (uint32_t i = 0; i < num_ep; ++i) {
     if (eps[i].main_context != 1) continue;
     Status st = LoadOneContext(eps[i], &contexts_[num_contexts_]);
@@ -131,6 +157,14 @@ Status Session::LoadContexts() {
       for (uint32_t j = 0; j < bound->container.num_graphs; ++j)
         if (bound->container.num_graphs == 1 || cstr_eq(bound->container.graphs[j].name, name))
           AdviseWillNeed(*bound, bound->container.graphs[j].payload);
+  }
+  // Binding is done: runs read the weights, let the OS read ahead for them.
+  // Not earlier: a fault in a bound payload would read around it into the
+  // payloads of graphs this session never binds.
+  for (uint32_t c = 0; c < num_contexts_; ++c) {
+    const LoadedContext& lc = contexts_[c];
+    const epctx_pal_region& r = lc.shared ? lc.shared->loaded.region : lc.region;
+    epctx_pal_advise(&r, 0, r.size, EPCTX_PAL_ADVISE_NORMAL);
   }
   return Status::Ok();
 }
@@ -196,12 +230,14 @@ Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* 
   }
   // Another session loaded (and perhaps verified against its own manifest)
   // these bytes; this session's manifest must vouch for them too.
+  // Like a private load, it hashes only the graphs this session binds, which
+  // may differ from those of the session that loaded the context.
   if (!verifier_.active()) return Status::Ok();
   Bytes file{sc->loaded.region.data, static_cast<size_t>(sc->loaded.region.size)};
   if (!sc->loaded.is_container)
     return verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
   EPCTX_RETURN_IF_ERROR(verifier_.VerifyContainerHead(ep.ep_cache_context, file));
-  return verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, nullptr, 0);
+  return VerifyContainerFile(ep, sc->loaded.container, file);
 }
 
 Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
@@ -310,11 +346,10 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
       graphs[i].size = out->container.graphs[i].payload.size;
     }
     hb.graphs = graphs;
-    // Every graph goes to the driver, so no payload is skipped; a session
-    // that loads a subset lists the others' payloads as skip ranges.
-    if (ep.embed_mode != 1)
-      EPCTX_RETURN_IF_ERROR(
-          verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, file_name, blob, nullptr, 0));
+    // Every graph goes to the driver (a group's later sessions may bind the
+    // others), but the driver reads a payload only when get_graph binds it:
+    // the payloads of graphs this session does not bind are not hashed.
+    if (ep.embed_mode != 1) EPCTX_RETURN_IF_ERROR(VerifyContainerFile(ep, out->container, blob));
   }
   Status cst = CompatStatus(compat, fail_on_suboptimal_);
   if (!cst.ok()) return load_failure(cst.Prefix("%s", label_));
@@ -328,8 +363,8 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
     return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
                                       node.name.len(), node.name.data, drv->info.name, msg));
   }
-  // Loading is done: runs read the weights, let the OS read ahead for them.
-  epctx_pal_advise(&out->region, 0, out->region.size, EPCTX_PAL_ADVISE_NORMAL);
+  // Read-ahead stays off until the session's graphs are bound (get_graph
+  // reads their payloads): see LoadContexts.
   if (advise_willneed_) AdviseWillNeed(*out, out->container.weights);
   return Status::Ok();
 }

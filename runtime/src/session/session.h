@@ -24,6 +24,7 @@
 #include "onnx/epcontext.h"
 #include "onnx/model.h"
 #include "session/env.h"
+#include "session/bound_graphs.h"
 #include "session/options.h"
 #include "trust/verifier.h"
 
@@ -121,6 +122,11 @@ class Session {
   // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or
   // the payload of a graph this session binds), when they lie in a mapping.
   void AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const;
+  // The graph names this session asks of the context of primary node `ep`.
+  GraphNames NamesFor(const onnx::EpContextNode& ep) const;
+  // Signed packages: every chunk of the container file `file` except those
+  // wholly inside payloads of graphs this session does not bind.
+  Status VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c, Bytes file);
   int GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                epctx_hal_graph_info* info, char* msg, size_t msg_cap);
   Status BindEpContextStep(const onnx::EpContextNode& ep, Step* step);
@@ -160,6 +166,10 @@ class Session {
 
   LoadedContext* contexts_ = nullptr;
   uint32_t num_contexts_ = 0;
+  // Graph names of the main_context=0 EPContext nodes: with a primary's own
+  // name, the graphs of its container this session binds (bound_graphs.h).
+  StrView* secondary_names_ = nullptr;
+  uint32_t num_secondary_names_ = 0;
   ContextGroup* group_ = nullptr;  // one reference held while the session lives
 
   uint32_t* input_ids_ = nullptr;   // per graph input (UINT32_MAX: initializer-backed)

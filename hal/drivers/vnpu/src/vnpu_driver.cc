@@ -1,6 +1,8 @@
 // The vnpu driver's HAL entry points: info and versions, compatibility,
-// loading (verify + validate every graph), graph lookup and execute.
+// loading (the container-level checks), graph lookup (verify + validate the
+// bound graph's payload, once) and execute.
 #include <cstring>
+#include <new>
 
 #include <epctx/epctx.h>
 #include <epctx/vnpu.h>
@@ -152,34 +154,36 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = t->shape()->Get(k);
 }
 
-// Verifies and validates one graph payload and fills g (allocating its
-// binding tables from the host).
-int LoadGraph(epctx_hal_context* ctx, const epctx_hal_graph_blob& gb, Graph* g, Msg& msg) {
+// Verifies and validates the payload of g and fills g (allocating its
+// binding tables from the host). Called once per graph, by the first
+// get_graph that binds it; no other code reads a payload before this.
+int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   const char* name = g->name;
-  if (!gb.data || gb.size < 8 || memcmp(gb.data + 4, fb::GraphIdentifier(), 4) != 0) {
+  const uint8_t* data = g->data;
+  uint64_t size = g->size;
+  if (!data || size < 8 || memcmp(data + 4, fb::GraphIdentifier(), 4) != 0) {
     msg.s("vnpu: graph '").s(name).s("' payload is not a vnpu command stream (identifier ")
-        .s("\"VNPU\" missing, ").u(gb.size).s(" bytes)");
+        .s("\"VNPU\" missing, ").u(size).s(" bytes)");
     return EPCTX_INVALID_GRAPH;
   }
-  if (gb.size > FLATBUFFERS_MAX_BUFFER_SIZE) {
-    msg.s("vnpu: graph '").s(name).s("' payload of ").u(gb.size).s(" bytes is too large");
+  if (size > FLATBUFFERS_MAX_BUFFER_SIZE) {
+    msg.s("vnpu: graph '").s(name).s("' payload of ").u(size).s(" bytes is too large");
     return EPCTX_INVALID_GRAPH;
   }
-  flatbuffers::Verifier verifier(gb.data, size_t(gb.size));
+  flatbuffers::Verifier verifier(data, size_t(size));
   // Identifier checked above; verifying the root table directly (not
   // VerifyBuffer) keeps flatbuffers' strncmp out of the driver.
   flatbuffers::uoffset_t root =
-      gb.size >= 12 ? verifier.VerifyOffset(0) : 0;  // 12: smallest flatbuffer
-  if (!root || !reinterpret_cast<const fb::Graph*>(gb.data + root)->Verify(verifier)) {
+      size >= 12 ? verifier.VerifyOffset(0) : 0;  // 12: smallest flatbuffer
+  if (!root || !reinterpret_cast<const fb::Graph*>(data + root)->Verify(verifier)) {
     msg.s("vnpu: graph '").s(name).s("' command stream failed flatbuffers verification (")
-        .u(gb.size).s(" bytes: truncated or corrupt)");
+        .u(size).s(" bytes: truncated or corrupt)");
     return EPCTX_INVALID_GRAPH;
   }
-  const fb::Graph* s = fb::GetGraph(gb.data);
+  const fb::Graph* s = fb::GetGraph(data);
   int rc = ValidateGraph(s, ctx->weights_size, name, &g->num_inputs, &g->num_outputs, msg);
   if (rc != EPCTX_OK) return rc;
   g->stream = s;
-  g->ctx = ctx;
   g->arena_size = s->arena_size();
   uint32_t nio = g->num_inputs + g->num_outputs;
   size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
@@ -235,7 +239,7 @@ int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx
     msg.s("vnpu: out of memory for ").u(head + names).s(" bytes of context state");
     return EPCTX_OUT_OF_MEMORY;
   }
-  memset(ctx, 0, head);
+  memset(ctx, 0, sizeof(epctx_hal_context));
   ctx->host = *host;
   ctx->weights = blob->weights;
   ctx->weights_size = blob->weights ? blob->weights_size : 0;
@@ -246,16 +250,36 @@ int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx
     const char* src = blob->graphs[i].name ? blob->graphs[i].name : "";
     size_t n = StrLen(src);
     memcpy(name, src, n + 1);
-    ctx->graphs[i].name = name;
+    // Only the graph table is read here: payloads wait for get_graph.
+    Graph* g = new (&ctx->graphs[i]) Graph();
+    g->ctx = ctx;
+    g->name = name;
+    g->data = blob->graphs[i].data;
+    g->size = blob->graphs[i].size;
     name += n + 1;
-    int rc = LoadGraph(ctx, blob->graphs[i], &ctx->graphs[i], msg);
-    if (rc != EPCTX_OK) {
-      Release(nullptr, ctx);
-      return rc;
-    }
   }
   *out = ctx;
   return EPCTX_OK;
+}
+
+// Validates g once. The runtime never calls get_graph concurrently on one
+// context (hal.h), but a driver must not rely on it for memory safety: a
+// second caller waits for the first one's verdict instead of writing the
+// same fields.
+int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
+  for (;;) {
+    uint32_t st = g->state.load(std::memory_order_acquire);
+    if (st == kValid) return EPCTX_OK;
+    if (st == kChecking) continue;  // another get_graph is validating it
+    if (g->state.compare_exchange_weak(st, kChecking, std::memory_order_acquire)) break;
+  }
+  int rc = ValidatePayload(ctx, g, msg);
+  if (rc != EPCTX_OK && g->inputs) {
+    ctx->host.free(ctx->host.user, g->inputs);
+    g->inputs = nullptr;
+  }
+  g->state.store(rc == EPCTX_OK ? kValid : kUnchecked, std::memory_order_release);
+  return rc;
 }
 
 int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
@@ -277,6 +301,8 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
     for (uint32_t i = 0; i < ctx->num_graphs; ++i) msg.s(i ? ", '" : " '").s(ctx->graphs[i].name).s("'");
     return EPCTX_INVALID_GRAPH;
   }
+  int rc = Validate(ctx, g, msg);
+  if (rc != EPCTX_OK) return rc;
   info->num_inputs = g->num_inputs;
   info->num_outputs = g->num_outputs;
   info->inputs = g->inputs;

@@ -4,12 +4,17 @@
 //
 // A Context and its Graphs live in one host allocation each and point into
 // the payload and weight views, which the runtime keeps valid until
-// release_context. Nothing here is mutated after load, so execute may run on
-// many threads at once.
+// release_context. load_context reads no payload byte: get_graph verifies and
+// validates a graph's command stream the first time it is bound, so graphs a
+// session never binds are never read (a multi-graph binary shared by N
+// models costs each model only its own graphs). A graph's fields are written
+// once, by the get_graph call that validates it, and published through its
+// `state`; execute runs only on published graphs, from many threads at once.
 #ifndef EPCTX_VNPU_INTERNAL_H
 #define EPCTX_VNPU_INTERNAL_H
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 
 #include <epctx/hal.h>
@@ -41,9 +46,18 @@ class Msg {
   size_t len_ = 0;
 };
 
+// Graph::state: whether get_graph has validated the payload yet.
+enum GraphState : uint32_t { kUnchecked = 0, kChecking = 1, kValid = 2 };
+
 struct Graph {
   const epctx_hal_context* ctx;  // owner
   const char* name;            // copied, owned by the context allocation
+  const uint8_t* data;         // payload view (unread until first bound)
+  uint64_t size;
+  // kUnchecked -> kChecking (one get_graph claims it) -> kValid, or back to
+  // kUnchecked when validation fails (the next call reports it again). The
+  // fields below are valid once kValid is observed with acquire ordering.
+  std::atomic<uint32_t> state;
   const fb::Graph* stream;     // verified and validated
   uint32_t num_inputs;
   uint32_t num_outputs;
