@@ -17,20 +17,20 @@ extern "C" {
 static const char* g_dir;
 
 static void wrapper_runs_model_and_owns_outputs(void**) {
-  epctx::Env env;
-  epctx::Result r = epctx::Env::Create(&env, 0);
+  epctx::cpp::Env env;
+  epctx::cpp::Result r = epctx::cpp::Env::Create(&env, 0);
   assert_true(r.ok());
   char path[4096];
   snprintf(path, sizeof path, "%s/add_relu.onnx", g_dir);
-  epctx::Session s;
-  r = epctx::Session::Create(env, path, nullptr, &s);
+  epctx::cpp::Session s;
+  r = epctx::cpp::Session::Create(env, path, nullptr, &s);
   if (!r.ok()) fail_msg("%s", r.message());
   float x[6] = {-1, 1, -1, 1, -1, 1};
   int64_t dims[2] = {2, 3};
-  epctx::Tensor in[1];
-  assert_true(epctx::Tensor::Wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, &in[0]).ok());
+  epctx::cpp::Tensor in[1];
+  assert_true(epctx::cpp::Tensor::Wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, &in[0]).ok());
   const char* names[1] = {"x"};
-  epctx::Tensor out[1];
+  epctx::cpp::Tensor out[1];
   r = s.Run(names, in, 1, nullptr, out, 1);
   if (!r.ok()) fail_msg("%s", r.message());
   const float want[6] = {0, 2, 1, 4, 3, 6};
@@ -39,10 +39,10 @@ static void wrapper_runs_model_and_owns_outputs(void**) {
 }
 
 static void wrapper_reports_errors_as_results(void**) {
-  epctx::Env env;
-  assert_true(epctx::Env::Create(&env, 0).ok());
-  epctx::Session s;
-  epctx::Result r = epctx::Session::Create(env, "/nonexistent/model.onnx", nullptr, &s);
+  epctx::cpp::Env env;
+  assert_true(epctx::cpp::Env::Create(&env, 0).ok());
+  epctx::cpp::Session s;
+  epctx::cpp::Result r = epctx::cpp::Session::Create(env, "/nonexistent/model.onnx", nullptr, &s);
   assert_false(r.ok());
   assert_int_equal(r.code(), EPCTX_NO_SUCHFILE);
   assert_string_equal(r.code_name(), "NO_SUCHFILE");

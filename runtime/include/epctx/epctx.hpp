@@ -1,7 +1,12 @@
 // Header-only C++17 wrapper over <epctx/epctx.h>. No exceptions: every
-// fallible call returns epctx::Status (ok() or code + message) and hands
-// results out through parameters. Objects are move-only RAII owners of the C
-// handles; an empty object (moved-from or never created) holds nullptr.
+// fallible call returns epctx::cpp::Result (ok() or code + message) and
+// hands results out through parameters. Objects are move-only RAII owners of
+// the C handles; an empty object (moved-from or never created) holds nullptr.
+//
+// The wrapper lives in epctx::cpp, not epctx: the runtime's own classes are
+// epctx::Env, epctx::Session, ..., and an application linking the static
+// library would otherwise get two definitions of, say, epctx::Env::~Env and
+// the linker would keep one of them (an ODR violation ASan caught).
 #ifndef EPCTX_EPCTX_HPP
 #define EPCTX_EPCTX_HPP
 
@@ -12,6 +17,7 @@
 #include <epctx/epctx.h>
 
 namespace epctx {
+namespace cpp {
 
 // Owns an epctx_status*; ok() when it holds nullptr.
 class [[nodiscard]] Result {
@@ -164,6 +170,7 @@ class Session : public Handle<epctx_session, epctx_session_release> {
   using Handle::Handle;
 };
 
+}  // namespace cpp
 }  // namespace epctx
 
 #endif
