@@ -107,6 +107,18 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
                          label, (unsigned long long)meta_off, (unsigned long long)meta_size,
                          (unsigned long long)total);
   const uint8_t* meta = blob.data + meta_off;
+  if ((reinterpret_cast<uintptr_t>(meta) & 7) != 0) {
+    // A container embedded at an odd offset of a model (files from other
+    // tools; epctx-compile aligns it): flatbuffers reads its buffer with
+    // aligned loads, so parse an aligned copy of the metadata. Weight and
+    // payload views still point into the blob.
+    uint8_t* copy = static_cast<uint8_t*>(arena.Alloc(static_cast<size_t>(meta_size), 8));
+    if (!copy)
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory copying %llu bytes of metadata",
+                           label, (unsigned long long)meta_size);
+    memcpy(copy, meta, static_cast<size_t>(meta_size));
+    meta = copy;
+  }
   flatbuffers::Verifier verifier(meta, static_cast<size_t>(meta_size), 64, 1000000);
   // The identifier is compared here with memcmp: flatbuffers' own check
   // calls strncmp, which a bare-metal board need not have.
