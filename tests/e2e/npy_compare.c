@@ -5,14 +5,29 @@
 
 #include "npy.h"
 
+static int compare(const epctx_npy* pa, const epctx_npy* pb);
+
 int main(int argc, char** argv) {
   if (argc != 3) return 2;
   epctx_npy a, b;
   char err[256];
-  if (epctx_npy_read(argv[1], &a, err, sizeof err) != 0 || epctx_npy_read(argv[2], &b, err, sizeof err) != 0) {
+  if (epctx_npy_read(argv[1], &a, err, sizeof err) != 0) {
     fprintf(stderr, "npy_compare: %s\n", err);
     return 1;
   }
+  if (epctx_npy_read(argv[2], &b, err, sizeof err) != 0) {
+    fprintf(stderr, "npy_compare: %s\n", err);
+    epctx_npy_free(&a);
+    return 1;
+  }
+  int rc = compare(&a, &b);
+  epctx_npy_free(&a);
+  epctx_npy_free(&b);
+  return rc;
+}
+
+static int compare(const epctx_npy* pa, const epctx_npy* pb) {
+  const epctx_npy a = *pa, b = *pb;
   if (a.dtype != b.dtype || a.dtype != EPCTX_DTYPE_FLOAT || a.rank != b.rank || a.bytes != b.bytes) {
     fprintf(stderr, "npy_compare: type or shape differs\n");
     return 1;
