@@ -4,8 +4,9 @@
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)
 #   3. host-tsan preset: the threading test under ThreadSanitizer (uses the
 #      host build's epctx-compile)
-#   4. aarch64-linux preset: cross build, ctest under qemu-aarch64
-# Ends with "N passed, N failed" (tests over both presets; a configure or
+#   4. host-asan preset: every host test again under AddressSanitizer + UBSan
+#   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
+# Ends with "N passed, N failed" (tests over all presets; a configure or
 # build step that fails counts as one failure) and exits non-zero if anything
 # failed.
 # usage: bash tests/run-all.sh
@@ -60,7 +61,7 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
   fi
 }
 
-for preset in host host-tsan aarch64-linux; do
+for preset in host host-tsan host-asan aarch64-linux; do
   extra=()
   # The aarch64 runtime also runs the generated models, compiled by the host
   # build's epctx-compile (an x86_64 child of the emulated test).
