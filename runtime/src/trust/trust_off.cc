@@ -18,14 +18,6 @@ Status Keyring::AddKey(const void*, size_t) {
 Status Keyring::SetCounterStore(const char*) { return AddKey(nullptr, 0); }
 const TrustedKey* Keyring::Find(const uint8_t*) const { return nullptr; }
 
-bool ParsePolicy(const char* value, Policy* out) {
-  if (cstr_eq(value, "off")) *out = Policy::kOff;
-  else if (cstr_eq(value, "if_signed")) *out = Policy::kIfSigned;
-  else if (cstr_eq(value, "required")) *out = Policy::kRequired;
-  else return false;
-  return true;
-}
-Policy DefaultPolicy() { return Policy::kIfSigned; }
 
 PackageVerifier::~PackageVerifier() {}
 

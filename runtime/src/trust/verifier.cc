@@ -27,22 +27,6 @@ uint64_t le64(const uint8_t* p) {
 
 }  // namespace
 
-bool ParsePolicy(const char* value, Policy* out) {
-  if (cstr_eq(value, "off")) *out = Policy::kOff;
-  else if (cstr_eq(value, "if_signed")) *out = Policy::kIfSigned;
-  else if (cstr_eq(value, "required")) *out = Policy::kRequired;
-  else return false;
-  return true;
-}
-
-Policy DefaultPolicy() {
-#if defined(EPCTX_REQUIRE_SIGNATURES)
-  return Policy::kRequired;
-#else
-  return Policy::kIfSigned;
-#endif
-}
-
 PackageVerifier::~PackageVerifier() { epctx_pal_unmap(&region_); }
 
 Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
