@@ -9,15 +9,6 @@
 namespace epctx {
 namespace {
 
-uint16_t rd16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t rd32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t rd64(const uint8_t* p) {
-  return static_cast<uint64_t>(rd32(p)) | (static_cast<uint64_t>(rd32(p + 4)) << 32);
-}
-
 ContainerVersion version_of(const fb::Version* v) {
   ContainerVersion r;
   if (v) {
@@ -68,26 +59,26 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
     return Status::Error(EPCTX_INVALID_CONTAINER, "%s: container magic \"%s\" not found", label,
                          EPCTX_CONTAINER_MAGIC);
   const uint8_t* h = blob.data;
-  out->format_major = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MAJOR);
-  out->format_minor = rd16(h + EPCTX_CONTAINER_OFF_FORMAT_MINOR);
+  out->format_major = load_le16(h + EPCTX_CONTAINER_OFF_FORMAT_MAJOR);
+  out->format_minor = load_le16(h + EPCTX_CONTAINER_OFF_FORMAT_MINOR);
   bool known = false;
-  char readable[64];
-  size_t len = 0;
-  readable[0] = '\0';
-  for (uint16_t m : kSupportedContainerMajors) {
-    known = known || m == out->format_major;
-    len += format(readable + len, len < sizeof readable ? sizeof readable - len : 0, "%s%u.x",
-                  len ? ", " : "", m);
-  }
-  if (!known)
+  for (uint16_t m : kSupportedContainerMajors) known = known || m == out->format_major;
+  if (!known) {
+    char readable[64];
+    size_t len = 0;
+    readable[0] = '\0';
+    for (uint16_t m : kSupportedContainerMajors)
+      len += format(readable + len, len < sizeof readable ? sizeof readable - len : 0, "%s%u.x",
+                    len ? ", " : "", m);
     return Status::Error(EPCTX_NOT_IMPLEMENTED,
                          "%s: container format %u.%u is not supported; this runtime reads %s",
                          label, out->format_major, out->format_minor, readable);
-  uint32_t header_size = rd32(h + EPCTX_CONTAINER_OFF_HEADER_SIZE);
-  uint64_t total = rd64(h + EPCTX_CONTAINER_OFF_TOTAL_SIZE);
-  uint64_t meta_off = rd64(h + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
-  uint64_t meta_size = rd64(h + EPCTX_CONTAINER_OFF_METADATA_SIZE);
-  uint32_t align = rd32(h + EPCTX_CONTAINER_OFF_SEGMENT_ALIGNMENT);
+  }
+  uint32_t header_size = load_le32(h + EPCTX_CONTAINER_OFF_HEADER_SIZE);
+  uint64_t total = load_le64(h + EPCTX_CONTAINER_OFF_TOTAL_SIZE);
+  uint64_t meta_off = load_le64(h + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
+  uint64_t meta_size = load_le64(h + EPCTX_CONTAINER_OFF_METADATA_SIZE);
+  uint32_t align = load_le32(h + EPCTX_CONTAINER_OFF_SEGMENT_ALIGNMENT);
   if (header_size < EPCTX_CONTAINER_HEADER_SIZE || header_size > blob.size)
     return Status::Error(EPCTX_INVALID_CONTAINER, "%s: header_size %u: expected 64..%zu", label,
                          header_size, blob.size);

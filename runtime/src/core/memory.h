@@ -14,6 +14,8 @@
 
 #include <epctx/epctx.h>
 
+#include "core/types.h"
+
 namespace epctx {
 
 class Allocator {
@@ -67,6 +69,12 @@ class Arena {
   }
   // NUL-terminated copy of [s, s+n).
   char* Strdup(const char* s, size_t n);
+  // NUL-terminated copy of a view; "" when out of memory (names for
+  // messages and driver descriptors, where an empty name is harmless).
+  const char* CStr(StrView s) {
+    const char* p = Strdup(s.data, s.size);
+    return p ? p : "";
+  }
   void Reset();
   size_t bytes_allocated() const { return total_; }
 

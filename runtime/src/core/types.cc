@@ -32,6 +32,22 @@ const char* cstr_rchr(const char* s, char c) {
   return last;
 }
 
+const char* relative_path_problem(StrView p) {
+  if (p.empty()) return "is empty";
+  if (p.data[0] == '/') return "is absolute";
+  size_t start = 0;
+  for (size_t i = 0; i <= p.size; ++i) {
+    if (i < p.size && p.data[i] == '\0') return "contains a NUL byte";
+    if (i == p.size || p.data[i] == '/') {
+      size_t n = i - start;
+      if (n == 0) return "has an empty component";
+      if (n == 2 && p.data[start] == '.' && p.data[start + 1] == '.') return "has a '..' component";
+      start = i + 1;
+    }
+  }
+  return nullptr;
+}
+
 size_t dtype_size(int32_t dtype) {
   switch (dtype) {
     case EPCTX_DTYPE_FLOAT: case EPCTX_DTYPE_INT32: case EPCTX_DTYPE_UINT32: return 4;

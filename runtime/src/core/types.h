@@ -42,6 +42,24 @@ bool cstr_eq(const char* a, const char* b);
 // Last occurrence of c in s, or nullptr.
 const char* cstr_rchr(const char* s, char c);
 
+// Why `p` is not a plain relative path, or nullptr when it is one: not
+// empty, not absolute, no NUL byte, no empty or ".." component. The one rule
+// for names inside a package (context files, manifest entries); the PAL
+// still enforces containment on the file system.
+const char* relative_path_problem(StrView p);
+
+// Little-endian loads from bytes of any alignment (file headers).
+inline uint16_t load_le16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] | (p[1] << 8));
+}
+inline uint32_t load_le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+inline uint64_t load_le64(const uint8_t* p) {
+  return static_cast<uint64_t>(load_le32(p)) | static_cast<uint64_t>(load_le32(p + 4)) << 32;
+}
+
 // Bytes per element; 0 for STRING and unknown types.
 size_t dtype_size(int32_t dtype);
 // "float", "int64", ...; "unknown" for others.

@@ -15,6 +15,8 @@ const char* const kOptShareEpContexts = "ep.share_ep_contexts";
 const char* const kOptStopShareEpContexts = "ep.stop_share_ep_contexts";
 const char* const kOptAdvise = "epctx.advise";
 const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_model";
+const char* const kOptSignaturePolicy = "epctx.signature_policy";
+const char* const kOptSignaturePath = "epctx.signature_path";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -48,11 +50,11 @@ Status Options::Set(const char* key, const char* value) {
   if (n > static_cast<size_t>(kMaxValue))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option '%s': value of %zu bytes exceeds %d", key, n, kMaxValue);
-  if (known == kKnownKeys[2] && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
+  if (cstr_eq(known, kOptLoadMode) && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
                          value);
-  if (cstr_eq(key, "epctx.signature_policy")) {
+  if (cstr_eq(known, kOptSignaturePolicy)) {
     trust::Policy p;
     if (!trust::ParsePolicy(value, &p))
       return Status::Error(EPCTX_INVALID_ARGUMENT,
@@ -64,7 +66,8 @@ Status Options::Set(const char* key, const char* value) {
                            "EPCTX_REQUIRE_SIGNATURES, only 'required' is allowed, found '%s'",
                            value);
   }
-  if ((cstr_eq(known, kOptShareEpContexts) || cstr_eq(known, kOptStopShareEpContexts)) &&
+  if ((cstr_eq(known, kOptShareEpContexts) || cstr_eq(known, kOptStopShareEpContexts) ||
+       cstr_eq(known, kOptFailOnSuboptimal)) &&
       !cstr_eq(value, "0") && !cstr_eq(value, "1"))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
                          key, value);
@@ -72,10 +75,7 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.advise': expected none or willneed, found '%s'",
                          value);
-  if (cstr_eq(known, kOptFailOnSuboptimal) && !cstr_eq(value, "0") && !cstr_eq(value, "1"))
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
-                         key, value);
-  if (known == kKnownKeys[0] && n > 0) {
+  if (cstr_eq(known, kOptEpContextFilePath) && n > 0) {
     // ORT's rule: the key names a model file, never a folder.
     const char* slash = cstr_rchr(value, '/');
     const char* base = slash ? slash + 1 : value;
@@ -103,6 +103,11 @@ const char* Options::Get(const char* key) const {
   for (int i = 0; i < count_; ++i)
     if (cstr_eq(entries_[i].key, key)) return entries_[i].value;
   return nullptr;
+}
+
+bool Options::Flag(const char* key) const {
+  const char* v = Get(key);
+  return v && cstr_eq(v, "1");
 }
 
 }  // namespace epctx

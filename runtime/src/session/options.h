@@ -11,14 +11,15 @@ namespace epctx {
 extern const char* const kOptEpContextFilePath;           // ep.context_file_path
 extern const char* const kOptExternalInitializersFolder;  // session.model_external_initializers_file_folder_path
 extern const char* const kOptLoadMode;                    // epctx.load_mode = mmap | read
-// Also accepted (read by trust/verifier.cc): epctx.signature_policy =
-// required | if_signed | off, epctx.signature_path = the manifest's path.
 extern const char* const kOptShareEpContexts;             // ep.share_ep_contexts = 0 | 1
 extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_contexts = 0 | 1
 extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
+extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
+// Read by trust/verifier.cc:
+extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off
+extern const char* const kOptSignaturePath;    // epctx.signature_path = the manifest's path
 
 class ContextGroup;
-extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
 
 class Options {
  public:
@@ -30,6 +31,8 @@ class Options {
   Status Set(const char* key, const char* value);
   // The value, or nullptr when not set.
   const char* Get(const char* key) const;
+  // True when a 0/1 key is set to 1.
+  bool Flag(const char* key) const;
 
   // The context group sessions created with these options join (nullptr:
   // none, or the env's when ep.share_ep_contexts=1). Not owned here: the C

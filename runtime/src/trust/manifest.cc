@@ -8,15 +8,6 @@ namespace epctx {
 namespace trust {
 namespace {
 
-uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
-uint32_t le32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-uint64_t le64(const uint8_t* p) {
-  return static_cast<uint64_t>(le32(p)) | (static_cast<uint64_t>(le32(p + 4)) << 32);
-}
-
 Status bad(const char* label, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 Status bad(const char* label, const char* fmt, ...) {
   char what[Status::kMaxMessage];
@@ -25,21 +16,6 @@ Status bad(const char* label, const char* fmt, ...) {
   vformat(what, sizeof what, fmt, ap);
   va_end(ap);
   return Status::Error(EPCTX_SIGNATURE_INVALID, "%s: malformed manifest: %s", label, what);
-}
-
-// A relative name without NUL, empty or ".." components, or a leading '/'.
-bool safe_name(const uint8_t* p, size_t n) {
-  if (n == 0 || p[0] == '/') return false;
-  size_t start = 0;
-  for (size_t i = 0; i <= n; ++i) {
-    if (i < n && p[i] == '\0') return false;
-    if (i == n || p[i] == '/') {
-      size_t len = i - start;
-      if (len == 0 || (len == 2 && p[start] == '.' && p[start + 1] == '.')) return false;
-      start = i + 1;
-    }
-  }
-  return true;
 }
 
 bool has_nul(const uint8_t* p, size_t n) { return n && memchr(p, 0, n) != nullptr; }
@@ -51,8 +27,8 @@ Status parse_file(const uint8_t* v, uint32_t len, uint32_t off, const char* labe
                EPCTX_MF_FILE_FIXED_SIZE);
   f->role = v[0];
   f->chunk_log2 = v[1];
-  uint16_t name_len = le16(v + 2);
-  f->size = le64(v + 4);
+  uint16_t name_len = load_le16(v + 2);
+  f->size = load_le64(v + 4);
   if (f->role > EPCTX_MF_ROLE_DATA)
     return bad(label, "FILE TLV at offset %u: unknown role %u", off, f->role);
   if (f->chunk_log2 < EPCTX_MF_MIN_CHUNK_LOG2 || f->chunk_log2 > EPCTX_MF_MAX_CHUNK_LOG2)
@@ -63,7 +39,7 @@ Status parse_file(const uint8_t* v, uint32_t len, uint32_t off, const char* labe
     return bad(label, "FILE TLV at offset %u: name length %u invalid (1..%d, %u bytes left)", off,
                name_len, EPCTX_MF_MAX_STRING, rest);
   const uint8_t* name = v + EPCTX_MF_FILE_FIXED_SIZE;
-  if (!safe_name(name, name_len))
+  if (relative_path_problem(StrView{reinterpret_cast<const char*>(name), name_len}))
     return bad(label, "FILE TLV at offset %u: name '%.*s' is not a plain relative path", off,
                static_cast<int>(name_len), reinterpret_cast<const char*>(name));
   f->name = StrView{reinterpret_cast<const char*>(name), name_len};
@@ -103,15 +79,15 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   if (n < EPCTX_MF_HEADER_SIZE)
     return bad(label, "%zu bytes, shorter than the %d-byte header", n, EPCTX_MF_HEADER_SIZE);
   if (memcmp(p, EPCTX_MF_MAGIC, EPCTX_MF_MAGIC_SIZE) != 0) return bad(label, "bad magic");
-  uint16_t major = le16(p + 8), minor = le16(p + 10);
+  uint16_t major = load_le16(p + 8), minor = load_le16(p + 10);
   if (major != EPCTX_MF_FORMAT_MAJOR || minor > EPCTX_MF_FORMAT_MINOR)
     return bad(label, "format %u.%u, this runtime reads %d.0 to %d.%d", major, minor,
                EPCTX_MF_FORMAT_MAJOR, EPCTX_MF_FORMAT_MAJOR, EPCTX_MF_FORMAT_MINOR);
   out->format_minor = minor;
-  uint32_t hdr = le32(p + 12), prot = le32(p + 16), flags = le32(p + 20);
+  uint32_t hdr = load_le32(p + 12), prot = load_le32(p + 16), flags = load_le32(p + 20);
   if (hdr != EPCTX_MF_HEADER_SIZE)
     return bad(label, "header_size %u, expected %d", hdr, EPCTX_MF_HEADER_SIZE);
-  if (flags != 0 || le64(p + 24) != 0) return bad(label, "flags or reserved bytes are not zero");
+  if (flags != 0 || load_le64(p + 24) != 0) return bad(label, "flags or reserved bytes are not zero");
   if (prot < hdr || prot > n)
     return bad(label, "protected_size %u outside [%u, %zu]", prot, hdr, n);
 
@@ -121,11 +97,11 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
     if (EPCTX_MF_TLV_HEADER_SIZE > prot - off)
       return bad(label, "TLV header at offset %u straddles the protected area's end %u", off,
                  prot);
-    uint32_t len = le32(p + off + 4);
+    uint32_t len = load_le32(p + off + 4);
     if (len > prot - off - EPCTX_MF_TLV_HEADER_SIZE)
       return bad(label, "TLV type 0x%x at offset %u: length %u runs past the protected area",
-                 le16(p + off), off, len);
-    if (le16(p + off) == EPCTX_MF_TLV_FILE) ++num_files;
+                 load_le16(p + off), off, len);
+    if (load_le16(p + off) == EPCTX_MF_TLV_FILE) ++num_files;
     off += EPCTX_MF_TLV_HEADER_SIZE + len;
   }
   out->files = arena.AllocArray<ManifestFile>(num_files + 1);
@@ -134,8 +110,8 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   bool have_counter = false;
   uint32_t seen = 0;  // bit per singleton type
   for (uint32_t off = hdr; off < prot;) {
-    uint16_t type = le16(p + off), reserved = le16(p + off + 2);
-    uint32_t len = le32(p + off + 4);
+    uint16_t type = load_le16(p + off), reserved = load_le16(p + off + 2);
+    uint32_t len = load_le32(p + off + 4);
     const uint8_t* v = p + off + EPCTX_MF_TLV_HEADER_SIZE;
     if (reserved != 0) return bad(label, "TLV at offset %u: reserved field is not zero", off);
     if (type == EPCTX_MF_TLV_FILE) {
@@ -157,7 +133,7 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
           break;
         case EPCTX_MF_TLV_SECURITY_COUNTER:
           if (len != 8) return bad(label, "SECURITY_COUNTER of %u bytes, expected 8", len);
-          out->security_counter = le64(v);
+          out->security_counter = load_le64(v);
           have_counter = true;
           break;
         default:
@@ -185,9 +161,9 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   if (rest < EPCTX_MF_TLV_HEADER_SIZE)
     return bad(label, "no signature TLV after the protected area (%zu bytes left)", rest);
   const uint8_t* t = p + prot;
-  uint16_t type = le16(t);
-  uint32_t len = le32(t + 4);
-  if (type != EPCTX_MF_TLV_SIGNATURE || le16(t + 2) != 0)
+  uint16_t type = load_le16(t);
+  uint32_t len = load_le32(t + 4);
+  if (type != EPCTX_MF_TLV_SIGNATURE || load_le16(t + 2) != 0)
     return bad(label, "TLV type 0x%x after the protected area, only the signature may be there",
                type);
   if (len < 8 || len > EPCTX_MF_MAX_SIGNATURE)

@@ -11,18 +11,10 @@ namespace epctx {
 namespace trust {
 namespace {
 
-const char* const kPolicyKey = "epctx.signature_policy";
-const char* const kSigPathKey = "epctx.signature_path";
 
 const char* role_name(uint8_t role) {
   return role == EPCTX_MF_ROLE_MODEL ? "model" : role == EPCTX_MF_ROLE_CONTEXT ? "context binary"
                                                                                : "external data";
-}
-
-uint64_t le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
 }
 
 }  // namespace
@@ -34,16 +26,16 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   label_ = label;
   keys_ = &keys;
   Policy policy = DefaultPolicy();
-  const char* pv = options.Get(kPolicyKey);
+  const char* pv = options.Get(kOptSignaturePolicy);
   if (pv && !ParsePolicy(pv, &policy))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': bad value '%s'",
-                         kPolicyKey, pv);
+                         kOptSignaturePolicy, pv);
   if (policy == Policy::kOff) return Status::Ok();
 
   // 1. Find and read the manifest into private memory (never a shared map:
   //    the bytes checked must be the bytes parsed).
   const char* base = model_path ? model_path : options.Get(kOptEpContextFilePath);
-  const char* explicit_path = options.Get(kSigPathKey);
+  const char* explicit_path = options.Get(kOptSignaturePath);
   if (explicit_path) {
     sig_path_ = arena.Strdup(explicit_path, cstr_len(explicit_path));
   } else if (base) {
@@ -59,7 +51,7 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
       return Status::Error(EPCTX_SIGNATURE_INVALID,
                            "%s: signature policy 'required': a model loaded from a buffer needs "
                            "session option '%s' or '%s' to find its manifest",
-                           label_, kSigPathKey, kOptEpContextFilePath);
+                           label_, kOptSignaturePath, kOptEpContextFilePath);
     return Status::Ok();
   }
   if (!sig_path_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
@@ -175,12 +167,15 @@ Status PackageVerifier::VerifyRange(uint8_t role, StrView name, Bytes file, uint
 }
 
 Status PackageVerifier::VerifyFileExcept(uint8_t role, StrView name, Bytes file,
-                                         const Bytes* skip, uint32_t num_skip) const {
+                                         const Bytes* skip, uint32_t num_skip,
+                                         uint64_t from) const {
   if (!active_) return Status::Ok();
   const ManifestFile* f = nullptr;
   EPCTX_RETURN_IF_ERROR(Lookup(role, name, file, &f));
   uint64_t chunk = uint64_t{1} << f->chunk_log2;
-  for (uint64_t c = 0; c < f->num_chunks; ++c) {
+  // Chunks wholly below `from` are checked already (from is a chunk
+  // boundary or the file's end).
+  for (uint64_t c = (from + chunk - 1) >> f->chunk_log2; c < f->num_chunks; ++c) {
     uint64_t start = c * chunk;
     uint64_t end = file.size - start < chunk ? file.size : start + chunk;
     bool skipped = false;
@@ -194,19 +189,36 @@ Status PackageVerifier::VerifyFileExcept(uint8_t role, StrView name, Bytes file,
   return Status::Ok();
 }
 
-Status PackageVerifier::VerifyContainerHead(StrView name, Bytes file) const {
+Status PackageVerifier::VerifyContainerHead(StrView name, Bytes file, uint64_t* verified) const {
+  if (verified) *verified = 0;
   if (!active_) return Status::Ok();
   const ManifestFile* f = nullptr;
   EPCTX_RETURN_IF_ERROR(Lookup(EPCTX_MF_ROLE_CONTEXT, name, file, &f));
-  if (file.size < EPCTX_CONTAINER_HEADER_SIZE) return HashChunks(*f, file, 0, file.size);
+  if (file.size < EPCTX_CONTAINER_HEADER_SIZE) {
+    if (verified) *verified = file.size;
+    return HashChunks(*f, file, 0, file.size);
+  }
   EPCTX_RETURN_IF_ERROR(HashChunks(*f, file, 0, EPCTX_CONTAINER_HEADER_SIZE));
   // The header is verified now; its metadata range may be out of bounds
   // (the container parser reports that), so clamp to the file.
-  uint64_t off = le64(file.data + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
-  uint64_t len = le64(file.data + EPCTX_CONTAINER_OFF_METADATA_SIZE);
+  uint64_t off = load_le64(file.data + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
+  uint64_t len = load_le64(file.data + EPCTX_CONTAINER_OFF_METADATA_SIZE);
   if (off > file.size) off = file.size;
   if (len > file.size - off) len = file.size - off;
-  return HashChunks(*f, file, off, len);
+  // Chunk 0 (the header's) is checked; hash each metadata chunk once more
+  // only if it is not that one, and report how far the checked run reaches.
+  uint64_t chunk = uint64_t{1} << f->chunk_log2;
+  uint64_t end = len ? off + len : 0;
+  if (off < chunk) off = chunk < end ? chunk : end;
+  if (end > off) EPCTX_RETURN_IF_ERROR(HashChunks(*f, file, off, end - off));
+  if (verified) {
+    // Contiguous from chunk 0 when the metadata starts in chunk 0 or 1.
+    uint64_t reach = (end > chunk && (off >> f->chunk_log2) <= 1)
+                         ? ((end - 1) >> f->chunk_log2) * chunk + chunk
+                         : chunk;
+    *verified = reach < file.size ? reach : file.size;
+  }
+  return Status::Ok();
 }
 
 Status PackageVerifier::Commit() const {

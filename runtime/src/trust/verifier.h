@@ -50,7 +50,6 @@ class PackageVerifier {
   Status Begin(const Keyring& keys, const Options& options, const char* model_path,
                Arena& arena, const char* label);
   bool active() const { return active_; }
-  const Manifest& manifest() const { return manifest_; }
 
   Status VerifyModel(Bytes model) const;
   // `file` is the whole file named `name` (as the model references it); it
@@ -58,14 +57,16 @@ class PackageVerifier {
   // covering [off, off + len) must match.
   Status VerifyRange(uint8_t role, StrView name, Bytes file, uint64_t off, uint64_t len) const;
   // A context container's fixed header and flatbuffer metadata, so nothing
-  // unverified reaches the container parser.
-  Status VerifyContainerHead(StrView name, Bytes file) const;
-  // Every chunk of `file` except those lying wholly inside one of the `skip`
+  // unverified reaches the container parser. *verified (optional) receives
+  // the end of the leading run of chunks checked, for VerifyFileExcept.
+  Status VerifyContainerHead(StrView name, Bytes file, uint64_t* verified = nullptr) const;
+  // Every chunk of `file` from offset `from` (a chunk boundary already
+  // checked up to, or 0) except those lying wholly inside one of the `skip`
   // views (payloads of graphs the session does not load): the lazy path.
   // Bytes outside every used range (padding) are checked too, so a package
   // is accepted only as signed.
   Status VerifyFileExcept(uint8_t role, StrView name, Bytes file, const Bytes* skip,
-                          uint32_t num_skip) const;
+                          uint32_t num_skip, uint64_t from = 0) const;
   // Raises the stored counter to the manifest's (after a successful load).
   Status Commit() const;
 
