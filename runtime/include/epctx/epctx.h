@@ -134,9 +134,13 @@ epctx_status* epctx_session_input_info(const epctx_session* s, size_t index,
 epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
                                         epctx_io_info* out);
 
+/* Most inputs and outputs one run takes. */
+#define EPCTX_MAX_RUN_TENSORS 256
+
 /* Runs the model. inputs[i] binds to input_names[i]; every graph input must
  * be bound. outputs receives output_count tensors for output_names (NULL
- * output_names: every graph output in order), owned by the caller. */
+ * output_names: every graph output in order), owned by the caller. At most
+ * EPCTX_MAX_RUN_TENSORS of each (INVALID_ARGUMENT beyond). */
 epctx_status* epctx_session_run(epctx_session* session,
                                 const char* const* input_names,
                                 const epctx_tensor* const* inputs,

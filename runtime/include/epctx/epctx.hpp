@@ -154,7 +154,7 @@ class Session : public Handle<epctx_session, epctx_session_release> {
   Result Run(const char* const* input_names, const Tensor* inputs, size_t n_in,
              const char* const* output_names, Tensor* outputs, size_t n_out) {
     // The C API's own limit; past it the C API reports the error.
-    constexpr size_t kMax = 256;
+    constexpr size_t kMax = EPCTX_MAX_RUN_TENSORS;
     if (n_in > kMax || n_out > kMax)
       return Result(epctx_session_run(p_, input_names, nullptr, n_in, output_names, nullptr, n_out));
     const epctx_tensor* in[kMax];

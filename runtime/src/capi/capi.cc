@@ -19,7 +19,7 @@
 struct epctx_status {
   int code;
   char message[epctx::Status::kMaxMessage];
-  int cause;  // 0: same as code
+  int cause;  // epctx::Status::cause(): the code itself when there is no other
 };
 
 struct epctx_env {
@@ -44,7 +44,8 @@ struct epctx_session {
 
 namespace {
 
-epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status", 0};
+epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status",
+                   EPCTX_OUT_OF_MEMORY};
 
 epctx_status* make_status(const epctx::Status& st) {
   if (st.ok()) return nullptr;
@@ -110,7 +111,7 @@ extern "C" {
 
 int epctx_status_code(const epctx_status* s) { return s ? s->code : EPCTX_OK; }
 int epctx_status_cause(const epctx_status* s) {
-  return s ? (s->cause ? s->cause : s->code) : EPCTX_OK;
+  return s ? s->cause : EPCTX_OK;
 }
 const char* epctx_status_message(const epctx_status* s) { return s ? s->message : ""; }
 void epctx_status_release(epctx_status* s) {
@@ -309,7 +310,7 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
                                 const epctx_tensor* const* inputs, size_t input_count,
                                 const char* const* output_names, epctx_tensor** outputs,
                                 size_t output_count) {
-  if (input_count > 256 || output_count > 256)
+  if (input_count > EPCTX_MAX_RUN_TENSORS || output_count > EPCTX_MAX_RUN_TENSORS)
     return error(EPCTX_INVALID_ARGUMENT, "run: more than 256 inputs or outputs");
   if (!session || (input_count && (!input_names || !inputs)) || (output_count && !outputs))
     return error(EPCTX_INVALID_ARGUMENT, "run: NULL session, names or tensors");
@@ -317,7 +318,7 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
     return make_status(epctx::Status::Error(
         EPCTX_INVALID_ARGUMENT, "run: output_names is NULL, so output_count must be %u, found %zu",
         session->s->graph().num_outputs, output_count));
-  epctx::TensorRef refs[256];
+  epctx::TensorRef refs[EPCTX_MAX_RUN_TENSORS];
   for (size_t i = 0; i < input_count; ++i) {
     if (!inputs[i] || !input_names[i]) return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
     refs[i] = inputs[i]->t;

@@ -7,6 +7,7 @@
 
 #include "capi/capi_internal.h"
 #include "session/preflight.h"
+#include "session/session.h"
 
 struct epctx_compat_report {
   epctx::Allocator alloc;
@@ -18,14 +19,6 @@ struct epctx_compat_report {
 namespace {
 
 using epctx::capi::MakeStatus;
-
-// Folder part of a path ("" for a bare file name).
-const char* dir_of(epctx::Arena& arena, const char* path) {
-  const char* slash = epctx::cstr_rchr(path, '/');
-  if (!slash) return arena.Strdup("", 0);
-  size_t n = static_cast<size_t>(slash - path);
-  return arena.Strdup(path, n == 0 ? 1 : n);
-}
 
 epctx_status* check(epctx_env* env, const char* path, const void* data, size_t size,
                     const epctx_session_options* options, epctx_compat_report** out) {
@@ -43,8 +36,7 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
   epctx_pal_region region{};
   epctx::Bytes bytes{static_cast<const uint8_t*>(data), size};
   const char* label = "<buffer>";
-  const char* ctx_path = opts->Get(epctx::kOptEpContextFilePath);
-  const char* base = ctx_path ? dir_of(r->arena, ctx_path) : nullptr;
+  const char* base = epctx::ContextBaseDir(*opts, path, r->arena);
   if (path) {
     char msg[epctx::Status::kMaxMessage];
     int rc = epctx_pal_map_file(path, EPCTX_PAL_LOAD_MMAP, &region, msg, sizeof msg);
@@ -54,7 +46,6 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
     }
     bytes = epctx::Bytes{region.data, static_cast<size_t>(region.size)};
     label = path;
-    if (!base) base = dir_of(r->arena, path);
   }
   epctx::Status st = epctx::Preflight(*e, bytes, label, base, *opts, r->arena, &r->report);
   epctx_pal_unmap(&region);

@@ -10,8 +10,8 @@ bool Overlap(Bytes a, Bytes b) {
   return a0 < b0 + b.size && b0 < a0 + a.size;
 }
 
-}  // namespace
-
+// True when a session asking for `names` binds graph j of c. The lone graph
+// of a single-graph container binds whatever the name (as get_graph does).
 bool BindsGraph(const ContainerView& c, uint32_t j, const GraphNames& names) {
   if (c.num_graphs == 1) return j == 0;
   if (j >= c.num_graphs) return false;
@@ -21,6 +21,8 @@ bool BindsGraph(const ContainerView& c, uint32_t j, const GraphNames& names) {
     if (names.others[i].eq(name)) return true;
   return false;
 }
+
+}  // namespace
 
 Status UnboundPayloads(const ContainerView& c, const GraphNames& names, Arena& arena,
                        const Bytes** out, uint32_t* num) {

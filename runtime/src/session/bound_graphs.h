@@ -30,10 +30,6 @@ struct GraphNames {
   uint32_t num_others = 0;
 };
 
-// True when a session asking for `names` binds graph j of c. The lone graph
-// of a single-graph container binds whatever the name (as get_graph does).
-bool BindsGraph(const ContainerView& c, uint32_t j, const GraphNames& names);
-
 // The payloads of c's graphs that the session does not bind and that share
 // no byte with a bound payload or the weight segment (a hostile container
 // may overlap segments; such bytes are read, so they are never skipped).

@@ -183,9 +183,25 @@ void CheckCompiledFor(const DriverEntry& drv, const CompiledFor& c, CompatResult
   check_driver(drv, c, out);
 }
 
+CompatVerdict EffectiveVerdict(const CompatResult& r, bool fail_on_suboptimal) {
+  return r.verdict == kCompatPreferRecompilation && fail_on_suboptimal ? kCompatUnsupported
+                                                                       : r.verdict;
+}
+
+int DriverVeto(const DriverEntry& drv, const onnx::EpContextNode& ep, Arena& arena, char* msg,
+               size_t msg_cap) {
+  epctx_hal_context_desc desc;
+  desc.source = arena.CStr(ep.source);
+  desc.ep_sdk_version = arena.CStr(ep.ep_sdk_version);
+  desc.hardware_architecture = arena.CStr(ep.hardware_architecture);
+  desc.node_name = arena.CStr(ep.node->name);
+  msg[0] = '\0';
+  return drv.driver->check_compatibility(drv.driver, &desc, msg, msg_cap);
+}
+
 Status CompatStatus(const CompatResult& r, bool fail_on_suboptimal) {
   if (r.verdict == kCompatUnsupported) return Status::Error(r.cause, "%s", r.reason);
-  if (r.verdict == kCompatPreferRecompilation && fail_on_suboptimal)
+  if (EffectiveVerdict(r, fail_on_suboptimal) == kCompatUnsupported)
     return Status::Error(r.cause,
                          "compiled model is suboptimal for this device and "
                          "session.fail_on_suboptimal_compiled_model=1: %s",

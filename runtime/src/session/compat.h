@@ -24,6 +24,7 @@
 #include <cstdint>
 
 #include "container/container.h"
+#include "core/memory.h"
 #include "core/status.h"
 #include "core/types.h"
 #include "onnx/epcontext.h"
@@ -70,6 +71,15 @@ void CheckCompiledFor(const DriverEntry& drv, const CompiledFor& c, CompatResult
 // result's cause whose message says "suboptimal"); the cause and reason for
 // UNSUPPORTED.
 Status CompatStatus(const CompatResult& r, bool fail_on_suboptimal);
+// The verdict the load acts on: PREFER_RECOMPILATION counts as UNSUPPORTED
+// when fail_on_suboptimal.
+CompatVerdict EffectiveVerdict(const CompatResult& r, bool fail_on_suboptimal);
+
+// The driver's own veto: check_compatibility for ep, from names and
+// versions only (copied into `arena` as NUL-terminated strings). Returns the
+// driver's code; on failure its message is in msg.
+int DriverVeto(const DriverEntry& drv, const onnx::EpContextNode& ep, Arena& arena, char* msg,
+               size_t msg_cap);
 
 // The driver for an EPContext node: the first registered driver whose
 // source keys accept the node's `source` (case-insensitive), or, for a node

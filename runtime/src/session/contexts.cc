@@ -31,11 +31,6 @@ Status load_failure(Status st) {
   return st.Prefix("%s %s", kLoadFailed, epctx_code_name(st.code())).WithCode(code);
 }
 
-const char* cstr(Arena& arena, StrView s) {
-  const char* p = arena.Strdup(s.data ? s.data : "", s.size);
-  return p ? p : "";
-}
-
 // The graph name an EPContext node binds to.
 StrView graph_name_of(const onnx::EpContextNode& ep) {
   return ep.partition_name.empty() ? ep.node->name : ep.partition_name;
@@ -51,14 +46,34 @@ GraphNames Session::NamesFor(const onnx::EpContextNode& ep) const {
   return names;
 }
 
+Status Session::VerifyContextHead(const onnx::EpContextNode& ep, Bytes file, bool container,
+                                  uint64_t* verified) {
+  if (container) return verifier_.VerifyContainerHead(ep.ep_cache_context, file, verified);
+  *verified = file.size;
+  return verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
+}
+
 Status Session::VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c,
-                                    Bytes file) {
+                                    Bytes file, uint64_t verified) {
   if (!verifier_.active()) return Status::Ok();
   const Bytes* skip = nullptr;
   uint32_t num_skip = 0;
   EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), meta_, &skip, &num_skip));
   return verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, skip,
-                                    num_skip);
+                                    num_skip, verified);
+}
+
+Status Session::CheckVersions(const DriverEntry& drv, const onnx::EpContextNode& ep,
+                              const ContainerView* container, bool log_suboptimal) {
+  CompatResult r;
+  CheckCompiledFor(drv, CompiledFor{ep.node->name, ep.ep_sdk_version, ep.hardware_architecture,
+                                    container},
+                   &r);
+  Status st = CompatStatus(r, fail_on_suboptimal_);
+  if (!st.ok()) return load_failure(st.Prefix("%s", label_));
+  if (log_suboptimal && r.verdict == kCompatPreferRecompilation)
+    env_->Log(1, "%s: PREFER_RECOMPILATION: %s", label_, r.reason);
+  return Status::Ok();
 }
 
 Status Session::LoadContexts() {
@@ -109,7 +124,7 @@ Status Session::LoadContexts() {
   for (uint32_t i = 0; i < num_ep; ++i) {
     Step& step = steps_[step_of[i]];
     StrView want = graph_name_of(eps[i]);
-    const char* name = cstr(meta_, want);
+    const char* name = meta_.CStr(want);
     char msg[Status::kMaxMessage];
     msg[0] = '\0';
     int rc = EPCTX_INVALID_GRAPH;
@@ -162,8 +177,7 @@ Status Session::LoadContexts() {
   // Not earlier: a fault in a bound payload would read around it into the
   // payloads of graphs this session never binds.
   for (uint32_t c = 0; c < num_contexts_; ++c) {
-    const LoadedContext& lc = contexts_[c];
-    const epctx_pal_region& r = lc.shared ? lc.shared->loaded.region : lc.region;
+    const epctx_pal_region& r = RegionOf(contexts_[c]);
     epctx_pal_advise(&r, 0, r.size, EPCTX_PAL_ADVISE_NORMAL);
   }
   return Status::Ok();
@@ -175,8 +189,12 @@ int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph
   return lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
 }
 
+const epctx_pal_region& Session::RegionOf(const LoadedContext& lc) {
+  return lc.shared ? lc.shared->loaded.region : lc.region;
+}
+
 void Session::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
-  const epctx_pal_region* regions[2] = {&lc.region, &model_region_};
+  const epctx_pal_region* regions[2] = {&RegionOf(lc), &model_region_};
   for (const epctx_pal_region* r : regions) {
     if (!r->data || !bytes.data || bytes.data < r->data || bytes.data > r->data + r->size)
       continue;
@@ -204,12 +222,14 @@ Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* 
     Session* self;
     const onnx::EpContextNode* ep;
     const DriverEntry* drv;
+    bool loaded;  // this session loaded it (and so checked it already)
     static Status Load(void* user, Arena& arena, LoadedContext* lc) {
       Call* c = static_cast<Call*>(user);
+      c->loaded = true;
       lc->driver = c->drv;
       return c->self->LoadContextBytes(*c->ep, c->drv, arena, lc);
     }
-  } call{this, &ep, drv};
+  } call{this, &ep, drv, false};
   SharedContext* sc = nullptr;
   EPCTX_RETURN_IF_ERROR(group_->Acquire(key, Call::Load, &call, &sc));
   const onnx::NodeView* node = out->node;
@@ -218,26 +238,18 @@ Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* 
   out->region = epctx_pal_region{};
   out->aligned_copy = nullptr;
   out->shared = sc;
-  // Another session's load checked the container against its own node; this
-  // node must agree with it too.
-  if (sc->loaded.is_container) {
-    CompatResult compat;
-    CompiledFor compiled{out->node->name, ep.ep_sdk_version, ep.hardware_architecture,
-                         &sc->loaded.container};
-    CheckCompiledFor(*drv, compiled, &compat);
-    Status cst = CompatStatus(compat, fail_on_suboptimal_);
-    if (!cst.ok()) return load_failure(cst.Prefix("%s", label_));
-  }
-  // Another session loaded (and perhaps verified against its own manifest)
-  // these bytes; this session's manifest must vouch for them too.
-  // Like a private load, it hashes only the graphs this session binds, which
-  // may differ from those of the session that loaded the context.
+  if (call.loaded) return Status::Ok();  // LoadContextBytes checked it all
+  // Another session loaded it, checking the container against its own node
+  // and (perhaps) its own manifest: this node must agree with the header and
+  // this session's manifest vouch for the bytes, hashing only the graphs this
+  // session binds, which may differ from the loading session's.
+  const LoadedContext& lc = sc->loaded;
+  if (lc.is_container) EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, &lc.container, false));
   if (!verifier_.active()) return Status::Ok();
-  Bytes file{sc->loaded.region.data, static_cast<size_t>(sc->loaded.region.size)};
-  if (!sc->loaded.is_container)
-    return verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
-  EPCTX_RETURN_IF_ERROR(verifier_.VerifyContainerHead(ep.ep_cache_context, file));
-  return VerifyContainerFile(ep, sc->loaded.container, file);
+  Bytes file{lc.region.data, static_cast<size_t>(lc.region.size)};
+  uint64_t verified = 0;
+  EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, file, lc.is_container, &verified));
+  return lc.is_container ? VerifyContainerFile(ep, lc.container, file, verified) : Status::Ok();
 }
 
 Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
@@ -247,24 +259,15 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   const DriverEntry* drv = nullptr;
   EPCTX_RETURN_IF_ERROR(ChooseDriver(*env_, ep, label_, &drv));
   out->driver = drv;
-  // 2. Compatibility from names and versions only.
-  epctx_hal_context_desc desc;
-  desc.source = cstr(meta_, ep.source);
-  desc.ep_sdk_version = cstr(meta_, ep.ep_sdk_version);
-  desc.hardware_architecture = cstr(meta_, ep.hardware_architecture);
-  desc.node_name = cstr(meta_, node.name);
+  // 2. Compatibility from names and versions only: the runtime's own rules
+  // (compat.h), then the driver's veto. The container header, when there is
+  // one, is checked once it is parsed (LoadContextBytes).
+  EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, nullptr, false));
   char msg[Status::kMaxMessage];
-  msg[0] = '\0';
-  // The runtime's own version rules first (compat.h), then the driver's veto.
-  CompatResult compat;
-  CompiledFor compiled{node.name, ep.ep_sdk_version, ep.hardware_architecture, nullptr};
-  CheckCompiledFor(*drv, compiled, &compat);
-  Status early = CompatStatus(compat, fail_on_suboptimal_);
-  if (!early.ok()) return load_failure(early.Prefix("%s", label_));
-  int rc = drv->driver->check_compatibility(drv->driver, &desc, msg, sizeof msg);
+  int rc = DriverVeto(*drv, ep, meta_, msg, sizeof msg);
   if (rc != EPCTX_OK)
-    return load_failure(Status::Error(rc, "%s: EPContext node '%s': driver '%s': %s", label_,
-                                      desc.node_name, drv->info.name, msg));
+    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
+                                      node.name.len(), node.name.data, drv->info.name, msg));
   if (group_ && ep.embed_mode != 1) return AcquireShared(ep, drv, out);
   return LoadContextBytes(ep, drv, meta_, out);
 }
@@ -273,11 +276,6 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
                                  Arena& arena, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   char msg[Status::kMaxMessage];
-  // The node-only verdict (already checked by LoadOneContext), refined below
-  // by the container header once it is parsed.
-  CompatResult compat;
-  CompiledFor compiled{node.name, ep.ep_sdk_version, ep.hardware_architecture, nullptr};
-  CheckCompiledFor(*drv, compiled, &compat);
   // 3. The bytes: in place inside the model, or a file beneath its folder.
   Bytes blob;
   if (ep.embed_mode == 1) {
@@ -312,14 +310,9 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   // Signed packages: a context file's header and metadata are verified
   // before the parser reads them, its payloads before the driver does. An
   // embedded blob is part of the already verified model.
-  StrView file_name = ep.embed_mode == 1 ? StrView{} : ep.ep_cache_context;
   bool container = LooksLikeContainer(blob);
-  if (ep.embed_mode != 1) {
-    Status st = container ? verifier_.VerifyContainerHead(file_name, blob)
-                          : verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, file_name, blob, 0,
-                                                  blob.size);
-    if (!st.ok()) return st;
-  }
+  uint64_t verified = 0;
+  if (ep.embed_mode != 1) EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, blob, container, &verified));
   if (container) {
     char label[200];
     format(label, sizeof label, "%s: EPContext node '%.*s' context", label_, node.name.len(),
@@ -331,8 +324,6 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
       return load_failure(Status::Error(
           EPCTX_INVALID_GRAPH, "%s: container was built for '%s', driver '%s' does not accept it",
           label, out->container.source, drv->info.name));
-    compiled.container = &out->container;
-    CheckCompiledFor(*drv, compiled, &compat);
     out->is_container = true;
     hb.is_container = 1;
     hb.weights = out->container.weights.data;
@@ -349,12 +340,10 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
     // Every graph goes to the driver (a group's later sessions may bind the
     // others), but the driver reads a payload only when get_graph binds it:
     // the payloads of graphs this session does not bind are not hashed.
-    if (ep.embed_mode != 1) EPCTX_RETURN_IF_ERROR(VerifyContainerFile(ep, out->container, blob));
+    if (ep.embed_mode != 1)
+      EPCTX_RETURN_IF_ERROR(VerifyContainerFile(ep, out->container, blob, verified));
   }
-  Status cst = CompatStatus(compat, fail_on_suboptimal_);
-  if (!cst.ok()) return load_failure(cst.Prefix("%s", label_));
-  if (compat.verdict == kCompatPreferRecompilation)
-    env_->Log(1, "%s: PREFER_RECOMPILATION: %s", label_, compat.reason);
+  EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, container ? &out->container : nullptr, true));
   // 4. The driver.
   msg[0] = '\0';
   int rc = drv->driver->load_context(drv->driver, &hb, &env_->hal_host, &out->ctx, msg, sizeof msg);

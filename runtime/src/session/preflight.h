@@ -41,7 +41,6 @@ struct PreflightReport {
   const char* reason = "";  // model-level reason (a node without a CPU kernel), or ""
   PreflightNode* nodes = nullptr;
   uint32_t num_nodes = 0;
-  uint32_t num_cpu_nodes = 0;
 };
 
 // Fails only when the model cannot be parsed at all; everything else is an

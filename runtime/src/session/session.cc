@@ -26,6 +26,13 @@ const char* dir_of(Arena& arena, const char* path) {
 
 }  // namespace
 
+const char* ContextBaseDir(const Options& options, const char* model_path, Arena& arena) {
+  const char* ctx_path = options.Get(kOptEpContextFilePath);
+  if (ctx_path && !ctx_path[0]) ctx_path = nullptr;  // "" is no path (ORT refuses it too)
+  if (ctx_path) return dir_of(arena, ctx_path);
+  return model_path ? dir_of(arena, model_path) : nullptr;
+}
+
 Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
 
 Session::~Session() {
@@ -58,33 +65,28 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
   const char* mode = options.Get(kOptLoadMode);
   if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
-  const char* ctx_path = options.Get(kOptEpContextFilePath);
-  const char* share = options.Get(kOptShareEpContexts);
-  group_ = options.group ? options.group : share && cstr_eq(share, "1") ? env_->shared_group
-                                                                          : nullptr;
-  if ((options.group || (share && cstr_eq(share, "1"))) && !group_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
-                         "workspace (out of memory when it was created)");
+  group_ = options.group;
+  if (!group_ && options.Flag(kOptShareEpContexts)) {
+    group_ = env_->shared_group;
+    if (!group_)
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
+                           "workspace (out of memory when it was created)");
+  }
   if (group_) group_->AddRef();
   const char* advise = options.Get(kOptAdvise);
   advise_willneed_ = advise && cstr_eq(advise, "willneed");
-  if (ctx_path && !ctx_path[0]) ctx_path = nullptr;  // "" is no path (ORT refuses it too)
-  const char* suboptimal = options.Get(kOptFailOnSuboptimal);
-  fail_on_suboptimal_ = suboptimal && cstr_eq(suboptimal, "1");
+  fail_on_suboptimal_ = options.Flag(kOptFailOnSuboptimal);
+  base_dir_ = ContextBaseDir(options, path, meta_);
   if (path) {
     label_ = meta_.Strdup(path, cstr_len(path));
     char msg[Status::kMaxMessage];
     int rc = epctx_pal_map_file(path, load_mode_, &model_region_, msg, sizeof msg);
     if (rc != EPCTX_OK) return Status::Error(rc, "%s", msg);
     model_bytes_ = Bytes{model_region_.data, static_cast<size_t>(model_region_.size)};
-    // ep.context_file_path, when set, names the folder for context files
-    // even for a model loaded from a path (QNN does the same).
-    base_dir_ = dir_of(meta_, ctx_path ? ctx_path : path);
   } else {
     label_ = "<buffer>";
     if (!buffer && size) return Status::Error(EPCTX_INVALID_ARGUMENT, "model buffer is NULL");
     model_bytes_ = Bytes{static_cast<const uint8_t*>(buffer), size};
-    if (ctx_path) base_dir_ = dir_of(meta_, ctx_path);
   }
   if (!label_) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   // Signed packages: manifest, key, signature, rollback, then the model's
@@ -102,8 +104,7 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(LoadContexts());
   EPCTX_RETURN_IF_ERROR(OrderSteps());
   EPCTX_RETURN_IF_ERROR(verifier_.Commit());
-  const char* stop = options.Get(kOptStopShareEpContexts);
-  if (group_ && stop && cstr_eq(stop, "1")) group_->StopSharing();
+  if (group_ && options.Flag(kOptStopShareEpContexts)) group_->StopSharing();
   // Loading is done: runs read initializers, let the OS read ahead for them.
   epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
   for (uint32_t i = 0; i < num_data_regions_; ++i)

@@ -69,6 +69,13 @@ struct LoadedContext {
   SharedContext* shared = nullptr;
 };
 
+// The folder relative files (context binaries, external data) resolve
+// against: that of ep.context_file_path when set (also for a model loaded
+// from a path, as QNN does), else the model's; nullptr for a buffer without
+// ep.context_file_path. An empty ep.context_file_path counts as unset.
+// Copied into `arena`.
+const char* ContextBaseDir(const Options& options, const char* model_path, Arena& arena);
+
 class Session {
  public:
   // Exactly one of path / (buffer, size) is given. On failure *out is null
@@ -122,14 +129,26 @@ class Session {
   // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or
   // the payload of a graph this session binds), when they lie in a mapping.
   void AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const;
+  // The mapping a context's bytes live in (the group's for a shared one).
+  static const epctx_pal_region& RegionOf(const LoadedContext& lc);
   // The graph names this session asks of the context of primary node `ep`.
   GraphNames NamesFor(const onnx::EpContextNode& ep) const;
-  // Signed packages: every chunk of the container file `file` except those
-  // wholly inside payloads of graphs this session does not bind.
-  Status VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c, Bytes file);
+  // The version rules (compat.h) for ep on drv, with the container header
+  // when given; a load failure, or Ok (logging PREFER_RECOMPILATION when
+  // log_suboptimal).
+  Status CheckVersions(const DriverEntry& drv, const onnx::EpContextNode& ep,
+                       const ContainerView* container, bool log_suboptimal);
+  // Signed packages, context file `file` of ep: what the container parser
+  // reads (header and metadata; a foreign blob whole), before it reads it.
+  // *verified: the end of the leading chunks checked.
+  Status VerifyContextHead(const onnx::EpContextNode& ep, Bytes file, bool container,
+                           uint64_t* verified);
+  // ...then every chunk from `verified` on except those wholly inside
+  // payloads of graphs this session does not bind.
+  Status VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c, Bytes file,
+                             uint64_t verified);
   int GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                epctx_hal_graph_info* info, char* msg, size_t msg_cap);
-  Status BindEpContextStep(const onnx::EpContextNode& ep, Step* step);
   Status OrderSteps();
   // Maps `rel` beneath folder `base` (nullptr: unknown, an error naming
   // ep.context_file_path). `what` names the file's role in messages.

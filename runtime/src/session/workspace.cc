@@ -67,7 +67,6 @@ Status ContextGroup::Acquire(const ContextKey& key, LoadFn fn, void* user, Share
     epctx_pal_mutex_unlock(mutex_);
     return st;
   }
-  c->group = this;
   c->key = key;
   c->users = 1;
   c->listed = true;

@@ -40,7 +40,6 @@ struct ContextKey {
 
 struct SharedContext {
   explicit SharedContext(const Allocator& a) : arena(a, 1024) {}
-  ContextGroup* group = nullptr;
   SharedContext* next = nullptr;
   uint32_t users = 0;
   bool listed = false;  // still findable by later sessions
