@@ -22,17 +22,6 @@ namespace epctx {
 namespace vnpu {
 namespace {
 
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 Load4(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
-
-int64_t Dim(const fb::Tensor* t, uint32_t d) { return t->shape()->Get(d); }
 
 struct Shape {
   int64_t N, C, H, W, CO, OH, OW, G, cig, cog, nb, KH, KW, sh, sw, dh, dw, pt, pl, kstride;

@@ -184,7 +184,6 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   int rc = ValidateGraph(s, ctx->weights_size, name, &g->num_inputs, &g->num_outputs, msg);
   if (rc != EPCTX_OK) return rc;
   g->stream = s;
-  g->arena_size = s->arena_size();
   uint32_t nio = g->num_inputs + g->num_outputs;
   size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
   void* mem = ctx->host.alloc(ctx->host.user, bytes ? bytes : 1, alignof(epctx_hal_tensor_desc));
@@ -307,7 +306,7 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   info->num_outputs = g->num_outputs;
   info->inputs = g->inputs;
   info->outputs = g->outputs;
-  info->scratch_bytes = g->arena_size;
+  info->scratch_bytes = g->stream->arena_size();
   info->scratch_alignment = kAlignment;
   *out = reinterpret_cast<epctx_hal_graph*>(g);
   return EPCTX_OK;
@@ -353,15 +352,16 @@ int Execute(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_ten
         .u(g->num_outputs).s(" outputs, got ").u(num_inputs).s(" and ").u(num_outputs);
     return EPCTX_INVALID_ARGUMENT;
   }
-  if (scratch_bytes < g->arena_size || (g->arena_size && !scratch)) {
-    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(g->arena_size).s(" scratch bytes, got ")
+  const uint64_t arena_size = g->stream->arena_size();
+  if (scratch_bytes < arena_size || (arena_size && !scratch)) {
+    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(arena_size).s(" scratch bytes, got ")
         .u(scratch ? scratch_bytes : 0);
     return EPCTX_INVALID_ARGUMENT;
   }
   int rc = CheckTensors(g, inputs, num_inputs, g->inputs, "input", msg);
   if (rc == EPCTX_OK) rc = CheckTensors(g, outputs, num_outputs, g->outputs, "output", msg);
   if (rc != EPCTX_OK) return rc;
-  Bindings b{g->ctx, g, inputs, outputs, static_cast<uint8_t*>(scratch)};
+  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch)};
   return RunGraph(b, msg);
 }
 

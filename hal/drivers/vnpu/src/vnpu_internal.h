@@ -65,7 +65,6 @@ struct Graph {
   epctx_hal_tensor_desc* outputs;  // [num_outputs]
   uint32_t* input_tensor;          // tensor index of INPUT(k)
   uint32_t* output_tensor;         // tensor index of OUTPUT(k)
-  uint64_t arena_size;
 };
 
 }  // namespace vnpu
@@ -93,13 +92,24 @@ int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_n
 
 // Where the bytes of tensor t live in one execute call.
 struct Bindings {
-  const epctx_hal_context* ctx;
   const Graph* graph;
   const epctx_hal_tensor* inputs;
   epctx_hal_tensor* outputs;
   uint8_t* scratch;
   float* ptr(uint32_t t) const;
 };
+
+// Dimension d of a validated tensor.
+inline int64_t Dim(const fb::Tensor* t, uint32_t d) { return t->shape()->Get(d); }
+
+// Four floats as one GCC vector, loaded and stored at any alignment.
+typedef float V4 __attribute__((vector_size(16)));
+inline V4 Load4(const float* p) {
+  V4 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 // Runs every op of a validated graph. Returns an epctx_code.
 int RunGraph(const Bindings& b, Msg& msg);

@@ -17,8 +17,6 @@ namespace {
 
 using Act = fb::Activation;
 
-int64_t Dim(const fb::Tensor* t, uint32_t d) { return t->shape()->Get(d); }
-
 struct Runner {
   const Bindings& b;
   const fb::Graph* g;
@@ -81,15 +79,6 @@ void Runner::Gemm(const fb::Gemm* c) {
 // One output row of a Binary op. The op is a template argument so each
 // (op, stride pattern) pair is its own tight loop; the contiguous and the
 // scalar-operand cases are the ones elementwise chains such as hard-swish hit.
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 Load4(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
 // T is float or V4 (GCC generic vector: lane-wise operators and ?:).
 template <fb::BinaryKind K, typename T>
@@ -378,7 +367,7 @@ float* Bindings::ptr(uint32_t t) const {
       return reinterpret_cast<float*>(scratch + ten->offset());
     case fb::Location::WEIGHT:
       // Read-only by validation: no op writes a WEIGHT tensor.
-      return const_cast<float*>(reinterpret_cast<const float*>(ctx->weights + ten->offset()));
+      return const_cast<float*>(reinterpret_cast<const float*>(graph->ctx->weights + ten->offset()));
   }
   return nullptr;
 }
