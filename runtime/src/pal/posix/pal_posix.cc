@@ -46,18 +46,20 @@ int errno_code(int e) {
 }
 
 // Maps (or reads) an open descriptor; closes it in every case.
+// fstat of an opened file that must be a regular file; closes fd on failure.
+int stat_regular(int fd, const char* path, struct stat* st, char* msg, size_t cap) {
+  int rc = EPCTX_OK;
+  if (fstat(fd, st) != 0) rc = fail(msg, cap, EPCTX_FAIL, path, strerror(errno));
+  else if (!S_ISREG(st->st_mode)) rc = fail(msg, cap, EPCTX_PATH_REJECTED, path, "not a regular file");
+  if (rc != EPCTX_OK) close(fd);
+  return rc;
+}
+
 int map_fd(int fd, const char* path, int load_mode, epctx_pal_region* out,
            char* msg, size_t cap) {
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    close(fd);
-    return fail(msg, cap, EPCTX_FAIL, path, strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return fail(msg, cap, EPCTX_PATH_REJECTED, path, "not a regular file");
-  }
+  int rc = stat_regular(fd, path, &st, msg, cap);
+  if (rc != EPCTX_OK) return rc;
   out->data = nullptr;
   out->size = static_cast<uint64_t>(st.st_size);
   out->handle = nullptr;
@@ -337,12 +339,9 @@ int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
   int rc = open_beneath(base_dir, rel_path, shown, sizeof shown, &fd, msg, msg_cap);
   if (rc != EPCTX_OK) return rc;
   struct stat st;
-  int ok = fstat(fd, &st);
-  int e = errno;
+  rc = stat_regular(fd, shown, &st, msg, msg_cap);
+  if (rc != EPCTX_OK) return rc;
   close(fd);
-  if (ok != 0) return fail(msg, msg_cap, EPCTX_FAIL, shown, strerror(e));
-  if (!S_ISREG(st.st_mode))
-    return fail(msg, msg_cap, EPCTX_PATH_REJECTED, shown, "not a regular file");
   out->device = static_cast<uint64_t>(st.st_dev);
   out->inode = static_cast<uint64_t>(st.st_ino);
   out->size = static_cast<uint64_t>(st.st_size);
