@@ -19,6 +19,7 @@
 #include "capi/capi_internal.h"
 #include "container/container.h"
 #include "session/compat.h"
+#include "session/session.h"
 #include "kernels/kernel.h"
 #include "onnx/epcontext.h"
 #include "onnx/model.h"
@@ -100,15 +101,6 @@ struct Out {
     if (!json) printf("%*s%s %u\n", 2 * (depth - 1), "", what, i);
   }
 };
-
-const char* dir_of(const char* path, char* buf, size_t cap) {
-  const char* slash = strrchr(path, '/');
-  if (!slash) return "";
-  size_t n = static_cast<size_t>(slash - path);
-  if (n == 0) n = 1;
-  snprintf(buf, cap, "%.*s", static_cast<int>(n), path);
-  return buf;
-}
 
 void version(Out& o, const char* k, const epctx::ContainerVersion& v) {
   char b[48];
@@ -212,12 +204,9 @@ int main(int argc, char** argv) {
   epctx::Status st = epctx::onnx::ParseModel(
       epctx::Bytes{region.data, static_cast<size_t>(region.size)}, model, arena, &m);
   if (!st.ok()) die("%s: %s", epctx_code_name(st.code()), st.message());
-  const char* ctx_path = nullptr;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (!strcmp(argv[i], "-C") && !strncmp(argv[i + 1], "ep.context_file_path=", 21))
-      ctx_path = argv[i + 1] + 21;
-  char base_buf[4096];
-  const char* base = dir_of(ctx_path && *ctx_path ? ctx_path : model, base_buf, sizeof base_buf);
+  // The folder the session would resolve context files against.
+  const char* base = epctx::ContextBaseDir(*epctx::capi::OptionsOf(options), model, arena);
+  if (!base) die("out of memory");
 
   o.open(nullptr, '{');
   o.s("model", model);
