@@ -1,12 +1,10 @@
 // epctx-sign: keys, signing and verifying epctx packages.
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <iostream>
 #include <string>
 
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/parse_u64.h"
 #include "epctx_host/sign.h"
 
 namespace {
@@ -24,11 +22,9 @@ struct UsageError : std::invalid_argument {
 };
 
 uint64_t ParseU64(const std::string& opt, const std::string& v) {
-  if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
-    throw UsageError(opt + " needs a non-negative integer, not '" + v + "'");
-  errno = 0;
-  unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
-  if (errno) throw UsageError(opt + " value '" + v + "' is out of range");
+  uint64_t n = 0;
+  if (!epctx::host::ParseU64(v, &n))
+    throw UsageError(opt + " needs a non-negative integer below 2^64, not '" + v + "'");
   return n;
 }
 
@@ -43,7 +39,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    std::string key, pub, manifest, model;
+    std::string key, pub, manifest;
     SignOptions so;
     std::string positional[2];
     int npos = 0;

@@ -31,7 +31,12 @@ void CheckRelative(const std::string& model, const std::string& name) {
 }  // namespace
 
 std::vector<PackageFile> ListPackageFiles(const std::string& ctx_model_path) {
-  onnx::ModelProto model = ParseModel(ReadFileBytes(ctx_model_path), ctx_model_path);
+  return ListPackageFiles(ParseModel(ReadFileBytes(ctx_model_path), ctx_model_path),
+                          ctx_model_path);
+}
+
+std::vector<PackageFile> ListPackageFiles(const onnx::ModelProto& model,
+                                          const std::string& ctx_model_path) {
   std::string dir = PathDir(ctx_model_path);
   std::vector<PackageFile> files;
   files.push_back({EPCTX_MF_ROLE_MODEL, PathBaseName(ctx_model_path), ctx_model_path});

@@ -10,8 +10,9 @@
 #include <mbedtls/ecp.h>
 #include <mbedtls/entropy.h>
 #include <mbedtls/pk.h>
-#include <mbedtls/sha256.h>
 
+#include "container/container.h"
+#include "core/memory.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/sign.h"
@@ -47,8 +48,32 @@ std::string NodeAttribute(const onnx::ModelProto& m, const char* name) {
   return "";
 }
 
-std::string FileTlv(const PackageFile& f, int chunk_log2) {
-  std::string bytes = ReadFileBytes(f.path);
+int64_t NodeIntAttribute(const onnx::ModelProto& m, const char* name, int64_t absent) {
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    if (n.op_type() != "EPContext") continue;
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.name() == name) return a.i();
+    return absent;
+  }
+  return absent;
+}
+
+// "X.Y.Z" from a context binary's min_driver_version, read by the runtime's
+// container parser (the value the runtime checks against the driver); ""
+// when the bytes are no container or carry no minimum.
+std::string MinDriverVersion(const std::string& blob) {
+  Bytes b{reinterpret_cast<const uint8_t*>(blob.data()), blob.size()};
+  if (!LooksLikeContainer(b)) return "";
+  Arena arena(Allocator::Default());
+  ContainerView c;
+  if (!ParseContainer(b, "context", arena, &c).ok()) return "";
+  const ContainerVersion& v = c.min_driver_version;
+  if (!v.major && !v.minor && !v.patch) return "";
+  return std::to_string(v.major) + "." + std::to_string(v.minor) + "." + std::to_string(v.patch);
+}
+
+// `bytes`: the file's contents.
+std::string FileTlv(const PackageFile& f, const std::string& bytes, int chunk_log2) {
   std::string v;
   v.push_back(static_cast<char>(f.role));
   v.push_back(static_cast<char>(chunk_log2));
@@ -70,29 +95,42 @@ std::string SignPackage(const std::string& ctx_model_path, const std::string& ke
                                         " outside 2^12..2^24");
   Pk key;
   LoadPrivateKey(key_pem_path, &key);
-  std::vector<PackageFile> files = ListPackageFiles(ctx_model_path);
-  onnx::ModelProto model = ParseModel(ReadFileBytes(ctx_model_path), ctx_model_path);
+  const std::string model_bytes = ReadFileBytes(ctx_model_path);
+  const onnx::ModelProto model = ParseModel(model_bytes, ctx_model_path);
+  const std::vector<PackageFile> files = ListPackageFiles(model, ctx_model_path);
   std::string model_id = o.model_id;
   if (model_id.empty()) {
     model_id = PathBaseName(ctx_model_path);
     if (model_id.size() > 5 && model_id.compare(model_id.size() - 5, 5, ".onnx") == 0)
       model_id.resize(model_id.size() - 5);
   }
-  auto pick = [](const std::string& given, const std::string& found) {
-    return given.empty() ? found : given;
-  };
   std::string producer = model.producer_name();
   if (!model.producer_version().empty()) producer += " " + model.producer_version();
-  std::string sdk = pick(o.sdk_version, NodeAttribute(model, "ep_sdk_version"));
-  std::string hw = pick(o.hw_arch, NodeAttribute(model, "hardware_architecture"));
-  std::string drv = pick(o.min_driver_version, NodeAttribute(model, "epctx_min_driver_version"));
-  producer = pick(o.producer, producer);
+  std::string sdk = NodeAttribute(model, "ep_sdk_version");
+  std::string hw = NodeAttribute(model, "hardware_architecture");
+
+  // Hash every file, reading each once; the first EPContext node's context
+  // binary (embedded, else its file) gives the minimum driver version.
+  const bool embedded = NodeIntAttribute(model, "embed_mode", 1) == 1;
+  std::string drv = embedded ? MinDriverVersion(NodeAttribute(model, "ep_cache_context")) : "";
+  bool want_context_file = !embedded;
+  std::string file_tlvs;
+  for (const PackageFile& f : files) {
+    std::string read;
+    const std::string& bytes =
+        f.role == EPCTX_MF_ROLE_MODEL ? model_bytes : (read = ReadFileBytes(f.path));
+    if (want_context_file && f.role == EPCTX_MF_ROLE_CONTEXT) {
+      drv = MinDriverVersion(bytes);
+      want_context_file = false;
+    }
+    PutTlv(file_tlvs, EPCTX_MF_TLV_FILE, FileTlv(f, bytes, o.chunk_log2));
+  }
   for (const std::string* s : {&model_id, &sdk, &hw, &drv, &producer})
     if (s->size() > EPCTX_MF_MAX_STRING || s->find('\0') != std::string::npos)
       throw ToolError(ctx_model_path, "manifest string '" + *s + "' is too long or has a NUL");
 
   std::string tlvs;
-  PutTlv(tlvs, EPCTX_MF_TLV_KEY_ID, KeyId(key));
+  PutTlv(tlvs, EPCTX_MF_TLV_KEY_ID, KeyId(key, key_pem_path));
   PutTlv(tlvs, EPCTX_MF_TLV_MODEL_ID, model_id);
   std::string counter;
   Put64(counter, o.security_counter);
@@ -101,7 +139,7 @@ std::string SignPackage(const std::string& ctx_model_path, const std::string& ke
   if (!hw.empty()) PutTlv(tlvs, EPCTX_MF_TLV_HW_ARCH, hw);
   if (!drv.empty()) PutTlv(tlvs, EPCTX_MF_TLV_MIN_DRIVER_VERSION, drv);
   if (!producer.empty()) PutTlv(tlvs, EPCTX_MF_TLV_PRODUCER, producer);
-  for (const PackageFile& f : files) PutTlv(tlvs, EPCTX_MF_TLV_FILE, FileTlv(f, o.chunk_log2));
+  tlvs += file_tlvs;
 
   std::string m(EPCTX_MF_MAGIC, EPCTX_MF_MAGIC_SIZE);
   Put16(m, EPCTX_MF_FORMAT_MAJOR);

@@ -1,10 +1,11 @@
-#include <cstring>
+// Private-key operations for epctx-sign (mbedtls); see sign_internal.h.
+#include <cstdio>
 
 #include <mbedtls/ecp.h>
-#include <mbedtls/sha256.h>
 
 #include "epctx_host/diagnostics.h"
 #include "sign_internal.h"
+#include "trust/crypto.h"
 
 namespace epctx {
 namespace host {
@@ -39,9 +40,9 @@ Drbg::~Drbg() {
 }
 
 std::string Sha256(const void* data, size_t size) {
-  unsigned char out[32];
-  mbedtls_sha256_ret(static_cast<const unsigned char*>(data), size, out, 0);
-  return std::string(reinterpret_cast<char*>(out), 32);
+  uint8_t out[32];
+  trust::Sha256(data, size, out);
+  return std::string(reinterpret_cast<char*>(out), sizeof out);
 }
 
 void LoadPrivateKey(const std::string& pem_path, Pk* out) {
@@ -52,19 +53,15 @@ void LoadPrivateKey(const std::string& pem_path, Pk* out) {
   CheckP256(key, pem_path);
 }
 
-void LoadPublicKey(const std::string& pem_path, Pk* out) {
-  Pk& key = *out;
-  int rc = mbedtls_pk_parse_public_keyfile(&key.pk, pem_path.c_str());
-  if (rc != 0)
-    throw ToolError(pem_path, "cannot read a PEM public key (mbedtls " + MbedError(rc) + ")");
-  CheckP256(key, pem_path);
-}
-
-std::string KeyId(Pk& key) {
+std::string KeyId(Pk& key, const std::string& key_path) {
   unsigned char buf[512];
   int n = mbedtls_pk_write_pubkey_der(&key.pk, buf, sizeof buf);
-  if (n <= 0) throw ToolError("key", "cannot encode the public key");
-  return Sha256(buf + sizeof buf - n, static_cast<size_t>(n));
+  if (n <= 0) throw ToolError(key_path, "cannot encode the public key");
+  uint8_t der[trust::kMaxKeyDer];
+  size_t der_len = 0;
+  Status st = trust::ParsePublicKey(buf + sizeof buf - n, static_cast<size_t>(n), der, &der_len);
+  if (!st.ok()) throw ToolError(key_path, st.message());
+  return Sha256(der, der_len);
 }
 
 std::string SignDigest(Pk& key, const std::string& digest, const std::string& key_path) {
@@ -76,12 +73,6 @@ std::string SignDigest(Pk& key, const std::string& digest, const std::string& ke
                            mbedtls_ctr_drbg_random, &drbg.ctr);
   if (rc != 0) throw ToolError(key_path, "signing failed (mbedtls " + MbedError(rc) + ")");
   return std::string(reinterpret_cast<char*>(sig), len);
-}
-
-bool VerifyDigest(Pk& key, const std::string& digest, const void* sig, size_t sig_len) {
-  return mbedtls_pk_verify(&key.pk, MBEDTLS_MD_SHA256,
-                           reinterpret_cast<const unsigned char*>(digest.data()), 32,
-                           static_cast<const unsigned char*>(sig), sig_len) == 0;
 }
 
 }  // namespace host

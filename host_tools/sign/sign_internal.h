@@ -1,5 +1,7 @@
-// mbedtls helpers shared by the signer, the verifier and the CLI: RAII
-// wrappers and one-line operations that throw ToolError.
+// mbedtls helpers for signing (private keys, key generation): RAII wrappers
+// and one-line operations that throw ToolError. Hashing, public keys and
+// signature checks are the runtime's own (trust/crypto.h), so host and device
+// agree on key ids and signatures.
 #ifndef EPCTX_HOST_SIGN_INTERNAL_H
 #define EPCTX_HOST_SIGN_INTERNAL_H
 
@@ -29,12 +31,12 @@ struct Drbg {
   Drbg& operator=(const Drbg&) = delete;
 };
 
-std::string Sha256(const void* data, size_t size);  // 32 raw bytes
+std::string Sha256(const void* data, size_t size);  // trust::Sha256 as 32 raw bytes
 void LoadPrivateKey(const std::string& pem_path, Pk* out);  // must be EC P-256
-void LoadPublicKey(const std::string& pem_path, Pk* out);   // must be EC P-256
-std::string KeyId(Pk& key);                          // SHA-256 of the SPKI DER
+// The key id of a private key's public half, as trust::Keyring::AddKey
+// computes it (SHA-256 of the SubjectPublicKeyInfo DER).
+std::string KeyId(Pk& key, const std::string& key_path);
 std::string SignDigest(Pk& key, const std::string& digest, const std::string& key_path);
-bool VerifyDigest(Pk& key, const std::string& digest, const void* sig, size_t sig_len);
 
 }  // namespace host
 }  // namespace epctx

@@ -1,13 +1,12 @@
 // The registry of backends compiled into this build.
 #include "epctx_host/backend.h"
 
+#ifdef EPCTX_HAVE_VNPU_BACKEND
+#include "vnpu_backend.h"  // host_tools/backends/vnpu (target epctx_backend_vnpu)
+#endif
+
 namespace epctx {
 namespace host {
-
-#ifdef EPCTX_HAVE_VNPU_BACKEND
-// Provided by host_tools/backends/vnpu (target epctx_backend_vnpu).
-std::unique_ptr<Backend> CreateVnpuBackend();
-#endif
 
 std::unique_ptr<Backend> CreateBackend(const std::string& name) {
 #ifdef EPCTX_HAVE_VNPU_BACKEND

@@ -62,8 +62,8 @@ void MakeParentDirs(const std::string& path) {
   }
 }
 
-void WriteOut(const std::string& path, const std::string& bytes, CompileResult* result) {
-  WriteFileAtomic(path, bytes.data(), bytes.size());
+void WriteOut(const std::string& path, const void* data, size_t size, CompileResult* result) {
+  WriteFileAtomic(path, data, size);
   result->files_written.push_back(path);
 }
 
@@ -211,31 +211,29 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   try {
     onnx::checker::check_model(ctx);
   } catch (const std::exception& e) {
-    std::string what = e.what();
     throw ToolError(plan.output_path,
-                    "generated model fails the ONNX checker: " + what.substr(0, what.find('\n')),
-                    EPCTX_FAIL);
+                    "generated model fails the ONNX checker: " + FirstLine(e.what()), EPCTX_FAIL);
   }
   if (!plan.output_path.empty()) MakeParentDirs(plan.output_path);
   if (!plan.external_initializers_path.empty()) {
     const std::string data = ExternalizeInitializers(ctx, gen.external_initializers_file);
-    WriteOut(plan.external_initializers_path, data, result);
+    WriteOut(plan.external_initializers_path, data.data(), data.size(), result);
     progress("write: " + plan.external_initializers_path + " (" + std::to_string(data.size()) +
              " bytes of initializers)");
   }
   size_t payload_offset = 0;
   std::string bytes = SerializeCtxModel(ctx, copt, &payload_offset);
   const std::string where = settings.output_to_memory ? "memory" : plan.output_path;
-  if (!settings.output_to_memory) WriteOut(plan.output_path, bytes, result);
+  if (!settings.output_to_memory) WriteOut(plan.output_path, bytes.data(), bytes.size(), result);
   progress("write: " + where + " (" + std::to_string(bytes.size()) + " bytes" +
            (!container.empty() ? ", payload at offset " + std::to_string(payload_offset)
                                : std::string()) +
            ")");
   for (auto& g : graphs) {
     bin->graph_owner[g.name] = in;
-    bin->graphs.push_back(std::move(g));
+    // Embed mode 1 packed them above; otherwise FinishBinary packs them all.
+    if (gen.embed_mode != 1) bin->graphs.push_back(std::move(g));
   }
-  if (gen.embed_mode == 1 && bin) bin->graphs.clear();  // already embedded
   rep.written = true;
   rep.model_bytes = bytes.size();
   if (settings.output_to_memory)
@@ -252,8 +250,7 @@ void FinishBinary(SharedBinary& bin, const Progress& progress, CompileResult* re
   ContainerStats cs;
   std::vector<uint8_t> container = PackContainer(*bin.backend, bin.weights, bin.graphs, &cs);
   MakeParentDirs(bin.bin_path);
-  WriteFileAtomic(bin.bin_path, container.data(), container.size());
-  result->files_written.push_back(bin.bin_path);
+  WriteOut(bin.bin_path, container.data(), container.size(), result);
   result->binary_path = bin.bin_path;
   result->binary_bytes = container.size();
   result->weight_bytes_before_dedup = bin.weights.bytes_added();

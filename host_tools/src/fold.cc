@@ -58,26 +58,10 @@ class Runtime {
   epctx_env* env_ = nullptr;
 };
 
-bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
 bool HasSubgraph(const onnx::NodeProto& node) {
   for (const auto& a : node.attribute())
     if (a.has_g() || a.graphs_size() > 0) return true;
   return false;
-}
-
-size_t ElementBytes(int32_t dtype) {
-  switch (dtype) {
-    case onnx::TensorProto::FLOAT: case onnx::TensorProto::INT32:
-    case onnx::TensorProto::UINT32: return 4;
-    case onnx::TensorProto::DOUBLE: case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT64: return 8;
-    case onnx::TensorProto::FLOAT16: case onnx::TensorProto::BFLOAT16:
-    case onnx::TensorProto::INT16: case onnx::TensorProto::UINT16: return 2;
-    case onnx::TensorProto::INT8: case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::BOOL: return 1;
-    default: return 0;
-  }
 }
 
 // Shape with a fully static input: the dims, sliced by start/end (opset 15).
@@ -114,11 +98,7 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
   std::map<std::string, int> constants;
   for (int i = 0; i < graph.initializer_size(); ++i)
     if (!graph_inputs.count(graph.initializer(i).name())) constants[graph.initializer(i).name()] = i;
-  std::map<std::string, ValueType> types;
-  {
-    GraphInfo info = BuildGraphInfo(model);
-    types = info.types;
-  }
+  std::map<std::string, ValueType> types = std::move(BuildGraphInfo(model).types);
 
   Runtime runtime;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
@@ -153,13 +133,14 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
       for (const auto& o : node.output()) {
         auto it = types.find(o);
         if (o.empty() || it == types.end() || it->second.dtype == 0) { why = "output type unknown"; break; }
-        if (ElementBytes(it->second.dtype) == 0) { why = "output type not foldable"; break; }
+        const size_t element_bytes = epctx_dtype_size(static_cast<epctx_dtype>(it->second.dtype));
+        if (element_bytes == 0) { why = "output type not foldable"; break; }
         onnx::ValueInfoProto* vi = g->add_output();
         vi->set_name(o);
         auto* tt = vi->mutable_type()->mutable_tensor_type();
         tt->set_elem_type(it->second.dtype);
         if (it->second.fully_static()) {
-          size_t n = ElementBytes(it->second.dtype);
+          size_t n = element_bytes;
           for (int64_t d : it->second.dims) { tt->mutable_shape()->add_dim()->set_dim_value(d); n *= d; }
           expected_bytes += n;
         }
@@ -206,11 +187,6 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
     ++result.folded;
   }
   graph.mutable_node()->Swap(&kept);
-  // Drop value_info of values that are constants now.
-  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> vi;
-  for (auto& v : *graph.mutable_value_info())
-    if (!constants.count(v.name())) *vi.Add() = std::move(v);
-  graph.mutable_value_info()->Swap(&vi);
   return result;
 }
 

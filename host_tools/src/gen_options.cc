@@ -10,6 +10,9 @@
 namespace epctx {
 namespace host {
 
+namespace {
+
+// ORT's key names.
 const char* const kKeyEnable = "ep.context_enable";
 const char* const kKeyFilePath = "ep.context_file_path";
 const char* const kKeyEmbedMode = "ep.context_embed_mode";
@@ -19,8 +22,6 @@ const char* const kKeyExternalInitializersFolder =
     "session.model_external_initializers_file_folder_path";
 const char* const kKeyShare = "ep.share_ep_contexts";
 const char* const kKeyStopShare = "ep.stop_share_ep_contexts";
-
-namespace {
 
 const char* const kConfig = "session config";  // the "file" of config errors
 
@@ -55,7 +56,6 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
     const std::string& k = kv.first;
     const std::string& v = kv.second;
     if (k == kKeyEnable) {
-      g.set_enable = true;
       if (!Flag(k, v))
         Bad("'ep.context_enable' is 0: compiling always generates an EPContext "
             "model (leave the key out or set it to 1)");

@@ -10,16 +10,6 @@
 namespace epctx {
 namespace host {
 
-// ORT's key names.
-extern const char* const kKeyEnable;
-extern const char* const kKeyFilePath;
-extern const char* const kKeyEmbedMode;
-extern const char* const kKeyNodeNamePrefix;
-extern const char* const kKeyExternalInitializersFile;
-extern const char* const kKeyExternalInitializersFolder;
-extern const char* const kKeyShare;
-extern const char* const kKeyStopShare;
-
 // The resolved config. `set_*` record which keys were given explicitly.
 struct GenOptions {
   std::string file_path;
@@ -28,8 +18,7 @@ struct GenOptions {
   std::string external_initializers_file;
   std::string external_folder;
   bool share = false, stop_share = false;
-  bool set_enable = false, set_file_path = false, set_embed_mode = false, set_share = false,
-       set_stop_share = false;
+  bool set_file_path = false, set_embed_mode = false, set_share = false, set_stop_share = false;
 };
 
 // Throws ToolError(INVALID_ARGUMENT) naming the key; a key given twice keeps

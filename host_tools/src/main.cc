@@ -9,6 +9,7 @@
 
 #include "epctx_host/compile_api.h"
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/parse_u64.h"
 #include "epctx_host/sign.h"
 
 namespace {
@@ -109,16 +110,8 @@ int main(int argc, char** argv) {
       } else if (TakeValue(argc, argv, i, "--model-id", &v)) {
         sign_options.model_id = v;
       } else if (TakeValue(argc, argv, i, "--security-counter", &v)) {
-        size_t used = 0;
-        unsigned long long n = 0;
-        try {
-          n = std::stoull(v, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != v.size() || v.empty() || v[0] == '-')
+        if (!epctx::host::ParseU64(v, &sign_options.security_counter))
           throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
-        sign_options.security_counter = n;
       } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
         settings.input_shapes.push_back(ParseInputShape(v));
       } else if (!a.empty() && a[0] == '-') {

@@ -18,11 +18,6 @@ namespace epctx {
 namespace host {
 namespace {
 
-std::string FirstLine(const std::string& s) {
-  size_t nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
 // Reads external initializers into raw_data. The generated model must stand
 // alone (design: "newly generated models should not depend on any original
 // source files"), and the folding/compiling stages need the bytes anyway.

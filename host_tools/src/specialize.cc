@@ -12,8 +12,6 @@ namespace epctx {
 namespace host {
 namespace {
 
-bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
 std::set<std::string> InitializerNames(const onnx::GraphProto& g) {
   std::set<std::string> s;
   for (const auto& t : g.initializer()) s.insert(t.name());
@@ -151,10 +149,11 @@ void InferShapes(onnx::ModelProto& model, const std::string& file) {
                                         /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    throw ToolError(file, "shape inference failed: " + what.substr(0, what.find('\n')));
+    throw ToolError(file, "shape inference failed: " + FirstLine(e.what()));
   }
 }
+
+bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 ValueType TypeOf(const onnx::TypeProto& type) {
   ValueType v;

@@ -14,16 +14,12 @@
 
 #include "onnx_util.h"
 #include "vnpu_ir.h"
+#include "vnpu_ops.h"
 
 namespace epctx {
 namespace host {
 namespace vnpu {
 namespace {
-
-const std::set<std::string> kActOps = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "Clip",
-                                       "Tanh"};
-const std::set<std::string> kCopyOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-                                        "Dropout"};
 
 int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
   int64_t p = 1;
@@ -148,7 +144,7 @@ class Lowerer {
 
   // Fuses a following activation into op; returns the value op now produces.
   std::string FuseAct(IrOp& op, const std::string& value) {
-    const onnx::NodeProto* a = SoleConsumer(value, kActOps);
+    const onnx::NodeProto* a = SoleConsumer(value, kActivationOps);
     if (!a) return value;
     SetAct(op, *a);
     consumed_.insert(a);
@@ -285,12 +281,9 @@ class Lowerer {
   }
 
   void Binary(const onnx::NodeProto& n) {
-    static const std::map<std::string, fb::BinaryKind> kinds = {
-        {"Add", fb::BinaryKind::ADD}, {"Sub", fb::BinaryKind::SUB}, {"Mul", fb::BinaryKind::MUL},
-        {"Div", fb::BinaryKind::DIV}, {"Max", fb::BinaryKind::MAXIMUM}, {"Min", fb::BinaryKind::MINIMUM}};
     IrOp op;
     op.kind = fb::OpParams::Binary;
-    op.binary = kinds.at(n.op_type());
+    op.binary = kBinaryOps.at(n.op_type());
     auto ys = Shape(n.output(0));
     std::vector<int64_t>* strides[2] = {&op.a_strides, &op.b_strides};
     for (int s = 0; s < 2; ++s) {
@@ -360,13 +353,12 @@ class Lowerer {
     const std::string& t = n.op_type();
     if (t == "Conv") return Conv(n);
     if (t == "Gemm" || t == "MatMul") return Gemm(n);
-    if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Max" || t == "Min")
-      return Binary(n);
+    if (kBinaryOps.count(t)) return Binary(n);
     if (t == "MaxPool" || t == "AveragePool" || t == "GlobalAveragePool" || t == "GlobalMaxPool")
       return Pool(n);
     if (t == "Softmax") return Softmax(n);
     IrOp op;
-    if (kActOps.count(t)) {
+    if (kActivationOps.count(t)) {
       op.kind = fb::OpParams::Unary;
       SetAct(op, n);
     } else if (t == "Transpose") {

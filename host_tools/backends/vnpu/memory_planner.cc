@@ -30,7 +30,6 @@ namespace vnpu {
 
 namespace {
 struct Buffer {
-  int tensor;
   uint64_t size;
   int first = -1, last = -1;
   uint64_t offset = 0;
@@ -48,20 +47,21 @@ void PlanMemory(IrGraph& g, uint32_t alignment) {
     const IrTensor& ten = g.tensors[t];
     if (ten.loc != fb::Location::ARENA || ten.alias_of >= 0) continue;
     buffer_of[t] = int(bufs.size());
-    bufs.push_back({int(t), ten.bytes()});
+    bufs.push_back({ten.bytes()});
   }
-  auto touch = [&](int t, int op, bool write) {
+  // Ops in order: a buffer's first touch is its writer, or a read before
+  // any write, which keeps it live from there.
+  auto touch = [&](int t, int op) {
     int b = buffer_of[size_t(root(t))];
     if (b < 0) return;
     Buffer& buf = bufs[size_t(b)];
-    if (write && buf.first < 0) buf.first = op;
-    if (buf.first < 0) buf.first = op;  // read before written: keep it live from here
+    if (buf.first < 0) buf.first = op;
     buf.last = std::max(buf.last, op);
   };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const IrOp& op = g.ops[i];
-    touch(op.out, int(i), true);
-    for (int t : op.ins) touch(t, int(i), false);
+    touch(op.out, int(i));
+    for (int t : op.ins) touch(t, int(i));
   }
   std::vector<size_t> order(bufs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

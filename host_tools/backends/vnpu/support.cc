@@ -5,31 +5,29 @@
 
 #include "onnx_util.h"
 #include "vnpu_ir.h"
+#include "vnpu_ops.h"
 
 namespace epctx {
 namespace host {
 namespace vnpu {
 namespace {
 
-const std::set<std::string> kUnaryOps = {"Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "Clip",
-                                         "Tanh"};
-const std::set<std::string> kBinaryOps = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
-const std::set<std::string> kCopyOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-                                        "Dropout"};
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
 const std::set<std::string> kCpuOps = {"Sqrt",  "Log",    "Exp",    "Pow",          "Cast",
                                        "Shape", "Slice",  "Gather", "Resize",       "ConvTranspose"};
 
-std::string Static(const GraphInfo& info, const std::string& name, size_t max_rank = 8) {
+constexpr size_t kMaxRank = 8;  // the vnpu's tensor rank limit
+
+std::string Static(const GraphInfo& info, const std::string& name) {
   const ValueType* t = info.type(name);
   if (const onnx::TensorProto* c = info.constant(name)) {
     if (c->data_type() != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
-    if (size_t(c->dims_size()) > max_rank) return "'" + name + "' has rank > 8";
+    if (size_t(c->dims_size()) > kMaxRank) return "'" + name + "' has rank > 8";
     return "";
   }
   if (!t || !t->fully_static()) return "shape of '" + name + "' is not static";
   if (t->dtype != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
-  if (t->dims.size() > max_rank) return "'" + name + "' has rank > 8";
+  if (t->dims.size() > kMaxRank) return "'" + name + "' has rank > 8";
   return "";
 }
 
@@ -67,7 +65,9 @@ std::string Window(const onnx::NodeProto& n, bool conv) {
   return "";
 }
 
-std::string Check(const onnx::NodeProto& n, const GraphInfo& info) {
+}  // namespace
+
+std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return "domain " + n.domain() + " not supported";
   if (kCpuOps.count(op) || op.rfind("Reduce", 0) == 0) return op + " has no vnpu op";
@@ -94,13 +94,9 @@ std::string Check(const onnx::NodeProto& n, const GraphInfo& info) {
       if (AttrInt(n, "transA", 0) != 0) return "transA=1 not supported";
       if (!(r = NeedConst(info, n, 2, "C")).empty()) return r;
       if (Has(n, 2)) {
-        auto c = info.constant(n.input(2));
-        int64_t cols = 1;
-        for (int i = 0; i < c->dims_size(); ++i) {
-          if (i + 1 < c->dims_size() && c->dims(i) != 1) return "C must broadcast along rows";
-          cols = c->dims(i);
-        }
-        (void)cols;
+        const onnx::TensorProto* c = info.constant(n.input(2));
+        for (int i = 0; i + 1 < c->dims_size(); ++i)
+          if (c->dims(i) != 1) return "C must broadcast along rows";
       }
     }
     return "";
@@ -111,7 +107,7 @@ std::string Check(const onnx::NodeProto& n, const GraphInfo& info) {
       if (!(r = Static(info, n.input(i))).empty()) return r;
     return "";
   }
-  if (kUnaryOps.count(op)) {
+  if (kActivationOps.count(op)) {
     if (!(r = in0()).empty()) return r;
     if (op == "Clip")
       for (int i = 1; i < 3; ++i)
@@ -151,11 +147,6 @@ std::string Check(const onnx::NodeProto& n, const GraphInfo& info) {
   return op + " has no vnpu op";
 }
 
-}  // namespace
-
-std::string Unsupported(const onnx::NodeProto& node, const GraphInfo& info) {
-  return Check(node, info);
-}
 
 }  // namespace vnpu
 }  // namespace host

@@ -30,6 +30,9 @@ class ToolError : public std::runtime_error {
   int code_;
 };
 
+// The first line of a (library's multi-line) message: errors are one line.
+inline std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 class Progress {
  public:
   explicit Progress(std::ostream* out = nullptr) : out_(out) {}

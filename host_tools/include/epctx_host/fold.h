@@ -7,7 +7,8 @@
 // inputs as initializers is serialised and run through the public C API, so
 // folding computes exactly what the device would. If the runtime cannot run
 // the node (missing kernel, error) the node stays and a note is printed.
-// Folded outputs become initializers and the node is removed.
+// Folded outputs become initializers and the node is removed; value_info is
+// left alone (Specialize re-infers it after a fold).
 #ifndef EPCTX_HOST_FOLD_H
 #define EPCTX_HOST_FOLD_H
 

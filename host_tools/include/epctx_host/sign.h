@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace onnx {
+class ModelProto;
+}
+
 namespace epctx {
 namespace host {
 
@@ -23,10 +27,9 @@ struct SignOptions {
   std::string model_id;           // default: the model's file name without ".onnx"
   uint64_t security_counter = 0;  // anti-rollback: raise it to retire older packages
   int chunk_log2 = 16;            // 64 KiB chunks (12..24)
-  // Versions stamped into the manifest; empty: taken from the first
-  // EPContext node (ep_sdk_version, hardware_architecture,
-  // epctx_min_driver_version) and the model (producer_name producer_version).
-  std::string sdk_version, hw_arch, min_driver_version, producer;
+  // The manifest's versions come from the package: the first EPContext
+  // node (ep_sdk_version, hardware_architecture), its context binary
+  // (min_driver_version) and the model (producer_name producer_version).
   std::string manifest_path;  // default: "<ctx_model_path>.sig"
 };
 
@@ -38,6 +41,10 @@ struct PackageFile {
 
 // The model first, then each referenced file once, in model order.
 std::vector<PackageFile> ListPackageFiles(const std::string& ctx_model_path);
+// The same for a model already parsed from ctx_model_path (names resolve
+// beside it), so callers that need the model's bytes read them once.
+std::vector<PackageFile> ListPackageFiles(const onnx::ModelProto& model,
+                                          const std::string& ctx_model_path);
 
 // Returns the manifest's path.
 std::string SignPackage(const std::string& ctx_model_path, const std::string& key_pem_path,

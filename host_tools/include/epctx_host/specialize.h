@@ -65,6 +65,9 @@ void InferShapes(onnx::ModelProto& model, const std::string& file);
 // point into model.graph(): valid while the model is not modified.
 GraphInfo BuildGraphInfo(const onnx::ModelProto& model);
 
+// True for the ONNX operator domain ("" or "ai.onnx").
+bool IsDefaultDomain(const std::string& domain);
+
 // Static type of a ValueInfoProto / TensorProto in ValueType form.
 ValueType TypeOf(const onnx::TypeProto& type);
 ValueType TypeOf(const onnx::TensorProto& tensor);
