@@ -4,6 +4,7 @@
 
 #include <manifest_format.h>
 
+#include "core/types.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/sign.h"
@@ -13,19 +14,12 @@ namespace host {
 namespace {
 
 // The runtime resolves these beneath the model's folder and refuses
-// anything else; refuse to sign what it would refuse to load.
+// anything else (core/types.h's rule, shared with it); refuse to sign what
+// it would refuse to load.
 void CheckRelative(const std::string& model, const std::string& name) {
-  bool bad = name.empty() || name[0] == '/' || name.find('\0') != std::string::npos ||
-             name.size() > EPCTX_MF_MAX_STRING;
-  size_t start = 0;
-  while (!bad && start <= name.size()) {
-    size_t end = name.find('/', start);
-    if (end == std::string::npos) end = name.size();
-    std::string comp = name.substr(start, end - start);
-    bad = comp.empty() || comp == "..";
-    start = end + 1;
-  }
-  if (bad) throw ToolError(model, "referenced file '" + name + "' is not a plain relative path");
+  if (name.size() > EPCTX_MF_MAX_STRING ||
+      relative_path_problem(StrView{name.data(), name.size()}))
+    throw ToolError(model, "referenced file '" + name + "' is not a plain relative path");
 }
 
 }  // namespace
