@@ -28,6 +28,18 @@ struct Window {
   int64_t out[2];
 };
 
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+// Reads and validates the window attributes shared by Conv, ConvTranspose
+// and the pools for `spatial` (1 or 2) axes with input sizes `in`: the kernel
+// (from the weights `kernel`, which a kernel_shape attribute must match, or
+// null to require kernel_shape), strides, dilations, pads and auto_pad. Fills
+// w->in, kernel, stride, dilation, and pad_begin/pad_end from the pads
+// attribute (the caller resolves auto_pad); w->out is left at 1. For 1-D,
+// axis 0 is the trivial one and spatial axis i is w axis 2 - spatial + i.
+Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                       const int64_t* kernel, Window* w, AutoPad* auto_pad);
+
 // Fills w for `spatial` (1 or 2) axes with input sizes `in` and kernel sizes
 // `kernel` (from the weights, or null to read the required kernel_shape
 // attribute). Validates every attribute and that the (dilated) kernel fits the
