@@ -83,9 +83,8 @@ void Col2Im(const Window& g, int64_t cout_g, const float* col, float* y) {
         const float* src = col + ((c * g.kernel[0] + kh) * g.kernel[1] + kw) * HW;
         const int64_t off_w = kw * g.dilation[1] - g.pad_begin[1];
         // Valid iw: 0 <= iw*stride + off_w < OW.
-        int64_t lo = off_w >= 0 ? 0 : (-off_w + g.stride[1] - 1) / g.stride[1];
-        int64_t hi = OW - off_w <= 0 ? 0 : (OW - off_w - 1) / g.stride[1] + 1;
-        if (hi > W) hi = W;
+        int64_t lo, hi;
+        ValidRange(off_w, g.stride[1], OW, W, &lo, &hi);
         for (int64_t ih = 0; ih < H; ++ih) {
           const int64_t oh = ih * g.stride[0] - g.pad_begin[0] + kh * g.dilation[0];
           if (oh < 0 || oh >= OH) continue;

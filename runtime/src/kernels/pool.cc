@@ -32,19 +32,6 @@ Status SetupPool(KernelContext& ctx, bool allow_ceil, PoolSetup* ps) {
   return ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x.rank, ydims, &ps->y);
 }
 
-// Output positions whose window starts at o*stride - pad: valid kernel taps
-// are those with 0 <= start + k*dilation < in.
-inline void TapRange(int64_t start, const Window& w, int axis, int64_t* k0,
-                     int64_t* k1) {
-  const int64_t d = w.dilation[axis];
-  int64_t lo = start >= 0 ? 0 : (-start + d - 1) / d;
-  int64_t hi = w.in[axis] - start <= 0 ? 0 : (w.in[axis] - start - 1) / d + 1;
-  if (hi > w.kernel[axis]) hi = w.kernel[axis];
-  if (lo > hi) lo = hi;
-  *k0 = lo;
-  *k1 = hi;
-}
-
 // Visits every output position of every plane: `reduce(row0, hs, ws, kh0,
 // kh1, kw0, kw1)` gets the plane's input, the window start and its valid tap
 // ranges, and returns the output value.
@@ -60,11 +47,11 @@ void ForEachWindow(const PoolSetup& ps, Reduce reduce) {
     for (int64_t oh = 0; oh < w.out[0]; ++oh) {
       const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
       int64_t kh0, kh1;
-      TapRange(hs, w, 0, &kh0, &kh1);
+      ValidRange(hs, w.dilation[0], w.in[0], w.kernel[0], &kh0, &kh1);
       for (int64_t ow = 0; ow < w.out[1]; ++ow) {
         const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
         int64_t kw0, kw1;
-        TapRange(ws, w, 1, &kw0, &kw1);
+        ValidRange(ws, w.dilation[1], w.in[1], w.kernel[1], &kw0, &kw1);
         out[oh * w.out[1] + ow] = reduce(in, hs, ws, kh0, kh1, kw0, kw1);
       }
     }

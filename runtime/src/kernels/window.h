@@ -54,6 +54,19 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
 Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
                       int64_t min_value, int64_t* out);
 
+// Output indices o in [0, out) with 0 <= o*stride + off < limit are
+// [*lo, *hi) (empty when *lo == *hi). Used for input positions of a
+// convolution row and for valid kernel taps of a window.
+inline void ValidRange(int64_t off, int64_t stride, int64_t limit, int64_t out,
+                       int64_t* lo, int64_t* hi) {
+  int64_t l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  int64_t h = limit - off <= 0 ? 0 : (limit - off - 1) / stride + 1;
+  if (h > out) h = out;
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
+
 }  // namespace kern
 }  // namespace epctx
 
