@@ -166,10 +166,9 @@ Status Variadic(KernelContext& ctx) {
     if (in->dtype != dt)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input %u is %s, expected %s like input 0",
                       i, dtype_name(in->dtype), dtype_name(dt));
-    Broadcast bc;
-    EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, rank, dims, in->rank, in->dims, &bc));
-    rank = bc.out_rank;
-    for (uint32_t d = 0; d < rank; ++d) dims[d] = bc.out_dims[d];
+    int64_t next[kMaxRank];
+    EPCTX_RETURN_IF_ERROR(BroadcastShape(ctx, rank, dims, in->rank, in->dims, &rank, next));
+    for (uint32_t d = 0; d < rank; ++d) dims[d] = next[d];
   }
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, dt, rank, dims, &y));

@@ -24,7 +24,15 @@ struct Broadcast {
   int64_t sb[kMaxRank] = {};
 };
 
-// INVALID_ARGUMENT naming both shapes when they do not broadcast.
+// The broadcast output shape of da and db into out_dims[0..*out_rank)
+// (out_dims holds kMaxRank and must not alias da or db);
+// INVALID_ARGUMENT naming both shapes when they do not broadcast or the
+// result is too large, NOT_IMPLEMENTED above kMaxRank.
+Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da,
+                      uint32_t rb, const int64_t* db, uint32_t* out_rank,
+                      int64_t* out_dims);
+
+// BroadcastShape plus the merged iteration space; same errors.
 Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
                      uint32_t rb, const int64_t* db, Broadcast* out);
 

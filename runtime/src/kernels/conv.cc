@@ -23,18 +23,6 @@ struct ConvShape {
   Window w;
 };
 
-// First output index o >= 0 with o*stride + off >= 0, and one past the last
-// with o*stride + off < limit, clamped to [0, out).
-inline void ValidRange(int64_t off, int64_t stride, int64_t limit, int64_t out,
-                       int64_t* lo, int64_t* hi) {
-  int64_t l = off >= 0 ? 0 : (-off + stride - 1) / stride;
-  int64_t h = limit - off <= 0 ? 0 : (limit - off - 1) / stride + 1;
-  if (h > out) h = out;
-  if (l > h) l = h;
-  *lo = l;
-  *hi = h;
-}
-
 void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk,
                       float bias, float* out) {
   const Window& w = cs.w;

@@ -11,25 +11,13 @@ namespace epctx {
 namespace kern {
 namespace {
 
-struct Geometry {
-  int64_t in[2], kernel[2], stride[2], dilation[2], pad_begin[2], out[2];
-};
-
+// Reads the shared window attributes plus output_padding and output_shape,
+// and computes the pads (from auto_pad or output_shape) and output sizes.
 Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
-                    const int64_t* kernel, Geometry* g) {
-  int64_t k[2] = {kernel[0], spatial > 1 ? kernel[1] : 1};
-  int64_t s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0}, op[2] = {0, 0};
-  int64_t os[2] = {-1, -1};
-  int64_t attr_k[2] = {k[0], k[1]};
-  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, attr_k));
-  for (uint32_t i = 0; i < spatial; ++i)
-    if (attr_k[i] != k[i])
-      return ctx.Fail(EPCTX_INVALID_GRAPH,
-                      "kernel_shape[%u] is %lld but the weights have %lld", i,
-                      static_cast<long long>(attr_k[i]), static_cast<long long>(k[i]));
-  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "strides", spatial, 1, s));
-  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
-  EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
+                    const int64_t* kernel, Window* g) {
+  AutoPad auto_pad;
+  EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, g, &auto_pad));
+  int64_t op[2] = {0, 0}, os[2] = {-1, -1};
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "output_padding", spatial, 0, op));
   const int64_t* osv = nullptr;
   uint32_t osn = 0;
@@ -49,37 +37,26 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
       os[i] = osv[i];
     }
   }
-  StrView auto_pad = ctx.AttrString("auto_pad", "NOTSET");
-  const bool same_upper = auto_pad.eq("SAME_UPPER");
-  const bool same_lower = auto_pad.eq("SAME_LOWER");
-  const bool valid = auto_pad.eq("VALID");
-  if (!same_upper && !same_lower && !valid && !auto_pad.eq("NOTSET"))
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "auto_pad is '%.*s'", auto_pad.len(),
-                    auto_pad.data);
-
-  const uint32_t base = spatial == 1 ? 1 : 0;
-  g->in[0] = 1; g->kernel[0] = 1; g->stride[0] = 1; g->dilation[0] = 1;
-  g->pad_begin[0] = 0; g->out[0] = 1;
+  const bool same = auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower;
+  const uint32_t base = 2 - spatial;
   for (uint32_t i = 0; i < spatial; ++i) {
     const uint32_t a = base + i;
-    if (in[i] < 0 || in[i] > kMaxWindowValue || k[i] < 1 || k[i] > kMaxWindowValue)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input size %lld / kernel %lld on axis %u",
-                      static_cast<long long>(in[i]), static_cast<long long>(k[i]), i);
-    if (op[i] >= s[i] && op[i] >= d[i])
+    const int64_t s = g->stride[a], d = g->dilation[a];
+    if (op[i] >= s && op[i] >= d)
       return ctx.Fail(EPCTX_INVALID_GRAPH,
                       "output_padding[%u] is %lld, expected less than stride or dilation",
                       i, static_cast<long long>(op[i]));
-    const int64_t span = (k[i] - 1) * d[i] + 1;
-    const int64_t full = s[i] * (in[i] > 0 ? in[i] - 1 : 0) + op[i] + span;
-    int64_t pb = p[i], pe = p[spatial + i];
-    if (has_output_shape || same_upper || same_lower) {
-      const int64_t target = has_output_shape ? os[i] : in[i] * s[i];
+    const int64_t span = (g->kernel[a] - 1) * d + 1;
+    const int64_t full = s * (in[i] > 0 ? in[i] - 1 : 0) + op[i] + span;
+    int64_t pb = g->pad_begin[a], pe = g->pad_end[a];
+    if (has_output_shape || same) {
+      const int64_t target = has_output_shape ? os[i] : in[i] * s;
       int64_t total = full - target;
       if (total < 0) total = 0;
       // As ONNX Runtime: SAME_UPPER puts the odd pad at the start.
-      pb = same_upper ? total - total / 2 : total / 2;
+      pb = auto_pad == AutoPad::kSameUpper ? total - total / 2 : total / 2;
       pe = total - pb;
-    } else if (valid) {
+    } else if (auto_pad == AutoPad::kValid) {
       pb = pe = 0;
     }
     const int64_t out = full - pb - pe;
@@ -88,18 +65,15 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                       "pads %lld+%lld exceed the output extent %lld on axis %u",
                       static_cast<long long>(pb), static_cast<long long>(pe),
                       static_cast<long long>(full), i);
-    g->in[a] = in[i];
-    g->kernel[a] = k[i];
-    g->stride[a] = s[i];
-    g->dilation[a] = d[i];
     g->pad_begin[a] = pb;
+    g->pad_end[a] = pe;
     g->out[a] = out;
   }
   return Status::Ok();
 }
 
 // Adds the columns of one group (rows: c, kh, kw; columns: ih, iw) into y.
-void Col2Im(const Geometry& g, int64_t cout_g, const float* col, float* y) {
+void Col2Im(const Window& g, int64_t cout_g, const float* col, float* y) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t HW = H * W;
   for (int64_t c = 0; c < cout_g; ++c) {
@@ -109,9 +83,8 @@ void Col2Im(const Geometry& g, int64_t cout_g, const float* col, float* y) {
         const float* src = col + ((c * g.kernel[0] + kh) * g.kernel[1] + kw) * HW;
         const int64_t off_w = kw * g.dilation[1] - g.pad_begin[1];
         // Valid iw: 0 <= iw*stride + off_w < OW.
-        int64_t lo = off_w >= 0 ? 0 : (-off_w + g.stride[1] - 1) / g.stride[1];
-        int64_t hi = OW - off_w <= 0 ? 0 : (OW - off_w - 1) / g.stride[1] + 1;
-        if (hi > W) hi = W;
+        int64_t lo, hi;
+        ValidRange(off_w, g.stride[1], OW, W, &lo, &hi);
         for (int64_t ih = 0; ih < H; ++ih) {
           const int64_t oh = ih * g.stride[0] - g.pad_begin[0] + kh * g.dilation[0];
           if (oh < 0 || oh >= OH) continue;
@@ -159,7 +132,7 @@ Status ConvTranspose(KernelContext& ctx) {
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "bias B must have shape [%lld], found %s",
                       static_cast<long long>(cout), ShapeOf(*b).s);
   }
-  Geometry g;
+  Window g;
   EPCTX_RETURN_IF_ERROR(ReadGeometry(ctx, x->rank - 2, x->dims + 2, wt->dims + 2, &g));
   int64_t ydims[4] = {batch, cout, g.out[0], g.out[1]};
   if (x->rank == 3) ydims[2] = g.out[1];

@@ -157,19 +157,12 @@ Status Slice(KernelContext& ctx) {
   uint32_t ns = 0, ne = 0, na = 0, nst = 0;
   bool have_axes = false, have_steps = false;
   if (ctx.opset() < 10) {
-    const int64_t* v;
-    uint32_t n;
-    if (!ctx.AttrInts("starts", &v, &n) || n > kMaxRank)
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute starts is missing or too long");
-    for (ns = 0; ns < n; ++ns) starts[ns] = v[ns];
-    if (!ctx.AttrInts("ends", &v, &n) || n > kMaxRank)
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute ends is missing or too long");
-    for (ne = 0; ne < n; ++ne) ends[ne] = v[ne];
-    if (ctx.AttrInts("axes", &v, &n)) {
-      if (n > kMaxRank) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute axes is too long");
-      for (na = 0; na < n; ++na) axes[na] = v[na];
-      have_axes = true;
-    }
+    bool present;
+    EPCTX_RETURN_IF_ERROR(ReadIntsAttr(ctx, "starts", starts, &ns, &present));
+    if (!present) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute starts is missing");
+    EPCTX_RETURN_IF_ERROR(ReadIntsAttr(ctx, "ends", ends, &ne, &present));
+    if (!present) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute ends is missing");
+    EPCTX_RETURN_IF_ERROR(ReadIntsAttr(ctx, "axes", axes, &na, &have_axes));
   } else {
     const TensorRef *t;
     EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "starts", &t));

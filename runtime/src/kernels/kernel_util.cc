@@ -79,6 +79,34 @@ Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
   return Status::Ok();
 }
 
+Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out,
+                    uint32_t* count, bool* present) {
+  *count = 0;
+  *present = false;
+  const int64_t* v = nullptr;
+  uint32_t n = 0;
+  if (!ctx.AttrInts(name, &v, &n)) return Status::Ok();
+  if (n > static_cast<uint32_t>(kMaxRank))
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute %s has %u values, at most %d allowed",
+                    name, n, kMaxRank);
+  for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
+  *count = n;
+  *present = true;
+  return Status::Ok();
+}
+
+Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
+                uint32_t* count, bool* present) {
+  if (ctx.opset() < input_from) return ReadIntsAttr(ctx, "axes", axes, count, present);
+  *count = 0;
+  *present = false;
+  if (const TensorRef* t = ctx.input(1)) {
+    EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *t, "axes", axes, kMaxRank, count));
+    *present = true;
+  }
+  return Status::Ok();
+}
+
 Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
                        const char* what, float* out) {
   if (t.elements() != 1 || !t.data)

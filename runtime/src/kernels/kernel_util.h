@@ -35,6 +35,15 @@ Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what,
 // Reads an int32/int64 tensor of rank 0 or 1 with at most `cap` elements.
 Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
                 int64_t* out, uint32_t cap, uint32_t* count);
+// Copies the ints attribute `name` into out[0..*count) and sets *present;
+// *count = 0 and *present = false when absent. INVALID_GRAPH when it has more
+// than kMaxRank values (out must hold kMaxRank).
+Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out,
+                    uint32_t* count, bool* present);
+// Axes (at most kMaxRank) from the `axes` attribute below opset
+// `input_from`, or from the optional input 1 from that opset on.
+Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
+                uint32_t* count, bool* present);
 // Reads a float/double/int scalar (rank 0 or one element) as float.
 Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
                        const char* what, float* out);

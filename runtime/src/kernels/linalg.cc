@@ -1,4 +1,5 @@
 // Gemm and MatMul (float32) on top of the blocked SGEMM.
+#include "kernels/broadcast.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -81,29 +82,15 @@ Status MatMul(KernelContext& ctx) {
                     "inner dimensions differ: A %s vs B %s (%lld != %lld)",
                     ShapeOf(*a).s, ShapeOf(*b).s, static_cast<long long>(K),
                     static_cast<long long>(KB));
+  // Batch dimensions broadcast like elementwise operands; the strides count
+  // matrices (0 where an operand repeats).
   const uint32_t a_batch = a_vec ? 0 : a->rank - 2;
   const uint32_t b_batch = b_vec ? 0 : b->rank - 2;
-  const uint32_t batch_rank = a_batch > b_batch ? a_batch : b_batch;
-  int64_t bdims[kMaxRank], astr[kMaxRank], bstr[kMaxRank];
-  // Batch strides in matrices (0 where an operand broadcasts).
-  int64_t sa = 1, sb = 1;
-  for (uint32_t i = batch_rank; i-- > 0;) {
-    const uint32_t from_end = batch_rank - 1 - i;
-    const int64_t da = from_end < a_batch ? a->dims[a_batch - 1 - from_end] : 1;
-    const int64_t db = from_end < b_batch ? b->dims[b_batch - 1 - from_end] : 1;
-    if (da != db && da != 1 && db != 1)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "batch dimensions of A %s and B %s do not broadcast",
-                      ShapeOf(*a).s, ShapeOf(*b).s);
-    bdims[i] = da == 1 ? db : da;
-    astr[i] = da == 1 ? 0 : sa;
-    bstr[i] = db == 1 ? 0 : sb;
-    sa *= da;
-    sb *= db;
-  }
+  Broadcast bc;
+  EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a_batch, a->dims, b_batch, b->dims, &bc));
   int64_t ydims[kMaxRank];
   uint32_t yrank = 0;
-  for (uint32_t i = 0; i < batch_rank; ++i) ydims[yrank++] = bdims[i];
+  for (uint32_t i = 0; i < bc.out_rank; ++i) ydims[yrank++] = bc.out_dims[i];
   if (!a_vec) ydims[yrank++] = M;
   if (!b_vec) ydims[yrank++] = N;
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, yrank, ydims, 4, "output Y"));
@@ -113,14 +100,15 @@ Status MatMul(KernelContext& ctx) {
   const float* A = static_cast<const float*>(a->data);
   const float* B = static_cast<const float*>(b->data);
   int64_t batches = 1;
-  Product(bdims, 0, batch_rank, &batches);
+  Product(bc.out_dims, 0, bc.out_rank, &batches);
   if (y->elements() == 0) return Status::Ok();
 
-  // B shared by every batch and A contiguous: one tall GEMM.
+  // B shared by every batch and A contiguous: one tall GEMM. (Merged axes
+  // have size > 1 unless the batch is a single matrix.)
   bool b_shared = true, a_full = true;
-  for (uint32_t i = 0; i < batch_rank; ++i) {
-    if (bstr[i] != 0) b_shared = false;
-    if (astr[i] == 0 && bdims[i] != 1) a_full = false;
+  for (uint32_t i = 0; i < bc.rank; ++i) {
+    if (bc.sb[i] != 0) b_shared = false;
+    if (bc.sa[i] == 0 && bc.dims[i] != 1) a_full = false;
   }
   if (b_shared && a_full) {
     float* ws = nullptr;
@@ -130,20 +118,13 @@ Status MatMul(KernelContext& ctx) {
   }
   float* ws = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
-  int64_t idx[kMaxRank] = {};
-  for (int64_t t = 0; t < batches; ++t) {
-    int64_t oa = 0, ob = 0;
-    for (uint32_t i = 0; i < batch_rank; ++i) {
-      oa += idx[i] * astr[i];
-      ob += idx[i] * bstr[i];
-    }
-    Sgemm(false, false, M, N, K, 1.0f, A + oa * M * K, K, B + ob * K * N, N,
-          0.0f, Y + t * M * N, N, ws);
-    for (uint32_t i = batch_rank; i-- > 0;) {
-      if (++idx[i] < bdims[i]) break;
-      idx[i] = 0;
-    }
-  }
+  const int64_t MK = M * K, KN = K * N, MN = M * N;
+  ForEachRow(bc, [&](int64_t oa, int64_t ob, int64_t t0, int64_t n, int64_t step_a,
+                     int64_t step_b) {
+    for (int64_t j = 0; j < n; ++j)
+      Sgemm(false, false, M, N, K, 1.0f, A + (oa + j * step_a) * MK, K,
+            B + (ob + j * step_b) * KN, N, 0.0f, Y + (t0 + j) * MN, N, ws);
+  });
   return Status::Ok();
 }
 

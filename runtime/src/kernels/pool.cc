@@ -32,23 +32,27 @@ Status SetupPool(KernelContext& ctx, bool allow_ceil, PoolSetup* ps) {
   return ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x.rank, ydims, &ps->y);
 }
 
-// Output positions whose window starts at o*stride - pad: valid kernel taps
-// are those with 0 <= start + k*dilation < in.
-inline void TapRange(int64_t start, const Window& w, int axis, int64_t* k0,
-                     int64_t* k1) {
-  const int64_t d = w.dilation[axis];
-  int64_t lo = start >= 0 ? 0 : (-start + d - 1) / d;
-  int64_t hi = w.in[axis] - start <= 0 ? 0 : (w.in[axis] - start - 1) / d + 1;
-  if (hi > w.kernel[axis]) hi = w.kernel[axis];
-  if (lo > hi) lo = hi;
-  *k0 = lo;
-  *k1 = hi;
+// One output position's window: where it starts on each axis (input
+// coordinates, negative in the begin padding), its kernel taps inside the
+// input, [kh0, kh1) x [kw0, kw1), and, when asked for, how many taps lie in
+// the padded input (a ceil_mode window may run past the end padding).
+struct Taps {
+  int64_t hs, ws, kh0, kh1, kw0, kw1;
+  int64_t padded;
+};
+
+// Taps of a window starting at `start` on `axis` inside the padded input.
+inline int64_t PaddedTaps(const Window& w, int axis, int64_t start) {
+  int64_t lo, hi;
+  ValidRange(start + w.pad_begin[axis], w.dilation[axis],
+             w.in[axis] + w.pad_begin[axis] + w.pad_end[axis], w.kernel[axis], &lo, &hi);
+  return hi - lo;
 }
 
-// Visits every output position of every plane: `reduce(row0, hs, ws, kh0,
-// kh1, kw0, kw1)` gets the plane's input, the window start and its valid tap
-// ranges, and returns the output value.
-template <typename Reduce>
+// Visits every output position of every plane: `reduce(in, taps)` gets the
+// plane's input and the window's taps (taps.padded only when kPadded), and
+// returns the output value.
+template <bool kPadded, typename Reduce>
 void ForEachWindow(const PoolSetup& ps, Reduce reduce) {
   const Window& w = ps.w;
   const float* X = static_cast<const float*>(ps.x->data);
@@ -58,14 +62,16 @@ void ForEachWindow(const PoolSetup& ps, Reduce reduce) {
     const float* in = X + p * HW;
     float* out = Y + p * OHW;
     for (int64_t oh = 0; oh < w.out[0]; ++oh) {
-      const int64_t hs = oh * w.stride[0] - w.pad_begin[0];
-      int64_t kh0, kh1;
-      TapRange(hs, w, 0, &kh0, &kh1);
+      Taps t;
+      t.hs = oh * w.stride[0] - w.pad_begin[0];
+      ValidRange(t.hs, w.dilation[0], w.in[0], w.kernel[0], &t.kh0, &t.kh1);
+      const int64_t padded_h = kPadded ? PaddedTaps(w, 0, t.hs) : 0;
+      t.padded = 0;
       for (int64_t ow = 0; ow < w.out[1]; ++ow) {
-        const int64_t ws = ow * w.stride[1] - w.pad_begin[1];
-        int64_t kw0, kw1;
-        TapRange(ws, w, 1, &kw0, &kw1);
-        out[oh * w.out[1] + ow] = reduce(in, hs, ws, kh0, kh1, kw0, kw1);
+        t.ws = ow * w.stride[1] - w.pad_begin[1];
+        ValidRange(t.ws, w.dilation[1], w.in[1], w.kernel[1], &t.kw0, &t.kw1);
+        if (kPadded) t.padded = padded_h * PaddedTaps(w, 1, t.ws);
+        out[oh * w.out[1] + ow] = reduce(in, t);
       }
     }
   }
@@ -79,12 +85,11 @@ Status MaxPool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
   const Window& w = ps.w;
-  ForEachWindow(ps, [&w](const float* in, int64_t hs, int64_t ws, int64_t kh0, int64_t kh1,
-                         int64_t kw0, int64_t kw1) {
+  ForEachWindow<false>(ps, [&w](const float* in, const Taps& t) {
     float m = std::numeric_limits<float>::lowest();
-    for (int64_t kh = kh0; kh < kh1; ++kh) {
-      const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
-      for (int64_t kw = kw0; kw < kw1; ++kw) {
+    for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+      const float* row = in + (t.hs + kh * w.dilation[0]) * w.in[1] + t.ws;
+      for (int64_t kw = t.kw0; kw < t.kw1; ++kw) {
         const float v = row[kw * w.dilation[1]];
         if (v > m || v != v) m = v;
       }
@@ -99,34 +104,19 @@ Status AveragePool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
   const Window& w = ps.w;
-  ForEachWindow(ps, [&w, include_pad](const float* in, int64_t hs, int64_t ws, int64_t kh0,
-                                      int64_t kh1, int64_t kw0, int64_t kw1) {
+  auto average = [&w, include_pad](const float* in, const Taps& t) {
     float sum = 0.0f;
-    for (int64_t kh = kh0; kh < kh1; ++kh) {
-      const float* row = in + (hs + kh * w.dilation[0]) * w.in[1] + ws;
-      for (int64_t kw = kw0; kw < kw1; ++kw) sum += row[kw * w.dilation[1]];
+    for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
+      const float* row = in + (t.hs + kh * w.dilation[0]) * w.in[1] + t.ws;
+      for (int64_t kw = t.kw0; kw < t.kw1; ++kw) sum += row[kw * w.dilation[1]];
     }
-    int64_t count;
-    if (include_pad) {
-      // Taps inside the padded input (a ceil_mode window may run past the
-      // end padding; those taps do not count).
-      int64_t c[2];
-      const int64_t starts[2] = {hs, ws};
-      for (int a = 0; a < 2; ++a) {
-        const int64_t lo = -w.pad_begin[a], hi = w.in[a] + w.pad_end[a];
-        int64_t n = 0;
-        for (int64_t k = 0; k < w.kernel[a]; ++k) {
-          const int64_t pos = starts[a] + k * w.dilation[a];
-          if (pos >= lo && pos < hi) ++n;
-        }
-        c[a] = n;
-      }
-      count = c[0] * c[1];
-    } else {
-      count = (kh1 - kh0) * (kw1 - kw0);
-    }
+    const int64_t count = include_pad ? t.padded : (t.kh1 - t.kh0) * (t.kw1 - t.kw0);
     return count > 0 ? sum / static_cast<float>(count) : 0.0f;
-  });
+  };
+  if (include_pad)
+    ForEachWindow<true>(ps, average);
+  else
+    ForEachWindow<false>(ps, average);
   return Status::Ok();
 }
 

@@ -61,7 +61,7 @@ void Reduce(const TensorRef& x, const bool* reduced, T* out, uint64_t out_n) {
 }
 
 template <Kind K>
-Status ReduceOp(KernelContext& ctx, bool axes_input) {
+Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
   const bool is_float = x->dtype == EPCTX_DTYPE_FLOAT;
@@ -69,28 +69,13 @@ Status ReduceOp(KernelContext& ctx, bool axes_input) {
   if (!is_float && !(is_int && K != Kind::kMean)) return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axes[kMaxRank];
   uint32_t naxes = 0;
-  bool have_axes = false;
-  if (axes_input) {
-    if (const TensorRef* t = ctx.input(1)) {
-      EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *t, "axes", axes, kMaxRank, &naxes));
-      have_axes = naxes > 0;
-    }
-  } else {
-    const int64_t* v = nullptr;
-    uint32_t n = 0;
-    if (ctx.AttrInts("axes", &v, &n)) {
-      if (n > static_cast<uint32_t>(kMaxRank))
-        return ctx.Fail(EPCTX_INVALID_GRAPH, "axes has %u values, more than rank %u", n,
-                        x->rank);
-      for (uint32_t i = 0; i < n; ++i) axes[i] = v[i];
-      naxes = n;
-      have_axes = n > 0;
-    }
-  }
+  bool present = false;
+  EPCTX_RETURN_IF_ERROR(ReadAxes(ctx, axes_input_from, axes, &naxes, &present));
+  const bool have_axes = naxes > 0;
   const bool keepdims = ctx.AttrInt("keepdims", 1) != 0;
   bool reduced[kMaxRank] = {};
   if (!have_axes) {
-    if (axes_input && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
+    if (ctx.opset() >= axes_input_from && ctx.AttrInt("noop_with_empty_axes", 0) != 0) {
       return ctx.ViewOutput(0, x->dtype, x->rank, x->dims, x->data);
     }
     for (uint32_t i = 0; i < x->rank; ++i) reduced[i] = true;
@@ -136,10 +121,12 @@ Status ReduceOp(KernelContext& ctx, bool axes_input) {
 
 }  // namespace
 
-Status ReduceMean(KernelContext& ctx) { return ReduceOp<Kind::kMean>(ctx, false); }
-Status ReduceMax(KernelContext& ctx) { return ReduceOp<Kind::kMax>(ctx, false); }
-Status ReduceMin(KernelContext& ctx) { return ReduceOp<Kind::kMin>(ctx, false); }
-Status ReduceSum(KernelContext& ctx) { return ReduceOp<Kind::kSum>(ctx, ctx.opset() >= 13); }
+// axes became an input in opset 13 for ReduceSum and in 18 for the others
+// (whose kernels the registry caps at opset 17).
+Status ReduceMean(KernelContext& ctx) { return ReduceOp<Kind::kMean>(ctx, 18); }
+Status ReduceMax(KernelContext& ctx) { return ReduceOp<Kind::kMax>(ctx, 18); }
+Status ReduceMin(KernelContext& ctx) { return ReduceOp<Kind::kMin>(ctx, 18); }
+Status ReduceSum(KernelContext& ctx) { return ReduceOp<Kind::kSum>(ctx, 13); }
 
 }  // namespace kern
 }  // namespace epctx

@@ -13,30 +13,6 @@ Status ViewAs(KernelContext& ctx, const TensorRef& x, uint32_t rank,
   return ctx.ViewOutput(0, x.dtype, rank, dims, x.data);
 }
 
-// Axes from the attribute (before `input_from`) or the optional input 1.
-Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
-                uint32_t* n, bool* present) {
-  *n = 0;
-  *present = false;
-  if (ctx.opset() >= input_from) {
-    if (const TensorRef* t = ctx.input(1)) {
-      EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *t, "axes", axes, kMaxRank, n));
-      *present = true;
-    }
-    return Status::Ok();
-  }
-  const int64_t* v = nullptr;
-  uint32_t count = 0;
-  if (!ctx.AttrInts("axes", &v, &count)) return Status::Ok();
-  if (count > static_cast<uint32_t>(kMaxRank))
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "axes has %u values, at most %d allowed", count,
-                    kMaxRank);
-  for (uint32_t i = 0; i < count; ++i) axes[i] = v[i];
-  *n = count;
-  *present = true;
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status Reshape(KernelContext& ctx) {

@@ -25,8 +25,8 @@ Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
   return Status::Ok();
 }
 
-Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
-                     const int64_t* kernel, bool ceil_mode, Window* w) {
+Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                       const int64_t* kernel, Window* w, AutoPad* auto_pad) {
   if (spatial < 1 || spatial > 2)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
                     "%u spatial dimensions; only 1-D and 2-D are supported",
@@ -61,34 +61,55 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
 
-  StrView auto_pad = ctx.AttrString("auto_pad", "NOTSET");
-  const bool same_upper = auto_pad.eq("SAME_UPPER");
-  const bool same_lower = auto_pad.eq("SAME_LOWER");
-  const bool valid = auto_pad.eq("VALID");
-  if (!same_upper && !same_lower && !valid && !auto_pad.eq("NOTSET"))
+  StrView mode = ctx.AttrString("auto_pad", "NOTSET");
+  if (mode.eq("NOTSET")) {
+    *auto_pad = AutoPad::kNotSet;
+  } else if (mode.eq("SAME_UPPER")) {
+    *auto_pad = AutoPad::kSameUpper;
+  } else if (mode.eq("SAME_LOWER")) {
+    *auto_pad = AutoPad::kSameLower;
+  } else if (mode.eq("VALID")) {
+    *auto_pad = AutoPad::kValid;
+  } else {
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "auto_pad is '%.*s', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID",
-                    auto_pad.len(), auto_pad.data);
+                    mode.len(), mode.data);
+  }
 
-  // Axis 0 of a 1-D window is the trivial one.
-  const uint32_t base = spatial == 1 ? 1 : 0;
-  w->in[0] = 1; w->kernel[0] = 1; w->stride[0] = 1; w->dilation[0] = 1;
-  w->pad_begin[0] = 0; w->pad_end[0] = 0; w->out[0] = 1;
+  const uint32_t base = 2 - spatial;
+  for (uint32_t a = 0; a < 2; ++a) {
+    w->in[a] = 1; w->kernel[a] = 1; w->stride[a] = 1; w->dilation[a] = 1;
+    w->pad_begin[a] = 0; w->pad_end[a] = 0; w->out[a] = 1;
+  }
   for (uint32_t i = 0; i < spatial; ++i) {
     const uint32_t a = base + i;
     w->in[a] = in[i];
     w->kernel[a] = k[i];
     w->stride[a] = s[i];
     w->dilation[a] = d[i];
-    const int64_t span = (k[i] - 1) * d[i] + 1;  // < 2^60
-    int64_t pb = p[i], pe = p[spatial + i];
-    if (same_upper || same_lower) {
-      const int64_t out = (in[i] + s[i] - 1) / s[i];
-      int64_t total = (out - 1) * s[i] + span - in[i];
+    w->pad_begin[a] = p[i];
+    w->pad_end[a] = p[spatial + i];
+  }
+  return Status::Ok();
+}
+
+Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                     const int64_t* kernel, bool ceil_mode, Window* w) {
+  AutoPad auto_pad;
+  EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, w, &auto_pad));
+  const uint32_t base = 2 - spatial;
+  for (uint32_t i = 0; i < spatial; ++i) {
+    const uint32_t a = base + i;
+    const int64_t s = w->stride[a];
+    const int64_t span = (w->kernel[a] - 1) * w->dilation[a] + 1;  // < 2^60
+    int64_t pb = w->pad_begin[a], pe = w->pad_end[a];
+    if (auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower) {
+      const int64_t out = (in[i] + s - 1) / s;
+      int64_t total = (out - 1) * s + span - in[i];
       if (total < 0) total = 0;
-      pb = same_upper ? total / 2 : total - total / 2;
+      pb = auto_pad == AutoPad::kSameUpper ? total / 2 : total - total / 2;
       pe = total - pb;
-    } else if (valid) {
+    } else if (auto_pad == AutoPad::kValid) {
       pb = pe = 0;
     }
     const int64_t padded = in[i] + pb + pe;
@@ -100,11 +121,11 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                       static_cast<long long>(padded),
                       static_cast<long long>(in[i]), static_cast<long long>(pb),
                       static_cast<long long>(pe));
-    int64_t out = (padded - span) / s[i] + 1;
-    if (ceil_mode && (padded - span) % s[i] != 0) {
+    int64_t out = (padded - span) / s + 1;
+    if (ceil_mode && (padded - span) % s != 0) {
       ++out;
       // A window starting in the end padding covers no input: drop it.
-      if ((out - 1) * s[i] >= in[i] + pb) --out;
+      if ((out - 1) * s >= in[i] + pb) --out;
     }
     w->pad_begin[a] = pb;
     w->pad_end[a] = pe;

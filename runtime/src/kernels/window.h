@@ -28,6 +28,18 @@ struct Window {
   int64_t out[2];
 };
 
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+// Reads and validates the window attributes shared by Conv, ConvTranspose
+// and the pools for `spatial` (1 or 2) axes with input sizes `in`: the kernel
+// (from the weights `kernel`, which a kernel_shape attribute must match, or
+// null to require kernel_shape), strides, dilations, pads and auto_pad. Fills
+// w->in, kernel, stride, dilation, and pad_begin/pad_end from the pads
+// attribute (the caller resolves auto_pad); w->out is left at 1. For 1-D,
+// axis 0 is the trivial one and spatial axis i is w axis 2 - spatial + i.
+Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
+                       const int64_t* kernel, Window* w, AutoPad* auto_pad);
+
 // Fills w for `spatial` (1 or 2) axes with input sizes `in` and kernel sizes
 // `kernel` (from the weights, or null to read the required kernel_shape
 // attribute). Validates every attribute and that the (dilated) kernel fits the
@@ -41,6 +53,19 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
 // absent.
 Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
                       int64_t min_value, int64_t* out);
+
+// Output indices o in [0, out) with 0 <= o*stride + off < limit are
+// [*lo, *hi) (empty when *lo == *hi). Used for input positions of a
+// convolution row and for valid kernel taps of a window.
+inline void ValidRange(int64_t off, int64_t stride, int64_t limit, int64_t out,
+                       int64_t* lo, int64_t* hi) {
+  int64_t l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  int64_t h = limit - off <= 0 ? 0 : (limit - off - 1) / stride + 1;
+  if (h > out) h = out;
+  if (l > h) l = h;
+  *lo = l;
+  *hi = h;
+}
 
 }  // namespace kern
 }  // namespace epctx
