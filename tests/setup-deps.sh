@@ -4,7 +4,7 @@
 # usage: bash tests/setup-deps.sh [--cross]
 #   --cross  also the aarch64 cross toolchain, qemu-user and the arm64
 #            libraries (dpkg --add-architecture arm64)
-# Sourced by run-all.sh and demo.sh; exits non-zero when apt fails.
+# Run (with bash) by run-all.sh and demo.sh; exits non-zero when apt fails.
 set -euo pipefail
 
 cross=0

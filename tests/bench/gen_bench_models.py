@@ -35,10 +35,6 @@ def chain(layers, width, seed):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def write_npy(path, arr):
-    np.save(path, arr)
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: gen_bench_models.py OUTDIR [NAME:LAYERS:WIDTH ...]")
@@ -51,7 +47,7 @@ def main():
         os.makedirs(d, exist_ok=True)
         onnx.save(chain(layers, width, seed=layers * 7919 + width), os.path.join(d, "model.onnx"))
         rng = np.random.default_rng(1)
-        write_npy(os.path.join(d, "input.npy"), rng.standard_normal((1, width)).astype(np.float32))
+        np.save(os.path.join(d, "input.npy"), rng.standard_normal((1, width)).astype(np.float32))
         mb = layers * width * width * 4 / 2**20
         print(f"{d}/model.onnx: {layers} x MatMul[{width}x{width}], {mb:.1f} MiB of weights")
 

@@ -9,10 +9,27 @@
 #include "npy.h"
 #include "test_util.h"
 
-static double now_ms(void) {
+double mc_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files,
+                         mc_io* io) {
+  memset(io, 0, sizeof(*io));
+  io->num_inputs = m->num_inputs;
+  io->num_outputs = m->num_outputs;
+  for (size_t i = 0; i < m->num_inputs; ++i) {
+    snprintf(files->inputs[i], sizeof(files->inputs[i]), "%s/input_%zu.npy", dir, i);
+    io->input_names[i] = m->inputs[i];
+    io->input_files[i] = files->inputs[i];
+  }
+  for (size_t i = 0; i < m->num_outputs; ++i) {
+    snprintf(files->expected[i], sizeof(files->expected[i]), "%s/expected_%zu.npy", dir, i);
+    io->output_names[i] = m->outputs[i];
+    io->expected_files[i] = files->expected[i];
+  }
 }
 
 int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
@@ -68,17 +85,17 @@ int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
                         double* run_ms, char* msg, size_t size) {
   int rc = -1;
   epctx_session* s = NULL;
-  epctx_npy inputs[16], expected[16];
-  epctx_tensor* in_tensors[16] = {0};
-  epctx_tensor* outs[16] = {0};
+  epctx_npy inputs[TU_MAX_IO], expected[TU_MAX_IO];
+  epctx_tensor* in_tensors[TU_MAX_IO] = {0};
+  epctx_tensor* outs[TU_MAX_IO] = {0};
   size_t loaded_in = 0, loaded_exp = 0;
   memset(inputs, 0, sizeof(inputs));
   memset(expected, 0, sizeof(expected));
 
-  double t0 = now_ms();
+  double t0 = mc_now_ms();
   epctx_status* st = epctx_session_create(env, ctx_path, NULL, &s);
   if (st) return fail_status(st, "session create", ctx_path, msg, size);
-  if (create_ms) *create_ms = now_ms() - t0;
+  if (create_ms) *create_ms = mc_now_ms() - t0;
 
   if (epctx_session_input_count(s) != io->num_inputs ||
       epctx_session_output_count(s) != io->num_outputs) {
@@ -123,14 +140,14 @@ int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
       goto done;
     }
   }
-  t0 = now_ms();
+  t0 = mc_now_ms();
   st = epctx_session_run(s, io->input_names, (const epctx_tensor* const*)in_tensors,
                          io->num_inputs, NULL, outs, io->num_outputs);
   if (st) {
     fail_status(st, "run", ctx_path, msg, size);
     goto done;
   }
-  if (run_ms) *run_ms = now_ms() - t0;
+  if (run_ms) *run_ms = mc_now_ms() - t0;
   for (size_t i = 0; i < io->num_outputs; ++i) {
     char why[1024];
     if (tu_compare(outs[i], &expected[i], io->atol, io->rtol, why, sizeof(why))) {

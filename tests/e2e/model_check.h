@@ -3,7 +3,7 @@
  * model through the public C API, run it on .npy inputs, compare each output
  * with an expected .npy.
  *
- * Messages: every function returns 0 or fills msg (one paragraph naming the
+ * Messages: every function that can fail returns 0 or fills msg (one paragraph naming the
  * model, the step, and the tool's stderr when a tool failed). */
 #ifndef EPCTX_TESTS_MODEL_CHECK_H
 #define EPCTX_TESTS_MODEL_CHECK_H
@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #include <epctx/epctx.h>
+
+#include "test_util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,12 +29,29 @@ int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
 
 typedef struct mc_io {
   size_t num_inputs, num_outputs;
-  const char* input_names[16];
-  const char* input_files[16];
-  const char* output_names[16];   /* expected graph outputs, in order */
-  const char* expected_files[16];
+  const char* input_names[TU_MAX_IO];
+  const char* input_files[TU_MAX_IO];
+  const char* output_names[TU_MAX_IO];   /* expected graph outputs, in order */
+  const char* expected_files[TU_MAX_IO];
   double atol, rtol;
 } mc_io;
+
+/* Storage for the file names an mc_io points to: a case directory's
+ * input_<i>.npy and expected_<i>.npy. */
+typedef struct mc_case_files {
+  char inputs[TU_MAX_IO][4096];
+  char expected[TU_MAX_IO][4096];
+} mc_case_files;
+
+/* Fills io (zeroed first; atol and rtol are left 0 for the caller) from a
+ * case's manifest: its input and output names, and the files dir/input_<i>.npy
+ * and dir/expected_<i>.npy, whose names are kept in *files; io points into m
+ * and *files, which must outlive it. */
+void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files,
+                         mc_io* io);
+
+/* Milliseconds on the monotonic clock. */
+double mc_now_ms(void);
 
 /* Creates a session on ctx_path (env must have its drivers registered),
  * checks its input/output names against io, runs once, compares. On success

@@ -14,6 +14,7 @@
 #include <epctx/epctx.h>
 
 #include "npy.h"
+#include "test_io.h" /* tu_read_file, tu_write_file, tu_file_exists */
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,11 +40,6 @@ size_t tu_count_lines(const char* s);
 
 /* mkdir -p; then removes the regular files inside `dir` (not recursive). */
 int tu_make_clean_dir(const char* dir);
-
-/* Reads a whole file; NULL on error. *size receives its length. */
-unsigned char* tu_read_file(const char* path, size_t* size);
-int tu_write_file(const char* path, const void* data, size_t size);
-int tu_file_exists(const char* path);
 
 /* manifest.txt of a generated case (see tests/models/generate.py). */
 #define TU_MAX_IO 16

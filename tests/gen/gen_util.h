@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,10 @@ namespace gentest {
 using epctx::host::CompileResult;
 using epctx::host::CompileSettings;
 using epctx::host::ModelInput;
+// Files: the host tools' own helpers (ReadFileBytes throws ToolError, which
+// fails the test, when the file cannot be read).
+using epctx::host::FileExists;
+using epctx::host::ReadFileBytes;
 
 inline std::string& WorkDir() {
   static std::string dir;
@@ -50,21 +53,9 @@ inline std::string Fresh(const std::string& name) {
   return d;
 }
 
-inline bool Exists(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0;
-}
-
 inline int64_t FileSize(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
-}
-
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 inline void Save(const onnx::ModelProto& m, const std::string& path) {
@@ -185,7 +176,7 @@ inline RunOutcome RunModel(const std::string& path, const std::vector<Tensor>& i
   if (!st) st = epctx_session_options_create(&opts);
   if (!st && !ctx_path_option.empty()) {
     st = epctx_session_options_set(opts, "ep.context_file_path", ctx_path_option.c_str());
-    bytes = Slurp(path);
+    bytes = ReadFileBytes(path);
     if (!st) st = epctx_session_create_from_buffer(env, bytes.data(), bytes.size(), opts, &s);
   } else if (!st) {
     st = epctx_session_create(env, path.c_str(), opts, &s);
@@ -273,7 +264,7 @@ inline bool Close(const std::vector<float>& a, const std::vector<float>& b, floa
 }
 
 inline onnx::ModelProto LoadProto(const std::string& path) {
-  return epctx::host::ParseModel(Slurp(path), path);
+  return epctx::host::ParseModel(ReadFileBytes(path), path);
 }
 
 inline std::vector<const onnx::NodeProto*> EpNodes(const onnx::ModelProto& m) {

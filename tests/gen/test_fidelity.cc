@@ -84,13 +84,13 @@ void embed1_from_buffer_writes_no_side_file(void**) {
   ASSERT_OK(r);
   assert_int_equal(r.files_written.size(), 1);
   assert_true(r.binary_path.empty());
-  assert_false(Exists(d + "/a_ctx_vnpu.bin") || Exists(d + "/a_vnpu.bin"));
+  assert_false(FileExists(d + "/a_ctx_vnpu.bin") || FileExists(d + "/a_vnpu.bin"));
   auto m = LoadProto(d + "/a_ctx.onnx");
   const auto* main = EpNodes(m)[0];
   assert_int_equal(AttrI(*main, "embed_mode"), 1);
   const std::string payload = AttrS(*main, "ep_cache_context");
   assert_true(payload.size() > 64);
-  const std::string file = Slurp(d + "/a_ctx.onnx");
+  const std::string file = ReadFileBytes(d + "/a_ctx.onnx");
   assert_int_equal(file.find(payload.substr(0, 64)) % 64, 0);
   ExpectSameAsSource(d + "/a.onnx", d + "/a_ctx.onnx", kMixedInput, 2);
   RecordForOrt(d + "/a_ctx.onnx");
@@ -117,8 +117,8 @@ void ctx_model_to_memory(void**) {
   s.output_to_memory = true;
   r = CompileModel(ModelInput::FromBuffer(MixedModel().SerializeAsString()), s);
   ASSERT_OK(r);
-  assert_false(Exists(d + "/test_model_in_mem.onnx"));
-  assert_true(Exists(d + "/test_model_in_mem_vnpu.bin"));
+  assert_false(FileExists(d + "/test_model_in_mem.onnx"));
+  assert_true(FileExists(d + "/test_model_in_mem_vnpu.bin"));
   std::ofstream(d + "/copy.onnx", std::ios::binary) << r.models.at(0).model_data;
   ExpectSameAsSource(d + "/a.onnx", d + "/copy.onnx", kMixedInput, 2,
                      d + "/test_model_in_mem.onnx");
@@ -167,7 +167,7 @@ void external_initializers_embedded_or_moved(void**) {
                    Settings({{"ep.context_file_path", d + "/ext/ext_ctx.onnx"},
                              {"ep.context_model_external_initializers_file_name", "ext_ctx.data"}}));
   ASSERT_OK(r);
-  assert_true(Exists(d + "/ext/ext_ctx.data"));
+  assert_true(FileExists(d + "/ext/ext_ctx.data"));
   m = LoadProto(d + "/ext/ext_ctx.onnx");
   assert_int_equal(m.graph().initializer(0).data_location(), onnx::TensorProto::EXTERNAL);
   assert_int_equal(FileSize(d + "/ext/ext_ctx.data"), 4);
@@ -198,12 +198,12 @@ void external_data_from_buffer_needs_folder_key(void**) {
   const std::string d = Fresh("external_buffer");
   SaveWithExternalData(MixedModel(), d, "src.onnx", "src.data");
   Save(MixedModel(), d + "/ref.onnx");
-  const std::string bytes = Slurp(d + "/src.onnx");
+  const std::string bytes = ReadFileBytes(d + "/src.onnx");
   CompileResult r = CompileModel(ModelInput::FromBuffer(bytes),
                                  Settings({{"ep.context_file_path", d + "/out_ctx.onnx"}}));
   assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(r.status.message, "session.model_external_initializers_file_folder_path");
-  assert_false(Exists(d + "/out_ctx.onnx"));
+  assert_false(FileExists(d + "/out_ctx.onnx"));
   r = CompileModel(ModelInput::FromBuffer(bytes),
                    Settings({{"ep.context_file_path", d + "/out_ctx.onnx"},
                              {"session.model_external_initializers_file_folder_path", d}}));

@@ -33,7 +33,7 @@ void default_name_replaces_onnx_with_ctx_onnx(void**) {
   ASSERT_OK(r);
   assert_string_equal(r.models.at(0).output_path.c_str(), (d + "/mixed_ctx.onnx").c_str());
   assert_string_equal(r.binary_path.c_str(), (d + "/mixed_vnpu.bin").c_str());
-  assert_true(Exists(d + "/mixed_ctx.onnx") && Exists(d + "/mixed_vnpu.bin"));
+  assert_true(FileExists(d + "/mixed_ctx.onnx") && FileExists(d + "/mixed_vnpu.bin"));
   const onnx::ModelProto m = LoadProto(d + "/mixed_ctx.onnx");
   auto eps = EpNodes(m);
   assert_int_equal(eps.size(), 2);
@@ -52,7 +52,7 @@ void existing_output_fails_before_compiling(void**) {
   const std::string d = Fresh("exists");
   Save(MixedModel(), d + "/m.onnx");
   { CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings()); ASSERT_OK(r0); }
-  const std::string model_before = Slurp(d + "/m_ctx.onnx");
+  const std::string model_before = ReadFileBytes(d + "/m_ctx.onnx");
   struct utimbuf old_time = {1000000000, 1000000000};
   utime((d + "/m_vnpu.bin").c_str(), &old_time);
   CompileResult r = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings());
@@ -61,7 +61,7 @@ void existing_output_fails_before_compiling(void**) {
   assert_has(r.status.message, "m_ctx.onnx");
   assert_true(r.files_written.empty());
   assert_true(r.models.empty());  // refused before loading
-  assert_true(Slurp(d + "/m_ctx.onnx") == model_before);
+  assert_true(ReadFileBytes(d + "/m_ctx.onnx") == model_before);
   struct stat st;
   stat((d + "/m_vnpu.bin").c_str(), &st);
   assert_int_equal(st.st_mtime, 1000000000);
@@ -91,8 +91,8 @@ void folder_output_path_is_invalid_argument(void**) {
     assert_has(r.status.message, "should not point to a folder");
     assert_true(r.files_written.empty());
   }
-  assert_false(Exists(d + "/invalid_file"));
-  assert_false(Exists(d + "/m_vnpu.bin"));
+  assert_false(FileExists(d + "/invalid_file"));
+  assert_false(FileExists(d + "/m_vnpu.bin"));
 }
 
 // §5 item 35 (and the session-option path of §3.2): a buffer input needs
@@ -109,8 +109,8 @@ void buffer_input_needs_context_file_path(void**) {
   CompileResult r = CompileModel(ModelInput::FromBuffer(bytes),
                                  Settings({{"ep.context_file_path", d + "/in_mem.onnx"}}));
   ASSERT_OK(r);
-  assert_true(Exists(d + "/in_mem.onnx"));
-  assert_true(Exists(d + "/in_mem_vnpu.bin"));  // [model_name] from the output for buffers
+  assert_true(FileExists(d + "/in_mem.onnx"));
+  assert_true(FileExists(d + "/in_mem_vnpu.bin"));  // [model_name] from the output for buffers
   RecordForOrt(d + "/in_mem.onnx");
 }
 
@@ -125,8 +125,8 @@ void compiled_input_is_invalid_graph(void**) {
                                  Settings({{"ep.context_embed_mode", "1"}}));
   assert_int_equal(r.status.code, EPCTX_INVALID_GRAPH);
   assert_has(r.status.message, "Please ensure the input model is not already compiled");
-  assert_false(Exists(d + "/m_ctx_ctx.onnx"));
-  assert_false(Exists(d + "/m_ctx_vnpu.bin"));
+  assert_false(FileExists(d + "/m_ctx_ctx.onnx"));
+  assert_false(FileExists(d + "/m_ctx_vnpu.bin"));
 }
 
 // §5 items 7, 10: nothing to compile writes nothing and says so; with
@@ -140,22 +140,22 @@ void nothing_to_compile_writes_no_file(void**) {
   assert_false(r.models[0].written);
   assert_has(r.models[0].message, "no EPContext model written");
   assert_true(r.files_written.empty());
-  assert_false(Exists(d + "/cpu_ctx.onnx"));
-  assert_false(Exists(d + "/cpu_vnpu.bin"));
+  assert_false(FileExists(d + "/cpu_ctx.onnx"));
+  assert_false(FileExists(d + "/cpu_vnpu.bin"));
 
   CompileSettings s = Settings();
   s.if_no_compiled_nodes = IfNoCompiledNodes::kError;
   r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), s);
   assert_int_equal(r.status.code, EPCTX_FAIL);
   assert_has(r.status.message, "Unable to compile any nodes");
-  assert_false(Exists(d + "/cpu_ctx.onnx"));
+  assert_false(FileExists(d + "/cpu_ctx.onnx"));
 
   // ep "none" asks for a CPU-only model: generated.
   s = Settings();
   s.ep = "none";
   r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), s);
   ASSERT_OK(r);
-  assert_true(Exists(d + "/cpu_ctx.onnx"));
+  assert_true(FileExists(d + "/cpu_ctx.onnx"));
 }
 
 // Session config: unknown keys and bad values name the key.
@@ -182,7 +182,7 @@ void unknown_or_bad_config_is_invalid_argument(void**) {
                 {"ep.context_embed_mode", "1"}}));
   assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(r.status.message, "ep.context_embed_mode=0");
-  assert_false(Exists(d + "/m_ctx.onnx"));
+  assert_false(FileExists(d + "/m_ctx.onnx"));
   // The accepted keys, explicitly.
   r = CompileModel(ModelInput::FromPath(d + "/m.onnx"),
                    Settings({{"ep.context_enable", "1"}, {"ep.context_embed_mode", "0"},
@@ -209,7 +209,7 @@ void backend_options_are_checked(void**) {
   r = CompileModel(ModelInput::FromPath(d + "/m.onnx"), s);
   assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(r.status.message, "unknown backend 'npu9000'");
-  assert_false(Exists(d + "/m_ctx.onnx"));
+  assert_false(FileExists(d + "/m_ctx.onnx"));
 }
 
 // embed_mode 0 with the output in a (new) subfolder: the .bin goes beside
@@ -220,7 +220,7 @@ void embed0_output_in_subfolder_runs(void**) {
   CompileResult r = CompileModel(ModelInput::FromPath(d + "/m.onnx"),
                                  Settings({{"ep.context_file_path", d + "/out/deep/m_ctx.onnx"}}));
   ASSERT_OK(r);
-  assert_true(Exists(d + "/out/deep/m_vnpu.bin"));
+  assert_true(FileExists(d + "/out/deep/m_vnpu.bin"));
   assert_string_equal(
       AttrS(*EpNodes(LoadProto(d + "/out/deep/m_ctx.onnx"))[0], "ep_cache_context").c_str(),
       "m_vnpu.bin");

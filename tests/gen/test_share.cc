@@ -75,7 +75,7 @@ void prefixed_models_merge_and_run(void**) {
                                    Settings({{"ep.context_node_name_prefix", prefix},
                                              {"ep.context_file_path", outs[k]}}));
     ASSERT_OK(r);
-    const std::string bin = Slurp(r.binary_path);
+    const std::string bin = ReadFileBytes(r.binary_path);
     const onnx::ModelProto out = LoadProto(outs[k]);
     for (const auto* n : EpNodes(out)) {
       assert_int_equal(n->name().rfind(prefix, 0), 0);
@@ -121,8 +121,8 @@ void session_keys_share_one_binary(void**) {
   ASSERT_OK(r1);
   assert_true(r1.binary_pending);
   assert_true(c.group_open());
-  assert_true(Exists(d + "/m1_ctx.onnx"));
-  assert_false(Exists(d + "/m1_vnpu.bin"));
+  assert_true(FileExists(d + "/m1_ctx.onnx"));
+  assert_false(FileExists(d + "/m1_vnpu.bin"));
   // A different backend option set cannot join.
   CompileSettings bad = Settings({{"ep.share_ep_contexts", "1"}});
   bad.backend_options = {{"disable_ops", "Relu"}};
@@ -135,7 +135,7 @@ void session_keys_share_one_binary(void**) {
   assert_false(c.group_open());
   assert_string_equal(r2.binary_path.c_str(), (d + "/m1_vnpu.bin").c_str());
   assert_true(FileSize(d + "/m1_vnpu.bin") > 0);
-  assert_false(Exists(d + "/m2_vnpu.bin"));
+  assert_false(FileExists(d + "/m2_vnpu.bin"));
   for (const char* m : {"m1", "m2"}) {
     const std::string ctx = d + "/" + m + "_ctx.onnx";
     const onnx::ModelProto model = LoadProto(ctx);
@@ -159,7 +159,7 @@ void session_keys_share_one_binary(void**) {
                                            {"ep.context_file_path", d + "/again/b.onnx"}}));
   assert_int_equal(dup.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(dup.status.message, "ep.context_node_name_prefix");
-  assert_false(Exists(d + "/again/b.onnx"));
+  assert_false(FileExists(d + "/again/b.onnx"));
   CompileResult fixed = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
                                    Settings({{"ep.share_ep_contexts", "1"},
                                              {"ep.stop_share_ep_contexts", "1"},
@@ -224,13 +224,13 @@ void group_binary_is_about_one_backbone(void**) {
 
   // All outputs are checked before anything compiles: a second run is
   // refused and leaves every file as it was.
-  const std::string before = Slurp(d + "/classifier_vnpu.bin");
+  const std::string before = ReadFileBytes(d + "/classifier_vnpu.bin");
   CompileResult again = CompileModelGroup(
       {ModelInput::FromPath(d + "/classifier.onnx"), ModelInput::FromPath(d + "/detector.onnx")},
       Settings());
   assert_int_equal(again.status.code, EPCTX_FAIL);
   assert_has(again.status.message, "exists already");
-  assert_true(Slurp(d + "/classifier_vnpu.bin") == before);
+  assert_true(ReadFileBytes(d + "/classifier_vnpu.bin") == before);
   // The group fixes its own keys.
   again = CompileModelGroup({ModelInput::FromPath(d + "/classifier.onnx")},
                             Settings({{"ep.context_file_path", d + "/x.onnx"}}));
@@ -247,7 +247,7 @@ Cli RunTool(const std::string& args) {
   const std::string out = WorkDir() + "/cli.out", err = WorkDir() + "/cli.err";
   const std::string cmd = "'" + g_tool + "' " + args + " >'" + out + "' 2>'" + err + "'";
   int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, Slurp(out), Slurp(err)};
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ReadFileBytes(out), ReadFileBytes(err)};
 }
 
 // The command line of ep_weight_sharing_ctx_gen: -e, -i, -C and a comma list;
@@ -264,7 +264,7 @@ void command_line_group(void**) {
   assert_has(c.out, "bytes before dedup");
   assert_has(c.err, "compile: partition 1/1 g_p_vnpu_0: 6 nodes, in p_x[1,256], out p_y[1,10]");
   assert_has(c.err, "pack: ");
-  assert_true(Exists(d + "/p_ctx.onnx") && Exists(d + "/q_ctx.onnx"));
+  assert_true(FileExists(d + "/p_ctx.onnx") && FileExists(d + "/q_ctx.onnx"));
   assert_string_equal(AttrS(*EpNodes(LoadProto(d + "/q_ctx.onnx"))[0], "ep_cache_context").c_str(),
                       "p_vnpu.bin");
   ExpectRunsLikeSource(d + "/q.onnx", d + "/q_ctx.onnx", "q_x");

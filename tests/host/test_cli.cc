@@ -1,14 +1,7 @@
 // epctx-compile specialisation and command line: naming, refusal, errors,
 // --input-shape, --ep none. argv[1] is the path of the epctx-compile binary.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +9,7 @@
 #include "epctx_host/model_io.h"
 #include "epctx_host/specialize.h"
 #include "model_builder.h"
+#include "test_util.h"
 
 // cmocka last: its fail() macro clashes with <ios>.
 #include <setjmp.h>
@@ -25,8 +19,6 @@
 extern "C" {
 #include <cmocka.h>
 }
-
-extern char** environ;
 
 using namespace epctx::host;
 using testutil::ModelBuilder;
@@ -38,42 +30,36 @@ std::string g_dir;
 
 std::string Path(const std::string& name) { return g_dir + "/" + name; }
 
+// Whole files and child processes through tests/e2e/test_util.h.
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  size_t size = 0;
+  unsigned char* data = tu_read_file(path.c_str(), &size);
+  std::string bytes = data ? std::string(reinterpret_cast<char*>(data), size) : std::string();
+  free(data);
+  return bytes;
 }
 
 void Spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
+  tu_write_file(path.c_str(), bytes.data(), bytes.size());
 }
 
 struct RunResult {
-  int code = -1;
+  int code = -1;  // the exit code; 128 + the signal; -1 when it did not start
   std::string out, err;
 };
 
-RunResult Run(std::vector<std::string> args) {
-  args.insert(args.begin(), g_tool);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(&a[0]);
+RunResult Run(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{g_tool.c_str()};
+  for (const auto& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
-  const std::string out = Path("stdout.txt"), err = Path("stderr.txt");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid;
+  tu_proc p;
   RunResult r;
-  if (posix_spawn(&pid, g_tool.c_str(), &fa, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (tu_run(argv.data(), g_dir.c_str(), &p) == 0) {
+    r.code = p.exited ? p.exit_code : 128 + p.signal;
+    r.out = p.out;
+    r.err = p.err;
   }
-  posix_spawn_file_actions_destroy(&fa);
-  r.out = Slurp(out);
-  r.err = Slurp(err);
+  tu_proc_free(&p);
   return r;
 }
 

@@ -26,6 +26,10 @@ import tempfile
 import onnx
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "models"))
+from onnx_util import ep_node  # noqa: E402
+
 MS = "com.microsoft"
 QNN = "QNNExecutionProvider"
 F = TensorProto.FLOAT
@@ -35,10 +39,6 @@ def blob(*graphs):
     """graphs: (name, n_in, n_out, dtype, dim)"""
     return b"TQNN\n" + b"".join(b"%s %d %d %d %d\n" % (g[0].encode(), g[1], g[2], g[3], g[4])
                                  for g in graphs)
-
-
-def ep_node(name, inputs, outputs, **attrs):
-    return helper.make_node("EPContext", inputs, outputs, name=name, domain=MS, **attrs)
 
 
 def model(nodes, inputs, outputs, opset=13):

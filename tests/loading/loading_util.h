@@ -18,9 +18,22 @@
 #include <epctx/epctx.h>
 #include <epctx/vnpu.h>
 
+#include "test_io.h"
 #include "tqnn_driver.h"
 
 static const char* g_dir; /* OUTDIR of gen_loading_models.py */
+
+/* main() of a loading test program: argv[1] is OUTDIR; runs `tests` (a
+ * CMUnitTest array at file scope). */
+#define LOADING_MAIN(tests)                                \
+  int main(int argc, char** argv) {                        \
+    if (argc < 2) {                                        \
+      fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]); \
+      return 2;                                            \
+    }                                                      \
+    g_dir = argv[1];                                       \
+    return cmocka_run_group_tests(tests, NULL, NULL);      \
+  }
 
 /* OUTDIR/m/<name> in a static buffer (valid until the next call). */
 static inline const char* model_path(const char* name) {
@@ -29,17 +42,11 @@ static inline const char* model_path(const char* name) {
   return buf;
 }
 
+/* The whole file (malloc'd, the caller frees); fails the test when it cannot
+ * be read. */
 static inline void* read_all(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void* p = malloc(n > 0 ? (size_t)n : 1);
+  void* p = tu_read_file(path, size);
   assert_non_null(p);
-  assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
-  fclose(f);
-  *size = (size_t)n;
   return p;
 }
 

@@ -4,11 +4,13 @@
 // weight and payload views still point into the blob itself.
 // argv[1]: the loading test models folder (gen_loading_models.py output).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "container/container.h"
 #include "core/memory.h"
+#include "test_io.h"
 
 // cmocka last: its macros clash with C++ headers.
 #include <setjmp.h>
@@ -22,13 +24,11 @@ extern "C" {
 static const char* g_dir;
 
 static std::vector<uint8_t> ReadFile(const char* path) {
+  size_t size = 0;
+  unsigned char* data = tu_read_file(path, &size);
   std::vector<uint8_t> out;
-  FILE* f = fopen(path, "rb");
-  if (!f) return out;
-  uint8_t buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
-  fclose(f);
+  if (data) out.assign(data, data + size);
+  free(data);
   return out;
 }
 

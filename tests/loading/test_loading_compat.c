@@ -326,27 +326,21 @@ static void preflight_from_buffer_needs_the_base_folder(void** state) {
   epctx_env_release(env);
 }
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]);
-    return 2;
-  }
-  g_dir = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(matching_versions_load_with_the_container),
-      cmocka_unit_test(sdk_rules),
-      cmocka_unit_test(hardware_rules),
-      cmocka_unit_test(driver_version_rule),
-      cmocka_unit_test(node_attributes_must_agree_with_the_header),
-      cmocka_unit_test(shared_context_header_is_checked_for_each_node),
-      cmocka_unit_test(malformed_versions_are_incompatible),
-      cmocka_unit_test(newer_device_loads_unless_suboptimal_is_refused),
-      cmocka_unit_test(driver_veto_is_still_asked),
-      cmocka_unit_test(vnpu_impersonation_is_checked_by_the_runtime),
-      cmocka_unit_test(preflight_answers_each_branch),
-      cmocka_unit_test(preflight_never_opens_external_files),
-      cmocka_unit_test(preflight_names_unrouted_nodes_and_cpu_gaps),
-      cmocka_unit_test(preflight_from_buffer_needs_the_base_folder),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(matching_versions_load_with_the_container),
+    cmocka_unit_test(sdk_rules),
+    cmocka_unit_test(hardware_rules),
+    cmocka_unit_test(driver_version_rule),
+    cmocka_unit_test(node_attributes_must_agree_with_the_header),
+    cmocka_unit_test(shared_context_header_is_checked_for_each_node),
+    cmocka_unit_test(malformed_versions_are_incompatible),
+    cmocka_unit_test(newer_device_loads_unless_suboptimal_is_refused),
+    cmocka_unit_test(driver_veto_is_still_asked),
+    cmocka_unit_test(vnpu_impersonation_is_checked_by_the_runtime),
+    cmocka_unit_test(preflight_answers_each_branch),
+    cmocka_unit_test(preflight_never_opens_external_files),
+    cmocka_unit_test(preflight_names_unrouted_nodes_and_cpu_gaps),
+    cmocka_unit_test(preflight_from_buffer_needs_the_base_folder),
+};
+
+LOADING_MAIN(tests)

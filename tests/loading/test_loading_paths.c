@@ -202,22 +202,16 @@ static void truncated_container_is_invalid_graph(void** state) {
   epctx_env_release(env);
 }
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]);
-    return 2;
-  }
-  g_dir = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(embedded_payload_is_used_in_place),
-      cmocka_unit_test(external_files_load_from_subfolders_and_odd_names),
-      cmocka_unit_test(containment_rejects_with_path_rejected),
-      cmocka_unit_test(missing_file_is_invalid_graph_caused_by_no_such_file),
-      cmocka_unit_test(buffer_without_context_file_path_names_the_key),
-      cmocka_unit_test(buffer_with_context_file_path_loads_and_runs_two_inputs),
-      cmocka_unit_test(context_file_path_must_not_name_a_folder),
-      cmocka_unit_test(loading_never_writes_files),
-      cmocka_unit_test(truncated_container_is_invalid_graph),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(embedded_payload_is_used_in_place),
+    cmocka_unit_test(external_files_load_from_subfolders_and_odd_names),
+    cmocka_unit_test(containment_rejects_with_path_rejected),
+    cmocka_unit_test(missing_file_is_invalid_graph_caused_by_no_such_file),
+    cmocka_unit_test(buffer_without_context_file_path_names_the_key),
+    cmocka_unit_test(buffer_with_context_file_path_loads_and_runs_two_inputs),
+    cmocka_unit_test(context_file_path_must_not_name_a_folder),
+    cmocka_unit_test(loading_never_writes_files),
+    cmocka_unit_test(truncated_container_is_invalid_graph),
+};
+
+LOADING_MAIN(tests)

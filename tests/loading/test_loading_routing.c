@@ -272,27 +272,21 @@ static void op_without_kernel_requires_compilation(void** state) {
   epctx_env_release(env);
 }
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]);
-    return 2;
-  }
-  g_dir = argv[1];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(two_primaries_embedded_each_get_their_own_blob),
-      cmocka_unit_test(two_primaries_external_map_each_file),
-      cmocka_unit_test(single_graph_binds_whatever_its_name),
-      cmocka_unit_test(main_context0_binds_by_partition_name_and_node_name),
-      cmocka_unit_test(main_context0_without_graph_is_invalid_graph),
-      cmocka_unit_test(duplicate_epcontext_names_are_rejected),
-      cmocka_unit_test(unknown_source_is_not_implemented_naming_node_and_source),
-      cmocka_unit_test(source_aliases_match_case_insensitively),
-      cmocka_unit_test(node_without_source_needs_a_lone_opted_in_driver),
-      cmocka_unit_test(defaults_apply_when_attributes_are_absent),
-      cmocka_unit_test(unknown_extra_attributes_are_ignored),
-      cmocka_unit_test(zero_input_epcontext_node_runs),
-      cmocka_unit_test(every_type_of_T_crosses_the_boundary),
-      cmocka_unit_test(op_without_kernel_requires_compilation),
-  };
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(two_primaries_embedded_each_get_their_own_blob),
+    cmocka_unit_test(two_primaries_external_map_each_file),
+    cmocka_unit_test(single_graph_binds_whatever_its_name),
+    cmocka_unit_test(main_context0_binds_by_partition_name_and_node_name),
+    cmocka_unit_test(main_context0_without_graph_is_invalid_graph),
+    cmocka_unit_test(duplicate_epcontext_names_are_rejected),
+    cmocka_unit_test(unknown_source_is_not_implemented_naming_node_and_source),
+    cmocka_unit_test(source_aliases_match_case_insensitively),
+    cmocka_unit_test(node_without_source_needs_a_lone_opted_in_driver),
+    cmocka_unit_test(defaults_apply_when_attributes_are_absent),
+    cmocka_unit_test(unknown_extra_attributes_are_ignored),
+    cmocka_unit_test(zero_input_epcontext_node_runs),
+    cmocka_unit_test(every_type_of_T_crosses_the_boundary),
+    cmocka_unit_test(op_without_kernel_requires_compilation),
+};
+
+LOADING_MAIN(tests)

@@ -63,14 +63,16 @@ static void copy_file(const char* from, const char* to) {
   assert_int_equal(rename(tmp, to), 0);
 }
 
-/* Copies the small package into SCRATCH/name; returns the model path. */
-static const char* copy_package(const char* name, char* model) {
-  char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+/* Copies the small package into SCRATCH/name; model and bin (PATH_MAX
+ * buffers) receive the copies' paths. Returns model. */
+static const char* copy_package(const char* name, char* model, char* bin) {
+  char dir[PATH_MAX], a[PATH_MAX];
   join(dir, g_scratch, name);
   mkdir(dir, 0755);
-  copy_file(join(a, g_small, "model_ctx.onnx"), join(b, dir, "model_ctx.onnx"));
-  copy_file(join(a, g_small, "model_vnpu.bin"), join(b, dir, "model_vnpu.bin"));
-  return join(model, dir, "model_ctx.onnx");
+  join(bin, dir, "model_vnpu.bin");
+  copy_file(join(a, g_small, "model_ctx.onnx"), join(model, dir, "model_ctx.onnx"));
+  copy_file(join(a, g_small, "model_vnpu.bin"), bin);
+  return model;
 }
 
 static void group_shares_one_loaded_context(void** state) {
@@ -147,13 +149,12 @@ static void share_key_rejects_other_values(void** state) {
 
 static void replaced_file_is_loaded_again(void** state) {
   (void)state;
-  char model[PATH_MAX], dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-  copy_package("replaced", model);
-  join(dir, g_scratch, "replaced");
+  char model[PATH_MAX], bin[PATH_MAX], a[PATH_MAX];
+  copy_package("replaced", model, bin);
   epctx_context_group* g = NULL;
   mem_check(epctx_context_group_create(g_env, &g), "group");
   epctx_session* s1 = mem_create(g_env, model, g, NULL, NULL);
-  copy_file(join(a, g_small, "model_vnpu.bin"), join(b, dir, "model_vnpu.bin"));
+  copy_file(join(a, g_small, "model_vnpu.bin"), bin);
   epctx_session* s2 = mem_create(g_env, model, g, NULL, NULL);
   assert_int_equal(epctx_context_group_loaded_count(g), 2);
   epctx_session_release(s1);
@@ -165,10 +166,8 @@ static void replaced_file_is_loaded_again(void** state) {
  * into memory: the files may change or shrink while the session lives. */
 static void read_mode_survives_truncated_files(void** state) {
   (void)state;
-  char model[PATH_MAX], bin[PATH_MAX], dir[PATH_MAX];
-  copy_package("truncated_read", model);
-  join(dir, g_scratch, "truncated_read");
-  join(bin, dir, "model_vnpu.bin");
+  char model[PATH_MAX], bin[PATH_MAX];
+  copy_package("truncated_read", model, bin);
   static const char* const read_mode[] = {"epctx.load_mode", "read", NULL};
   epctx_session* s = mem_create(g_env, model, NULL, read_mode, NULL);
   assert_int_equal(count_mappings(bin), 0);
@@ -185,10 +184,8 @@ static void read_mode_survives_truncated_files(void** state) {
  * live session faults (SIGBUS) on the next access. Shown in a child. */
 static void mmap_mode_truncation_faults_as_documented(void** state) {
   (void)state;
-  char model[PATH_MAX], bin[PATH_MAX], dir[PATH_MAX];
-  copy_package("truncated_mmap", model);
-  join(dir, g_scratch, "truncated_mmap");
-  join(bin, dir, "model_vnpu.bin");
+  char model[PATH_MAX], bin[PATH_MAX];
+  copy_package("truncated_mmap", model, bin);
   fflush(NULL);
   pid_t pid = fork();
   assert_true(pid >= 0);
@@ -326,9 +323,8 @@ static void expect_fails(const char* model, int code, const char* w1, const char
 
 static void container_version_outside_the_list_is_refused(void** state) {
   (void)state;
-  char model[PATH_MAX], bin[PATH_MAX], dir[PATH_MAX];
-  copy_package("version", model);
-  join(bin, join(dir, g_scratch, "version"), "model_vnpu.bin");
+  char model[PATH_MAX], bin[PATH_MAX];
+  copy_package("version", model, bin);
   const uint8_t v2[4] = {2, 0, 3, 0}; /* format 2.3 */
   patch(bin, 8, v2, 4);
   /* A context that fails to load is INVALID_GRAPH (ORT's contract); the
@@ -339,9 +335,8 @@ static void container_version_outside_the_list_is_refused(void** state) {
 
 static void corrupt_metadata_fails_verification(void** state) {
   (void)state;
-  char model[PATH_MAX], bin[PATH_MAX], dir[PATH_MAX];
-  copy_package("metadata", model);
-  join(bin, join(dir, g_scratch, "metadata"), "model_vnpu.bin");
+  char model[PATH_MAX], bin[PATH_MAX];
+  copy_package("metadata", model, bin);
   uint8_t h[64];
   FILE* f = fopen(bin, "rb");
   assert_int_equal(fread(h, 1, 64, f), 64);
@@ -355,9 +350,8 @@ static void corrupt_metadata_fails_verification(void** state) {
 
 static void segment_outside_the_file_is_refused(void** state) {
   (void)state;
-  char model[PATH_MAX], bin[PATH_MAX], dir[PATH_MAX];
-  copy_package("segment", model);
-  join(bin, join(dir, g_scratch, "segment"), "model_vnpu.bin");
+  char model[PATH_MAX], bin[PATH_MAX];
+  copy_package("segment", model, bin);
   uint8_t h[64];
   FILE* f = fopen(bin, "rb");
   assert_int_equal(fread(h, 1, 64, f), 64);

@@ -12,6 +12,10 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "models"))
+from onnx_util import ep_node  # noqa: E402
+
 PAYLOAD_SIZE = 2 * 1024 * 1024
 
 
@@ -112,11 +116,6 @@ def ctx_model(nodes, inputs, outputs):
         helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
     model.ir_version = 8
     return model
-
-
-def ep_node(name, inputs, outputs, **attrs):
-    return helper.make_node("EPContext", inputs, outputs, name=name,
-                            domain="com.microsoft", **attrs)
 
 
 def epcontext(out_dir):

@@ -20,22 +20,23 @@ extern "C" {
 #include "core/memory.h"
 #include "core/types.h"
 #include "onnx/model.h"
+#include "test_io.h"
 
 // The directory gen_onnx_cases.py wrote to (argv[1] of every test program).
 extern const char* g_cases_dir;
 
+// The bytes of <cases dir>/<name>; empty (and a line on stderr) when the file
+// cannot be read.
 inline std::vector<uint8_t> ReadCase(const char* name) {
   std::string path = std::string(g_cases_dir) + "/" + name;
-  std::vector<uint8_t> out;
-  FILE* f = fopen(path.c_str(), "rb");
-  if (!f) {
+  size_t size = 0;
+  unsigned char* data = tu_read_file(path.c_str(), &size);
+  if (!data) {
     fprintf(stderr, "cannot open %s\n", path.c_str());
-    return out;
+    return {};
   }
-  uint8_t buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
-  fclose(f);
+  std::vector<uint8_t> out(data, data + size);
+  free(data);
   return out;
 }
 
@@ -44,6 +45,23 @@ inline epctx::Bytes AsBytes(const std::vector<uint8_t>& v) {
   b.data = v.data();
   b.size = v.size();
   return b;
+}
+
+// A case parsed in place: the views in `model` point into `buf` and `arena`,
+// valid as long as this object lives (it is neither copied nor moved).
+struct Parsed {
+  std::vector<uint8_t> buf;
+  epctx::Arena arena{epctx::Allocator::Default()};
+  epctx::onnx::ModelView model;
+};
+
+// Reads and parses a case; the file must be non-empty and parse.
+inline void ParseCase(const char* name, Parsed* p) {
+  p->buf = ReadCase(name);
+  assert_true(p->buf.size() > 0);
+  epctx::Status st = epctx::onnx::ParseModel(AsBytes(p->buf), name, p->arena, &p->model);
+  if (!st.ok()) fprintf(stderr, "%s\n", st.message());
+  assert_true(st.ok());
 }
 
 inline std::string Str(epctx::StrView s) { return std::string(s.data ? s.data : "", s.size); }

@@ -7,19 +7,6 @@ using namespace epctx::onnx;
 
 namespace {
 
-struct Parsed {
-  std::vector<uint8_t> buf;
-  Arena arena{Allocator::Default()};
-  ModelView model;
-};
-
-void ParseCase(const char* name, Parsed* p) {
-  p->buf = ReadCase(name);
-  Status st = ParseModel(AsBytes(p->buf), name, p->arena, &p->model);
-  if (!st.ok()) fprintf(stderr, "%s\n", st.message());
-  assert_true(st.ok());
-}
-
 void loads_embedded_payload_without_copy(void**) {
   Parsed p;
   ParseCase("epctx_embed.onnx", &p);

@@ -10,20 +10,6 @@ using namespace epctx::onnx;
 
 namespace {
 
-struct Parsed {
-  std::vector<uint8_t> buf;
-  Arena arena{Allocator::Default()};
-  ModelView model;
-};
-
-void ParseCase(const char* name, Parsed* p) {
-  p->buf = ReadCase(name);
-  assert_true(p->buf.size() > 0);
-  Status st = ParseModel(AsBytes(p->buf), name, p->arena, &p->model);
-  if (!st.ok()) fprintf(stderr, "%s\n", st.message());
-  assert_true(st.ok());
-}
-
 template <typename T>
 T At(const TensorView* t, size_t i) {
   T v;

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cmocka.h>
 
@@ -40,12 +39,6 @@ typedef struct model_state {
   const char* ep;
   int embed;
 } model_state;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* The scaled atol: ATOL_SCALE * largest |expected| over the outputs. */
 static double scaled_atol(const mc_io* io) {
@@ -82,26 +75,14 @@ static void matches_onnxruntime(void** state) {
     extra[n++] = m.input_shapes[i];
   }
   extra[n] = NULL;
-  double t0 = now_ms();
+  double t0 = mc_now_ms();
   if (mc_compile(g_compile, model, ctx, ms->ep, ms->embed, extra, work, msg, sizeof(msg)))
     fail_msg("%s", msg);
-  double compile_ms = now_ms() - t0;
+  double compile_ms = mc_now_ms() - t0;
 
-  char in_files[TU_MAX_IO][4096], exp_files[TU_MAX_IO][4096];
+  mc_case_files files;
   mc_io io;
-  memset(&io, 0, sizeof(io));
-  io.num_inputs = m.num_inputs;
-  io.num_outputs = m.num_outputs;
-  for (size_t i = 0; i < m.num_inputs; ++i) {
-    snprintf(in_files[i], sizeof(in_files[i]), "%s/input_%zu.npy", dir, i);
-    io.input_names[i] = m.inputs[i];
-    io.input_files[i] = in_files[i];
-  }
-  for (size_t i = 0; i < m.num_outputs; ++i) {
-    snprintf(exp_files[i], sizeof(exp_files[i]), "%s/expected_%zu.npy", dir, i);
-    io.output_names[i] = m.outputs[i];
-    io.expected_files[i] = exp_files[i];
-  }
+  mc_io_from_manifest(&m, dir, &files, &io);
   io.rtol = RTOL;
   io.atol = scaled_atol(&io);
 

@@ -9,9 +9,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-
-def save(model, path):
-    onnx.save(model, path)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "models"))
+from onnx_util import ep_node  # noqa: E402
 
 
 def add_model():
@@ -31,7 +31,7 @@ def epcontext_model(source, embed_mode, cache, extra_attrs=None, with_source=Tru
     if with_source:
         attrs["source"] = source
     attrs.update(extra_attrs or {})
-    n = helper.make_node("EPContext", ["x"], ["y"], name="ctx_node_0", domain="com.microsoft", **attrs)
+    n = ep_node("ctx_node_0", ["x"], ["y"], **attrs)
     g = helper.make_graph([n], "ctx", [x], [y])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
                                                helper.make_opsetid("com.microsoft", 1)])
@@ -49,20 +49,20 @@ def unknown_op_model():
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    save(add_model(), os.path.join(out, "add_relu.onnx"))
+    onnx.save(add_model(), os.path.join(out, "add_relu.onnx"))
     data = open(os.path.join(out, "add_relu.onnx"), "rb").read()
     with open(os.path.join(out, "truncated.onnx"), "wb") as f:
         f.write(data[: len(data) // 2])
     with open(os.path.join(out, "not_onnx.onnx"), "wb") as f:
         f.write(b"this is plainly not a protobuf model \xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff")
-    save(epcontext_model("NoSuchNpu", 1, b"opaque"), os.path.join(out, "unknown_source.onnx"))
-    save(epcontext_model("vnpu", 1, b"opaque", with_source=False), os.path.join(out, "no_source.onnx"))
-    save(epcontext_model("vnpu", 0, "../outside.bin"), os.path.join(out, "escape.onnx"))
-    save(epcontext_model("vnpu", 0, "/etc/passwd"), os.path.join(out, "absolute.onnx"))
-    save(epcontext_model("vnpu", 0, "missing_vnpu.bin"), os.path.join(out, "missing_bin.onnx"))
-    save(epcontext_model("vnpu", 1, b"EPCTXBIN" + b"\0" * 20), os.path.join(out, "bad_container.onnx"))
-    save(epcontext_model("vnpu", 1, b"not a container"), os.path.join(out, "not_container.onnx"))
-    save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
+    onnx.save(epcontext_model("NoSuchNpu", 1, b"opaque"), os.path.join(out, "unknown_source.onnx"))
+    onnx.save(epcontext_model("vnpu", 1, b"opaque", with_source=False), os.path.join(out, "no_source.onnx"))
+    onnx.save(epcontext_model("vnpu", 0, "../outside.bin"), os.path.join(out, "escape.onnx"))
+    onnx.save(epcontext_model("vnpu", 0, "/etc/passwd"), os.path.join(out, "absolute.onnx"))
+    onnx.save(epcontext_model("vnpu", 0, "missing_vnpu.bin"), os.path.join(out, "missing_bin.onnx"))
+    onnx.save(epcontext_model("vnpu", 1, b"EPCTXBIN" + b"\0" * 20), os.path.join(out, "bad_container.onnx"))
+    onnx.save(epcontext_model("vnpu", 1, b"not a container"), os.path.join(out, "not_container.onnx"))
+    onnx.save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
 
 
 if __name__ == "__main__":

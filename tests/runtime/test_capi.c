@@ -12,6 +12,8 @@
 
 #include <epctx/epctx.h>
 
+#include "test_io.h"
+
 static const char* g_dir;
 static epctx_env* g_env;
 
@@ -21,13 +23,11 @@ static const char* path_of(const char* name) {
   return buf;
 }
 
-/* Reads a generated model into a static buffer; returns its size. */
-static size_t read_model(const char* name, unsigned char* buf, size_t cap) {
-  FILE* f = fopen(path_of(name), "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1, cap, f);
-  fclose(f);
-  return n;
+/* Reads a generated model; the caller frees the buffer. */
+static unsigned char* read_model(const char* name, size_t* size) {
+  unsigned char* buf = tu_read_file(path_of(name), size);
+  assert_non_null(buf);
+  return buf;
 }
 
 /* Creates a session and expects failure with `code`; every word in
@@ -78,13 +78,14 @@ static void runs_cpu_model_and_gives_exact_values(void** state) {
 
 static void loads_from_buffer(void** state) {
   (void)state;
-  static unsigned char buf[1 << 16];
-  size_t n = read_model("add_relu.onnx", buf, sizeof buf);
+  size_t n;
+  unsigned char* buf = read_model("add_relu.onnx", &n);
   epctx_session* s = NULL;
   epctx_status* st = epctx_session_create_from_buffer(g_env, buf, n, NULL, &s);
   if (st) fail_msg("%s", epctx_status_message(st));
   assert_int_equal(epctx_session_cpu_node_count(s), 2);
   epctx_session_release(s);
+  free(buf);
 }
 
 static void rejects_wrong_input_shape_naming_input(void** state) {
@@ -178,14 +179,15 @@ static void unknown_option_key_is_rejected_by_name(void** state) {
 
 static void buffer_model_with_external_context_needs_context_file_path(void** state) {
   (void)state;
-  static unsigned char buf[1 << 16];
-  size_t n = read_model("missing_bin.onnx", buf, sizeof buf);
+  size_t n;
+  unsigned char* buf = read_model("missing_bin.onnx", &n);
   epctx_session* s = NULL;
   epctx_status* st = epctx_session_create_from_buffer(g_env, buf, n, NULL, &s);
   assert_non_null(st);
   assert_non_null(strstr(epctx_status_message(st), "ep.context_file_path"));
   assert_null(s);
   epctx_status_release(st);
+  free(buf);
 }
 
 int main(int argc, char** argv) {

@@ -80,8 +80,7 @@ std::string Stage(const char* name) {
 }
 
 void Sign(const std::string& model) {
-  Run({g.sign, "sign", "--key", g.key.c_str(), "--counter", "1", "--model-id", "lazy",
-       "--chunk-log2", "12", model.c_str()});
+  tr_sign(g.sign, model.c_str(), g.key.c_str(), "1", "lazy", g.work.c_str());
 }
 
 void Xor(const std::string& dir, size_t off, unsigned char mask) {

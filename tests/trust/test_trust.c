@@ -33,9 +33,7 @@ static void path_of(char* out, size_t cap, const char* dir, const char* name) {
 }
 
 static void sign(const char* model, const char* key, const char* counter, const char* id) {
-  const char* argv[] = {g.sign, "sign", "--key", key, "--counter", counter, "--model-id", id,
-                        "--chunk-log2", "12", model, NULL};
-  tr_run_ok(argv, g.work);
+  tr_sign(g.sign, model, key, counter, id, g.work);
 }
 
 /* Copies pristine package `pkg` (a, b, e) into g_case; returns the model. */

@@ -17,10 +17,15 @@ typedef struct trust_paths {
 
 /* Runs a CLI (NULL-terminated argv); fails the test unless it exits 0. */
 void tr_run_ok(const char* const* argv, const char* scratch);
+/* epctx-sign sign --key key --counter counter --model-id id --chunk-log2 12
+ * model (sign_tool is epctx-sign); fails the test unless it exits 0. */
+void tr_sign(const char* sign_tool, const char* model, const char* key, const char* counter,
+             const char* id, const char* scratch);
 /* Copies src to dst (whole file). */
 void tr_copy(const char* src, const char* dst);
 /* XORs byte `off` of `path` with `mask`. */
 void tr_xor_byte(const char* path, size_t off, unsigned char mask);
+/* The size of path (stat); fails the test when it does not exist. */
 size_t tr_file_size(const char* path);
 /* Appends `n` bytes of 0x5a, or (n < 0) truncates by -n bytes. */
 void tr_resize(const char* path, long n);
