@@ -87,6 +87,34 @@ void flatten_squeeze_unsqueeze_identity_are_views(void**) {
   assert_ptr_equal(host.out(0)->data, x->data);
 }
 
+// Issue 14 finding 1: a rank-0 walk used to start its outer index at
+// rank - 1 == UINT32_MAX and write far outside the stack.
+void rank0_tensors_transpose_slice_and_reduce_without_crashing(void**) {
+  kt::Host host;
+  kt::Node t("Transpose", "t0");
+  EXPECT_OK(host.Run(t, 13, {host.F({}, {7.5f})}));
+  assert_int_equal(host.out(0)->rank, 0);
+  EXPECT_FLOATS(host.out(0), 7.5f);
+  kt::Node tp("Transpose", "t0p");
+  tp.Ints("perm", {});
+  EXPECT_OK(host.Run(tp, 13, {host.I64({}, {-3})}));
+  assert_int_equal(static_cast<int64_t*>(host.out(0)->data)[0], -3);
+  kt::Node sl("Slice", "s0");
+  EXPECT_FAIL(host.Run(sl, 13, {host.F({}, {1.0f}), host.I64({1}, {0}), host.I64({1}, {1})}),
+              EPCTX_INVALID_ARGUMENT, "");
+  kt::Node sle("Slice", "s0e");
+  EXPECT_OK(host.Run(sle, 13, {host.F({}, {2.0f}), host.I64({0}, {}), host.I64({0}, {})}));
+  assert_int_equal(host.out(0)->rank, 0);
+  EXPECT_FLOATS(host.out(0), 2.0f);
+  kt::Node rs("ReduceSum", "r0");
+  EXPECT_OK(host.Run(rs, 13, {host.F({}, {4.0f})}));
+  assert_int_equal(host.out(0)->rank, 0);
+  EXPECT_FLOATS(host.out(0), 4.0f);
+  kt::Node rm("ReduceMax", "r0m");
+  EXPECT_OK(host.Run(rm, 13, {host.I64({}, {9})}));
+  assert_int_equal(static_cast<int64_t*>(host.out(0)->data)[0], 9);
+}
+
 void transpose_permutes_any_element_size(void**) {
   kt::Host host;
   kt::Node def("Transpose", "t");
@@ -269,6 +297,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(attribute_of_the_wrong_type_fails_the_node),
     cmocka_unit_test(reshape_outputs_a_view_with_zero_and_minus_one),
     cmocka_unit_test(flatten_squeeze_unsqueeze_identity_are_views),
+    cmocka_unit_test(rank0_tensors_transpose_slice_and_reduce_without_crashing),
     cmocka_unit_test(transpose_permutes_any_element_size),
     cmocka_unit_test(concat_joins_along_negative_axis),
     cmocka_unit_test(slice_handles_attributes_inputs_negative_steps_and_clamping),

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "kernels/kernel.h"
+#include "kernels/kernel_util.h"
 
 namespace epctx {
 namespace kern {
@@ -48,14 +48,7 @@ void ForEachRow(const Broadcast& bc, Row row) {
   int64_t oa = 0, ob = 0;
   for (int64_t t = 0; t < outer; ++t) {
     row(oa, ob, t * n, n, bc.sa[r - 1], bc.sb[r - 1]);
-    for (uint32_t i = r - 1; i-- > 0;) {
-      oa += bc.sa[i];
-      ob += bc.sb[i];
-      if (++idx[i] < bc.dims[i]) break;
-      oa -= bc.sa[i] * idx[i];
-      ob -= bc.sb[i] * idx[i];
-      idx[i] = 0;
-    }
+    NextIndex(OuterRank(r), bc.dims, idx, bc.sa, &oa, bc.sb, &ob);
   }
 }
 

@@ -35,12 +35,7 @@ void StridedCopy(uint32_t rank, const int64_t* dims, const int64_t* strides,
       for (int64_t j = 0; j < n; ++j) dst[j] = p[j * s];
     }
     dst += n;
-    for (uint32_t i = rank - 1; i-- > 0;) {
-      off += strides[i];
-      if (++idx[i] < dims[i]) break;
-      off -= strides[i] * idx[i];
-      idx[i] = 0;
-    }
+    NextIndex(OuterRank(rank), dims, idx, strides, &off);
   }
 }
 

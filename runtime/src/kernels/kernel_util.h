@@ -55,6 +55,24 @@ Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
 // Row-major strides of dims (in elements).
 void Strides(uint32_t rank, const int64_t* dims, int64_t* strides);
 
+// Steps the odometer idx[0..n) over dims (last index fastest) and keeps
+// *off == sum(idx[i] * strides[i]) for each stride set given (b may be
+// nullptr). n may be 0 (a rank-0 or rank-1 walk has no outer index): callers
+// pass `rank ? rank - 1 : 0`, never `rank - 1` unguarded.
+inline void NextIndex(uint32_t n, const int64_t* dims, int64_t* idx, const int64_t* sa,
+                      int64_t* oa, const int64_t* sb = nullptr, int64_t* ob = nullptr) {
+  for (uint32_t i = n; i-- > 0;) {
+    if (sa) *oa += sa[i];
+    if (sb) *ob += sb[i];
+    if (++idx[i] < dims[i]) return;
+    if (sa) *oa -= sa[i] * idx[i];
+    if (sb) *ob -= sb[i] * idx[i];
+    idx[i] = 0;
+  }
+}
+// The number of outer indices NextIndex walks for a rank-r tensor.
+inline uint32_t OuterRank(uint32_t r) { return r ? r - 1 : 0; }
+
 // Product of dims[begin, end); 0 dims allowed. False on overflow.
 bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out);
 

@@ -47,12 +47,7 @@ void Reduce(const TensorRef& x, const bool* reduced, T* out, uint64_t out_n) {
       else if (K == Kind::kMin) { if (v < dst || v != v) dst = v; }
       else dst += v;
     }
-    for (uint32_t i = r - 1; i-- > 0;) {
-      base += ostride[i];
-      if (++idx[i] < x.dims[i]) break;
-      base -= ostride[i] * idx[i];
-      idx[i] = 0;
-    }
+    NextIndex(OuterRank(r), x.dims, idx, ostride, &base);
   }
   if (K == Kind::kMean) {
     const uint64_t count = out_n ? total / out_n : 0;

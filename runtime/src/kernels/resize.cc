@@ -142,10 +142,7 @@ void NearestCopy(const TensorRef& x, const int64_t* out_dims, int64_t* const* ma
     const T* row = src + off;
     for (int64_t j = 0; j < n; ++j) y[j] = row[last[j]];
     y += n;
-    for (uint32_t i = r - 1; i-- > 0;) {
-      if (++idx[i] < out_dims[i]) break;
-      idx[i] = 0;
-    }
+    NextIndex(OuterRank(r), out_dims, idx, nullptr, nullptr);
   }
 }
 
