@@ -66,6 +66,27 @@ EPCTX_KERNEL(Gather);
 EPCTX_KERNEL(Cast);
 // resize.cc
 EPCTX_KERNEL(Resize);
+// BEGIN family elementwise: comparison, logic, math, activations, Cast/CastLike, dtypes of Add..Min/Pow/Clip
+// END family elementwise
+
+// BEGIN family reduce: reductions, ArgMax/ArgMin, CumSum, TopK, Hardmax, Softmax family, normalisation, losses
+// END family reduce
+
+// BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout
+// END family data
+
+// BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)
+// END family recurrent
+
+// BEGIN family controlflow: If, Loop, Scan
+// END family controlflow
+
+// BEGIN family quant: QuantizeLinear .. QLinearMatMul, ConvInteger, MatMulInteger, MatMul/Gemm dtypes
+// END family quant
+
+// BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool
+// END family spatial
+
 #undef EPCTX_KERNEL
 
 }  // namespace kern

@@ -69,6 +69,28 @@ const KernelRow kKernels[] = {
     {"", "Cast", 6, kLatest, kern::Cast},
     {"", "Constant", 1, kLatest, kern::Constant},
     {"", "Resize", 10, 17, kern::Resize},
+
+    // BEGIN family elementwise
+    // END family elementwise
+
+    // BEGIN family reduce
+    // END family reduce
+
+    // BEGIN family data
+    // END family data
+
+    // BEGIN family recurrent
+    // END family recurrent
+
+    // BEGIN family controlflow
+    // END family controlflow
+
+    // BEGIN family quant
+    // END family quant
+
+    // BEGIN family spatial
+    // END family spatial
+
 };
 
 bool IsDefaultDomain(StrView d) { return d.empty() || d.eq("ai.onnx"); }
