@@ -152,7 +152,13 @@ typedef struct epctx_hal_driver {
    * A graph's payload may be read from its first get_graph on, never
    * earlier (not in load_context): a session checks (signed packages) and
    * pages in only the payloads of the graphs it binds, so the others may be
-   * unverified. */
+   * unverified.
+   * Payload bytes may be a shared mapping of a file that another process
+   * can rewrite after they were checked. Everything execute computes an
+   * address or a size from (shapes, offsets, op parameters) must be copied
+   * into private memory and validated there, here in get_graph; execute
+   * reads only that copy. Weights may stay mapped (a rewrite then changes
+   * numbers, never an address). */
   int (*get_graph)(const struct epctx_hal_driver* self,
                    epctx_hal_context* ctx, const char* name,
                    epctx_hal_graph** out, epctx_hal_graph_info* info,

@@ -142,8 +142,10 @@ int CheckCompatibility(const epctx_hal_driver*, const epctx_hal_context_desc* d,
 void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
   if (!ctx) return;
   epctx_hal_host host = ctx->host;
-  for (uint32_t i = 0; i < ctx->num_graphs; ++i)
+  for (uint32_t i = 0; i < ctx->num_graphs; ++i) {
     if (ctx->graphs[i].inputs) host.free(host.user, ctx->graphs[i].inputs);
+    if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
+  }
   host.free(host.user, ctx);
 }
 
@@ -154,14 +156,14 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = t->shape()->Get(k);
 }
 
-// Verifies and validates the payload of g and fills g (allocating its
-// binding tables from the host). Called once per graph, by the first
-// get_graph that binds it; no other code reads a payload before this.
+// Copies the payload of g into private memory, verifies and validates the
+// copy and fills g (allocating its binding tables from the host). Called
+// once per graph, by the first get_graph that binds it; no other code reads
+// a payload before this, and nothing reads the mapped payload after it.
 int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   const char* name = g->name;
-  const uint8_t* data = g->data;
   uint64_t size = g->size;
-  if (!data || size < 8 || memcmp(data + 4, fb::GraphIdentifier(), 4) != 0) {
+  if (!g->data || size < 8 || memcmp(g->data + 4, fb::GraphIdentifier(), 4) != 0) {
     msg.s("vnpu: graph '").s(name).s("' payload is not a vnpu command stream (identifier ")
         .s("\"VNPU\" missing, ").u(size).s(" bytes)");
     return EPCTX_INVALID_GRAPH;
@@ -170,6 +172,14 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
     msg.s("vnpu: graph '").s(name).s("' payload of ").u(size).s(" bytes is too large");
     return EPCTX_INVALID_GRAPH;
   }
+  g->copy = static_cast<uint8_t*>(ctx->host.alloc(ctx->host.user, size_t(size), kAlignment));
+  if (!g->copy) {
+    msg.s("vnpu: graph '").s(name).s("': out of memory for its ").u(size)
+        .s("-byte command stream");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  memcpy(g->copy, g->data, size_t(size));
+  const uint8_t* data = g->copy;
   flatbuffers::Verifier verifier(data, size_t(size));
   // Identifier checked above; verifying the root table directly (not
   // VerifyBuffer) keeps flatbuffers' strncmp out of the driver.
@@ -276,6 +286,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   if (rc != EPCTX_OK && g->inputs) {
     ctx->host.free(ctx->host.user, g->inputs);
     g->inputs = nullptr;
+  }
+  if (rc != EPCTX_OK && g->copy) {
+    ctx->host.free(ctx->host.user, g->copy);
+    g->copy = nullptr;
   }
   g->state.store(rc == EPCTX_OK ? kValid : kUnchecked, std::memory_order_release);
   return rc;

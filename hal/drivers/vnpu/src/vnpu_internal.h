@@ -3,8 +3,8 @@
 // validator and the kernels.
 //
 // A Context and its Graphs live in one host allocation each and point into
-// the payload and weight views, which the runtime keeps valid until
-// release_context. load_context reads no payload byte: get_graph verifies and
+// the weight view, which the runtime keeps valid until release_context; a
+// bound graph's command stream is a private copy (see Graph::copy). load_context reads no payload byte: get_graph verifies and
 // validates a graph's command stream the first time it is bound, so graphs a
 // session never binds are never read (a multi-graph binary shared by N
 // models costs each model only its own graphs). A graph's fields are written
@@ -58,7 +58,13 @@ struct Graph {
   // kUnchecked when validation fails (the next call reports it again). The
   // fields below are valid once kValid is observed with acquire ordering.
   std::atomic<uint32_t> state;
-  const fb::Graph* stream;     // verified and validated
+  // The command stream: a private copy of the payload, made before it is
+  // verified, so that every field execute computes addresses and sizes from
+  // (tensor shapes, offsets, op parameters) stays as validated even when the
+  // mapped file is rewritten in place after the load. Weights stay mapped: a
+  // changed weight changes numbers, never an address.
+  uint8_t* copy;               // host allocation of `size` bytes, or nullptr
+  const fb::Graph* stream;     // verified and validated, inside `copy`
   uint32_t num_inputs;
   uint32_t num_outputs;
   epctx_hal_tensor_desc* inputs;   // [num_inputs]
