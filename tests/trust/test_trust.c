@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -239,6 +241,29 @@ static void untrusted_key(void** state) {
   epctx_env_release(env);
 }
 
+/* Issue 14 finding 4: the manifest's size limit used to apply after the
+ * whole file was read, so a sparse 3 GiB .sig cost 3.1 GB of memory before
+ * "exceeds the limit". The limit now comes before any allocation: the peak
+ * RSS of this process grows by far less than the file. */
+static void huge_sparse_manifest_refused_before_reading(void** state) {
+  (void)state;
+  const char* model = stage("a", 1);
+  char sig[600];
+  path_of(sig, sizeof sig, g_case, "m_ctx.onnx.sig");
+  assert_int_equal(truncate(sig, 3ll << 30), 0);
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  EXPECT(EPCTX_SIGNATURE_INVALID, model, "required", "exceed the limit of 16777216");
+  EXPECT(EPCTX_SIGNATURE_INVALID, model, "if_signed", "exceed the limit");
+  getrusage(RUSAGE_SELF, &after);
+  assert_true(after.ru_maxrss - before.ru_maxrss < 64 * 1024); /* KiB */
+  /* One byte over the limit is refused; at the limit it is parsed. */
+  assert_int_equal(truncate(sig, 16777217), 0);
+  EXPECT(EPCTX_SIGNATURE_INVALID, model, "required", "16777217 bytes exceed");
+  assert_int_equal(truncate(sig, 16777216), 0);
+  EXPECT(EPCTX_SIGNATURE_INVALID, model, "required", "trailing bytes");
+}
+
 static void trailing_bytes_after_the_signature(void** state) {
   (void)state;
   const char* model = stage("a", 1);
@@ -444,6 +469,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(manifest_from_another_package),
       cmocka_unit_test(untrusted_key),
       cmocka_unit_test(trailing_bytes_after_the_signature),
+      cmocka_unit_test(huge_sparse_manifest_refused_before_reading),
       cmocka_unit_test(rollback_counter),
       cmocka_unit_test(buffer_loaded_model_finds_its_manifest),
       cmocka_unit_test(shared_context_is_checked_against_each_manifest),

@@ -41,6 +41,14 @@ typedef struct epctx_pal_region {
 int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
                        char* msg, size_t msg_cap);
 
+/* Reads `path` whole into PAL-allocated private memory, like
+ * EPCTX_PAL_LOAD_READ, but refuses a file larger than max_size with
+ * INVALID_ARGUMENT before allocating or reading anything (for small files of
+ * untrusted size, such as signature manifests). Release with
+ * epctx_pal_unmap. */
+int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out,
+                        char* msg, size_t msg_cap);
+
 /* Maps `rel_path` resolved beneath directory `base_dir` ("" = working
  * directory) without leaving it: absolute paths, ".." components and
  * symlinks that escape are PATH_REJECTED. */

@@ -4,6 +4,8 @@
 
 #include <manifest_format.h>
 
+#include "core/sort.h"
+
 namespace epctx {
 namespace trust {
 namespace {
@@ -56,18 +58,33 @@ Status parse_file(const uint8_t* v, uint32_t len, uint32_t off, const char* labe
   return Status::Ok();
 }
 
+// Orders (role, name) pairs: role first, then the name's bytes, then length.
+int compare(uint8_t ra, StrView a, uint8_t rb, StrView b) {
+  if (ra != rb) return ra < rb ? -1 : 1;
+  size_t n = a.size < b.size ? a.size : b.size;
+  int c = n ? memcmp(a.data, b.data, n) : 0;
+  if (c) return c;
+  return a.size == b.size ? 0 : (a.size < b.size ? -1 : 1);
+}
+
 }  // namespace
 
 const ManifestFile* Manifest::Find(uint8_t role, StrView name) const {
-  for (uint32_t i = 0; i < num_files; ++i)
-    if (files[i].role == role && files[i].name.eq(name)) return &files[i];
+  size_t lo = 0, hi = by_name ? num_files : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const ManifestFile& f = files[by_name[mid]];
+    int c = compare(f.role, f.name, role, name);
+    if (c == 0) return &f;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
   return nullptr;
 }
 
 const ManifestFile* Manifest::Model() const {
-  for (uint32_t i = 0; i < num_files; ++i)
-    if (files[i].role == EPCTX_MF_ROLE_MODEL) return &files[i];
-  return nullptr;
+  return model_index < num_files && files[model_index].role == EPCTX_MF_ROLE_MODEL
+             ? &files[model_index] : nullptr;
 }
 
 Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out) {
@@ -105,7 +122,10 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
     off += EPCTX_MF_TLV_HEADER_SIZE + len;
   }
   out->files = arena.AllocArray<ManifestFile>(num_files + 1);
-  if (!out->files) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
+  out->by_name = arena.AllocArray<uint32_t>(num_files + 1);
+  if (!out->files || !out->by_name)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
+  uint32_t num_models = 0;
 
   bool have_counter = false;
   uint32_t seen = 0;  // bit per singleton type
@@ -117,10 +137,12 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
     if (type == EPCTX_MF_TLV_FILE) {
       ManifestFile* f = &out->files[out->num_files];
       EPCTX_RETURN_IF_ERROR(parse_file(v, len, off, label, f));
-      if (f->role == EPCTX_MF_ROLE_MODEL ? out->Model() != nullptr
-                                         : out->Find(f->role, f->name) != nullptr)
-        return bad(label, "FILE '%.*s' (role %u) is listed twice", f->name.len(), f->name.data,
-                   f->role);
+      if (f->role == EPCTX_MF_ROLE_MODEL) {
+        if (num_models++)
+          return bad(label, "FILE '%.*s': a second MODEL entry", f->name.len(), f->name.data);
+        out->model_index = out->num_files;
+      }
+      out->by_name[out->num_files] = out->num_files;
       ++out->num_files;
     } else if (type >= EPCTX_MF_TLV_KEY_ID && type <= EPCTX_MF_TLV_PRODUCER) {
       if (seen & (1u << type)) return bad(label, "TLV type 0x%x appears twice", type);
@@ -154,7 +176,20 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   if (!out->key_id) return bad(label, "no KEY_ID");
   if (out->model_id.empty()) return bad(label, "no MODEL_ID");
   if (!have_counter) return bad(label, "no SECURITY_COUNTER");
-  if (!out->Model()) return bad(label, "no FILE entry for the model");
+  if (!num_models) return bad(label, "no FILE entry for the model");
+  // Duplicates by sorting, not by pairwise search: this runs before the
+  // signature is checked, so it must stay O(n log n) for any entry count.
+  const ManifestFile* files = out->files;
+  HeapSort(out->by_name, out->num_files, [files](uint32_t a, uint32_t b) {
+    return compare(files[a].role, files[a].name, files[b].role, files[b].name) < 0;
+  });
+  for (uint32_t i = 1; i < out->num_files; ++i) {
+    const ManifestFile& a = files[out->by_name[i - 1]];
+    const ManifestFile& b = files[out->by_name[i]];
+    if (compare(a.role, a.name, b.role, b.name) == 0)
+      return bad(label, "FILE '%.*s' (role %u) is listed twice", b.name.len(), b.name.data,
+                 b.role);
+  }
 
   // The unprotected area: exactly one signature TLV, ending at the file's end.
   size_t rest = n - prot;

@@ -56,7 +56,9 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   }
   if (!sig_path_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
   char msg[Status::kMaxMessage];
-  int rc = epctx_pal_map_file(sig_path_, EPCTX_PAL_LOAD_READ, &region_, msg, sizeof msg);
+  // Read privately (the bytes checked are the bytes parsed), with the size
+  // limit applied before anything is allocated or read.
+  int rc = epctx_pal_read_file(sig_path_, EPCTX_MF_MAX_SIZE, &region_, msg, sizeof msg);
   if (rc == EPCTX_NO_SUCHFILE) {
     if (policy == Policy::kRequired)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
@@ -64,6 +66,8 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
                            "manifest %s)", label_, sig_path_);
     return Status::Ok();
   }
+  if (rc == EPCTX_INVALID_ARGUMENT)
+    return Status::Error(EPCTX_SIGNATURE_INVALID, "%s: malformed manifest: %s", label_, msg);
   if (rc != EPCTX_OK) return Status::Error(rc, "%s: signature manifest: %s", label_, msg);
   active_ = true;
   InitCrypto();

@@ -56,10 +56,18 @@ int stat_regular(int fd, const char* path, struct stat* st, char* msg, size_t ca
 }
 
 int map_fd(int fd, const char* path, int load_mode, epctx_pal_region* out,
-           char* msg, size_t cap) {
+           char* msg, size_t cap, uint64_t max_size = UINT64_MAX) {
   struct stat st;
   int rc = stat_regular(fd, path, &st, msg, cap);
   if (rc != EPCTX_OK) return rc;
+  if (static_cast<uint64_t>(st.st_size) > max_size) {
+    close(fd);
+    char what[96];
+    snprintf(what, sizeof what, "%llu bytes exceed the limit of %llu",
+             static_cast<unsigned long long>(st.st_size),
+             static_cast<unsigned long long>(max_size));
+    return fail(msg, cap, EPCTX_INVALID_ARGUMENT, path, what);
+  }
   out->data = nullptr;
   out->size = static_cast<uint64_t>(st.st_size);
   out->handle = nullptr;
@@ -268,6 +276,16 @@ int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
     return fail(msg, msg_cap, errno_code(e), path, e == ENOENT ? "No such file" : strerror(e));
   }
   return map_fd(fd, path, load_mode, out, msg, msg_cap);
+}
+
+int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out,
+                        char* msg, size_t msg_cap) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int e = errno;
+    return fail(msg, msg_cap, errno_code(e), path, e == ENOENT ? "No such file" : strerror(e));
+  }
+  return map_fd(fd, path, EPCTX_PAL_LOAD_READ, out, msg, msg_cap, max_size);
 }
 
 int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
