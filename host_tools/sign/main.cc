@@ -11,11 +11,12 @@ namespace {
 
 const char kUsage[] =
     "usage: epctx-sign keygen PRIVATE.pem PUBLIC.pem\n"
-    "       epctx-sign sign --key PRIVATE.pem [--model-id ID] [--counter N] [--chunk-log2 N]\n"
+    "       epctx-sign sign --key PRIVATE.pem --model-id ID [--counter N] [--chunk-log2 N]\n"
     "                       [-o MANIFEST] model_ctx.onnx\n"
     "       epctx-sign verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx\n"
     "  sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering the model, its\n"
-    "  context binaries and external data; verify checks every byte of them.\n";
+    "  context binaries and external data; verify checks every byte of them. The model id\n"
+    "  is what applications bind a package to (session option epctx.expected_model_id).\n";
 
 struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
       std::cout << "epctx-sign: wrote " << positional[0] << " and " << positional[1] << "\n";
     } else if (cmd == "sign") {
       if (npos != 1 || key.empty()) throw UsageError("sign needs --key and one model");
+      if (so.model_id.empty())
+        throw UsageError("sign needs --model-id: the id applications bind the package to");
       so.manifest_path = manifest;
       std::string out = SignPackage(positional[0], key, so);
       std::cout << "epctx-sign: wrote " << out << "\n";

@@ -99,11 +99,7 @@ std::string SignPackage(const std::string& ctx_model_path, const std::string& ke
   const onnx::ModelProto model = ParseModel(model_bytes, ctx_model_path);
   const std::vector<PackageFile> files = ListPackageFiles(model, ctx_model_path);
   std::string model_id = o.model_id;
-  if (model_id.empty()) {
-    model_id = PathBaseName(ctx_model_path);
-    if (model_id.size() > 5 && model_id.compare(model_id.size() - 5, 5, ".onnx") == 0)
-      model_id.resize(model_id.size() - 5);
-  }
+  if (model_id.empty()) throw std::invalid_argument("a model id is required to sign a package");
   std::string producer = model.producer_name();
   if (!model.producer_version().empty()) producer += " " + model.producer_version();
   std::string sdk = NodeAttribute(model, "ep_sdk_version");

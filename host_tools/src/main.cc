@@ -29,7 +29,8 @@ const char kUsage[] =
     "  --error-if-no-compiled-nodes   fail when no node can run on the backend\n"
     "                        (default: write nothing and say so)\n"
     "  --sign-key KEY.pem    sign each written package (writes model_ctx.onnx.sig; see epctx-sign)\n"
-    "  --model-id ID         manifest model id (default: the output's file name)\n"
+    "  --model-id ID[,ID..]  manifest model id, required with --sign-key (one per model\n"
+    "                        of a group, in order); apps bind it with epctx.expected_model_id\n"
     "  --security-counter N  manifest anti-rollback counter (default 0)\n"
     "  --quiet               no progress on stderr\n"
     "  --force               overwrite existing outputs\n"
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   bool quiet = false;
   std::string sign_key;
   epctx::host::SignOptions sign_options;
+  std::vector<std::string> model_ids;  // one per model, with --sign-key
   try {
     for (int i = 1; i < argc; ++i) {
       std::string v;
@@ -126,8 +128,14 @@ int main(int argc, char** argv) {
     if (models.empty()) throw UsageError("no input model given");
     if (sign_key.empty() && (!sign_options.model_id.empty() || sign_options.security_counter))
       throw UsageError("--model-id and --security-counter need --sign-key");
-    if (!sign_options.model_id.empty() && models.size() > 1)
-      throw UsageError("--model-id names one package; a group signs each model under its own name");
+    if (!sign_key.empty()) {
+      // No silent default: the id is what an application binds a package to.
+      if (!sign_options.model_id.empty()) model_ids = SplitModels(sign_options.model_id);
+      if (model_ids.size() != models.size())
+        throw UsageError("--sign-key needs --model-id with one id per model (" +
+                         std::to_string(models.size()) + " model" +
+                         (models.size() > 1 ? "s, comma-separated" : "") + ")");
+    }
   } catch (const std::invalid_argument& e) {
     std::cerr << "epctx-compile: error: " << e.what() << " (see --help)\n";
     return 2;
@@ -151,8 +159,10 @@ int main(int argc, char** argv) {
   std::cout << FormatResult(r, settings.ep);  // the result, also with --quiet
   if (sign_key.empty()) return 0;
   try {
-    for (const ModelReport& m : r.models) {
+    for (size_t k = 0; k < r.models.size(); ++k) {
+      const ModelReport& m = r.models[k];
       if (!m.written || m.output_path.empty()) continue;
+      sign_options.model_id = model_ids[k < model_ids.size() ? k : 0];
       std::string sig = SignPackage(m.output_path, sign_key, sign_options);
       std::cout << "signed: " << sig << "\n";
     }

@@ -42,7 +42,8 @@ static void keygen_sign_verify(void** state) {
   snprintf(src, sizeof src, "%s/conv_basic/model.onnx", g_models);
   const char* comp[] = {g_compile, src, "-o", g_model, "--quiet", "--force", NULL};
   tr_run_ok(comp, g_work);
-  const char* sign[] = {g_sign, "sign", "--key", g_k1, "--counter", "7", g_model, NULL};
+  const char* sign[] = {g_sign, "sign", "--key", g_k1, "--counter", "7", "--model-id", "m_ctx",
+                        g_model, NULL};
   tr_run_ok(sign, g_work);
   const char* verify[] = {g_sign, "verify", "--pub", g_p1, g_model, NULL};
   tu_proc p = run(verify);
@@ -84,12 +85,17 @@ static void compile_signs_as_it_writes(void** state) {
   tu_proc_free(&p);
   /* errors: one line, exit 1 for a bad key file, 2 for usage */
   const char* badkey[] = {g_compile, src, "-o", out, "--quiet", "--force", "--sign-key",
-                          "/nonexistent.pem", NULL};
+                          "/nonexistent.pem", "--model-id", "g", NULL};
   p = run(badkey);
   assert_int_equal(p.exit_code, 1);
   assert_non_null(strstr(p.err, "epctx-compile: error: signing: "));
   assert_non_null(strstr(p.err, "/nonexistent.pem"));
   assert_int_equal(tu_count_lines(p.err), 1);
+  tu_proc_free(&p);
+  const char* noid[] = {g_compile, src, "-o", out, "--sign-key", g_k1, NULL};
+  p = run(noid);
+  assert_int_equal(p.exit_code, 2);
+  assert_non_null(strstr(p.err, "--sign-key needs --model-id with one id per model (1 model)"));
   tu_proc_free(&p);
   const char* nokey[] = {g_compile, src, "-o", out, "--model-id", "x", NULL};
   p = run(nokey);
@@ -106,13 +112,16 @@ static void usage_and_input_errors(void** state) {
   expect_error(bad, 2, "unknown command");
   const char* nokey[] = {g_sign, "sign", g_model, NULL};
   expect_error(nokey, 2, "needs --key");
+  /* no id from the file name: the id is what applications bind (issue 14) */
+  const char* noid[] = {g_sign, "sign", "--key", g_k1, g_model, NULL};
+  expect_error(noid, 2, "sign needs --model-id");
   const char* counter[] = {g_sign, "sign", "--key", g_k1, "--counter", "-1", g_model, NULL};
   expect_error(counter, 2, "non-negative integer");
-  const char* missing_key[] = {g_sign, "sign", "--key", "/nonexistent.pem", g_model, NULL};
+  const char* missing_key[] = {g_sign, "sign", "--key", "/nonexistent.pem", "--model-id", "x", g_model, NULL};
   expect_error(missing_key, 1, "/nonexistent.pem");
-  const char* pub_as_priv[] = {g_sign, "sign", "--key", g_p1, g_model, NULL};
+  const char* pub_as_priv[] = {g_sign, "sign", "--key", g_p1, "--model-id", "x", g_model, NULL};
   expect_error(pub_as_priv, 1, "private key");
-  const char* missing_model[] = {g_sign, "sign", "--key", g_k1, "/nonexistent_ctx.onnx", NULL};
+  const char* missing_model[] = {g_sign, "sign", "--key", g_k1, "--model-id", "x", "/nonexistent_ctx.onnx", NULL};
   expect_error(missing_model, 1, "/nonexistent_ctx.onnx");
 }
 

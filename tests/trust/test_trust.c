@@ -59,7 +59,7 @@ static const char* stage(const char* pkg, int with_sig) {
 }
 
 static int load(const char* model, const char* policy, char* msg) {
-  tr_load_opts o = {policy, NULL, g_keys[1], NULL};
+  tr_load_opts o = {policy, NULL, g_keys[1], NULL, NULL, NULL};
   return tr_load(model, &o, msg, 512);
 }
 
@@ -118,7 +118,7 @@ static void signed_packages_load_under_required(void** state) {
   EXPECT(EPCTX_OK, stage("e", 1), "required", NULL);
   /* strict mode: private copies are hashed */
   char m[512];
-  tr_load_opts o = {"required", "read", g_keys[1], NULL};
+  tr_load_opts o = {"required", "read", g_keys[1], NULL, NULL, NULL};
   assert_int_equal(tr_load(stage("a", 1), &o, m, sizeof m), EPCTX_OK);
   assert_int_equal(tr_load(stage("e", 1), &o, m, sizeof m), EPCTX_OK);
 }
@@ -228,9 +228,9 @@ static void untrusted_key(void** state) {
   sign(model, g_k2, "5", "pkgA");
   EXPECT(EPCTX_KEY_REJECTED, model, "required", "not among the 1 trusted keys");
   char m[512];
-  tr_load_opts none = {"required", NULL, NULL, NULL};
+  tr_load_opts none = {"required", NULL, NULL, NULL, NULL, NULL};
   assert_int_equal(tr_load(model, &none, m, sizeof m), EPCTX_KEY_REJECTED);
-  tr_load_opts k2 = {"required", NULL, g_keys[2], NULL};
+  tr_load_opts k2 = {"required", NULL, g_keys[2], NULL, NULL, NULL};
   assert_int_equal(tr_load(model, &k2, m, sizeof m), EPCTX_OK);
   /* a key that is not P-256 PEM/DER is refused by the env */
   epctx_env* env = NULL;
@@ -299,7 +299,7 @@ static void rollback_counter(void** state) {
   (void)state;
   char m[512];
   tu_make_clean_dir(g_store);
-  tr_load_opts o = {"required", NULL, g_keys[1], g_store};
+  tr_load_opts o = {"required", NULL, g_keys[1], g_store, NULL, NULL};
   const char* model = stage("a", 1); /* counter 5 */
   assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_OK);
   sign(model, g_keys[0], "4", "pkgA");
@@ -307,9 +307,13 @@ static void rollback_counter(void** state) {
   assert_non_null(strstr(m, "security counter 4, below the stored 5"));
   sign(model, g_keys[0], "5", "pkgA");
   assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_OK);
-  /* another model id has its own counter */
+  /* another model id has its own counter; an application that binds the id
+   * refuses the re-signed package (issue 14 finding 6) */
   sign(model, g_keys[0], "1", "otherModel");
   assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_OK);
+  tr_load_opts bound = {"required", NULL, g_keys[1], g_store, "pkgA", NULL};
+  assert_int_equal(tr_load(model, &bound, m, sizeof m), EPCTX_SIGNATURE_INVALID);
+  assert_non_null(strstr(m, "signed for model id 'otherModel', the application expects 'pkgA'"));
   /* a failed load does not raise the stored value */
   sign(model, g_keys[0], "9", "pkgA");
   char bin[600];
@@ -323,6 +327,46 @@ static void rollback_counter(void** state) {
   assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_ROLLBACK);
   sign(model, g_keys[0], "18446744073709551615", "pkgA");
   assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_OK);
+}
+
+/* Issue 14 finding 6: the application binds what it expects. A validly
+ * signed package of another model is refused under this model's name; the
+ * binding needs a signed package; and the rollback counter is kept per
+ * signing key as well as per id, so one key's counter is not another's. */
+static void expected_model_id_binds_the_package(void** state) {
+  (void)state;
+  char m[512];
+  const char* model = stage("a", 1);
+  sign(model, g_keys[0], "5", "camera-detector");
+  tr_load_opts o = {"required", NULL, g_keys[1], NULL, "camera-detector", NULL};
+  assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_OK);
+  o.expected_id = "door-lock";
+  assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_SIGNATURE_INVALID);
+  assert_non_null(strstr(m, "signed for model id 'camera-detector', the application expects "
+                            "'door-lock' (session option 'epctx.expected_model_id')"));
+  /* if_signed would load an unsigned package: not with a bound id */
+  o.policy = "if_signed";
+  o.expected_id = "camera-detector";
+  model = stage("a", 0);
+  assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_SIGNATURE_INVALID);
+  assert_non_null(strstr(m, "= 'camera-detector', but the package is not signed"));
+  o.policy = "off";
+  assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_INVALID_ARGUMENT);
+  assert_non_null(strstr(m, "needs signature checks"));
+  o.expected_id = "";
+  assert_int_equal(tr_load(model, &o, m, sizeof m), EPCTX_INVALID_ARGUMENT);
+  /* counters per (key, id): k2's counter 3 is not below k1's 5 */
+  tu_make_clean_dir(g_store);
+  model = stage("a", 1);
+  tr_load_opts r = {"required", NULL, g_keys[1], g_store, "cam", g_keys[2]};
+  sign(model, g_keys[0], "5", "cam");
+  assert_int_equal(tr_load(model, &r, m, sizeof m), EPCTX_OK);
+  sign(model, g_k2, "3", "cam");
+  assert_int_equal(tr_load(model, &r, m, sizeof m), EPCTX_OK);
+  sign(model, g_keys[0], "4", "cam");
+  assert_int_equal(tr_load(model, &r, m, sizeof m), EPCTX_ROLLBACK);
+  sign(model, g_k2, "2", "cam");
+  assert_int_equal(tr_load(model, &r, m, sizeof m), EPCTX_ROLLBACK);
 }
 
 static void buffer_loaded_model_finds_its_manifest(void** state) {
@@ -471,6 +515,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(trailing_bytes_after_the_signature),
       cmocka_unit_test(huge_sparse_manifest_refused_before_reading),
       cmocka_unit_test(rollback_counter),
+      cmocka_unit_test(expected_model_id_binds_the_package),
       cmocka_unit_test(buffer_loaded_model_finds_its_manifest),
       cmocka_unit_test(shared_context_is_checked_against_each_manifest),
       cmocka_unit_test(sweep_1000_random_bit_flips),

@@ -70,10 +70,12 @@ int tr_load(const char* model, const tr_load_opts* o, char* msg, size_t cap) {
   epctx_session* s = NULL;
   epctx_status* st = epctx_env_create(NULL, 0, &env);
   if (!st) st = epctx_env_register_builtin_drivers(env);
-  if (!st && o->key_path) {
+  const char* keys[2] = {o->key_path, o->second_key};
+  for (int k = 0; k < 2; ++k) {
+    if (st || !keys[k]) continue;
     size_t n = 0;
-    unsigned char* key = tu_read_file(o->key_path, &n);
-    if (!key) fail_msg("cannot read %s", o->key_path);
+    unsigned char* key = tu_read_file(keys[k], &n);
+    if (!key) fail_msg("cannot read %s", keys[k]);
     st = epctx_env_add_trusted_key(env, key, n);
     free(key);
   }
@@ -81,6 +83,7 @@ int tr_load(const char* model, const tr_load_opts* o, char* msg, size_t cap) {
   if (!st) st = epctx_session_options_create(&so);
   if (!st && o->policy) st = epctx_session_options_set(so, "epctx.signature_policy", o->policy);
   if (!st && o->load_mode) st = epctx_session_options_set(so, "epctx.load_mode", o->load_mode);
+  if (!st && o->expected_id) st = epctx_session_options_set_expected_model_id(so, o->expected_id);
   if (!st) st = epctx_session_create(env, model, so, &s);
   int code = epctx_status_code(st);
   snprintf(msg, cap, "%s", epctx_status_message(st));

@@ -35,6 +35,8 @@ typedef struct tr_load_opts {
   const char* load_mode;      /* epctx.load_mode, NULL: default */
   const char* key_path;       /* trusted public key PEM, NULL: none */
   const char* store;          /* rollback store folder, NULL: none */
+  const char* expected_id;    /* epctx_session_options_set_expected_model_id, NULL: none */
+  const char* second_key;     /* another trusted public key PEM, NULL: none */
 } tr_load_opts;
 
 /* Creates a session for `model` and releases it; returns the status code

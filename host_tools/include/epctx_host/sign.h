@@ -24,7 +24,7 @@ namespace epctx {
 namespace host {
 
 struct SignOptions {
-  std::string model_id;           // default: the model's file name without ".onnx"
+  std::string model_id;           // required: what applications bind the package to
   uint64_t security_counter = 0;  // anti-rollback: raise it to retire older packages
   int chunk_log2 = 16;            // 64 KiB chunks (12..24)
   // The manifest's versions come from the package: the first EPContext

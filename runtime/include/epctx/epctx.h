@@ -89,6 +89,13 @@ epctx_status* epctx_session_options_create(epctx_session_options** out);
 void epctx_session_options_release(epctx_session_options* options);
 epctx_status* epctx_session_options_set(epctx_session_options* options,
                                         const char* key, const char* value);
+/* Binds sessions to the signed package of one model: the same as
+ * epctx.expected_model_id = model_id. A package must then carry a manifest
+ * that verifies and names exactly this model id (epctx-sign --model-id),
+ * else SIGNATURE_INVALID; with epctx.signature_policy=off, INVALID_ARGUMENT.
+ * The anti-rollback counter is kept per (signing key, model id). */
+epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options* options,
+                                                          const char* model_id);
 
 /* ---- tensors ---- */
 typedef struct epctx_tensor epctx_tensor;

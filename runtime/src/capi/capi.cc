@@ -161,6 +161,11 @@ epctx_status* epctx_session_options_set(epctx_session_options* o, const char* ke
   return make_status(o->options.Set(key, value));
 }
 
+epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options* o,
+                                                          const char* model_id) {
+  return epctx_session_options_set(o, epctx::kOptExpectedModelId, model_id);
+}
+
 epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
                                   size_t rank, epctx_tensor** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");

@@ -17,6 +17,7 @@ const char* const kOptAdvise = "epctx.advise";
 const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_model";
 const char* const kOptSignaturePolicy = "epctx.signature_policy";
 const char* const kOptSignaturePath = "epctx.signature_path";
+const char* const kOptExpectedModelId = "epctx.expected_model_id";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -33,6 +34,7 @@ const char* const kKnownKeys[] = {
     "ep.stop_share_ep_contexts",
     "epctx.signature_policy",
     "epctx.signature_path",
+    "epctx.expected_model_id",
     "epctx.advise",
     "session.fail_on_suboptimal_compiled_model",
 };
@@ -50,6 +52,10 @@ Status Options::Set(const char* key, const char* value) {
   if (n > static_cast<size_t>(kMaxValue))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option '%s': value of %zu bytes exceeds %d", key, n, kMaxValue);
+  if (cstr_eq(known, kOptExpectedModelId) && n == 0)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.expected_model_id': expected a model id, found an "
+                         "empty string");
   if (cstr_eq(known, kOptLoadMode) && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",

@@ -18,6 +18,7 @@ extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_co
 // Read by trust/verifier.cc:
 extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off
 extern const char* const kOptSignaturePath;    // epctx.signature_path = the manifest's path
+extern const char* const kOptExpectedModelId;  // epctx.expected_model_id = the id signed packages must carry
 
 class ContextGroup;
 

@@ -33,10 +33,11 @@ Status PackageVerifier::Begin(const Keyring&, const Options& options, const char
     format(path, sizeof path, "%s%s", model_path, EPCTX_MF_SIG_SUFFIX);
     epctx_pal_region r{};
     char msg[Status::kMaxMessage];
-    signed_pkg = epctx_pal_map_file(path, EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg) == EPCTX_OK;
+    // Only whether it exists matters: a limit of 0 bytes reads nothing.
+    signed_pkg = epctx_pal_read_file(path, 0, &r, msg, sizeof msg) != EPCTX_NO_SUCHFILE;
     epctx_pal_unmap(&r);
   }
-  if (p == Policy::kRequired || signed_pkg)
+  if (p == Policy::kRequired || signed_pkg || options.Get(kOptExpectedModelId))
     return Status::Error(EPCTX_NOT_IMPLEMENTED,
                          "%s: signed package, but this runtime was built without signature "
                          "support (EPCTX_TRUST=OFF)", label);

@@ -30,7 +30,17 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   if (pv && !ParsePolicy(pv, &policy))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': bad value '%s'",
                          kOptSignaturePolicy, pv);
-  if (policy == Policy::kOff) return Status::Ok();
+  // The application's binding: a package must be signed, and signed for
+  // this id (otherwise any validly signed package of another model, or an
+  // older one re-signed under a new id, would load under this name).
+  const char* expected_id = options.Get(kOptExpectedModelId);
+  if (policy == Policy::kOff) {
+    if (expected_id)
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "%s: session option '%s' needs signature checks, but '%s' is 'off'",
+                           label, kOptExpectedModelId, kOptSignaturePolicy);
+    return Status::Ok();
+  }
 
   // 1. Find and read the manifest into private memory (never a shared map:
   //    the bytes checked must be the bytes parsed).
@@ -60,6 +70,10 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   // limit applied before anything is allocated or read.
   int rc = epctx_pal_read_file(sig_path_, EPCTX_MF_MAX_SIZE, &region_, msg, sizeof msg);
   if (rc == EPCTX_NO_SUCHFILE) {
+    if (expected_id)
+      return Status::Error(EPCTX_SIGNATURE_INVALID,
+                           "%s: session option '%s' = '%s', but the package is not signed (no "
+                           "manifest %s)", label_, kOptExpectedModelId, expected_id, sig_path_);
     if (policy == Policy::kRequired)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
                            "%s: signature policy 'required' but the package is not signed (no "
@@ -89,9 +103,21 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
     return Status::Error(EPCTX_SIGNATURE_INVALID,
                          "%s: the ECDSA P-256 signature does not verify with the trusted key",
                          sig_path_);
+  if (expected_id && !manifest_.model_id.eq(expected_id))
+    return Status::Error(EPCTX_SIGNATURE_INVALID,
+                         "%s: signed for model id '%.*s', the application expects '%s' (session "
+                         "option '%s')", sig_path_, manifest_.model_id.len(),
+                         manifest_.model_id.data, expected_id, kOptExpectedModelId);
   if (keys.counter_dir[0]) {
+    // One counter per (signing key, model id): a package re-signed under
+    // another id, or an id reused by another key, cannot reset it.
     uint8_t id_hash[32];
-    Sha256(manifest_.model_id.data, manifest_.model_id.size, id_hash);
+    const size_t id_len = manifest_.model_id.size;
+    uint8_t* keyed = static_cast<uint8_t*>(arena.Alloc(32 + id_len, 1));
+    if (!keyed) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+    memcpy(keyed, manifest_.key_id, 32);
+    memcpy(keyed + 32, manifest_.model_id.data, id_len);
+    Sha256(keyed, 32 + id_len, id_hash);
     static const char kHex[] = "0123456789abcdef";
     for (int i = 0; i < 32; ++i) {
       counter_name_[2 * i] = kHex[id_hash[i] >> 4];
