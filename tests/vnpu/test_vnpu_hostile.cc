@@ -143,6 +143,48 @@ void payload_rewritten_after_bind_changes_nothing(void**) {
   assert_int_equal(info.outputs[0].dims[1], 8);
 }
 
+// Issue 14 finding 5: a stream with no ops validated, and execute returned
+// whatever the output buffers held (other heap data). Every OUTPUT must be
+// written by some op.
+void stream_leaving_an_output_unwritten_rejected(void**) {
+  Stream s;
+  s.Tensor("x", {1, 8, 1, 1}, L::INPUT, 0);
+  s.Tensor("out", {1, 8, 1, 1}, L::OUTPUT, 0);
+  ExpectRejected(s.Finish(64), std::vector<float>(16, 0.f), "output 0 'out' is written by no op");
+  Stream t;
+  uint32_t x = t.Tensor("x", {1, 8, 1, 1}, L::INPUT, 0);
+  uint32_t o0 = t.Tensor("o0", {1, 8, 1, 1}, L::OUTPUT, 0);
+  t.Tensor("o1", {1, 8, 1, 1}, L::OUTPUT, 1);
+  t.Op(fb::CreateCopy(t.fbb, x, o0));
+  ExpectRejected(t.Finish(64), std::vector<float>(16, 0.f), "output 1 'o1' is written by no op");
+}
+
+// Issue 14 finding 7: binding checks were pairwise (80,000 inputs: 6.5 s).
+// One pass with a flag per index: a duplicate placed last is still found.
+void eighty_thousand_input_bindings_checked_in_one_pass(void**) {
+  for (int dup = 0; dup < 2; ++dup) {
+    Stream s;
+    uint32_t x = 0;
+    for (uint32_t i = 0; i < 80000; ++i)
+      x = s.Tensor("x", {1}, L::INPUT, dup && i == 79999 ? 0 : i);
+    uint32_t o = s.Tensor("out", {1}, L::OUTPUT, 0);
+    s.Op(fb::CreateCopy(s.fbb, x, o));
+    Loaded l;
+    Load(&l, {{"g", s.Finish(64)}}, std::vector<float>(16, 0.f));
+    epctx_hal_graph* g = nullptr;
+    epctx_hal_graph_info info;
+    Bind(&l, "g", &g, &info);
+    if (dup) {
+      assert_int_equal(l.rc, EPCTX_INVALID_GRAPH);
+      assert_non_null(strstr(l.msg.c_str(), "tensor 79999: input index 0 bound twice"));
+    } else {
+      if (l.rc) print_error("%s\n", l.msg.c_str());
+      assert_int_equal(l.rc, 0);
+      assert_int_equal(info.num_inputs, 80000);
+    }
+  }
+}
+
 void every_op_valid_baseline_loads_and_runs(void**) {
   std::vector<float> weights(64, 0.5f);
   for (auto& m : OpMakers()) {
@@ -280,6 +322,8 @@ void byte_flips_never_crash(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(payload_rewritten_after_bind_changes_nothing),
+      cmocka_unit_test(stream_leaving_an_output_unwritten_rejected),
+      cmocka_unit_test(eighty_thousand_input_bindings_checked_in_one_pass),
       cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
       cmocka_unit_test(every_op_rejects_weight_offset_past_segment),

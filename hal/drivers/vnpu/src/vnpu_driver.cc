@@ -191,7 +191,8 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
     return EPCTX_INVALID_GRAPH;
   }
   const fb::Graph* s = fb::GetGraph(data);
-  int rc = ValidateGraph(s, ctx->weights_size, name, &g->num_inputs, &g->num_outputs, msg);
+  int rc = ValidateGraph(s, ctx->weights_size, name, ctx->host, &g->num_inputs, &g->num_outputs,
+                         msg);
   if (rc != EPCTX_OK) return rc;
   g->stream = s;
   uint32_t nio = g->num_inputs + g->num_outputs;

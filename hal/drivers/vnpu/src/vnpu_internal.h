@@ -92,9 +92,11 @@ constexpr uint32_t kAlignment = 64;
 
 // Checks every tensor and op of a verified stream against the arena size it
 // declares and the weight segment, so that execute cannot touch memory out of
-// bounds. Fills the graph's input/output counts. Returns an epctx_code.
+// bounds, and that every output is written by some op. Fills the graph's
+// input/output counts; `host` provides scratch. Returns an epctx_code.
 int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
-                  uint32_t* num_inputs, uint32_t* num_outputs, Msg& msg);
+                  const epctx_hal_host& host, uint32_t* num_inputs, uint32_t* num_outputs,
+                  Msg& msg);
 
 // Where the bytes of tensor t live in one execute call.
 struct Bindings {

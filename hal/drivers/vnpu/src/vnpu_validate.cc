@@ -7,6 +7,8 @@
 // so nothing can wrap), ops only write to ARENA or OUTPUT tensors, and each
 // op's shapes agree with its parameters. After this, the kernels index only
 // within the shapes checked here.
+#include <cstring>
+
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -27,8 +29,13 @@ struct Checker {
   uint64_t weights_size;
   const char* graph;
   Msg& msg;
+  const epctx_hal_host& host;
   uint32_t op = 0;
   const char* op_name = "";
+  // One flag per OUTPUT(k): set when an op writes it, so a stream that
+  // leaves an output unwritten (whose bytes would be whatever the caller's
+  // buffer held) is refused.
+  uint8_t* output_written = nullptr;
 
   uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
@@ -93,23 +100,35 @@ struct Checker {
     return EPCTX_OK;
   }
 
-  // INPUT(k) / OUTPUT(k) indices must be exactly 0..n-1, each once.
-  int CheckBindings(fb::Location loc, const char* what, uint32_t* count) {
+  // INPUT(k) / OUTPUT(k) indices must be exactly 0..n-1, each once: one
+  // pass with a flag per index (O(n) for any tensor count). `flags` receives
+  // the n-byte array (zeroed again) for the caller to reuse and free.
+  int CheckBindings(fb::Location loc, const char* what, uint32_t* count, uint8_t** flags) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < num_tensors(); ++i) n += T(i)->location() == loc;
+    uint8_t* seen = static_cast<uint8_t*>(host.alloc(host.user, n ? n : 1, 1));
+    if (!seen) {
+      msg.s("vnpu: graph '").s(graph).s("': out of memory for ").u(n).s(" ").s(what).s(" flags");
+      return EPCTX_OUT_OF_MEMORY;
+    }
+    memset(seen, 0, n);
     for (uint32_t i = 0; i < num_tensors(); ++i) {
       if (T(i)->location() != loc) continue;
       uint32_t k = T(i)->index();
-      bool dup = false;
-      for (uint32_t j = 0; j < i; ++j) dup |= T(j)->location() == loc && T(j)->index() == k;
+      bool dup = k < n && seen[k];
       if (k >= n || dup) {
         msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(": ").s(what).s(" index ").u(k)
             .s(dup ? " bound twice" : " out of range").s(" (graph has ").u(n).s(" ").s(what)
             .s("s)");
+        host.free(host.user, seen);
         return Fail();
       }
+      seen[k] = 1;
     }
+    memset(seen, 0, n);
     *count = n;
+    if (flags) *flags = seen;
+    else host.free(host.user, seen);
     return EPCTX_OK;
   }
 
@@ -121,6 +140,7 @@ struct Checker {
   bool Writable(uint32_t t, const char* field) {
     if (!Ref(t, field)) return false;
     fb::Location l = T(t)->location();
+    if (l == fb::Location::OUTPUT) output_written[T(t)->index()] = 1;
     if (l == fb::Location::ARENA || l == fb::Location::OUTPUT) return true;
     OpErr().s(field).s(" tensor ").u(t).s(" is an INPUT or WEIGHT; ops write only ARENA/OUTPUT");
     return false;
@@ -395,8 +415,9 @@ int Checker::Op(const fb::Op* o) {
 uint64_t Elements(const fb::Tensor* t) { return t->size() / 4; }
 
 int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
-                  uint32_t* num_inputs, uint32_t* num_outputs, Msg& msg) {
-  Checker c{g, weights_size, graph_name, msg};
+                  const epctx_hal_host& host, uint32_t* num_inputs, uint32_t* num_outputs,
+                  Msg& msg) {
+  Checker c{g, weights_size, graph_name, msg, host};
   if (g->version_major() != kStreamMajor) {
     msg.s("vnpu: graph '").s(graph_name).s("' command stream version ").u(g->version_major())
         .s(".").u(g->version_minor()).s(", driver reads 1.x");
@@ -406,17 +427,23 @@ int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_n
     int rc = c.CheckTensor(i, g->arena_size());
     if (rc != EPCTX_OK) return rc;
   }
-  int rc = c.CheckBindings(fb::Location::INPUT, "input", num_inputs);
-  if (rc == EPCTX_OK) rc = c.CheckBindings(fb::Location::OUTPUT, "output", num_outputs);
+  int rc = c.CheckBindings(fb::Location::INPUT, "input", num_inputs, nullptr);
+  if (rc == EPCTX_OK)
+    rc = c.CheckBindings(fb::Location::OUTPUT, "output", num_outputs, &c.output_written);
   if (rc != EPCTX_OK) return rc;
-  if (g->ops()) {
-    for (uint32_t i = 0; i < g->ops()->size(); ++i) {
-      c.op = i;
-      rc = c.Op(g->ops()->Get(i));
-      if (rc != EPCTX_OK) return rc;
-    }
+  for (uint32_t i = 0; g->ops() && i < g->ops()->size() && rc == EPCTX_OK; ++i) {
+    c.op = i;
+    rc = c.Op(g->ops()->Get(i));
   }
-  return EPCTX_OK;
+  for (uint32_t i = 0; i < c.num_tensors() && rc == EPCTX_OK; ++i) {
+    const fb::Tensor* t = c.T(i);
+    if (t->location() != fb::Location::OUTPUT || c.output_written[t->index()]) continue;
+    msg.s("vnpu: graph '").s(graph_name).s("' output ").u(t->index()).s(" '")
+        .s(t->name() ? t->name()->c_str() : "").s("' is written by no op");
+    rc = EPCTX_INVALID_GRAPH;
+  }
+  host.free(host.user, c.output_written);
+  return rc;
 }
 
 }  // namespace vnpu
