@@ -5,6 +5,7 @@
 #include "container_generated.h"
 #include "container_header.h"
 #include "core/fb_verify.h"
+#include "core/sort.h"
 
 namespace epctx {
 namespace {
@@ -17,6 +18,14 @@ ContainerVersion version_of(const fb::Version* v) {
     r.patch = v->patch();
   }
   return r;
+}
+
+// Orders graph names bytewise, then by length.
+int compare_names(const ContainerGraph& a, const ContainerGraph& b) {
+  size_t n = a.name_size < b.name_size ? a.name_size : b.name_size;
+  int c = n ? memcmp(a.name, b.name, n) : 0;
+  if (c) return c;
+  return a.name_size == b.name_size ? 0 : (a.name_size < b.name_size ? -1 : 1);
 }
 
 // A segment must lie inside the container and start on the alignment.
@@ -135,21 +144,44 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
   uint32_t n = graphs ? graphs->size() : 0;
   ContainerGraph* gs = n ? arena.AllocArray<ContainerGraph>(n) : nullptr;
   if (n && !gs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);
+  uint32_t* by_name = n ? arena.AllocArray<uint32_t>(n) : nullptr;
+  if (n && !by_name)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);
   for (uint32_t i = 0; i < n; ++i) {
     const fb::Graph* g = graphs->Get(i);
     gs[i].name = g->name()->c_str();
+    gs[i].name_size = cstr_len(gs[i].name);  // C-string semantics, as drivers see names
     char what[96];
     format(what, sizeof what, "graph '%s' payload", gs[i].name);
     EPCTX_RETURN_IF_ERROR(
         check_segment(g->payload(), total, align, label, what, blob.data, &gs[i].payload));
-    for (uint32_t j = 0; j < i; ++j)
-      if (cstr_eq(gs[j].name, gs[i].name))
-        return Status::Error(EPCTX_INVALID_CONTAINER, "%s: graph name '%s' appears twice", label,
-                             gs[i].name);
+    by_name[i] = i;
   }
+  // Duplicate names by sorting: O(n log n) for any graph count.
+  HeapSort(by_name, n, [gs](uint32_t a, uint32_t b) { return compare_names(gs[a], gs[b]) < 0; });
+  for (uint32_t i = 1; i < n; ++i)
+    if (compare_names(gs[by_name[i - 1]], gs[by_name[i]]) == 0)
+      return Status::Error(EPCTX_INVALID_CONTAINER, "%s: graph name '%s' appears twice", label,
+                           gs[by_name[i]].name);
   out->graphs = gs;
   out->num_graphs = n;
+  out->by_name = by_name;
   return Status::Ok();
+}
+
+int64_t ContainerView::Find(StrView name) const {
+  ContainerGraph key;
+  key.name = name.data;
+  key.name_size = name.size;
+  size_t lo = 0, hi = by_name ? num_graphs : 0;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = compare_names(graphs[by_name[mid]], key);
+    if (c == 0) return by_name[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
 }
 
 }  // namespace epctx

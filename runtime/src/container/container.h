@@ -28,6 +28,7 @@ struct ContainerVersion {
 
 struct ContainerGraph {
   const char* name = nullptr;  // NUL-terminated, inside the blob
+  size_t name_size = 0;        // up to the first NUL
   Bytes payload;
 };
 
@@ -43,6 +44,11 @@ struct ContainerView {
   Bytes weights;
   const ContainerGraph* graphs = nullptr;
   uint32_t num_graphs = 0;
+  // Indices of graphs sorted by name (names are unique), for Find.
+  const uint32_t* by_name = nullptr;
+
+  // The index of the graph with that name, or -1. O(log n).
+  int64_t Find(StrView name) const;
 };
 
 // True when `blob` starts with the container magic.

@@ -140,9 +140,7 @@ Status Session::LoadContexts() {
         for (uint32_t c = 0; c < num_contexts_ && !bound; ++c) {
           LoadedContext& lc = contexts_[c];
           if (eps[i].has_source && !lc.driver->Accepts(eps[i].source)) continue;
-          bool listed = false;
-          for (uint32_t j = 0; j < lc.container.num_graphs; ++j)
-            listed = listed || cstr_eq(lc.container.graphs[j].name, name);
+          const bool listed = lc.container.Find(StrView{name, cstr_len(name)}) >= 0;
           if (pass == 0 ? !listed : lc.is_container) continue;
           rc = GetGraph(lc, name, &step.graph, &step.graph_info, msg, sizeof msg);
           if (rc == EPCTX_OK) bound = &lc;
@@ -168,10 +166,11 @@ Status Session::LoadContexts() {
           step.num_outputs, name, gi.num_inputs, gi.num_outputs));
     step.driver = bound->driver;
     ++driver_steps_;
-    if (advise_willneed_)
-      for (uint32_t j = 0; j < bound->container.num_graphs; ++j)
-        if (bound->container.num_graphs == 1 || cstr_eq(bound->container.graphs[j].name, name))
-          AdviseWillNeed(*bound, bound->container.graphs[j].payload);
+    if (advise_willneed_ && bound->container.num_graphs) {
+      const int64_t j = bound->container.num_graphs == 1
+                            ? 0 : bound->container.Find(StrView{name, cstr_len(name)});
+      if (j >= 0) AdviseWillNeed(*bound, bound->container.graphs[j].payload);
+    }
   }
   // Binding is done: runs read the weights, let the OS read ahead for them.
   // Not earlier: a fault in a bound payload would read around it into the
