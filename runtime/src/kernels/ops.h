@@ -82,6 +82,15 @@ EPCTX_KERNEL(Resize);
 // END family controlflow
 
 // BEGIN family quant: QuantizeLinear .. QLinearMatMul, ConvInteger, MatMulInteger, MatMul/Gemm dtypes
+// quant.cc
+EPCTX_KERNEL(QuantizeLinear);
+EPCTX_KERNEL(DequantizeLinear);
+EPCTX_KERNEL(DynamicQuantizeLinear);
+// qlinear.cc
+EPCTX_KERNEL(MatMulInteger);
+EPCTX_KERNEL(QLinearMatMul);
+EPCTX_KERNEL(ConvInteger);
+EPCTX_KERNEL(QLinearConv);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool

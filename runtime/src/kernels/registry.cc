@@ -86,6 +86,13 @@ const KernelRow kKernels[] = {
     // END family controlflow
 
     // BEGIN family quant
+    {"", "QuantizeLinear", 10, kLatest, kern::QuantizeLinear},
+    {"", "DequantizeLinear", 10, kLatest, kern::DequantizeLinear},
+    {"", "DynamicQuantizeLinear", 11, kLatest, kern::DynamicQuantizeLinear},
+    {"", "MatMulInteger", 10, kLatest, kern::MatMulInteger},
+    {"", "QLinearMatMul", 10, kLatest, kern::QLinearMatMul},
+    {"", "ConvInteger", 10, kLatest, kern::ConvInteger},
+    {"", "QLinearConv", 10, kLatest, kern::QLinearConv},
     // END family quant
 
     // BEGIN family spatial
