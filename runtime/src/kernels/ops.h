@@ -91,6 +91,9 @@ EPCTX_KERNEL(MatMulInteger);
 EPCTX_KERNEL(QLinearMatMul);
 EPCTX_KERNEL(ConvInteger);
 EPCTX_KERNEL(QLinearConv);
+// loss.cc
+EPCTX_KERNEL(NegativeLogLikelihoodLoss);
+EPCTX_KERNEL(SoftmaxCrossEntropyLoss);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool

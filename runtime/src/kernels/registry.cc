@@ -93,6 +93,8 @@ const KernelRow kKernels[] = {
     {"", "QLinearMatMul", 10, kLatest, kern::QLinearMatMul},
     {"", "ConvInteger", 10, kLatest, kern::ConvInteger},
     {"", "QLinearConv", 10, kLatest, kern::QLinearConv},
+    {"", "NegativeLogLikelihoodLoss", 12, kLatest, kern::NegativeLogLikelihoodLoss},
+    {"", "SoftmaxCrossEntropyLoss", 12, kLatest, kern::SoftmaxCrossEntropyLoss},
     // END family quant
 
     // BEGIN family spatial
