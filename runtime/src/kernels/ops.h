@@ -94,6 +94,10 @@ EPCTX_KERNEL(QLinearConv);
 // loss.cc
 EPCTX_KERNEL(NegativeLogLikelihoodLoss);
 EPCTX_KERNEL(SoftmaxCrossEntropyLoss);
+// training.cc (domain ai.onnx.preview.training)
+EPCTX_KERNEL(Adagrad);
+EPCTX_KERNEL(Adam);
+EPCTX_KERNEL(Momentum);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool

@@ -95,6 +95,9 @@ const KernelRow kKernels[] = {
     {"", "QLinearConv", 10, kLatest, kern::QLinearConv},
     {"", "NegativeLogLikelihoodLoss", 12, kLatest, kern::NegativeLogLikelihoodLoss},
     {"", "SoftmaxCrossEntropyLoss", 12, kLatest, kern::SoftmaxCrossEntropyLoss},
+    {"ai.onnx.preview.training", "Adagrad", 1, 1, kern::Adagrad},
+    {"ai.onnx.preview.training", "Adam", 1, 1, kern::Adam},
+    {"ai.onnx.preview.training", "Momentum", 1, 1, kern::Momentum},
     // END family quant
 
     // BEGIN family spatial
