@@ -161,10 +161,10 @@ Status Gemm(KernelContext& ctx) {
   int64_t alpha_i = 1, beta_i = 0;
   const bool integral = (Bit(a->dtype) & kInts) != 0;
   if (integral && !Whole(alpha, &alpha_i))
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "alpha %g is not a whole number for %s inputs",
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "alpha %f is not a whole number for %s inputs",
                     static_cast<double>(alpha), dtype_name(a->dtype));
   if (integral && !Whole(beta, &beta_i))
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "beta %g is not a whole number for %s inputs",
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "beta %f is not a whole number for %s inputs",
                     static_cast<double>(beta), dtype_name(a->dtype));
   const int64_t ydims[2] = {M, N};
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, 2, ydims, dtype_size(a->dtype), "output Y"));
