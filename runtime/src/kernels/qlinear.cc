@@ -16,40 +16,19 @@
 // float multiplier a_scale * b_scale / y_scale (per column or channel when
 // b/w scales are), rounded half to even, plus y_zp, saturated.
 // Convolutions are 1-D and 2-D, as Conv.
-#include <cmath>
-#include <limits>
-
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/linalg.h"
 #include "kernels/ops.h"
+#include "kernels/quant_util.h"
 #include "kernels/window.h"
 
 namespace epctx {
 namespace kern {
 namespace {
 
-constexpr uint32_t kQ8 = Bit(EPCTX_DTYPE_UINT8) | Bit(EPCTX_DTYPE_INT8);
-constexpr uint32_t kScaleTypes = Bit(EPCTX_DTYPE_FLOAT) | Bit(EPCTX_DTYPE_FLOAT16) |
-                                 Bit(EPCTX_DTYPE_BFLOAT16);
 // ReadScales' half_from for ops whose scales are float in every version.
 constexpr int64_t kFloatOnly = INT64_MAX;
-
-// DispatchType instantiates f for every dtype; these switch over only the
-// types each role takes (callers checked membership first).
-template <typename F>
-void DispatchQ8(int32_t dtype, F&& f) {
-  if (dtype == EPCTX_DTYPE_UINT8) f(uint8_t{});
-  if (dtype == EPCTX_DTYPE_INT8) f(int8_t{});
-}
-template <typename F>
-void DispatchScale(int32_t dtype, F&& f) {
-  if (dtype == EPCTX_DTYPE_FLOAT) f(float{});
-  if (dtype == EPCTX_DTYPE_FLOAT16) f(Half{});
-  if (dtype == EPCTX_DTYPE_BFLOAT16) f(BFloat16{});
-}
-
-bool In(int32_t dtype, uint32_t mask) { return dtype >= 0 && dtype <= 31 && (mask & Bit(dtype)); }
 
 // A per-element parameter (zero point or scale) of a matrix operand: the
 // value for matrix `batch`, row or column `i`.
@@ -123,7 +102,7 @@ Status ReadMatrixZp(KernelContext& ctx, const TensorRef* zp, const char* zname,
 Status ReadScales(KernelContext& ctx, const TensorRef& s, const char* name, int64_t half_from,
                   float** out) {
   const uint32_t allowed = ctx.opset() >= half_from ? kScaleTypes : kFloat32;
-  if (!In(s.dtype, allowed)) return UnsupportedDtype(ctx, name, s.dtype);
+  if (!InMask(s.dtype, allowed)) return UnsupportedDtype(ctx, name, s.dtype);
   const uint64_t n = s.elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n ? n : 1, out));
   DispatchScale(s.dtype, [&](auto tag) {
@@ -138,16 +117,6 @@ Status RequireScalar(KernelContext& ctx, const TensorRef& t, const char* name) {
   if (t.elements() == 1 && t.rank <= 1) return Status::Ok();
   return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar, found shape %s", name,
                   ShapeOf(t).s);
-}
-
-template <typename Q>
-inline Q Requantize(int32_t acc, float multiplier, int32_t zp) {
-  constexpr float lo = static_cast<float>(std::numeric_limits<Q>::min());
-  constexpr float hi = static_cast<float>(std::numeric_limits<Q>::max());
-  float v = static_cast<float>(acc) * multiplier;
-  if (!(v >= lo - zp)) v = lo - zp;  // also NaN
-  if (v > hi - zp) v = hi - zp;
-  return static_cast<Q>(static_cast<int32_t>(nearbyintf(v)) + zp);
 }
 
 // One M x N integer product: done(i, row) gets each row of
@@ -208,7 +177,7 @@ Status RunIntMatMul(KernelContext& ctx, const IntMatMulArgs& args, const MatMulP
 }
 
 Status CheckQ8(KernelContext& ctx, const TensorRef& t, const char* name) {
-  return In(t.dtype, kQ8) ? Status::Ok() : UnsupportedDtype(ctx, name, t.dtype);
+  return InMask(t.dtype, kQuant8) ? Status::Ok() : UnsupportedDtype(ctx, name, t.dtype);
 }
 
 // ---- convolution ----------------------------------------------------------
@@ -437,7 +406,7 @@ Status QLinearMatMul(KernelContext& ctx) {
     st = RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t ib, const uint32_t* r) {
       Q* out = Y + iy * MN + i * N;
       for (int64_t j = 0; j < N; ++j)
-        out[j] = Requantize<Q>(static_cast<int32_t>(r[j]), ab * bsp.at(ib, j) / yv, yzp);
+        out[j] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(r[j])) * (ab * bsp.at(ib, j) / yv), yzp);
     });
   });
   return st;
@@ -512,7 +481,7 @@ Status QLinearConv(KernelContext& ctx) {
       const uint32_t bv = B ? static_cast<uint32_t>(B[oc]) : 0u;
       Q* out = Y + (n * cs.cout + oc) * OHW;
       for (int64_t p = 0; p < OHW; ++p)
-        out[p] = Requantize<Q>(static_cast<int32_t>(acc[p] + bv), mult, yzp);
+        out[p] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(acc[p] + bv)) * mult, yzp);
     });
   });
   return st;

@@ -15,44 +15,23 @@
 // ONNX reference divides 1 by 255) and zero point round(clamp(-min/scale)).
 // Float8 and 4-bit types are not epctx dtypes, so they are not supported.
 #include <cmath>
-#include <limits>
 
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
+#include "kernels/quant_util.h"
 
 namespace epctx {
 namespace kern {
 namespace {
 
-constexpr uint32_t kQuantOut = Bit(EPCTX_DTYPE_UINT8) | Bit(EPCTX_DTYPE_INT8) |
-                               Bit(EPCTX_DTYPE_UINT16) | Bit(EPCTX_DTYPE_INT16);
 constexpr uint32_t kDequantIn = kQuantOut | Bit(EPCTX_DTYPE_INT32);
-constexpr uint32_t kScaleTypes = Bit(EPCTX_DTYPE_FLOAT) | Bit(EPCTX_DTYPE_FLOAT16) |
-                                 Bit(EPCTX_DTYPE_BFLOAT16);
 
-// DispatchType instantiates f for every dtype; these switch over only the
-// types each role takes (callers checked membership first).
+// QuantizeLinear's x: a scale type or int32.
 template <typename F>
-void DispatchInt(int32_t dtype, F&& f) {
-  switch (dtype) {
-    case EPCTX_DTYPE_UINT8: f(uint8_t{}); break;
-    case EPCTX_DTYPE_INT8: f(int8_t{}); break;
-    case EPCTX_DTYPE_UINT16: f(uint16_t{}); break;
-    case EPCTX_DTYPE_INT16: f(int16_t{}); break;
-    case EPCTX_DTYPE_INT32: f(int32_t{}); break;
-    default: break;
-  }
-}
-template <typename F>
-void DispatchScale(int32_t dtype, F&& f) {
-  switch (dtype) {
-    case EPCTX_DTYPE_FLOAT: f(float{}); break;
-    case EPCTX_DTYPE_FLOAT16: f(Half{}); break;
-    case EPCTX_DTYPE_BFLOAT16: f(BFloat16{}); break;
-    case EPCTX_DTYPE_INT32: f(int32_t{}); break;  // QuantizeLinear's x
-    default: break;
-  }
+void DispatchQuantizeInput(int32_t dtype, F&& f) {
+  DispatchScale(dtype, f);
+  if (dtype == EPCTX_DTYPE_INT32) f(int32_t{});
 }
 
 // x as [outer, dim, inner] around the quantization axis.
@@ -149,22 +128,12 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
     return Status::Ok();
   }
   const uint64_t nz = zp->elements();  // 1 or n (checked by ReadLayout)
-  DispatchInt(zp->dtype, [&](auto tag) {
+  DispatchQuantInt(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     const Z* z = static_cast<const Z*>(zp->data);
     for (uint64_t i = 0; i < n; ++i) (*zps)[i] = static_cast<int32_t>(z[nz == 1 ? 0 : i]);
   });
   return Status::Ok();
-}
-
-template <typename Q>
-inline Q QuantizeValue(float v, float scale, int32_t zp) {
-  constexpr float lo = static_cast<float>(std::numeric_limits<Q>::min());
-  constexpr float hi = static_cast<float>(std::numeric_limits<Q>::max());
-  float r = nearbyintf(v / scale) + static_cast<float>(zp);
-  if (!(r >= lo)) r = lo;  // also NaN
-  if (r > hi) r = hi;
-  return static_cast<Q>(static_cast<int32_t>(r));
 }
 
 template <typename X, typename Q>
@@ -177,7 +146,7 @@ void QuantizeAll(const QuantLayout& l, const X* x, const float* scales,
       const int64_t step = l.block ? 1 : 0;
       for (int64_t i = 0; i < l.inner; ++i, ++e) {
         const int64_t p = p0 + i * step;
-        y[e] = QuantizeValue<Q>(static_cast<float>(Load(x[e])), scales[p], zps[p]);
+        y[e] = SaturateRound<Q>(static_cast<float>(Load(x[e])) / scales[p], zps[p]);
       }
     }
 }
@@ -215,9 +184,9 @@ Status QuantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadParams(ctx, *scale, zp, &scales, &zps));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, x->rank, x->dims, &y));
-  DispatchScale(x->dtype, [&](auto xtag) {
+  DispatchQuantizeInput(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
-    DispatchInt(ydtype, [&](auto qtag) {
+    DispatchQuantInt(ydtype, [&](auto qtag) {
       using Q = decltype(qtag);
       QuantizeAll(l, static_cast<const X*>(x->data), scales, zps, static_cast<Q*>(y->data));
     });
@@ -242,7 +211,7 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadParams(ctx, *scale, zp, &scales, &zps));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, scale->dtype, x->rank, x->dims, &y));
-  DispatchInt(x->dtype, [&](auto xtag) {
+  DispatchQuantInt(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
     DispatchScale(scale->dtype, [&](auto ttag) {
       using T = decltype(ttag);
@@ -289,7 +258,7 @@ Status DynamicQuantizeLinear(KernelContext& ctx) {
     *static_cast<uint8_t*>(yz->data) = zp;
   }
   uint8_t* out = static_cast<uint8_t*>(y->data);
-  for (uint64_t i = 0; i < n; ++i) out[i] = QuantizeValue<uint8_t>(in[i], scale, zp);
+  for (uint64_t i = 0; i < n; ++i) out[i] = SaturateRound<uint8_t>(in[i] / scale, zp);
   return Status::Ok();
 }
 
