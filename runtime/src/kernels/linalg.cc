@@ -1,16 +1,132 @@
-// Gemm and MatMul (float32) on top of the blocked SGEMM.
-#include "kernels/broadcast.h"
+// Gemm and MatMul. float32 runs on the blocked SGEMM (gemm.h); double, the
+// 32/64-bit integers, float16 and bfloat16 run a row-at-a-time loop that
+// accumulates in Compute<T> (float for the 16-bit floats, rounded once into
+// Y, as ORT does by converting to float). Integer products wrap.
+//
+// Gemm on integers takes alpha and beta only when they are whole numbers
+// (the float attributes have no integer meaning otherwise; ORT has no
+// integer Gemm): NOT_IMPLEMENTED names the attribute.
+#include "kernels/linalg.h"
+
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 
 namespace epctx {
 namespace kern {
+namespace {
+
+constexpr uint32_t kMatMulTypes = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE_INT64) |
+                                  Bit(EPCTX_DTYPE_UINT32) | Bit(EPCTX_DTYPE_UINT64);
+
+// DispatchType would instantiate the loops for every dtype; this covers the
+// non-float32 types MatMul and Gemm take (callers checked membership).
+template <typename F>
+void DispatchMatMul(int32_t dtype, F&& f) {
+  switch (dtype) {
+    case EPCTX_DTYPE_DOUBLE: f(double{}); break;
+    case EPCTX_DTYPE_FLOAT16: f(Half{}); break;
+    case EPCTX_DTYPE_BFLOAT16: f(BFloat16{}); break;
+    case EPCTX_DTYPE_INT32: f(int32_t{}); break;
+    case EPCTX_DTYPE_INT64: f(int64_t{}); break;
+    case EPCTX_DTYPE_UINT32: f(uint32_t{}); break;
+    case EPCTX_DTYPE_UINT64: f(uint64_t{}); break;
+    default: break;
+  }
+}
+
+Status SameDtype(KernelContext& ctx, const TensorRef& a, const TensorRef& b, const char* bname) {
+  if (a.dtype == b.dtype) return Status::Ok();
+  return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected A's %s", bname,
+                  dtype_name(b.dtype), dtype_name(a.dtype));
+}
+
+// Y[i, :] = sum_k op(A)[i,k] * op(B)[k,:] into acc (N values), row by row;
+// done(i, acc) stores the row.
+template <typename T, typename Done>
+void RowGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B,
+             Compute<T>* acc, Done done) {
+  using C = Compute<T>;
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) acc[j] = C(0);
+    for (int64_t k = 0; k < K; ++k) {
+      const C a = Load(ta ? A[k * M + i] : A[i * K + k]);
+      if (tb) {
+        for (int64_t j = 0; j < N; ++j) acc[j] = MulAdd<C>(acc[j], a, Load(B[j * K + k]));
+      } else {
+        const T* __restrict brow = B + k * N;
+        for (int64_t j = 0; j < N; ++j) acc[j] = MulAdd<C>(acc[j], a, Load(brow[j]));
+      }
+    }
+    done(i, acc);
+  }
+}
+
+bool Whole(float v, int64_t* out) {
+  if (!(v >= -9.2e18f && v <= 9.2e18f)) return false;
+  const int64_t i = static_cast<int64_t>(v);
+  if (static_cast<float>(i) != v) return false;
+  *out = i;
+  return true;
+}
+
+Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
+                   const TensorRef* c, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                   int64_t c_rows, int64_t c_cols, float alpha, float beta, float* Y) {
+  if (c && beta != 0.0f) {
+    const float* C = static_cast<const float*>(c->data);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        Y[i * N + j] = C[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)];
+  } else {
+    beta = 0.0f;
+  }
+  float* ws = nullptr;
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
+  Sgemm(ta, tb, M, N, K, alpha, static_cast<const float*>(a.data), a.dims[1],
+        static_cast<const float*>(b.data), b.dims[1], beta, Y, N, ws);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status PlanMatMul(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
+                  size_t y_elem_size, MatMulPlan* p) {
+  if (a.rank < 1 || b.rank < 1)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "inputs must have rank >= 1, found A %s and B %s",
+                    ShapeOf(a).s, ShapeOf(b).s);
+  // 1-D operands become matrices ([K] -> [1,K] for A, [K,1] for B); the
+  // added dimension is dropped from the result.
+  const bool a_vec = a.rank == 1, b_vec = b.rank == 1;
+  p->M = a_vec ? 1 : a.dims[a.rank - 2];
+  p->K = a.dims[a.rank - 1];
+  const int64_t KB = b_vec ? b.dims[0] : b.dims[b.rank - 2];
+  p->N = b_vec ? 1 : b.dims[b.rank - 1];
+  if (p->K != KB)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "inner dimensions differ: A %s vs B %s (%lld != %lld)",
+                    ShapeOf(a).s, ShapeOf(b).s, static_cast<long long>(p->K),
+                    static_cast<long long>(KB));
+  // Batch dimensions broadcast like elementwise operands; the strides count
+  // matrices (0 where an operand repeats).
+  const uint32_t a_batch = a_vec ? 0 : a.rank - 2;
+  const uint32_t b_batch = b_vec ? 0 : b.rank - 2;
+  EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a_batch, a.dims, b_batch, b.dims, &p->bc));
+  p->yrank = 0;
+  for (uint32_t i = 0; i < p->bc.out_rank; ++i) p->ydims[p->yrank++] = p->bc.out_dims[i];
+  if (!a_vec) p->ydims[p->yrank++] = p->M;
+  if (!b_vec) p->ydims[p->yrank++] = p->N;
+  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, p->yrank, p->ydims, y_elem_size, "output Y"));
+  Product(p->bc.out_dims, 0, p->bc.out_rank, &p->batches);
+  return Status::Ok();
+}
 
 Status Gemm(KernelContext& ctx) {
   const TensorRef *a, *b, *c = ctx.input(2);
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "A", &a));
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "B", &b));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
+  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+    return UnsupportedDtype(ctx, "A", a->dtype);
+  EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *a, "A", 2));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *b, "B", 2));
   const bool ta = ctx.AttrInt("transA", 0) != 0;
@@ -29,7 +145,7 @@ Status Gemm(KernelContext& ctx) {
                     ShapeOf(*b).s, tb ? 1 : 0, static_cast<long long>(KB));
   int64_t c_rows = 1, c_cols = 1;
   if (c) {
-    if (c->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, "C", c->dtype);
+    EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *c, "C"));
     if (c->rank > 2)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "C must have rank <= 2, found %s",
                       ShapeOf(*c).s);
@@ -42,69 +158,94 @@ Status Gemm(KernelContext& ctx) {
   } else {
     beta = 0.0f;
   }
+  int64_t alpha_i = 1, beta_i = 0;
+  const bool integral = (Bit(a->dtype) & kInts) != 0;
+  if (integral && !Whole(alpha, &alpha_i))
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "alpha %f is not a whole number for %s inputs",
+                    static_cast<double>(alpha), dtype_name(a->dtype));
+  if (integral && !Whole(beta, &beta_i))
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "beta %f is not a whole number for %s inputs",
+                    static_cast<double>(beta), dtype_name(a->dtype));
   const int64_t ydims[2] = {M, N};
+  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, 2, ydims, dtype_size(a->dtype), "output Y"));
   TensorRef* y = nullptr;
-  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, 2, ydims, &y));
-  float* Y = static_cast<float*>(y->data);
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, a->dtype, 2, ydims, &y));
   if (M == 0 || N == 0) return Status::Ok();
-  if (c && beta != 0.0f) {
-    const float* C = static_cast<const float*>(c->data);
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j)
-        Y[i * N + j] = C[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)];
-  } else {
-    beta = 0.0f;
-  }
-  float* ws = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
-  Sgemm(ta, tb, M, N, K, alpha, static_cast<const float*>(a->data), a->dims[1],
-        static_cast<const float*>(b->data), b->dims[1], beta, Y, N, ws);
-  return Status::Ok();
+  if (a->dtype == EPCTX_DTYPE_FLOAT)
+    return GemmFloat32(ctx, *a, *b, c, ta, tb, M, N, K, c_rows, c_cols, alpha, beta,
+                       static_cast<float*>(y->data));
+  Status st = Status::Ok();
+  DispatchMatMul(a->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = Compute<T>;
+    C* acc = nullptr;
+    st = ScratchArray(ctx, static_cast<uint64_t>(N), &acc);
+    if (!st.ok()) return;
+    const T* Cd = c ? static_cast<const T*>(c->data) : nullptr;
+    T* Y = static_cast<T*>(y->data);
+    RowGemm<T>(ta, tb, M, N, K, static_cast<const T*>(a->data),
+               static_cast<const T*>(b->data), acc, [&](int64_t i, const C* row) {
+                 for (int64_t j = 0; j < N; ++j) {
+                   const C cv = Cd ? Load(Cd[(c_rows == 1 ? 0 : i) * c_cols +
+                                             (c_cols == 1 ? 0 : j)])
+                                   : C(0);
+                   if constexpr (std::is_integral<C>::value) {
+                     const C r = MulAdd<C>(C(0), row[j], static_cast<C>(alpha_i));
+                     Y[i * N + j] = MulAdd<C>(r, cv, static_cast<C>(beta_i));
+                   } else {
+                     C r = static_cast<C>(alpha) * row[j];
+                     if (beta != 0.0f) r += static_cast<C>(beta) * cv;
+                     Y[i * N + j] = Store<T>(r);
+                   }
+                 }
+               });
+  });
+  return st;
 }
 
 Status MatMul(KernelContext& ctx) {
   const TensorRef *a, *b;
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "A", &a));
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "B", &b));
-  if (a->rank < 1 || b->rank < 1)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "inputs must have rank >= 1, found A %s and B %s",
-                    ShapeOf(*a).s, ShapeOf(*b).s);
-  // 1-D operands become matrices ([K] -> [1,K] for A, [K,1] for B); the
-  // added dimension is dropped from the result.
-  const bool a_vec = a->rank == 1, b_vec = b->rank == 1;
-  const int64_t M = a_vec ? 1 : a->dims[a->rank - 2];
-  const int64_t K = a->dims[a->rank - 1];
-  const int64_t KB = b_vec ? b->dims[0] : b->dims[b->rank - 2];
-  const int64_t N = b_vec ? 1 : b->dims[b->rank - 1];
-  if (K != KB)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "inner dimensions differ: A %s vs B %s (%lld != %lld)",
-                    ShapeOf(*a).s, ShapeOf(*b).s, static_cast<long long>(K),
-                    static_cast<long long>(KB));
-  // Batch dimensions broadcast like elementwise operands; the strides count
-  // matrices (0 where an operand repeats).
-  const uint32_t a_batch = a_vec ? 0 : a->rank - 2;
-  const uint32_t b_batch = b_vec ? 0 : b->rank - 2;
-  Broadcast bc;
-  EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a_batch, a->dims, b_batch, b->dims, &bc));
-  int64_t ydims[kMaxRank];
-  uint32_t yrank = 0;
-  for (uint32_t i = 0; i < bc.out_rank; ++i) ydims[yrank++] = bc.out_dims[i];
-  if (!a_vec) ydims[yrank++] = M;
-  if (!b_vec) ydims[yrank++] = N;
-  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, yrank, ydims, 4, "output Y"));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
+  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+    return UnsupportedDtype(ctx, "A", a->dtype);
+  EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
+  MatMulPlan p;
+  EPCTX_RETURN_IF_ERROR(PlanMatMul(ctx, *a, *b, dtype_size(a->dtype), &p));
   TensorRef* y = nullptr;
-  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, yrank, ydims, &y));
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, a->dtype, p.yrank, p.ydims, &y));
+  if (y->elements() == 0) return Status::Ok();
+  const int64_t M = p.M, N = p.N, K = p.K;
+  const int64_t MK = M * K, KN = K * N, MN = M * N;
+
+  if (a->dtype != EPCTX_DTYPE_FLOAT) {
+    Status st = Status::Ok();
+    DispatchMatMul(a->dtype, [&](auto tag) {
+      using T = decltype(tag);
+      using C = Compute<T>;
+      C* acc = nullptr;
+      st = ScratchArray(ctx, static_cast<uint64_t>(N), &acc);
+      if (!st.ok()) return;
+      const T* A = static_cast<const T*>(a->data);
+      const T* B = static_cast<const T*>(b->data);
+      T* Y = static_cast<T*>(y->data);
+      ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
+        T* ym = Y + iy * MN;
+        RowGemm<T>(false, false, M, N, K, A + ia * MK, B + ib * KN, acc,
+                   [&](int64_t i, const C* row) {
+                     for (int64_t j = 0; j < N; ++j) ym[i * N + j] = Store<T>(row[j]);
+                   });
+      });
+    });
+    return st;
+  }
+
   float* Y = static_cast<float*>(y->data);
   const float* A = static_cast<const float*>(a->data);
   const float* B = static_cast<const float*>(b->data);
-  int64_t batches = 1;
-  Product(bc.out_dims, 0, bc.out_rank, &batches);
-  if (y->elements() == 0) return Status::Ok();
-
   // B shared by every batch and A contiguous: one tall GEMM. (Merged axes
   // have size > 1 unless the batch is a single matrix.)
+  const Broadcast& bc = p.bc;
   bool b_shared = true, a_full = true;
   for (uint32_t i = 0; i < bc.rank; ++i) {
     if (bc.sb[i] != 0) b_shared = false;
@@ -112,18 +253,14 @@ Status MatMul(KernelContext& ctx) {
   }
   if (b_shared && a_full) {
     float* ws = nullptr;
-    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(batches * M, N, K), &ws));
-    Sgemm(false, false, batches * M, N, K, 1.0f, A, K, B, N, 0.0f, Y, N, ws);
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(p.batches * M, N, K), &ws));
+    Sgemm(false, false, p.batches * M, N, K, 1.0f, A, K, B, N, 0.0f, Y, N, ws);
     return Status::Ok();
   }
   float* ws = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
-  const int64_t MK = M * K, KN = K * N, MN = M * N;
-  ForEachRow(bc, [&](int64_t oa, int64_t ob, int64_t t0, int64_t n, int64_t step_a,
-                     int64_t step_b) {
-    for (int64_t j = 0; j < n; ++j)
-      Sgemm(false, false, M, N, K, 1.0f, A + (oa + j * step_a) * MK, K,
-            B + (ob + j * step_b) * KN, N, 0.0f, Y + (t0 + j) * MN, N, ws);
+  ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
+    Sgemm(false, false, M, N, K, 1.0f, A + ia * MK, K, B + ib * KN, N, 0.0f, Y + iy * MN, N, ws);
   });
   return Status::Ok();
 }

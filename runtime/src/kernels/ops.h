@@ -82,6 +82,22 @@ EPCTX_KERNEL(Resize);
 // END family controlflow
 
 // BEGIN family quant: QuantizeLinear .. QLinearMatMul, ConvInteger, MatMulInteger, MatMul/Gemm dtypes
+// quant.cc
+EPCTX_KERNEL(QuantizeLinear);
+EPCTX_KERNEL(DequantizeLinear);
+EPCTX_KERNEL(DynamicQuantizeLinear);
+// qlinear.cc
+EPCTX_KERNEL(MatMulInteger);
+EPCTX_KERNEL(QLinearMatMul);
+EPCTX_KERNEL(ConvInteger);
+EPCTX_KERNEL(QLinearConv);
+// loss.cc
+EPCTX_KERNEL(NegativeLogLikelihoodLoss);
+EPCTX_KERNEL(SoftmaxCrossEntropyLoss);
+// training.cc (domain ai.onnx.preview.training)
+EPCTX_KERNEL(Adagrad);
+EPCTX_KERNEL(Adam);
+EPCTX_KERNEL(Momentum);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool

@@ -86,6 +86,18 @@ const KernelRow kKernels[] = {
     // END family controlflow
 
     // BEGIN family quant
+    {"", "QuantizeLinear", 10, kLatest, kern::QuantizeLinear},
+    {"", "DequantizeLinear", 10, kLatest, kern::DequantizeLinear},
+    {"", "DynamicQuantizeLinear", 11, kLatest, kern::DynamicQuantizeLinear},
+    {"", "MatMulInteger", 10, kLatest, kern::MatMulInteger},
+    {"", "QLinearMatMul", 10, kLatest, kern::QLinearMatMul},
+    {"", "ConvInteger", 10, kLatest, kern::ConvInteger},
+    {"", "QLinearConv", 10, kLatest, kern::QLinearConv},
+    {"", "NegativeLogLikelihoodLoss", 12, kLatest, kern::NegativeLogLikelihoodLoss},
+    {"", "SoftmaxCrossEntropyLoss", 12, kLatest, kern::SoftmaxCrossEntropyLoss},
+    {"ai.onnx.preview.training", "Adagrad", 1, 1, kern::Adagrad},
+    {"ai.onnx.preview.training", "Adam", 1, 1, kern::Adam},
+    {"ai.onnx.preview.training", "Momentum", 1, 1, kern::Momentum},
     // END family quant
 
     // BEGIN family spatial

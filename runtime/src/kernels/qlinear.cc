@@ -1,0 +1,491 @@
+// Integer matrix products and convolutions: MatMulInteger, QLinearMatMul,
+// ConvInteger, QLinearConv (uint8/int8 operands in any combination).
+//
+// Both families accumulate sum (a - a_zp) * (b - b_zp) in 32 bits that wrap
+// like ORT's int32 accumulators. The matrix core accumulates raw B and
+// subtracts b_zp * sum(a - a_zp) per column at the end (the same value mod
+// 2^32), so per-column zero points cost nothing in the inner loop. The
+// convolution core walks output rows per kernel tap with the valid bounds of
+// window.h, so padded taps (which hold the zero point, i.e. contribute 0) are
+// skipped instead of materialised.
+//
+// Zero points: A per tensor, per row ([M]) or per batch and row ([..., M, 1]);
+// B per tensor, per column ([N]) or per batch and column ([..., 1, N]);
+// conv x per tensor, w per tensor or per output channel ([M]).
+// QLinear* requantize as ORT's MlasRequantizeOutput: acc (+ bias) times the
+// float multiplier a_scale * b_scale / y_scale (per column or channel when
+// b/w scales are), rounded half to even, plus y_zp, saturated.
+// Convolutions are 1-D and 2-D, as Conv.
+#include "kernels/elem.h"
+#include "kernels/kernel_util.h"
+#include "kernels/linalg.h"
+#include "kernels/ops.h"
+#include "kernels/quant_util.h"
+#include "kernels/window.h"
+
+namespace epctx {
+namespace kern {
+namespace {
+
+// ReadScales' half_from for ops whose scales are float in every version.
+constexpr int64_t kFloatOnly = INT64_MAX;
+
+// A per-element parameter (zero point or scale) of a matrix operand: the
+// value for matrix `batch`, row or column `i`.
+template <typename V>
+struct Param {
+  const V* v = nullptr;
+  int64_t batch_stride = 0;
+  int64_t stride = 0;
+  V at(int64_t batch, int64_t i) const { return v[batch * batch_stride + i * stride]; }
+};
+
+// How a parameter tensor lies over an operand: per tensor, along `len`
+// (rank 1), or per batch along `len` (full rank, 1 at `one_axis`).
+Status ParamLayout(KernelContext& ctx, const TensorRef& p, const char* pname,
+                   const TensorRef& op, const char* opname, int64_t len, uint32_t one_axis, int64_t* batch_stride, int64_t* stride) {
+  *batch_stride = *stride = 0;
+  if (p.elements() == 1 && p.rank <= 1) return Status::Ok();
+  if (p.rank == 1 && p.dims[0] == len) {
+    *stride = 1;
+    return Status::Ok();
+  }
+  bool ok = op.rank >= 2 && p.rank == op.rank;
+  for (uint32_t i = 0; ok && i < p.rank; ++i)
+    ok = p.dims[i] == (i == one_axis ? 1 : op.dims[i]);
+  if (ok) {
+    *batch_stride = len;
+    *stride = 1;
+    return Status::Ok();
+  }
+  return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                  "%s %s must be a scalar, [%lld] or %s's shape with dimension %u of 1 "
+                  "(%s is %s)",
+                  pname, ShapeOf(p).s, static_cast<long long>(len), opname, one_axis, opname,
+                  ShapeOf(op).s);
+}
+
+// Copies a zero point (dtype checked against the operand's) into int32
+// scratch and lays it over the operand. `row` selects A's layout (per row,
+// [..., M, 1]) over B's (per column, [..., 1, N]).
+Status ReadMatrixZp(KernelContext& ctx, const TensorRef* zp, const char* zname,
+                    const TensorRef& op, const char* opname, int64_t len, bool row,
+                    Param<int32_t>* out) {
+  int32_t* v = nullptr;
+  if (!zp) {
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, 1, &v));
+    v[0] = 0;
+    out->v = v;
+    out->batch_stride = out->stride = 0;
+    return Status::Ok();
+  }
+  if (zp->dtype != op.dtype)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected %s's %s", zname,
+                    dtype_name(zp->dtype), opname, dtype_name(op.dtype));
+  const uint32_t r = op.rank;
+  EPCTX_RETURN_IF_ERROR(ParamLayout(ctx, *zp, zname, op, opname, len,
+                                    r >= 2 ? (row ? r - 1 : r - 2) : 0, &out->batch_stride,
+                                    &out->stride));
+  const uint64_t n = zp->elements();
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &v));
+  DispatchQ8(zp->dtype, [&](auto tag) {
+    using Z = decltype(tag);
+    const Z* z = static_cast<const Z*>(zp->data);
+    for (uint64_t i = 0; i < n; ++i) v[i] = z[i];
+  });
+  out->v = v;
+  return Status::Ok();
+}
+
+// A float scale tensor (float, or float16/bfloat16 from `half_from`) into
+// float scratch.
+Status ReadScales(KernelContext& ctx, const TensorRef& s, const char* name, int64_t half_from,
+                  float** out) {
+  const uint32_t allowed = ctx.opset() >= half_from ? kScaleTypes : kFloat32;
+  if (!InMask(s.dtype, allowed)) return UnsupportedDtype(ctx, name, s.dtype);
+  const uint64_t n = s.elements();
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n ? n : 1, out));
+  DispatchScale(s.dtype, [&](auto tag) {
+    using S = decltype(tag);
+    const S* p = static_cast<const S*>(s.data);
+    for (uint64_t i = 0; i < n; ++i) (*out)[i] = Load(p[i]);
+  });
+  return Status::Ok();
+}
+
+Status RequireScalar(KernelContext& ctx, const TensorRef& t, const char* name) {
+  if (t.elements() == 1 && t.rank <= 1) return Status::Ok();
+  return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar, found shape %s", name,
+                  ShapeOf(t).s);
+}
+
+// One M x N integer product: done(i, row) gets each row of
+// sum_k (A[i,k] - azp(i)) * (B[k,j] - bzp(j)), wrapped to int32.
+template <typename TA, typename TB, typename Done>
+void IntMatrix(int64_t M, int64_t N, int64_t K, const TA* A, const TB* B, int64_t ia,
+               int64_t ib, const Param<int32_t>& azp, const Param<int32_t>& bzp,
+               uint32_t* acc, Done done) {
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) acc[j] = 0;
+    const int32_t za = azp.at(ia, i);
+    uint32_t asum = 0;
+    const TA* arow = A + i * K;
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t av = static_cast<int32_t>(arow[k]) - za;
+      if (av == 0) continue;
+      asum += static_cast<uint32_t>(av);
+      const uint32_t au = static_cast<uint32_t>(av);
+      const TB* __restrict brow = B + k * N;
+      for (int64_t j = 0; j < N; ++j)
+        acc[j] += au * static_cast<uint32_t>(static_cast<int32_t>(brow[j]));
+    }
+    for (int64_t j = 0; j < N; ++j)
+      acc[j] -= static_cast<uint32_t>(bzp.at(ib, j)) * asum;
+    done(i, acc);
+  }
+}
+
+// Shared body of MatMulInteger and QLinearMatMul: checks A/B dtypes and the
+// zero points, then calls row(y_matrix, i, b_matrix, acc) for every row.
+struct IntMatMulArgs {
+  const TensorRef *a, *b, *azp, *bzp;
+  const char *azp_name, *bzp_name;
+};
+
+template <typename Row>
+Status RunIntMatMul(KernelContext& ctx, const IntMatMulArgs& args, const MatMulPlan& p,
+                    Row row) {
+  Param<int32_t> azp, bzp;
+  EPCTX_RETURN_IF_ERROR(ReadMatrixZp(ctx, args.azp, args.azp_name, *args.a, "A", p.M, true, &azp));
+  EPCTX_RETURN_IF_ERROR(ReadMatrixZp(ctx, args.bzp, args.bzp_name, *args.b, "B", p.N, false, &bzp));
+  uint32_t* acc = nullptr;
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(p.N ? p.N : 1), &acc));
+  const int64_t MK = p.M * p.K, KN = p.K * p.N;
+  DispatchQ8(args.a->dtype, [&](auto atag) {
+    using TA = decltype(atag);
+    DispatchQ8(args.b->dtype, [&](auto btag) {
+      using TB = decltype(btag);
+      const TA* A = static_cast<const TA*>(args.a->data);
+      const TB* B = static_cast<const TB*>(args.b->data);
+      ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
+        IntMatrix(p.M, p.N, p.K, A + ia * MK, B + ib * KN, ia, ib, azp, bzp, acc,
+                  [&](int64_t i, const uint32_t* r) { row(iy, i, ib, r); });
+      });
+    });
+  });
+  return Status::Ok();
+}
+
+Status CheckQ8(KernelContext& ctx, const TensorRef& t, const char* name) {
+  return InMask(t.dtype, kQuant8) ? Status::Ok() : UnsupportedDtype(ctx, name, t.dtype);
+}
+
+// ---- convolution ----------------------------------------------------------
+
+struct IntConvShape {
+  int64_t batch, cin, cout, group, cin_g, cout_g;
+  Window w;
+  uint32_t rank;
+  int64_t ydims[4];
+};
+
+Status ReadIntConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt,
+                        IntConvShape* cs) {
+  if (x.rank == 5)
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "3-D convolution (input %s) is not supported",
+                    ShapeOf(x).s);
+  if (x.rank != 3 && x.rank != 4)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input x must have rank 3 or 4, found shape %s",
+                    ShapeOf(x).s);
+  if (wt.rank != x.rank)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "weights w must have rank %u like x, found shape %s",
+                    x.rank, ShapeOf(wt).s);
+  const int64_t group = ctx.AttrInt("group", 1);
+  if (group < 1 || group > kMaxWindowValue)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "group is %lld, expected >= 1",
+                    static_cast<long long>(group));
+  cs->batch = x.dims[0];
+  cs->cin = x.dims[1];
+  cs->cout = wt.dims[0];
+  cs->group = group;
+  cs->cin_g = wt.dims[1];
+  int64_t expect_cin = 0;
+  if (!MulOk(cs->cin_g, group, &expect_cin) || expect_cin != cs->cin)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "x has %lld channels but w %s with group %lld expects %lld",
+                    static_cast<long long>(cs->cin), ShapeOf(wt).s,
+                    static_cast<long long>(group), static_cast<long long>(expect_cin));
+  if (cs->cout % group != 0)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "w has %lld output channels, expected a multiple of group %lld",
+                    static_cast<long long>(cs->cout), static_cast<long long>(group));
+  cs->cout_g = cs->cout / group;
+  EPCTX_RETURN_IF_ERROR(
+      ComputeWindow(ctx, x.rank - 2, x.dims + 2, wt.dims + 2, false, &cs->w));
+  cs->rank = x.rank;
+  cs->ydims[0] = cs->batch;
+  cs->ydims[1] = cs->cout;
+  cs->ydims[2] = x.rank == 3 ? cs->w.out[1] : cs->w.out[0];
+  cs->ydims[3] = cs->w.out[1];
+  return CheckShape(ctx, cs->rank, cs->ydims, 4, "output y");
+}
+
+// acc[OH*OW] = sum over the group's channels and kernel taps of
+// (w - wzp) * (x - xzp); x points at the group's first channel.
+template <typename TX, typename TW>
+void IntConvChannel(const IntConvShape& cs, const TX* x, int32_t xzp, const TW* wk,
+                    int32_t wzp, uint32_t* acc) {
+  const Window& w = cs.w;
+  const int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
+  const int64_t sh = w.stride[0], sw = w.stride[1];
+  for (int64_t p = 0; p < OH * OW; ++p) acc[p] = 0;
+  for (int64_t c = 0; c < cs.cin_g; ++c) {
+    const TX* plane = x + c * H * W;
+    for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+        const int32_t wv = static_cast<int32_t>(*wk++) - wzp;
+        if (wv == 0) continue;
+        const uint32_t wu = static_cast<uint32_t>(wv);
+        const int64_t off = kw * w.dilation[1] - w.pad_begin[1];
+        int64_t lo, hi;
+        ValidRange(off, sw, W, OW, &lo, &hi);
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          const int64_t ih = oh * sh - w.pad_begin[0] + kh * w.dilation[0];
+          if (ih < 0 || ih >= H) continue;
+          const TX* __restrict irow = plane + ih * W;
+          uint32_t* __restrict orow = acc + oh * OW;
+          for (int64_t ow = lo; ow < hi; ++ow)
+            orow[ow] += wu * static_cast<uint32_t>(static_cast<int32_t>(irow[ow * sw + off]) - xzp);
+        }
+      }
+    }
+  }
+}
+
+// Runs the integer convolution and calls out(n, oc, acc) per output plane.
+template <typename Out>
+Status RunIntConv(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x, int32_t xzp,
+                  const TensorRef& wt, const Param<int32_t>& wzp, Out out) {
+  const Window& w = cs.w;
+  const int64_t OHW = w.out[0] * w.out[1];
+  uint32_t* acc = nullptr;
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OHW ? OHW : 1), &acc));
+  const int64_t HW = w.in[0] * w.in[1];
+  const int64_t KK = cs.cin_g * w.kernel[0] * w.kernel[1];
+  DispatchQ8(x.dtype, [&](auto xtag) {
+    using TX = decltype(xtag);
+    DispatchQ8(wt.dtype, [&](auto wtag) {
+      using TW = decltype(wtag);
+      const TX* X = static_cast<const TX*>(x.data);
+      const TW* Wt = static_cast<const TW*>(wt.data);
+      for (int64_t n = 0; n < cs.batch; ++n)
+        for (int64_t oc = 0; oc < cs.cout; ++oc) {
+          const int64_t g = oc / cs.cout_g;
+          IntConvChannel(cs, X + (n * cs.cin + g * cs.cin_g) * HW, xzp, Wt + oc * KK,
+                         wzp.at(0, oc), acc);
+          out(n, oc, acc);
+        }
+    });
+  });
+  return Status::Ok();
+}
+
+// x's zero point (a scalar of x's dtype, 0 when absent).
+Status ReadConvXZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& x,
+                   const char* name, int32_t* out) {
+  *out = 0;
+  if (!zp) return Status::Ok();
+  if (zp->dtype != x.dtype)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected x's %s", name,
+                    dtype_name(zp->dtype), dtype_name(x.dtype));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *zp, name));
+  DispatchQ8(zp->dtype, [&](auto tag) {
+    using Z = decltype(tag);
+    *out = *static_cast<const Z*>(zp->data);
+  });
+  return Status::Ok();
+}
+
+// w's zero point: scalar or one per output channel.
+Status ReadConvWZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& wt,
+                   const char* name, int64_t cout, Param<int32_t>* out) {
+  int32_t* v = nullptr;
+  const uint64_t n = zp ? zp->elements() : 1;
+  if (zp) {
+    if (zp->dtype != wt.dtype)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected w's %s", name,
+                      dtype_name(zp->dtype), dtype_name(wt.dtype));
+    const bool scalar = n == 1 && zp->rank <= 1;
+    if (!scalar && !(zp->rank == 1 && zp->dims[0] == cout))
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar or [%lld], found %s", name,
+                      static_cast<long long>(cout), ShapeOf(*zp).s);
+    out->stride = scalar ? 0 : 1;
+  }
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &v));
+  v[0] = 0;
+  if (zp)
+    DispatchQ8(zp->dtype, [&](auto tag) {
+      using Z = decltype(tag);
+      const Z* z = static_cast<const Z*>(zp->data);
+      for (uint64_t i = 0; i < n; ++i) v[i] = z[i];
+    });
+  out->v = v;
+  out->batch_stride = 0;
+  return Status::Ok();
+}
+
+// y's zero point for QLinear*: scalar uint8/int8; fixes the output dtype.
+Status ReadYZp(KernelContext& ctx, const TensorRef* zp, int32_t* dtype, int32_t* value) {
+  *dtype = EPCTX_DTYPE_UINT8;
+  *value = 0;
+  if (!zp) return Status::Ok();
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *zp, "y_zero_point"));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *zp, "y_zero_point"));
+  *dtype = zp->dtype;
+  DispatchQ8(zp->dtype, [&](auto tag) {
+    using Z = decltype(tag);
+    *value = *static_cast<const Z*>(zp->data);
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status MatMulInteger(KernelContext& ctx) {
+  const TensorRef *a, *b;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *a, "A"));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *b, "B"));
+  MatMulPlan p;
+  EPCTX_RETURN_IF_ERROR(PlanMatMul(ctx, *a, *b, 4, &p));
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT32, p.yrank, p.ydims, &y));
+  int32_t* Y = static_cast<int32_t*>(y->data);
+  const int64_t MN = p.M * p.N, N = p.N;
+  const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(3), "a_zero_point", "b_zero_point"};
+  return RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t, const uint32_t* r) {
+    int32_t* out = Y + iy * MN + i * N;
+    for (int64_t j = 0; j < N; ++j) out[j] = static_cast<int32_t>(r[j]);
+  });
+}
+
+Status QLinearMatMul(KernelContext& ctx) {
+  const TensorRef *a, *as, *b, *bs, *ys;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "a", &a));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "a_scale", &as));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 3, "b", &b));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 4, "b_scale", &bs));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 6, "y_scale", &ys));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *a, "a"));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *b, "b"));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *as, "a_scale"));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *ys, "y_scale"));
+  int32_t ydtype, yzp;
+  EPCTX_RETURN_IF_ERROR(ReadYZp(ctx, ctx.input(7), &ydtype, &yzp));
+  MatMulPlan p;
+  EPCTX_RETURN_IF_ERROR(PlanMatMul(ctx, *a, *b, 1, &p));
+  float *a_scale, *b_scale, *y_scale;
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *as, "a_scale", 21, &a_scale));
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *bs, "b_scale", 21, &b_scale));
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *ys, "y_scale", 21, &y_scale));
+  Param<float> bsp;
+  EPCTX_RETURN_IF_ERROR(ParamLayout(ctx, *bs, "b_scale", *b, "b", p.N,
+                                    b->rank >= 2 ? b->rank - 2 : 0, &bsp.batch_stride,
+                                    &bsp.stride));
+  bsp.v = b_scale;
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, p.yrank, p.ydims, &y));
+  const int64_t MN = p.M * p.N, N = p.N;
+  const float ab = a_scale[0], yv = y_scale[0];
+  const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(5), "a_zero_point", "b_zero_point"};
+  Status st = Status::Ok();
+  DispatchQ8(ydtype, [&](auto tag) {
+    using Q = decltype(tag);
+    Q* Y = static_cast<Q*>(y->data);
+    st = RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t ib, const uint32_t* r) {
+      Q* out = Y + iy * MN + i * N;
+      for (int64_t j = 0; j < N; ++j)
+        out[j] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(r[j])) * (ab * bsp.at(ib, j) / yv), yzp);
+    });
+  });
+  return st;
+}
+
+Status ConvInteger(KernelContext& ctx) {
+  const TensorRef *x, *wt;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "w", &wt));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *x, "x"));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *wt, "w"));
+  IntConvShape cs;
+  EPCTX_RETURN_IF_ERROR(ReadIntConvShape(ctx, *x, *wt, &cs));
+  int32_t xzp;
+  Param<int32_t> wzp;
+  EPCTX_RETURN_IF_ERROR(ReadConvXZp(ctx, ctx.input(2), *x, "x_zero_point", &xzp));
+  EPCTX_RETURN_IF_ERROR(ReadConvWZp(ctx, ctx.input(3), *wt, "w_zero_point", cs.cout, &wzp));
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT32, cs.rank, cs.ydims, &y));
+  int32_t* Y = static_cast<int32_t*>(y->data);
+  const int64_t OHW = cs.w.out[0] * cs.w.out[1];
+  if (y->elements() == 0) return Status::Ok();
+  return RunIntConv(ctx, cs, *x, xzp, *wt, wzp, [&](int64_t n, int64_t oc, const uint32_t* acc) {
+    int32_t* out = Y + (n * cs.cout + oc) * OHW;
+    for (int64_t p = 0; p < OHW; ++p) out[p] = static_cast<int32_t>(acc[p]);
+  });
+}
+
+Status QLinearConv(KernelContext& ctx) {
+  const TensorRef *x, *xs, *wt, *ws, *ys, *bias = ctx.input(8);
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "x_scale", &xs));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 3, "w", &wt));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 4, "w_scale", &ws));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 6, "y_scale", &ys));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *x, "x"));
+  EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *wt, "w"));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *xs, "x_scale"));
+  EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *ys, "y_scale"));
+  IntConvShape cs;
+  EPCTX_RETURN_IF_ERROR(ReadIntConvShape(ctx, *x, *wt, &cs));
+  int32_t xzp, ydtype, yzp;
+  Param<int32_t> wzp;
+  EPCTX_RETURN_IF_ERROR(ReadConvXZp(ctx, ctx.input(2), *x, "x_zero_point", &xzp));
+  EPCTX_RETURN_IF_ERROR(ReadConvWZp(ctx, ctx.input(5), *wt, "w_zero_point", cs.cout, &wzp));
+  EPCTX_RETURN_IF_ERROR(ReadYZp(ctx, ctx.input(7), &ydtype, &yzp));
+  const bool ws_scalar = ws->elements() == 1 && ws->rank <= 1;
+  if (!ws_scalar && !(ws->rank == 1 && ws->dims[0] == cs.cout))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "w_scale must be a scalar or [%lld], found %s",
+                    static_cast<long long>(cs.cout), ShapeOf(*ws).s);
+  if (bias) {
+    if (bias->dtype != EPCTX_DTYPE_INT32) return UnsupportedDtype(ctx, "B", bias->dtype);
+    if (bias->rank != 1 || bias->dims[0] != cs.cout)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "bias B must have shape [%lld], found %s",
+                      static_cast<long long>(cs.cout), ShapeOf(*bias).s);
+  }
+  float *x_scale, *w_scale, *y_scale;
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *xs, "x_scale", kFloatOnly, &x_scale));
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *ws, "w_scale", kFloatOnly, &w_scale));
+  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *ys, "y_scale", kFloatOnly, &y_scale));
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, cs.rank, cs.ydims, &y));
+  if (y->elements() == 0) return Status::Ok();
+  const int64_t OHW = cs.w.out[0] * cs.w.out[1];
+  const int32_t* B = bias ? static_cast<const int32_t*>(bias->data) : nullptr;
+  Status st = Status::Ok();
+  DispatchQ8(ydtype, [&](auto tag) {
+    using Q = decltype(tag);
+    Q* Y = static_cast<Q*>(y->data);
+    st = RunIntConv(ctx, cs, *x, xzp, *wt, wzp, [&](int64_t n, int64_t oc, const uint32_t* acc) {
+      const float mult = x_scale[0] * w_scale[ws_scalar ? 0 : oc] / y_scale[0];
+      const uint32_t bv = B ? static_cast<uint32_t>(B[oc]) : 0u;
+      Q* out = Y + (n * cs.cout + oc) * OHW;
+      for (int64_t p = 0; p < OHW; ++p)
+        out[p] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(acc[p] + bv)) * mult, yzp);
+    });
+  });
+  return st;
+}
+
+}  // namespace kern
+}  // namespace epctx
