@@ -70,6 +70,13 @@ EPCTX_KERNEL(Resize);
 // END family elementwise
 
 // BEGIN family reduce: reductions, ArgMax/ArgMin, CumSum, TopK, Hardmax, Softmax family, normalisation, losses
+// reduce.cc (ReduceMean/Max/Min/Sum are declared above)
+EPCTX_KERNEL(ReduceProd);
+EPCTX_KERNEL(ReduceL1);
+EPCTX_KERNEL(ReduceL2);
+EPCTX_KERNEL(ReduceLogSum);
+EPCTX_KERNEL(ReduceLogSumExp);
+EPCTX_KERNEL(ReduceSumSquare);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout
