@@ -77,6 +77,9 @@ EPCTX_KERNEL(ReduceL2);
 EPCTX_KERNEL(ReduceLogSum);
 EPCTX_KERNEL(ReduceLogSumExp);
 EPCTX_KERNEL(ReduceSumSquare);
+// arg_reduce.cc
+EPCTX_KERNEL(ArgMax);
+EPCTX_KERNEL(ArgMin);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout

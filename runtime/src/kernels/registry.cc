@@ -85,6 +85,8 @@ const KernelRow kKernels[] = {
     {"", "ReduceLogSum", 1, kLatest, kern::ReduceLogSum},
     {"", "ReduceLogSumExp", 1, kLatest, kern::ReduceLogSumExp},
     {"", "ReduceSumSquare", 1, kLatest, kern::ReduceSumSquare},
+    {"", "ArgMax", 1, kLatest, kern::ArgMax},
+    {"", "ArgMin", 1, kLatest, kern::ArgMin},
     // END family reduce
 
     // BEGIN family data
