@@ -80,6 +80,13 @@ EPCTX_KERNEL(ReduceSumSquare);
 // arg_reduce.cc
 EPCTX_KERNEL(ArgMax);
 EPCTX_KERNEL(ArgMin);
+// softmax.cc (Softmax and LogSoftmax are declared above)
+EPCTX_KERNEL(Hardmax);
+// norm.cc (BatchNormalization is declared above)
+EPCTX_KERNEL(LayerNormalization);
+EPCTX_KERNEL(InstanceNormalization);
+EPCTX_KERNEL(LRN);
+EPCTX_KERNEL(MeanVarianceNormalization);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout

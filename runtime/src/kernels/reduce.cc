@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/elem.h"
+#include "kernels/float_dispatch.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/reduce_layout.h"
@@ -28,13 +29,6 @@ namespace kern {
 namespace {
 
 enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
-
-inline float Exp(float v) { return expf(v); }
-inline double Exp(double v) { return exp(v); }
-inline float Log(float v) { return logf(v); }
-inline double Log(double v) { return log(v); }
-inline float Sqrt(float v) { return sqrtf(v); }
-inline double Sqrt(double v) { return sqrt(v); }
 
 // double to an integer type: NaN is 0, out-of-range values saturate.
 template <typename T>

@@ -87,6 +87,11 @@ const KernelRow kKernels[] = {
     {"", "ReduceSumSquare", 1, kLatest, kern::ReduceSumSquare},
     {"", "ArgMax", 1, kLatest, kern::ArgMax},
     {"", "ArgMin", 1, kLatest, kern::ArgMin},
+    {"", "Hardmax", 1, kLatest, kern::Hardmax},
+    {"", "LayerNormalization", 17, kLatest, kern::LayerNormalization},
+    {"", "InstanceNormalization", 1, kLatest, kern::InstanceNormalization},
+    {"", "LRN", 1, kLatest, kern::LRN},
+    {"", "MeanVarianceNormalization", 9, kLatest, kern::MeanVarianceNormalization},
     // END family reduce
 
     // BEGIN family data
