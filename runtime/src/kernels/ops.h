@@ -87,6 +87,9 @@ EPCTX_KERNEL(LayerNormalization);
 EPCTX_KERNEL(InstanceNormalization);
 EPCTX_KERNEL(LRN);
 EPCTX_KERNEL(MeanVarianceNormalization);
+// topk.cc, cumsum.cc
+EPCTX_KERNEL(TopK);
+EPCTX_KERNEL(CumSum);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout

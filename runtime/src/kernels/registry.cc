@@ -92,6 +92,8 @@ const KernelRow kKernels[] = {
     {"", "InstanceNormalization", 1, kLatest, kern::InstanceNormalization},
     {"", "LRN", 1, kLatest, kern::LRN},
     {"", "MeanVarianceNormalization", 9, kLatest, kern::MeanVarianceNormalization},
+    {"", "TopK", 1, kLatest, kern::TopK},
+    {"", "CumSum", 11, kLatest, kern::CumSum},
     // END family reduce
 
     // BEGIN family data
