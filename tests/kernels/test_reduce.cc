@@ -128,7 +128,11 @@ void integer_reductions_wrap_instead_of_overflowing(void**) {
   assert_int_equal(Data<int32_t>(host.out(0))[0], std::numeric_limits<int32_t>::min() + 1);
   kt::Node mean("ReduceMean", "m");
   EXPECT_OK(host.Run(mean, 13, {host.I32({3}, {-7, 0, 0})}));
-  assert_int_equal(Data<int32_t>(host.out(0))[0], -2);  // truncates like ORT's integer division
+  assert_int_equal(Data<int32_t>(host.out(0))[0], -2);  // truncated, as ORT
+  // The mean's sum does not wrap: ORT sums integers in double.
+  EXPECT_OK(host.Run(mean, 13, {host.I32({2}, {std::numeric_limits<int32_t>::max(),
+                                               std::numeric_limits<int32_t>::max()})}));
+  assert_int_equal(Data<int32_t>(host.out(0))[0], std::numeric_limits<int32_t>::max());
   int8_t i8[3] = {-128, 127, 5};
   kt::Node mx("ReduceMax", "mx");
   EXPECT_OK(host.Run(mx, 13, {host.Make(EPCTX_DTYPE_INT8, {3}, i8)}));

@@ -8,8 +8,9 @@
 // Types: float, double, float16, bfloat16 (computed in float, rounded once
 // on store), int32, int64, uint32, uint64; Max/Min also int8, uint8, int16,
 // uint16 and bool. Integer sums, products and squares wrap (computed in
-// uint64, which agrees with wrapping in the narrower type); integer L2,
-// LogSum and LogSumExp go through double and convert with saturation.
+// uint64, which agrees with wrapping in the narrower type); integer Mean,
+// L2, LogSum and LogSumExp go through double and convert with truncation
+// and saturation (ORT's integer ReduceMean does the same).
 // Max/Min propagate NaN. A reduction over an empty axis yields the
 // operation's identity as ONNX opset 18 specifies (0 for sums, 1 for Prod,
 // -inf or the type's lowest value for Max, +inf or its highest for Min,
@@ -97,6 +98,13 @@ T ReduceInt(const T* x, const ReduceLayout& l, int64_t base) {
     });
     return SaturateTo<T>(log(sum) + static_cast<double>(m));
   }
+  if (K == Kind::kMean) {
+    // As ORT: the sum in double, divided, truncated and saturated.
+    if (l.group == 0) return T(0);
+    double sum = 0;
+    ForEachInGroup(l, base, [&](int64_t i) { sum += static_cast<double>(x[i]); });
+    return SaturateTo<T>(sum / static_cast<double>(l.group));
+  }
   uint64_t acc = K == Kind::kProd ? 1 : 0;
   ForEachInGroup(l, base, [&](int64_t i) {
     const T v = x[i];
@@ -107,12 +115,6 @@ T ReduceInt(const T* x, const ReduceLayout& l, int64_t base) {
     else acc += u;
   });
   const T wrapped = static_cast<T>(acc);
-  if (K == Kind::kMean) {
-    if (l.group == 0) return T(0);
-    if (std::is_signed<T>::value)
-      return static_cast<T>(static_cast<int64_t>(wrapped) / l.group);
-    return static_cast<T>(static_cast<uint64_t>(wrapped) / static_cast<uint64_t>(l.group));
-  }
   if (K == Kind::kL2) return SaturateTo<T>(sqrt(static_cast<double>(wrapped)));
   if (K == Kind::kLogSum) return SaturateTo<T>(log(static_cast<double>(wrapped)));
   return wrapped;
