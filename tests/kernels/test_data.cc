@@ -15,7 +15,8 @@ void registry_finds_kernels_by_domain_and_opset(void**) {
   assert_null(epctx::FindKernel(ms, conv, 11));
   assert_null(epctx::FindKernel(empty, nope, 11));
   assert_non_null(epctx::FindKernel(empty, reduce, 17));
-  assert_null(epctx::FindKernel(empty, reduce, 18));  // axes became an input
+  assert_non_null(epctx::FindKernel(empty, reduce, 18));  // axes from input 1
+  assert_null(epctx::FindKernel(empty, reduce, 22));     // past kLatest
   assert_null(epctx::FindKernel(empty, resize, 9));
   assert_non_null(epctx::FindKernel(empty, resize, 10));
 }

@@ -70,6 +70,26 @@ EPCTX_KERNEL(Resize);
 // END family elementwise
 
 // BEGIN family reduce: reductions, ArgMax/ArgMin, CumSum, TopK, Hardmax, Softmax family, normalisation, losses
+// reduce.cc (ReduceMean/Max/Min/Sum are declared above)
+EPCTX_KERNEL(ReduceProd);
+EPCTX_KERNEL(ReduceL1);
+EPCTX_KERNEL(ReduceL2);
+EPCTX_KERNEL(ReduceLogSum);
+EPCTX_KERNEL(ReduceLogSumExp);
+EPCTX_KERNEL(ReduceSumSquare);
+// arg_reduce.cc
+EPCTX_KERNEL(ArgMax);
+EPCTX_KERNEL(ArgMin);
+// softmax.cc (Softmax and LogSoftmax are declared above)
+EPCTX_KERNEL(Hardmax);
+// norm.cc (BatchNormalization is declared above)
+EPCTX_KERNEL(LayerNormalization);
+EPCTX_KERNEL(InstanceNormalization);
+EPCTX_KERNEL(LRN);
+EPCTX_KERNEL(MeanVarianceNormalization);
+// topk.cc, cumsum.cc
+EPCTX_KERNEL(TopK);
+EPCTX_KERNEL(CumSum);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout

@@ -74,6 +74,26 @@ const KernelRow kKernels[] = {
     // END family elementwise
 
     // BEGIN family reduce
+    // The rows above cap ReduceMean/Max/Min at 17; the kernels read axes
+    // from input 1 from opset 18.
+    {"", "ReduceMean", 18, kLatest, kern::ReduceMean},
+    {"", "ReduceMax", 18, kLatest, kern::ReduceMax},
+    {"", "ReduceMin", 18, kLatest, kern::ReduceMin},
+    {"", "ReduceProd", 1, kLatest, kern::ReduceProd},
+    {"", "ReduceL1", 1, kLatest, kern::ReduceL1},
+    {"", "ReduceL2", 1, kLatest, kern::ReduceL2},
+    {"", "ReduceLogSum", 1, kLatest, kern::ReduceLogSum},
+    {"", "ReduceLogSumExp", 1, kLatest, kern::ReduceLogSumExp},
+    {"", "ReduceSumSquare", 1, kLatest, kern::ReduceSumSquare},
+    {"", "ArgMax", 1, kLatest, kern::ArgMax},
+    {"", "ArgMin", 1, kLatest, kern::ArgMin},
+    {"", "Hardmax", 1, kLatest, kern::Hardmax},
+    {"", "LayerNormalization", 17, kLatest, kern::LayerNormalization},
+    {"", "InstanceNormalization", 1, kLatest, kern::InstanceNormalization},
+    {"", "LRN", 1, kLatest, kern::LRN},
+    {"", "MeanVarianceNormalization", 9, kLatest, kern::MeanVarianceNormalization},
+    {"", "TopK", 1, kLatest, kern::TopK},
+    {"", "CumSum", 11, kLatest, kern::CumSum},
     // END family reduce
 
     // BEGIN family data
