@@ -76,6 +76,10 @@ EPCTX_KERNEL(Resize);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)
+// rnn.cc
+EPCTX_KERNEL(RNN);
+EPCTX_KERNEL(GRU);
+EPCTX_KERNEL(LSTM);
 // END family recurrent
 
 // BEGIN family controlflow: If, Loop, Scan

@@ -80,6 +80,9 @@ const KernelRow kKernels[] = {
     // END family data
 
     // BEGIN family recurrent
+    {"", "RNN", 7, kLatest, kern::RNN},
+    {"", "GRU", 7, kLatest, kern::GRU},
+    {"", "LSTM", 7, kLatest, kern::LSTM},
     // END family recurrent
 
     // BEGIN family controlflow
