@@ -80,6 +80,13 @@ EPCTX_KERNEL(Resize);
 EPCTX_KERNEL(RNN);
 EPCTX_KERNEL(GRU);
 EPCTX_KERNEL(LSTM);
+// signal.cc, signal_windows.cc
+EPCTX_KERNEL(DFT);
+EPCTX_KERNEL(STFT);
+EPCTX_KERNEL(HannWindow);
+EPCTX_KERNEL(HammingWindow);
+EPCTX_KERNEL(BlackmanWindow);
+EPCTX_KERNEL(MelWeightMatrix);
 // END family recurrent
 
 // BEGIN family controlflow: If, Loop, Scan
