@@ -146,7 +146,7 @@ Status ReadRnnSetup(KernelContext& ctx, Cell cell, RnnSetup* s) {
   const onnx::AttributeView* clip = ctx.node().attr("clip");
   if (clip && clip->type == onnx::AttrType::kFloat) {
     if (!(clip->f > 0.0f))
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "clip is %g, expected a positive threshold",
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "clip is %f, expected a positive threshold",
                       static_cast<double>(clip->f));
     s->clip = clip->f;
   } else {

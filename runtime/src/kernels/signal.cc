@@ -113,12 +113,13 @@ Status DFT(KernelContext& ctx) {
     if (const TensorRef* t = ctx.input(2)) EPCTX_RETURN_IF_ERROR(ReadScalarInt(ctx, *t, "axis", &axis));
   // The last dimension holds the real/imaginary parts: never the axis.
   const int64_t r = static_cast<int64_t>(rank);
-  if (axis < -r || axis > r - 2)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "axis %lld is out of range: expected [%lld, %lld] for input %s",
-                    static_cast<long long>(axis), static_cast<long long>(-r),
-                    static_cast<long long>(r - 2), ShapeOf(*x).s);
+  const int64_t given = axis;
   if (axis < 0) axis += r;
+  if (axis < 0 || axis > r - 2)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "axis %lld is out of range: expected [%lld, -2] or [0, %lld] for input %s",
+                    static_cast<long long>(given), static_cast<long long>(-r),
+                    static_cast<long long>(r - 2), ShapeOf(*x).s);
   int64_t n = dims[axis];
   if (const TensorRef* t = ctx.input(1)) {
     EPCTX_RETURN_IF_ERROR(ReadScalarInt(ctx, *t, "dft_length", &n));

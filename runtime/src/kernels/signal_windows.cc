@@ -124,8 +124,8 @@ Status MelWeightMatrix(KernelContext& ctx) {
   const double hi_index = floor(static_cast<double>(dft + 1) * hi / static_cast<double>(rate));
   if (!(lo >= 0.0f) || !(hi >= lo) || !(hi_index < static_cast<double>(spec_bins)))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "edges [%g, %g] Hz must satisfy 0 <= lower <= upper and fall in the %lld "
-                    "spectrogram bins of dft_length %lld at sample_rate %lld (bins %g..%g)",
+                    "edges [%f, %f] Hz must satisfy 0 <= lower <= upper and fall in the %lld "
+                    "spectrogram bins of dft_length %lld at sample_rate %lld (bins %f..%f)",
                     static_cast<double>(lo), static_cast<double>(hi),
                     static_cast<long long>(spec_bins), static_cast<long long>(dft),
                     static_cast<long long>(rate), lo_index, hi_index);
