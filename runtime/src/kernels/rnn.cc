@@ -6,8 +6,8 @@
 // Per direction: X times W^T for every time step and batch entry is one GEMM
 // (the packed SGEMM for float) into `xw`. Each step then multiplies the
 // previous hidden state of the whole batch by R^T (one GEMM; GRU without
-// linear_before_reset needs a second one for (r . H) Rh^T) and applies the
-// gates row by row. A batch entry b takes sequence_lens[b] steps; reversed,
+// linear_before_reset needs a second one for (r . H) Rh^T; batches of up to
+// 4 use dot products instead, see MatMulBt) and applies the gates row by row. A batch entry b takes sequence_lens[b] steps; reversed,
 // it walks its own sequence from sequence_lens[b] - 1 down to 0. Steps past
 // an entry's length leave its state alone and its Y zero.
 //
@@ -72,10 +72,42 @@ inline T Clip(T x, T bound) {
   return x > bound ? bound : (x < -bound ? -bound : x);
 }
 
+typedef float V4 __attribute__((vector_size(16)));
+
+inline V4 LoadV4(const float* p) {
+  V4 v;
+  __builtin_memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// a . b with two 4-float vector accumulators (a scalar float reduction does
+// not vectorise without -ffast-math).
+float Dot(const float* a, const float* b, int64_t k) {
+  V4 s0 = {}, s1 = {};
+  int64_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    s0 += LoadV4(a + i) * LoadV4(b + i);
+    s1 += LoadV4(a + i + 4) * LoadV4(b + i + 4);
+  }
+  s0 += s1;
+  float s = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+  for (; i < k; ++i) s += a[i] * b[i];
+  return s;
+}
+
 // C[M x N] = A[M x K] * B^T (B is N x K), row-major, no accumulation.
+// A recurrent step of a small batch is a matrix-vector product: packing
+// all of R per step (what Sgemm does) would cost as much as the product and
+// pad M to the 4-row tile, so up to 4 rows take dot products over R's rows,
+// which are contiguous in K and each read once per step.
 void MatMulBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
               int64_t ldb, float* C, int64_t ldc, float* ws) {
-  Sgemm(false, true, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, ws);
+  if (M > 4) {
+    Sgemm(false, true, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, ws);
+    return;
+  }
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) C[m * ldc + n] = Dot(A + m * lda, B + n * ldb, K);
 }
 void MatMulBt(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
               int64_t ldb, double* C, int64_t ldc, float*) {
