@@ -245,6 +245,11 @@ void dft_length_pads_or_truncates_and_rank_two_is_real(void**) {
   EXPECT_OK(host.Run(node, 17, {host.F({2, 2}, {1, 2, 5, 1})}));
   EXPECT_SHAPE(host.out(0), 2, 2, 2);
   EXPECT_FLOATS(host.out(0), 3, 0, -1, 0, 6, 0, 4, 0);
+  kt::Node v20("DFT", "v20");  // opset 20: axis is input 2, default -2
+  EXPECT_OK(host.Run(v20, 20, {host.F({2, 1, 1}, {1, 2}), nullptr, host.I64({}, {0})}));
+  EXPECT_FLOATS(host.out(0), 3, 0, -1, 0);
+  EXPECT_OK(host.Run(v20, 20, {host.F({1, 2, 1}, {1, 2})}));
+  EXPECT_FLOATS(host.out(0), 3, 0, -1, 0);
   kt::Node ax("DFT", "ax0");
   ax.Int("axis", 0);  // the batch axis is a signal axis like any other
   EXPECT_OK(host.Run(ax, 17, {host.F({2, 1, 1}, {1, 2})}));
