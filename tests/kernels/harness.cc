@@ -67,6 +67,17 @@ Node& Node::Floats(const char* name, std::vector<float> v) {
   attrs_.push_back(a);
   return *this;
 }
+Node& Node::Strs(const char* name, std::vector<std::string> v) {
+  strs_.push_back(std::make_unique<std::vector<epctx::StrView>>());
+  for (auto& e : v) strs_.back()->push_back(Keep(e));
+  AttributeView a;
+  a.name = Keep(name);
+  a.type = AttrType::kStrings;
+  a.strings = strs_.back()->data();
+  a.count = static_cast<uint32_t>(strs_.back()->size());
+  attrs_.push_back(a);
+  return *this;
+}
 Node& Node::Tensor(const char* name, const epctx::onnx::TensorView* t) {
   AttributeView a;
   a.name = Keep(name);

@@ -26,6 +26,7 @@ class Node {
   Node& Str(const char* name, const char* v);
   Node& Ints(const char* name, std::vector<int64_t> v);
   Node& Floats(const char* name, std::vector<float> v);
+  Node& Strs(const char* name, std::vector<std::string> v);
   Node& Tensor(const char* name, const epctx::onnx::TensorView* t);
   Node& Outputs(std::vector<std::string> names);
   const epctx::onnx::NodeView& view();
@@ -35,6 +36,7 @@ class Node {
   std::vector<std::unique_ptr<std::string>> strings_;
   std::vector<std::unique_ptr<std::vector<int64_t>>> ints_;
   std::vector<std::unique_ptr<std::vector<float>>> floats_;
+  std::vector<std::unique_ptr<std::vector<epctx::StrView>>> strs_;
   std::vector<epctx::onnx::AttributeView> attrs_;
   std::vector<epctx::StrView> outputs_;
   epctx::onnx::NodeView node_;

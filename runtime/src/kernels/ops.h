@@ -96,6 +96,17 @@ EPCTX_KERNEL(CumSum);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)
+// rnn.cc
+EPCTX_KERNEL(RNN);
+EPCTX_KERNEL(GRU);
+EPCTX_KERNEL(LSTM);
+// signal.cc, signal_windows.cc
+EPCTX_KERNEL(DFT);
+EPCTX_KERNEL(STFT);
+EPCTX_KERNEL(HannWindow);
+EPCTX_KERNEL(HammingWindow);
+EPCTX_KERNEL(BlackmanWindow);
+EPCTX_KERNEL(MelWeightMatrix);
 // END family recurrent
 
 // BEGIN family controlflow: If, Loop, Scan

@@ -100,6 +100,15 @@ const KernelRow kKernels[] = {
     // END family data
 
     // BEGIN family recurrent
+    {"", "RNN", 7, kLatest, kern::RNN},
+    {"", "GRU", 7, kLatest, kern::GRU},
+    {"", "LSTM", 7, kLatest, kern::LSTM},
+    {"", "DFT", 17, kLatest, kern::DFT},
+    {"", "STFT", 17, kLatest, kern::STFT},
+    {"", "HannWindow", 17, kLatest, kern::HannWindow},
+    {"", "HammingWindow", 17, kLatest, kern::HammingWindow},
+    {"", "BlackmanWindow", 17, kLatest, kern::BlackmanWindow},
+    {"", "MelWeightMatrix", 17, kLatest, kern::MelWeightMatrix},
     // END family recurrent
 
     // BEGIN family controlflow
