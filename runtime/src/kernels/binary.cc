@@ -1,13 +1,14 @@
 // Arithmetic with numpy broadcasting on every numeric dtype: Add, Sub, Mul,
-// Div, Mod, Pow (base and exponent of different types), and the variadic
-// Max, Min, Sum, Mean.
+// Div, Mod, the variadic Max, Min, Sum, Mean, and Pow (base float, double,
+// float16, bfloat16, int32 or int64; exponent of any numeric type).
 //
 // Integer arithmetic wraps like two's complement (signed overflow would be
 // undefined); integer division or Mod by zero is INVALID_ARGUMENT (ORT
 // crashes). Max/Min propagate NaN, as ORT's Eigen PropagateNaN does. Pow
-// computes in float when base and exponent are float-like and float, else
-// in double, then converts like Cast (ORT's static_cast of std::pow; an
-// out-of-range integer result saturates here where ORT's is undefined).
+// computes in float when base and exponent are both float (or float16/
+// bfloat16 of one type), else in double, then converts like Cast (ORT's
+// static_cast of std::pow; an out-of-range integer result saturates here
+// where ORT's is undefined).
 #include <cmath>
 
 #include "kernels/elementwise.h"
@@ -131,29 +132,48 @@ Status Pow(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "Y", &e));
   Broadcast bc;
   EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, x->rank, x->dims, e->rank, e->dims, &bc));
+  const auto pow = [](auto a, auto b) {
+    using C = decltype(a);
+    if constexpr (std::is_same<C, float>::value && std::is_same<decltype(b), float>::value) {
+      return b == 2.0f ? a * a : std::pow(a, b);
+    } else {
+      return ConvertElem<C, double>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+    }
+  };
   Status st;
-  bool exp_ok = true;
-  const bool base_ok = Dispatch<kPowBase>(x->dtype, [&](auto base_tag) {
-    using T = decltype(base_tag);
-    exp_ok = Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
-      using E = decltype(exp_tag);
-      TensorRef* z = nullptr;
-      st = ctx.AllocOutput(0, DtypeOf<T>(), bc.out_rank, bc.out_dims, &z);
-      if (!st.ok() || z->elements() == 0) return;
-      RunRows(bc, static_cast<const T*>(x->data), static_cast<const E*>(e->data),
-              static_cast<T*>(z->data), [](Compute<T> a, Compute<E> b) {
-                if constexpr (std::is_same<Compute<T>, float>::value &&
-                              std::is_same<Compute<E>, float>::value) {
-                  return b == 2.0f ? a * a : std::pow(a, b);
-                } else {
-                  return ConvertElem<Compute<T>, double>(
-                      std::pow(static_cast<double>(a), static_cast<double>(b)));
-                }
-              });
-    });
+  const bool base_ok = Dispatch<kPowBase>(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    // An exponent of another type is converted to double once, so the
+    // kernel exists per base type rather than per (base, exponent) pair.
+    const double* exps = nullptr;
+    if (e->dtype != x->dtype) {
+      double* conv = nullptr;
+      st = ScratchArray(ctx, e->elements(), &conv);
+      if (!st.ok()) return;
+      if (!Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
+            using E = decltype(exp_tag);
+            const E* src = static_cast<const E*>(e->data);
+            const uint64_t n = e->elements();
+            for (uint64_t i = 0; i < n; ++i)
+              conv[i] = ConvertElem<double, E>(Get(src, static_cast<int64_t>(i)));
+          })) {
+        st = UnsupportedDtype(ctx, "exponent Y", e->dtype);
+        return;
+      }
+      exps = conv;
+    }
+    TensorRef* z = nullptr;
+    st = ctx.AllocOutput(0, DtypeOf<T>(), bc.out_rank, bc.out_dims, &z);
+    if (!st.ok() || z->elements() == 0) return;
+    const T* base = static_cast<const T*>(x->data);
+    T* out = static_cast<T*>(z->data);
+    if (exps) {
+      RunRows(bc, base, exps, out, pow);
+    } else {
+      RunRows(bc, base, static_cast<const T*>(e->data), out, pow);
+    }
   });
   if (!base_ok) return UnsupportedDtype(ctx, "X", x->dtype);
-  if (!exp_ok) return UnsupportedDtype(ctx, "exponent Y", e->dtype);
   return st;
 }
 

@@ -154,6 +154,22 @@ void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
   });
 }
 
+// dst = src broadcast over bc (dst as operand a, src as b), copying raw
+// elements of elem_size bytes: one instantiation per size, not per dtype.
+inline void BroadcastCopy(const Broadcast& bc, const void* src, void* dst, size_t elem_size) {
+  auto copy = [&](auto tag) {
+    using U = decltype(tag);
+    U* d = static_cast<U*>(dst);
+    RunRows(bc, d, static_cast<const U*>(src), d, [](U, U v) { return v; });
+  };
+  switch (elem_size) {
+    case 1: copy(uint8_t{}); break;
+    case 2: copy(uint16_t{}); break;
+    case 4: copy(uint32_t{}); break;
+    default: copy(uint64_t{}); break;
+  }
+}
+
 // INVALID_ARGUMENT when an integer divisor tensor holds a zero.
 template <typename T>
 Status CheckNoZero(KernelContext& ctx, const TensorRef& t, const char* what) {
@@ -242,11 +258,10 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
       Broadcast bc;
       st = MakeBroadcast(ctx, rank, dims, in->rank, in->dims, &bc);
       if (!st.ok()) return;
-      const T* src = static_cast<const T*>(in->data);
       if (i == 0) {
-        RunRows(bc, out, src, out, [](Compute<T>, Compute<T> v) { return v; });
+        BroadcastCopy(bc, in->data, out, sizeof(T));
       } else {
-        RunRows(bc, out, src, out, f);
+        RunRows(bc, out, static_cast<const T*>(in->data), out, f);
       }
     }
     if constexpr (kIsFloatLike<T>) {

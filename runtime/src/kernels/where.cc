@@ -42,16 +42,15 @@ Status Where(KernelContext& ctx) {
   AlignedStrides(*c, rank, sc);
   AlignedStrides(*x, rank, sx);
   AlignedStrides(*y, rank, sy);
-  Status st;
-  const bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    // Values are copied, not computed: bools as raw bytes.
-    using S = typename std::conditional<std::is_same<T, bool>::value, uint8_t, T>::type;
-    TensorRef* out = nullptr;
-    st = ctx.AllocOutput(0, DtypeOf<T>(), rank, dims, &out);
-    if (!st.ok()) return;
-    const uint64_t total = out->elements();
-    if (total == 0) return;
+  if (x->dtype < 0 || x->dtype > 31 || !(kAll & Bit(x->dtype)))
+    return UnsupportedDtype(ctx, "X", x->dtype);
+  TensorRef* out = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, rank, dims, &out));
+  const uint64_t total = out->elements();
+  if (total == 0) return Status::Ok();
+  // Values are copied, not computed: one loop per element size.
+  auto select = [&](auto tag) {
+    using S = decltype(tag);
     const int64_t n = rank ? dims[rank - 1] : 1;
     const int64_t dc = rank ? sc[rank - 1] : 0;
     const int64_t dx = rank ? sx[rank - 1] : 0;
@@ -70,9 +69,14 @@ Status Where(KernelContext& ctx) {
       NextIndex(OuterRank(rank), dims, idx_cx, sc, &oc, sx, &ox);
       NextIndex(OuterRank(rank), dims, idx_y, sy, &oy);
     }
-  });
-  if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
-  return st;
+  };
+  switch (dtype_size(x->dtype)) {
+    case 1: select(uint8_t{}); break;
+    case 2: select(uint16_t{}); break;
+    case 4: select(uint32_t{}); break;
+    default: select(uint64_t{}); break;
+  }
+  return Status::Ok();
 }
 
 }  // namespace kern
