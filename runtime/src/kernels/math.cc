@@ -11,30 +11,56 @@
 namespace epctx {
 namespace kern {
 
-#define EPCTX_FLOAT_MAP(Op, expr) \
-  Status Op(KernelContext& ctx) { \
-    return MapUnary<kFloats>(ctx, [](auto v) { return expr; }); \
-  }
+Status Sin(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::sin(v); });
+}
+Status Cos(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::cos(v); });
+}
+Status Tan(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::tan(v); });
+}
+Status Asin(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::asin(v); });
+}
+Status Acos(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::acos(v); });
+}
+Status Atan(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::atan(v); });
+}
+Status Sinh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::sinh(v); });
+}
+Status Cosh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::cosh(v); });
+}
+Status Asinh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::asinh(v); });
+}
+Status Acosh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::acosh(v); });
+}
+Status Atanh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::atanh(v); });
+}
+Status Erf(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::erf(v); });
+}
+Status Ceil(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::ceil(v); });
+}
+Status Floor(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::floor(v); });
+}
 
-EPCTX_FLOAT_MAP(Sin, std::sin(v))
-EPCTX_FLOAT_MAP(Cos, std::cos(v))
-EPCTX_FLOAT_MAP(Tan, std::tan(v))
-EPCTX_FLOAT_MAP(Asin, std::asin(v))
-EPCTX_FLOAT_MAP(Acos, std::acos(v))
-EPCTX_FLOAT_MAP(Atan, std::atan(v))
-EPCTX_FLOAT_MAP(Sinh, std::sinh(v))
-EPCTX_FLOAT_MAP(Cosh, std::cosh(v))
-EPCTX_FLOAT_MAP(Asinh, std::asinh(v))
-EPCTX_FLOAT_MAP(Acosh, std::acosh(v))
-EPCTX_FLOAT_MAP(Atanh, std::atanh(v))
-EPCTX_FLOAT_MAP(Erf, std::erf(v))
-EPCTX_FLOAT_MAP(Ceil, std::ceil(v))
-EPCTX_FLOAT_MAP(Floor, std::floor(v))
 // nearbyint in the default rounding mode rounds half to even.
-EPCTX_FLOAT_MAP(RoundHalfToEven, std::nearbyint(v))
-EPCTX_FLOAT_MAP(Reciprocal, decltype(v)(1) / v)
-
-#undef EPCTX_FLOAT_MAP
+Status RoundHalfToEven(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::nearbyint(v); });
+}
+Status Reciprocal(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return decltype(v)(1) / v; });
+}
 
 // -1, 0 or 1; NaN gives 0 like ORT's comparison chain.
 Status Sign(KernelContext& ctx) {
