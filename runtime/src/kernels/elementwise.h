@@ -131,7 +131,9 @@ Status MapUnary(KernelContext& ctx, F f) {
 }
 
 // out = f(a, b) over the broadcast iteration space bc. out may alias a
-// (the in-place variadic fold).
+// (the in-place variadic fold). Two loops per (op, type), not four: rows
+// where both operands advance, and rows where one repeats (step 0) — the
+// scalar-operand loops would double the code for little gain unvectorized.
 template <typename TA, typename TB, typename TO, typename F>
 void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
   ForEachRow(bc, [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da,
@@ -141,15 +143,8 @@ void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
     TO* po = out + oo;
     if (da == 1 && db == 1) {
       for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i), Get(pb, i)));
-    } else if (db == 1) {
-      const auto va = Get(pa, 0);
-      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(va, Get(pb, i)));
-    } else if (da == 1) {
-      const auto vb = Get(pb, 0);
-      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i), vb));
     } else {
-      const TO v = Store<TO>(f(Get(pa, 0), Get(pb, 0)));
-      for (int64_t i = 0; i < n; ++i) po[i] = v;
+      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
     }
   });
 }
