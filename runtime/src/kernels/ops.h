@@ -67,6 +67,55 @@ EPCTX_KERNEL(Cast);
 // resize.cc
 EPCTX_KERNEL(Resize);
 // BEGIN family elementwise: comparison, logic, math, activations, Cast/CastLike, dtypes of Add..Min/Pow/Clip
+// binary.cc
+EPCTX_KERNEL(Mod);
+EPCTX_KERNEL(Sum);
+EPCTX_KERNEL(Mean);
+// compare.cc
+EPCTX_KERNEL(Equal);
+EPCTX_KERNEL(Less);
+EPCTX_KERNEL(Greater);
+EPCTX_KERNEL(LessOrEqual);
+EPCTX_KERNEL(GreaterOrEqual);
+EPCTX_KERNEL(And);
+EPCTX_KERNEL(Or);
+EPCTX_KERNEL(Xor);
+EPCTX_KERNEL(Not);
+EPCTX_KERNEL(BitShift);
+// where.cc
+EPCTX_KERNEL(Where);
+// math.cc
+EPCTX_KERNEL(Sin);
+EPCTX_KERNEL(Cos);
+EPCTX_KERNEL(Tan);
+EPCTX_KERNEL(Asin);
+EPCTX_KERNEL(Acos);
+EPCTX_KERNEL(Atan);
+EPCTX_KERNEL(Sinh);
+EPCTX_KERNEL(Cosh);
+EPCTX_KERNEL(Asinh);
+EPCTX_KERNEL(Acosh);
+EPCTX_KERNEL(Atanh);
+EPCTX_KERNEL(Erf);
+EPCTX_KERNEL(Ceil);
+EPCTX_KERNEL(Floor);
+EPCTX_KERNEL(RoundHalfToEven);  // Round
+EPCTX_KERNEL(Reciprocal);
+EPCTX_KERNEL(Sign);
+EPCTX_KERNEL(IsNaN);
+EPCTX_KERNEL(IsInf);
+// activation.cc
+EPCTX_KERNEL(Elu);
+EPCTX_KERNEL(Selu);
+EPCTX_KERNEL(Celu);
+EPCTX_KERNEL(Softplus);
+EPCTX_KERNEL(Softsign);
+EPCTX_KERNEL(HardSwish);
+EPCTX_KERNEL(ThresholdedRelu);
+EPCTX_KERNEL(PRelu);
+EPCTX_KERNEL(Shrink);
+// cast.cc
+EPCTX_KERNEL(CastLike);
 // END family elementwise
 
 // BEGIN family reduce: reductions, ArgMax/ArgMin, CumSum, TopK, Hardmax, Softmax family, normalisation, losses

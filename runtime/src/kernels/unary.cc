@@ -1,124 +1,126 @@
-// Elementwise unary ops (float32; Abs and Neg also int32/int64) and Clip.
+// The original unary ops and Clip, on every dtype the spec and ORT allow:
+// Relu (floats and signed ints), LeakyRelu, Sigmoid, HardSigmoid, Tanh, Exp,
+// Log, Sqrt (floats), Abs (every numeric type), Neg (floats and signed ints),
+// Clip (every numeric type). float16/bfloat16 compute in float. Integer
+// negation wraps (-MIN == MIN).
 #include <cmath>
 #include <limits>
 
-#include "kernels/kernel_util.h"
+#include "kernels/elementwise.h"
 #include "kernels/ops.h"
 
 namespace epctx {
 namespace kern {
 namespace {
 
-// Allocates Y like X (float) and applies f to every element.
-template <typename F>
-Status MapFloat(KernelContext& ctx, F f) {
-  const TensorRef* x;
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
-  TensorRef* y = nullptr;
-  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, x->dims, &y));
-  const float* __restrict in = static_cast<const float*>(x->data);
-  float* __restrict out = static_cast<float*>(y->data);
-  const uint64_t n = x->elements();
-  for (uint64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+// The bound of Clip from opset 11 on: an optional scalar input of X's type.
+template <typename T>
+Status ClipBound(KernelContext& ctx, uint32_t i, const char* what, Compute<T>* bound) {
+  const TensorRef* t = ctx.input(i);
+  if (!t) return Status::Ok();
+  if (t->dtype != DtypeOf<T>())
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s is %s, expected %s like X", what,
+                    dtype_name(t->dtype), dtype_name(DtypeOf<T>()));
+  if (t->elements() != 1 || t->rank > 1)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar, found shape %s", what,
+                    ShapeOf(*t).s);
+  *bound = Get(static_cast<const T*>(t->data), 0);
   return Status::Ok();
-}
-
-template <typename T, typename F>
-void MapTyped(const TensorRef& x, TensorRef* y, F f) {
-  const T* __restrict in = static_cast<const T*>(x.data);
-  T* __restrict out = static_cast<T*>(y->data);
-  const uint64_t n = x.elements();
-  for (uint64_t i = 0; i < n; ++i) out[i] = f(in[i]);
-}
-
-// Abs/Neg on float, int32, int64; integer negation wraps (-MIN == MIN).
-template <bool kNeg>
-Status SignOp(KernelContext& ctx) {
-  const TensorRef* x;
-  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
-  TensorRef* y = nullptr;
-  switch (x->dtype) {
-    case EPCTX_DTYPE_FLOAT:
-      EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
-      MapTyped<float>(*x, y, [](float v) { return kNeg ? -v : fabsf(v); });
-      return Status::Ok();
-    case EPCTX_DTYPE_INT32:
-      EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
-      MapTyped<int32_t>(*x, y, [](int32_t v) {
-        const uint32_t neg = 0u - static_cast<uint32_t>(v);
-        return static_cast<int32_t>(kNeg || v < 0 ? neg : static_cast<uint32_t>(v));
-      });
-      return Status::Ok();
-    case EPCTX_DTYPE_INT64:
-      EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
-      MapTyped<int64_t>(*x, y, [](int64_t v) {
-        const uint64_t neg = 0u - static_cast<uint64_t>(v);
-        return static_cast<int64_t>(kNeg || v < 0 ? neg : static_cast<uint64_t>(v));
-      });
-      return Status::Ok();
-    default:
-      return UnsupportedDtype(ctx, "X", x->dtype);
-  }
 }
 
 }  // namespace
 
 Status Relu(KernelContext& ctx) {
-  return MapFloat(ctx, [](float v) { return v > 0.0f ? v : 0.0f; });
+  return MapUnary<kFloats | kSignedInts>(ctx, [](auto v) { return v > 0 ? v : decltype(v)(0); });
 }
 
 Status LeakyRelu(KernelContext& ctx) {
   const float alpha = ctx.AttrFloat("alpha", 0.01f);
-  return MapFloat(ctx, [alpha](float v) { return v >= 0.0f ? v : alpha * v; });
+  return MapUnary<kFloats>(ctx, [alpha](auto v) { return v >= 0 ? v : alpha * v; });
 }
 
 Status Sigmoid(KernelContext& ctx) {
-  // Split by sign so expf never overflows.
-  return MapFloat(ctx, [](float v) {
-    if (v >= 0.0f) return 1.0f / (1.0f + expf(-v));
-    const float e = expf(v);
-    return e / (1.0f + e);
+  // Split by sign so exp never overflows.
+  return MapUnary<kFloats>(ctx, [](auto v) {
+    using C = decltype(v);
+    if (v >= 0) return C(1) / (C(1) + std::exp(-v));
+    const C e = std::exp(v);
+    return e / (C(1) + e);
   });
 }
 
 Status HardSigmoid(KernelContext& ctx) {
   const float alpha = ctx.AttrFloat("alpha", 0.2f);
   const float beta = ctx.AttrFloat("beta", 0.5f);
-  return MapFloat(ctx, [alpha, beta](float v) {
-    const float r = alpha * v + beta;
-    return r < 0.0f ? 0.0f : (r > 1.0f ? 1.0f : r);
+  return MapUnary<kFloats>(ctx, [alpha, beta](auto v) {
+    using C = decltype(v);
+    const C r = alpha * v + beta;
+    return r < 0 ? C(0) : (r > 1 ? C(1) : r);
   });
 }
 
-Status Tanh(KernelContext& ctx) { return MapFloat(ctx, [](float v) { return tanhf(v); }); }
-Status Exp(KernelContext& ctx) { return MapFloat(ctx, [](float v) { return expf(v); }); }
-Status Log(KernelContext& ctx) { return MapFloat(ctx, [](float v) { return logf(v); }); }
-Status Sqrt(KernelContext& ctx) { return MapFloat(ctx, [](float v) { return sqrtf(v); }); }
-Status Abs(KernelContext& ctx) { return SignOp<false>(ctx); }
-Status Neg(KernelContext& ctx) { return SignOp<true>(ctx); }
+Status Tanh(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::tanh(v); });
+}
+Status Exp(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::exp(v); });
+}
+Status Log(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::log(v); });
+}
+Status Sqrt(KernelContext& ctx) {
+  return MapUnary<kFloats>(ctx, [](auto v) { return std::sqrt(v); });
+}
+
+Status Abs(KernelContext& ctx) {
+  return MapUnary<kNumeric>(ctx, [](auto v) {
+    using C = decltype(v);
+    if constexpr (kIsFloatLike<C>) return std::fabs(v);
+    else if constexpr (std::is_signed<C>::value) return v < 0 ? WrapNeg(v) : v;
+    else return v;
+  });
+}
+
+Status Neg(KernelContext& ctx) {
+  return MapUnary<kFloats | kSignedInts>(ctx, [](auto v) {
+    if constexpr (kIsFloatLike<decltype(v)>) return -v;
+    else return WrapNeg(v);
+  });
+}
 
 Status Clip(KernelContext& ctx) {
-  float lo = -std::numeric_limits<float>::infinity();
-  float hi = std::numeric_limits<float>::infinity();
+  const TensorRef* x;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   if (ctx.opset() < 11) {
-    lo = ctx.AttrFloat("min", lo);
-    hi = ctx.AttrFloat("max", hi);
-  } else {
-    // From opset 11 the bounds are optional scalar inputs.
-    if (const TensorRef* t = ctx.input(1)) {
-      if (t->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, "min", t->dtype);
-      EPCTX_RETURN_IF_ERROR(ReadScalarFloat(ctx, *t, "min", &lo));
-    }
-    if (const TensorRef* t = ctx.input(2)) {
-      if (t->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, "max", t->dtype);
-      EPCTX_RETURN_IF_ERROR(ReadScalarFloat(ctx, *t, "max", &hi));
-    }
+    // Bounds are float attributes; the op is float-only then.
+    const float lo = ctx.AttrFloat("min", -std::numeric_limits<float>::infinity());
+    const float hi = ctx.AttrFloat("max", std::numeric_limits<float>::infinity());
+    return MapUnary<kFloats>(ctx, [lo, hi](auto v) {
+      using C = decltype(v);
+      const C r = v < lo ? C(lo) : v;
+      return r > hi ? C(hi) : r;
+    });
   }
-  // As the spec's reference: min first, then max (so min > max gives max).
-  return MapFloat(ctx, [lo, hi](float v) {
-    const float r = v < lo ? lo : v;
-    return r > hi ? hi : r;
+  Status st;
+  const bool ok = Dispatch<kNumeric>(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = Compute<T>;
+    C lo = std::numeric_limits<C>::lowest(), hi = std::numeric_limits<C>::max();
+    if constexpr (kIsFloatLike<T>) {
+      lo = -std::numeric_limits<C>::infinity();
+      hi = std::numeric_limits<C>::infinity();
+    }
+    st = ClipBound<T>(ctx, 1, "min", &lo);
+    if (st.ok()) st = ClipBound<T>(ctx, 2, "max", &hi);
+    if (!st.ok()) return;
+    // As the spec's reference: min first, then max (so min > max gives max).
+    st = MapUnary<Bit(DtypeOf<T>())>(ctx, [lo, hi](auto v) {
+      const C r = v < lo ? lo : v;
+      return r > hi ? hi : r;
+    });
   });
+  if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
+  return st;
 }
 
 }  // namespace kern

@@ -1,0 +1,277 @@
+// The one mechanism behind the elementwise kernels: apply a function to
+// every element (MapUnary), to two broadcast operands (MapBinary), or fold
+// it over any number of broadcast operands (MapVariadic), for every dtype in
+// dtype mask.
+//
+// The function is a generic lambda over computed values (Compute<T>: float
+// for float16/bfloat16, else T itself), so one lambda serves every dtype;
+// the result is rounded back with Store<O>. O is the input's type, or a fixed
+// type (bool for predicates). Integer lambdas must not overflow a signed
+// type: wrap through WrapAdd/WrapSub/WrapMul/WrapNeg.
+//
+// Also here: ConvertElem, the per-element conversion Cast defines and Clip,
+// Pow and Shrink reuse, and Get, which reads bools as bytes (a tensor from a
+// file may hold 2 in a bool; reading that as a C++ bool is undefined).
+#ifndef EPCTX_KERNELS_ELEMENTWISE_H
+#define EPCTX_KERNELS_ELEMENTWISE_H
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/broadcast.h"
+#include "kernels/elem.h"
+#include "kernels/kernel_util.h"
+
+namespace epctx {
+namespace kern {
+
+template <typename T>
+inline Compute<T> Get(const T* p, int64_t i) {
+  return Load(p[i]);
+}
+inline bool Get(const bool* p, int64_t i) {
+  return reinterpret_cast<const uint8_t*>(p)[i] != 0;
+}
+
+// Two's-complement arithmetic for any integer type, without signed overflow.
+template <typename T>
+inline T WrapAdd(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+template <typename T>
+inline T WrapSub(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+template <typename T>
+inline T WrapMul(T a, T b) {
+  return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+template <typename T>
+inline T WrapNeg(T a) {
+  return static_cast<T>(uint64_t{0} - static_cast<uint64_t>(a));
+}
+
+// A floating value into integer type T: NaN is 0, out of range saturates
+// (C++ leaves both undefined). double(max) may round up to 2^N, hence >=.
+template <typename T>
+inline T Saturate(double v) {
+  if (v != v) return T(0);
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
+    return std::numeric_limits<T>::lowest();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+    return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+// One element converted as Cast does: to bool is "!= 0" (NaN is true);
+// floating to integer saturates; integer to integer wraps; double to
+// float16/bfloat16 rounds through float, as ORT does.
+template <typename To, typename From>
+inline To ConvertElem(Compute<From> v) {
+  if constexpr (std::is_same<To, bool>::value) {
+    return v != 0;
+  } else if constexpr (kIsFloatLike<To>) {
+    return Store<To>(static_cast<Compute<To>>(v));
+  } else if constexpr (kIsFloatLike<From>) {
+    return Saturate<To>(static_cast<double>(v));
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// DispatchType with the mask known at compile time: f is instantiated only
+// for the dtypes in kMask, so a lambda may use operations (<<, %) that other
+// types lack.
+template <uint32_t kMask, typename T, typename F>
+inline bool TryType(int32_t dtype, F& f) {
+  if constexpr ((kMask & Bit(DtypeOf<T>())) != 0) {
+    if (dtype == DtypeOf<T>()) {
+      f(T{});
+      return true;
+    }
+  }
+  return false;
+}
+template <uint32_t kMask, typename F>
+bool Dispatch(int32_t dtype, F&& f) {
+  return TryType<kMask, float>(dtype, f) || TryType<kMask, double>(dtype, f) ||
+         TryType<kMask, Half>(dtype, f) || TryType<kMask, BFloat16>(dtype, f) ||
+         TryType<kMask, int8_t>(dtype, f) || TryType<kMask, int16_t>(dtype, f) ||
+         TryType<kMask, int32_t>(dtype, f) || TryType<kMask, int64_t>(dtype, f) ||
+         TryType<kMask, uint8_t>(dtype, f) || TryType<kMask, uint16_t>(dtype, f) ||
+         TryType<kMask, uint32_t>(dtype, f) || TryType<kMask, uint64_t>(dtype, f) ||
+         TryType<kMask, bool>(dtype, f);
+}
+
+// Output element type selector: the input's type, or a fixed type.
+struct SameType {};
+template <typename Out, typename T>
+using OutType = typename std::conditional<std::is_same<Out, SameType>::value, T, Out>::type;
+
+// Y = f(X) elementwise, X = input 0 with a dtype in mask.
+template <uint32_t kMask, typename Out = SameType, typename F>
+Status MapUnary(KernelContext& ctx, F f) {
+  const TensorRef* x;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
+  Status st;
+  const bool ok = Dispatch<kMask>(x->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using O = OutType<Out, T>;
+    TensorRef* y = nullptr;
+    st = ctx.AllocOutput(0, DtypeOf<O>(), x->rank, x->dims, &y);
+    if (!st.ok()) return;
+    const T* in = static_cast<const T*>(x->data);
+    O* out = static_cast<O*>(y->data);
+    const uint64_t n = x->elements();
+    for (uint64_t i = 0; i < n; ++i) out[i] = Store<O>(f(Get(in, i)));
+  });
+  if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
+  return st;
+}
+
+// out = f(a, b) over the broadcast iteration space bc. out may alias a
+// (the in-place variadic fold). Two loops per (op, type), not four: rows
+// where both operands advance, and rows where one repeats (step 0) — the
+// scalar-operand loops would double the code for little gain unvectorized.
+template <typename TA, typename TB, typename TO, typename F>
+void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
+  ForEachRow(bc, [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da,
+                     int64_t db) {
+    const TA* pa = a + oa;
+    const TB* pb = b + ob;
+    TO* po = out + oo;
+    if (da == 1 && db == 1) {
+      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i), Get(pb, i)));
+    } else {
+      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
+    }
+  });
+}
+
+// dst = src broadcast over bc (dst as operand a, src as b), copying raw
+// elements of elem_size bytes: one instantiation per size, not per dtype.
+inline void BroadcastCopy(const Broadcast& bc, const void* src, void* dst, size_t elem_size) {
+  auto copy = [&](auto tag) {
+    using U = decltype(tag);
+    U* d = static_cast<U*>(dst);
+    RunRows(bc, d, static_cast<const U*>(src), d, [](U, U v) { return v; });
+  };
+  switch (elem_size) {
+    case 1: copy(uint8_t{}); break;
+    case 2: copy(uint16_t{}); break;
+    case 4: copy(uint32_t{}); break;
+    default: copy(uint64_t{}); break;
+  }
+}
+
+// INVALID_ARGUMENT when an integer divisor tensor holds a zero.
+template <typename T>
+Status CheckNoZero(KernelContext& ctx, const TensorRef& t, const char* what) {
+  if constexpr (!kIsFloatLike<T>) {
+    const T* p = static_cast<const T*>(t.data);
+    const uint64_t n = t.elements();
+    for (uint64_t i = 0; i < n; ++i)
+      if (Get(p, static_cast<int64_t>(i)) == 0)
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                        "integer division by zero (divisor %s %s, element %llu)", what,
+                        ShapeOf(t).s, static_cast<unsigned long long>(i));
+  }
+  return Status::Ok();
+}
+
+// INVALID_ARGUMENT unless inputs a and b have the same dtype.
+inline Status SameDtype(KernelContext& ctx, const TensorRef& a, const char* an,
+                        const TensorRef& b, const char* bn) {
+  if (a.dtype != b.dtype)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s is %s but %s is %s; expected one type", an,
+                    dtype_name(a.dtype), bn, dtype_name(b.dtype));
+  return Status::Ok();
+}
+
+enum class Divisor { kAny, kNonZeroInt };
+
+// C = f(A, B) with numpy broadcasting; A and B share a dtype in mask. With
+// Divisor::kNonZeroInt an integer B holding 0 is INVALID_ARGUMENT.
+template <uint32_t kMask, typename Out = SameType, typename F>
+Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
+                 const char* an = "A", const char* bn = "B") {
+  const TensorRef *a, *b;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, an, &a));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 1, bn, &b));
+  EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, an, *b, bn));
+  Broadcast bc;
+  EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a->rank, a->dims, b->rank, b->dims, &bc));
+  Status st;
+  const bool ok = Dispatch<kMask>(a->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using O = OutType<Out, T>;
+    if (divisor == Divisor::kNonZeroInt) {
+      st = CheckNoZero<T>(ctx, *b, bn);
+      if (!st.ok()) return;
+    }
+    TensorRef* y = nullptr;
+    st = ctx.AllocOutput(0, DtypeOf<O>(), bc.out_rank, bc.out_dims, &y);
+    if (!st.ok() || y->elements() == 0) return;
+    RunRows(bc, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
+            static_cast<O*>(y->data), f);
+  });
+  if (!ok) return UnsupportedDtype(ctx, an, a->dtype);
+  return st;
+}
+
+// Y = f(...f(f(x0, x1), x2)..., xn) with numpy broadcasting over every input
+// (all of one dtype in mask); with `mean`, Y is then divided by the count.
+template <uint32_t kMask, typename F>
+Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
+  if (ctx.num_inputs() == 0)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "expected at least one input, found none");
+  const TensorRef* first;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data_0", &first));
+  uint32_t rank = first->rank;
+  int64_t dims[kMaxRank];
+  for (uint32_t d = 0; d < rank; ++d) dims[d] = first->dims[d];
+  for (uint32_t i = 1; i < ctx.num_inputs(); ++i) {
+    const TensorRef* in;
+    EPCTX_RETURN_IF_ERROR(Input(ctx, i, "data_i", &in));
+    if (in->dtype != first->dtype)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input %u is %s, expected %s like input 0", i,
+                      dtype_name(in->dtype), dtype_name(first->dtype));
+    int64_t next[kMaxRank];
+    EPCTX_RETURN_IF_ERROR(BroadcastShape(ctx, rank, dims, in->rank, in->dims, &rank, next));
+    for (uint32_t d = 0; d < rank; ++d) dims[d] = next[d];
+  }
+  Status st;
+  const bool ok = Dispatch<kMask>(first->dtype, [&](auto tag) {
+    using T = decltype(tag);
+    TensorRef* y = nullptr;
+    st = ctx.AllocOutput(0, DtypeOf<T>(), rank, dims, &y);
+    if (!st.ok() || y->elements() == 0) return;
+    T* out = static_cast<T*>(y->data);
+    for (uint32_t i = 0; i < ctx.num_inputs(); ++i) {
+      const TensorRef* in = ctx.input(i);
+      Broadcast bc;
+      st = MakeBroadcast(ctx, rank, dims, in->rank, in->dims, &bc);
+      if (!st.ok()) return;
+      if (i == 0) {
+        BroadcastCopy(bc, in->data, out, sizeof(T));
+      } else {
+        RunRows(bc, out, static_cast<const T*>(in->data), out, f);
+      }
+    }
+    if constexpr (kIsFloatLike<T>) {
+      if (mean) {
+        const Compute<T> count = static_cast<Compute<T>>(ctx.num_inputs());
+        const uint64_t n = y->elements();
+        for (uint64_t j = 0; j < n; ++j) out[j] = Store<T>(Load(out[j]) / count);
+      }
+    }
+  });
+  if (!ok) return UnsupportedDtype(ctx, "data_0", first->dtype);
+  return st;
+}
+
+}  // namespace kern
+}  // namespace epctx
+
+#endif
