@@ -73,6 +73,15 @@ EPCTX_KERNEL(Resize);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout
+// shape_ops.cc
+EPCTX_KERNEL(Size);
+// trilu.cc
+EPCTX_KERNEL(Trilu);
+// generate.cc
+EPCTX_KERNEL(ConstantOfShape);
+EPCTX_KERNEL(Range);
+EPCTX_KERNEL(EyeLike);
+EPCTX_KERNEL(OneHot);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -77,6 +77,12 @@ const KernelRow kKernels[] = {
     // END family reduce
 
     // BEGIN family data
+    {"", "Size", 1, kLatest, kern::Size},
+    {"", "Trilu", 14, kLatest, kern::Trilu},
+    {"", "ConstantOfShape", 9, kLatest, kern::ConstantOfShape},
+    {"", "Range", 11, kLatest, kern::Range},
+    {"", "EyeLike", 9, kLatest, kern::EyeLike},
+    {"", "OneHot", 9, kLatest, kern::OneHot},
     // END family data
 
     // BEGIN family recurrent
