@@ -82,6 +82,13 @@ EPCTX_KERNEL(ConstantOfShape);
 EPCTX_KERNEL(Range);
 EPCTX_KERNEL(EyeLike);
 EPCTX_KERNEL(OneHot);
+// gather_nd.cc
+EPCTX_KERNEL(GatherElements);
+EPCTX_KERNEL(GatherND);
+// scatter.cc
+EPCTX_KERNEL(Scatter);
+EPCTX_KERNEL(ScatterElements);
+EPCTX_KERNEL(ScatterND);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -83,6 +83,11 @@ const KernelRow kKernels[] = {
     {"", "Range", 11, kLatest, kern::Range},
     {"", "EyeLike", 9, kLatest, kern::EyeLike},
     {"", "OneHot", 9, kLatest, kern::OneHot},
+    {"", "GatherElements", 11, kLatest, kern::GatherElements},
+    {"", "GatherND", 11, kLatest, kern::GatherND},
+    {"", "Scatter", 9, 10, kern::Scatter},
+    {"", "ScatterElements", 11, kLatest, kern::ScatterElements},
+    {"", "ScatterND", 11, kLatest, kern::ScatterND},
     // END family data
 
     // BEGIN family recurrent
