@@ -89,6 +89,16 @@ EPCTX_KERNEL(GatherND);
 EPCTX_KERNEL(Scatter);
 EPCTX_KERNEL(ScatterElements);
 EPCTX_KERNEL(ScatterND);
+// split.cc
+EPCTX_KERNEL(Split);
+// expand_tile.cc
+EPCTX_KERNEL(Expand);
+EPCTX_KERNEL(Tile);
+// depth_space.cc
+EPCTX_KERNEL(DepthToSpace);
+EPCTX_KERNEL(SpaceToDepth);
+// pad.cc
+EPCTX_KERNEL(Pad);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

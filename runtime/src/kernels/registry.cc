@@ -88,6 +88,12 @@ const KernelRow kKernels[] = {
     {"", "Scatter", 9, 10, kern::Scatter},
     {"", "ScatterElements", 11, kLatest, kern::ScatterElements},
     {"", "ScatterND", 11, kLatest, kern::ScatterND},
+    {"", "Split", 2, kLatest, kern::Split},
+    {"", "Expand", 8, kLatest, kern::Expand},
+    {"", "Tile", 6, kLatest, kern::Tile},
+    {"", "DepthToSpace", 1, kLatest, kern::DepthToSpace},
+    {"", "SpaceToDepth", 1, kLatest, kern::SpaceToDepth},
+    {"", "Pad", 2, kLatest, kern::Pad},
     // END family data
 
     // BEGIN family recurrent
