@@ -99,6 +99,14 @@ EPCTX_KERNEL(DepthToSpace);
 EPCTX_KERNEL(SpaceToDepth);
 // pad.cc
 EPCTX_KERNEL(Pad);
+// select.cc
+EPCTX_KERNEL(Compress);
+EPCTX_KERNEL(NonZero);
+EPCTX_KERNEL(ReverseSequence);
+// det.cc
+EPCTX_KERNEL(Det);
+// unique.cc
+EPCTX_KERNEL(Unique);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

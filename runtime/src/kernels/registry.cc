@@ -94,6 +94,11 @@ const KernelRow kKernels[] = {
     {"", "DepthToSpace", 1, kLatest, kern::DepthToSpace},
     {"", "SpaceToDepth", 1, kLatest, kern::SpaceToDepth},
     {"", "Pad", 2, kLatest, kern::Pad},
+    {"", "Compress", 9, kLatest, kern::Compress},
+    {"", "NonZero", 9, kLatest, kern::NonZero},
+    {"", "ReverseSequence", 10, kLatest, kern::ReverseSequence},
+    {"", "Det", 11, kLatest, kern::Det},
+    {"", "Unique", 11, kLatest, kern::Unique},
     // END family data
 
     // BEGIN family recurrent
