@@ -107,6 +107,14 @@ EPCTX_KERNEL(ReverseSequence);
 EPCTX_KERNEL(Det);
 // unique.cc
 EPCTX_KERNEL(Unique);
+// random.cc
+EPCTX_KERNEL(RandomUniform);
+EPCTX_KERNEL(RandomNormal);
+EPCTX_KERNEL(RandomUniformLike);
+EPCTX_KERNEL(RandomNormalLike);
+EPCTX_KERNEL(Bernoulli);
+EPCTX_KERNEL(Multinomial);
+EPCTX_KERNEL(Dropout);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -99,6 +99,13 @@ const KernelRow kKernels[] = {
     {"", "ReverseSequence", 10, kLatest, kern::ReverseSequence},
     {"", "Det", 11, kLatest, kern::Det},
     {"", "Unique", 11, kLatest, kern::Unique},
+    {"", "RandomUniform", 1, kLatest, kern::RandomUniform},
+    {"", "RandomNormal", 1, kLatest, kern::RandomNormal},
+    {"", "RandomUniformLike", 1, kLatest, kern::RandomUniformLike},
+    {"", "RandomNormalLike", 1, kLatest, kern::RandomNormalLike},
+    {"", "Bernoulli", 15, kLatest, kern::Bernoulli},
+    {"", "Multinomial", 7, kLatest, kern::Multinomial},
+    {"", "Dropout", 7, kLatest, kern::Dropout},
     // END family data
 
     // BEGIN family recurrent
