@@ -115,6 +115,8 @@ EPCTX_KERNEL(RandomNormalLike);
 EPCTX_KERNEL(Bernoulli);
 EPCTX_KERNEL(Multinomial);
 EPCTX_KERNEL(Dropout);
+// einsum.cc
+EPCTX_KERNEL(Einsum);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -106,6 +106,7 @@ const KernelRow kKernels[] = {
     {"", "Bernoulli", 15, kLatest, kern::Bernoulli},
     {"", "Multinomial", 7, kLatest, kern::Multinomial},
     {"", "Dropout", 7, kLatest, kern::Dropout},
+    {"", "Einsum", 12, kLatest, kern::Einsum},
     // END family data
 
     // BEGIN family recurrent
