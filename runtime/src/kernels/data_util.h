@@ -56,6 +56,24 @@ void StridedCopyBytes(size_t es, uint32_t rank, const int64_t* dims, const int64
 // Writes the es-byte pattern at value into n consecutive elements of dst.
 void FillBytes(void* dst, uint64_t n, size_t es, const void* value);
 
+// Stable bottom-up merge sort of order[0..n) (no recursion), using
+// tmp[0..n); cmp.Compare(a, b) < 0 when item a sorts before item b.
+template <typename Cmp>
+void MergeSort(int64_t* order, int64_t* tmp, int64_t n, const Cmp& cmp) {
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      const int64_t mid = lo + width < n ? lo + width : n;
+      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = cmp.Compare(order[j], order[i]) < 0 ? order[j++] : order[i++];
+      while (i < mid) tmp[k++] = order[i++];
+      while (j < hi) tmp[k++] = order[j++];
+    }
+    memcpy(order, tmp, static_cast<size_t>(n) * sizeof(int64_t));
+  }
+}
+
 }  // namespace kern
 }  // namespace epctx
 

@@ -117,6 +117,8 @@ EPCTX_KERNEL(Multinomial);
 EPCTX_KERNEL(Dropout);
 // einsum.cc
 EPCTX_KERNEL(Einsum);
+// tfidf.cc
+EPCTX_KERNEL(TfIdfVectorizer);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -107,6 +107,7 @@ const KernelRow kKernels[] = {
     {"", "Multinomial", 7, kLatest, kern::Multinomial},
     {"", "Dropout", 7, kLatest, kern::Dropout},
     {"", "Einsum", 12, kLatest, kern::Einsum},
+    {"", "TfIdfVectorizer", 9, kLatest, kern::TfIdfVectorizer},
     // END family data
 
     // BEGIN family recurrent

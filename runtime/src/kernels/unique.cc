@@ -2,8 +2,8 @@
 // input) or distinct slices along `axis`, with all four outputs: Y, the
 // index of each one's first occurrence, the inverse indices and counts.
 //
-// Items are ordered by a stable bottom-up merge sort (no recursion) over
-// an index array, equal runs become groups, and for sorted = 0 groups are
+// Items are ordered by MergeSort (data_util.h, stable) over an index
+// array, equal runs become groups, and for sorted = 0 groups are
 // renumbered by first occurrence. Floats order NaN after every number and
 // treat all NaNs as one value; slices compare lexicographically, as numpy
 // does.
@@ -44,23 +44,6 @@ struct Items {
     return 0;
   }
 };
-
-// Stable sort of order[0..n) by cmp, using tmp[0..n).
-template <typename Cmp>
-void MergeSort(int64_t* order, int64_t* tmp, int64_t n, const Cmp& cmp) {
-  for (int64_t width = 1; width < n; width *= 2) {
-    for (int64_t lo = 0; lo < n; lo += 2 * width) {
-      const int64_t mid = lo + width < n ? lo + width : n;
-      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int64_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        tmp[k++] = cmp.Compare(order[j], order[i]) < 0 ? order[j++] : order[i++];
-      while (i < mid) tmp[k++] = order[i++];
-      while (j < hi) tmp[k++] = order[j++];
-    }
-    memcpy(order, tmp, static_cast<size_t>(n) * sizeof(int64_t));
-  }
-}
 
 }  // namespace
 
