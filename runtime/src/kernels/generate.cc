@@ -181,8 +181,10 @@ Status EyeLike(KernelContext& ctx) {
     T* out = static_cast<T*>(y->data);
     memset(out, 0, static_cast<size_t>(y->elements()) * sizeof(T));
     const T one = Store<T>(static_cast<Compute<T>>(1));
-    // Row i has its one at column i + k; only rows whose column is in range.
-    const int64_t first = k < 0 ? (-k < rows ? -k : rows) : 0;
+    // Row i has its one at column i + k; only rows whose column is in range
+    // (|k| beyond the matrix leaves it zero; no i + k overflow).
+    if (k >= cols || k <= -rows) return;
+    const int64_t first = k < 0 ? -k : 0;
     for (int64_t i = first; i < rows; ++i) {
       const int64_t j = i + k;
       if (j >= cols) break;
