@@ -5,7 +5,6 @@
 // accumulate (v += delta), so float results round exactly as ORT's do.
 // Integer counts are computed exactly in unsigned arithmetic instead of
 // through a double.
-#include <cmath>
 #include <cstring>
 
 #include "kernels/data_util.h"
@@ -123,14 +122,16 @@ Status Range(KernelContext& ctx) {
       }
       int64_t n = 0;
       if constexpr (std::is_floating_point<T>::value) {
-        const double q = ceil(static_cast<double>(l - s) / static_cast<double>(d));
+        const double q = static_cast<double>(l - s) / static_cast<double>(d);
         if (q != q || q >= 9.2e18) {
           st = ctx.Fail(EPCTX_INVALID_ARGUMENT,
                         "start %g, limit %g and delta %g give no finite element count",
                         static_cast<double>(s), static_cast<double>(l), static_cast<double>(d));
           return;
         }
+        // ceil(q) without libm's ceil (not on the freestanding allowlist).
         n = q > 0 ? static_cast<int64_t>(q) : 0;
+        if (q > 0 && static_cast<double>(n) < q) ++n;
       } else {
         const uint64_t c = IntRangeCount(s, l, d);
         // A count past INT64_MAX fails CheckShape below like any huge shape.
