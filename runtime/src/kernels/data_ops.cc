@@ -2,54 +2,11 @@
 // Slice, Gather.
 #include <cstring>
 
-#include "kernels/kernel_util.h"
+#include "kernels/data_util.h"
 #include "kernels/ops.h"
 
 namespace epctx {
 namespace kern {
-namespace {
-
-Status ElementSize(KernelContext& ctx, const TensorRef& t, const char* what,
-                   size_t* es) {
-  *es = dtype_size(t.dtype);
-  if (*es == 0) return UnsupportedDtype(ctx, what, t.dtype);
-  return Status::Ok();
-}
-
-// Copies a strided N-D view (dims, input strides in elements, starting at
-// src) into dst contiguously.
-template <typename T>
-void StridedCopy(uint32_t rank, const int64_t* dims, const int64_t* strides,
-                 const T* src, T* dst) {
-  const int64_t n = rank ? dims[rank - 1] : 1;
-  const int64_t s = rank ? strides[rank - 1] : 1;
-  int64_t outer = 1;
-  for (uint32_t i = 0; i + 1 < rank; ++i) outer *= dims[i];
-  int64_t idx[kMaxRank] = {};
-  int64_t off = 0;
-  for (int64_t t = 0; t < outer; ++t) {
-    const T* p = src + off;
-    if (s == 1) {
-      memcpy(dst, p, static_cast<size_t>(n) * sizeof(T));
-    } else {
-      for (int64_t j = 0; j < n; ++j) dst[j] = p[j * s];
-    }
-    dst += n;
-    NextIndex(OuterRank(rank), dims, idx, strides, &off);
-  }
-}
-
-void StridedCopyBytes(size_t es, uint32_t rank, const int64_t* dims,
-                      const int64_t* strides, const void* src, void* dst) {
-  switch (es) {
-    case 1: StridedCopy(rank, dims, strides, static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst)); break;
-    case 2: StridedCopy(rank, dims, strides, static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst)); break;
-    case 4: StridedCopy(rank, dims, strides, static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst)); break;
-    default: StridedCopy(rank, dims, strides, static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst)); break;
-  }
-}
-
-}  // namespace
 
 Status Transpose(KernelContext& ctx) {
   const TensorRef* x;

@@ -142,6 +142,52 @@ EPCTX_KERNEL(CumSum);
 // END family reduce
 
 // BEGIN family data: shape and data movement, Pad, Split, Scatter/Gather families, Einsum, Det, random ops, Dropout
+// shape_ops.cc
+EPCTX_KERNEL(Size);
+// trilu.cc
+EPCTX_KERNEL(Trilu);
+// generate.cc
+EPCTX_KERNEL(ConstantOfShape);
+EPCTX_KERNEL(Range);
+EPCTX_KERNEL(EyeLike);
+EPCTX_KERNEL(OneHot);
+// gather_nd.cc
+EPCTX_KERNEL(GatherElements);
+EPCTX_KERNEL(GatherND);
+// scatter.cc
+EPCTX_KERNEL(Scatter);
+EPCTX_KERNEL(ScatterElements);
+EPCTX_KERNEL(ScatterND);
+// split.cc
+EPCTX_KERNEL(Split);
+// expand_tile.cc
+EPCTX_KERNEL(Expand);
+EPCTX_KERNEL(Tile);
+// depth_space.cc
+EPCTX_KERNEL(DepthToSpace);
+EPCTX_KERNEL(SpaceToDepth);
+// pad.cc
+EPCTX_KERNEL(Pad);
+// select.cc
+EPCTX_KERNEL(Compress);
+EPCTX_KERNEL(NonZero);
+EPCTX_KERNEL(ReverseSequence);
+// det.cc
+EPCTX_KERNEL(Det);
+// unique.cc
+EPCTX_KERNEL(Unique);
+// random.cc
+EPCTX_KERNEL(RandomUniform);
+EPCTX_KERNEL(RandomNormal);
+EPCTX_KERNEL(RandomUniformLike);
+EPCTX_KERNEL(RandomNormalLike);
+EPCTX_KERNEL(Bernoulli);
+EPCTX_KERNEL(Multinomial);
+EPCTX_KERNEL(Dropout);
+// einsum.cc
+EPCTX_KERNEL(Einsum);
+// tfidf.cc
+EPCTX_KERNEL(TfIdfVectorizer);
 // END family data
 
 // BEGIN family recurrent: RNN, GRU, LSTM, signal (DFT, STFT, windows, MelWeightMatrix)

@@ -140,6 +140,37 @@ const KernelRow kKernels[] = {
     // END family reduce
 
     // BEGIN family data
+    {"", "Size", 1, kLatest, kern::Size},
+    {"", "Trilu", 14, kLatest, kern::Trilu},
+    {"", "ConstantOfShape", 9, kLatest, kern::ConstantOfShape},
+    {"", "Range", 11, kLatest, kern::Range},
+    {"", "EyeLike", 9, kLatest, kern::EyeLike},
+    {"", "OneHot", 9, kLatest, kern::OneHot},
+    {"", "GatherElements", 11, kLatest, kern::GatherElements},
+    {"", "GatherND", 11, kLatest, kern::GatherND},
+    {"", "Scatter", 9, 10, kern::Scatter},
+    {"", "ScatterElements", 11, kLatest, kern::ScatterElements},
+    {"", "ScatterND", 11, kLatest, kern::ScatterND},
+    {"", "Split", 2, kLatest, kern::Split},
+    {"", "Expand", 8, kLatest, kern::Expand},
+    {"", "Tile", 6, kLatest, kern::Tile},
+    {"", "DepthToSpace", 1, kLatest, kern::DepthToSpace},
+    {"", "SpaceToDepth", 1, kLatest, kern::SpaceToDepth},
+    {"", "Pad", 2, kLatest, kern::Pad},
+    {"", "Compress", 9, kLatest, kern::Compress},
+    {"", "NonZero", 9, kLatest, kern::NonZero},
+    {"", "ReverseSequence", 10, kLatest, kern::ReverseSequence},
+    {"", "Det", 11, kLatest, kern::Det},
+    {"", "Unique", 11, kLatest, kern::Unique},
+    {"", "RandomUniform", 1, kLatest, kern::RandomUniform},
+    {"", "RandomNormal", 1, kLatest, kern::RandomNormal},
+    {"", "RandomUniformLike", 1, kLatest, kern::RandomUniformLike},
+    {"", "RandomNormalLike", 1, kLatest, kern::RandomNormalLike},
+    {"", "Bernoulli", 15, kLatest, kern::Bernoulli},
+    {"", "Multinomial", 7, kLatest, kern::Multinomial},
+    {"", "Dropout", 7, kLatest, kern::Dropout},
+    {"", "Einsum", 12, kLatest, kern::Einsum},
+    {"", "TfIdfVectorizer", 9, kLatest, kern::TfIdfVectorizer},
     // END family data
 
     // BEGIN family recurrent

@@ -1,5 +1,6 @@
 // Ops that only change shape metadata and so output a view of their input
-// (Reshape, Flatten, Squeeze, Unsqueeze, Identity), plus Shape and Constant.
+// (Reshape, Flatten, Squeeze, Unsqueeze, Identity), plus Shape, Size and
+// Constant.
 // Views alias the input's memory; the session keeps it alive for the run.
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -161,6 +162,15 @@ Status Shape(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT64, 1, &n, &y));
   int64_t* out = static_cast<int64_t*>(y->data);
   for (int64_t i = 0; i < n; ++i) out[i] = x->dims[start + i];
+  return Status::Ok();
+}
+
+Status Size(KernelContext& ctx) {
+  const TensorRef* x;
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
+  TensorRef* y = nullptr;
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT64, 0, nullptr, &y));
+  *static_cast<int64_t*>(y->data) = static_cast<int64_t>(x->elements());
   return Status::Ok();
 }
 
