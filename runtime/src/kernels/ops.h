@@ -85,6 +85,8 @@ EPCTX_KERNEL(Resize);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool
+// resize.cc
+EPCTX_KERNEL(Upsample);
 // END family spatial
 
 #undef EPCTX_KERNEL

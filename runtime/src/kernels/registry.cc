@@ -89,6 +89,8 @@ const KernelRow kKernels[] = {
     // END family quant
 
     // BEGIN family spatial
+    {"", "Resize", 18, kLatest, kern::Resize},
+    {"", "Upsample", 7, 9, kern::Upsample},
     // END family spatial
 
 };
