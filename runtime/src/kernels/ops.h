@@ -87,6 +87,8 @@ EPCTX_KERNEL(Resize);
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool
 // resize.cc
 EPCTX_KERNEL(Upsample);
+// nms.cc
+EPCTX_KERNEL(NonMaxSuppression);
 // END family spatial
 
 #undef EPCTX_KERNEL

@@ -91,6 +91,7 @@ const KernelRow kKernels[] = {
     // BEGIN family spatial
     {"", "Resize", 18, kLatest, kern::Resize},
     {"", "Upsample", 7, 9, kern::Upsample},
+    {"", "NonMaxSuppression", 10, kLatest, kern::NonMaxSuppression},
     // END family spatial
 
 };
