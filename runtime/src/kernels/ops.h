@@ -89,6 +89,8 @@ EPCTX_KERNEL(Resize);
 EPCTX_KERNEL(Upsample);
 // nms.cc
 EPCTX_KERNEL(NonMaxSuppression);
+// grid_sample.cc
+EPCTX_KERNEL(GridSample);
 // END family spatial
 
 #undef EPCTX_KERNEL

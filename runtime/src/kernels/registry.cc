@@ -92,6 +92,7 @@ const KernelRow kKernels[] = {
     {"", "Resize", 18, kLatest, kern::Resize},
     {"", "Upsample", 7, 9, kern::Upsample},
     {"", "NonMaxSuppression", 10, kLatest, kern::NonMaxSuppression},
+    {"", "GridSample", 16, kLatest, kern::GridSample},
     // END family spatial
 
 };
