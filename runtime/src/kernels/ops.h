@@ -91,6 +91,11 @@ EPCTX_KERNEL(Upsample);
 EPCTX_KERNEL(NonMaxSuppression);
 // grid_sample.cc
 EPCTX_KERNEL(GridSample);
+// pool.cc
+EPCTX_KERNEL(LpPool);
+EPCTX_KERNEL(GlobalLpPool);
+// max_unpool.cc
+EPCTX_KERNEL(MaxUnpool);
 // END family spatial
 
 #undef EPCTX_KERNEL

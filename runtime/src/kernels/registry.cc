@@ -93,6 +93,9 @@ const KernelRow kKernels[] = {
     {"", "Upsample", 7, 9, kern::Upsample},
     {"", "NonMaxSuppression", 10, kLatest, kern::NonMaxSuppression},
     {"", "GridSample", 16, kLatest, kern::GridSample},
+    {"", "LpPool", 2, kLatest, kern::LpPool},
+    {"", "GlobalLpPool", 2, kLatest, kern::GlobalLpPool},
+    {"", "MaxUnpool", 9, kLatest, kern::MaxUnpool},
     // END family spatial
 
 };
