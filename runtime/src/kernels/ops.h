@@ -96,6 +96,8 @@ EPCTX_KERNEL(LpPool);
 EPCTX_KERNEL(GlobalLpPool);
 // max_unpool.cc
 EPCTX_KERNEL(MaxUnpool);
+// roi_align.cc
+EPCTX_KERNEL(RoiAlign);
 // END family spatial
 
 #undef EPCTX_KERNEL

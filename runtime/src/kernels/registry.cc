@@ -96,6 +96,7 @@ const KernelRow kKernels[] = {
     {"", "LpPool", 2, kLatest, kern::LpPool},
     {"", "GlobalLpPool", 2, kLatest, kern::GlobalLpPool},
     {"", "MaxUnpool", 9, kLatest, kern::MaxUnpool},
+    {"", "RoiAlign", 10, kLatest, kern::RoiAlign},
     // END family spatial
 
 };
