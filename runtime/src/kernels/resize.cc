@@ -253,8 +253,8 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
       const uint32_t a = axes[i];
       const float s = given[i];
       if (!(s > 0.0f) || s > 1e9f)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected > 0", i,
-                        static_cast<double>(s));
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected a value in (0, 1e9]",
+                        i, static_cast<double>(s));
       const float o = s * static_cast<float>(x.dims[a]);
       if (!(o < static_cast<float>(kMaxResizeDim)))
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output size on axis %u is too large", a);
