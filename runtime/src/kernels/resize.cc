@@ -209,6 +209,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
     roi[r + i] = 1.0f;
   }
   const TensorRef *sc = nullptr, *sz = nullptr;
+  bool have_scales = false;
   float given[kMaxRank];
   if (p.upsample) {
     if (ctx.opset() < 9) {
@@ -227,7 +228,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
       if (!(given[i] >= 1.0f))
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected >= 1", i,
                         static_cast<double>(given[i]));
-    sc = x.rank ? &x : nullptr;  // marks "scales given"
+    have_scales = true;
   } else {
     sc = ctx.input(ctx.opset() < 11 ? 1 : 2);
     sz = ctx.opset() < 11 ? nullptr : ctx.input(3);
@@ -238,6 +239,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
                       "exactly one of scales and sizes must be given, found %s",
                       sc ? "both" : "neither");
     if (sc) EPCTX_RETURN_IF_ERROR(ReadFloats(ctx, *sc, "scales", na, given));
+    have_scales = sc != nullptr;
     const TensorRef* ro = ctx.opset() >= 11 ? ctx.input(1) : nullptr;
     if (p.coord == Coord::kTfCropAndResize && ro && ro->elements() > 0) {
       float rv[2 * kMaxRank];
@@ -248,7 +250,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
       }
     }
   }
-  if (sc) {
+  if (have_scales) {
     for (uint32_t i = 0; i < na; ++i) {
       const uint32_t a = axes[i];
       const float s = given[i];
