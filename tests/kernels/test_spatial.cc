@@ -151,6 +151,12 @@ void window_rejects_4d_and_huge_values(void**) {
   pads.Ints("kernel_shape", {1, 1, 1}).Ints("pads", {0, 0, int64_t{1} << 40, 0, 0, 0});
   EXPECT_FAIL(host.Run(pads, 12, {host.Random({1, 1, 2, 2, 2}, 3)}), EPCTX_INVALID_GRAPH,
               "attribute pads[2]");
+  // An empty batch allows any spatial sizes; their product must still fit.
+  const int64_t big = int64_t{1} << 30;
+  kt::Node empty("MaxPool", "empty");
+  empty.Ints("kernel_shape", {1, 1, 1});
+  EXPECT_FAIL(host.Run(empty, 12, {host.Make(EPCTX_DTYPE_FLOAT, {0, 1, big, big, big})}),
+              EPCTX_INVALID_ARGUMENT, "spatial input sizes");
   kt::Node ks("AveragePool", "ap");
   ks.Ints("kernel_shape", {2, 2});
   EXPECT_FAIL(host.Run(ks, 11, {host.Random({1, 1, 2, 2, 2}, 3)}), EPCTX_INVALID_GRAPH,

@@ -79,7 +79,7 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     g->pad_end[a] = pe;
     g->out[a] = out;
   }
-  return Status::Ok();
+  return CheckWindowOut(ctx, *g);
 }
 
 // Adds the columns of one group (rows: c, kd, kh, kw; columns: id, ih, iw)

@@ -58,6 +58,10 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input size %lld on spatial axis %u is invalid",
                       static_cast<long long>(in[i]), i);
   }
+  int64_t in_total = 0;
+  if (!Product(in, 0, spatial, &in_total))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "the spatial input sizes %s are too large",
+                    ShapeOf(spatial, in).s);
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "strides", spatial, 1, s));
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
@@ -132,6 +136,14 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     w->pad_end[a] = pe;
     w->out[a] = out;
   }
+  return CheckWindowOut(ctx, *w);
+}
+
+Status CheckWindowOut(KernelContext& ctx, const Window& w) {
+  int64_t total = 0;
+  if (!Product(w.out, 0, kMaxSpatial, &total))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "the spatial output sizes %s are too large",
+                    ShapeOf(kMaxSpatial, w.out).s);
   return Status::Ok();
 }
 

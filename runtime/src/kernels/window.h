@@ -31,9 +31,10 @@ struct Window {
   int64_t pad_end[kMaxSpatial];
   int64_t out[kMaxSpatial];
 
+  // Spatial element counts; ReadWindowAttrs / CheckWindowOut keep both
+  // inside int64.
   int64_t in_size() const { return in[0] * in[1] * in[2]; }
   int64_t out_size() const { return out[0] * out[1] * out[2]; }
-  int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
 // First Window axis used by `spatial` spatial axes.
@@ -58,6 +59,10 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
 // that would start in the end padding.
 Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                      const int64_t* kernel, bool ceil_mode, Window* w);
+
+// INVALID_ARGUMENT unless the product of w->out fits in int64 (an empty
+// batch lets every spatial size be large).
+Status CheckWindowOut(KernelContext& ctx, const Window& w);
 
 // Reads the ints attribute `name` into out[0..n) when present with exactly n
 // values, each in [min_value, kMaxWindowValue]; leaves out unchanged when
