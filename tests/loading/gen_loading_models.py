@@ -200,8 +200,9 @@ def main():
     if not os.path.exists(fifo):
         os.mkfifo(fifo)
 
-    # Needs compilation: an op without a CPU kernel beside an EPContext node.
-    nc = helper.make_node("NonMaxSuppression", ["t", "t"], ["y"], name="nms_0")
+    # Needs compilation: an op without a CPU kernel beside an EPContext node
+    # (a contrib op on strings, which the CPU fallback will not run).
+    nc = helper.make_node("Tokenizer", ["t"], ["y"], name="tok_0", domain=MS)
     save(model([ep_node("ctx0", ["x"], ["t"], ep_cache_context=b1, source=QNN), nc],
                [vi("x")], [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
                opset=11), "needs_compilation.onnx")

@@ -267,7 +267,7 @@ static void op_without_kernel_requires_compilation(void** state) {
   epctx_env* env = env_with(1, 0);
   epctx_session* s;
   expect(load(env, "needs_compilation.onnx", NULL, &s), EPCTX_MODEL_REQUIRES_COMPILATION,
-         EPCTX_MODEL_REQUIRES_COMPILATION, "NonMaxSuppression", "'nms_0'", NULL);
+         EPCTX_MODEL_REQUIRES_COMPILATION, "Tokenizer", "'tok_0'", NULL);
   assert_int_equal(tqnn_record_get()->loads, 0); /* decided before any context loads */
   epctx_env_release(env);
 }

@@ -1,4 +1,4 @@
-// Conv (1-D and 2-D, float32): three paths chosen by shape.
+// Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
 //  - one input channel per group (depthwise, any channel multiplier): a
 //    direct loop per output channel whose inner loop runs over a contiguous
 //    output row with precomputed valid bounds, so it has no branches;
@@ -26,25 +26,33 @@ struct ConvShape {
 void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk,
                       float bias, float* out) {
   const Window& w = cs.w;
-  const int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
-  const int64_t sh = w.stride[0], sw = w.stride[1];
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    float* __restrict orow = out + oh * OW;
-    for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
-    for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-      const int64_t ih = oh * sh - w.pad_begin[0] + kh * w.dilation[0];
-      if (ih < 0 || ih >= H) continue;
-      const float* __restrict irow = in + ih * W;
-      for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-        const float wv = wk[kh * w.kernel[1] + kw];
-        const int64_t off = kw * w.dilation[1] - w.pad_begin[1];
-        int64_t lo, hi;
-        ValidRange(off, sw, W, OW, &lo, &hi);
-        if (sw == 1) {
-          const float* __restrict src = irow + off;
-          for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[ow];
-        } else {
-          for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * irow[ow * sw + off];
+  const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
+  const int64_t OD = w.out[0], OH = w.out[1], OW = w.out[2];
+  const int64_t sh = w.stride[1], sw = w.stride[2];
+  for (int64_t od = 0; od < OD; ++od) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* __restrict orow = out + (od * OH + oh) * OW;
+      for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
+      for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+        const int64_t id = od * w.stride[0] - w.pad_begin[0] + kd * w.dilation[0];
+        if (id < 0 || id >= D) continue;
+        for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+          const int64_t ih = oh * sh - w.pad_begin[1] + kh * w.dilation[1];
+          if (ih < 0 || ih >= H) continue;
+          const float* __restrict irow = in + (id * H + ih) * W;
+          const float* wrow = wk + (kd * w.kernel[1] + kh) * w.kernel[2];
+          for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
+            const float wv = wrow[kw];
+            const int64_t off = kw * w.dilation[2] - w.pad_begin[2];
+            int64_t lo, hi;
+            ValidRange(off, sw, W, OW, &lo, &hi);
+            if (sw == 1) {
+              const float* __restrict src = irow + off;
+              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * src[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) orow[ow] += wv * irow[ow * sw + off];
+            }
+          }
         }
       }
     }
@@ -52,48 +60,53 @@ void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk,
 }
 
 // Columns [p0, p0+np) of the im2col matrix of one group's input into col
-// (K rows of np floats, K = cin_g * KH * KW).
+// (K rows of np floats, K = cin_g * KD * KH * KW).
 void Im2Col(const ConvShape& cs, const float* in, int64_t p0, int64_t np,
             float* col) {
   const Window& w = cs.w;
-  const int64_t H = w.in[0], W = w.in[1], OW = w.out[1];
-  const int64_t sh = w.stride[0], sw = w.stride[1];
+  const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
+  const int64_t OH = w.out[1], OW = w.out[2];
+  const int64_t sh = w.stride[1], sw = w.stride[2];
   float* dst = col;
   for (int64_t c = 0; c < cs.cin_g; ++c) {
-    const float* plane = in + c * H * W;
-    for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-      for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
-        const int64_t off = kw * w.dilation[1] - w.pad_begin[1];
-        int64_t p = p0;
-        const int64_t p_end = p0 + np;
-        while (p < p_end) {
-          const int64_t oh = p / OW;
-          const int64_t ow0 = p - oh * OW;
-          int64_t ow1 = OW;
-          if (ow1 - ow0 > p_end - p) ow1 = ow0 + (p_end - p);
-          float* __restrict d = dst + (p - p0) - ow0;  // d[ow] for this row
-          const int64_t ih = oh * sh - w.pad_begin[0] + kh * w.dilation[0];
-          if (ih < 0 || ih >= H) {
-            for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] = 0.0f;
-          } else {
-            const float* __restrict irow = plane + ih * W;
-            int64_t lo, hi;
-            ValidRange(off, sw, W, OW, &lo, &hi);
-            if (lo < ow0) lo = ow0;
-            if (hi > ow1) hi = ow1;
-            if (lo > hi) lo = hi;
-            for (int64_t ow = ow0; ow < lo; ++ow) d[ow] = 0.0f;
-            if (sw == 1) {
-              const float* __restrict src = irow + off;
-              for (int64_t ow = lo; ow < hi; ++ow) d[ow] = src[ow];
+    const float* volume = in + c * D * H * W;
+    for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
+          const int64_t off = kw * w.dilation[2] - w.pad_begin[2];
+          int64_t p = p0;
+          const int64_t p_end = p0 + np;
+          while (p < p_end) {
+            const int64_t row = p / OW;  // od * OH + oh
+            const int64_t od = row / OH, oh = row - od * OH;
+            const int64_t ow0 = p - row * OW;
+            int64_t ow1 = OW;
+            if (ow1 - ow0 > p_end - p) ow1 = ow0 + (p_end - p);
+            float* __restrict d = dst + (p - p0) - ow0;  // d[ow] for this row
+            const int64_t id = od * w.stride[0] - w.pad_begin[0] + kd * w.dilation[0];
+            const int64_t ih = oh * sh - w.pad_begin[1] + kh * w.dilation[1];
+            if (id < 0 || id >= D || ih < 0 || ih >= H) {
+              for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] = 0.0f;
             } else {
-              for (int64_t ow = lo; ow < hi; ++ow) d[ow] = irow[ow * sw + off];
+              const float* __restrict irow = volume + (id * H + ih) * W;
+              int64_t lo, hi;
+              ValidRange(off, sw, W, OW, &lo, &hi);
+              if (lo < ow0) lo = ow0;
+              if (hi > ow1) hi = ow1;
+              if (lo > hi) lo = hi;
+              for (int64_t ow = ow0; ow < lo; ++ow) d[ow] = 0.0f;
+              if (sw == 1) {
+                const float* __restrict src = irow + off;
+                for (int64_t ow = lo; ow < hi; ++ow) d[ow] = src[ow];
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) d[ow] = irow[ow * sw + off];
+              }
+              for (int64_t ow = hi > ow0 ? hi : ow0; ow < ow1; ++ow) d[ow] = 0.0f;
             }
-            for (int64_t ow = hi > ow0 ? hi : ow0; ow < ow1; ++ow) d[ow] = 0.0f;
+            p += ow1 - ow0;
           }
-          p += ow1 - ow0;
+          dst += np;
         }
-        dst += np;
       }
     }
   }
@@ -101,12 +114,12 @@ void Im2Col(const ConvShape& cs, const float* in, int64_t p0, int64_t np,
 
 Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt,
                      ConvShape* cs) {
-  if (x.rank == 5)
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "3-D convolution (input %s) is not supported",
-                    ShapeOf(x).s);
-  if (x.rank != 3 && x.rank != 4)
+  if (x.rank > 5)
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "%u-D convolution (input %s) is not supported",
+                    x.rank - 2, ShapeOf(x).s);
+  if (x.rank < 3)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "input X must have rank 3 or 4, found shape %s", ShapeOf(x).s);
+                    "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(x).s);
   if (wt.rank != x.rank)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "weights W must have rank %u like X, found shape %s", x.rank,
@@ -150,8 +163,8 @@ Status Conv(KernelContext& ctx) {
                       static_cast<long long>(cs.cout), ShapeOf(*b).s);
   }
   const Window& w = cs.w;
-  int64_t ydims[4] = {cs.batch, cs.cout, w.out[0], w.out[1]};
-  if (x->rank == 3) ydims[2] = w.out[1];
+  int64_t ydims[2 + kMaxSpatial] = {cs.batch, cs.cout};
+  for (uint32_t i = 0; i + 2 < x->rank; ++i) ydims[2 + i] = w.out[WindowBase(x->rank - 2) + i];
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x->rank, ydims, 4, "output Y"));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, ydims, &y));
@@ -160,11 +173,12 @@ Status Conv(KernelContext& ctx) {
   const float* Wt = static_cast<const float*>(wt->data);
   const float* B = b ? static_cast<const float*>(b->data) : nullptr;
   float* Y = static_cast<float*>(y->data);
-  const int64_t HW = w.in[0] * w.in[1];
-  const int64_t OHW = w.out[0] * w.out[1];
-  const int64_t KHW = w.kernel[0] * w.kernel[1];
-  const int64_t K = cs.cin_g * KHW;
+  const int64_t HW = w.in_size();
+  const int64_t OHW = w.out_size();
   if (y->elements() == 0) return Status::Ok();
+  int64_t KHW = 0, K = 0;
+  if (!Product(wt->dims, 2, wt->rank, &KHW) || !Product(wt->dims, 1, wt->rank, &K))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "weights W %s are too large", ShapeOf(*wt).s);
 
   if (cs.cin_g == 1) {
     for (int64_t n = 0; n < cs.batch; ++n)
@@ -176,9 +190,9 @@ Status Conv(KernelContext& ctx) {
     return Status::Ok();
   }
 
-  const bool pointwise = KHW == 1 && w.stride[0] == 1 && w.stride[1] == 1 &&
-                         w.pad_begin[0] == 0 && w.pad_begin[1] == 0 &&
-                         w.pad_end[0] == 0 && w.pad_end[1] == 0;
+  bool pointwise = KHW == 1;
+  for (uint32_t a = 0; a < kMaxSpatial; ++a)
+    pointwise = pointwise && w.stride[a] == 1 && w.pad_begin[a] == 0 && w.pad_end[a] == 0;
   int64_t chunk = OHW;
   if (!pointwise && K * chunk > kColBudget) {
     chunk = kColBudget / K;

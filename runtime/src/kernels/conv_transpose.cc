@@ -1,7 +1,13 @@
-// ConvTranspose (1-D and 2-D, float32) as SGEMM + col2im: for each group,
-// columns[Cout_g*KH*KW, H*W] = W_g^T x X_g, then every column entry is added
-// into the output position its (kernel offset, input position) maps to. The
-// output starts as the bias.
+// ConvTranspose (1-D, 2-D and 3-D, float32) as SGEMM + col2im: for each
+// group, columns[Cout_g*KD*KH*KW, D*H*W] = W_g^T x X_g, then every column
+// entry is added into the output position its (kernel offset, input
+// position) maps to. The output starts as the bias.
+//
+// Pads: explicit, or from auto_pad SAME_* (output = input * stride) or
+// output_shape (output exactly that; any tail past the full extent stays at
+// the bias), the odd pad going to the end except for SAME_LOWER. That is the
+// ONNX spec and node suite; ONNX Runtime's DistributePadding puts it at the
+// start for SAME_UPPER.
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -17,7 +23,7 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                     const int64_t* kernel, Window* g) {
   AutoPad auto_pad;
   EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, g, &auto_pad));
-  int64_t op[2] = {0, 0}, os[2] = {-1, -1};
+  int64_t op[kMaxSpatial] = {0, 0, 0}, os[kMaxSpatial] = {-1, -1, -1};
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "output_padding", spatial, 0, op));
   const int64_t* osv = nullptr;
   uint32_t osn = 0;
@@ -38,7 +44,7 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     }
   }
   const bool same = auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower;
-  const uint32_t base = 2 - spatial;
+  const uint32_t base = WindowBase(spatial);
   for (uint32_t i = 0; i < spatial; ++i) {
     const uint32_t a = base + i;
     const int64_t s = g->stride[a], d = g->dilation[a];
@@ -49,17 +55,21 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     const int64_t span = (g->kernel[a] - 1) * d + 1;
     const int64_t full = s * (in[i] > 0 ? in[i] - 1 : 0) + op[i] + span;
     int64_t pb = g->pad_begin[a], pe = g->pad_end[a];
+    int64_t out;
     if (has_output_shape || same) {
       const int64_t target = has_output_shape ? os[i] : in[i] * s;
       int64_t total = full - target;
       if (total < 0) total = 0;
-      // As ONNX Runtime: SAME_UPPER puts the odd pad at the start.
-      pb = auto_pad == AutoPad::kSameUpper ? total - total / 2 : total / 2;
+      // SAME_LOWER pads more at the start, everything else at the end.
+      pb = auto_pad == AutoPad::kSameLower ? total - total / 2 : total / 2;
       pe = total - pb;
-    } else if (auto_pad == AutoPad::kValid) {
-      pb = pe = 0;
+      // An output_shape larger than the full extent leaves the tail at the
+      // bias.
+      out = target;
+    } else {
+      if (auto_pad == AutoPad::kValid) pb = pe = 0;
+      out = full - pb - pe;
     }
-    const int64_t out = full - pb - pe;
     if (out < 0)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "pads %lld+%lld exceed the output extent %lld on axis %u",
@@ -69,29 +79,37 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     g->pad_end[a] = pe;
     g->out[a] = out;
   }
-  return Status::Ok();
+  return CheckWindowOut(ctx, *g);
 }
 
-// Adds the columns of one group (rows: c, kh, kw; columns: ih, iw) into y.
+// Adds the columns of one group (rows: c, kd, kh, kw; columns: id, ih, iw)
+// into y.
 void Col2Im(const Window& g, int64_t cout_g, const float* col, float* y) {
-  const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
-  const int64_t HW = H * W;
+  const int64_t D = g.in[0], H = g.in[1], W = g.in[2];
+  const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
+  const int64_t DHW = D * H * W;
+  const float* src = col;
   for (int64_t c = 0; c < cout_g; ++c) {
-    float* plane = y + c * OH * OW;
-    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
-        const float* src = col + ((c * g.kernel[0] + kh) * g.kernel[1] + kw) * HW;
-        const int64_t off_w = kw * g.dilation[1] - g.pad_begin[1];
-        // Valid iw: 0 <= iw*stride + off_w < OW.
-        int64_t lo, hi;
-        ValidRange(off_w, g.stride[1], OW, W, &lo, &hi);
-        for (int64_t ih = 0; ih < H; ++ih) {
-          const int64_t oh = ih * g.stride[0] - g.pad_begin[0] + kh * g.dilation[0];
-          if (oh < 0 || oh >= OH) continue;
-          float* orow = plane + oh * OW;
-          const float* srow = src + ih * W;
-          for (int64_t iw = lo; iw < hi; ++iw)
-            orow[iw * g.stride[1] + off_w] += srow[iw];
+    float* volume = y + c * OD * OH * OW;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw, src += DHW) {
+          const int64_t off_w = kw * g.dilation[2] - g.pad_begin[2];
+          // Valid iw: 0 <= iw*stride + off_w < OW.
+          int64_t lo, hi;
+          ValidRange(off_w, g.stride[2], OW, W, &lo, &hi);
+          for (int64_t id = 0; id < D; ++id) {
+            const int64_t od = id * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+            if (od < 0 || od >= OD) continue;
+            for (int64_t ih = 0; ih < H; ++ih) {
+              const int64_t oh = ih * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+              if (oh < 0 || oh >= OH) continue;
+              float* orow = volume + (od * OH + oh) * OW;
+              const float* srow = src + (id * H + ih) * W;
+              for (int64_t iw = lo; iw < hi; ++iw)
+                orow[iw * g.stride[2] + off_w] += srow[iw];
+            }
+          }
         }
       }
     }
@@ -104,9 +122,9 @@ Status ConvTranspose(KernelContext& ctx) {
   const TensorRef *x, *wt, *b = ctx.input(2);
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "W", &wt));
-  if (x->rank != 3 && x->rank != 4)
-    return ctx.Fail(x->rank == 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
-                    "input X must have rank 3 or 4, found shape %s", ShapeOf(*x).s);
+  if (x->rank < 3 || x->rank > 5)
+    return ctx.Fail(x->rank > 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
+                    "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(*x).s);
   if (wt->rank != x->rank)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "weights W must have rank %u like X, found shape %s", x->rank,
@@ -134,17 +152,16 @@ Status ConvTranspose(KernelContext& ctx) {
   }
   Window g;
   EPCTX_RETURN_IF_ERROR(ReadGeometry(ctx, x->rank - 2, x->dims + 2, wt->dims + 2, &g));
-  int64_t ydims[4] = {batch, cout, g.out[0], g.out[1]};
-  if (x->rank == 3) ydims[2] = g.out[1];
+  int64_t ydims[2 + kMaxSpatial] = {batch, cout};
+  for (uint32_t i = 0; i + 2 < x->rank; ++i) ydims[2 + i] = g.out[WindowBase(x->rank - 2) + i];
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x->rank, ydims, 4, "output Y"));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, ydims, &y));
   if (y->elements() == 0) return Status::Ok();
 
-  const int64_t HW = g.in[0] * g.in[1], OHW = g.out[0] * g.out[1];
-  const int64_t M = cout_g * g.kernel[0] * g.kernel[1];
-  int64_t col_n = 0;
-  if (!MulOk(M, HW, &col_n) || col_n > (int64_t{1} << 40))
+  const int64_t HW = g.in_size(), OHW = g.out_size();
+  int64_t M = 0, col_n = 0;
+  if (!Product(wt->dims, 1, wt->rank, &M) || !MulOk(M, HW, &col_n) || col_n > (int64_t{1} << 40))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "column buffer for X %s, W %s is too large",
                     ShapeOf(*x).s, ShapeOf(*wt).s);
   float *col = nullptr, *ws = nullptr;

@@ -227,6 +227,19 @@ EPCTX_KERNEL(Momentum);
 // END family quant
 
 // BEGIN family spatial: Conv/ConvTranspose/pooling variants, Resize modes, RoiAlign, GridSample, NMS, MaxUnpool
+// resize.cc
+EPCTX_KERNEL(Upsample);
+// nms.cc
+EPCTX_KERNEL(NonMaxSuppression);
+// grid_sample.cc
+EPCTX_KERNEL(GridSample);
+// pool.cc
+EPCTX_KERNEL(LpPool);
+EPCTX_KERNEL(GlobalLpPool);
+// max_unpool.cc
+EPCTX_KERNEL(MaxUnpool);
+// roi_align.cc
+EPCTX_KERNEL(RoiAlign);
 // END family spatial
 
 #undef EPCTX_KERNEL

@@ -1,6 +1,15 @@
-// Pooling (float32, 1-D and 2-D): MaxPool, AveragePool, and the global forms.
+// Pooling over 1-D, 2-D and 3-D windows: MaxPool (float, double, float16,
+// int8, uint8; optional Indices output), AveragePool and LpPool (float,
+// double, float16), and the global forms (any number of spatial axes).
+// float16 computes in float and rounds once per output.
+//
+// MaxPool Indices are flat offsets into X: plane * (D*H*W) plus the offset
+// inside the plane, row-major (storage_order 0) or column-major (1), as ONNX
+// Runtime numbers them. A NaN in a window makes the maximum NaN.
+#include <cmath>
 #include <limits>
 
+#include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/window.h"
@@ -9,36 +18,45 @@ namespace epctx {
 namespace kern {
 namespace {
 
+constexpr uint32_t kPoolFloats =
+    Bit(EPCTX_DTYPE_FLOAT) | Bit(EPCTX_DTYPE_DOUBLE) | Bit(EPCTX_DTYPE_FLOAT16);
+constexpr uint32_t kMaxPoolTypes = kPoolFloats | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8);
+
 struct PoolSetup {
   const TensorRef* x;
   TensorRef* y;
   Window w;
   int64_t planes;  // N * C
+  uint32_t rank;
+  int64_t ydims[2 + kMaxSpatial];
 };
 
-Status SetupPool(KernelContext& ctx, bool allow_ceil, PoolSetup* ps) {
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &ps->x));
+Status SetupPool(KernelContext& ctx, bool allow_ceil, uint32_t types, PoolSetup* ps) {
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &ps->x));
   const TensorRef& x = *ps->x;
-  if (x.rank != 3 && x.rank != 4)
-    return ctx.Fail(x.rank == 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
-                    "input X must have rank 3 or 4, found shape %s", ShapeOf(x).s);
+  if (x.dtype < 0 || x.dtype > 31 || !(types & Bit(x.dtype)))
+    return UnsupportedDtype(ctx, "X", x.dtype);
+  if (x.rank < 3 || x.rank > 2 + kMaxSpatial)
+    return ctx.Fail(x.rank > 2 + kMaxSpatial ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
+                    "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(x).s);
   const int64_t ceil_mode = allow_ceil ? ctx.AttrInt("ceil_mode", 0) : 0;
+  const uint32_t spatial = x.rank - 2;
   EPCTX_RETURN_IF_ERROR(
-      ComputeWindow(ctx, x.rank - 2, x.dims + 2, nullptr, ceil_mode != 0, &ps->w));
-  int64_t ydims[4] = {x.dims[0], x.dims[1], ps->w.out[0], ps->w.out[1]};
-  if (x.rank == 3) ydims[2] = ps->w.out[1];
-  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x.rank, ydims, 4, "output Y"));
+      ComputeWindow(ctx, spatial, x.dims + 2, nullptr, ceil_mode != 0, &ps->w));
+  ps->rank = x.rank;
+  ps->ydims[0] = x.dims[0];
+  ps->ydims[1] = x.dims[1];
+  for (uint32_t i = 0; i < spatial; ++i) ps->ydims[2 + i] = ps->w.out[WindowBase(spatial) + i];
+  EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x.rank, ps->ydims, 8, "output Y"));
   ps->planes = x.dims[0] * x.dims[1];
-  return ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x.rank, ydims, &ps->y);
+  return ctx.AllocOutput(0, x.dtype, x.rank, ps->ydims, &ps->y);
 }
 
 // One output position's window: where it starts on each axis (input
-// coordinates, negative in the begin padding), its kernel taps inside the
-// input, [kh0, kh1) x [kw0, kw1), and, when asked for, how many taps lie in
-// the padded input (a ceil_mode window may run past the end padding).
+// coordinates, negative in the begin padding), and its kernel taps inside
+// the input, [k0, k1) per axis.
 struct Taps {
-  int64_t hs, ws, kh0, kh1, kw0, kw1;
-  int64_t padded;
+  int64_t start[kMaxSpatial], k0[kMaxSpatial], k1[kMaxSpatial];
 };
 
 // Taps of a window starting at `start` on `axis` inside the padded input.
@@ -49,83 +67,171 @@ inline int64_t PaddedTaps(const Window& w, int axis, int64_t start) {
   return hi - lo;
 }
 
-// Visits every output position of every plane: `reduce(in, taps)` gets the
-// plane's input and the window's taps (taps.padded only when kPadded), and
-// returns the output value.
-template <bool kPadded, typename Reduce>
-void ForEachWindow(const PoolSetup& ps, Reduce reduce) {
-  const Window& w = ps.w;
-  const float* X = static_cast<const float*>(ps.x->data);
-  float* Y = static_cast<float*>(ps.y->data);
-  const int64_t HW = w.in[0] * w.in[1], OHW = w.out[0] * w.out[1];
-  for (int64_t p = 0; p < ps.planes; ++p) {
-    const float* in = X + p * HW;
-    float* out = Y + p * OHW;
-    for (int64_t oh = 0; oh < w.out[0]; ++oh) {
-      Taps t;
-      t.hs = oh * w.stride[0] - w.pad_begin[0];
-      ValidRange(t.hs, w.dilation[0], w.in[0], w.kernel[0], &t.kh0, &t.kh1);
-      const int64_t padded_h = kPadded ? PaddedTaps(w, 0, t.hs) : 0;
-      t.padded = 0;
-      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
-        t.ws = ow * w.stride[1] - w.pad_begin[1];
-        ValidRange(t.ws, w.dilation[1], w.in[1], w.kernel[1], &t.kw0, &t.kw1);
-        if (kPadded) t.padded = padded_h * PaddedTaps(w, 1, t.ws);
-        out[oh * w.out[1] + ow] = reduce(in, t);
+// Calls fn(plane, out_index, taps) for every output position of every plane.
+template <typename Fn>
+void ForEachWindow(const Window& w, int64_t planes, Fn fn) {
+  const int64_t OSZ = w.out_size();
+  Taps t;
+  for (int64_t p = 0; p < planes; ++p) {
+    int64_t o = p * OSZ;
+    for (int64_t od = 0; od < w.out[0]; ++od) {
+      t.start[0] = od * w.stride[0] - w.pad_begin[0];
+      ValidRange(t.start[0], w.dilation[0], w.in[0], w.kernel[0], &t.k0[0], &t.k1[0]);
+      for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+        t.start[1] = oh * w.stride[1] - w.pad_begin[1];
+        ValidRange(t.start[1], w.dilation[1], w.in[1], w.kernel[1], &t.k0[1], &t.k1[1]);
+        for (int64_t ow = 0; ow < w.out[2]; ++ow, ++o) {
+          t.start[2] = ow * w.stride[2] - w.pad_begin[2];
+          ValidRange(t.start[2], w.dilation[2], w.in[2], w.kernel[2], &t.k0[2], &t.k1[2]);
+          fn(p, o, t);
+        }
       }
     }
   }
 }
 
+// Calls visit(offset in plane, d, h, w) for every tap of t.
+template <typename Visit>
+inline void ForEachTap(const Window& w, const Taps& t, Visit visit) {
+  for (int64_t kd = t.k0[0]; kd < t.k1[0]; ++kd) {
+    const int64_t d = t.start[0] + kd * w.dilation[0];
+    for (int64_t kh = t.k0[1]; kh < t.k1[1]; ++kh) {
+      const int64_t h = t.start[1] + kh * w.dilation[1];
+      const int64_t row = (d * w.in[1] + h) * w.in[2];
+      for (int64_t kw = t.k0[2]; kw < t.k1[2]; ++kw) {
+        const int64_t x = t.start[2] + kw * w.dilation[2];
+        visit(row + x, d, h, x);
+      }
+    }
+  }
+}
+
+template <typename T>
+void MaxPoolT(const PoolSetup& ps, int64_t* indices, bool column_major) {
+  using C = Compute<T>;
+  const Window& w = ps.w;
+  const T* X = static_cast<const T*>(ps.x->data);
+  T* Y = static_cast<T*>(ps.y->data);
+  const int64_t ISZ = w.in_size();
+  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+    const T* in = X + p * ISZ;
+    C m = std::numeric_limits<C>::lowest();
+    int64_t best = -1, bd = 0, bh = 0, bw = 0;
+    ForEachTap(w, t, [&](int64_t off, int64_t d, int64_t h, int64_t x) {
+      const C v = Load(in[off]);
+      if (v > m || (v != v && m == m) || best < 0) {
+        m = v;
+        best = off; bd = d; bh = h; bw = x;
+      }
+    });
+    Y[o] = Store<T>(m);
+    if (indices) {
+      int64_t idx = best < 0 ? 0 : best;
+      if (column_major && best >= 0) idx = (bw * w.in[1] + bh) * w.in[0] + bd;
+      indices[o] = p * ISZ + idx;
+    }
+  });
+}
+
+template <typename T>
+void AveragePoolT(const PoolSetup& ps, bool include_pad) {
+  using C = Compute<T>;
+  const Window& w = ps.w;
+  const T* X = static_cast<const T*>(ps.x->data);
+  T* Y = static_cast<T*>(ps.y->data);
+  const int64_t ISZ = w.in_size();
+  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+    const T* in = X + p * ISZ;
+    C sum = 0;
+    ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) { sum += Load(in[off]); });
+    double count = 1;
+    for (int a = 0; a < static_cast<int>(kMaxSpatial); ++a)
+      count *= static_cast<double>(include_pad ? PaddedTaps(w, a, t.start[a]) : t.k1[a] - t.k0[a]);
+    Y[o] = Store<T>(count > 0 ? static_cast<C>(sum / static_cast<C>(count)) : C(0));
+  });
+}
+
+template <typename T>
+void LpPoolT(const PoolSetup& ps, float pw) {
+  using C = Compute<T>;
+  const Window& w = ps.w;
+  const T* X = static_cast<const T*>(ps.x->data);
+  T* Y = static_cast<T*>(ps.y->data);
+  const int64_t ISZ = w.in_size();
+  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+    const T* in = X + p * ISZ;
+    float sum = 0;
+    ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) {
+      sum += powf(fabsf(static_cast<float>(Load(in[off]))), pw);
+    });
+    Y[o] = Store<T>(static_cast<C>(powf(sum, 1.0f / pw)));
+  });
+}
+
 }  // namespace
 
 Status MaxPool(KernelContext& ctx) {
-  if (ctx.num_outputs() > 1 && ctx.node().outputs && !ctx.node().outputs[1].empty())
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "the Indices output is not supported");
+  const bool want_indices =
+      ctx.num_outputs() > 1 && ctx.node().outputs && !ctx.node().outputs[1].empty();
+  const int64_t storage_order = ctx.AttrInt("storage_order", 0);
+  if (storage_order != 0 && storage_order != 1)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "storage_order is %lld, expected 0 or 1",
+                    static_cast<long long>(storage_order));
   PoolSetup ps;
-  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
-  const Window& w = ps.w;
-  ForEachWindow<false>(ps, [&w](const float* in, const Taps& t) {
-    float m = std::numeric_limits<float>::lowest();
-    for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
-      const float* row = in + (t.hs + kh * w.dilation[0]) * w.in[1] + t.ws;
-      for (int64_t kw = t.kw0; kw < t.kw1; ++kw) {
-        const float v = row[kw * w.dilation[1]];
-        if (v > m || v != v) m = v;
-      }
-    }
-    return m;
+  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, kMaxPoolTypes, &ps));
+  int64_t* indices = nullptr;
+  if (want_indices) {
+    TensorRef* it = nullptr;
+    EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, EPCTX_DTYPE_INT64, ps.rank, ps.ydims, &it));
+    indices = static_cast<int64_t*>(it->data);
+  }
+  DispatchType(ps.x->dtype, kMaxPoolTypes, [&](auto tag) {
+    MaxPoolT<decltype(tag)>(ps, indices, storage_order == 1);
   });
   return Status::Ok();
 }
 
 Status AveragePool(KernelContext& ctx) {
   PoolSetup ps;
-  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, &ps));
+  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, kPoolFloats, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
-  const Window& w = ps.w;
-  auto average = [&w, include_pad](const float* in, const Taps& t) {
-    float sum = 0.0f;
-    for (int64_t kh = t.kh0; kh < t.kh1; ++kh) {
-      const float* row = in + (t.hs + kh * w.dilation[0]) * w.in[1] + t.ws;
-      for (int64_t kw = t.kw0; kw < t.kw1; ++kw) sum += row[kw * w.dilation[1]];
-    }
-    const int64_t count = include_pad ? t.padded : (t.kh1 - t.kh0) * (t.kw1 - t.kw0);
-    return count > 0 ? sum / static_cast<float>(count) : 0.0f;
-  };
-  if (include_pad)
-    ForEachWindow<true>(ps, average);
-  else
-    ForEachWindow<false>(ps, average);
+  DispatchType(ps.x->dtype, kPoolFloats,
+               [&](auto tag) { AveragePoolT<decltype(tag)>(ps, include_pad); });
   return Status::Ok();
 }
 
 namespace {
 
-template <bool kMax>
+Status ReadP(KernelContext& ctx, float* p) {
+  const int64_t v = ctx.AttrInt("p", 2);
+  if (v < 1 || v > 1024)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "p is %lld, expected a value in [1, 1024]",
+                    static_cast<long long>(v));
+  *p = static_cast<float>(v);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LpPool(KernelContext& ctx) {
+  float p = 2;
+  EPCTX_RETURN_IF_ERROR(ReadP(ctx, &p));
+  PoolSetup ps;
+  EPCTX_RETURN_IF_ERROR(SetupPool(ctx, ctx.opset() >= 18, kPoolFloats, &ps));
+  DispatchType(ps.x->dtype, kPoolFloats, [&](auto tag) { LpPoolT<decltype(tag)>(ps, p); });
+  return Status::Ok();
+}
+
+namespace {
+
+enum class Global { kAverage, kMax, kLp };
+
+template <Global kKind>
 Status GlobalPool(KernelContext& ctx) {
+  float pw = 2;
+  if (kKind == Global::kLp) EPCTX_RETURN_IF_ERROR(ReadP(ctx, &pw));
   const TensorRef* x;
-  EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
+  EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   if (x->rank < 3)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "input X must have rank >= 3 (N, C, spatial...), found shape %s",
@@ -134,33 +240,49 @@ Status GlobalPool(KernelContext& ctx) {
   ydims[0] = x->dims[0];
   ydims[1] = x->dims[1];
   for (uint32_t i = 2; i < x->rank; ++i) ydims[i] = 1;
+  const uint32_t types = kKind == Global::kMax ? kMaxPoolTypes : kPoolFloats;
+  if (x->dtype < 0 || x->dtype > 31 || !(types & Bit(x->dtype)))
+    return UnsupportedDtype(ctx, "X", x->dtype);
   TensorRef* y = nullptr;
-  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_FLOAT, x->rank, ydims, &y));
+  EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, ydims, &y));
   int64_t spatial = 1;
   Product(x->dims, 2, x->rank, &spatial);
   const int64_t planes = x->dims[0] * x->dims[1];
-  const float* X = static_cast<const float*>(x->data);
-  float* Y = static_cast<float*>(y->data);
-  for (int64_t p = 0; p < planes; ++p) {
-    const float* in = X + p * spatial;
-    if (kMax) {
-      float m = std::numeric_limits<float>::lowest();
-      for (int64_t i = 0; i < spatial; ++i)
-        if (in[i] > m || in[i] != in[i]) m = in[i];
-      Y[p] = m;
-    } else {
-      float s = 0.0f;
-      for (int64_t i = 0; i < spatial; ++i) s += in[i];
-      Y[p] = spatial > 0 ? s / static_cast<float>(spatial) : 0.0f;
+  DispatchType(x->dtype, types, [&](auto tag) {
+    using T = decltype(tag);
+    using C = Compute<T>;
+    const T* X = static_cast<const T*>(x->data);
+    T* Y = static_cast<T*>(y->data);
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* in = X + p * spatial;
+      if (kKind == Global::kMax) {
+        C m = std::numeric_limits<C>::lowest();
+        for (int64_t i = 0; i < spatial; ++i) {
+          const C v = Load(in[i]);
+          if (v > m || v != v) m = v;
+          if (m != m) break;
+        }
+        Y[p] = Store<T>(m);
+      } else if (kKind == Global::kAverage) {
+        C s = 0;
+        for (int64_t i = 0; i < spatial; ++i) s += Load(in[i]);
+        Y[p] = Store<T>(spatial > 0 ? static_cast<C>(s / static_cast<C>(spatial)) : C(0));
+      } else {
+        float s = 0;
+        for (int64_t i = 0; i < spatial; ++i)
+          s += powf(fabsf(static_cast<float>(Load(in[i]))), pw);
+        Y[p] = Store<T>(static_cast<C>(powf(s, 1.0f / pw)));
+      }
     }
-  }
+  });
   return Status::Ok();
 }
 
 }  // namespace
 
-Status GlobalAveragePool(KernelContext& ctx) { return GlobalPool<false>(ctx); }
-Status GlobalMaxPool(KernelContext& ctx) { return GlobalPool<true>(ctx); }
+Status GlobalAveragePool(KernelContext& ctx) { return GlobalPool<Global::kAverage>(ctx); }
+Status GlobalMaxPool(KernelContext& ctx) { return GlobalPool<Global::kMax>(ctx); }
+Status GlobalLpPool(KernelContext& ctx) { return GlobalPool<Global::kLp>(ctx); }
 
 }  // namespace kern
 }  // namespace epctx

@@ -204,6 +204,14 @@ const KernelRow kKernels[] = {
     // END family quant
 
     // BEGIN family spatial
+    {"", "Resize", 18, kLatest, kern::Resize},
+    {"", "Upsample", 7, 9, kern::Upsample},
+    {"", "NonMaxSuppression", 10, kLatest, kern::NonMaxSuppression},
+    {"", "GridSample", 16, kLatest, kern::GridSample},
+    {"", "LpPool", 2, kLatest, kern::LpPool},
+    {"", "GlobalLpPool", 2, kLatest, kern::GlobalLpPool},
+    {"", "MaxUnpool", 9, kLatest, kern::MaxUnpool},
+    {"", "RoiAlign", 10, kLatest, kern::RoiAlign},
     // END family spatial
 
 };

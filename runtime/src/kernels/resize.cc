@@ -1,13 +1,31 @@
-// Resize (opsets 10..17): modes nearest (any element type) and linear
-// (float32, interpolating the last two axes; leading axes must keep their
-// size). Output sizes come from `sizes` or floor(in * scale); each output
-// coordinate maps back to the input through coordinate_transformation_mode,
-// then rounds (nearest_mode) or interpolates. Opset 10 has neither attribute:
-// it is asymmetric with ONNX Runtime's "simple" rounding (floor when
-// upsampling, ceil when downsampling).
+// Resize (opsets 10..21) and Upsample (7..9), N-D, as ONNX Runtime does them.
+//
+// Output sizes come from `sizes`, or from trunc(scale * in) in float. Every
+// output coordinate on every axis maps back to the input through
+// coordinate_transformation_mode (an axis whose scale is exactly 1 maps to
+// itself, as in ORT), then becomes taps on that axis:
+//  - nearest: one tap (nearest_mode rounding, clamped); any element type;
+//  - linear: two taps on the clamped coordinate (weights 0.5/0.5 at the last
+//    sample, as ORT);
+//  - cubic: four taps at floor-1 .. floor+2 with Keys coefficients
+//    (cubic_coeff_a), edge samples repeated, or with exclude_outside the
+//    outside taps dropped and the rest renormalised.
+// An output is the sum over the product of its axes' taps. With
+// tf_crop_and_resize a coordinate outside [0, in-1] on any axis yields
+// extrapolation_value. Linear and cubic compute in float (double for double)
+// and store integers truncated after clamping to the type's range.
+//
+// Deviation from the ONNX reference (matches ORT): align_corners uses the
+// integer output length, not in * scale, so downsampling by a scale whose
+// product is fractional differs from the reference (ORT fails those two
+// node tests too). Opset 10 and Upsample are asymmetric with ORT's "simple"
+// rounding (floor when upsampling, ceil when downsampling). antialias (opset
+// 18+) is not implemented.
 #include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 
@@ -15,238 +33,469 @@ namespace epctx {
 namespace kern {
 namespace {
 
-enum class Coord { kHalfPixel, kAsymmetric, kPytorchHalfPixel, kAlignCorners, kTfHalfPixelForNn };
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coord {
+  kHalfPixel, kAsymmetric, kPytorchHalfPixel, kAlignCorners, kTfHalfPixelForNn,
+  kTfCropAndResize, kHalfPixelSymmetric
+};
 enum class Round { kSimple, kPreferFloor, kPreferCeil, kFloor, kCeil };
+enum class Policy { kStretch, kNotLarger, kNotSmaller };
 
-float Original(Coord c, float x, float scale, int64_t in, int64_t out) {
+// Largest output size on one axis.
+constexpr int64_t kMaxResizeDim = int64_t{1} << 40;
+
+struct Params {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kAsymmetric;
+  Round round = Round::kSimple;
+  Policy policy = Policy::kStretch;
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
+  float extrapolation = 0.0f;
+  bool upsample = false;  // the Upsample op (scales >= 1, no roi)
+};
+
+float Original(Coord c, float x, float scale, float out, float in, float r0, float r1) {
   switch (c) {
-    case Coord::kHalfPixel: return (x + 0.5f) / scale - 0.5f;
     case Coord::kAsymmetric: return x / scale;
     case Coord::kPytorchHalfPixel: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-    case Coord::kAlignCorners:
-      return out == 1 ? 0.0f
-                      : x * static_cast<float>(in - 1) / static_cast<float>(out - 1);
     case Coord::kTfHalfPixelForNn: return (x + 0.5f) / scale;
+    case Coord::kAlignCorners: return out == 1 ? 0.0f : x * (in - 1) / (out - 1);
+    case Coord::kTfCropAndResize: {
+      const double o = out > 1 ? r0 * (in - 1) + (x * (r1 - r0) * (in - 1)) / (out - 1)
+                               : 0.5 * (r0 + r1) * (in - 1);
+      return static_cast<float>(o);
+    }
+    case Coord::kHalfPixelSymmetric: {
+      const float adjustment = out / (scale * in);
+      const float offset = in / 2 * (1 - adjustment);
+      return static_cast<float>(offset + (x + 0.5) / scale - 0.5);
+    }
+    case Coord::kHalfPixel: break;
   }
-  return 0.0f;
+  return (x + 0.5f) / scale - 0.5f;
 }
 
-int64_t Nearest(Round r, float x, float scale, int64_t in) {
+int64_t NearestIndex(Round r, float x, bool down) {
   float v;
   switch (r) {
-    case Round::kSimple: v = scale < 1.0f ? ceilf(x) : floorf(x); break;
-    case Round::kPreferFloor: v = x == floorf(x) + 0.5f ? floorf(x) : roundf(x); break;
-    case Round::kPreferCeil: v = x == floorf(x) + 0.5f ? ceilf(x) : roundf(x); break;
+    case Round::kSimple: v = down ? ceilf(x) : x; break;
+    case Round::kPreferCeil: v = roundf(x); break;
     case Round::kFloor: v = floorf(x); break;
-    default: v = ceilf(x); break;
+    case Round::kCeil: v = ceilf(x); break;
+    default: v = x == floorf(x) + 0.5f ? floorf(x) : roundf(x); break;
   }
-  if (!(v > 0.0f)) return 0;  // also NaN
-  if (v >= static_cast<float>(in - 1)) return in - 1;
+  if (!(v > -1e18f && v < 1e18f)) return v > 0 ? INT64_MAX / 2 : -1;  // also NaN
   return static_cast<int64_t>(v);
 }
 
-Status ParseModes(KernelContext& ctx, bool* linear, Coord* coord, Round* round) {
+// Keys cubic convolution weights for taps floor-1 .. floor+2 at fraction s.
+void CubicCoeffs(float s, float a, float* c) {
+  s = fabsf(s);
+  c[0] = ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a;
+  c[1] = ((a + 2) * s - (a + 3)) * s * s + 1;
+  c[2] = ((a + 2) * (1 - s) - (a + 3)) * (1 - s) * (1 - s) + 1;
+  c[3] = ((a * (2 - s) - 5 * a) * (2 - s) + 8 * a) * (2 - s) - 4 * a;
+}
+
+template <size_t N>
+bool Is(StrView v, const char (&s)[N]) { return v.eq(s); }
+
+Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
+  p->upsample = upsample;
   StrView mode = ctx.AttrString("mode", "nearest");
-  if (mode.eq("nearest")) *linear = false;
-  else if (mode.eq("linear")) *linear = true;
-  else if (mode.eq("cubic"))
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "mode 'cubic' is not supported");
+  if (Is(mode, "nearest")) p->mode = Mode::kNearest;
+  else if (Is(mode, "linear") || (upsample && Is(mode, "bilinear"))) p->mode = Mode::kLinear;
+  else if (!upsample && Is(mode, "cubic")) p->mode = Mode::kCubic;
   else
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "mode is '%.*s', expected nearest, linear or cubic",
-                    mode.len(), mode.data);
-  if (ctx.opset() < 11) {
-    *coord = Coord::kAsymmetric;
-    *round = Round::kSimple;
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "mode is '%.*s', expected nearest, linear%s",
+                    mode.len(), mode.data, upsample ? "" : " or cubic");
+  if (upsample || ctx.opset() < 11) {
+    p->coord = Coord::kAsymmetric;
+    p->round = Round::kSimple;
     return Status::Ok();
   }
   StrView c = ctx.AttrString("coordinate_transformation_mode", "half_pixel");
-  if (c.eq("half_pixel")) *coord = Coord::kHalfPixel;
-  else if (c.eq("asymmetric")) *coord = Coord::kAsymmetric;
-  else if (c.eq("pytorch_half_pixel")) *coord = Coord::kPytorchHalfPixel;
-  else if (c.eq("align_corners")) *coord = Coord::kAlignCorners;
-  else if (c.eq("tf_half_pixel_for_nn")) *coord = Coord::kTfHalfPixelForNn;
-  else if (c.eq("tf_crop_and_resize"))
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
-                    "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+  if (Is(c, "half_pixel")) p->coord = Coord::kHalfPixel;
+  else if (Is(c, "asymmetric")) p->coord = Coord::kAsymmetric;
+  else if (Is(c, "pytorch_half_pixel")) p->coord = Coord::kPytorchHalfPixel;
+  else if (Is(c, "align_corners")) p->coord = Coord::kAlignCorners;
+  else if (Is(c, "tf_half_pixel_for_nn")) p->coord = Coord::kTfHalfPixelForNn;
+  else if (Is(c, "tf_crop_and_resize")) p->coord = Coord::kTfCropAndResize;
+  else if (ctx.opset() >= 19 && Is(c, "half_pixel_symmetric")) p->coord = Coord::kHalfPixelSymmetric;
   else
     return ctx.Fail(EPCTX_INVALID_GRAPH, "coordinate_transformation_mode '%.*s' is unknown",
                     c.len(), c.data);
-  StrView n = ctx.AttrString("nearest_mode", "round_prefer_floor");
-  if (n.eq("round_prefer_floor")) *round = Round::kPreferFloor;
-  else if (n.eq("round_prefer_ceil")) *round = Round::kPreferCeil;
-  else if (n.eq("floor")) *round = Round::kFloor;
-  else if (n.eq("ceil")) *round = Round::kCeil;
-  else
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "nearest_mode '%.*s' is unknown", n.len(), n.data);
+  if (p->mode == Mode::kNearest) {
+    StrView n = ctx.AttrString("nearest_mode", "round_prefer_floor");
+    if (Is(n, "round_prefer_floor")) p->round = Round::kPreferFloor;
+    else if (Is(n, "round_prefer_ceil")) p->round = Round::kPreferCeil;
+    else if (Is(n, "floor")) p->round = Round::kFloor;
+    else if (Is(n, "ceil")) p->round = Round::kCeil;
+    else
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "nearest_mode '%.*s' is unknown", n.len(), n.data);
+  }
+  p->cubic_a = ctx.AttrFloat("cubic_coeff_a", -0.75f);
+  p->exclude_outside = ctx.AttrInt("exclude_outside", 0) != 0;
+  if (p->exclude_outside && p->mode != Mode::kCubic)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "exclude_outside is 1, which needs mode cubic");
+  p->extrapolation = ctx.AttrFloat("extrapolation_value", 0.0f);
+  if (ctx.opset() >= 18) {
+    if (ctx.AttrInt("antialias", 0) != 0)
+      return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "antialias=1 is not supported");
+    StrView k = ctx.AttrString("keep_aspect_ratio_policy", "stretch");
+    if (Is(k, "stretch")) p->policy = Policy::kStretch;
+    else if (Is(k, "not_larger")) p->policy = Policy::kNotLarger;
+    else if (Is(k, "not_smaller")) p->policy = Policy::kNotSmaller;
+    else
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "keep_aspect_ratio_policy '%.*s' is unknown, expected stretch, "
+                      "not_larger or not_smaller", k.len(), k.data);
+  }
   return Status::Ok();
 }
 
-// Output sizes and per-axis scales from the scales or sizes input.
-Status OutputShape(KernelContext& ctx, const TensorRef& x, int64_t* out, float* scales) {
+// Reads a float or double tensor of n values into out.
+Status ReadFloats(KernelContext& ctx, const TensorRef& t, const char* what, uint32_t n,
+                  float* out) {
+  if (t.elements() != n)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has %llu values, expected %u", what,
+                    static_cast<unsigned long long>(t.elements()), n);
+  bool ok = DispatchType(t.dtype, kFloats, [&](auto tag) {
+    using T = decltype(tag);
+    const T* v = static_cast<const T*>(t.data);
+    for (uint32_t i = 0; i < n; ++i) out[i] = static_cast<float>(Load(v[i]));
+  });
+  if (!ok) return UnsupportedDtype(ctx, what, t.dtype);
+  return Status::Ok();
+}
+
+// The resized axes: every axis, or the `axes` attribute (opset 18+).
+Status ReadResizeAxes(KernelContext& ctx, uint32_t r, uint32_t* axes, uint32_t* n) {
+  const int64_t* v = nullptr;
+  uint32_t count = 0;
+  if (ctx.opset() < 18 || !ctx.AttrInts("axes", &v, &count)) {
+    for (uint32_t i = 0; i < r; ++i) axes[i] = i;
+    *n = r;
+    return Status::Ok();
+  }
+  if (count > r)
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "axes has %u values for rank %u", count, r);
+  bool seen[kMaxRank] = {};
+  for (uint32_t i = 0; i < count; ++i) {
+    int64_t a = 0;
+    EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, v[i], r, "axes", &a));
+    if (seen[a])
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "axes lists axis %lld twice",
+                      static_cast<long long>(a));
+    seen[a] = true;
+    axes[i] = static_cast<uint32_t>(a);
+  }
+  *n = count;
+  return Status::Ok();
+}
+
+// Output sizes, per-axis scales and roi (starts in roi[0..r), ends in
+// roi[r..2r)).
+Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int64_t* out,
+                   float* scales, float* roi) {
   const uint32_t r = x.rank;
-  const TensorRef* sc = ctx.input(ctx.opset() < 11 ? 1 : 2);
-  const TensorRef* sz = ctx.opset() < 11 ? nullptr : ctx.input(3);
-  if (sc && sc->elements() == 0) sc = nullptr;
-  if (sz && sz->elements() == 0) sz = nullptr;
-  if ((sc != nullptr) == (sz != nullptr))
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "exactly one of scales and sizes must be given, found %s",
-                    sc ? "both" : "neither");
-  if (sc) {
-    if (sc->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, "scales", sc->dtype);
-    if (sc->elements() != r)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales has %llu values, expected rank %u",
-                      static_cast<unsigned long long>(sc->elements()), r);
-    const float* s = static_cast<const float*>(sc->data);
-    for (uint32_t i = 0; i < r; ++i) {
-      if (!(s[i] > 0.0f) || s[i] > 1e6f)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %f, expected > 0", i,
-                        static_cast<double>(s[i]));
-      const double o = floor(static_cast<double>(x.dims[i]) * static_cast<double>(s[i]));
-      if (o > static_cast<double>(int64_t{1} << 40))
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output size on axis %u is too large", i);
-      out[i] = static_cast<int64_t>(o);
-      scales[i] = s[i];
+  uint32_t axes[kMaxRank], na = 0;
+  EPCTX_RETURN_IF_ERROR(ReadResizeAxes(ctx, r, axes, &na));
+  for (uint32_t i = 0; i < r; ++i) {
+    out[i] = x.dims[i];
+    scales[i] = 1.0f;
+    roi[i] = 0.0f;
+    roi[r + i] = 1.0f;
+  }
+  const TensorRef *sc = nullptr, *sz = nullptr;
+  bool have_scales = false;
+  float given[kMaxRank];
+  if (p.upsample) {
+    if (ctx.opset() < 9) {
+      const float* v = nullptr;
+      uint32_t n = 0;
+      if (!ctx.AttrFloats("scales", &v, &n))
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute scales is missing");
+      if (n != r)
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "scales has %u values, expected rank %u", n, r);
+      for (uint32_t i = 0; i < r; ++i) given[i] = v[i];
+    } else {
+      EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "scales", &sc));
+      EPCTX_RETURN_IF_ERROR(ReadFloats(ctx, *sc, "scales", r, given));
     }
+    for (uint32_t i = 0; i < r; ++i)
+      if (!(given[i] >= 1.0f))
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected >= 1", i,
+                        static_cast<double>(given[i]));
+    have_scales = true;
   } else {
-    uint32_t n = 0;
-    EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *sz, "sizes", out, kMaxRank, &n));
-    if (n != r)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes has %u values, expected rank %u", n, r);
-    for (uint32_t i = 0; i < r; ++i) {
-      if (out[i] < 0 || out[i] > (int64_t{1} << 40))
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes[%u] is %lld", i,
-                        static_cast<long long>(out[i]));
-      scales[i] = x.dims[i] > 0 ? static_cast<float>(out[i]) / static_cast<float>(x.dims[i])
-                                : 1.0f;
+    sc = ctx.input(ctx.opset() < 11 ? 1 : 2);
+    sz = ctx.opset() < 11 ? nullptr : ctx.input(3);
+    if (sc && sc->elements() == 0) sc = nullptr;
+    if (sz && sz->elements() == 0) sz = nullptr;
+    if ((sc != nullptr) == (sz != nullptr))
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "exactly one of scales and sizes must be given, found %s",
+                      sc ? "both" : "neither");
+    if (sc) EPCTX_RETURN_IF_ERROR(ReadFloats(ctx, *sc, "scales", na, given));
+    have_scales = sc != nullptr;
+    const TensorRef* ro = ctx.opset() >= 11 ? ctx.input(1) : nullptr;
+    if (p.coord == Coord::kTfCropAndResize && ro && ro->elements() > 0) {
+      float rv[2 * kMaxRank];
+      EPCTX_RETURN_IF_ERROR(ReadFloats(ctx, *ro, "roi", 2 * na, rv));
+      for (uint32_t i = 0; i < na; ++i) {
+        roi[axes[i]] = rv[i];
+        roi[r + axes[i]] = rv[na + i];
+      }
+    }
+  }
+  if (have_scales) {
+    for (uint32_t i = 0; i < na; ++i) {
+      const uint32_t a = axes[i];
+      const float s = given[i];
+      if (!(s > 0.0f) || s > 1e9f)
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected a value in (0, 1e9]",
+                        i, static_cast<double>(s));
+      const float o = s * static_cast<float>(x.dims[a]);
+      if (!(o < static_cast<float>(kMaxResizeDim)))
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output size on axis %u is too large", a);
+      out[a] = static_cast<int64_t>(o);
+      scales[a] = s;
+    }
+    return Status::Ok();
+  }
+  int64_t sizes[kMaxRank];
+  uint32_t n = 0;
+  EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *sz, "sizes", sizes, kMaxRank, &n));
+  if (n != na)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes has %u values, expected %u", n, na);
+  for (uint32_t i = 0; i < na; ++i) {
+    if (sizes[i] < 0 || sizes[i] > kMaxResizeDim)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes[%u] is %lld", i,
+                      static_cast<long long>(sizes[i]));
+    out[axes[i]] = sizes[i];
+  }
+  for (uint32_t i = 0; i < r; ++i) {
+    if (x.dims[i] == 0 && out[i] != 0)
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "cannot resize the empty axis %u of %s", i,
+                      ShapeOf(x).s);
+    scales[i] = x.dims[i] ? static_cast<float>(out[i]) / static_cast<float>(x.dims[i]) : 1.0f;
+  }
+  if (p.policy != Policy::kStretch && na > 0) {
+    float s = scales[axes[0]];
+    for (uint32_t i = 1; i < na; ++i) {
+      const float v = scales[axes[i]];
+      if (p.policy == Policy::kNotLarger ? v < s : v > s) s = v;
+    }
+    for (uint32_t i = 0; i < na; ++i) {
+      const uint32_t a = axes[i];
+      scales[a] = s;
+      const float o = roundf(s * static_cast<float>(x.dims[a]));
+      if (!(o < static_cast<float>(kMaxResizeDim)))
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output size on axis %u is too large", a);
+      out[a] = static_cast<int64_t>(o);
+    }
+  }
+  return Status::Ok();
+}
+
+// Taps of one axis: for output index o, taps idx[o*n .. o*n+n) (element
+// offsets, already times the axis stride) with weights w; idx[o*n] < 0 marks
+// an extrapolated position.
+struct AxisTaps {
+  uint32_t n;
+  int64_t* idx;
+  float* w;
+};
+
+Status BuildTaps(KernelContext& ctx, const Params& p, int64_t in, int64_t out, float scale,
+                 float r0, float r1, int64_t stride, AxisTaps* t) {
+  const bool identity = scale == 1.0f && in == out;
+  t->n = identity || p.mode == Mode::kNearest ? 1 : p.mode == Mode::kLinear ? 2 : 4;
+  const uint64_t cells = static_cast<uint64_t>(out) * t->n;
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->idx));
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->w));
+  const bool extrapolate = p.coord == Coord::kTfCropAndResize;
+  const float last = static_cast<float>(in - 1);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t* idx = t->idx + o * t->n;
+    float* w = t->w + o * t->n;
+    const float fo = static_cast<float>(o);
+    const float x = scale == 1.0f ? fo
+                                  : Original(p.coord, fo, scale, static_cast<float>(out),
+                                             static_cast<float>(in), r0, r1);
+    if (identity) {
+      idx[0] = o * stride;
+      w[0] = 1.0f;
+      continue;
+    }
+    if (extrapolate && (x < 0 || x > last)) {
+      for (uint32_t k = 0; k < t->n; ++k) { idx[k] = -1; w[k] = 0.0f; }
+      continue;
+    }
+    if (p.mode == Mode::kNearest) {
+      int64_t i = NearestIndex(p.round, x, scale < 1.0f);
+      if (i > in - 1) i = in - 1;
+      if (i < 0) i = 0;
+      idx[0] = i * stride;
+      w[0] = 1.0f;
+    } else if (p.mode == Mode::kLinear) {
+      float v = x > 0.0f ? x : 0.0f;  // NaN -> 0
+      if (v > last) v = last;
+      int64_t i1 = static_cast<int64_t>(v);
+      if (i1 > in - 1) i1 = in - 1;
+      const int64_t i2 = i1 + 1 < in ? i1 + 1 : in - 1;
+      float d1 = fabsf(v - static_cast<float>(i1)), d2 = fabsf(v - static_cast<float>(i2));
+      if (i1 == i2) d1 = d2 = 0.5f;
+      idx[0] = i1 * stride; w[0] = d2;
+      idx[1] = i2 * stride; w[1] = d1;
+    } else {
+      const float fl = floorf(x);
+      if (!(fl > -1e15f && fl < 1e15f))
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                        "cubic source coordinate %g for output %lld is out of range",
+                        static_cast<double>(x), static_cast<long long>(o));
+      const int64_t xi = static_cast<int64_t>(fl);
+      float c[4];
+      CubicCoeffs(x - fl, p.cubic_a, c);
+      float sum = 1.0f;
+      if (p.exclude_outside) {
+        sum = 0.0f;
+        for (int k = 0; k < 4; ++k) {
+          const int64_t j = xi - 1 + k;
+          if (j < 0 || j >= in) c[k] = 0.0f;
+          sum += c[k];
+        }
+      }
+      for (int k = 0; k < 4; ++k) {
+        int64_t j = xi - 1 + k;
+        if (j < 0) j = 0;
+        if (j > in - 1) j = in - 1;
+        idx[k] = j * stride;
+        w[k] = sum != 0.0f ? c[k] / sum : 0.0f;
+      }
     }
   }
   return Status::Ok();
 }
 
 template <typename T>
-void NearestCopy(const TensorRef& x, const int64_t* out_dims, int64_t* const* maps,
-                 T* y) {
-  const uint32_t r = x.rank;
-  int64_t in_strides[kMaxRank];
-  Strides(r, x.dims, in_strides);
-  const T* src = static_cast<const T*>(x.data);
-  const int64_t n = out_dims[r - 1];
-  const int64_t* last = maps[r - 1];
-  int64_t outer = 1;
-  for (uint32_t i = 0; i + 1 < r; ++i) outer *= out_dims[i];
-  int64_t idx[kMaxRank] = {};
-  for (int64_t t = 0; t < outer; ++t) {
-    int64_t off = 0;
-    for (uint32_t i = 0; i + 1 < r; ++i) off += maps[i][idx[i]] * in_strides[i];
-    const T* row = src + off;
-    for (int64_t j = 0; j < n; ++j) y[j] = row[last[j]];
-    y += n;
-    NextIndex(OuterRank(r), out_dims, idx, nullptr, nullptr);
+T FromFloat(float v) {
+  if constexpr (kIsFloatLike<T>) {
+    return Store<T>(static_cast<Compute<T>>(v));
+  } else if constexpr (std::is_same<T, bool>::value) {
+    return v != 0.0f;
+  } else {
+    const float lo = static_cast<float>(std::numeric_limits<T>::lowest());
+    const float hi = static_cast<float>(std::numeric_limits<T>::max());
+    if (!(v >= lo)) return v != v ? T{0} : std::numeric_limits<T>::lowest();
+    if (v >= hi) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
   }
 }
 
-}  // namespace
+// Walks every output element; per element, the taps of every axis combine.
+template <typename T>
+void Interpolate(const TensorRef& x, const int64_t* out, const AxisTaps* taps, float extra,
+                 T* y) {
+  using C = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+  const uint32_t r = x.rank;
+  const T* src = static_cast<const T*>(x.data);
+  const T extra_t = FromFloat<T>(extra);
+  // Axes with more than one tap, innermost first.
+  uint32_t act[kMaxRank], na = 0;
+  for (uint32_t a = r; a-- > 0;)
+    if (taps[a].n > 1) act[na++] = a;
+  const int64_t n_last = out[r - 1];
+  int64_t outer = 1;
+  for (uint32_t i = 0; i + 1 < r; ++i) outer *= out[i];
+  int64_t o[kMaxRank] = {};
+  for (int64_t row = 0; row < outer; ++row) {
+    for (int64_t j = 0; j < n_last; ++j, ++y) {
+      o[r - 1] = j;
+      bool extrap = false;
+      int64_t base = 0;
+      for (uint32_t a = 0; a < r; ++a) {
+        const int64_t v = taps[a].idx[o[a] * taps[a].n];
+        if (v < 0) { extrap = true; break; }
+        if (taps[a].n == 1) base += v;
+      }
+      if (extrap) { *y = extra_t; continue; }
+      if (na == 0) { *y = src[base]; continue; }
+      uint32_t t[kMaxRank] = {};
+      C acc = 0;
+      for (;;) {
+        int64_t off = base;
+        C w = 1;
+        for (uint32_t k = 0; k < na; ++k) {
+          const AxisTaps& at = taps[act[k]];
+          const int64_t cell = o[act[k]] * at.n + t[k];
+          off += at.idx[cell];
+          w *= at.w[cell];
+        }
+        acc += w * static_cast<C>(Load(src[off]));
+        uint32_t k = 0;
+        while (k < na && ++t[k] == taps[act[k]].n) t[k++] = 0;
+        if (k == na) break;
+      }
+      if constexpr (std::is_same<T, double>::value) {
+        *y = acc;
+      } else {
+        *y = FromFloat<T>(acc);
+      }
+    }
+    NextIndex(OuterRank(r), out, o, nullptr, nullptr);
+  }
+}
 
-Status Resize(KernelContext& ctx) {
+Status ResizeCommon(KernelContext& ctx, bool upsample) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   const uint32_t r = x->rank;
-  if (r == 0) return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X must have rank >= 1");
-  bool linear = false;
-  Coord coord = Coord::kHalfPixel;
-  Round round = Round::kPreferFloor;
-  EPCTX_RETURN_IF_ERROR(ParseModes(ctx, &linear, &coord, &round));
+  if (r == 0) return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X must have rank >= 1, found a scalar");
+  Params p;
+  EPCTX_RETURN_IF_ERROR(ParseParams(ctx, upsample, &p));
   const size_t es = dtype_size(x->dtype);
-  if (es == 0 || (linear && x->dtype != EPCTX_DTYPE_FLOAT))
+  const uint32_t interp_types = kFloats | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) |
+                                Bit(EPCTX_DTYPE_INT32);
+  if (es == 0 || (p.mode != Mode::kNearest && !(interp_types & Bit(x->dtype))))
     return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t out[kMaxRank];
-  float scales[kMaxRank];
-  EPCTX_RETURN_IF_ERROR(OutputShape(ctx, *x, out, scales));
+  float scales[kMaxRank], roi[2 * kMaxRank];
+  EPCTX_RETURN_IF_ERROR(OutputShape(ctx, p, *x, out, scales, roi));
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, r, out, es, "output Y"));
   for (uint32_t i = 0; i < r; ++i)
     if (x->dims[i] == 0 && out[i] != 0)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "cannot resize the empty axis %u of %s", i,
                       ShapeOf(*x).s);
-  if (linear)
-    for (uint32_t i = 0; i + 2 < r; ++i)
-      if (out[i] != x->dims[i])
-        return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
-                        "linear mode resizes only the last two axes; axis %u goes %lld -> %lld",
-                        i, static_cast<long long>(x->dims[i]), static_cast<long long>(out[i]));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, r, out, &y));
   if (y->elements() == 0) return Status::Ok();
-
-  if (!linear) {
-    int64_t* maps[kMaxRank];
-    for (uint32_t i = 0; i < r; ++i) {
-      EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(out[i]), &maps[i]));
-      for (int64_t o = 0; o < out[i]; ++o)
-        maps[i][o] = Nearest(round,
-                             Original(coord, static_cast<float>(o), scales[i], x->dims[i], out[i]),
-                             scales[i], x->dims[i]);
-    }
-    switch (es) {
-      case 1: NearestCopy(*x, out, maps, static_cast<uint8_t*>(y->data)); break;
-      case 2: NearestCopy(*x, out, maps, static_cast<uint16_t*>(y->data)); break;
-      case 4: NearestCopy(*x, out, maps, static_cast<uint32_t*>(y->data)); break;
-      default: NearestCopy(*x, out, maps, static_cast<uint64_t*>(y->data)); break;
-    }
+  bool same = true;
+  for (uint32_t i = 0; i < r; ++i) same = same && out[i] == x->dims[i];
+  if (same) {
+    memcpy(y->data, x->data, y->elements() * es);
     return Status::Ok();
   }
-
-  // Bilinear over (H, W) = the last two axes (H = 1 for rank 1).
-  const int64_t H = r >= 2 ? x->dims[r - 2] : 1, W = x->dims[r - 1];
-  const int64_t OH = r >= 2 ? out[r - 2] : 1, OW = out[r - 1];
-  const float sh = r >= 2 ? scales[r - 2] : 1.0f, sw = scales[r - 1];
-  int64_t planes = 1;
-  Product(out, 0, r >= 2 ? r - 2 : 0, &planes);
-  int64_t *h0, *h1, *w0, *w1;
-  float *hl, *wl;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OH), &h0));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OH), &h1));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OH), &hl));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OW), &w0));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OW), &w1));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OW), &wl));
-  const int64_t sizes_in[2] = {H, W}, sizes_out[2] = {OH, OW};
-  const float sc2[2] = {sh, sw};
-  int64_t* i0[2] = {h0, w0};
-  int64_t* i1[2] = {h1, w1};
-  float* lam[2] = {hl, wl};
-  for (int a = 0; a < 2; ++a) {
-    for (int64_t o = 0; o < sizes_out[a]; ++o) {
-      float v = Original(coord, static_cast<float>(o), sc2[a], sizes_in[a], sizes_out[a]);
-      const float hi = static_cast<float>(sizes_in[a] - 1);
-      if (!(v > 0.0f)) v = 0.0f;
-      if (v > hi) v = hi;
-      int64_t lo = static_cast<int64_t>(v);
-      if (lo > sizes_in[a] - 1) lo = sizes_in[a] - 1;
-      i0[a][o] = lo;
-      i1[a][o] = lo + 1 < sizes_in[a] ? lo + 1 : lo;
-      lam[a][o] = v - static_cast<float>(lo);
-    }
-  }
-  const float* X = static_cast<const float*>(x->data);
-  float* Y = static_cast<float*>(y->data);
-  for (int64_t p = 0; p < planes; ++p) {
-    const float* in = X + p * H * W;
-    float* o = Y + p * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      const float* r0 = in + h0[oh] * W;
-      const float* r1 = in + h1[oh] * W;
-      const float ly = hl[oh];
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const float lx = wl[ow];
-        const float top = r0[w0[ow]] + (r0[w1[ow]] - r0[w0[ow]]) * lx;
-        const float bot = r1[w0[ow]] + (r1[w1[ow]] - r1[w0[ow]]) * lx;
-        o[oh * OW + ow] = top + (bot - top) * ly;
-      }
-    }
-  }
+  int64_t strides[kMaxRank];
+  Strides(r, x->dims, strides);
+  AxisTaps taps[kMaxRank];
+  for (uint32_t a = 0; a < r; ++a)
+    EPCTX_RETURN_IF_ERROR(BuildTaps(ctx, p, x->dims[a], out[a], scales[a], roi[a], roi[r + a],
+                                    strides[a], &taps[a]));
+  bool ok = DispatchType(x->dtype, p.mode == Mode::kNearest ? kAll : interp_types, [&](auto tag) {
+    using T = decltype(tag);
+    Interpolate<T>(*x, out, taps, p.extrapolation, static_cast<T*>(y->data));
+  });
+  if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return Status::Ok();
 }
+
+}  // namespace
+
+Status Resize(KernelContext& ctx) { return ResizeCommon(ctx, false); }
+Status Upsample(KernelContext& ctx) { return ResizeCommon(ctx, true); }
 
 }  // namespace kern
 }  // namespace epctx

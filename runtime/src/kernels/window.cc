@@ -27,14 +27,15 @@ Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
 
 Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                        const int64_t* kernel, Window* w, AutoPad* auto_pad) {
-  if (spatial < 1 || spatial > 2)
+  if (spatial < 1 || spatial > kMaxSpatial)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
-                    "%u spatial dimensions; only 1-D and 2-D are supported",
+                    "%u spatial dimensions; only 1-D, 2-D and 3-D are supported",
                     spatial);
-  int64_t k[2] = {0, 0}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0};
+  int64_t k[kMaxSpatial] = {0, 0, 0}, s[kMaxSpatial] = {1, 1, 1}, d[kMaxSpatial] = {1, 1, 1};
+  int64_t p[2 * kMaxSpatial] = {0, 0, 0, 0, 0, 0};
   if (kernel) {
     for (uint32_t i = 0; i < spatial; ++i) k[i] = kernel[i];
-    int64_t attr_k[2] = {k[0], k[1]};
+    int64_t attr_k[kMaxSpatial] = {k[0], k[1], k[2]};
     EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, attr_k));
     for (uint32_t i = 0; i < spatial; ++i)
       if (attr_k[i] != k[i])
@@ -57,6 +58,10 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input size %lld on spatial axis %u is invalid",
                       static_cast<long long>(in[i]), i);
   }
+  int64_t in_total = 0;
+  if (!Product(in, 0, spatial, &in_total))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "the spatial input sizes %s are too large",
+                    ShapeOf(spatial, in).s);
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "strides", spatial, 1, s));
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "dilations", spatial, 1, d));
   EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "pads", 2 * spatial, 0, p));
@@ -76,8 +81,8 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                     mode.len(), mode.data);
   }
 
-  const uint32_t base = 2 - spatial;
-  for (uint32_t a = 0; a < 2; ++a) {
+  const uint32_t base = WindowBase(spatial);
+  for (uint32_t a = 0; a < kMaxSpatial; ++a) {
     w->in[a] = 1; w->kernel[a] = 1; w->stride[a] = 1; w->dilation[a] = 1;
     w->pad_begin[a] = 0; w->pad_end[a] = 0; w->out[a] = 1;
   }
@@ -97,7 +102,7 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                      const int64_t* kernel, bool ceil_mode, Window* w) {
   AutoPad auto_pad;
   EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, w, &auto_pad));
-  const uint32_t base = 2 - spatial;
+  const uint32_t base = WindowBase(spatial);
   for (uint32_t i = 0; i < spatial; ++i) {
     const uint32_t a = base + i;
     const int64_t s = w->stride[a];
@@ -131,6 +136,14 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     w->pad_end[a] = pe;
     w->out[a] = out;
   }
+  return CheckWindowOut(ctx, *w);
+}
+
+Status CheckWindowOut(KernelContext& ctx, const Window& w) {
+  int64_t total = 0;
+  if (!Product(w.out, 0, kMaxSpatial, &total))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "the spatial output sizes %s are too large",
+                    ShapeOf(kMaxSpatial, w.out).s);
   return Status::Ok();
 }
 

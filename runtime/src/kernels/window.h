@@ -2,8 +2,9 @@
 // kernel_shape/strides/dilations/pads/auto_pad and computes output sizes the
 // way the ONNX spec (and ONNX Runtime, for ceil_mode) does.
 //
-// 1-D windows are stored as 2-D ones with a trivial first axis (size 1,
-// kernel 1, stride 1, no padding), so every consumer loops over two axes.
+// 1-D and 2-D windows are stored as 3-D ones with trivial leading axes (size
+// 1, kernel 1, stride 1, no padding), so every consumer loops over three axes
+// (depth, height, width).
 #ifndef EPCTX_KERNELS_WINDOW_H
 #define EPCTX_KERNELS_WINDOW_H
 
@@ -18,35 +19,50 @@ namespace kern {
 // product of two of them inside int64.
 constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
 
+// Spatial axes a window has at most.
+constexpr uint32_t kMaxSpatial = 3;
+
 struct Window {
-  int64_t in[2];
-  int64_t kernel[2];
-  int64_t stride[2];
-  int64_t dilation[2];
-  int64_t pad_begin[2];
-  int64_t pad_end[2];
-  int64_t out[2];
+  int64_t in[kMaxSpatial];
+  int64_t kernel[kMaxSpatial];
+  int64_t stride[kMaxSpatial];
+  int64_t dilation[kMaxSpatial];
+  int64_t pad_begin[kMaxSpatial];
+  int64_t pad_end[kMaxSpatial];
+  int64_t out[kMaxSpatial];
+
+  // Spatial element counts; ReadWindowAttrs / CheckWindowOut keep both
+  // inside int64.
+  int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  int64_t out_size() const { return out[0] * out[1] * out[2]; }
 };
+
+// First Window axis used by `spatial` spatial axes.
+inline uint32_t WindowBase(uint32_t spatial) { return kMaxSpatial - spatial; }
 
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
 // Reads and validates the window attributes shared by Conv, ConvTranspose
-// and the pools for `spatial` (1 or 2) axes with input sizes `in`: the kernel
+// and the pools for `spatial` (1 to 3) axes with input sizes `in`: the kernel
 // (from the weights `kernel`, which a kernel_shape attribute must match, or
 // null to require kernel_shape), strides, dilations, pads and auto_pad. Fills
 // w->in, kernel, stride, dilation, and pad_begin/pad_end from the pads
-// attribute (the caller resolves auto_pad); w->out is left at 1. For 1-D,
-// axis 0 is the trivial one and spatial axis i is w axis 2 - spatial + i.
+// attribute (the caller resolves auto_pad); w->out is left at 1. Spatial
+// axis i is w axis WindowBase(spatial) + i.
 Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                        const int64_t* kernel, Window* w, AutoPad* auto_pad);
 
-// Fills w for `spatial` (1 or 2) axes with input sizes `in` and kernel sizes
+// Fills w for `spatial` (1 to 3) axes with input sizes `in` and kernel sizes
 // `kernel` (from the weights, or null to read the required kernel_shape
 // attribute). Validates every attribute and that the (dilated) kernel fits the
 // padded input. ceil_mode rounds the output size up, dropping a last window
 // that would start in the end padding.
 Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                      const int64_t* kernel, bool ceil_mode, Window* w);
+
+// INVALID_ARGUMENT unless the product of w->out fits in int64 (an empty
+// batch lets every spatial size be large).
+Status CheckWindowOut(KernelContext& ctx, const Window& w);
 
 // Reads the ints attribute `name` into out[0..n) when present with exactly n
 // values, each in [min_value, kMaxWindowValue]; leaves out unchanged when
