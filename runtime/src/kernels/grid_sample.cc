@@ -19,7 +19,7 @@ namespace kern {
 namespace {
 
 enum class Mode { kNearest, kLinear, kCubic };
-enum class Pad { kZeros, kBorder, kReflection };
+enum class PadMode { kZeros, kBorder, kReflection };
 
 // Coordinates beyond this are far outside any input; clamping them keeps the
 // integer conversions defined without changing any sample.
@@ -84,7 +84,7 @@ void CubicCoeffs(T x, T* c) {
 
 template <typename T>
 struct Sampler {
-  Pad pad;
+  PadMode pad;
   uint32_t nd;          // 2 or 3 spatial axes
   int64_t size[3];      // input sizes, x (W) first
   T lo[3], hi[3];       // reflection borders per axis, x first
@@ -95,9 +95,9 @@ struct Sampler {
     int64_t off = 0;
     for (uint32_t a = nd; a-- > 0;) {
       int64_t v = p[a];
-      if (pad == Pad::kZeros) {
+      if (pad == PadMode::kZeros) {
         if (v < 0 || v >= size[a]) return T(0);
-      } else if (pad == Pad::kBorder) {
+      } else if (pad == PadMode::kBorder) {
         v = v < 0 ? 0 : (v >= size[a] ? size[a] - 1 : v);
       } else {
         v = static_cast<int64_t>(Reflect(static_cast<T>(v), lo[a], hi[a]));
@@ -111,7 +111,7 @@ struct Sampler {
 };
 
 template <typename T>
-void SampleAll(const TensorRef& x, const TensorRef& grid, Mode mode, Pad pad, bool align,
+void SampleAll(const TensorRef& x, const TensorRef& grid, Mode mode, PadMode pad, bool align,
                T* Y) {
   const uint32_t nd = x.rank - 2;
   const int64_t N = x.dims[0], C = x.dims[1];
@@ -219,10 +219,10 @@ Status GridSample(KernelContext& ctx) {
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "cubic mode needs a 4-D input, found %s",
                     ShapeOf(*x).s);
   StrView pm = ctx.AttrString("padding_mode", "zeros");
-  Pad pad;
-  if (pm.eq("zeros")) pad = Pad::kZeros;
-  else if (pm.eq("border")) pad = Pad::kBorder;
-  else if (pm.eq("reflection")) pad = Pad::kReflection;
+  PadMode pad;
+  if (pm.eq("zeros")) pad = PadMode::kZeros;
+  else if (pm.eq("border")) pad = PadMode::kBorder;
+  else if (pm.eq("reflection")) pad = PadMode::kReflection;
   else
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "padding_mode is '%.*s', expected zeros, border or reflection", pm.len(),
