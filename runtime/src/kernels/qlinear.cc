@@ -182,6 +182,10 @@ Status CheckQ8(KernelContext& ctx, const TensorRef& t, const char* name) {
 
 // ---- convolution ----------------------------------------------------------
 
+// The Window axes of the last two spatial dims: Window right-aligns its axes
+// (WindowBase), so a 1-D convolution is the 2-D case with height 1.
+constexpr uint32_t kH = kMaxSpatial - 2, kW = kMaxSpatial - 1;
+
 struct IntConvShape {
   int64_t batch, cin, cout, group, cin_g, cout_g;
   Window w;
@@ -225,8 +229,8 @@ Status ReadIntConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef&
   cs->rank = x.rank;
   cs->ydims[0] = cs->batch;
   cs->ydims[1] = cs->cout;
-  cs->ydims[2] = x.rank == 3 ? cs->w.out[1] : cs->w.out[0];
-  cs->ydims[3] = cs->w.out[1];
+  cs->ydims[2] = x.rank == 3 ? cs->w.out[kW] : cs->w.out[kH];
+  cs->ydims[3] = cs->w.out[kW];  // unused for rank 3
   return CheckShape(ctx, cs->rank, cs->ydims, 4, "output y");
 }
 
@@ -236,21 +240,21 @@ template <typename TX, typename TW>
 void IntConvChannel(const IntConvShape& cs, const TX* x, int32_t xzp, const TW* wk,
                     int32_t wzp, uint32_t* acc) {
   const Window& w = cs.w;
-  const int64_t H = w.in[0], W = w.in[1], OH = w.out[0], OW = w.out[1];
-  const int64_t sh = w.stride[0], sw = w.stride[1];
+  const int64_t H = w.in[kH], W = w.in[kW], OH = w.out[kH], OW = w.out[kW];
+  const int64_t sh = w.stride[kH], sw = w.stride[kW];
   for (int64_t p = 0; p < OH * OW; ++p) acc[p] = 0;
   for (int64_t c = 0; c < cs.cin_g; ++c) {
     const TX* plane = x + c * H * W;
-    for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
-      for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+    for (int64_t kh = 0; kh < w.kernel[kH]; ++kh) {
+      for (int64_t kw = 0; kw < w.kernel[kW]; ++kw) {
         const int32_t wv = static_cast<int32_t>(*wk++) - wzp;
         if (wv == 0) continue;
         const uint32_t wu = static_cast<uint32_t>(wv);
-        const int64_t off = kw * w.dilation[1] - w.pad_begin[1];
+        const int64_t off = kw * w.dilation[kW] - w.pad_begin[kW];
         int64_t lo, hi;
         ValidRange(off, sw, W, OW, &lo, &hi);
         for (int64_t oh = 0; oh < OH; ++oh) {
-          const int64_t ih = oh * sh - w.pad_begin[0] + kh * w.dilation[0];
+          const int64_t ih = oh * sh - w.pad_begin[kH] + kh * w.dilation[kH];
           if (ih < 0 || ih >= H) continue;
           const TX* __restrict irow = plane + ih * W;
           uint32_t* __restrict orow = acc + oh * OW;
@@ -267,11 +271,11 @@ template <typename Out>
 Status RunIntConv(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x, int32_t xzp,
                   const TensorRef& wt, const Param<int32_t>& wzp, Out out) {
   const Window& w = cs.w;
-  const int64_t OHW = w.out[0] * w.out[1];
+  const int64_t OHW = w.out[kH] * w.out[kW];
   uint32_t* acc = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OHW ? OHW : 1), &acc));
-  const int64_t HW = w.in[0] * w.in[1];
-  const int64_t KK = cs.cin_g * w.kernel[0] * w.kernel[1];
+  const int64_t HW = w.in[kH] * w.in[kW];
+  const int64_t KK = cs.cin_g * w.kernel[kH] * w.kernel[kW];
   DispatchQ8(x.dtype, [&](auto xtag) {
     using TX = decltype(xtag);
     DispatchQ8(wt.dtype, [&](auto wtag) {
@@ -427,7 +431,7 @@ Status ConvInteger(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT32, cs.rank, cs.ydims, &y));
   int32_t* Y = static_cast<int32_t*>(y->data);
-  const int64_t OHW = cs.w.out[0] * cs.w.out[1];
+  const int64_t OHW = cs.w.out[kH] * cs.w.out[kW];
   if (y->elements() == 0) return Status::Ok();
   return RunIntConv(ctx, cs, *x, xzp, *wt, wzp, [&](int64_t n, int64_t oc, const uint32_t* acc) {
     int32_t* out = Y + (n * cs.cout + oc) * OHW;
@@ -470,7 +474,7 @@ Status QLinearConv(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, cs.rank, cs.ydims, &y));
   if (y->elements() == 0) return Status::Ok();
-  const int64_t OHW = cs.w.out[0] * cs.w.out[1];
+  const int64_t OHW = cs.w.out[kH] * cs.w.out[kW];
   const int32_t* B = bias ? static_cast<const int32_t*>(bias->data) : nullptr;
   Status st = Status::Ok();
   DispatchQ8(ydtype, [&](auto tag) {
