@@ -127,7 +127,8 @@ struct CountingAlloc {
     long n = c->count++;
     if (c->fail_at >= 0 && n >= c->fail_at) return nullptr;
     void* p = nullptr;
-    if (posix_memalign(&p, alignment < sizeof(void*) ? sizeof(void*) : alignment, size)) return nullptr;
+    if (alignment < sizeof(void*)) alignment = sizeof(void*);
+    if (posix_memalign(&p, alignment, size)) return nullptr;
     ++c->live;
     return p;
   }

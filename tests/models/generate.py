@@ -518,10 +518,13 @@ def if_sample_rate_case(name, is_48k):
     taps48 = c.weight("taps_48k", (1, 8))
     taps16 = c.weight("taps_16k", (1, 8))
     c.node("Mul", ["x", "gain"], ["pre"], name="pre_gain")
-    then_g = helper.make_graph([helper.make_node("Mul", ["pre", "taps_48k"], ["y48"], name="fir48")],
-                               "rate_48k", [], [helper.make_tensor_value_info("y48", F32, (1, 8))])
-    else_g = helper.make_graph([helper.make_node("Mul", ["pre", "taps_16k"], ["y16"], name="fir16")],
-                               "rate_16k", [], [helper.make_tensor_value_info("y16", F32, (1, 8))])
+    vi = helper.make_tensor_value_info
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["pre", "taps_48k"], ["y48"], name="fir48")],
+        "rate_48k", [], [vi("y48", F32, (1, 8))])
+    else_g = helper.make_graph(
+        [helper.make_node("Mul", ["pre", "taps_16k"], ["y16"], name="fir16")],
+        "rate_16k", [], [vi("y16", F32, (1, 8))])
     c.node("If", ["is_48k"], ["filtered"], name="rate_switch", then_branch=then_g,
            else_branch=else_g)
     c.node("Relu", ["filtered"], ["y"], name="post_relu")
@@ -629,8 +632,9 @@ def if_in_loop():
     scale = c.weight("scale", (3,), 0.5, 1.5)
     c.const("trips", np.array(4, dtype=np.int64))
     vi = helper.make_tensor_value_info
-    then_g = helper.make_graph([helper.make_node("Mul", ["s_in", "scale"], ["scaled"], name="scale")],
-                               "later", [], [vi("scaled", F32, (3,))])
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["s_in", "scale"], ["scaled"], name="scale")],
+        "later", [], [vi("scaled", F32, (3,))])
     else_g = helper.make_graph([helper.make_node("Add", ["s_in", "half_bias"], ["biased"],
                                                  name="bias")],
                                "first", [], [vi("biased", F32, (3,))])

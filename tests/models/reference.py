@@ -123,7 +123,10 @@ def loop(max_trips, cond, carried, body):
     while (max_trips is None or i < max_trips) and cond:
         out = body(i, cond, *carried)
         cond, carried, scans = out[0], list(out[1:1 + len(carried)]), out[1 + len(carried):]
-        stacked = [[s] for s in scans] if stacked is None else [a + [s] for a, s in zip(stacked, scans)]
+        if stacked is None:
+            stacked = [[] for _ in scans]
+        for a, s in zip(stacked, scans):
+            a.append(s)
         i += 1
     return carried, [np.stack(a) for a in (stacked or [])]
 

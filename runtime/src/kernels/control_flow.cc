@@ -192,7 +192,8 @@ Status Loop(KernelContext& ctx) {
     const Stacked& s = stacked[k];
     const int64_t zero = 0;
     if (s.count == 0) {
-      EPCTX_RETURN_IF_ERROR(AllocEmptyScanOutput(ctx, n + k, body->outputs[1 + n + k], &zero, 1, 0));
+      EPCTX_RETURN_IF_ERROR(
+          AllocEmptyScanOutput(ctx, n + k, body->outputs[1 + n + k], &zero, 1, 0));
       continue;
     }
     if (s.first.rank + 1 > static_cast<uint32_t>(kMaxRank))

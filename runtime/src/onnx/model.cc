@@ -74,11 +74,6 @@ struct Ctx {
 
 Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g);
 
-// Whether an error still has room for more context in front. Errors from
-// deep subgraphs gather a prefix per level; once the message is long, outer
-// levels add nothing more, so the cause and the innermost node survive.
-bool Roomy(const Status& st) { return cstr_len(st.message()) < Status::kMaxMessage / 2; }
-
 // ---- ValueInfoProto ----
 
 Status ParseDim(const Ctx& c, Bytes msg, ValueInfoView* v, uint32_t i) {
@@ -256,7 +251,8 @@ Status ParseAttributeBody(const Ctx& c, Bytes msg, AttributeView* a) {
     EPCTX_RETURN_IF_ERROR(AllocViews(*c.arena, 1, "subgraph", &g));
     Ctx inner{c.file, c.arena, c.depth + 1};
     Status st = ParseGraph(inner, a->graph, g);
-    if (!st.ok() && !g->name.empty() && Roomy(st)) st.Prefix("graph '%.*s'", g->name.len(), g->name.data);
+    if (!st.ok() && !g->name.empty() && st.HasRoom())
+      st.Prefix("graph '%.*s'", g->name.len(), g->name.data);
     EPCTX_RETURN_IF_ERROR(st);
     a->g = g;
   }
@@ -315,7 +311,7 @@ Status ParseAttributeBody(const Ctx& c, Bytes msg, AttributeView* a) {
 
 Status ParseAttribute(const Ctx& c, Bytes msg, uint32_t index, AttributeView* a) {
   Status st = ParseAttributeBody(c, msg, a);
-  if (!st.ok() && Roomy(st)) {
+  if (!st.ok() && st.HasRoom()) {
     if (a->name.empty())
       st.Prefix("attribute #%u at offset %zu", index, static_cast<size_t>(msg.data - c.file));
     else
@@ -373,7 +369,7 @@ Status ParseNodeBody(const Ctx& c, Bytes msg, NodeView* n) {
 
 Status ParseNode(const Ctx& c, Bytes msg, uint32_t index, NodeView* n) {
   Status st = ParseNodeBody(c, msg, n);
-  if (!st.ok() && Roomy(st)) {
+  if (!st.ok() && st.HasRoom()) {
     if (n->name.empty())
       st.Prefix("node #%u (%.*s) at offset %zu", index, n->op_type.len(), n->op_type.data,
                 static_cast<size_t>(msg.data - c.file));

@@ -66,13 +66,6 @@ bool HasSubgraph(const onnx::NodeView& node) {
   return false;
 }
 
-// A subgraph error reaches the outer graph with its scope in front, while the
-// message has room (deep nesting keeps the cause, not every level's name).
-Status& InScope(Status& st, const char* label) {
-  if (cstr_len(st.message()) < Status::kMaxMessage / 2) st.Prefix("%s", label);
-  return st;
-}
-
 }  // namespace
 
 uint32_t GraphPlan::Find(StrView name) const {
@@ -246,9 +239,12 @@ Status Session::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Ste
       return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for subgraphs", p->label);
     GraphPlan* child = new (mem) GraphPlan();
     Status st = PlanGraph(*attr.g, p, depth + 1, kept, child);
-    if (!st.ok()) return InScope(st, p->label);
+    // The outer scope goes in front while the message has room.
+    if (!st.ok() && (!p->parent || st.HasRoom())) st.Prefix("%s", p->label);
+    EPCTX_RETURN_IF_ERROR(st);
     subs[a] = child;
-    for (uint32_t v = 0; v < child->num_values; ++v) captures += child->values[v].outer != UINT32_MAX;
+    for (uint32_t v = 0; v < child->num_values; ++v)
+      captures += child->values[v].outer != UINT32_MAX;
   }
   s->subgraphs = subs;
   // The implicit inputs: each outer value the subgraphs read, once.

@@ -262,7 +262,7 @@ Status run_steps(RunState& rs) {
       if (!as.ok()) ks = as;
       if (!ks.ok()) {
         // A subgraph's scope goes in front while the message has room.
-        if (!p.parent || cstr_len(ks.message()) < Status::kMaxMessage / 2)
+        if (!p.parent || ks.HasRoom())
           ks.Prefix("%s", rs.label);
         return ks;
       }

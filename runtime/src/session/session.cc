@@ -151,7 +151,8 @@ Status Session::LoadConstants(GraphPlan* p) {
     if (t.storage != onnx::Storage::kExternal) {
       if (t.bytes != want)
         return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: initializer '%.*s': expected %llu data bytes, found %llu", p->label,
+                             "%s: initializer '%.*s': expected %llu data bytes, found %llu",
+                             p->label,
                              t.name.len(), t.name.data, (unsigned long long)want,
                              (unsigned long long)t.bytes);
       r.data = const_cast<void*>(t.data);
