@@ -93,8 +93,12 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   if (model_.graph.num_nodes == 0 && model_.graph.num_outputs == 0)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: the graph has no nodes and no outputs", label_);
   ext_folder_ = options.Get(kOptExternalInitializersFolder);
+  // Every graph's initializers may have external data: one region each.
   uint64_t inits = CountInitializers(model_.graph);
-  data_regions_ = inits < (1u << 24) ? meta_.AllocArray<epctx_pal_region>(inits + 1) : nullptr;
+  if (inits > (1u << 24))
+    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu initializers exceed the limit of 16M",
+                         label_, (unsigned long long)inits);
+  data_regions_ = meta_.AllocArray<epctx_pal_region>(inits + 1);
   if (!data_regions_)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %llu initializers", label_,
                          (unsigned long long)inits);
