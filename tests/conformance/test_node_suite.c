@@ -184,13 +184,13 @@ static int check_random(const char* check, const tu_manifest* m, const char* dir
     char path[4096], err[512];
     epctx_npy x, r;
     memset(&r, 0, sizeof(r));
-    snprintf(path, sizeof(path), "%s/input_0.npy", dir);
+    snprintf(path, sizeof(path), "%sinput_0.npy", dir);
     if (epctx_npy_read(path, &x, err, sizeof(err))) {
       snprintf(msg, size, "%s", err);
       return -1;
     }
     double ratio = 0.5;
-    snprintf(path, sizeof(path), "%s/input_1.npy", dir);
+    snprintf(path, sizeof(path), "%sinput_1.npy", dir);
     if (m->num_inputs > 1 && epctx_npy_read(path, &r, err, sizeof(err)) == 0 && r.bytes)
       ratio = tu_element(r.dtype, r.data, 0);
     epctx_npy_free(&r);
@@ -231,7 +231,7 @@ static int compare_outputs(node_case* c, const tu_manifest* m, const char* dir,
   for (; loaded < m->num_outputs; ++loaded) {
     char file[160];
     output_file_name(m, loaded, file, sizeof(file));
-    snprintf(path, sizeof(path), "%s/expected_%zu.npy", dir, loaded);
+    snprintf(path, sizeof(path), "%sexpected_%zu.npy", dir, loaded);
     if (epctx_npy_read(path, &want[loaded], err, sizeof(err))) {
       snprintf(msg, sizeof(msg), "'%s': %s", m->outputs[loaded], err);
       set_reason(c, "expected output", msg, dir, work);
@@ -273,7 +273,8 @@ static int has_strings(const tu_manifest* m) {
   return 0;
 }
 
-/* The steps of one test: compile, run, compare. */
+/* The steps of one test: compile, run, compare. dir (the test's folder in
+ * the suite) and work (its scratch folder) end in '/'. */
 static void run_steps(node_case* c, const tu_manifest* m, const char* dir, const char* work) {
   char path[4096], out_dir[4096], ctx[4096], msg[8192];
   snprintf(out_dir, sizeof(out_dir), "%sout", work);
