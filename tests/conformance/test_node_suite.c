@@ -110,12 +110,27 @@ static void strip_paths(const char* src, const char* a, const char* b, char* dst
   dst[n] = '\0';
 }
 
-/* "<step>: <first line of text>", without the tool's "<tool>: error: ". */
+/* The line of a tool's stderr that says what went wrong: its own error
+ * ("<tool>: error: ", dropped), a sanitizer's report, or the first line. */
+static const char* error_line(const char* text) {
+  const char* at = strstr(text, ": error: ");
+  if (at) return at + strlen(": error: ");
+  static const char* const kReports[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                         "runtime error: "};
+  for (size_t i = 0; i < sizeof(kReports) / sizeof(kReports[0]); ++i)
+    if ((at = strstr(text, kReports[i])) != NULL) {
+      while (at > text && at[-1] != '\n') --at;
+      return at;
+    }
+  while (*text == '\n') ++text;
+  return text;
+}
+
+/* "<step>: <error line of text>" without the build's paths. */
 static void set_reason(node_case* c, const char* step, const char* text, const char* dir,
                        const char* work) {
   char line[1024];
-  const char* tool_error = strstr(text, ": error: ");
-  if (tool_error) text = tool_error + strlen(": error: ");
+  text = error_line(text);
   size_t n = strcspn(text, "\n");
   if (n >= sizeof(line)) n = sizeof(line) - 1;
   memcpy(line, text, n);
@@ -317,7 +332,7 @@ static void run_steps(node_case* c, const tu_manifest* m, const char* dir, const
     snprintf(msg, sizeof(msg), "killed after %.0f s", RUN_TIMEOUT_S);
     set_reason(c, "run", msg, dir, work);
   } else if (!p.exited) {
-    snprintf(msg, sizeof(msg), "killed by signal %d; %s", p.signal, p.err);
+    snprintf(msg, sizeof(msg), "killed by signal %d; %s", p.signal, error_line(p.err));
     set_reason(c, "run", msg, dir, work);
   } else if (p.exit_code != 0) {
     if (!p.err[0]) snprintf(msg, sizeof(msg), "exit %d", p.exit_code);
