@@ -17,7 +17,7 @@ namespace epctx {
 namespace uk {
 namespace {
 
-constexpr int64_t kKc = 256;
+constexpr int64_t kKc = 128;
 constexpr int64_t kMc = 72;
 constexpr int64_t kNc = 384;  // a multiple of the 24-column tile
 
@@ -140,8 +140,12 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
     const int64_t nc = Min(kNc, N - jc);
     for (int64_t pc = 0; pc < K; pc += kKc) {
       const int64_t kc = Min(kKc, K - pc);
-      const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
-      PackB(g.trans_b, b_src, g.ldb, kc, nc, packed_b);
+      if (g.pack_b) {
+        g.pack_b(g.pack_b_ctx, pc, kc, jc, nc, packed_b, StripStride(kc));
+      } else {
+        const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
+        PackB(g.trans_b, b_src, g.ldb, kc, nc, packed_b);
+      }
       t.kc = kc;
       t.b_ss = StripStride(kc);
       t.accumulate = pc > 0 || g.beta != 0.0f;

@@ -71,6 +71,13 @@ TileFn TileKernel(Isa isa);
 // trans_a); op(B) is K x N (B is K x N with ldb >= N, or N x K when trans_b).
 // beta == 0 never reads C. A call may cover any row/column block of a larger
 // product (offset A, B, C and the biases), so threads can split it.
+//
+// pack_b, when set, replaces B, ldb and trans_b: it writes rows [k0, k0+kc)
+// x columns [j0, j0+nc) of op(B) as strips, dst[s * strip_stride + k * 8 + j]
+// for column 8s + j, columns past nc zero. A convolution packs straight from
+// its image this way (implicit im2col), never materialising the im2col matrix.
+using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                         float* dst, int64_t strip_stride);
 struct Gemm {
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
@@ -85,6 +92,8 @@ struct Gemm {
   const float* row_bias = nullptr;
   const float* col_bias = nullptr;
   float lo = -__builtin_inff(), hi = __builtin_inff();
+  PackBFn pack_b = nullptr;
+  const void* pack_b_ctx = nullptr;
 };
 
 // Floats of workspace Sgemm needs (at most ~110k floats whatever the sizes).
