@@ -32,38 +32,56 @@ constexpr int64_t kChunkK = 32;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
 // im2col matrix into buf as tile strips: buf[j / 8][k][j % 8], strip stride
-// kc * 8, columns past np zero.
+// kc * 8, columns past np zero. The pixels are cut once into output-row
+// segments; per row k and segment the valid columns are one range, so no
+// pixel is bounds-checked on its own.
 void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
                float* buf) {
-  int64_t ohs[uk::kNr], ows[uk::kNr];
-  int64_t oh = p0 / s.OW, ow = p0 - oh * s.OW;
-  for (int64_t j = 0; j < np; ++j) {
-    ohs[j] = oh;
-    ows[j] = ow;
-    if (++ow == s.OW) {
+  struct Seg {
+    int64_t j, oh, ow0, ow1;
+  };
+  Seg seg[uk::kNr];
+  int64_t nseg = 0;
+  {
+    int64_t oh = p0 / s.OW, ow = p0 - oh * s.OW, j = 0;
+    while (j < np) {
+      const int64_t ow1 = s.OW - ow < np - j ? s.OW : ow + (np - j);
+      seg[nseg++] = Seg{j, oh, ow, ow1};
+      j += ow1 - ow;
       ow = 0;
       ++oh;
     }
   }
-  const bool one_row = ohs[0] == ohs[np - 1];
   const int64_t padded = (np + 7) / 8 * 8, ss = kc * 8, HW = s.H * s.W;
   int64_t kw = k0 % s.KW, t = k0 / s.KW;
   int64_t kh = t % s.KH, ic = t / s.KH;
   for (int64_t k = 0; k < kc; ++k) {
     float* d = buf + k * 8;
     const float* xc = xg + ic * HW;
-    const int64_t ih0 = ohs[0] * s.sh - s.pt + kh * s.dh;
-    const int64_t iw0 = ows[0] * s.sw - s.pl + kw * s.dw;
-    if (one_row && s.sw == 1 && ih0 >= 0 && ih0 < s.H && iw0 >= 0 && iw0 + np <= s.W) {
-      const float* src = xc + ih0 * s.W + iw0;
-      for (int64_t j = 0; j < np; ++j) d[(j >> 3) * ss + (j & 7)] = src[j];
-    } else {
-      for (int64_t j = 0; j < np; ++j) {
-        const int64_t ih = ohs[j] * s.sh - s.pt + kh * s.dh;
-        const int64_t iw = ows[j] * s.sw - s.pl + kw * s.dw;
-        const bool in = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W;
-        d[(j >> 3) * ss + (j & 7)] = in ? xc[ih * s.W + iw] : 0.0f;
+    // Output columns ow whose tap iw = ow * sw + off lies in [0, W): [lo, hi).
+    const int64_t off = kw * s.dw - s.pl;
+    const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+    const int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    for (int64_t g = 0; g < nseg; ++g) {
+      const Seg& sg = seg[g];
+      const int64_t jb = sg.j - sg.ow0;  // column of ow == 0
+      const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
+      int64_t a = sg.ow1, b = sg.ow1;
+      if (ih >= 0 && ih < s.H) {
+        a = lo > sg.ow0 ? lo : sg.ow0;
+        b = hi < sg.ow1 ? hi : sg.ow1;
+        if (b < a) a = b = sg.ow1;
       }
+      for (int64_t o = sg.ow0; o < a; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      if (a < b) {
+        const float* row = xc + ih * s.W + off;
+        if (s.sw == 1)
+          for (int64_t o = a; o < b; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o];
+        else
+          for (int64_t o = a; o < b; ++o)
+            d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o * s.sw];
+      }
+      for (int64_t o = b; o < sg.ow1; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
     }
     for (int64_t j = np; j < padded; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;
     if (++kw == s.KW) {

@@ -329,6 +329,17 @@ void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
   for (; i < n; ++i) y[i] = Activate<Act::CLIP>(x[i], lo, hi);
 }
 
+// LEAKY_RELU four lanes at a time (embedding_model follows every conv with it).
+void ActRowLeaky(const float* x, float* y, uint64_t n, float alpha) {
+  const V4 z = {};
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const V4 v = Load4(x + i);
+    Store4(y + i, v >= z ? v : v * alpha);
+  }
+  for (; i < n; ++i) y[i] = Activate<Act::LEAKY_RELU>(x[i], alpha, 0.f);
+}
+
 }  // namespace
 
 void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, float beta) {
@@ -337,7 +348,7 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
       if (x != y && n > 0) memmove(y, x, n * 4);
       return;
     case Act::RELU: return ActRowRelu(x, y, n);
-    case Act::LEAKY_RELU: return ActRow<Act::LEAKY_RELU>(x, y, n, alpha, beta);
+    case Act::LEAKY_RELU: return ActRowLeaky(x, y, n, alpha);
     case Act::CLIP: return ActRowClip(x, y, n, alpha, beta);
     case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
