@@ -648,6 +648,13 @@ Status Session::Run(const RunRequest& req) const {
     bool any = false;
     for (uint32_t v = 0; v < main_.num_values && !any; ++v) any = m->seen[v] != 0;
     if (any) LearnPlan(m->seen);
+    // This run's memory fits the new plan before it goes back to the pool.
+    const MemoryPlan* now = plan_.load(std::memory_order_acquire);
+    if (now != plan && now->arena_bytes > m->arena_cap) {
+      env_->alloc.Free(m->arena);
+      m->arena = static_cast<uint8_t*>(env_->alloc.Alloc(static_cast<size_t>(now->arena_bytes), 64));
+      m->arena_cap = m->arena ? now->arena_bytes : 0;
+    }
   }
   ReturnRunMemory(m);
   return st;
