@@ -183,6 +183,9 @@ Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank,
     data = slot->bound->data;
   } else if (vp && vp->offset != UINT64_MAX && bytes <= vp->bytes) {
     data = rs->arena + vp->offset;
+  } else if (bytes == 0) {
+    alignas(64) static uint8_t empty[64];  // never written: nothing to hold
+    data = empty;
   } else {
     data = rs->Allocate(&rs->live, bytes, 64, &b);
     if (!data) return node_error(s, rs->label, EPCTX_OUT_OF_MEMORY, "out of memory for an output");
@@ -457,7 +460,8 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   }();
   rs.FreeList(&rs.scratch);
   rs.FreeList(&rs.live);
-  if (rs.mem) rs.mem->scratch_used = rs.scratch_mark;
+  // A subgraph leaves the scratch mark where it is: what the calling kernel
+  // took while receiving outputs (emit) lives until that kernel's step ends.
   if (!main) alloc.Free(rs.slots);
   return st;
 }
