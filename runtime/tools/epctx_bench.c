@@ -16,6 +16,7 @@
  *                 heap is not counted), as deltas from just before the
  *                 measured session was created: Private_Dirty after create
  *                 and after the first run, Rss, and peak RSS (VmHWM)
+ *   page faults per run (getrusage) and the planned run arena
  * --sessions N: N sessions sharing one context group (ep.share_ep_contexts,
  * or separate loads with --no-share), each run once; reports their create
  * times and the memory (Pss) of N against the memory of one, each measured
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,6 +150,13 @@ static long long cached_bytes(const char* dir) {
   }
   if (d) closedir(d);
   return total;
+}
+
+/* Minor and major page faults of the process so far. */
+static long long page_faults(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (long long)ru.ru_minflt + ru.ru_majflt;
 }
 
 /* ---- options and inputs ---- */
@@ -362,6 +371,7 @@ int main(int argc, char** argv) {
   worker* ws = calloc((size_t)c.threads, sizeof *ws);
   pthread_t* tids = calloc((size_t)c.threads, sizeof *tids);
   if (!times || !ws || !tids) die("out of memory");
+  long long faults0 = page_faults();
   double wall0 = now_ms();
   for (int t = 0; t < c.threads; ++t) {
     ws[t] = (worker){s, &in, per, times + (size_t)t * per};
@@ -370,6 +380,9 @@ int main(int argc, char** argv) {
   for (int t = 0; t < c.threads; ++t) pthread_join(tids[t], NULL);
   double wall = now_ms() - wall0;
   int total = per * c.threads;
+  /* Thread start-up faults (stacks) are in here too: a few per thread. */
+  double faults_per_run = (double)(page_faults() - faults0) / total;
+  size_t arena = epctx_session_arena_size(s);
   double median = percentile(times, total, 0.5), p99 = percentile(times, total, 0.99);
   mem after_runs = read_mem();
 
@@ -414,6 +427,7 @@ int main(int argc, char** argv) {
     printf(" \"create_cold_ms\": %.3f, \"create_warm_ms\": %.3f, \"first_run_ms\": %.3f,\n",
            create_cold, create_warm, first_run);
     printf(" \"cached_after_cold_create_bytes\": %lld,\n", cold_read);
+    printf(" \"page_faults_per_run\": %.2f, \"arena_bytes\": %zu,\n", faults_per_run, arena);
     printf(" \"run_median_ms\": %.3f, \"run_p99_ms\": %.3f, \"runs_per_s\": %.1f,\n", median, p99,
            total / (wall / 1e3));
     printf(" \"peak_rss_bytes\": %lld, \"private_dirty_after_create_bytes\": %lld,\n", peak,
@@ -441,6 +455,8 @@ int main(int argc, char** argv) {
     printf("first run:          %.3f ms\n", first_run);
     printf("runs:               %d on %d thread(s): median %.3f ms, p99 %.3f ms, %.1f runs/s\n",
            total, c.threads, median, p99, total / (wall / 1e3));
+    printf("page faults:        %.2f per run; run arena %.1f KiB\n", faults_per_run,
+           arena / 1024.0);
     printf("peak RSS:           %.1f MiB\n", peak / 1048576.0);
     printf("private dirty:      +%.1f KiB after create, +%.1f KiB after first run, +%.1f KiB "
            "after all runs\n", pd_create / 1024.0, pd_run / 1024.0, pd_runs / 1024.0);

@@ -155,6 +155,46 @@ epctx_status* epctx_session_run(epctx_session* session,
                                 const char* const* output_names,
                                 epctx_tensor** outputs, size_t output_count);
 
+/* ---- run memory: arena and bound outputs ----
+ * Session creation plans every intermediate of the main graph whose shape
+ * the model declares (epctx-compile writes the inferred shapes; use
+ * --input-shape to fix symbolic input dimensions) into one arena; the
+ * first successful run adds the values whose shapes were unknown. A run
+ * whose shapes match the plan makes no allocator call: each concurrent run
+ * takes an arena from a pool the session keeps (or the caller's, below),
+ * outputs bound by the caller are written in place, and kernel scratch
+ * comes from a block that grows to the largest step once.
+ *
+ * Bytes of the arena a run needs now (0: nothing planned). May grow once,
+ * after the first run completes; a caller arena sized before that keeps
+ * working with the plan made at create. */
+#define EPCTX_ARENA_ALIGNMENT 64
+size_t epctx_session_arena_size(const epctx_session* s);
+/* Intermediates the current plan places in the arena. */
+size_t epctx_session_planned_value_count(const epctx_session* s);
+
+typedef struct epctx_run_args {
+  const char* const* input_names;
+  const epctx_tensor* const* inputs;
+  size_t input_count;
+  const char* const* output_names; /* NULL: every graph output in order */
+  /* output_count entries. A non-NULL entry is the caller's tensor
+   * (epctx_tensor_wrap or _create): the output is written into its data in
+   * place (ORT's IoBinding) and it stays the caller's; its dtype and dims
+   * must be exactly those the model produces (INVALID_ARGUMENT naming the
+   * output otherwise). A NULL entry receives a new tensor, owned by the
+   * caller. On failure the new tensors are released and their entries NULL
+   * again. */
+  epctx_tensor** outputs;
+  size_t output_count;
+  /* Optional: the caller's arena, EPCTX_ARENA_ALIGNMENT-aligned, at least
+   * epctx_session_arena_size bytes; used for this run only and never freed
+   * by epctx. NULL: the session's own. Concurrent runs need one each. */
+  void* arena;
+  size_t arena_size;
+} epctx_run_args;
+epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_args* args);
+
 /* Number of nodes handled by drivers (EPContext) and by CPU kernels. */
 size_t epctx_session_driver_node_count(const epctx_session* s);
 size_t epctx_session_cpu_node_count(const epctx_session* s);

@@ -105,6 +105,31 @@ epctx::Status emit_copy(void* user, size_t index, const epctx::TensorRef& v) {
   return epctx::Status::Ok();
 }
 
+struct BoundTarget {
+  EmitTarget et;
+  epctx_tensor* const* bound;  // per output: the caller's tensor or NULL
+};
+
+// Writes output `index` into the caller's tensor when it has one (in place
+// already, unless the value is a constant, an input or a view), else copies
+// it into a new tensor.
+epctx::Status emit_bound(void* user, size_t index, const epctx::TensorRef& v) {
+  BoundTarget* bt = static_cast<BoundTarget*>(user);
+  epctx_tensor* b = bt->bound[index];
+  if (!b) return emit_copy(&bt->et, index, v);
+  if (v.data == b->t.data) return epctx::Status::Ok();
+  bool same = v.dtype == b->t.dtype && v.rank == b->t.rank;
+  for (uint32_t d = 0; same && d < v.rank; ++d) same = v.dims[d] == b->t.dims[d];
+  if (!same)
+    return epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                                "run: output %zu: the bound tensor is %s of rank %u, the model "
+                                "produces %s of rank %u with other dimensions",
+                                index, epctx::dtype_name(b->t.dtype), b->t.rank,
+                                epctx::dtype_name(v.dtype), v.rank);
+  if (v.bytes) memcpy(b->t.data, v.data, static_cast<size_t>(v.bytes));
+  return epctx::Status::Ok();
+}
+
 }  // namespace
 
 extern "C" {
@@ -337,6 +362,56 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
     for (size_t i = 0; i < output_count; ++i) {
       epctx_tensor_release(outputs[i]);
       outputs[i] = nullptr;
+    }
+  }
+  return make_status(st);
+}
+
+size_t epctx_session_arena_size(const epctx_session* s) {
+  return s ? static_cast<size_t>(s->s->arena_bytes()) : 0;
+}
+
+size_t epctx_session_planned_value_count(const epctx_session* s) {
+  return s ? s->s->planned_values() : 0;
+}
+
+epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_args* args) {
+  if (!session || !args) return error(EPCTX_INVALID_ARGUMENT, "run: NULL session or args");
+  const size_t input_count = args->input_count, output_count = args->output_count;
+  if (input_count > EPCTX_MAX_RUN_TENSORS || output_count > EPCTX_MAX_RUN_TENSORS)
+    return error(EPCTX_INVALID_ARGUMENT, "run: more than 256 inputs or outputs");
+  if ((input_count && (!args->input_names || !args->inputs)) || (output_count && !args->outputs))
+    return error(EPCTX_INVALID_ARGUMENT, "run: NULL names or tensors");
+  if (!args->output_names && output_count != session->s->graph().num_outputs)
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "run: output_names is NULL, so output_count must be %u, found %zu",
+        session->s->graph().num_outputs, output_count));
+  if (!args->arena && args->arena_size)
+    return error(EPCTX_INVALID_ARGUMENT, "run: arena_size is set but arena is NULL");
+  epctx::TensorRef refs[EPCTX_MAX_RUN_TENSORS];
+  const epctx::TensorRef* bound_refs[EPCTX_MAX_RUN_TENSORS];
+  epctx_tensor* bound[EPCTX_MAX_RUN_TENSORS];
+  for (size_t i = 0; i < input_count; ++i) {
+    if (!args->inputs[i] || !args->input_names[i])
+      return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
+    refs[i] = args->inputs[i]->t;
+  }
+  for (size_t i = 0; i < output_count; ++i) {
+    bound[i] = args->outputs[i];
+    bound_refs[i] = bound[i] ? &bound[i]->t : nullptr;
+  }
+  BoundTarget bt{{args->outputs, &session->alloc}, bound};
+  epctx::Session::RunRequest req{args->input_names, refs, input_count, args->output_names,
+                                 output_count, emit_bound, &bt};
+  req.bound_outputs = bound_refs;
+  req.arena = args->arena;
+  req.arena_size = args->arena_size;
+  epctx::Status st = session->s->Run(req);
+  if (!st.ok()) {
+    for (size_t i = 0; i < output_count; ++i) {
+      if (bound[i]) continue;
+      epctx_tensor_release(args->outputs[i]);
+      args->outputs[i] = nullptr;
     }
   }
   return make_status(st);

@@ -1,11 +1,19 @@
 // Session::Run: executes the ordered steps with per-run state only.
 //
-// Every intermediate tensor is one allocation from the env allocator with a
-// small header (a reference count and list links). A value is released when
-// its last consumer has run; a view output (Reshape, Flatten ...) shares the
-// buffer of the input it points into, so the buffer lives until both are
-// dead. Constants and caller inputs are never owned by the run. All state is
-// local to the call, so any number of Runs may proceed at once.
+// Memory: a run takes a RunMemory from the session's pool (one per
+// concurrent run, kept for the next): the arena the memory plan places the
+// main graph's intermediates in (memory_plan.h), the value slots, and a
+// grow-only scratch block kernels bump-allocate from (reset after each
+// step). Outputs the caller bound are written in place. Anything the plan
+// did not foresee (a value whose shape was unknown at create, a larger
+// output, a subgraph's values, scratch beyond the block) is one allocation
+// from the env allocator with a small header (a reference count and list
+// links), released when its last consumer has run; a view output (Reshape,
+// Flatten ...) shares the buffer of the input it points into, so the buffer
+// lives until both are dead. The first run records what it allocated that
+// way; the session then plans those values too (LearnPlan) and grows the
+// scratch block, so later runs of the same shapes make no allocator call.
+// Constants and caller inputs are never owned by the run.
 //
 // One loop (RunPlan) runs the main graph and every subgraph: a control-flow
 // kernel calls run_subgraph, which runs the subgraph's plan with a RunState
@@ -17,7 +25,7 @@
 #include "session/session.h"
 
 namespace epctx {
-namespace {
+namespace runmem {
 
 struct Buffer {
   Buffer* prev;
@@ -31,15 +39,46 @@ constexpr size_t kHeader = 64;
 struct Slot {
   TensorRef t;
   Buffer* buf;
+  const TensorRef* bound;  // the caller's buffer for this graph output
   uint32_t remaining;
   bool set;
 };
 
+}  // namespace runmem
+
+using runmem::Buffer;
+using runmem::Slot;
+using runmem::kHeader;
+
+constexpr uint32_t kMaxRunOutputs = 256;
+
+struct RunMemory {
+  RunMemory* next_idle;
+  RunMemory* next_all;
+  uint8_t* arena;  // owned, arena_cap bytes
+  uint64_t arena_cap;
+  uint8_t* scratch;  // owned, scratch_cap bytes
+  uint64_t scratch_cap;
+  uint64_t scratch_used;  // may pass scratch_cap: the demand of this step
+  uint64_t scratch_peak;
+  Slot* slots;               // the main graph's, num_values + 1
+  const TensorRef** bound;   // per graph input, num_inputs + 1
+  uint32_t* outs;            // kMaxRunOutputs
+  uint64_t* seen;            // per value: bytes allocated beyond the plan
+};
+
+namespace {
 struct RunState {
   const Allocator* alloc;
   const GraphPlan* plan;
   const RunState* parent;  // the run of the enclosing graph, for captures
   Slot* slots;
+  // The main graph's run: its plan and arena; nullptr in a subgraph's run.
+  const MemoryPlan* mplan;
+  uint8_t* arena;
+  RunMemory* mem;         // the scratch block, shared with subgraph runs
+  uint64_t scratch_mark;  // mem->scratch_used when this run started
+  uint64_t* seen;         // learning: bytes of values beyond the plan
   Buffer live;     // sentinel of the list of live buffers
   Buffer scratch;  // sentinel of this step's scratch buffers
   const Step* step;
@@ -82,6 +121,30 @@ Status node_error(const Step& s, const char* label, int code, const char* what) 
                        s.node->name.data, s.node->op_type.len(), s.node->op_type.data, what);
 }
 
+void* scratch(void* user, uint64_t bytes, uint32_t alignment);
+
+bool same_shape(const TensorRef& t, int32_t dtype, uint32_t rank, const int64_t* dims) {
+  if (t.dtype != dtype || t.rank != rank) return false;
+  for (uint32_t i = 0; i < rank; ++i)
+    if (t.dims[i] != dims[i]) return false;
+  return true;
+}
+
+Status bound_mismatch(const RunState& rs, uint32_t v, const TensorRef& b, int32_t dtype,
+                      uint32_t rank, const int64_t* dims) {
+  char want[128], got[128];
+  size_t a = format(want, sizeof want, "%s[", dtype_name(b.dtype));
+  size_t c = format(got, sizeof got, "%s[", dtype_name(dtype));
+  for (uint32_t d = 0; d < b.rank && a < sizeof want; ++d)
+    a += format(want + a, sizeof want - a, "%s%lld", d ? "," : "", (long long)b.dims[d]);
+  for (uint32_t d = 0; d < rank && c < sizeof got; ++d)
+    c += format(got + c, sizeof got - c, "%s%lld", d ? "," : "", (long long)dims[d]);
+  return Status::Error(EPCTX_INVALID_ARGUMENT,
+                       "%s: output '%.*s': the bound tensor is %s], the model produces %s]",
+                       rs.label, rs.plan->values[v].name.len(), rs.plan->values[v].name.data,
+                       want, got);
+}
+
 Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank,
                     const int64_t* dims, TensorRef** out) {
   RunState* rs = static_cast<RunState*>(user);
@@ -95,16 +158,12 @@ Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank,
     return node_error(s, rs->label, EPCTX_INVALID_ARGUMENT, "output shape or type not allocatable");
   uint64_t bytes = elems * esize;
   uint32_t v = s.outputs[index];
-  Slot tmp{};
-  Slot* slot = v == UINT32_MAX ? &tmp : &rs->slots[v];
-  // An omitted output still needs storage: it goes with the step's scratch.
-  Buffer* b = nullptr;
-  void* data = rs->Allocate(v == UINT32_MAX ? &rs->scratch : &rs->live, bytes, 64, &b);
-  if (!data) return node_error(s, rs->label, EPCTX_OUT_OF_MEMORY, "out of memory for an output");
   if (v == UINT32_MAX) {
-    // Keep the TensorRef somewhere that outlives this call: the scratch list.
-    TensorRef* t = static_cast<TensorRef*>(rs->Allocate(&rs->scratch, sizeof(TensorRef), 16, nullptr));
-    if (!t) return node_error(s, rs->label, EPCTX_OUT_OF_MEMORY, "out of memory");
+    // An omitted output still needs storage, and a TensorRef that outlives
+    // this call: both go with the step's scratch.
+    void* data = scratch(rs, bytes, 64);
+    TensorRef* t = static_cast<TensorRef*>(scratch(rs, sizeof(TensorRef), 16));
+    if (!data || !t) return node_error(s, rs->label, EPCTX_OUT_OF_MEMORY, "out of memory");
     *t = TensorRef{};
     t->dtype = dtype;
     t->rank = rank;
@@ -113,6 +172,24 @@ Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank,
     t->bytes = bytes;
     *out = t;
     return Status::Ok();
+  }
+  Slot* slot = &rs->slots[v];
+  Buffer* b = nullptr;
+  void* data = nullptr;
+  const ValuePlacement* vp = rs->mplan ? &rs->mplan->values[v] : nullptr;
+  if (slot->bound) {
+    if (!same_shape(*slot->bound, dtype, rank, dims))
+      return bound_mismatch(*rs, v, *slot->bound, dtype, rank, dims);
+    data = slot->bound->data;
+  } else if (vp && vp->offset != UINT64_MAX && bytes <= vp->bytes) {
+    data = rs->arena + vp->offset;
+  } else if (bytes == 0) {
+    alignas(64) static uint8_t empty[64];  // never written: nothing to hold
+    data = empty;
+  } else {
+    data = rs->Allocate(&rs->live, bytes, 64, &b);
+    if (!data) return node_error(s, rs->label, EPCTX_OUT_OF_MEMORY, "out of memory for an output");
+    if (rs->seen && bytes > rs->seen[v]) rs->seen[v] = bytes;
   }
   slot->t = TensorRef{};
   slot->t.dtype = dtype;
@@ -138,6 +215,16 @@ Status view_output(void* user, uint32_t index, int32_t dtype, uint32_t rank, con
     return node_error(s, rs->label, EPCTX_INVALID_ARGUMENT, "output view shape not valid");
   uint32_t v = s.outputs[index];
   if (v == UINT32_MAX) return Status::Ok();
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  if (rs->mplan && p >= rs->arena && p < rs->arena + rs->mplan->arena_bytes &&
+      !rs->mplan->values[v].arena_view) {
+    // A view into the arena the plan did not foresee: the bytes it points
+    // to may be reused before the view dies, so it gets its own copy.
+    TensorRef* t = nullptr;
+    EPCTX_RETURN_IF_ERROR(alloc_output(user, index, dtype, rank, dims, &t));
+    if (t->bytes) memcpy(t->data, data, static_cast<size_t>(t->bytes));
+    return Status::Ok();
+  }
   Slot& slot = rs->slots[v];
   slot.t = TensorRef{};
   slot.t.dtype = dtype;
@@ -148,7 +235,6 @@ Status view_output(void* user, uint32_t index, int32_t dtype, uint32_t rank, con
   slot.buf = nullptr;
   slot.set = true;
   // Share the buffer of the input the view points into, if the run owns it.
-  const uint8_t* p = static_cast<const uint8_t*>(data);
   for (uint32_t i = 0; i < s.num_inputs; ++i) {
     uint32_t in = s.inputs[i];
     if (in == UINT32_MAX || !rs->slots[in].buf) continue;
@@ -165,7 +251,18 @@ Status view_output(void* user, uint32_t index, int32_t dtype, uint32_t rank, con
 
 void* scratch(void* user, uint64_t bytes, uint32_t alignment) {
   RunState* rs = static_cast<RunState*>(user);
-  return rs->Allocate(&rs->scratch, bytes, alignment ? alignment : 16, nullptr);
+  if (!alignment) alignment = 16;
+  RunMemory* m = rs->mem;
+  if (m && alignment <= 64 && !(alignment & (alignment - 1)) &&
+      m->scratch_used <= UINT64_MAX - 64 && bytes <= (UINT64_MAX >> 2)) {
+    uint64_t start = (m->scratch_used + alignment - 1) & ~uint64_t{alignment - 1};
+    m->scratch_used = start + bytes;
+    if (m->scratch_used > m->scratch_peak) m->scratch_peak = m->scratch_used;
+    if (m->scratch_used <= m->scratch_cap) return m->scratch + start;
+    // Beyond the block: the demand stays counted, so the block grows after
+    // this run to hold the whole step.
+  }
+  return rs->Allocate(&rs->scratch, bytes, alignment, nullptr);
 }
 
 bool shape_matches(const onnx::ValueInfoView& info, const TensorRef& t) {
@@ -215,10 +312,10 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
     EPCTX_RETURN_IF_ERROR(alloc_output(&rs, o, d.dtype, d.rank, d.dims, &t));
     hal_out[o] = epctx_hal_tensor{t->dtype, t->rank, t->dims, t->data, t->bytes};
   }
-  void* arena = gi.scratch_bytes
-                    ? rs.Allocate(&rs.scratch, gi.scratch_bytes,
-                                  gi.scratch_alignment ? gi.scratch_alignment : 64, nullptr)
-                    : nullptr;
+  uint64_t planned = rs.mplan ? rs.mplan->driver_scratch[&s - rs.plan->steps] : UINT64_MAX;
+  void* arena = !gi.scratch_bytes         ? nullptr
+                : planned != UINT64_MAX ? rs.arena + planned
+                                          : scratch(&rs, gi.scratch_bytes, gi.scratch_alignment);
   if (gi.scratch_bytes && !arena)
     return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory for the driver arena");
   char msg[Status::kMaxMessage];
@@ -270,6 +367,7 @@ Status run_steps(RunState& rs) {
       EPCTX_RETURN_IF_ERROR(run_driver_step(rs, s, in_refs));
     }
     rs.FreeList(&rs.scratch);
+    if (rs.mem) rs.mem->scratch_used = rs.scratch_mark;
     for (uint32_t o = 0; o < s.num_outputs; ++o)
       if (s.outputs[o] != UINT32_MAX && !rs.slots[s.outputs[o]].set)
         return node_error(s, rs.label, EPCTX_INVALID_GRAPH, "the kernel did not produce an output");
@@ -283,13 +381,24 @@ Status run_steps(RunState& rs) {
   return Status::Ok();
 }
 
+// What a run of the main graph brings beyond its inputs: its memory, the
+// plan in force, the arena (the pool's or the caller's), and the caller's
+// output buffers per requested output (nullptr: none).
+struct MainRun {
+  RunMemory* mem;
+  const MemoryPlan* plan;
+  uint8_t* arena;
+  const TensorRef* const* bound;
+  uint64_t* seen;  // nullptr once the session has learned from a first run
+};
+
 // Runs plan p. Graph input i is inputs[i] (initializer-backed inputs keep
 // their initializer); outputs outs[0..num_outs) (graph output indices, or
 // all in order when outs is nullptr) go to emit. parent: the run of the
-// enclosing graph, for a subgraph.
+// enclosing graph, for a subgraph; main: set for the main graph only.
 Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* parent,
-               const TensorRef* const* inputs, const uint32_t* outs, size_t num_outs,
-               ValueSink emit, void* user) {
+               const MainRun* main, const TensorRef* const* inputs, const uint32_t* outs,
+               size_t num_outs, ValueSink emit, void* user) {
   const onnx::GraphView& g = *p.graph;
   RunState rs;
   rs.alloc = &alloc;
@@ -297,8 +406,14 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.parent = parent;
   rs.label = p.label;
   rs.step = nullptr;
+  rs.mplan = main ? main->plan : nullptr;
+  rs.arena = main ? main->arena : nullptr;
+  rs.mem = main ? main->mem : parent ? parent->mem : nullptr;
+  rs.scratch_mark = rs.mem ? rs.mem->scratch_used : 0;
+  rs.seen = main ? main->seen : nullptr;
   rs.Init();
-  rs.slots = static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
+  rs.slots = main ? main->mem->slots
+                  : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
   if (!rs.slots) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", p.label);
   for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
   Status st = [&]() -> Status {
@@ -325,8 +440,15 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
       slot.t = *inputs[k];
       slot.set = true;
     }
-    EPCTX_RETURN_IF_ERROR(run_steps(rs));
     size_t n = outs ? num_outs : g.num_outputs;
+    if (main && main->bound)
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t v = p.output_ids[outs ? outs[i] : i];
+        // Constants and inputs passed through are copied out by emit.
+        if (main->bound[i] && p.values[v].constant < 0 && p.values[v].graph_input < 0)
+          rs.slots[v].bound = main->bound[i];
+      }
+    EPCTX_RETURN_IF_ERROR(run_steps(rs));
     for (size_t i = 0; i < n; ++i) {
       uint32_t v = p.output_ids[outs ? outs[i] : i];
       if (!rs.slots[v].set)
@@ -338,7 +460,9 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   }();
   rs.FreeList(&rs.scratch);
   rs.FreeList(&rs.live);
-  alloc.Free(rs.slots);
+  // A subgraph leaves the scratch mark where it is: what the calling kernel
+  // took while receiving outputs (emit) lives until that kernel's step ends.
+  if (!main) alloc.Free(rs.slots);
   return st;
 }
 
@@ -357,21 +481,149 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
            attr.name.len(), attr.name.data, sub->graph->num_inputs, num_inputs);
     return node_error(s, rs->label, EPCTX_INVALID_GRAPH, what);
   }
-  return RunPlan(*rs->alloc, *sub, rs, inputs, nullptr, 0, emit, emit_user);
+  return RunPlan(*rs->alloc, *sub, rs, nullptr, inputs, nullptr, 0, emit, emit_user);
 }
 
 }  // namespace
 
+Status Session::BuildPlan() {
+  pool_mutex_ = epctx_pal_mutex_create();
+  if (!pool_mutex_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: no mutex for runs", label_);
+  uint64_t* bytes = static_cast<uint64_t*>(
+      env_->alloc.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+  if (!bytes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory planning", label_);
+  DeclaredBytes(main_, bytes);
+  Status st = BuildMemoryPlan(main_, bytes, env_->alloc, &created_plan_);
+  env_->alloc.Free(bytes);
+  plan_.store(created_plan_, std::memory_order_release);
+  return st;
+}
+
+void Session::LearnPlan(const uint64_t* seen) const {
+  uint64_t* bytes = static_cast<uint64_t*>(
+      env_->alloc.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+  if (!bytes) return;  // the plan at create stays; runs still work
+  DeclaredBytes(main_, bytes);
+  for (uint32_t v = 0; v < main_.num_values; ++v)
+    if (seen[v] > bytes[v]) bytes[v] = seen[v];
+  MemoryPlan* plan = nullptr;
+  Status st = BuildMemoryPlan(main_, bytes, env_->alloc, &plan);
+  env_->alloc.Free(bytes);
+  if (!st.ok()) return;
+  learned_plan_ = plan;  // written once: learning_ admits one run here
+  plan_.store(plan, std::memory_order_release);
+}
+
+uint64_t Session::arena_bytes() const {
+  const MemoryPlan* p = plan_.load(std::memory_order_acquire);
+  return p ? p->arena_bytes : 0;
+}
+
+uint32_t Session::planned_values() const {
+  const MemoryPlan* p = plan_.load(std::memory_order_acquire);
+  return p ? p->planned : 0;
+}
+
+RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const {
+  epctx_pal_mutex_lock(pool_mutex_);
+  RunMemory* m = pool_;
+  if (m) pool_ = m->next_idle;
+  epctx_pal_mutex_unlock(pool_mutex_);
+  const Allocator& a = env_->alloc;
+  if (!m) {
+    const uint32_t nv = main_.num_values, ni = model_.graph.num_inputs;
+    size_t bytes = sizeof(RunMemory) + sizeof(Slot) * (nv + 1) + sizeof(TensorRef*) * (ni + 1) +
+                   sizeof(uint32_t) * kMaxRunOutputs + sizeof(uint64_t) * (nv + 1) + 64;
+    uint8_t* p = static_cast<uint8_t*>(a.Alloc(bytes, 64));
+    if (!p) return nullptr;
+    m = reinterpret_cast<RunMemory*>(p);
+    *m = RunMemory{};
+    p += (sizeof(RunMemory) + 15) & ~size_t{15};
+    m->slots = reinterpret_cast<Slot*>(p);
+    p += sizeof(Slot) * (nv + 1);
+    m->seen = reinterpret_cast<uint64_t*>(p);
+    p += sizeof(uint64_t) * (nv + 1);
+    m->bound = reinterpret_cast<const TensorRef**>(p);
+    p += sizeof(TensorRef*) * (ni + 1);
+    m->outs = reinterpret_cast<uint32_t*>(p);
+    epctx_pal_mutex_lock(pool_mutex_);
+    m->next_all = all_;
+    all_ = m;
+    epctx_pal_mutex_unlock(pool_mutex_);
+  }
+  if (!caller_arena && plan && m->arena_cap < plan->arena_bytes) {
+    a.Free(m->arena);
+    m->arena = static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(plan->arena_bytes), 64));
+    m->arena_cap = m->arena ? plan->arena_bytes : 0;
+    if (!m->arena) {
+      ReturnRunMemory(m);
+      return nullptr;
+    }
+  }
+  return m;
+}
+
+void Session::ReturnRunMemory(RunMemory* m) const {
+  if (m->scratch_peak > m->scratch_cap) {
+    // Grow once to what the busiest step asked for, so the next run fits.
+    const Allocator& a = env_->alloc;
+    a.Free(m->scratch);
+    uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
+    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap), 64))
+                                      : nullptr;
+    m->scratch_cap = m->scratch ? cap : 0;
+  }
+  m->scratch_peak = 0;
+  m->scratch_used = 0;
+  epctx_pal_mutex_lock(pool_mutex_);
+  m->next_idle = pool_;
+  pool_ = m;
+  epctx_pal_mutex_unlock(pool_mutex_);
+}
+
+void Session::FreeRunMemory() {
+  const Allocator& a = env_->alloc;
+  for (RunMemory* m = all_; m;) {
+    RunMemory* next = m->next_all;
+    a.Free(m->arena);
+    a.Free(m->scratch);
+    a.Free(m);
+    m = next;
+  }
+  all_ = pool_ = nullptr;
+  FreeMemoryPlan(a, learned_plan_);
+  FreeMemoryPlan(a, created_plan_);
+  if (pool_mutex_) epctx_pal_mutex_destroy(pool_mutex_);
+}
+
 Status Session::Run(const RunRequest& req) const {
   const onnx::GraphView& g = model_.graph;
   size_t n_out = req.output_names ? req.num_outputs : 0;
-  if (n_out > UINT32_MAX)
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: too many outputs requested", label_);
-  size_t bytes = (g.num_inputs + 1) * sizeof(TensorRef*) + n_out * sizeof(uint32_t);
-  void* mem = env_->alloc.Alloc(bytes, 16);
-  if (!mem) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", label_);
-  const TensorRef** bound = static_cast<const TensorRef**>(mem);
-  uint32_t* outs = reinterpret_cast<uint32_t*>(bound + g.num_inputs + 1);
+  if (n_out > kMaxRunOutputs || (req.bound_outputs && !req.output_names && g.num_outputs > kMaxRunOutputs))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: more than %u outputs requested", label_,
+                         kMaxRunOutputs);
+  // The plan the arena fits: the latest, or for a caller's arena sized
+  // before the first run completed the plan, the plan at create.
+  const MemoryPlan* plan = plan_.load(std::memory_order_acquire);
+  uint8_t* arena = static_cast<uint8_t*>(req.arena);
+  if (arena) {
+    if (reinterpret_cast<uintptr_t>(arena) % kArenaAlignment)
+      return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: the run arena must be aligned to %u bytes",
+                           label_, (unsigned)kArenaAlignment);
+    if (plan && req.arena_size < plan->arena_bytes) plan = created_plan_;
+    if (plan && req.arena_size < plan->arena_bytes)
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "%s: the run arena has %llu bytes, the memory plan needs %llu", label_,
+                           (unsigned long long)req.arena_size,
+                           (unsigned long long)plan->arena_bytes);
+  }
+  RunMemory* m = TakeRunMemory(plan, arena != nullptr);
+  if (!m) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", label_);
+  const bool learn = !learning_.load(std::memory_order_relaxed);
+  if (learn)
+    for (uint32_t v = 0; v < main_.num_values; ++v) m->seen[v] = 0;
+  const TensorRef** bound = m->bound;
+  uint32_t* outs = m->outs;
   Status st = [&]() -> Status {
     for (uint32_t k = 0; k < g.num_inputs; ++k) bound[k] = nullptr;
     for (size_t i = 0; i < req.num_inputs; ++i) {
@@ -391,10 +643,24 @@ Status Session::Run(const RunRequest& req) const {
                              label_, req.output_names[i]);
       outs[i] = k;
     }
-    return RunPlan(env_->alloc, main_, nullptr, bound, req.output_names ? outs : nullptr, n_out,
-                   req.emit, req.user);
+    MainRun main{m, plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr};
+    Status rs = RunPlan(env_->alloc, main_, nullptr, &main, bound,
+                        req.output_names ? outs : nullptr, n_out, req.emit, req.user);
+    return rs;
   }();
-  env_->alloc.Free(mem);
+  if (learn && st.ok() && !learning_.exchange(true, std::memory_order_acq_rel)) {
+    bool any = false;
+    for (uint32_t v = 0; v < main_.num_values && !any; ++v) any = m->seen[v] != 0;
+    if (any) LearnPlan(m->seen);
+    // This run's memory fits the new plan before it goes back to the pool.
+    const MemoryPlan* now = plan_.load(std::memory_order_acquire);
+    if (now != plan && now->arena_bytes > m->arena_cap) {
+      env_->alloc.Free(m->arena);
+      m->arena = static_cast<uint8_t*>(env_->alloc.Alloc(static_cast<size_t>(now->arena_bytes), 64));
+      m->arena_cap = m->arena ? now->arena_bytes : 0;
+    }
+  }
+  ReturnRunMemory(m);
   return st;
 }
 

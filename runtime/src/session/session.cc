@@ -30,6 +30,7 @@ const char* ContextBaseDir(const Options& options, const char* model_path, Arena
 Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
 
 Session::~Session() {
+  FreeRunMemory();
   for (uint32_t i = 0; i < num_contexts_; ++i) {
     LoadedContext& c = contexts_[i];
     if (c.shared)
@@ -106,6 +107,7 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(BuildNames());
   EPCTX_RETURN_IF_ERROR(LoadContexts());
   EPCTX_RETURN_IF_ERROR(OrderSteps(&main_));
+  EPCTX_RETURN_IF_ERROR(BuildPlan());
   EPCTX_RETURN_IF_ERROR(verifier_.Commit());
   if (group_ && options.Flag(kOptStopShareEpContexts)) group_->StopSharing();
   // Loading is done: runs read initializers, let the OS read ahead for them.

@@ -10,10 +10,14 @@
 // Ownership: the session owns its metadata arena, the model mapping, the
 // mappings of context binaries and external-data files, and the driver
 // contexts; weights and payloads are views into those mappings, valid until
-// the session is destroyed. Run keeps all per-run state on its own stack and
-// allocations, so concurrent Runs share only read-only data.
+// the session is destroyed. Each Run takes a RunMemory (its arena, value
+// slots and scratch) from the session's pool, creating one only when every
+// pooled one is busy, so concurrent Runs share only read-only data and a
+// steady stream of Runs makes no allocator call (memory_plan.h).
 #ifndef EPCTX_SESSION_SESSION_H
 #define EPCTX_SESSION_SESSION_H
+
+#include <atomic>
 
 #include <epctx/hal.h>
 #include <epctx/pal.h>
@@ -26,6 +30,7 @@
 #include "onnx/model.h"
 #include "session/env.h"
 #include "session/bound_graphs.h"
+#include "session/memory_plan.h"
 #include "session/options.h"
 #include "session/plan.h"
 #include "trust/verifier.h"
@@ -33,6 +38,7 @@
 namespace epctx {
 
 class ContextGroup;    // session/workspace.h
+struct RunMemory;      // run.cc
 struct SharedContext;  // session/workspace.h
 
 struct LoadedContext {
@@ -74,10 +80,23 @@ class Session {
     // the callee copies it out.
     Status (*emit)(void* user, size_t index, const TensorRef& value);
     void* user;
+    // Optional, per requested output: a caller buffer the output is written
+    // into in place (its dtype and dims must be those produced; nullptr
+    // entries, or a null array, leave the output to the run).
+    const TensorRef* const* bound_outputs = nullptr;
+    // Optional: the caller's arena for the planned intermediates, at least
+    // arena_bytes() long and aligned to kArenaAlignment.
+    void* arena = nullptr;
+    uint64_t arena_size = 0;
   };
   Status Run(const RunRequest& request) const;
 
   const onnx::GraphView& graph() const { return model_.graph; }
+  // Bytes of the planned run arena now (the first run may add values whose
+  // shapes were unknown at create); 0 when nothing is planned.
+  uint64_t arena_bytes() const;
+  // Values of the main graph the current plan places in the arena.
+  uint32_t planned_values() const;
   uint32_t driver_steps() const { return driver_steps_; }
   uint32_t cpu_steps() const { return main_.num_steps - driver_steps_; }
   Env* env() const { return env_; }
@@ -92,6 +111,13 @@ class Session {
   const char* output_name(uint32_t i) const { return output_names_[i]; }
 
  private:
+  // run.cc: the run memory pool and the plan the first run completes.
+  RunMemory* TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const;
+  void ReturnRunMemory(RunMemory* m) const;
+  void LearnPlan(const uint64_t* seen) const;
+  Status BuildPlan();  // at create, from the declared types
+  void FreeRunMemory();
+
   Status Load(const char* path, const void* buffer, size_t size, const Options& options);
   // plan.cc: the plan of g (a subgraph of parent's graph at depth > 0);
   // `label` names it in messages and lives as long as the session.
@@ -176,6 +202,14 @@ class Session {
   uint32_t num_public_inputs_ = 0;
   const char** input_names_ = nullptr;
   const char** output_names_ = nullptr;
+
+  MemoryPlan* created_plan_ = nullptr;          // from the declared types
+  mutable MemoryPlan* learned_plan_ = nullptr;  // after the first run, if it added values
+  mutable std::atomic<const MemoryPlan*> plan_{nullptr};
+  mutable std::atomic<bool> learning_{false};
+  epctx_pal_mutex* pool_mutex_ = nullptr;
+  mutable RunMemory* pool_ = nullptr;  // idle run memories
+  mutable RunMemory* all_ = nullptr;   // every run memory, for the destructor
 };
 
 }  // namespace epctx
