@@ -199,15 +199,26 @@ def bench_model(cfg, name):
     return result
 
 
-def cpu_name():
+# The vector extensions ORT's MLAS picks kernels by: the same model runs at
+# very different speeds on an AVX2 and on an AVX-512 machine.
+CPU_FLAGS = ["sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16",
+             "amx_tile", "asimd", "asimddp", "sve"]
+
+
+def cpu_info():
+    name, flags = "unknown", set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("model name", "Model name") and name == "unknown":
+                    name = value.strip()
+                elif key in ("flags", "Features") and not flags:
+                    flags = set(value.split())
     except OSError:
         pass
-    return "unknown"
+    return name, [f for f in CPU_FLAGS if f in flags]
 
 
 def ms(v):
@@ -309,8 +320,9 @@ def main(argv):
         for m in cfg.models:
             results.append(bench_model(cfg, m))
             print(f"peer_bench: {m} done", file=sys.stderr, flush=True)
+        name, flags = cpu_info()
         doc = {
-            "benchmark": "epctx-peer", "ort_library": cfg.ort_lib, "cpu": cpu_name(),
+            "benchmark": "epctx-peer", "ort_library": cfg.ort_lib, "cpu": name, "cpu_flags": flags,
             "cpus": os.cpu_count(), "loadavg_before": load_before,
             "loadavg_after": os.getloadavg(), "seconds": round(time.time() - start, 1),
             "rounds": cfg.rounds, "round_ms": cfg.round_ms, "quick": cfg.quick,
