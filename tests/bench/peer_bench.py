@@ -34,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 REAL_MODELS = ["melspectrogram", "embedding_model", "hello_deepa", "ocr_cls", "ocr_det"]
@@ -70,8 +71,11 @@ class Worker:
         self.argv = argv
         self.times = []        # every run, microseconds
         self.round_medians = []
+        # stderr goes to a file: a pipe nobody reads while the rounds run
+        # could fill up and stall a chatty worker.
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+                                     stderr=self.stderr, text=True, bufsize=1)
         line = self._read()
         fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
         if not line.startswith("ready") or "create_ms" not in fields:
@@ -82,8 +86,9 @@ class Worker:
     def _read(self):
         line = self.proc.stdout.readline()
         if not line:
-            err = self.proc.stderr.read().strip().splitlines()
             self.proc.wait()
+            self.stderr.seek(0)
+            err = self.stderr.read().strip().splitlines()
             why = err[-1] if err else f"exit status {self.proc.returncode}"
             raise BenchError(f"{self.label}: worker stopped: {why}")
         return line.strip()
@@ -108,6 +113,7 @@ class Worker:
             except (BrokenPipeError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
+        self.stderr.close()
 
 
 def paired_ratio(a, b):
