@@ -46,7 +46,8 @@ class BenchError(Exception):
 
 
 def read_manifest(path):
-    """The ref manifest: input names and the --input-shape arguments."""
+    """The ref manifest: input names and the --input-shape arguments
+    (NAME:D0,D1,...)."""
     inputs, shapes = [], []
     try:
         with open(path) as f:
@@ -138,6 +139,20 @@ def compile_model(cfg, name, onnx_path, shapes):
     return ctx
 
 
+def model_flops(onnx_path, shapes):
+    """(flops, unknown nodes) of the model's Conv/MatMul work, or None without
+    python3-onnx (GFLOP/s are then left out)."""
+    try:
+        import model_flops as mf
+    except ImportError:
+        return None
+    dims = {}
+    for s in shapes:
+        name, _, d = s.rpartition(":")
+        dims[name] = [int(x) for x in d.split(",")]
+    return mf.count(onnx_path, dims)
+
+
 def model_paths(cfg, name):
     if name == TINY:
         return os.path.join(cfg.tiny, f"{TINY}.onnx"), os.path.join(cfg.tiny, TINY)
@@ -190,7 +205,11 @@ def bench_model(cfg, name):
         for w in workers:
             w.close()
 
-    result = {"model": name, "ep": cfg.ep, "by_threads": []}
+    result = {"model": name, "ep": cfg.ep, "gflop": None, "gflop_unknown_nodes": None,
+              "by_threads": []}
+    flops = model_flops(onnx_path, shapes)
+    if flops:
+        result["gflop"], result["gflop_unknown_nodes"] = flops[0] / 1e9, flops[1]
     for t in cfg.threads:
         e, o = epctx_by_threads[t], ort_by_threads[t]
         result["by_threads"].append({
@@ -202,6 +221,10 @@ def bench_model(cfg, name):
             "epctx_create_ms": e.create_ms, "ort_create_ms": o.create_ms,
             "epctx_threads": e.reported_threads,
         })
+        if result["gflop"]:
+            b = result["by_threads"][-1]
+            b["epctx_gflops"] = result["gflop"] / (b["epctx_median_ms"] / 1e3)
+            b["ort_gflops"] = result["gflop"] / (b["ort_median_ms"] / 1e3)
     return result
 
 
@@ -234,13 +257,13 @@ def ms(v):
 
 
 def table(results, threads):
-    head = ["model", "ep"]
+    head = ["model", "ep", "GFLOP"]
     for t in threads:
         head += [f"epctx {t}t ms", f"ORT {t}t ms", f"ratio {t}t"]
     rows = [head]
     caller = False
     for r in results:
-        row = [r["model"], r["ep"]]
+        row = [r["model"], r["ep"], f"{r['gflop']:.3g}" if r["gflop"] else "-"]
         for b in r["by_threads"]:
             mark = "*" if b["epctx_threads"] == "caller" and b["threads"] != 1 else ""
             caller |= bool(mark)
@@ -255,6 +278,13 @@ def table(results, threads):
         lines.append("* epctx has no session.intra_op_num_threads yet: runs on the caller's "
                      "thread, the same measurement paired with ORT at each thread count")
     lines.append("ratio: median over rounds of epctx/ORT round medians (< 1: epctx faster)")
+    for r in results:
+        if r["gflop"] and r["gflop"] >= 0.01:
+            rates = ", ".join(f"ORT {b['threads']}t {b['ort_gflops']:.1f}" for b in r["by_threads"])
+            partial = (f" ({r['gflop_unknown_nodes']} node(s) of unknown shape not counted)"
+                       if r["gflop_unknown_nodes"] else "")
+            lines.append(f"GFLOP/s {r['model']}: epctx {r['by_threads'][0]['epctx_gflops']:.1f}, "
+                         f"{rates}{partial}")
     return "\n".join(lines)
 
 

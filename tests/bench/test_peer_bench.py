@@ -34,16 +34,17 @@ class QuickRun(unittest.TestCase):
     def test_table_has_one_row_per_model_with_both_thread_counts(self):
         lines = self.proc.stdout.splitlines()
         head = lines[0].split()
-        self.assertEqual(head[:2], ["model", "ep"])
+        self.assertEqual(head[:3], ["model", "ep", "GFLOP"])
         self.assertIn("1t", head)
         self.assertIn("2t", head)
         rows = {ln.split()[0]: ln.split() for ln in lines[2:2 + len(MODELS)]}
         self.assertEqual(sorted(rows), sorted(MODELS))
         for name, cells in rows.items():
             self.assertEqual(cells[1], "vnpu", name)
-            # epctx, ORT, ratio at 1 and at 2 threads.
-            self.assertEqual(len(cells), 8, name)
-            for c in cells[2:]:
+            # GFLOP, then epctx, ORT, ratio at 1 and at 2 threads.
+            self.assertEqual(len(cells), 9, name)
+            self.assertEqual(cells[2] == "-", name == "tiny3", name)
+            for c in cells[3:]:
                 self.assertGreater(float(c.rstrip("*")), 0, name)
 
     def test_json_on_stdout_equals_the_file(self):
@@ -61,6 +62,11 @@ class QuickRun(unittest.TestCase):
         self.assertEqual([m["model"] for m in doc["models"]], MODELS)
         for m in doc["models"]:
             self.assertEqual([b["threads"] for b in m["by_threads"]], [1, 2])
+            # Conv/MatMul work from ONNX shape inference (tiny3 has none).
+            if m["model"] == "tiny3":
+                self.assertEqual(m["gflop"], 0)
+            else:
+                self.assertGreater(m["gflop"], 0, m["model"])
             for b in m["by_threads"]:
                 for key in ("epctx_median_ms", "ort_median_ms", "ratio", "epctx_create_ms",
                             "ort_create_ms"):
