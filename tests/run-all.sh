@@ -6,9 +6,10 @@
 #      host build's epctx-compile)
 #   4. host-asan preset: every host test again under AddressSanitizer + UBSan
 #   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
-# Ends with "N passed, N failed" (tests over all presets; a configure or
-# build step that fails counts as one failure) and exits non-zero if anything
-# failed.
+# Ends with the ONNX node suite's pass counts per preset ("node suite: none
+# N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
+# failed" (tests over all presets; a configure or build step that fails counts
+# as one failure) and exits non-zero if anything failed.
 # usage: bash tests/run-all.sh
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -61,7 +62,22 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
   fi
 }
 
+node_suite_lines=()
+node_suite_line() {  # node_suite_line <preset>: collects the node suite's totals
+  local preset=$1 parts=() ep f line joined
+  for ep in none vnpu; do
+    f=build/$preset/tests/conformance/work/$ep/summary.txt
+    [ -f "$f" ] || continue
+    line=$(sed -n 's/^node suite: //p' "$f" | tail -n1)
+    [ -n "$line" ] && parts+=("$line")
+  done
+  [ ${#parts[@]} -gt 0 ] || return 0
+  joined=$(printf '%s, ' "${parts[@]}")
+  node_suite_lines+=("node suite: ${joined%, } ($preset)")
+}
+
 for preset in host host-tsan host-asan aarch64-linux; do
+  rm -f build/"$preset"/tests/conformance/work/*/summary.txt
   extra=()
   # The aarch64 runtime also runs the generated models, compiled by the host
   # build's epctx-compile (an x86_64 child of the emulated test).
@@ -69,11 +85,13 @@ for preset in host host-tsan host-asan aarch64-linux; do
   step "$preset configure" cmake --preset "$preset" "${extra[@]}" &&
     step "$preset build" cmake --build --preset "$preset" -j"$jobs" &&
     run_ctest "$preset"
+  node_suite_line "$preset"
 done
 
 elapsed=$(($(date +%s) - start))
 echo
 echo "run-all: finished in $((elapsed / 60)) min $((elapsed % 60)) s"
+for l in "${node_suite_lines[@]+"${node_suite_lines[@]}"}"; do echo "$l"; done
 for f in "${failures[@]+"${failures[@]}"}"; do echo "  FAILED: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,7 @@
 // Writing the _ctx.onnx model: EPContext nodes replace the partitions.
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/raw_align.h"
+#include "epctx_host/subgraphs.h"
 
 #include <map>
 #include <queue>
@@ -79,8 +80,8 @@ std::vector<onnx::NodeProto> TopoSort(std::vector<std::pair<int, onnx::NodeProto
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::set<std::string> need;
-    for (const auto& in : nodes[i].second.input())
-      if (!in.empty() && !available.count(in)) need.insert(in);
+    for (const auto& in : NodeReads(nodes[i].second))
+      if (!available.count(in)) need.insert(in);
     missing[i] = need.size();
     for (const auto& in : need) waiting[in].push_back(i);
     if (need.empty()) ready.push({nodes[i].first, i});
@@ -156,7 +157,8 @@ onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& 
 
   std::set<std::string> referenced, node_values;
   for (const auto& n : sorted) {
-    for (const auto& in : n.input()) { referenced.insert(in); node_values.insert(in); }
+    // Initializers only a subgraph reads are referenced too.
+    for (const auto& in : NodeReads(n)) { referenced.insert(in); node_values.insert(in); }
     for (const auto& o : n.output()) node_values.insert(o);
   }
   for (const auto& v : sg.input()) referenced.insert(v.name());

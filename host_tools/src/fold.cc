@@ -8,6 +8,7 @@
 #include <epctx/epctx.h>
 
 #include "epctx_host/specialize.h"
+#include "epctx_host/subgraphs.h"
 
 namespace epctx {
 namespace host {
@@ -57,12 +58,6 @@ class Runtime {
  private:
   epctx_env* env_ = nullptr;
 };
-
-bool HasSubgraph(const onnx::NodeProto& node) {
-  for (const auto& a : node.attribute())
-    if (a.has_g() || a.graphs_size() > 0) return true;
-  return false;
-}
 
 // Shape with a fully static input: the dims, sliced by start/end (opset 15).
 onnx::TensorProto FoldShape(const onnx::NodeProto& node, const ValueType& in) {

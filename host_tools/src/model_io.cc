@@ -105,7 +105,7 @@ void CheckLoaded(const onnx::ModelProto& model, const std::string& name) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw ToolError(name, "invalid ONNX model: " + FirstLine(e.what()), EPCTX_INVALID_GRAPH);
+    throw ToolError(name, "invalid ONNX model: " + AllLines(e.what()), EPCTX_INVALID_GRAPH);
   }
 }
 }  // namespace

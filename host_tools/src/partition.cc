@@ -3,7 +3,9 @@
 // Algorithm
 //   The graph's nodes are topologically sorted (onnx::checker guarantees
 //   it), so node index = topological position.
-//   1. Ask the backend Supports(node) for every node.
+//   1. Ask the backend Supports(node) for every node without subgraphs
+//      (control flow stays on the CPU). A node's subgraphs' reads of outer
+//      values (implicit inputs, subgraphs.h) count as its inputs below.
 //   2. Walk the nodes in order. Each supported node v starts as its own
 //      group; then, for each input of v whose producer p is supported and in
 //      another group A, try to merge A into v's group B along the edge A->B.
@@ -22,6 +24,7 @@
 //   diamond a -> {b(CPU), c} -> d gives {a,c}, {d}: joining d would close the
 //   cycle {a,c,d} -> b -> {a,c,d}.
 #include "epctx_host/partition.h"
+#include "epctx_host/subgraphs.h"
 
 #include <algorithm>
 #include <map>
@@ -67,7 +70,10 @@ PartitionPlan PlanPartitions(const GraphInfo& info, const Backend* backend) {
   PartitionPlan plan;
   plan.support.resize(n);
   for (int i = 0; i < n; ++i) {
-    if (backend) {
+    if (HasSubgraph(g.node(i))) {
+      // If/Loop/Scan stay on the CPU, their bodies whole CPU subgraphs.
+      plan.support[i].reason = "control flow: its subgraphs run on the CPU";
+    } else if (backend) {
       plan.support[i] = backend->Supports(g.node(i), info);
     } else {
       plan.support[i].reason = "no backend (--ep none)";
@@ -81,7 +87,7 @@ PartitionPlan PlanPartitions(const GraphInfo& info, const Backend* backend) {
       if (!o.empty()) producer[o] = i;
   std::vector<std::vector<int>> consumers(n);
   for (int i = 0; i < n; ++i)
-    for (const auto& in : g.node(i).input()) {
+    for (const auto& in : NodeReads(g.node(i))) {
       auto it = producer.find(in);
       if (it != producer.end()) consumers[it->second].push_back(i);
     }
@@ -152,7 +158,7 @@ std::vector<Partition> MakePartitions(const GraphInfo& info, const PartitionPlan
   // value -> groups (or -1 for CPU nodes) that consume it
   std::map<std::string, std::set<int>> used_by;
   for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& in : g.node(i).input()) used_by[in].insert(group_of[i]);
+    for (const auto& in : NodeReads(g.node(i))) used_by[in].insert(group_of[i]);
 
   std::vector<Partition> out;
   for (size_t k = 0; k < plan.groups.size(); ++k) {

@@ -149,7 +149,7 @@ void InferShapes(onnx::ModelProto& model, const std::string& file) {
                                         /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    throw ToolError(file, "shape inference failed: " + FirstLine(e.what()));
+    throw ToolError(file, "shape inference failed: " + AllLines(e.what()));
   }
 }
 

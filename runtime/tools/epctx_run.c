@@ -267,12 +267,23 @@ static double half_to_float(uint16_t h) {
   return (h & 0x8000) ? -v : v;
 }
 
+/* bfloat16 is the upper half of a float32. */
+static float bfloat16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 static void print_value(epctx_dtype t, const void* data, size_t i) {
   switch (t) {
     case EPCTX_DTYPE_FLOAT: printf("%.6g", ((const float*)data)[i]); break;
     case EPCTX_DTYPE_DOUBLE: printf("%.6g", ((const double*)data)[i]); break;
     case EPCTX_DTYPE_FLOAT16:
       printf("%.4g", half_to_float(((const uint16_t*)data)[i]));
+      break;
+    case EPCTX_DTYPE_BFLOAT16:
+      printf("%.3g", bfloat16_to_float(((const uint16_t*)data)[i]));
       break;
     case EPCTX_DTYPE_INT8: printf("%d", ((const int8_t*)data)[i]); break;
     case EPCTX_DTYPE_UINT8: printf("%u", ((const uint8_t*)data)[i]); break;

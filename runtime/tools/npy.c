@@ -20,6 +20,11 @@ struct dtype_row {
   const char* name;
 };
 
+/* numpy has no bfloat16. Its tensors travel as 2-byte void ('|V2', what
+ * np.save writes for a uint16 array viewed as 'V2', and what ml_dtypes'
+ * bfloat16 arrays save as) holding the raw bits; a V2 array read here is
+ * bfloat16. Read back in numpy: np.load(f).view('<u2') gives the bits. */
+
 static const struct dtype_row kTypes[] = {
     {EPCTX_DTYPE_FLOAT, "f4", 4, "float32"},
     {EPCTX_DTYPE_DOUBLE, "f8", 8, "float64"},
@@ -33,6 +38,7 @@ static const struct dtype_row kTypes[] = {
     {EPCTX_DTYPE_INT64, "i8", 8, "int64"},
     {EPCTX_DTYPE_UINT64, "u8", 8, "uint64"},
     {EPCTX_DTYPE_BOOL, "b1", 1, "bool"},
+    {EPCTX_DTYPE_BFLOAT16, "V2", 2, "bfloat16"},
 };
 #define NUM_TYPES (sizeof(kTypes) / sizeof(kTypes[0]))
 
@@ -56,7 +62,6 @@ const char* epctx_npy_dtype_name(epctx_dtype dtype) {
   const struct dtype_row* row = find_type(dtype);
   if (row) return row->name;
   if (dtype == EPCTX_DTYPE_STRING) return "string";
-  if (dtype == EPCTX_DTYPE_BFLOAT16) return "bfloat16";
   return "unknown";
 }
 
@@ -272,9 +277,16 @@ int epctx_npy_parse(const void* file, size_t size, const char* name,
   const struct dtype_row* type = type_of_descr(h.descr, h.descr_len);
   if (!type) {
     int big = h.descr_len > 0 && h.descr[0] == '>';
+    char kind = h.descr_len > 1 ? h.descr[1] : '\0';
+    if (kind == 'U' || kind == 'S' || kind == 'O')
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
+                  "%s: dtype '%.*s': string and object arrays are not "
+                  "supported (epctx has no string tensors)",
+                  name, (int)(h.descr_len > 20 ? 20 : h.descr_len), h.descr);
     return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
                 "%s: dtype '%.*s' is not supported%s (expected one of f2 f4 "
-                "f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, little-endian)",
+                "f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, little-endian, or V2 for "
+                "bfloat16)",
                 name, (int)(h.descr_len > 20 ? 20 : h.descr_len), h.descr,
                 big ? " (big-endian)" : "");
   }
@@ -368,7 +380,8 @@ int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims,
   char dict[64 + EPCTX_MAX_RANK * 24];
   int n = snprintf(dict, sizeof(dict),
                    "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
-                   type->size == 1 ? '|' : '<', type->descr);
+                   type->size == 1 || type->descr[0] == 'V' ? '|' : '<',
+                   type->descr);
   uint64_t count = 1;
   for (size_t i = 0; i < rank; ++i) {
     if (dims[i] < 0)

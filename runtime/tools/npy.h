@@ -2,10 +2,11 @@
  *
  * Reads and writes format versions 1 and 2 (version 3 only differs in the
  * header's text encoding and is read too): little-endian or byte-order-free
- * dtypes f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, C order, rank up to
- * EPCTX_MAX_RANK. Anything else (big-endian, Fortran order, structured or
- * object dtypes, truncated data) is refused with a one-line message naming
- * the file. The host must be little-endian (every epctx target is).
+ * dtypes f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, and V2 for bfloat16 (numpy has
+ * no bfloat16: the raw bits as 2-byte void, written '|V2'), C order, rank up
+ * to EPCTX_MAX_RANK. Anything else (big-endian, Fortran order, structured,
+ * string or object dtypes, truncated data) is refused with a one-line message
+ * naming the file. The host must be little-endian (every epctx target is).
  *
  * Ownership: epctx_npy_read fills an epctx_npy whose data is malloc'd and
  * owned by it until epctx_npy_free. Plain C + libc: usable from the CLIs
@@ -50,7 +51,7 @@ int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims,
 
 void epctx_npy_free(epctx_npy* array);
 
-/* "f4", "i8", ... for a dtype npy supports, NULL otherwise. */
+/* "f4", "i8", "V2" (bfloat16), ... for a dtype npy supports, NULL otherwise. */
 const char* epctx_npy_descr(epctx_dtype dtype);
 /* Element size in bytes of a supported dtype, 0 otherwise. */
 size_t epctx_npy_item_size(epctx_dtype dtype);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "npy.h"
+#include "test_io.h"
 
 static const char* g_work;
 static const char* g_numpy_file;
@@ -23,7 +24,8 @@ static void round_trips_every_dtype(void** state) {
   static const epctx_dtype types[] = {
       EPCTX_DTYPE_FLOAT, EPCTX_DTYPE_DOUBLE, EPCTX_DTYPE_FLOAT16, EPCTX_DTYPE_INT8,
       EPCTX_DTYPE_UINT8, EPCTX_DTYPE_INT16, EPCTX_DTYPE_UINT16, EPCTX_DTYPE_INT32,
-      EPCTX_DTYPE_UINT32, EPCTX_DTYPE_INT64, EPCTX_DTYPE_UINT64, EPCTX_DTYPE_BOOL};
+      EPCTX_DTYPE_UINT32, EPCTX_DTYPE_INT64, EPCTX_DTYPE_UINT64, EPCTX_DTYPE_BOOL,
+      EPCTX_DTYPE_BFLOAT16};
   const int64_t dims[3] = {2, 3, 5};
   unsigned char data[2 * 3 * 5 * 8];
   for (size_t i = 0; i < sizeof(data); ++i) data[i] = (unsigned char)(i * 7 + 1);
@@ -151,6 +153,33 @@ static void reads_version_2_header_in_any_key_order(void** state) {
   epctx_npy_free(&a);
 }
 
+/* bfloat16 travels as numpy 2-byte void (npy.h): written '|V2' as np.save
+ * writes a 'V2' view, read back from '|V2' and '<V2' as bfloat16. */
+static void carries_bfloat16_as_two_byte_void(void** state) {
+  (void)state;
+  char path[4096], err[256];
+  const int64_t dims[1] = {2};
+  const uint16_t bits[2] = {0x3f80, 0xc000}; /* 1.0, -2.0 */
+  snprintf(path, sizeof(path), "%s/bf16.npy", g_work);
+  assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_BFLOAT16, dims, 1, bits, 4, err, sizeof(err)), 0);
+  char* text = (char*)tu_read_file(path, NULL);
+  assert_non_null(text);
+  assert_non_null(strstr(text + 10, "{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }"));
+  free(text);
+  const char* headers[] = {"{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }",
+                           "{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }"};
+  for (size_t i = 0; i < 2; ++i) {
+    unsigned char buf[128];
+    size_t size = make_image(buf, 1, headers[i], 4);
+    epctx_npy a;
+    assert_int_equal(epctx_npy_parse(buf, size, "bf16.npy", &a, err, sizeof(err)), 0);
+    assert_int_equal(a.dtype, EPCTX_DTYPE_BFLOAT16);
+    assert_int_equal(a.bytes, 4);
+    assert_string_equal(epctx_npy_dtype_name(a.dtype), "bfloat16");
+    epctx_npy_free(&a);
+  }
+}
+
 static void refuses_malformed_files(void** state) {
   (void)state;
   const char* ok_tail = "'fortran_order': False, 'shape': (2,), }";
@@ -177,6 +206,12 @@ static void refuses_malformed_files(void** state) {
                  "'shape': (4294967296, 4294967296, 4294967296), }",
                  8, "too large");
   expect_refusal(4, header, 8, "version 4");
+  expect_refusal(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", 12,
+                 "no string tensors");
+  expect_refusal(1, "{'descr': '|S3', 'fortran_order': False, 'shape': (1,), }", 3,
+                 "no string tensors");
+  expect_refusal(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", 8,
+                 "no string tensors");
 
   unsigned char buf[64];
   epctx_npy a;
@@ -204,10 +239,10 @@ static void refuses_to_write_unsupported_dtype(void** state) {
   char err[256], path[4096];
   int64_t dims[1] = {1};
   uint16_t v = 0;
-  snprintf(path, sizeof(path), "%s/bf16.npy", g_work);
-  assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_BFLOAT16, dims, 1, &v, 2, err, sizeof(err)),
+  snprintf(path, sizeof(path), "%s/string.npy", g_work);
+  assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_STRING, dims, 1, &v, 2, err, sizeof(err)),
                    EPCTX_INVALID_ARGUMENT);
-  assert_non_null(strstr(err, "bfloat16"));
+  assert_non_null(strstr(err, "string"));
   assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_FLOAT, dims, 1, &v, 2, err, sizeof(err)),
                    EPCTX_INVALID_ARGUMENT);
   assert_non_null(strstr(err, "do not match"));
@@ -225,6 +260,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(round_trips_scalar_and_vector),
       cmocka_unit_test(reads_file_written_by_numpy),
       cmocka_unit_test(reads_version_2_header_in_any_key_order),
+      cmocka_unit_test(carries_bfloat16_as_two_byte_void),
       cmocka_unit_test(refuses_malformed_files),
       cmocka_unit_test(missing_file_is_no_suchfile),
       cmocka_unit_test(refuses_to_write_unsupported_dtype),

@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -38,7 +40,49 @@ int tu_make_clean_dir(const char* dir) {
   return 0;
 }
 
+/* Waits for pid until `seconds` have passed (0: for ever), then kills it.
+ * SIGCHLD is blocked, so sigtimedwait wakes when the child exits; the wait
+ * is capped at 100 ms per round in case an emulator loses the signal. */
+static int wait_child(pid_t pid, double seconds, const sigset_t* chld, int* timed_out) {
+  int status = 0;
+  *timed_out = 0;
+  if (seconds <= 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  }
+  struct timespec now, end;
+  clock_gettime(CLOCK_MONOTONIC, &end);
+  end.tv_sec += (time_t)seconds;
+  end.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+  if (end.tv_nsec >= 1000000000L) {
+    end.tv_sec += 1;
+    end.tv_nsec -= 1000000000L;
+  }
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return status;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double left = (double)(end.tv_sec - now.tv_sec) + (double)(end.tv_nsec - now.tv_nsec) / 1e9;
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      *timed_out = 1;
+      return status;
+    }
+    if (left > 0.1) left = 0.1;
+    struct timespec ts = {0, (long)(left * 1e9)};
+    sigtimedwait(chld, NULL, &ts);
+  }
+}
+
 int tu_run(const char* const* argv, const char* scratch_dir, tu_proc* p) {
+  return tu_run_timeout(argv, scratch_dir, 0, p);
+}
+
+int tu_run_timeout(const char* const* argv, const char* scratch_dir, double seconds,
+                   tu_proc* p) {
   memset(p, 0, sizeof(*p));
   char out_path[4096], err_path[4096];
   snprintf(out_path, sizeof(out_path), "%s/.child.%d.out", scratch_dir, (int)getpid());
@@ -48,17 +92,34 @@ int tu_run(const char* const* argv, const char* scratch_dir, tu_proc* p) {
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t chld, old;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (seconds > 0) sigprocmask(SIG_BLOCK, &chld, &old);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (seconds > 0) {
+    posix_spawnattr_setsigmask(&attr, &old);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  }
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char* const*)argv, environ);
+  int rc = posix_spawn(&pid, argv[0], &fa, &attr, (char* const*)argv, environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
+    if (seconds > 0) sigprocmask(SIG_SETMASK, &old, NULL);
     p->err = malloc(4200);
     if (p->err)
       snprintf(p->err, 4200, "cannot start %s: %s", argv[0], strerror(rc));
     return -1;
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  int status = wait_child(pid, seconds, &chld, &p->timed_out);
+  if (seconds > 0) {
+    /* Drop the SIGCHLD this child left pending, then restore the mask. */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&chld, NULL, &zero) > 0) {
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
   }
   p->exited = WIFEXITED(status);
   p->exit_code = p->exited ? WEXITSTATUS(status) : -1;
@@ -87,12 +148,16 @@ size_t tu_count_lines(const char* s) {
   return n;
 }
 
-/* Splits the rest of a manifest line into names. */
-static size_t split_names(char* rest, char names[][128], size_t max) {
+/* Splits the rest of a manifest line into names of `width` bytes each. */
+static size_t split_words(char* rest, char* names, size_t width, size_t max) {
   size_t n = 0;
   for (char* tok = strtok(rest, " \t"); tok && n < max; tok = strtok(NULL, " \t"))
-    snprintf(names[n++], 128, "%s", tok);
+    snprintf(names + width * n++, width, "%s", tok);
   return n;
+}
+
+static size_t split_names(char* rest, char names[][128], size_t max) {
+  return split_words(rest, names[0], 128, max);
 }
 
 int tu_read_manifest(const char* path, tu_manifest* m, char* err, size_t size) {
@@ -111,6 +176,9 @@ int tu_read_manifest(const char* path, tu_manifest* m, char* err, size_t size) {
     if (!strcmp(line, "case")) snprintf(m->name, sizeof(m->name), "%s", rest);
     else if (!strcmp(line, "inputs")) m->num_inputs = split_names(rest, m->inputs, TU_MAX_IO);
     else if (!strcmp(line, "outputs")) m->num_outputs = split_names(rest, m->outputs, TU_MAX_IO);
+    else if (!strcmp(line, "op")) snprintf(m->op, sizeof(m->op), "%s", rest);
+    else if (!strcmp(line, "input_dtypes")) split_words(rest, m->input_dtypes[0], 16, TU_MAX_IO);
+    else if (!strcmp(line, "output_dtypes")) split_words(rest, m->output_dtypes[0], 16, TU_MAX_IO);
     else if (!strcmp(line, "vnpu_driver_nodes")) m->vnpu_driver_nodes = atol(rest);
     else if (!strcmp(line, "vnpu_cpu_nodes")) m->vnpu_cpu_nodes = atol(rest);
     else if (!strcmp(line, "input_shape") && m->num_input_shapes < TU_MAX_IO)
@@ -162,56 +230,125 @@ void tu_max_errors(const float* a, const float* b, size_t n, double* max_abs,
   }
 }
 
-int tu_compare(const epctx_tensor* actual, const epctx_npy* expected,
-               double atol, double rtol, char* msg, size_t size) {
-  if (epctx_tensor_dtype(actual) != expected->dtype) {
-    snprintf(msg, size, "dtype %s, expected %s",
-             epctx_npy_dtype_name(epctx_tensor_dtype(actual)),
+static double half_to_double(uint16_t h) {
+  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  double v = exp == 0    ? ldexp(mant, -24)
+             : exp == 31 ? (mant ? NAN : INFINITY)
+                         : ldexp(1024 + mant, exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+static double bfloat16_to_double(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+double tu_element(epctx_dtype dtype, const void* data, size_t i) {
+  switch (dtype) {
+    case EPCTX_DTYPE_FLOAT: return ((const float*)data)[i];
+    case EPCTX_DTYPE_DOUBLE: return ((const double*)data)[i];
+    case EPCTX_DTYPE_FLOAT16: return half_to_double(((const uint16_t*)data)[i]);
+    case EPCTX_DTYPE_BFLOAT16: return bfloat16_to_double(((const uint16_t*)data)[i]);
+    case EPCTX_DTYPE_INT8: return ((const int8_t*)data)[i];
+    case EPCTX_DTYPE_UINT8: case EPCTX_DTYPE_BOOL: return ((const uint8_t*)data)[i];
+    case EPCTX_DTYPE_INT16: return ((const int16_t*)data)[i];
+    case EPCTX_DTYPE_UINT16: return ((const uint16_t*)data)[i];
+    case EPCTX_DTYPE_INT32: return ((const int32_t*)data)[i];
+    case EPCTX_DTYPE_UINT32: return ((const uint32_t*)data)[i];
+    case EPCTX_DTYPE_INT64: return (double)((const int64_t*)data)[i];
+    case EPCTX_DTYPE_UINT64: return (double)((const uint64_t*)data)[i];
+    default: return 0;
+  }
+}
+
+static int is_floating(epctx_dtype dtype) {
+  return dtype == EPCTX_DTYPE_FLOAT || dtype == EPCTX_DTYPE_DOUBLE ||
+         dtype == EPCTX_DTYPE_FLOAT16 || dtype == EPCTX_DTYPE_BFLOAT16;
+}
+
+static void format_dims(const int64_t* dims, size_t rank, char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < rank && used < size; ++i)
+    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "",
+                             (long long)dims[i]);
+}
+
+/* The shared check: an actual array given by parts against an expected one. */
+static int compare_parts(epctx_dtype dtype, const int64_t* dims, size_t rank,
+                         const void* data, size_t bytes, const epctx_npy* expected,
+                         int values, double atol, double rtol, char* msg, size_t size) {
+  if (dtype != expected->dtype) {
+    snprintf(msg, size, "dtype %s, expected %s", epctx_npy_dtype_name(dtype),
              epctx_npy_dtype_name(expected->dtype));
     return -1;
   }
-  int same = epctx_tensor_rank(actual) == expected->rank;
-  for (size_t i = 0; same && i < expected->rank; ++i)
-    same = epctx_tensor_dims(actual)[i] == expected->dims[i];
-  if (!same || epctx_tensor_bytes(actual) != expected->bytes) {
-    char a[128] = "", e[128] = "";
-    size_t ua = 0, ue = 0;
-    for (size_t i = 0; i < epctx_tensor_rank(actual) && ua < sizeof(a); ++i)
-      ua += (size_t)snprintf(a + ua, sizeof(a) - ua, "%lld,",
-                             (long long)epctx_tensor_dims(actual)[i]);
-    for (size_t i = 0; i < expected->rank && ue < sizeof(e); ++i)
-      ue += (size_t)snprintf(e + ue, sizeof(e) - ue, "%lld,",
-                             (long long)expected->dims[i]);
+  int same = rank == expected->rank;
+  for (size_t i = 0; same && i < rank; ++i) same = dims[i] == expected->dims[i];
+  if (!same || bytes != expected->bytes) {
+    char a[128], e[128];
+    format_dims(dims, rank, a, sizeof(a));
+    format_dims(expected->dims, expected->rank, e, sizeof(e));
     snprintf(msg, size, "shape [%s], expected [%s]", a, e);
     return -1;
   }
-  const void* data = epctx_tensor_data((epctx_tensor*)actual);
-  if (expected->dtype != EPCTX_DTYPE_FLOAT) {
-    if (memcmp(data, expected->data, expected->bytes) != 0) {
-      snprintf(msg, size, "%s values differ", epctx_npy_dtype_name(expected->dtype));
-      return -1;
-    }
-    return 0;
+  if (!values) return 0;
+  size_t item = epctx_npy_item_size(dtype);
+  size_t n = item ? bytes / item : 0;
+  if (!is_floating(dtype)) {
+    if (memcmp(data, expected->data, bytes) == 0) return 0;
+    size_t first = 0, bad = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (memcmp((const char*)data + i * item, (const char*)expected->data + i * item, item)) {
+        if (!bad) first = i;
+        ++bad;
+      }
+    snprintf(msg, size, "%zu of %zu %s values differ; first at %zu: got %.17g, expected %.17g",
+             bad, n, epctx_npy_dtype_name(dtype), first, tu_element(dtype, data, first),
+             tu_element(dtype, expected->data, first));
+    return -1;
   }
-  const float* a = data;
-  const float* b = expected->data;
-  size_t n = expected->bytes / sizeof(float);
   size_t bad = 0, first = 0;
+  double max_abs = 0;
   for (size_t i = 0; i < n; ++i) {
-    double d = fabs((double)a[i] - (double)b[i]);
-    if (!(d <= atol + rtol * fabs((double)b[i]))) {
+    double a = tu_element(dtype, data, i), b = tu_element(dtype, expected->data, i);
+    if (a == b || (isnan(a) && isnan(b))) continue;
+    double d = fabs(a - b);
+    if (!(d <= max_abs)) max_abs = d; /* NaN propagates */
+    if (!(d <= atol + rtol * fabs(b))) {
       if (!bad) first = i;
       ++bad;
     }
   }
   if (bad) {
-    double max_abs, max_ref;
-    tu_max_errors(a, b, n, &max_abs, &max_ref);
     snprintf(msg, size,
              "%zu of %zu values outside |a-b| <= %g + %g*|b|; first at %zu: "
              "got %.9g, expected %.9g; max |a-b| %.3g",
-             bad, n, atol, rtol, first, a[first], b[first], max_abs);
+             bad, n, atol, rtol, first, tu_element(dtype, data, first),
+             tu_element(dtype, expected->data, first), max_abs);
     return -1;
   }
   return 0;
+}
+
+int tu_compare(const epctx_tensor* actual, const epctx_npy* expected,
+               double atol, double rtol, char* msg, size_t size) {
+  return compare_parts(epctx_tensor_dtype(actual), epctx_tensor_dims(actual),
+                       epctx_tensor_rank(actual),
+                       epctx_tensor_data((epctx_tensor*)actual),
+                       epctx_tensor_bytes(actual), expected, 1, atol, rtol, msg, size);
+}
+
+int tu_compare_npy(const epctx_npy* actual, const epctx_npy* expected,
+                   double atol, double rtol, char* msg, size_t size) {
+  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data,
+                       actual->bytes, expected, 1, atol, rtol, msg, size);
+}
+
+int tu_same_type_and_shape(const epctx_npy* actual, const epctx_npy* expected,
+                           char* msg, size_t size) {
+  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data,
+                       actual->bytes, expected, 0, 0, 0, msg, size);
 }

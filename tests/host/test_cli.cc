@@ -1,5 +1,6 @@
 // epctx-compile specialisation and command line: naming, refusal, errors,
 // --input-shape, --ep none. argv[1] is the path of the epctx-compile binary.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -266,6 +267,70 @@ void ep_none_output_has_no_epcontext_and_equals_folded_graph(void**) {
 }
 
 
+// x -> Relu -> r; If(c) whose branches multiply r by top-level initializers
+// read nowhere else (a sample-rate switch).
+onnx::ModelProto SwitchModel() {
+  ModelBuilder b(13);
+  b.Input("x", {4}).Input("c", {}, onnx::TensorProto::BOOL).Output("y", {4});
+  b.Init("taps_hi", {4}, 2.0f).Init("taps_lo", {4}, 0.5f);
+  b.Node("Relu", {"x"}, {"r"});
+  auto& n = b.Node("If", {"c"}, {"y"}, "switch");
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    const bool hi = branch[0] == 't';
+    auto* a = n.add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = a->mutable_g();
+    g->set_name(hi ? "hi" : "lo");
+    auto* mul = g->add_node();
+    mul->set_op_type("Mul");
+    mul->add_input("r");
+    mul->add_input(hi ? "taps_hi" : "taps_lo");
+    mul->add_output(hi ? "y_hi" : "y_lo");
+    auto* out = g->add_output();
+    out->set_name(mul->output(0));
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  }
+  return b.model();
+}
+
+void initializers_only_subgraphs_read_are_kept(void**) {
+  std::string in = WriteModel("switch.onnx", SwitchModel());
+  for (const char* ep : {"none", "vnpu"}) {
+    std::string out = Path(std::string("switch_") + ep + "_ctx.onnx");
+    RunResult r = Run({in, "--ep", ep, "-o", out, "--quiet"});
+    // The tool runs the ONNX checker on what it writes.
+    assert_int_equal(r.code, 0);
+    onnx::ModelProto m = LoadModel(out);
+    std::vector<std::string> inits;
+    for (const auto& t : m.graph().initializer()) inits.push_back(t.name());
+    assert_true(std::find(inits.begin(), inits.end(), "taps_hi") != inits.end());
+    assert_true(std::find(inits.begin(), inits.end(), "taps_lo") != inits.end());
+    // With vnpu, Relu becomes an EPContext node whose output the If reads.
+    int if_at = -1, producer_at = -1;
+    for (int i = 0; i < m.graph().node_size(); ++i) {
+      const auto& node = m.graph().node(i);
+      if (node.op_type() == "If") if_at = i;
+      for (const auto& o : node.output()) if (o == "r") producer_at = i;
+    }
+    assert_true(producer_at >= 0 && producer_at < if_at);
+  }
+}
+
+void checker_errors_print_every_line(void**) {
+  ModelBuilder b;
+  b.Input("x", {4}).Output("y", {4});
+  b.Node("Add", {"x", "nowhere"}, {"y"}, "bad_add");
+  std::string in = WriteModel("unsorted.onnx", b.model());
+  RunResult r = Run({in, "--ep", "none", "--quiet"});
+  assert_int_equal(r.code, 1);
+  // The checker names the node on a later line of its message.
+  assert_true(Lines(r.err) > 1);
+  assert_non_null(strstr(r.err.c_str(), "epctx-compile: error: "));
+  assert_non_null(strstr(r.err.c_str(), "bad_add"));
+  assert_non_null(strstr(r.err.c_str(), "is not output of any previous nodes"));
+}
+
 void all_constant_node_folds_through_the_runtime(void**) {
   ModelBuilder b;
   b.Input("x", {2}).Output("y", {2});
@@ -347,6 +412,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(specialise_lifts_constants_and_infers_static_shapes),
       cmocka_unit_test(static_shape_node_folds_without_runtime),
       cmocka_unit_test(ep_none_output_has_no_epcontext_and_equals_folded_graph),
+      cmocka_unit_test(initializers_only_subgraphs_read_are_kept),
+      cmocka_unit_test(checker_errors_print_every_line),
       cmocka_unit_test(all_constant_node_folds_through_the_runtime),
       cmocka_unit_test(vnpu_compile_writes_bin_beside_the_model),
       cmocka_unit_test(vnpu_embed_mode_payload_is_64_aligned_in_the_file),

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Generates the end-to-end test models: one small ONNX model per op (with
-attribute variants), a small CNN, a "split" model that must compile into two
+attribute variants), a small CNN, control flow (If, Loop, Scan, an If inside a
+Loop, bodies reading outer values), a "split" model that must compile into two
 EPContext partitions around one CPU node, and hand-made bad context models.
 
 Usage: generate.py OUT_DIR [--only CASE ...]
@@ -50,6 +51,12 @@ class Case:
         self.inputs.append((name, a))
         return a
 
+    def input_value(self, name, array):
+        """An input of any dtype with a given value (a bool switch ...)."""
+        a = np.asarray(array)
+        self.inputs.append((name, a))
+        return a
+
     def weight(self, name, shape, low=-1.0, high=1.0, dtype=np.float32):
         a = self.rng.uniform(low, high, size=shape).astype(dtype)
         self.inits.append(numpy_helper.from_array(a, name))
@@ -70,7 +77,8 @@ class Case:
     def write(self, out_dir):
         graph = helper.make_graph(
             self.nodes, self.name,
-            [helper.make_tensor_value_info(n, F32, a.shape) for n, a in self.inputs],
+            [helper.make_tensor_value_info(n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], a.shape)
+             for n, a in self.inputs],
             [helper.make_tensor_value_info(n, F32, e.shape) for n, e in self.outputs],
             initializer=self.inits)
         model = helper.make_model(graph, producer_name="epctx-tests",
@@ -496,6 +504,158 @@ def split():
     h = np.sqrt(ref.relu(ref.conv(x, w1, b1, pads=[1, 1, 1, 1])))
     c.output("y", ref.conv(h, w2, b2, pads=[1, 1, 1, 1]))
     c.extra["vnpu_driver_nodes"] = 2
+    c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+def if_sample_rate_case(name, is_48k):
+    """A sample-rate switch: an If on a graph input whose branches read
+    top-level initializers and a value computed before the If."""
+    c = Case(name)
+    x = c.input("x", (1, 8))
+    hi = c.input_value("is_48k", np.array(is_48k))
+    gain = c.weight("gain", (1, 8), 0.5, 1.5)
+    taps48 = c.weight("taps_48k", (1, 8))
+    taps16 = c.weight("taps_16k", (1, 8))
+    c.node("Mul", ["x", "gain"], ["pre"], name="pre_gain")
+    vi = helper.make_tensor_value_info
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["pre", "taps_48k"], ["y48"], name="fir48")],
+        "rate_48k", [], [vi("y48", F32, (1, 8))])
+    else_g = helper.make_graph(
+        [helper.make_node("Mul", ["pre", "taps_16k"], ["y16"], name="fir16")],
+        "rate_16k", [], [vi("y16", F32, (1, 8))])
+    c.node("If", ["is_48k"], ["filtered"], name="rate_switch", then_branch=then_g,
+           else_branch=else_g)
+    c.node("Relu", ["filtered"], ["y"], name="post_relu")
+    pre = x.astype(np.float64) * gain
+    c.output("y", ref.relu(pre * (taps48 if hi else taps16)))
+    # Mul and Relu compile for vnpu; the If stays on the CPU between them.
+    c.extra["vnpu_driver_nodes"] = 2
+    c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+@case
+def if_sample_rate_48k():
+    return if_sample_rate_case("if_sample_rate_48k", True)
+
+
+@case
+def if_sample_rate_16k():
+    return if_sample_rate_case("if_sample_rate_16k", False)
+
+
+@case
+def loop_carried_scan():
+    """Loop (M from an initializer, cond given) with a carried state, a scan
+    output, and a body that reads a graph input, an initializer and the
+    iteration number: s = s * decay + x + i; scan output 2 * s."""
+    c = Case("loop_carried_scan")
+    x = c.input("x", (2, 3))
+    s0 = c.input("s0", (2, 3))
+    decay = c.weight("decay", (2, 3), 0.2, 0.9)
+    c.const("trips", np.array(5, dtype=np.int64))
+    c.const("go", np.array(True))
+    c.const("two", np.array(2.0, dtype=np.float32))
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph([
+        helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+        helper.make_node("Mul", ["s_in", "decay"], ["decayed"], name="decay_mul"),
+        helper.make_node("Add", ["decayed", "x"], ["fed"], name="feed"),
+        helper.make_node("Cast", ["i"], ["i_f"], name="iter_float", to=F32),
+        helper.make_node("Add", ["fed", "i_f"], ["s_out"], name="add_iter"),
+        helper.make_node("Mul", ["s_out", "two"], ["scan_out"], name="double"),
+    ], "loop_body",
+        [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("s_in", F32, (2, 3))],
+        [vi("cond_out", TensorProto.BOOL, []), vi("s_out", F32, (2, 3)),
+         vi("scan_out", F32, (2, 3))])
+    c.node("Loop", ["trips", "go", "s0"], ["s_final", "history"], name="accumulate", body=body)
+
+    def step(i, cond, s):
+        s = s * decay + x + i
+        return cond, s, 2 * s
+    (s_final,), (history,) = ref.loop(5, True, [s0.astype(np.float64)], step)
+    c.output("s_final", s_final)
+    c.output("history", history)
+    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
+    c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+@case
+def scan_state():
+    """Scan-9+ with a state, a forward scan input along axis 0, a reversed
+    one along axis 1, scan outputs along axes 0 and 1 (one reversed), and a
+    body reading a top-level initializer."""
+    c = Case("scan_state")
+    s0 = c.input("s0", (4,))
+    xs = c.input("xs", (6, 4))
+    zs = c.input("zs", (4, 6))
+    w = c.weight("w", (4,))
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph([
+        helper.make_node("Add", ["s_in", "x_t"], ["sx"], name="add_x"),
+        helper.make_node("Add", ["sx", "z_t"], ["s_out"], name="add_z"),
+        helper.make_node("Mul", ["s_out", "w"], ["y_t"], name="weigh"),
+        helper.make_node("Identity", ["s_out"], ["s_copy"], name="copy"),
+    ], "scan_body",
+        [vi("s_in", F32, (4,)), vi("x_t", F32, (4,)), vi("z_t", F32, (4,))],
+        [vi("s_out", F32, (4,)), vi("y_t", F32, (4,)), vi("s_copy", F32, (4,))])
+    c.node("Scan", ["s0", "xs", "zs"], ["s_final", "ys", "states"], name="running_sum",
+           body=body, num_scan_inputs=2, scan_input_axes=[0, 1], scan_input_directions=[0, 1],
+           scan_output_axes=[1, 0], scan_output_directions=[0, 1])
+
+    def step(s, x_t, z_t):
+        s = s + x_t + z_t
+        return s, s * w, s
+    (s_final,), (ys, states) = ref.scan(
+        [s0.astype(np.float64)], [xs, zs], step, in_axes=[0, 1], in_dirs=[0, 1],
+        out_axes=[1, 0], out_dirs=[0, 1])
+    c.output("s_final", s_final)
+    c.output("ys", ys)
+    c.output("states", states)
+    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
+    c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+@case
+def if_in_loop():
+    """A nested If inside a Loop body: iteration 0 takes the else branch
+    (adds a value the body computed), later ones the then branch (scale by a
+    top-level initializer, read two scopes out)."""
+    c = Case("if_in_loop")
+    s0 = c.input("s0", (3,))
+    bias = c.input("bias", (3,))
+    scale = c.weight("scale", (3,), 0.5, 1.5)
+    c.const("trips", np.array(4, dtype=np.int64))
+    vi = helper.make_tensor_value_info
+    then_g = helper.make_graph(
+        [helper.make_node("Mul", ["s_in", "scale"], ["scaled"], name="scale")],
+        "later", [], [vi("scaled", F32, (3,))])
+    else_g = helper.make_graph([helper.make_node("Add", ["s_in", "half_bias"], ["biased"],
+                                                 name="bias")],
+                               "first", [], [vi("biased", F32, (3,))])
+    body = helper.make_graph([
+        helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+        helper.make_node("Cast", ["i"], ["not_first"], name="not_first", to=TensorProto.BOOL),
+        helper.make_node("Mul", ["bias", "half"], ["half_bias"], name="halve"),
+        helper.make_node("If", ["not_first"], ["s_out"], name="branch", then_branch=then_g,
+                         else_branch=else_g),
+    ], "loop_body",
+        [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("s_in", F32, (3,))],
+        [vi("cond_out", TensorProto.BOOL, []), vi("s_out", F32, (3,))],
+        initializer=[numpy_helper.from_array(np.array(0.5, dtype=np.float32), "half")])
+    c.node("Loop", ["trips", "", "s0"], ["s_final"], name="outer_loop", body=body)
+
+    def step(i, cond, s):
+        return cond, (s * scale if i else s + 0.5 * bias)
+    (s_final,), _ = ref.loop(4, True, [s0.astype(np.float64)], step)
+    c.output("s_final", s_final)
+    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
     c.extra["vnpu_cpu_nodes"] = 1
     return c
 

@@ -112,3 +112,46 @@ def relu(x):
 def flatten(x, axis):
     outer = int(np.prod(x.shape[:axis])) if axis > 0 else 1
     return x.reshape(outer, -1)
+
+
+def loop(max_trips, cond, carried, body):
+    """ONNX Loop: body(i, cond, *carried) -> (cond, carried..., scan outputs...).
+    Returns the final carried values and the stacked scan outputs."""
+    carried = list(carried)
+    stacked = None
+    i = 0
+    while (max_trips is None or i < max_trips) and cond:
+        out = body(i, cond, *carried)
+        cond, carried, scans = out[0], list(out[1:1 + len(carried)]), out[1 + len(carried):]
+        if stacked is None:
+            stacked = [[] for _ in scans]
+        for a, s in zip(stacked, scans):
+            a.append(s)
+        i += 1
+    return carried, [np.stack(a) for a in (stacked or [])]
+
+
+def scan(states, scan_inputs, body, in_axes=None, in_dirs=None, out_axes=None, out_dirs=None):
+    """ONNX Scan (9+): body(*states, *slices) -> (states..., scan outputs...)."""
+    m = len(scan_inputs)
+    in_axes = in_axes or [0] * m
+    in_dirs = in_dirs or [0] * m
+    length = scan_inputs[0].shape[in_axes[0]]
+    states = list(states)
+    per_iter = []
+    for t in range(length):
+        slices = [np.take(x, length - 1 - t if d else t, axis=a)
+                  for x, a, d in zip(scan_inputs, in_axes, in_dirs)]
+        out = body(*states, *slices)
+        states, ys = list(out[:len(states)]), out[len(states):]
+        per_iter.append(ys)
+    k = len(per_iter[0])
+    out_axes = out_axes or [0] * k
+    out_dirs = out_dirs or [0] * k
+    stacked = []
+    for j in range(k):
+        seq = [per_iter[t][j] for t in range(length)]
+        if out_dirs[j]:
+            seq = seq[::-1]
+        stacked.append(np.stack(seq, axis=out_axes[j]))
+    return states, stacked

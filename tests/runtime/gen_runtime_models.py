@@ -46,6 +46,29 @@ def unknown_op_model():
     return m
 
 
+def reverse_chain_model(n=100000):
+    """n Neg nodes x -> t1 -> ... -> y, written last to first: a valid graph
+    whose node list is in reverse order (issue 14 finding 7: ordering such a
+    file was quadratic, 2.5 s for 40k nodes)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    names = ["x"] + ["t%d" % i for i in range(1, n)] + ["y"]
+    nodes = [helper.make_node("Neg", [names[i]], [names[i + 1]], name="n%d" % i)
+             for i in reversed(range(n))]
+    g = helper.make_graph(nodes, "reverse_chain", [x], [y])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def cycle_model():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("Add", ["x", "b"], ["a"], name="first"),
+             helper.make_node("Neg", ["a"], ["b"], name="second"),
+             helper.make_node("Identity", ["a"], ["y"], name="out")]
+    g = helper.make_graph(nodes, "cycle", [x], [y])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -63,6 +86,8 @@ def main():
     onnx.save(epcontext_model("vnpu", 1, b"EPCTXBIN" + b"\0" * 20), os.path.join(out, "bad_container.onnx"))
     onnx.save(epcontext_model("vnpu", 1, b"not a container"), os.path.join(out, "not_container.onnx"))
     onnx.save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
+    onnx.save(reverse_chain_model(), os.path.join(out, "reverse_chain.onnx"))
+    onnx.save(cycle_model(), os.path.join(out, "cycle.onnx"))
 
 
 if __name__ == "__main__":

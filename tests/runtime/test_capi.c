@@ -165,6 +165,35 @@ static void unknown_op_requires_compilation(void** state) {
   expect_create_fails("unknown_op.onnx", EPCTX_MODEL_REQUIRES_COMPILATION, words);
 }
 
+/* 100,000 nodes listed last to first: ordered in O(n log n) at create
+ * (pairwise sweeps took 64 s here), and run in dependency order. */
+static void reverse_ordered_graph_is_sorted_and_runs(void** state) {
+  (void)state;
+  epctx_session* s = NULL;
+  epctx_status* st = epctx_session_create(g_env, path_of("reverse_chain.onnx"), NULL, &s);
+  if (st) fail_msg("%s", epctx_status_message(st));
+  float x[2] = {1.5f, -2.0f};
+  int64_t dims[1] = {2};
+  epctx_tensor* in = NULL;
+  assert_null(epctx_tensor_wrap(g_env, EPCTX_DTYPE_FLOAT, dims, 1, x, sizeof x, &in));
+  const char* names[1] = {"x"};
+  const epctx_tensor* ins[1] = {in};
+  epctx_tensor* out[1] = {NULL};
+  st = epctx_session_run(s, names, ins, 1, NULL, out, 1);
+  if (st) fail_msg("%s", epctx_status_message(st));
+  const float* y = (const float*)epctx_tensor_data(out[0]);
+  assert_true(y[0] == 1.5f && y[1] == -2.0f); /* an even number of Negs */
+  epctx_tensor_release(out[0]);
+  epctx_tensor_release(in);
+  epctx_session_release(s);
+}
+
+static void cycle_is_invalid_graph_naming_a_node(void** state) {
+  (void)state;
+  const char* words[] = {"is part of a cycle or depends on one", "(Add)", NULL};
+  expect_create_fails("cycle.onnx", EPCTX_INVALID_GRAPH, words);
+}
+
 static void unknown_option_key_is_rejected_by_name(void** state) {
   (void)state;
   epctx_session_options* o = NULL;
@@ -216,6 +245,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(corrupt_container_is_invalid_graph),
       cmocka_unit_test(unknown_op_requires_compilation),
       cmocka_unit_test(unknown_option_key_is_rejected_by_name),
+      cmocka_unit_test(reverse_ordered_graph_is_sorted_and_runs),
+      cmocka_unit_test(cycle_is_invalid_graph_naming_a_node),
       cmocka_unit_test(buffer_model_with_external_context_needs_context_file_path),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

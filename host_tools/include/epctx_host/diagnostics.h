@@ -3,7 +3,7 @@
 // Every stage throws ToolError naming the file it was working on and an
 // epctx_code (<epctx/status.h>: INVALID_ARGUMENT, NO_SUCHFILE, INVALID_GRAPH,
 // ...); the library API returns both, main() prints the single line
-// "epctx-compile: error: <file>: <what>".
+// "epctx-compile: error: <file>: <what>" (<what> may go on for more lines).
 // Progress owns nothing: it writes verbose stage notes to a stream the caller
 // keeps alive (stderr in the tool, nullptr to stay silent).
 #ifndef EPCTX_HOST_DIAGNOSTICS_H
@@ -30,8 +30,12 @@ class ToolError : public std::runtime_error {
   int code_;
 };
 
-// The first line of a (library's multi-line) message: errors are one line.
-inline std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+// A library's (possibly multi-line) message whole, without trailing
+// newlines: the ONNX checker and shape inference explain on later lines.
+inline std::string AllLines(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
 
 class Progress {
  public:

@@ -166,6 +166,12 @@ Status Status::Error(int code, const char* fmt, ...) {
   return s;
 }
 
+bool Status::HasRoom() const {
+  size_t n = 0;
+  while (n < kMaxMessage / 2 && msg_[n] != '\0') ++n;
+  return n < kMaxMessage / 2;
+}
+
 Status& Status::Prefix(const char* fmt, ...) {
   char head[kMaxMessage];
   va_list ap;

@@ -40,6 +40,10 @@ class [[nodiscard]] Status {
 
   // Puts context in front of the message: "<prefix>: <old message>".
   Status& Prefix(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+  // Whether the message has room for more context in front. Errors from deep
+  // subgraphs gather a prefix per level; once the message is long, outer
+  // levels add none, so the cause and the innermost names survive the cut.
+  bool HasRoom() const;
   // Changes the code, keeping the message (e.g. to report a load failure as
   // INVALID_GRAPH while the message keeps the cause). The first code it
   // replaces is kept as cause().

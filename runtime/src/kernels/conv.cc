@@ -1,11 +1,13 @@
 // Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
-//  - one input channel per group (depthwise, any channel multiplier): a
-//    direct loop per output channel whose inner loop runs over a contiguous
-//    output row with precomputed valid bounds, so it has no branches;
+//  - depthwise (one input channel per group, more than one group, any
+//    channel multiplier): a direct loop per output channel whose inner loop
+//    runs over a contiguous output row with precomputed valid bounds;
 //  - 1x1 kernels with stride 1 and no padding: the input already is the
-//    im2col matrix, so SGEMM runs on it directly;
-//  - everything else: im2col into scratch, a chunk of output positions at a
-//    time (bounding scratch to ~4 MB), then SGEMM weights x columns.
+//    im2col matrix, so the packed SGEMM reads it directly;
+//  - everything else (including one group with one input channel, such as
+//    an STFT filter bank): the packed SGEMM weights x im2col, with the
+//    im2col matrix packed straight from the image into B strips.
+// The bias is added by the SGEMM's last K slice, not in a pass of its own.
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -14,9 +16,6 @@
 namespace epctx {
 namespace kern {
 namespace {
-
-// Column scratch budget per chunk, in floats.
-constexpr int64_t kColBudget = int64_t{1} << 20;
 
 struct ConvShape {
   int64_t batch, cin, cout, group, cin_g, cout_g;
@@ -59,53 +58,91 @@ void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk,
   }
 }
 
-// Columns [p0, p0+np) of the im2col matrix of one group's input into col
-// (K rows of np floats, K = cin_g * KD * KH * KW).
-void Im2Col(const ConvShape& cs, const float* in, int64_t p0, int64_t np,
-            float* col) {
-  const Window& w = cs.w;
+// Implicit im2col: rows [k0, k0+kc) x columns [j0, j0+nc) of one group's
+// im2col matrix (row k = (c, kd, kh, kw), column j = output position),
+// written straight into the SGEMM's packed B strips (uk::PackBFn), so the
+// matrix is never materialised. Bounds are resolved once per row k and
+// output row, never per tap.
+struct ImageB {
+  const ConvShape* cs;
+  const float* in;  // the group's first input channel
+};
+
+void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
+               int64_t ss) {
+  const ImageB& ib = *static_cast<const ImageB*>(vctx);
+  const Window& w = ib.cs->w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
   const int64_t OH = w.out[1], OW = w.out[2];
-  const int64_t sh = w.stride[1], sw = w.stride[2];
-  float* dst = col;
-  for (int64_t c = 0; c < cs.cin_g; ++c) {
-    const float* volume = in + c * D * H * W;
-    for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
-        for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
-          const int64_t off = kw * w.dilation[2] - w.pad_begin[2];
-          int64_t p = p0;
-          const int64_t p_end = p0 + np;
-          while (p < p_end) {
-            const int64_t row = p / OW;  // od * OH + oh
-            const int64_t od = row / OH, oh = row - od * OH;
-            const int64_t ow0 = p - row * OW;
-            int64_t ow1 = OW;
-            if (ow1 - ow0 > p_end - p) ow1 = ow0 + (p_end - p);
-            float* __restrict d = dst + (p - p0) - ow0;  // d[ow] for this row
-            const int64_t id = od * w.stride[0] - w.pad_begin[0] + kd * w.dilation[0];
-            const int64_t ih = oh * sh - w.pad_begin[1] + kh * w.dilation[1];
-            if (id < 0 || id >= D || ih < 0 || ih >= H) {
-              for (int64_t ow = ow0; ow < ow1; ++ow) d[ow] = 0.0f;
-            } else {
-              const float* __restrict irow = volume + (id * H + ih) * W;
-              int64_t lo, hi;
-              ValidRange(off, sw, W, OW, &lo, &hi);
-              if (lo < ow0) lo = ow0;
-              if (hi > ow1) hi = ow1;
-              if (lo > hi) lo = hi;
-              for (int64_t ow = ow0; ow < lo; ++ow) d[ow] = 0.0f;
-              if (sw == 1) {
-                const float* __restrict src = irow + off;
-                for (int64_t ow = lo; ow < hi; ++ow) d[ow] = src[ow];
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) d[ow] = irow[ow * sw + off];
-              }
-              for (int64_t ow = hi > ow0 ? hi : ow0; ow < ow1; ++ow) d[ow] = 0.0f;
-            }
-            p += ow1 - ow0;
+  const int64_t KD = w.kernel[0], KH = w.kernel[1], KW = w.kernel[2];
+  const int64_t sw = w.stride[2];
+  int64_t kw = k0 % KW, t = k0 / KW;
+  int64_t kh = t % KH;
+  t /= KH;
+  int64_t kd = t % KD, c = t / KD;
+  const int64_t row0 = j0 / OW, first_ow = j0 - row0 * OW;
+  const int64_t first_od = row0 / OH, first_oh = row0 - first_od * OH;
+  const int64_t padded = (nc + uk::kStrip - 1) / uk::kStrip * uk::kStrip;
+  for (int64_t k = 0; k < kc; ++k) {
+    float* d = dst + k * uk::kStrip;
+    // Column j of this row of B lives at d[(j / 8) * ss + j % 8].
+    auto zero = [&](int64_t ja, int64_t jb) {
+      for (int64_t j = ja; j < jb; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;
+    };
+    const float* volume = ib.in + c * D * H * W;
+    const int64_t off = kw * w.dilation[2] - w.pad_begin[2];
+    int64_t lo, hi;
+    ValidRange(off, sw, W, OW, &lo, &hi);
+    int64_t od = first_od, oh = first_oh, ow0 = first_ow;
+    int64_t j = 0;
+    while (j < nc) {
+      const int64_t ow1 = OW - ow0 < nc - j ? OW : ow0 + (nc - j);
+      const int64_t jbase = j - ow0;  // column of ow == 0 in this output row
+      const int64_t id = od * w.stride[0] - w.pad_begin[0] + kd * w.dilation[0];
+      const int64_t ih = oh * w.stride[1] - w.pad_begin[1] + kh * w.dilation[1];
+      if (id < 0 || id >= D || ih < 0 || ih >= H) {
+        zero(jbase + ow0, jbase + ow1);
+      } else {
+        const float* irow = volume + (id * H + ih) * W;
+        const int64_t a = lo > ow0 ? lo : ow0;
+        int64_t b = hi < ow1 ? hi : ow1;
+        if (b < a) b = a;
+        zero(jbase + ow0, jbase + a);
+        if (sw == 1) {
+          // Strip-sized contiguous runs.
+          const float* src = irow + off;
+          int64_t o = a;
+          while (o < b) {
+            const int64_t jj = jbase + o, lane = jj & 7;
+            int64_t n = 8 - lane;
+            if (n > b - o) n = b - o;
+            float* __restrict q = d + (jj >> 3) * ss + lane;
+            for (int64_t i = 0; i < n; ++i) q[i] = src[o + i];
+            o += n;
           }
-          dst += np;
+        } else {
+          for (int64_t o = a; o < b; ++o) {
+            const int64_t jj = jbase + o;
+            d[(jj >> 3) * ss + (jj & 7)] = irow[o * sw + off];
+          }
+        }
+        zero(jbase + b, jbase + ow1);
+      }
+      j += ow1 - ow0;
+      ow0 = 0;
+      if (++oh == OH) {
+        oh = 0;
+        ++od;
+      }
+    }
+    zero(nc, padded);
+    if (++kw == KW) {
+      kw = 0;
+      if (++kh == KH) {
+        kh = 0;
+        if (++kd == KD) {
+          kd = 0;
+          ++c;
         }
       }
     }
@@ -180,7 +217,10 @@ Status Conv(KernelContext& ctx) {
   if (!Product(wt->dims, 2, wt->rank, &KHW) || !Product(wt->dims, 1, wt->rank, &K))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "weights W %s are too large", ShapeOf(*wt).s);
 
-  if (cs.cin_g == 1) {
+  // Depthwise (one input channel per group, several groups): a direct loop.
+  // A single group with one input channel (an STFT frame bank: 1 -> 257
+  // channels, 512 taps) is an ordinary GEMM with K = taps.
+  if (cs.cin_g == 1 && cs.group > 1) {
     for (int64_t n = 0; n < cs.batch; ++n)
       for (int64_t oc = 0; oc < cs.cout; ++oc) {
         const int64_t ic = oc / cs.cout_g;
@@ -190,43 +230,33 @@ Status Conv(KernelContext& ctx) {
     return Status::Ok();
   }
 
+  // 1x1, stride 1, no padding: the input already is the im2col matrix.
   bool pointwise = KHW == 1;
   for (uint32_t a = 0; a < kMaxSpatial; ++a)
     pointwise = pointwise && w.stride[a] == 1 && w.pad_begin[a] == 0 && w.pad_end[a] == 0;
-  int64_t chunk = OHW;
-  if (!pointwise && K * chunk > kColBudget) {
-    chunk = kColBudget / K;
-    if (chunk < 64) chunk = 64;
-    if (chunk > OHW) chunk = OHW;
-  }
-  float* col = nullptr;
-  if (!pointwise) EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(K * chunk), &col));
   float* ws = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(cs.cout_g, chunk, K), &ws));
-
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uk::SgemmWorkspaceFloats(cs.cout_g, OHW, K), &ws));
   for (int64_t n = 0; n < cs.batch; ++n) {
     for (int64_t g = 0; g < cs.group; ++g) {
       const float* xg = X + (n * cs.cin + g * cs.cin_g) * HW;
-      const float* wg = Wt + g * cs.cout_g * K;
-      float* yg = Y + (n * cs.cout + g * cs.cout_g) * OHW;
-      for (int64_t p0 = 0; p0 < OHW; p0 += chunk) {
-        const int64_t np = OHW - p0 < chunk ? OHW - p0 : chunk;
-        if (pointwise) {
-          Sgemm(false, false, cs.cout_g, np, K, 1.0f, wg, K, xg + p0, HW, 0.0f,
-                yg + p0, OHW, ws);
-        } else {
-          Im2Col(cs, xg, p0, np, col);
-          Sgemm(false, false, cs.cout_g, np, K, 1.0f, wg, K, col, np, 0.0f,
-                yg + p0, OHW, ws);
-        }
+      ImageB image{&cs, xg};
+      uk::Gemm gm;
+      gm.M = cs.cout_g;
+      gm.N = OHW;
+      gm.K = K;
+      gm.A = Wt + g * cs.cout_g * K;
+      gm.lda = K;
+      if (pointwise) {
+        gm.B = xg;
+        gm.ldb = HW;
+      } else {
+        gm.pack_b = PackImage;
+        gm.pack_b_ctx = &image;
       }
-      if (B) {
-        for (int64_t oc = 0; oc < cs.cout_g; ++oc) {
-          const float bv = B[g * cs.cout_g + oc];
-          float* __restrict row = yg + oc * OHW;
-          for (int64_t p = 0; p < OHW; ++p) row[p] += bv;
-        }
-      }
+      gm.C = Y + (n * cs.cout + g * cs.cout_g) * OHW;
+      gm.ldc = OHW;
+      gm.row_bias = B ? B + g * cs.cout_g : nullptr;
+      uk::Sgemm(gm, ws);
     }
   }
   return Status::Ok();

@@ -1,23 +1,8 @@
-// Single-precision matrix multiply shared by Conv, ConvTranspose, Gemm and
-// MatMul.
-//
-// Blocking (after Goto & van de Geijn, "Anatomy of high-performance matrix
-// multiplication"): C is computed in blocks of kMc rows x kNc columns. For
-// each block, K is cut into slices of kKc; the kKc x kNc slice of op(B) is
-// packed into panels kNr columns wide and the kMc x kKc slice of op(A) into
-// panels kMr rows tall (contiguous, zero-padded, so edges need no special
-// case and the transposes are absorbed here). The micro-kernel multiplies
-// one A panel (4 KB, L1) by one B panel (8 KB, L1) into a kMr x kNr tile
-// of accumulators held in registers for the whole K slice, while the packed
-// B slice (256 KB) stays in L2 for all the A panels. Tiles accumulate over
-// the K slices in a contiguous kMc x kNc block in the workspace and reach C
-// once, scaled by alpha and beta: updating C itself per K slice makes rows
-// ldc apart fight for the same cache sets. For the same reason packed B
-// panels are spaced one cache line more than their size.
-//
-// Vectorisation: the micro-kernel is written with GCC/Clang generic 4-float
-// vectors, which g++ -O2 keeps in SSE2/NEON registers without intrinsics;
-// the packing and store loops are contiguous loops -O2 auto-vectorises.
+// Single-precision matrix multiply for Conv, ConvTranspose, Gemm, MatMul and
+// the recurrent ops: the packed SGEMM of the micro-kernel library
+// (ukernels/include/epctx_uk/sgemm.h: AVX2+FMA, NEON or portable tiles,
+// chosen at run time) behind the BLAS-like call the kernels were written
+// against. Kernels that fuse a bias or an activation call uk::Sgemm directly.
 //
 // Single-threaded and re-entrant: all temporary memory is the caller's
 // workspace, so concurrent runs never share state.
@@ -26,11 +11,15 @@
 
 #include <cstdint>
 
+#include "epctx_uk/sgemm.h"
+
 namespace epctx {
 namespace kern {
 
-// Floats of workspace Sgemm needs for these sizes (at most ~100k floats).
-uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K);
+// Floats of workspace Sgemm needs for these sizes (at most ~110k floats).
+inline uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
+  return uk::SgemmWorkspaceFloats(M, N, K);
+}
 
 // C[M x N] = alpha * op(A) * op(B) + beta * C, row-major.
 // op(A) is M x K: A is M x K (lda >= K) or, when trans_a, K x M (lda >= M).

@@ -37,6 +37,10 @@ struct TensorRef {
 class KernelContext;
 using KernelFn = Status (*)(KernelContext& ctx);
 
+// Receives output `index` of a subgraph run; `value` is valid during the
+// call only, so the callee copies what it keeps.
+using ValueSink = Status (*)(void* user, size_t index, const TensorRef& value);
+
 // Services the session provides to a KernelContext.
 struct KernelHost {
   void* user;
@@ -48,6 +52,13 @@ struct KernelHost {
                         uint32_t rank, const int64_t* dims, const void* data);
   // Temporary memory for the kernel, freed at the end of the run.
   void* (*scratch)(void* user, uint64_t bytes, uint32_t alignment);
+  // Runs the subgraph of the node's GRAPH attribute `attr` (If, Loop, Scan)
+  // with inputs[i] bound to its input i, passing each of its outputs to
+  // emit. Values of the enclosing graphs are visible inside. nullptr where
+  // subgraphs cannot run (kernel tests without a session).
+  Status (*run_subgraph)(void* user, const onnx::AttributeView& attr,
+                         const TensorRef* const* inputs, uint32_t num_inputs,
+                         ValueSink emit, void* emit_user) = nullptr;
 };
 
 class KernelContext {
@@ -91,6 +102,12 @@ class KernelContext {
   bool AttrInts(const char* name, const int64_t** values, uint32_t* count) const;
   bool AttrFloats(const char* name, const float** values, uint32_t* count) const;
   const onnx::TensorView* AttrTensor(const char* name) const;
+  // GRAPH attribute: the parsed subgraph, nullptr when absent.
+  const onnx::GraphView* AttrGraph(const char* name) const;
+  // Runs the subgraph of GRAPH attribute `name` (KernelHost::run_subgraph);
+  // INVALID_GRAPH when the node has no such attribute.
+  Status RunSubgraph(const char* name, const TensorRef* const* inputs,
+                     uint32_t num_inputs, ValueSink emit, void* emit_user);
   // INVALID_GRAPH naming the first attribute read with the wrong type
   // (expected vs found), or Ok.
   Status AttrStatus() const;

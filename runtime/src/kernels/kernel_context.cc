@@ -69,6 +69,23 @@ const onnx::TensorView* KernelContext::AttrTensor(const char* name) const {
   return a ? a->t : nullptr;
 }
 
+const onnx::GraphView* KernelContext::AttrGraph(const char* name) const {
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kGraph);
+  return a ? a->g : nullptr;
+}
+
+Status KernelContext::RunSubgraph(const char* name, const TensorRef* const* inputs,
+                                  uint32_t num_inputs, ValueSink emit, void* emit_user) {
+  const onnx::AttributeView* a = Typed(name, onnx::AttrType::kGraph);
+  if (!a || !a->g) {
+    Status as = AttrStatus();
+    return as.ok() ? Fail(EPCTX_INVALID_GRAPH, "attribute '%s' (a graph) is missing", name) : as;
+  }
+  if (!host_.run_subgraph)
+    return Fail(EPCTX_NOT_IMPLEMENTED, "subgraphs cannot run here (no session)");
+  return host_.run_subgraph(host_.user, *a, inputs, num_inputs, emit, emit_user);
+}
+
 Status KernelContext::Fail(int code, const char* fmt, ...) const {
   char msg[Status::kMaxMessage];
   va_list ap;

@@ -205,6 +205,10 @@ EPCTX_KERNEL(MelWeightMatrix);
 // END family recurrent
 
 // BEGIN family controlflow: If, Loop, Scan
+// control_flow.cc, scan.cc
+EPCTX_KERNEL(If);
+EPCTX_KERNEL(Loop);
+EPCTX_KERNEL(Scan);
 // END family controlflow
 
 // BEGIN family quant: QuantizeLinear .. QLinearMatMul, ConvInteger, MatMulInteger, MatMul/Gemm dtypes

@@ -186,6 +186,9 @@ const KernelRow kKernels[] = {
     // END family recurrent
 
     // BEGIN family controlflow
+    {"", "If", 1, kLatest, kern::If},
+    {"", "Loop", 1, kLatest, kern::Loop},
+    {"", "Scan", 8, kLatest, kern::Scan},
     // END family controlflow
 
     // BEGIN family quant

@@ -69,7 +69,10 @@ const MsgInfo kDimInfo = {"TensorShapeProto.Dimension", kDimFields, 4};
 struct Ctx {
   const uint8_t* file;
   Arena* arena;
+  uint32_t depth;  // of the graph being parsed: 0 for the main graph
 };
+
+Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g);
 
 // ---- ValueInfoProto ----
 
@@ -240,6 +243,19 @@ Status ParseAttributeBody(const Ctx& c, Bytes msg, AttributeView* a) {
   }
   a->type = type != 0 ? static_cast<AttrType>(type) : InferAttrType(seen);
 
+  if (seen[6] && a->type == AttrType::kGraph) {
+    if (c.depth >= kMaxGraphDepth)
+      return Status::Error(EPCTX_INVALID_GRAPH,
+                           "subgraph nesting deeper than the limit of %u graphs", kMaxGraphDepth);
+    GraphView* g;
+    EPCTX_RETURN_IF_ERROR(AllocViews(*c.arena, 1, "subgraph", &g));
+    Ctx inner{c.file, c.arena, c.depth + 1};
+    Status st = ParseGraph(inner, a->graph, g);
+    if (!st.ok() && !g->name.empty() && st.HasRoom())
+      st.Prefix("graph '%.*s'", g->name.len(), g->name.data);
+    EPCTX_RETURN_IF_ERROR(st);
+    a->g = g;
+  }
   if (seen[5]) {
     TensorView* t;
     EPCTX_RETURN_IF_ERROR(AllocViews(*c.arena, 1, "tensor attribute", &t));
@@ -295,7 +311,7 @@ Status ParseAttributeBody(const Ctx& c, Bytes msg, AttributeView* a) {
 
 Status ParseAttribute(const Ctx& c, Bytes msg, uint32_t index, AttributeView* a) {
   Status st = ParseAttributeBody(c, msg, a);
-  if (!st.ok()) {
+  if (!st.ok() && st.HasRoom()) {
     if (a->name.empty())
       st.Prefix("attribute #%u at offset %zu", index, static_cast<size_t>(msg.data - c.file));
     else
@@ -353,7 +369,7 @@ Status ParseNodeBody(const Ctx& c, Bytes msg, NodeView* n) {
 
 Status ParseNode(const Ctx& c, Bytes msg, uint32_t index, NodeView* n) {
   Status st = ParseNodeBody(c, msg, n);
-  if (!st.ok()) {
+  if (!st.ok() && st.HasRoom()) {
     if (n->name.empty())
       st.Prefix("node #%u (%.*s) at offset %zu", index, n->op_type.len(), n->op_type.data,
                 static_cast<size_t>(msg.data - c.file));
@@ -523,7 +539,7 @@ Status ParseModel(Bytes buf, const char* label, Arena& arena, ModelView* out) {
   if (!label) label = "<buffer>";
   if (!buf.data && buf.size)
     return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: null buffer", label);
-  Ctx c{buf.data, &arena};
+  Ctx c{buf.data, &arena, 0};
   Status st = ParseModelBody(c, buf, out);
   if (!st.ok()) {
     st.Prefix("%s", label);

@@ -55,6 +55,8 @@ struct TensorView {
   int64_t external_length = -1;
 };
 
+struct GraphView;
+
 struct AttributeView {
   StrView name;
   AttrType type = AttrType::kUndefined;
@@ -66,7 +68,8 @@ struct AttributeView {
   const int64_t* ints = nullptr;     // INTS (arena)
   const StrView* strings = nullptr;  // STRINGS (arena array of views)
   uint32_t count = 0;                // element count of FLOATS/INTS/STRINGS
-  Bytes graph;                       // GRAPH: raw GraphProto bytes, unparsed
+  Bytes graph;                       // GRAPH: the raw GraphProto bytes
+  const GraphView* g = nullptr;       // GRAPH: parsed (arena), nested graphs too
 };
 
 struct NodeView {
@@ -108,6 +111,12 @@ struct GraphView {
   uint32_t num_value_infos = 0;
 };
 
+// Subgraphs (GRAPH attributes of If, Loop, Scan ...) nest at most this deep
+// below the main graph; a deeper one is INVALID_GRAPH naming the node, so a
+// hostile file cannot make the parser, the planner or a run recurse without
+// bound.
+constexpr uint32_t kMaxGraphDepth = 16;
+
 struct OpsetImport {
   StrView domain;
   int64_t version = 0;
@@ -136,7 +145,8 @@ struct ModelView {
 
 // Parses a ModelProto. `label` names the source in messages (a file path or
 // "<buffer>"). A model without a graph is INVALID_PROTOBUF; ranks above
-// kMaxRank are NOT_IMPLEMENTED naming the tensor.
+// kMaxRank are NOT_IMPLEMENTED naming the tensor. GRAPH attributes are parsed
+// into their own GraphViews (AttributeView::g), at most kMaxGraphDepth deep.
 Status ParseModel(Bytes buf, const char* label, Arena& arena, ModelView* out);
 
 // Parses one TensorProto (used for TENSOR attributes and by tools).

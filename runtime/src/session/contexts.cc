@@ -122,7 +122,7 @@ Status Session::LoadContexts() {
     ctx_of[i] = static_cast<int32_t>(num_contexts_++);
   }
   for (uint32_t i = 0; i < num_ep; ++i) {
-    Step& step = steps_[step_of[i]];
+    Step& step = main_.steps[step_of[i]];
     StrView want = graph_name_of(eps[i]);
     const char* name = meta_.CStr(want);
     char msg[Status::kMaxMessage];

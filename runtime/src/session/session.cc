@@ -10,12 +10,6 @@
 namespace epctx {
 namespace {
 
-uint32_t hash_name(StrView s) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < s.size; ++i) h = (h ^ static_cast<uint8_t>(s.data[i])) * 16777619u;
-  return h;
-}
-
 // Folder part of a path ("" for a bare file name), copied into the arena.
 const char* dir_of(Arena& arena, const char* path) {
   const char* slash = cstr_rchr(path, '/');
@@ -98,11 +92,20 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(onnx::ParseModel(model_bytes_, label_, meta_, &model_));
   if (model_.graph.num_nodes == 0 && model_.graph.num_outputs == 0)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: the graph has no nodes and no outputs", label_);
-  EPCTX_RETURN_IF_ERROR(BuildValues());
-  EPCTX_RETURN_IF_ERROR(LoadConstants(options));
-  EPCTX_RETURN_IF_ERROR(BuildSteps());
+  ext_folder_ = options.Get(kOptExternalInitializersFolder);
+  // Every graph's initializers may have external data: one region each.
+  uint64_t inits = CountInitializers(model_.graph);
+  if (inits > (1u << 24))
+    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu initializers exceed the limit of 16M",
+                         label_, (unsigned long long)inits);
+  data_regions_ = meta_.AllocArray<epctx_pal_region>(inits + 1);
+  if (!data_regions_)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %llu initializers", label_,
+                         (unsigned long long)inits);
+  EPCTX_RETURN_IF_ERROR(PlanGraph(model_.graph, nullptr, 0, label_, &main_));
+  EPCTX_RETURN_IF_ERROR(BuildNames());
   EPCTX_RETURN_IF_ERROR(LoadContexts());
-  EPCTX_RETURN_IF_ERROR(OrderSteps());
+  EPCTX_RETURN_IF_ERROR(OrderSteps(&main_));
   EPCTX_RETURN_IF_ERROR(verifier_.Commit());
   if (group_ && options.Flag(kOptStopShareEpContexts)) group_->StopSharing();
   // Loading is done: runs read initializers, let the OS read ahead for them.
@@ -112,75 +115,8 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   return Status::Ok();
 }
 
-uint32_t Session::Find(StrView name) const {
-  for (uint32_t h = hash_name(name) & table_mask_;; h = (h + 1) & table_mask_) {
-    uint32_t slot = table_[h];
-    if (slot == 0) return UINT32_MAX;
-    if (values_[slot - 1].name.eq(name)) return slot - 1;
-  }
-}
-
-Status Session::AddValue(StrView name, uint32_t* id) {
-  uint32_t h = hash_name(name) & table_mask_;
-  for (;; h = (h + 1) & table_mask_) {
-    uint32_t slot = table_[h];
-    if (slot == 0) break;
-    if (values_[slot - 1].name.eq(name)) {
-      *id = slot - 1;
-      return Status::Ok();
-    }
-  }
-  uint32_t v = num_values_++;
-  values_[v].name = name;
-  table_[h] = v + 1;
-  *id = v;
-  return Status::Ok();
-}
-
-Status Session::BuildValues() {
+Status Session::BuildNames() {
   const onnx::GraphView& g = model_.graph;
-  uint64_t max_values = static_cast<uint64_t>(g.num_inputs) + g.num_initializers;
-  for (uint32_t i = 0; i < g.num_nodes; ++i) max_values += g.nodes[i].num_outputs;
-  if (max_values > (1u << 24))
-    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu values exceed the limit of 16M", label_,
-                         (unsigned long long)max_values);
-  uint32_t cap = 16;
-  while (cap < 2 * max_values) cap <<= 1;
-  values_ = meta_.AllocArray<Value>(max_values ? max_values : 1);
-  table_ = meta_.AllocArray<uint32_t>(cap);
-  input_ids_ = meta_.AllocArray<uint32_t>(g.num_inputs + 1);
-  output_ids_ = meta_.AllocArray<uint32_t>(g.num_outputs + 1);
-  if (!values_ || !table_ || !input_ids_ || !output_ids_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the value table", label_);
-  for (uint64_t i = 0; i < max_values; ++i) {
-    values_[i].constant = -1;
-    values_[i].graph_input = -1;
-  }
-  table_mask_ = cap - 1;
-  uint32_t id;
-  for (uint32_t i = 0; i < g.num_initializers; ++i) {
-    EPCTX_RETURN_IF_ERROR(AddValue(g.initializers[i].name, &id));
-    values_[id].constant = static_cast<int32_t>(i);
-  }
-  for (uint32_t i = 0; i < g.num_inputs; ++i) {
-    EPCTX_RETURN_IF_ERROR(AddValue(g.inputs[i].name, &id));
-    // An input that is also an initializer keeps the initializer's value.
-    input_ids_[i] = values_[id].constant >= 0 ? UINT32_MAX : id;
-    if (values_[id].constant < 0) values_[id].graph_input = static_cast<int32_t>(i);
-  }
-  for (uint32_t n = 0; n < g.num_nodes; ++n) {
-    const onnx::NodeView& node = g.nodes[n];
-    for (uint32_t o = 0; o < node.num_outputs; ++o) {
-      if (node.outputs[o].empty()) continue;
-      uint32_t before = num_values_;
-      EPCTX_RETURN_IF_ERROR(AddValue(node.outputs[o], &id));
-      if (num_values_ == before)
-        return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: node '%.*s' (%.*s) output '%.*s' is already produced elsewhere",
-                             label_, node.name.len(), node.name.data, node.op_type.len(),
-                             node.op_type.data, node.outputs[o].len(), node.outputs[o].data);
-    }
-  }
   public_inputs_ = meta_.AllocArray<uint32_t>(g.num_inputs + 1);
   input_names_ = meta_.AllocArray<const char*>(g.num_inputs + 1);
   output_names_ = meta_.AllocArray<const char*>(g.num_outputs + 1);
@@ -189,34 +125,23 @@ Status Session::BuildValues() {
   for (uint32_t i = 0; i < g.num_inputs; ++i) {
     input_names_[i] = meta_.Strdup(g.inputs[i].name.data, g.inputs[i].name.size);
     if (!input_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
-    if (input_ids_[i] != UINT32_MAX) public_inputs_[num_public_inputs_++] = i;
+    if (main_.input_ids[i] != UINT32_MAX) public_inputs_[num_public_inputs_++] = i;
   }
   for (uint32_t i = 0; i < g.num_outputs; ++i) {
     output_names_[i] = meta_.Strdup(g.outputs[i].name.data, g.outputs[i].name.size);
     if (!output_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   }
-  for (uint32_t i = 0; i < g.num_outputs; ++i) {
-    uint32_t v = Find(g.outputs[i].name);
-    if (v == UINT32_MAX)
-      return Status::Error(EPCTX_INVALID_GRAPH, "%s: graph output '%.*s' is never produced",
-                           label_, g.outputs[i].name.len(), g.outputs[i].name.data);
-    values_[v].graph_output = true;
-    output_ids_[i] = v;
-  }
   return Status::Ok();
 }
 
-Status Session::LoadConstants(const Options& options) {
-  const onnx::GraphView& g = model_.graph;
-  num_constants_ = g.num_initializers;
-  constants_ = meta_.AllocArray<TensorRef>(num_constants_ + 1);
-  data_regions_ = meta_.AllocArray<epctx_pal_region>(num_constants_ + 1);
-  if (!constants_ || !data_regions_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for initializers", label_);
-  const char* ext_folder = options.Get(kOptExternalInitializersFolder);
-  for (uint32_t i = 0; i < num_constants_; ++i) {
+Status Session::LoadConstants(GraphPlan* p) {
+  const onnx::GraphView& g = *p->graph;
+  p->constants = meta_.AllocArray<TensorRef>(g.num_initializers + 1);
+  if (!p->constants)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for initializers", p->label);
+  for (uint32_t i = 0; i < g.num_initializers; ++i) {
     const onnx::TensorView& t = g.initializers[i];
-    TensorRef& r = constants_[i];
+    TensorRef& r = p->constants[i];
     r.dtype = t.dtype;
     r.rank = t.rank;
     for (uint32_t d = 0; d < t.rank; ++d) r.dims[d] = t.dims[d];
@@ -224,13 +149,14 @@ Status Session::LoadConstants(const Options& options) {
     size_t esize = dtype_size(t.dtype);
     if (!shape_elements(t.dims, t.rank, &elems) || esize == 0 || elems > UINT64_MAX / esize)
       return Status::Error(EPCTX_NOT_IMPLEMENTED,
-                           "%s: initializer '%.*s': type %s or shape not supported", label_,
+                           "%s: initializer '%.*s': type %s or shape not supported", p->label,
                            t.name.len(), t.name.data, dtype_name(t.dtype));
     uint64_t want = elems * esize;
     if (t.storage != onnx::Storage::kExternal) {
       if (t.bytes != want)
         return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: initializer '%.*s': expected %llu data bytes, found %llu", label_,
+                             "%s: initializer '%.*s': expected %llu data bytes, found %llu",
+                             p->label,
                              t.name.len(), t.name.data, (unsigned long long)want,
                              (unsigned long long)t.bytes);
       r.data = const_cast<void*>(t.data);
@@ -242,7 +168,7 @@ Status Session::LoadConstants(const Options& options) {
     char what[160];
     format(what, sizeof what, "initializer '%.*s' external data", t.name.len(), t.name.data);
     epctx_pal_region* region = &data_regions_[num_data_regions_];
-    EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder ? ext_folder : base_dir_,
+    EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_,
                                      t.external_location.data, t.external_location.size, what,
                                      region));
     ++num_data_regions_;
@@ -256,11 +182,11 @@ Status Session::LoadConstants(const Options& options) {
       return Status::Error(EPCTX_INVALID_GRAPH,
                            "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of a "
                            "%llu-byte file",
-                           label_, what, (unsigned long long)off, (unsigned long long)len,
+                           p->label, what, (unsigned long long)off, (unsigned long long)len,
                            (unsigned long long)want, (unsigned long long)region->size);
     if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
       return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu",
-                           label_, what, (unsigned long long)off, esize);
+                           p->label, what, (unsigned long long)off, esize);
     EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file,
                                                 off, len));
     r.data = const_cast<uint8_t*>(region->data + off);
@@ -285,103 +211,6 @@ Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, co
   char msg[Status::kMaxMessage];
   int rc = epctx_pal_map_file_beneath(base, path, load_mode_, out, msg, sizeof msg);
   if (rc != EPCTX_OK) return Status::Error(rc, "%s: %s: %s", label_, what, msg);
-  return Status::Ok();
-}
-
-Status Session::BuildSteps() {
-  const onnx::GraphView& g = model_.graph;
-  num_steps_ = g.num_nodes;
-  steps_ = meta_.AllocArray<Step>(num_steps_ + 1);
-  if (!steps_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for steps", label_);
-  for (uint32_t n = 0; n < g.num_nodes; ++n) {
-    const onnx::NodeView& node = g.nodes[n];
-    Step& s = steps_[n];
-    s.node = &node;
-    s.num_inputs = node.num_inputs;
-    s.num_outputs = node.num_outputs;
-    s.inputs = meta_.AllocArray<uint32_t>(node.num_inputs + 1);
-    s.outputs = meta_.AllocArray<uint32_t>(node.num_outputs + 1);
-    if (!s.inputs || !s.outputs)
-      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for steps", label_);
-    for (uint32_t i = 0; i < node.num_inputs; ++i) {
-      if (node.inputs[i].empty()) {
-        s.inputs[i] = UINT32_MAX;
-        continue;
-      }
-      uint32_t v = Find(node.inputs[i]);
-      if (v == UINT32_MAX)
-        return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: node '%.*s' (%.*s) input '%.*s' is not a graph input, an "
-                             "initializer or any node's output",
-                             label_, node.name.len(), node.name.data, node.op_type.len(),
-                             node.op_type.data, node.inputs[i].len(), node.inputs[i].data);
-      s.inputs[i] = v;
-      values_[v].consumers++;
-    }
-    for (uint32_t o = 0; o < node.num_outputs; ++o)
-      s.outputs[o] = node.outputs[o].empty() ? UINT32_MAX : Find(node.outputs[o]);
-    if (onnx::IsEpContextNode(node)) continue;  // bound in LoadContexts
-    s.opset = model_.opset(node.domain);
-    s.kernel = FindKernel(node.domain, node.op_type, s.opset);
-    if (!s.kernel)
-      return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
-                           "%s: node '%.*s': op %.*s%s%.*s (opset %lld) is not an EPContext node and "
-                           "has no CPU kernel; compile the model with epctx-compile",
-                           label_, node.name.len(), node.name.data, node.domain.len(),
-                           node.domain.data, node.domain.empty() ? "" : ".", node.op_type.len(),
-                           node.op_type.data, (long long)s.opset);
-  }
-  return Status::Ok();
-}
-
-// Kahn's algorithm over value producers, keeping the file's order among
-// ready nodes (ONNX requires files to be sorted; we do not trust that).
-Status Session::OrderSteps() {
-  uint32_t n = num_steps_;
-  if (n == 0) return Status::Ok();
-  uint32_t* producer = meta_.AllocArray<uint32_t>(num_values_ + 1);
-  uint32_t* pending = meta_.AllocArray<uint32_t>(n);
-  uint8_t* done_value = meta_.AllocArray<uint8_t>(num_values_ + 1);
-  Step* sorted = meta_.AllocArray<Step>(n);
-  uint8_t* placed = meta_.AllocArray<uint8_t>(n);
-  if (!producer || !pending || !done_value || !sorted || !placed)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory ordering nodes", label_);
-  for (uint32_t v = 0; v < num_values_; ++v) {
-    producer[v] = UINT32_MAX;
-    done_value[v] = values_[v].constant >= 0 || values_[v].graph_input >= 0;
-  }
-  for (uint32_t s = 0; s < n; ++s)
-    for (uint32_t o = 0; o < steps_[s].num_outputs; ++o)
-      if (steps_[s].outputs[o] != UINT32_MAX) producer[steps_[s].outputs[o]] = s;
-  uint32_t count = 0;
-  bool progress = true;
-  // Repeated sweeps: linear for sorted files, quadratic only for bad ones.
-  while (count < n && progress) {
-    progress = false;
-    for (uint32_t s = 0; s < n; ++s) {
-      if (placed[s]) continue;
-      bool ready = true;
-      for (uint32_t i = 0; i < steps_[s].num_inputs && ready; ++i) {
-        uint32_t v = steps_[s].inputs[i];
-        ready = v == UINT32_MAX || done_value[v];
-      }
-      if (!ready) continue;
-      placed[s] = 1;
-      sorted[count++] = steps_[s];
-      for (uint32_t o = 0; o < steps_[s].num_outputs; ++o)
-        if (steps_[s].outputs[o] != UINT32_MAX) done_value[steps_[s].outputs[o]] = 1;
-      progress = true;
-    }
-  }
-  if (count < n) {
-    for (uint32_t s = 0; s < n; ++s)
-      if (!placed[s])
-        return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: node '%.*s' (%.*s) is part of a cycle or depends on one", label_,
-                             steps_[s].node->name.len(), steps_[s].node->name.data,
-                             steps_[s].node->op_type.len(), steps_[s].node->op_type.data);
-  }
-  steps_ = sorted;
   return Status::Ok();
 }
 

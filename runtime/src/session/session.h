@@ -1,8 +1,9 @@
 // A session: one loaded model, ready to Run from many threads.
 //
 // Create maps the model (or borrows the caller's buffer), parses it in place,
-// builds the value table, binds every EPContext node to a driver graph and
-// every other node to a CPU kernel, and orders the steps topologically.
+// plans the main graph and every subgraph (plan.h: value tables, CPU kernels,
+// captures of outer values), binds every EPContext node to a driver graph,
+// and orders the steps topologically.
 // Nothing is compiled here: a node that is neither EPContext nor supported
 // by a CPU kernel is MODEL_REQUIRES_COMPILATION.
 //
@@ -26,35 +27,13 @@
 #include "session/env.h"
 #include "session/bound_graphs.h"
 #include "session/options.h"
+#include "session/plan.h"
 #include "trust/verifier.h"
 
 namespace epctx {
 
 class ContextGroup;    // session/workspace.h
 struct SharedContext;  // session/workspace.h
-
-struct Value {
-  StrView name;
-  uint32_t consumers = 0;      // node inputs reading it
-  bool graph_output = false;
-  int32_t constant = -1;       // index into Session::constants_, or -1
-  int32_t graph_input = -1;    // index into the graph's inputs, or -1
-};
-
-struct Step {
-  const onnx::NodeView* node = nullptr;
-  uint32_t* inputs = nullptr;   // value ids; UINT32_MAX for an omitted input
-  uint32_t num_inputs = 0;
-  uint32_t* outputs = nullptr;  // value ids; UINT32_MAX for an omitted output
-  uint32_t num_outputs = 0;
-  // CPU step
-  KernelFn kernel = nullptr;
-  int64_t opset = 0;
-  // Driver step (EPContext node)
-  const DriverEntry* driver = nullptr;
-  epctx_hal_graph* graph = nullptr;
-  epctx_hal_graph_info graph_info{};
-};
 
 struct LoadedContext {
   const onnx::NodeView* node = nullptr;  // the primary EPContext node
@@ -100,7 +79,7 @@ class Session {
 
   const onnx::GraphView& graph() const { return model_.graph; }
   uint32_t driver_steps() const { return driver_steps_; }
-  uint32_t cpu_steps() const { return num_steps_ - driver_steps_; }
+  uint32_t cpu_steps() const { return main_.num_steps - driver_steps_; }
   Env* env() const { return env_; }
 
   // Graph inputs that are not backed by an initializer, and graph outputs,
@@ -114,9 +93,22 @@ class Session {
 
  private:
   Status Load(const char* path, const void* buffer, size_t size, const Options& options);
-  Status BuildValues();
-  Status LoadConstants(const Options& options);
-  Status BuildSteps();
+  // plan.cc: the plan of g (a subgraph of parent's graph at depth > 0);
+  // `label` names it in messages and lives as long as the session.
+  Status PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth,
+                   const char* label, GraphPlan* p);
+  Status BuildValues(GraphPlan* p);
+  Status LoadConstants(GraphPlan* p);
+  Status BuildSteps(GraphPlan* p, uint32_t depth);
+  // The plans of the GRAPH attributes of s's node and s's implicit inputs;
+  // `marked` (one byte per value of p, all zero) is left all zero.
+  Status PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Step* s);
+  // The id of `name` in p, or in an enclosing plan (added to p and to every
+  // plan between as a capture); UINT32_MAX when no scope defines it.
+  Status Resolve(GraphPlan* p, StrView name, uint32_t* id);
+  Status OrderSteps(GraphPlan* p);
+  // The public inputs and the NUL-terminated input and output names.
+  Status BuildNames();
   Status LoadContexts();
   Status LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out);
   // Steps 3-4 of LoadOneContext: the bytes, the container, the driver's
@@ -149,13 +141,10 @@ class Session {
                              uint64_t verified);
   int GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                epctx_hal_graph_info* info, char* msg, size_t msg_cap);
-  Status OrderSteps();
   // Maps `rel` beneath folder `base` (nullptr: unknown, an error naming
   // ep.context_file_path). `what` names the file's role in messages.
   Status MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
                     epctx_pal_region* out);
-  uint32_t Find(StrView name) const;
-  Status AddValue(StrView name, uint32_t* id);
 
   Env* env_;
   Arena meta_;
@@ -169,18 +158,10 @@ class Session {
   onnx::ModelView model_;
   trust::PackageVerifier verifier_;  // signed packages: checks bytes before use
 
-  Value* values_ = nullptr;
-  uint32_t num_values_ = 0;
-  uint32_t* table_ = nullptr;  // open-addressing hash: value id + 1, 0 = empty
-  uint32_t table_mask_ = 0;
-
-  TensorRef* constants_ = nullptr;
-  uint32_t num_constants_ = 0;
-  epctx_pal_region* data_regions_ = nullptr;  // external-data files
+  GraphPlan main_;  // the main graph; subgraph plans hang off its steps
+  const char* ext_folder_ = nullptr;  // session.model_external_initializers_file_folder_path
+  epctx_pal_region* data_regions_ = nullptr;  // external-data files, of every graph
   uint32_t num_data_regions_ = 0;
-
-  Step* steps_ = nullptr;
-  uint32_t num_steps_ = 0;
   uint32_t driver_steps_ = 0;
 
   LoadedContext* contexts_ = nullptr;
@@ -191,8 +172,6 @@ class Session {
   uint32_t num_secondary_names_ = 0;
   ContextGroup* group_ = nullptr;  // one reference held while the session lives
 
-  uint32_t* input_ids_ = nullptr;   // per graph input (UINT32_MAX: initializer-backed)
-  uint32_t* output_ids_ = nullptr;  // per graph output
   uint32_t* public_inputs_ = nullptr;
   uint32_t num_public_inputs_ = 0;
   const char** input_names_ = nullptr;

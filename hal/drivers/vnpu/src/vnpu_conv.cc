@@ -1,147 +1,151 @@
-// The vnpu CONV2D unit: three loop nests over the packed weight layout
+// The vnpu CONV2D unit over the packed weight layout
 // [groups][ceil(Cout_g / 8)][Cin_g][KH][KW][8] (README "Weight layouts").
 //
+// - Dense: a GEMM of weights (M = output channels) x im2col (N = output
+//   pixels, K = Cin_g * KH * KW) on the micro-kernel library's tile kernel
+//   (ukernels/, shared with the CPU kernels). The packed weights already are
+//   its A panels (row r of block b at k: w[b][k][r], k-stride 8), so they
+//   are read in place. B is packed per 24-pixel block and 32-row K chunk
+//   into a 3 KiB stack buffer (execute may not allocate and the arena is
+//   planned by the compiler), with the bounds of every tap resolved once per
+//   chunk and shared by all output channels; a 1x1 stride-1 convolution
+//   reads its input rows directly. Bias, RELU and CLIP are fused into the
+//   tile's last K slice; other activations run on the block while it is in
+//   cache.
 // - Depthwise (one input and one output channel per group): a row-wise
 //   multiply-add over the output width, one tap at a time. Only lane 0 of
-//   each 8-wide weight block is real, so the dense nest would spend 7 of
-//   every 8 multiply-adds on padding.
-// - Dense, stride-1 width, window inside the row: a 4-channel x 8-pixel
-//   register tile. The accumulators are GCC generic vectors over adjacent
-//   output pixels (contiguous in both input and output rows), which keeps the
-//   tile in registers; the same technique as the CPU SGEMM, written apart
-//   because the vnpu models a separate device.
-// - Everything else (image borders, strided width, tails): the scalar
-//   4-pixel x 8-channel nest with per-tap bounds checks.
-//
-// All three write the raw sums; the activation runs once per output row.
-// Output rows are visited oh-outer so the input rows of one output row stay
-// in cache while every output-channel block reads them.
+//   each 8-wide weight block is real, so a GEMM would spend 7 of every 8
+//   multiply-adds on padding.
+#include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
 namespace vnpu {
 namespace {
 
-
 struct Shape {
   int64_t N, C, H, W, CO, OH, OW, G, cig, cog, nb, KH, KW, sh, sw, dh, dw, pt, pl, kstride;
 };
 
-// One 4-channel x 8-pixel tile: output channels j0..j0+3 of the packed block
-// wb, output pixels ow..ow+7 of row oh. The caller guarantees stride-1 width
-// and iw0 .. iw0 + (KW-1)*dw + 7 inside [0, W).
-void Tile4x8(const Shape& s, const float* xg, const float* wb, int j0, const float* b8,
-             int64_t ih0, int64_t iw0, float* yout, int64_t nvalid) {
-  const int64_t HW = s.H * s.W;
-  V4 a00 = V4{} + b8[j0], a01 = a00;
-  V4 a10 = V4{} + b8[j0 + 1], a11 = a10;
-  V4 a20 = V4{} + b8[j0 + 2], a21 = a20;
-  V4 a30 = V4{} + b8[j0 + 3], a31 = a30;
-  // Taps outer, input channels inner: the row check is per tap, and a 1x1
-  // conv is one straight loop over the input channels.
-  for (int64_t kh = 0; kh < s.KH; ++kh) {
-    const int64_t ih = ih0 + kh * s.dh;
-    if (ih < 0 || ih >= s.H) continue;
-    for (int64_t kw = 0; kw < s.KW; ++kw) {
-      const float* xp = xg + ih * s.W + iw0 + kw * s.dw;
-      const float* wk = wb + (kh * s.KW + kw) * 8 + j0;
-      for (int64_t ic = 0; ic < s.cig; ++ic, xp += HW, wk += s.kstride) {
-        const V4 x0 = Load4(xp), x1 = Load4(xp + 4);
-        const float w0 = wk[0], w1 = wk[1], w2 = wk[2], w3 = wk[3];
-        a00 += w0 * x0;
-        a01 += w0 * x1;
-        a10 += w1 * x0;
-        a11 += w1 * x1;
-        a20 += w2 * x0;
-        a21 += w2 * x1;
-        a30 += w3 * x0;
-        a31 += w3 * x1;
-      }
-    }
-  }
-  const int64_t OHW = s.OH * s.OW;
-  const V4 lo[4] = {a00, a10, a20, a30}, hi[4] = {a01, a11, a21, a31};
-  for (int64_t j = 0; j < nvalid; ++j) {
-    Store4(yout + j * OHW, lo[j]);
-    Store4(yout + j * OHW + 4, hi[j]);
-  }
-}
+// K rows per packed B chunk: kChunkK x 24 floats = 3 KiB of stack.
+constexpr int64_t kChunkK = 32;
 
-// np (<= 4) output pixels from ow of row oh, all 8 channels of the block,
-// with a bounds check per tap.
-void Generic(const Shape& s, const float* xg, const float* wb, const float* b8, int64_t oh,
-             int64_t ow, int64_t np, float* yblk, int64_t valid) {
-  const int64_t HW = s.H * s.W;
-  float acc[4][8];
-  for (int p = 0; p < 4; ++p)
-    for (int j = 0; j < 8; ++j) acc[p][j] = b8[j];
-  for (int64_t ic = 0; ic < s.cig; ++ic) {
+// Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
+// im2col matrix into buf as tile strips: buf[j / 8][k][j % 8], strip stride
+// kc * 8, columns past np zero. The pixels are cut once into output-row
+// segments; per row k and segment the valid columns are one range, so no
+// pixel is bounds-checked on its own.
+void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
+               float* buf) {
+  struct Seg {
+    int64_t j, oh, ow0, ow1;
+  };
+  Seg seg[uk::kNr];
+  int64_t nseg = 0;
+  {
+    int64_t oh = p0 / s.OW, ow = p0 - oh * s.OW, j = 0;
+    while (j < np) {
+      const int64_t ow1 = s.OW - ow < np - j ? s.OW : ow + (np - j);
+      seg[nseg++] = Seg{j, oh, ow, ow1};
+      j += ow1 - ow;
+      ow = 0;
+      ++oh;
+    }
+  }
+  const int64_t padded = (np + 7) / 8 * 8, ss = kc * 8, HW = s.H * s.W;
+  int64_t kw = k0 % s.KW, t = k0 / s.KW;
+  int64_t kh = t % s.KH, ic = t / s.KH;
+  for (int64_t k = 0; k < kc; ++k) {
+    float* d = buf + k * 8;
     const float* xc = xg + ic * HW;
-    const float* wc = wb + ic * s.kstride;
-    for (int64_t kh = 0; kh < s.KH; ++kh) {
-      const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
-      if (ih < 0 || ih >= s.H) continue;
-      const float* row = xc + ih * s.W;
-      for (int64_t kw = 0; kw < s.KW; ++kw) {
-        const float* wk = wc + (kh * s.KW + kw) * 8;
-        const int64_t iw0 = ow * s.sw - s.pl + kw * s.dw;
-        for (int64_t p = 0; p < np; ++p) {
-          const int64_t iw = iw0 + p * s.sw;
-          if (iw < 0 || iw >= s.W) continue;
-          const float v = row[iw];
-          for (int j = 0; j < 8; ++j) acc[p][j] += v * wk[j];
-        }
+    // Output columns ow whose tap iw = ow * sw + off lies in [0, W): [lo, hi).
+    const int64_t off = kw * s.dw - s.pl;
+    const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+    const int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    for (int64_t g = 0; g < nseg; ++g) {
+      const Seg& sg = seg[g];
+      const int64_t jb = sg.j - sg.ow0;  // column of ow == 0
+      const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
+      int64_t a = sg.ow1, b = sg.ow1;
+      if (ih >= 0 && ih < s.H) {
+        a = lo > sg.ow0 ? lo : sg.ow0;
+        b = hi < sg.ow1 ? hi : sg.ow1;
+        if (b < a) a = b = sg.ow1;
+      }
+      for (int64_t o = sg.ow0; o < a; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      if (a < b) {
+        const float* row = xc + ih * s.W + off;
+        if (s.sw == 1)
+          for (int64_t o = a; o < b; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o];
+        else
+          for (int64_t o = a; o < b; ++o)
+            d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o * s.sw];
+      }
+      for (int64_t o = b; o < sg.ow1; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+    }
+    for (int64_t j = np; j < padded; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;
+    if (++kw == s.KW) {
+      kw = 0;
+      if (++kh == s.KH) {
+        kh = 0;
+        ++ic;
       }
     }
   }
-  const int64_t OHW = s.OH * s.OW;
-  for (int64_t j = 0; j < valid; ++j)
-    for (int64_t p = 0; p < np; ++p) yblk[j * OHW + oh * s.OW + ow + p] = acc[p][j];
 }
 
 void Dense(const Shape& s, const float* x, const float* w, const float* bias, float* y,
            const fb::Conv2D* c) {
-  const int64_t OHW = s.OH * s.OW;
-  // Output columns whose whole window row lies inside the input (stride-1
-  // width only): [fast_lo, fast_hi).
-  const int64_t span = (s.KW - 1) * s.dw;
-  const int64_t fast_lo = s.pl;
-  const int64_t fast_hi = s.W - span + s.pl;  // iw0 + span < W  <=>  ow < fast_hi
-  const bool fast = s.sw == 1;
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
+  const bool pointwise = s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+                         s.pl == 0 && s.OH == s.H && s.OW == s.W;
+  float buf[kChunkK * uk::kNr];
+  t.a_rs = 1;
+  t.a_ks = 8;
+  t.ldc = OHW;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
-      const float* xg = x + (n * s.C + gi * s.cig) * s.H * s.W;
-      for (int64_t oh = 0; oh < s.OH; ++oh)
-        for (int64_t ob = 0; ob < s.nb; ++ob) {
-          const float* wb = w + (gi * s.nb + ob) * s.cig * s.kstride;
-          const int64_t oc0 = gi * s.cog + ob * 8;
-          const int64_t valid = s.cog - ob * 8 < 8 ? s.cog - ob * 8 : 8;
-          float b8[8];
-          for (int j = 0; j < 8; ++j) b8[j] = (bias && j < valid) ? bias[oc0 + j] : 0.f;
-          float* yblk = y + (n * s.CO + oc0) * OHW;
-          const int64_t ih0 = oh * s.sh - s.pt;
-          int64_t ow = 0;
-          while (ow < s.OW) {
-            if (fast && ow >= fast_lo && ow + 8 <= fast_hi && ow + 8 <= s.OW) {
-              float* yo = yblk + oh * s.OW + ow;
-              const int64_t iw0 = ow - s.pl;
-              Tile4x8(s, xg, wb, 0, b8, ih0, iw0, yo, valid < 4 ? valid : 4);
-              if (valid > 4) Tile4x8(s, xg, wb, 4, b8, ih0, iw0, yo + 4 * OHW, valid - 4);
-              ow += 8;
-              continue;
-            }
-            int64_t np = s.OW - ow < 4 ? s.OW - ow : 4;
-            // Stop at the start of the fast region so the tiles begin there.
-            if (fast && ow < fast_lo && fast_lo - ow < np) np = fast_lo - ow;
-            Generic(s, xg, wb, b8, oh, ow, np, yblk, valid);
-            ow += np;
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW;
+      for (int64_t p0 = 0; p0 < OHW; p0 += uk::kNr) {
+        const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
+        // Input rows read in place need whole 8-wide strips inside the row.
+        const bool direct = pointwise && np % 8 == 0;
+        t.cols = static_cast<int32_t>(np);
+        for (int64_t k0 = 0; k0 < K;) {
+          const int64_t kc = direct ? K : (K - k0 < kChunkK ? K - k0 : kChunkK);
+          if (direct) {
+            t.b = xg + p0;
+            t.b_ss = 8;
+            t.b_ks = HW;
+          } else {
+            PackPatch(s, xg, k0, kc, p0, np, buf);
+            t.b = buf;
+            t.b_ss = kc * 8;
+            t.b_ks = 8;
           }
-          if (c->activation() != fb::Activation::NONE)
-            for (int64_t j = 0; j < valid; ++j) {
-              float* yr = yblk + j * OHW + oh * s.OW;
-              ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
-            }
+          t.kc = kc;
+          t.accumulate = k0 > 0;
+          t.last = k0 + kc == K;
+          for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+            t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8 + r0 % 8;
+            t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+            t.c = yg + r0 * OHW + p0;
+            t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+            tile(t);
+          }
+          k0 += kc;
         }
+        if (post)
+          for (int64_t j = 0; j < s.cog; ++j) {
+            float* yr = yg + j * OHW + p0;
+            ActivateRow(c->activation(), yr, yr, uint64_t(np), c->alpha(), c->beta());
+          }
+      }
     }
 }
 

@@ -128,6 +128,24 @@ uint64_t Elements(const fb::Tensor* t);
 // Runs one CONV2D op of a validated graph (vnpu_conv.cc).
 void RunConv(const Bindings& b, const fb::Conv2D* c);
 
+// For activations that are a clamp (NONE, RELU, CLIP with alpha <= beta):
+// sets [*lo, *hi] for a fused epilogue and returns true. Otherwise returns
+// false (with no clamp) and the caller runs ActivateRow afterwards.
+inline bool FusedClamp(fb::Activation kind, float alpha, float beta, float* lo, float* hi) {
+  *lo = -__builtin_inff();
+  *hi = __builtin_inff();
+  switch (kind) {
+    case fb::Activation::NONE: return true;
+    case fb::Activation::RELU: *lo = 0.0f; return true;
+    case fb::Activation::CLIP:
+      if (!(alpha <= beta)) return false;
+      *lo = alpha;
+      *hi = beta;
+      return true;
+    default: return false;
+  }
+}
+
 // y[i] = act(x[i]) for n floats; y may equal x. The switch sits outside the
 // loop so each activation is one tight loop (vnpu_kernels.cc).
 void ActivateRow(fb::Activation kind, const float* x, float* y, uint64_t n, float alpha,

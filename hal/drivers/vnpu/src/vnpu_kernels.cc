@@ -2,13 +2,13 @@
 //
 // Every index here stays inside the shapes that vnpu_validate.cc checked, so
 // the loops need no bounds checks of their own except where a window reaches
-// into padding. CONV2D lives in vnpu_conv.cc. GEMM works on 8 output columns
-// at a time over weights packed for exactly that, so the innermost loop is 8
-// independent multiply-adds the compiler vectorises. Activations and binary
+// into padding. CONV2D lives in vnpu_conv.cc. GEMM runs the micro-kernel
+// library's tile kernel straight on its packed weights. Activations and binary
 // ops pick a per-kind loop once per row, never a switch per element.
 #include <cmath>
 #include <cstring>
 
+#include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -31,49 +31,38 @@ struct Runner {
   void ScaleShift(const fb::ScaleShift* c);
 };
 
+// y = a[M x K] * w + bias on the micro-kernel library's tile kernel: w's
+// packed layout [ceil(N/8)][K][8] is exactly the tile's B strips (zero-padded
+// to 8 columns), and a is read in place as rows of A, so nothing is packed.
 void Runner::Gemm(const fb::Gemm* c) {
   const float* a = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
-  const uint64_t M = c->m(), K = c->k(), N = c->n();
+  const int64_t M = c->m(), K = c->k(), N = c->n();
   const Act act = c->activation();
-  const float alpha = c->alpha(), beta = c->beta();
-  for (uint64_t nb = 0; nb * 8 < N; ++nb) {
-    const float* wb = w + nb * K * 8;
-    const uint64_t valid = N - nb * 8 < 8 ? N - nb * 8 : 8;
-    float b8[8];
-    for (uint64_t j = 0; j < 8; ++j) b8[j] = (bias && j < valid) ? bias[nb * 8 + j] : 0.f;
-    for (uint64_t m = 0; m < M; m += 4) {
-      const uint64_t rows = M - m < 4 ? M - m : 4;
-      float acc[4][8];
-      for (int p = 0; p < 4; ++p)
-        for (int j = 0; j < 8; ++j) acc[p][j] = b8[j];
-      if (rows == 4) {
-        const float* a0 = a + m * K;
-        for (uint64_t k = 0; k < K; ++k) {
-          const float* wk = wb + k * 8;
-          const float v0 = a0[k], v1 = a0[K + k], v2 = a0[2 * K + k], v3 = a0[3 * K + k];
-          for (int j = 0; j < 8; ++j) {
-            acc[0][j] += v0 * wk[j];
-            acc[1][j] += v1 * wk[j];
-            acc[2][j] += v2 * wk[j];
-            acc[3][j] += v3 * wk[j];
-          }
-        }
-      } else {
-        for (uint64_t p = 0; p < rows; ++p)
-          for (uint64_t k = 0; k < K; ++k) {
-            const float v = a[(m + p) * K + k];
-            for (int j = 0; j < 8; ++j) acc[p][j] += v * wb[k * 8 + j];
-          }
-      }
-      for (uint64_t p = 0; p < rows; ++p)
-        for (uint64_t j = 0; j < valid; ++j)
-          y[(m + p) * N + nb * 8 + j] = acc[p][j];
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(act, c->alpha(), c->beta(), &t.lo, &t.hi);
+  t.kc = K;
+  t.a_rs = K;
+  t.a_ks = 1;
+  t.b_ss = K * 8;
+  t.b_ks = 8;
+  t.ldc = N;
+  t.last = true;
+  for (int64_t j0 = 0; j0 < N; j0 += uk::kNr) {
+    t.b = w + j0 * K;  // strip j0 / 8
+    t.cols = static_cast<int32_t>(N - j0 < uk::kNr ? N - j0 : uk::kNr);
+    t.col_bias = bias ? bias + j0 : nullptr;
+    for (int64_t m = 0; m < M; m += uk::kMr) {
+      t.a = a + m * K;
+      t.rows = static_cast<int32_t>(M - m < uk::kMr ? M - m : uk::kMr);
+      t.c = y + m * N + j0;
+      tile(t);
     }
   }
-  if (act != Act::NONE) ActivateRow(act, y, y, M * N, alpha, beta);
+  if (post) ActivateRow(act, y, y, uint64_t(M * N), c->alpha(), c->beta());
 }
 
 // One output row of a Binary op. The op is a template argument so each
@@ -340,6 +329,17 @@ void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
   for (; i < n; ++i) y[i] = Activate<Act::CLIP>(x[i], lo, hi);
 }
 
+// LEAKY_RELU four lanes at a time (embedding_model follows every conv with it).
+void ActRowLeaky(const float* x, float* y, uint64_t n, float alpha) {
+  const V4 z = {};
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const V4 v = Load4(x + i);
+    Store4(y + i, v >= z ? v : v * alpha);
+  }
+  for (; i < n; ++i) y[i] = Activate<Act::LEAKY_RELU>(x[i], alpha, 0.f);
+}
+
 }  // namespace
 
 void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, float beta) {
@@ -348,7 +348,7 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
       if (x != y && n > 0) memmove(y, x, n * 4);
       return;
     case Act::RELU: return ActRowRelu(x, y, n);
-    case Act::LEAKY_RELU: return ActRow<Act::LEAKY_RELU>(x, y, n, alpha, beta);
+    case Act::LEAKY_RELU: return ActRowLeaky(x, y, n, alpha);
     case Act::CLIP: return ActRowClip(x, y, n, alpha, beta);
     case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);

@@ -1,0 +1,110 @@
+// epctx's single-precision micro-kernel library: one register-blocked tile
+// kernel per instruction set and a packed SGEMM built on it. The CPU kernels
+// (runtime/src/kernels) and the vnpu driver (hal/drivers/vnpu) both link this
+// library (target epctx_ukernels_obj) and nothing else of each other.
+//
+// A tile is C[4 x 24] (kMr rows, kMaxStrips strips of kStrip columns). The
+// tile kernel reads A through two strides and B as 8-wide strips, so one
+// kernel serves packed panels, the vnpu weight layouts (A = conv weights
+// [block][k][8], B = GEMM weights [strip][k][8]) and unpacked rows (a 1x1
+// convolution reads its input directly):
+//   A[r][k]         = a[r * a_rs + k * a_ks]
+//   B[k][s * 8 + j] = b[s * b_ss + k * b_ks + j]
+//   C[r][j]         = c[r * ldc + j]
+// Instruction sets: AVX2+FMA on x86-64 (chosen at run time by cpuid/xgetbv,
+// the rest of the build stays baseline x86-64), NEON on aarch64, and the
+// portable GCC-vector kernel everywhere. All are re-entrant and keep no
+// state except the cached cpuid answer; a caller splits work by row or
+// column blocks (sub-ranges of C) to run them on several threads.
+//
+// Numbers: the AVX2 and NEON kernels fuse multiply and add (one rounding),
+// the portable one does not, so they agree to rounding, not bit for bit.
+#ifndef EPCTX_UK_SGEMM_H
+#define EPCTX_UK_SGEMM_H
+
+#include <cstdint>
+
+namespace epctx {
+namespace uk {
+
+constexpr int kMr = 4;         // rows of a tile
+constexpr int kStrip = 8;      // columns of a B strip
+constexpr int kMaxStrips = 3;  // strips of a tile
+constexpr int kNr = kStrip * kMaxStrips;
+
+enum class Isa : uint32_t { kAuto = 0, kPortable = 1, kAvx2 = 2, kNeon = 3 };
+
+// The instruction set this CPU runs best (never kAuto). Cached after the first
+// call.
+Isa BestIsa();
+// Whether `isa` runs on this CPU with this build (kAuto and kPortable: yes).
+bool IsaAvailable(Isa isa);
+const char* IsaName(Isa isa);
+
+// One tile: C = clamp(acc + row_bias[r] + col_bias[j], lo, hi) where acc is
+// A[rows x kc] * B[kc x cols], plus C's previous values when `accumulate`.
+// Bias and clamp apply only when `last` (the final K slice). rows is 1..4,
+// cols 1..24; only rows x cols of C (and of the biases) are read or written.
+// A rows past `rows` are never read; B strips past ceil(cols / 8) are never
+// read, but the last strip is read 8 columns wide (packed strips are padded).
+struct Tile {
+  int64_t kc;
+  const float* a;
+  int64_t a_rs, a_ks;
+  const float* b;
+  int64_t b_ss, b_ks;
+  float* c;
+  int64_t ldc;
+  int32_t rows, cols;
+  bool accumulate, last;
+  const float* row_bias;  // [rows] or null
+  const float* col_bias;  // [cols] or null
+  float lo, hi;           // -inf, +inf for no activation
+};
+
+using TileFn = void (*)(const Tile& t);
+// The tile kernel of `isa` (kAuto: BestIsa()), or null if unavailable.
+TileFn TileKernel(Isa isa);
+
+// C[M x N] = clamp(alpha * op(A) * op(B) + beta * C + row_bias[i] + col_bias[j], lo, hi),
+// row-major. op(A) is M x K (A is M x K with lda >= K, or K x M when
+// trans_a); op(B) is K x N (B is K x N with ldb >= N, or N x K when trans_b).
+// beta == 0 never reads C. A call may cover any row/column block of a larger
+// product (offset A, B, C and the biases), so threads can split it.
+//
+// pack_b, when set, replaces B, ldb and trans_b: it writes rows [k0, k0+kc)
+// x columns [j0, j0+nc) of op(B) as strips, dst[s * strip_stride + k * 8 + j]
+// for column 8s + j, columns past nc zero. A convolution packs straight from
+// its image this way (implicit im2col), never materialising the im2col matrix.
+using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
+                         float* dst, int64_t strip_stride);
+struct Gemm {
+  bool trans_a = false, trans_b = false;
+  int64_t M = 0, N = 0, K = 0;
+  float alpha = 1.0f;
+  const float* A = nullptr;
+  int64_t lda = 0;
+  const float* B = nullptr;
+  int64_t ldb = 0;
+  float beta = 0.0f;
+  float* C = nullptr;
+  int64_t ldc = 0;
+  const float* row_bias = nullptr;
+  const float* col_bias = nullptr;
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+  PackBFn pack_b = nullptr;
+  const void* pack_b_ctx = nullptr;
+};
+
+// Floats of workspace Sgemm needs (at most ~110k floats whatever the sizes).
+uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K);
+
+// Runs g with `workspace` of SgemmWorkspaceFloats(M, N, K) floats (64-byte
+// aligned preferred) on `isa`'s tile kernel (kAuto: the best; an unavailable
+// one falls back to portable).
+void Sgemm(const Gemm& g, float* workspace, Isa isa = Isa::kAuto);
+
+}  // namespace uk
+}  // namespace epctx
+
+#endif

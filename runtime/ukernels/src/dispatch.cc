@@ -1,0 +1,91 @@
+// Chooses the tile kernel. On x86-64 the AVX2 kernel needs the CPU's AVX2,
+// FMA and AVX bits (cpuid) and the OS saving ymm state (OSXSAVE + xgetbv):
+// asked once with inline cpuid/xgetbv, not __builtin_cpu_supports, which
+// would pull libgcc's __cpu_model into the freestanding archive.
+#include <atomic>
+
+#include "tile_common.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace epctx {
+namespace uk {
+namespace {
+
+#if defined(__x86_64__)
+bool CpuHasAvx2Fma() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28);
+  if (!fma || !osxsave || !avx) return false;
+  unsigned xlo = 0, xhi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+  if ((xlo & 6u) != 6u) return false;  // XMM and YMM state enabled by the OS
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  return b & (1u << 5);
+}
+#endif
+
+Isa Detect() {
+#if defined(__x86_64__)
+  if (CpuHasAvx2Fma()) return Isa::kAvx2;
+#elif defined(__aarch64__)
+  return Isa::kNeon;
+#endif
+  return Isa::kPortable;
+}
+
+// 0 until the first BestIsa(); racing first calls compute the same answer.
+std::atomic<uint32_t> g_best{0};
+
+}  // namespace
+
+Isa BestIsa() {
+  uint32_t v = g_best.load(std::memory_order_relaxed);
+  if (v == 0) {
+    v = static_cast<uint32_t>(Detect());
+    g_best.store(v, std::memory_order_relaxed);
+  }
+  return static_cast<Isa>(v);
+}
+
+bool IsaAvailable(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto:
+    case Isa::kPortable: return true;
+    case Isa::kAvx2:
+    case Isa::kNeon: return BestIsa() == isa;
+  }
+  return false;
+}
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto: return IsaName(BestIsa());
+    case Isa::kPortable: return "portable";
+    case Isa::kAvx2: return "avx2-fma";
+    case Isa::kNeon: return "neon";
+  }
+  return "?";
+}
+
+TileFn TileKernel(Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) return nullptr;
+  switch (isa) {
+#if defined(__x86_64__)
+    case Isa::kAvx2: return detail::TileAvx2;
+#endif
+#if defined(__aarch64__)
+    case Isa::kNeon: return detail::TileNeon;
+#endif
+    case Isa::kPortable: return detail::TilePortable;
+    default: return nullptr;
+  }
+}
+
+}  // namespace uk
+}  // namespace epctx

@@ -1,0 +1,61 @@
+// What every instruction set's tile kernel shares: the edge handling.
+//
+// An ISA provides Full(t, strips): a tile of 4 rows x strips*8 columns
+// that may read and write all of them in C and in the biases, and reads A
+// row min(r, rows - 1) for row r (so A rows past `rows` are never touched;
+// the spare rows compute a copy that is thrown away). RunTile gives it a
+// private 4 x 24 copy of C and of the biases whenever the tile is partial,
+// so the vector loops never test an edge.
+#ifndef EPCTX_UK_TILE_COMMON_H
+#define EPCTX_UK_TILE_COMMON_H
+
+#include "epctx_uk/sgemm.h"
+
+namespace epctx {
+namespace uk {
+namespace detail {
+
+template <typename Full>
+inline void RunTile(const Tile& t, Full full) {
+  const int strips = (t.cols + kStrip - 1) / kStrip;
+  if (t.rows == kMr && t.cols == strips * kStrip) {
+    full(t, strips);
+    return;
+  }
+  float cbuf[kMr * kNr];
+  float cb[kNr];
+  float rb[kMr];
+  Tile u = t;
+  u.c = cbuf;
+  u.ldc = kNr;
+  for (int i = 0; i < kMr * kNr; ++i) cbuf[i] = 0.0f;
+  if (t.accumulate)
+    for (int r = 0; r < t.rows; ++r)
+      for (int j = 0; j < t.cols; ++j) cbuf[r * kNr + j] = t.c[r * t.ldc + j];
+  if (t.row_bias) {
+    for (int r = 0; r < kMr; ++r) rb[r] = t.row_bias[r < t.rows ? r : t.rows - 1];
+    u.row_bias = rb;
+  }
+  if (t.col_bias) {
+    for (int j = 0; j < kNr; ++j) cb[j] = j < t.cols ? t.col_bias[j] : 0.0f;
+    u.col_bias = cb;
+  }
+  full(u, strips);
+  for (int r = 0; r < t.rows; ++r)
+    for (int j = 0; j < t.cols; ++j) t.c[r * t.ldc + j] = cbuf[r * kNr + j];
+}
+
+// A row pointers for a tile: row r reads row min(r, rows - 1).
+inline const float* RowA(const Tile& t, int r) {
+  return t.a + (r < t.rows ? r : t.rows - 1) * t.a_rs;
+}
+
+void TilePortable(const Tile& t);
+void TileAvx2(const Tile& t);
+void TileNeon(const Tile& t);
+
+}  // namespace detail
+}  // namespace uk
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,223 @@
+// The micro-kernel library (ukernels/): the best instruction set's tile and
+// SGEMM against the portable kernel and a double-precision reference, on
+// sizes that are not multiples of the 4 x 24 tile, K = 1, empty products,
+// every transpose, biases, clamps and accumulation. On x86-64 with AVX2 this
+// pins the AVX2+FMA path, on aarch64 the NEON path; elsewhere the best is the
+// portable kernel and only the reference comparison bites.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "epctx_uk/sgemm.h"
+
+namespace {
+
+namespace uk = epctx::uk;
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// |a - b| within 1e-4 relative to the magnitude of the terms summed.
+void ExpectClose(const std::vector<float>& got, const std::vector<double>& want, double scale,
+                 const char* what) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(double(got[i]) - want[i]);
+    if (!(err <= 1e-4 * scale + 1e-6)) {
+      fprintf(stderr, "%s: element %zu is %.9g, expected %.9g\n", what, i, double(got[i]), want[i]);
+      fail();
+    }
+  }
+}
+
+void best_isa_is_available_and_named(void**) {
+  const uk::Isa best = uk::BestIsa();
+  assert_true(best != uk::Isa::kAuto);
+  assert_true(uk::IsaAvailable(best));
+  assert_non_null(uk::TileKernel(best));
+  assert_non_null(uk::TileKernel(uk::Isa::kPortable));
+#if defined(__aarch64__)
+  assert_int_equal(static_cast<int>(best), static_cast<int>(uk::Isa::kNeon));
+#endif
+  printf("ukernels: best instruction set %s\n", uk::IsaName(best));
+}
+
+// Every tile shape (rows 1..4, cols 1..24) with strided A, unpacked-style B
+// strides and a C wider than the tile: best and portable agree, and cells
+// outside rows x cols keep their sentinel.
+void tile_matches_portable_on_every_edge_shape(void**) {
+  const uk::TileFn best = uk::TileKernel(uk::Isa::kAuto);
+  const uk::TileFn port = uk::TileKernel(uk::Isa::kPortable);
+  const int64_t a_rs = 37, a_ks = 5, b_ks = 29, b_ss = 8, ldc = 31;
+  for (int64_t kc : {0, 1, 7, 33}) {
+    const std::vector<float> a = Random(size_t(4 * a_rs + kc * a_ks + 1), 1);
+    const std::vector<float> b = Random(size_t(kc * b_ks + 3 * b_ss + 8), 2);
+    const std::vector<float> rb = Random(4, 3), cb = Random(24, 4);
+    for (int rows = 1; rows <= 4; ++rows)
+      for (int cols = 1; cols <= 24; ++cols)
+        for (int mode = 0; mode < 4; ++mode) {
+          std::vector<float> c0 = Random(size_t(5 * ldc), 5), c1 = c0;
+          uk::Tile t{};
+          t.kc = kc;
+          t.a = a.data();
+          t.a_rs = a_rs;
+          t.a_ks = a_ks;
+          t.b = b.data();
+          t.b_ss = b_ss;
+          t.b_ks = b_ks;
+          t.ldc = ldc;
+          t.rows = rows;
+          t.cols = cols;
+          t.accumulate = mode & 1;
+          t.last = mode & 2;
+          t.row_bias = rb.data();
+          t.col_bias = cb.data();
+          t.lo = -0.5f;
+          t.hi = 0.75f;
+          t.c = c0.data();
+          best(t);
+          t.c = c1.data();
+          port(t);
+          std::vector<double> want(c0.size());
+          for (size_t i = 0; i < c0.size(); ++i) want[i] = c1[i];
+          ExpectClose(c0, want, double(kc) + 2.0, "tile");
+          const std::vector<float> orig = Random(size_t(5 * ldc), 5);
+          for (int64_t r = 0; r < 5; ++r)
+            for (int64_t j = 0; j < ldc; ++j)
+              if (r >= rows || j >= cols) assert_true(c0[r * ldc + j] == orig[r * ldc + j]);
+        }
+  }
+}
+
+struct Case {
+  int64_t M, N, K;
+  bool ta, tb;
+  float alpha, beta;
+  bool bias, clamp;
+};
+
+void RunCase(const Case& k, uk::Isa isa, std::vector<float>* out) {
+  const int64_t lda = (k.ta ? k.M : k.K) + 3, ldb = (k.tb ? k.K : k.N) + 2, ldc = k.N + 5;
+  const std::vector<float> A = Random(size_t((k.ta ? k.K : k.M) * lda + 1), 11);
+  const std::vector<float> B = Random(size_t((k.tb ? k.N : k.K) * ldb + 1), 12);
+  const std::vector<float> rb = Random(size_t(k.M + 1), 13), cb = Random(size_t(k.N + 1), 14);
+  *out = Random(size_t(k.M * ldc + 1), 15);
+  std::vector<float> ws(uk::SgemmWorkspaceFloats(k.M, k.N, k.K));
+  uk::Gemm g;
+  g.trans_a = k.ta;
+  g.trans_b = k.tb;
+  g.M = k.M;
+  g.N = k.N;
+  g.K = k.K;
+  g.alpha = k.alpha;
+  g.A = A.data();
+  g.lda = lda;
+  g.B = B.data();
+  g.ldb = ldb;
+  g.beta = k.beta;
+  g.C = out->data();
+  g.ldc = ldc;
+  if (k.bias) {
+    g.row_bias = rb.data();
+    g.col_bias = cb.data();
+  }
+  if (k.clamp) {
+    g.lo = -1.0f;
+    g.hi = 2.0f;
+  }
+  uk::Sgemm(g, ws.data(), isa);
+  if (isa != uk::Isa::kPortable) return;
+  // Check the portable result against double precision here, once per case.
+  const std::vector<float> C0 = Random(size_t(k.M * ldc + 1), 15);
+  std::vector<double> want(C0.begin(), C0.end());
+  for (int64_t i = 0; i < k.M; ++i)
+    for (int64_t j = 0; j < k.N; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k.K; ++p)
+        s += double(k.ta ? A[p * lda + i] : A[i * lda + p]) *
+             double(k.tb ? B[j * ldb + p] : B[p * ldb + j]);
+      double v = k.alpha * s + (k.beta != 0.0f ? k.beta * double(C0[i * ldc + j]) : 0.0);
+      if (k.bias) v += double(rb[i]) + double(cb[j]);
+      if (k.clamp) v = v < -1.0 ? -1.0 : (v > 2.0 ? 2.0 : v);
+      want[i * ldc + j] = v;
+    }
+  ExpectClose(*out, want, double(k.K) + 4.0, "portable sgemm vs double");
+}
+
+void sgemm_best_matches_portable_and_reference(void**) {
+  std::vector<Case> cases;
+  const int64_t sizes[][3] = {{1, 1, 1},   {3, 5, 1},    {4, 24, 8},    {5, 25, 9},
+                              {7, 23, 129}, {73, 385, 3}, {130, 50, 300}, {1, 100, 257},
+                              {100, 1, 64}, {0, 5, 5},    {5, 0, 5},     {6, 7, 0}};
+  for (const auto& s : sizes)
+    for (int t = 0; t < 4; ++t)
+      cases.push_back({s[0], s[1], s[2], bool(t & 1), bool(t & 2), 1.0f, 0.0f, false, false});
+  cases.push_back({9, 30, 40, false, false, 0.5f, 1.0f, true, true});
+  cases.push_back({9, 30, 40, true, true, 2.0f, -0.5f, true, false});
+  cases.push_back({6, 7, 0, false, false, 1.0f, 0.25f, true, true});
+  cases.push_back({33, 61, 200, false, false, 1.0f, 0.0f, true, true});
+  for (const Case& k : cases) {
+    std::vector<float> best, port;
+    RunCase(k, uk::Isa::kAuto, &best);
+    RunCase(k, uk::Isa::kPortable, &port);
+    std::vector<double> want(port.begin(), port.end());
+    ExpectClose(best, want, double(k.K) + 4.0, "best sgemm vs portable");
+  }
+}
+
+// pack_b replaces B: a callback that packs the same matrix gives the same C.
+void sgemm_pack_b_callback_matches_plain_b(void**) {
+  const int64_t M = 10, N = 50, K = 300;
+  const std::vector<float> A = Random(size_t(M * K), 21), B = Random(size_t(K * N), 22);
+  std::vector<float> c0(size_t(M * N)), c1(size_t(M * N));
+  std::vector<float> ws(uk::SgemmWorkspaceFloats(M, N, K));
+  uk::Gemm g;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.A = A.data();
+  g.lda = K;
+  g.B = B.data();
+  g.ldb = N;
+  g.C = c0.data();
+  g.ldc = N;
+  uk::Sgemm(g, ws.data());
+  g.B = nullptr;
+  g.C = c1.data();
+  g.pack_b_ctx = B.data();
+  g.pack_b = [](const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
+                int64_t ss) {
+    const float* b = static_cast<const float*>(ctx);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t j = 0; j < (nc + 7) / 8 * 8; ++j)
+        dst[(j / 8) * ss + k * 8 + j % 8] = j < nc ? b[(k0 + k) * 50 + j0 + j] : 0.0f;
+  };
+  uk::Sgemm(g, ws.data());
+  for (size_t i = 0; i < c0.size(); ++i) assert_true(c0[i] == c1[i]);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(best_isa_is_available_and_named),
+      cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
+      cmocka_unit_test(sgemm_best_matches_portable_and_reference),
+      cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
+  };
+  return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);
+}
