@@ -1,8 +1,8 @@
 /* epctx-bench: what loading and running a package costs in time and memory.
  *
- * usage: epctx-bench PACKAGE [--threads N] [--sessions N] [--repeat N]
- *                    [--input name=file.npy]... [--dim N] [--load-mode mmap|read]
- *                    [--no-share] [--json]
+ * usage: epctx-bench PACKAGE [--threads N] [--intra-op-threads N] [--sessions N]
+ *                    [--repeat N] [--input name=file.npy]... [--dim N]
+ *                    [--load-mode mmap|read] [--no-share] [--json]
  * PACKAGE is a _ctx.onnx model (its context binaries beside it).
  *
  * Measures, in this order, in one process:
@@ -12,6 +12,13 @@
  *   create_warm   median of 5 creates with the files cached
  *   first_run     the first Run of a fresh session
  *   run median/p99 over --repeat runs, spread over --threads threads
+ *   threads       the callers (--threads) and the session's intra-op threads
+ *                 (--intra-op-threads sets session.intra_op_num_threads; a
+ *                 runtime without the key runs on the caller's thread)
+ *   allocations   through a counting allocator (the env's): calls and bytes
+ *                 during create and the first run, and during one later run
+ *                 alone: calls, bytes, peak live bytes (the arena that run
+ *                 needed) and minor page faults (getrusage)
  *   memory        from /proc/self/smaps_rollup (after malloc_trim, so freed
  *                 heap is not counted), as deltas from just before the
  *                 measured session was created: Private_Dirty after create
@@ -42,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counting_allocator.h"
 #include "npy.h"
 
 #define MAX_IO 64
@@ -152,17 +160,10 @@ static long long cached_bytes(const char* dir) {
   return total;
 }
 
-/* Minor and major page faults of the process so far. */
-static long long page_faults(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (long long)ru.ru_minflt + ru.ru_majflt;
-}
-
 /* ---- options and inputs ---- */
 typedef struct config {
   const char* package;
-  int threads, sessions, repeat, dim, share, json;
+  int threads, intra_op_threads, sessions, repeat, dim, share, json;
   const char* load_mode;
   const char* input_names[MAX_IO];
   const char* input_files[MAX_IO];
@@ -181,6 +182,12 @@ static epctx_session* create(epctx_env* env, const config* c, epctx_context_grou
   epctx_session_options* o = NULL;
   check(epctx_session_options_create(&o), "options");
   check(epctx_session_options_set(o, "epctx.load_mode", c->load_mode), "epctx.load_mode");
+  if (c->intra_op_threads > 0) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", c->intra_op_threads);
+    check(epctx_session_options_set(o, "session.intra_op_num_threads", v),
+          "--intra-op-threads");
+  }
   if (group) check(epctx_session_options_set_context_group(o, group), "context group");
   epctx_session* s = NULL;
   check(epctx_session_create(env, c->package, o, &s), c->package);
@@ -255,6 +262,24 @@ static void* work(void* arg) {
   return NULL;
 }
 
+/* Whether this runtime knows session.intra_op_num_threads. */
+static int runtime_has_intra_op_threads(void) {
+  epctx_session_options* o = NULL;
+  check(epctx_session_options_create(&o), "options");
+  epctx_status* st = epctx_session_options_set(o, "session.intra_op_num_threads", "1");
+  int known = !st || !strstr(epctx_status_message(st), "unknown key");
+  epctx_status_release(st);
+  epctx_session_options_release(o);
+  return known;
+}
+
+/* Minor and major page faults of the process so far. */
+static long long page_faults(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (long long)u.ru_minflt + u.ru_majflt;
+}
+
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -275,8 +300,9 @@ static int parse_int(const char* s, const char* opt) {
 
 static void usage(void) {
   printf(
-      "usage: epctx-bench PACKAGE [--threads N] [--sessions N] [--repeat N] [--json]\n"
-      "                   [--input name=file.npy]... [--dim N] [--load-mode mmap|read] [--no-share]\n");
+      "usage: epctx-bench PACKAGE [--threads N] [--intra-op-threads N] [--sessions N]\n"
+      "                   [--repeat N] [--json] [--input name=file.npy]... [--dim N]\n"
+      "                   [--load-mode mmap|read] [--no-share]\n");
 }
 
 int main(int argc, char** argv) {
@@ -298,11 +324,13 @@ int main(int argc, char** argv) {
       c.json = 1;
     } else if (!strcmp(a, "--no-share")) {
       c.share = 0;
-    } else if (!strcmp(a, "--threads") || !strcmp(a, "--sessions") || !strcmp(a, "--repeat") ||
+    } else if (!strcmp(a, "--threads") || !strcmp(a, "--intra-op-threads") ||
+               !strcmp(a, "--sessions") || !strcmp(a, "--repeat") ||
                !strcmp(a, "--dim") || !strcmp(a, "--input") || !strcmp(a, "--load-mode")) {
       if (!v) die("%s needs a value", a);
       ++i;
       if (!strcmp(a, "--threads")) c.threads = parse_int(v, a);
+      else if (!strcmp(a, "--intra-op-threads")) c.intra_op_threads = parse_int(v, a);
       else if (!strcmp(a, "--sessions")) c.sessions = parse_int(v, a);
       else if (!strcmp(a, "--repeat")) c.repeat = parse_int(v, a);
       else if (!strcmp(a, "--dim")) c.dim = parse_int(v, a);
@@ -331,8 +359,11 @@ int main(int argc, char** argv) {
   if (slash) *slash = '\0';
   else snprintf(dir, sizeof dir, ".");
 
+  static epctx_counting_allocator counter;
+  epctx_counting_allocator_init(&counter);
   epctx_env* env = NULL;
-  check(epctx_env_create(NULL, 0, &env), "env");
+  check(epctx_env_create(&counter.allocator, 0, &env), "env");
+  int has_intra_op = runtime_has_intra_op_threads();
   check(epctx_env_register_builtin_drivers(env), "drivers");
 
   /* Create: cold, then warm. */
@@ -358,12 +389,27 @@ int main(int argc, char** argv) {
   make_inputs(env, s, &c, &in);
   epctx_session_release(s);
   mem base = read_mem();
+  epctx_alloc_counts a0 = epctx_counting_allocator_mark(&counter);
   s = create(env, &c, NULL);
+  epctx_alloc_counts a1 = epctx_counting_allocator_read(&counter);
   mem after_create = read_mem();
+  epctx_alloc_counts a2 = epctx_counting_allocator_mark(&counter);
   t0 = now_ms();
   run_once(s, &in);
   double first_run = now_ms() - t0;
+  epctx_alloc_counts a3 = epctx_counting_allocator_read(&counter);
   mem after_run = read_mem();
+  long long create_allocs = a1.allocs - a0.allocs, create_held = a1.live - a0.live;
+  long long first_run_allocs = a3.allocs - a2.allocs;
+  /* One run alone, after the first: what every later run costs the
+   * allocator (outputs included; they are the caller's until released). */
+  epctx_alloc_counts r0 = epctx_counting_allocator_mark(&counter);
+  long long faults0 = page_faults();
+  run_once(s, &in);
+  long long run_faults = page_faults() - faults0;
+  epctx_alloc_counts r1 = epctx_counting_allocator_read(&counter);
+  long long run_allocs = r1.allocs - r0.allocs, run_bytes = r1.bytes - r0.bytes;
+  long long run_peak = r1.peak - r0.live;
 
   /* Runs over threads. */
   int per = (c.repeat + c.threads - 1) / c.threads;
@@ -371,7 +417,6 @@ int main(int argc, char** argv) {
   worker* ws = calloc((size_t)c.threads, sizeof *ws);
   pthread_t* tids = calloc((size_t)c.threads, sizeof *tids);
   if (!times || !ws || !tids) die("out of memory");
-  long long faults0 = page_faults();
   double wall0 = now_ms();
   for (int t = 0; t < c.threads; ++t) {
     ws[t] = (worker){s, &in, per, times + (size_t)t * per};
@@ -380,8 +425,6 @@ int main(int argc, char** argv) {
   for (int t = 0; t < c.threads; ++t) pthread_join(tids[t], NULL);
   double wall = now_ms() - wall0;
   int total = per * c.threads;
-  /* Thread start-up faults (stacks) are in here too: a few per thread. */
-  double faults_per_run = (double)(page_faults() - faults0) / total;
   size_t arena = epctx_session_arena_size(s);
   double median = percentile(times, total, 0.5), p99 = percentile(times, total, 0.99);
   mem after_runs = read_mem();
@@ -427,15 +470,23 @@ int main(int argc, char** argv) {
     printf(" \"create_cold_ms\": %.3f, \"create_warm_ms\": %.3f, \"first_run_ms\": %.3f,\n",
            create_cold, create_warm, first_run);
     printf(" \"cached_after_cold_create_bytes\": %lld,\n", cold_read);
-    printf(" \"page_faults_per_run\": %.2f, \"arena_bytes\": %zu,\n", faults_per_run, arena);
-    printf(" \"run_median_ms\": %.3f, \"run_p99_ms\": %.3f, \"runs_per_s\": %.1f,\n", median, p99,
+    printf(" \"arena_bytes\": %zu,\n", arena);
+    printf(" \"run_median_ms\": %.6f, \"run_p99_ms\": %.6f, \"runs_per_s\": %.1f,\n", median, p99,
            total / (wall / 1e3));
     printf(" \"peak_rss_bytes\": %lld, \"private_dirty_after_create_bytes\": %lld,\n", peak,
            pd_create);
     printf(" \"private_dirty_after_first_run_bytes\": %lld, \"private_dirty_after_runs_bytes\": %lld,\n",
            pd_run, pd_runs);
-    printf(" \"rss_after_create_bytes\": %lld, \"rss_after_first_run_bytes\": %lld",
+    printf(" \"rss_after_create_bytes\": %lld, \"rss_after_first_run_bytes\": %lld,\n",
            rss_create, rss_run);
+    if (c.intra_op_threads > 0) printf(" \"intra_op_threads\": %d,", c.intra_op_threads);
+    else printf(" \"intra_op_threads\": \"%s\",", has_intra_op ? "default" : "caller");
+    printf(" \"create_allocs\": %lld, \"create_held_bytes\": %lld,"
+           " \"first_run_allocs\": %lld,\n \"allocs_per_run\": %lld,"
+           " \"alloc_bytes_per_run\": %lld, \"run_peak_bytes\": %lld,"
+           " \"page_faults_per_run\": %lld",
+           create_allocs, create_held, first_run_allocs, run_allocs, run_bytes, run_peak,
+           run_faults);
     if (c.sessions > 1) {
       printf(",\n \"sessions\": %d, \"shared\": %s, \"session_create_ms\": [", c.sessions,
              c.share ? "true" : "false");
@@ -453,10 +504,19 @@ int main(int argc, char** argv) {
            create_warm);
     printf("cold create read:   %.1f KiB of the package into the page cache\n", cold_read / 1024.0);
     printf("first run:          %.3f ms\n", first_run);
-    printf("runs:               %d on %d thread(s): median %.3f ms, p99 %.3f ms, %.1f runs/s\n",
+    printf("runs:               %d on %d thread(s): median %.4f ms, p99 %.4f ms, %.1f runs/s\n",
            total, c.threads, median, p99, total / (wall / 1e3));
-    printf("page faults:        %.2f per run; run arena %.1f KiB\n", faults_per_run,
+    printf("run arena:          %.1f KiB (planned at create or after the first run)\n",
            arena / 1024.0);
+    if (c.intra_op_threads > 0) printf("intra-op threads:   %d\n", c.intra_op_threads);
+    else if (has_intra_op) printf("intra-op threads:   the runtime's default\n");
+    else printf("intra-op threads:   none, Run works on its caller's thread (no "
+                "session.intra_op_num_threads)\n");
+    printf("allocations:        create %lld (%.1f KiB held), first run %lld\n", create_allocs,
+           create_held / 1024.0, first_run_allocs);
+    printf("per later run:      %lld allocations, %.1f KiB, peak %.1f KiB live (the arena it "
+           "needed), %lld page faults\n", run_allocs, run_bytes / 1024.0, run_peak / 1024.0,
+           run_faults);
     printf("peak RSS:           %.1f MiB\n", peak / 1048576.0);
     printf("private dirty:      +%.1f KiB after create, +%.1f KiB after first run, +%.1f KiB "
            "after all runs\n", pd_create / 1024.0, pd_run / 1024.0, pd_runs / 1024.0);
