@@ -212,7 +212,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     onnx::checker::check_model(ctx);
   } catch (const std::exception& e) {
     throw ToolError(plan.output_path,
-                    "generated model fails the ONNX checker: " + FirstLine(e.what()), EPCTX_FAIL);
+                    "generated model fails the ONNX checker: " + OneLine(e.what()), EPCTX_FAIL);
   }
   if (!plan.output_path.empty()) MakeParentDirs(plan.output_path);
   if (!plan.external_initializers_path.empty()) {

@@ -30,8 +30,22 @@ class ToolError : public std::runtime_error {
   int code_;
 };
 
-// The first line of a (library's multi-line) message: errors are one line.
-inline std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+// A library's multi-line message (the onnx checker puts the node on lines of
+// its own) as one line: every line kept, joined by a space, blanks dropped.
+inline std::string OneLine(const std::string& s) {
+  std::string out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    size_t a = start, b = end;
+    while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+    if (b > a) out += (out.empty() ? "" : " ") + s.substr(a, b - a);
+    start = end + 1;
+  }
+  return out;
+}
 
 class Progress {
  public:
