@@ -31,6 +31,11 @@ std::string Static(const GraphInfo& info, const std::string& name) {
   return "";
 }
 
+bool IsFloat(const GraphInfo& info, const std::string& name) {
+  const ValueType* t = info.type(name);
+  return t && t->dtype == onnx::TensorProto::FLOAT;
+}
+
 size_t Rank(const GraphInfo& info, const std::string& name) {
   if (const onnx::TensorProto* c = info.constant(name)) return size_t(c->dims_size());
   const ValueType* t = info.type(name);
@@ -74,6 +79,13 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   std::string r;
   for (const auto& o : n.output())
     if (!o.empty() && !(r = Static(info, o)).empty()) return "output " + r;
+  // Every input that is not a constant becomes a partition input, and the
+  // vnpu takes only static float32 tensors: a shape, axes or mode given at
+  // run time (Reshape's int64 `shape` as a graph input) keeps the node on
+  // the CPU, which reads the value.
+  for (const auto& i : n.input())
+    if (!i.empty() && !info.constant(i) && !(r = Static(info, i)).empty())
+      return "input " + r + (IsFloat(info, i) ? "" : " (the vnpu needs it as a constant)");
   auto in0 = [&]() { return n.input_size() > 0 ? Static(info, n.input(0)) : "no input"; };
 
   if (op == "Conv") {
@@ -133,6 +145,12 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   }
   if (kCopyOps.count(op)) {
     if (n.output_size() > 1 && !n.output(1).empty()) return op + " mask output not supported";
+    if (op == "Dropout" && Has(n, 2)) {
+      const onnx::TensorProto* t = info.constant(n.input(2));
+      if (!t || t->data_type() != onnx::TensorProto::BOOL || t->dims_size() != 0 ||
+          !(t->raw_data() == std::string(1, '\0') || (t->int32_data_size() == 1 && t->int32_data(0) == 0)))
+        return "Dropout training_mode is not a constant false";
+    }
     return in0();
   }
   if (op == "BatchNormalization") {

@@ -1,0 +1,98 @@
+"""Cases for graphs as exporters and converters write them (issue 11): an
+unsorted float16 graph whose Cast nodes a converter appended at the end, a
+Reshape whose shape is a run-time int64 input, the PyTorch `view` pattern
+whose shape folds to a constant, primitive LayerNormalization with axis 0 and
+a negative axis (the ONNX function expansion), and a 1-D convolution in the
+shape of an STFT. generate.py registers them with register()."""
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+from onnx.backend.test.case.node import function_testcase_helper
+
+
+def register(case, Case, ref):
+    @case
+    def unsorted_float16_casts():
+        """A float16 converter's output: the body computes in float16 and the
+        Cast nodes for the float32 graph input/output come last in the node
+        list. Values are multiples of 1/4 and 1/8 so float16 and float32
+        arithmetic give the same bits."""
+        c = Case("unsorted_float16_casts")
+        c.sorted = False
+        x = (c.rng.integers(-8, 8, size=(2, 8)) / 4).astype(np.float32)
+        c.inputs.append(("x", x))
+        w = (c.rng.integers(-8, 8, size=(8, 4)) / 8).astype(np.float16)
+        b = (c.rng.integers(-8, 8, size=(4,)) / 8).astype(np.float16)
+        c.inits += [numpy_helper.from_array(w, "w16"), numpy_helper.from_array(b, "b16")]
+        c.node("MatMul", ["x16", "w16"], ["m16"], name="matmul")
+        c.node("Add", ["m16", "b16"], ["a16"], name="add")
+        c.node("Relu", ["a16"], ["y16"], name="relu")
+        c.node("Cast", ["x"], ["x16"], name="graph_input_cast", to=TensorProto.FLOAT16)
+        c.node("Cast", ["y16"], ["y"], name="graph_output_cast", to=TensorProto.FLOAT)
+        c.output("y", ref.relu(x.astype(np.float64) @ w.astype(np.float64) + b))
+        return c
+
+    @case
+    def reshape_runtime_shape():
+        """Reshape's shape is an int64 graph input: the vnpu takes the Relu,
+        the CPU the Reshape, which reads the value at run time."""
+        c = Case("reshape_runtime_shape")
+        x = c.input("x", (2, 3, 4))
+        shape = np.array([4, 6], dtype=np.int64)
+        c.inputs.append(("shape", shape))
+        c.node("Relu", ["x"], ["r"], name="relu")
+        c.node("Reshape", ["r", "shape"], ["y"], name="reshape")
+        c.output("y", ref.relu(x).reshape(4, 6))
+        c.extra["vnpu_driver_nodes"] = 1
+        c.extra["vnpu_cpu_nodes"] = 1
+        return c
+
+    @case
+    def reshape_folded_shape():
+        """PyTorch's x.view(x.size(0), -1): Shape -> Gather -> Unsqueeze ->
+        Concat -> Reshape. With static shapes the shape folds to a constant
+        and the whole graph is one vnpu partition."""
+        c = Case("reshape_folded_shape")
+        x = c.input("x", (2, 3, 6, 6))
+        w = c.weight("w", (4, 3, 3, 3), -0.5, 0.5)
+        wf = c.weight("wf", (5, 64), -0.2, 0.2)
+        c.const("zero", np.array(0, dtype=np.int64))
+        c.const("minus_one", np.array([-1], dtype=np.int64))
+        c.node("Conv", ["x", "w"], ["c"], name="conv", kernel_shape=[3, 3])
+        c.node("Shape", ["c"], ["s"], name="shape")
+        c.node("Gather", ["s", "zero"], ["n"], name="gather", axis=0)
+        c.const("axes0", np.array([0], dtype=np.int64))
+        c.node("Unsqueeze", ["n", "axes0"], ["n1"], name="unsqueeze")
+        c.node("Concat", ["n1", "minus_one"], ["target"], name="concat", axis=0)
+        c.node("Reshape", ["c", "target"], ["flat"], name="reshape")
+        c.node("Gemm", ["flat", "wf"], ["y"], name="fc", transB=1)
+        h = ref.conv(x, w, None).reshape(2, -1)
+        c.output("y", ref.gemm(h, wf, None, trans_b=1))
+        c.extra["vnpu_driver_nodes"] = 1
+        c.extra["vnpu_cpu_nodes"] = 0
+        return c
+
+    def layernorm_expanded(name, axis, shape):
+        c = Case(name)
+        c.opset = 17
+        x = c.input("X", shape)
+        w = c.weight("W", shape[axis:], 0.5, 1.5)
+        b = c.weight("B", shape[axis:], -0.1, 0.1)
+        node = helper.make_node("LayerNormalization", ["X", "W", "B"], ["Y"], axis=axis,
+                                epsilon=1e-5)
+        types = [helper.make_tensor_type_proto(TensorProto.FLOAT, s)
+                 for s in (shape, w.shape, b.shape)]
+        c.nodes += function_testcase_helper(node, types, name)
+        axes = tuple(range(axis % len(shape), len(shape)))
+        x64 = x.astype(np.float64)
+        mean = x64.mean(axis=axes, keepdims=True)
+        var = ((x64 - mean) ** 2).mean(axis=axes, keepdims=True)
+        c.output("Y", (x64 - mean) / np.sqrt(var + 1e-5) * w + b)
+        return c
+
+    @case
+    def layernorm_primitive_negative_axis():
+        return layernorm_expanded("layernorm_primitive_negative_axis", -2, (2, 3, 4))
+
+    @case
+    def layernorm_primitive_axis0():
+        return layernorm_expanded("layernorm_primitive_axis0", 0, (2, 3, 4))
