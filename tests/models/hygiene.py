@@ -96,3 +96,24 @@ def register(case, Case, ref):
     @case
     def layernorm_primitive_axis0():
         return layernorm_expanded("layernorm_primitive_axis0", 0, (2, 3, 4))
+
+    @case
+    def conv1d_stft():
+        """An STFT written as Conv1d, as audio front ends export it: one input
+        channel, a 64-tap kernel (512 in real models), stride 16, bias-free;
+        then a 1-D grouped, dilated, padded convolution with ReLU."""
+        c = Case("conv1d_stft")
+        x = c.input("x", (1, 1, 400))
+        w = c.weight("w", (8, 1, 64), -0.2, 0.2)
+        w2 = c.weight("w2", (8, 4, 3), -0.5, 0.5)
+        b2 = c.weight("b2", (8,), -0.1, 0.1)
+        c.node("Conv", ["x", "w"], ["spec"], name="stft", kernel_shape=[64], strides=[16])
+        c.node("Conv", ["spec", "w2", "b2"], ["c2"], name="conv1d", kernel_shape=[3],
+               group=2, dilations=[2], pads=[2, 1])
+        c.node("Relu", ["c2"], ["y"], name="relu")
+        h = ref.conv(x[:, :, None, :], w[:, :, None, :], None, strides=(1, 16))
+        h = ref.conv(h, w2[:, :, None, :], b2, pads=[0, 2, 0, 1], dilations=(1, 2), group=2)
+        c.output("y", ref.relu(h)[:, :, 0, :])
+        c.extra["vnpu_driver_nodes"] = 1
+        c.extra["vnpu_cpu_nodes"] = 0
+        return c

@@ -156,6 +156,7 @@ class Lowerer {
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, IrOp& op) {
     std::string ap = AttrString(n, "auto_pad", "NOTSET");
     auto pads = AttrInts(n, "pads", {0, 0, 0, 0});
+    if (pads.size() == 2) pads = {0, pads[0], 0, pads[1]};  // 1-D: [begin, end] of L
     if (ap == "VALID") pads = {0, 0, 0, 0};
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       int64_t k[2] = {kh, kw}, s[2] = {sh, sw}, d[2] = {dh, dw};
@@ -173,13 +174,55 @@ class Lowerer {
     op.pr = uint32_t(pads[3]);
   }
 
+  // Tensor t seen with another shape of the same size: an alias when t lives
+  // in the arena, else a COPY into the arena.
+  int View(int t, std::vector<int64_t> shape, const std::string& name) {
+    const IrTensor& src = g_.tensors[size_t(t)];
+    IrTensor v{name, std::move(shape)};
+    if (src.loc == fb::Location::ARENA) {
+      v.alias_of = src.alias_of >= 0 ? src.alias_of : t;
+      return Add(v);
+    }
+    int id = Add(v);
+    IrOp copy;
+    copy.kind = fb::OpParams::Copy;
+    copy.ins = {t};
+    copy.out = id;
+    g_.ops.push_back(copy);
+    return id;
+  }
+
+  // Binds value `name` to the bytes of arena tensor t (same size, another
+  // shape): an alias, or a COPY when the value is a partition output.
+  void BindAs(int t, const std::string& name) {
+    int id = Out(name);
+    IrTensor& out = g_.tensors[size_t(id)];
+    if (out.loc == fb::Location::ARENA) {
+      const IrTensor& src = g_.tensors[size_t(t)];
+      out.alias_of = src.alias_of >= 0 ? src.alias_of : t;
+      return;
+    }
+    IrOp copy;
+    copy.kind = fb::OpParams::Copy;
+    copy.ins = {t};
+    copy.out = id;
+    g_.ops.push_back(copy);
+  }
+
+  // A 1-D convolution (NCL) runs as a 2-D one over [N, C, 1, L]: the input
+  // and output are viewed with H = 1 and the window is 1 x K.
   void Conv(const onnx::NodeProto& n) {
     IrOp op;
     op.kind = fb::OpParams::Conv2D;
     auto xs = Shape(n.input(0));
     const auto* wc = info_.constant(n.input(1));
     auto wd = Dims(*wc);
-    if (wd.size() != 4) Fail("weight must be 4-D");
+    const bool one_d = wd.size() == 3;
+    if (one_d) {
+      xs.insert(xs.begin() + 2, 1);
+      wd.insert(wd.begin() + 2, 1);
+    }
+    if (wd.size() != 4 || xs.size() != 4) Fail("weight and input must be 3-D or 4-D");
     std::vector<float> w = Floats(*wc, NodeLabel(n));
     const int64_t CO = wd[0], cig = wd[1], KH = wd[2], KW = wd[3], G = AttrInt(n, "group", 1);
     if (G < 1 || xs[1] != cig * G || CO % G != 0) Fail("channels do not match group " + std::to_string(G));
@@ -187,7 +230,12 @@ class Lowerer {
     bool has_bias = Has(n, 2);
     if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
     if (b.size() != size_t(CO)) Fail("bias has " + std::to_string(b.size()) + " values");
-    auto st = AttrInts(n, "strides", {1, 1}), dl = AttrInts(n, "dilations", {1, 1});
+    auto st = AttrInts(n, "strides", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+    auto dl = AttrInts(n, "dilations", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+    if (one_d) {
+      st.insert(st.begin(), 1);
+      dl.insert(dl.begin(), 1);
+    }
     op.kh = uint32_t(KH), op.kw = uint32_t(KW), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
     op.dh = uint32_t(dl[0]), op.dw = uint32_t(dl[1]), op.groups = uint32_t(G);
     Pads(n, xs, KH, KW, st[0], st[1], dl[0], dl[1], op);
@@ -218,10 +266,19 @@ class Lowerer {
               w[size_t((o * cig + i) * ks + k)];
     }
     op.ins = {In(n.input(0))};
+    if (one_d) op.ins[0] = View(op.ins[0], xs, n.input(0) + ":nchw");
     op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");
     if (has_bias) op.bias = Weight(b, {CO}, n.output(0) + ":bias");
-    op.out = Out(value);
+    if (!one_d) {
+      op.out = Out(value);
+      g_.ops.push_back(op);
+      return;
+    }
+    std::vector<int64_t> ys = Shape(value);
+    ys.insert(ys.begin() + 2, 1);
+    op.out = Add(IrTensor{value + ":nchw", ys});
     g_.ops.push_back(op);
+    BindAs(op.out, value);
   }
 
   void ScaleShiftOf(const onnx::NodeProto& bn, size_t C, std::vector<float>* scale,

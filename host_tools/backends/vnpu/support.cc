@@ -50,16 +50,20 @@ std::string NeedConst(const GraphInfo& info, const onnx::NodeProto& n, int i, co
   return "";
 }
 
-std::string Window(const onnx::NodeProto& n, bool conv) {
+// `spatial`: 2 for NCHW, 1 for NCL (a 1-D convolution runs as H = 1).
+std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
   std::string ap = AttrString(n, "auto_pad", "NOTSET");
   if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
     return "auto_pad " + ap + " unknown";
   auto ks = AttrInts(n, "kernel_shape");
   if (!conv && ks.size() != 2) return "kernel_shape must be 2-D";
-  if (!ks.empty() && ks.size() != 2) return "only 2-D windows";
+  if (!ks.empty() && ks.size() != spatial) return "kernel_shape does not match the input rank";
   for (int64_t k : ks) if (k < 1 || k > 65535) return "kernel_shape out of range";
   auto pads = AttrInts(n, "pads");
-  if (!pads.empty() && pads.size() != 4) return "pads must have 4 entries";
+  if (!pads.empty() && pads.size() != 2 * spatial)
+    return "pads must have " + std::to_string(2 * spatial) + " entries";
+  if (AttrInts(n, "strides").size() > spatial || AttrInts(n, "dilations").size() > spatial)
+    return "strides/dilations do not match the input rank";
   for (int64_t p : pads) if (p < 0 || p > 65535) return "pads out of range";
   for (int64_t s : AttrInts(n, "strides")) if (s < 1 || s > 65535) return "strides out of range";
   auto dil = AttrInts(n, "dilations");
@@ -90,10 +94,13 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
 
   if (op == "Conv") {
     if (!(r = in0()).empty()) return r;
-    if (Rank(info, n.input(0)) != 4) return "only 2-D convolution (NCHW input)";
+    const size_t rank = Rank(info, n.input(0));
+    if (rank != 3 && rank != 4) return "only 1-D and 2-D convolution (NCL / NCHW input)";
+    const onnx::TensorProto* w = Has(n, 1) ? info.constant(n.input(1)) : nullptr;
+    if (w && size_t(w->dims_size()) != rank) return "weight rank does not match the input";
     if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
     if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
-    return Window(n, true);
+    return Window(n, true, rank - 2);
   }
   if (op == "Gemm" || op == "MatMul") {
     if (!(r = in0()).empty()) return r;
