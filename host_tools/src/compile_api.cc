@@ -227,6 +227,32 @@ CompileResult CompileModelGroup(const std::vector<ModelInput>& inputs,
   return total;
 }
 
+namespace {
+
+// Where the work went: MAC share, each partition, each CPU node and why.
+void FormatPlacement(std::ostream& o, const ModelReport& m, const std::string& ep) {
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.1f",
+                m.macs_total ? 100.0 * double(m.macs_npu) / double(m.macs_total) : 0.0);
+  o << "  MACs: " << m.macs_total << " total, " << m.macs_npu << " on " << ep << " (" << pct
+    << "%)\n";
+  for (const auto& p : m.partition_reports) {
+    o << "  partition " << p.name << ": " << p.nodes << " nodes (";
+    bool first = true;
+    for (const auto& kv : p.op_types) {
+      o << (first ? "" : ", ") << kv.first << " x" << kv.second;
+      first = false;
+    }
+    o << "), " << p.macs << " MACs\n";
+  }
+  for (const auto& c : m.cpu_nodes)
+    o << "  CPU: " << c.op_type << " node "
+      << (c.name.empty() ? "producing '" + c.output + "'" : "'" + c.name + "'") << ": " << c.reason
+      << (c.macs ? " (" + std::to_string(c.macs) + " MACs)" : std::string()) << "\n";
+}
+
+}  // namespace
+
 std::string FormatResult(const CompileResult& r, const std::string& ep) {
   std::ostringstream o;
   char ms[32];
@@ -234,11 +260,13 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
     std::snprintf(ms, sizeof ms, "%.1f", m.compile_ms);
     if (!m.written) {
       o << m.input << ": " << m.message << "; " << m.nodes_total << " nodes, " << ms << " ms\n";
+      FormatPlacement(o, m, ep);
       continue;
     }
     o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
       << ep << ", " << m.nodes_cpu << " on CPU; " << m.partitions << " partitions; payload "
       << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << ms << " ms\n";
+    FormatPlacement(o, m, ep);
   }
   if (!r.binary_path.empty() && !r.binary_pending) {
     const uint64_t before = r.weight_bytes_before_dedup, after = r.weight_bytes_after_dedup;
