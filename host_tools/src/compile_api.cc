@@ -228,29 +228,11 @@ CompileResult CompileModelGroup(const std::vector<ModelInput>& inputs,
 }
 
 namespace {
-
-// Where the work went: MAC share, each partition, each CPU node and why.
-void FormatPlacement(std::ostream& o, const ModelReport& m, const std::string& ep) {
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%.1f",
-                m.macs_total ? 100.0 * double(m.macs_npu) / double(m.macs_total) : 0.0);
-  o << "  MACs: " << m.macs_total << " total, " << m.macs_npu << " on " << ep << " (" << pct
-    << "%)\n";
-  for (const auto& p : m.partition_reports) {
-    o << "  partition " << p.name << ": " << p.nodes << " nodes (";
-    bool first = true;
-    for (const auto& kv : p.op_types) {
-      o << (first ? "" : ", ") << kv.first << " x" << kv.second;
-      first = false;
-    }
-    o << "), " << p.macs << " MACs\n";
-  }
-  for (const auto& c : m.cpu_nodes)
-    o << "  CPU: " << c.op_type << " node "
-      << (c.name.empty() ? "producing '" + c.output + "'" : "'" + c.name + "'") << ": " << c.reason
-      << (c.macs ? " (" + std::to_string(c.macs) + " MACs)" : std::string()) << "\n";
+std::string Percent(uint64_t part, uint64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", whole ? 100.0 * double(part) / double(whole) : 0.0);
+  return buf;
 }
-
 }  // namespace
 
 std::string FormatResult(const CompileResult& r, const std::string& ep) {
@@ -260,13 +242,12 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
     std::snprintf(ms, sizeof ms, "%.1f", m.compile_ms);
     if (!m.written) {
       o << m.input << ": " << m.message << "; " << m.nodes_total << " nodes, " << ms << " ms\n";
-      FormatPlacement(o, m, ep);
       continue;
     }
     o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
       << ep << ", " << m.nodes_cpu << " on CPU; " << m.partitions << " partitions; payload "
-      << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << ms << " ms\n";
-    FormatPlacement(o, m, ep);
+      << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total
+      << " MACs, " << Percent(m.macs_npu, m.macs_total) << "% on " << ep << "; " << ms << " ms\n";
   }
   if (!r.binary_path.empty() && !r.binary_pending) {
     const uint64_t before = r.weight_bytes_before_dedup, after = r.weight_bytes_after_dedup;

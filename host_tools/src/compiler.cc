@@ -172,11 +172,19 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     rep.partition_names.push_back(p.name);
   }
   Account(info, partitions, pplan, backend, &rep);
+  for (const auto& pr : rep.partition_reports) {
+    std::string ops;
+    for (const auto& kv : pr.op_types)
+      ops += (ops.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second);
+    progress("partition " + pr.name + ": " + std::to_string(pr.nodes) + " nodes (" + ops + "), " +
+             std::to_string(pr.macs) + " MACs");
+  }
   rep.nodes_cpu = rep.nodes_total - rep.nodes_npu;
   rep.partitions = partitions.size();
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
-           std::to_string(rep.nodes_cpu) + " on CPU");
+           std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +
+           std::to_string(rep.macs_total) + " MACs on " + settings.ep);
 
   if (partitions.empty() && backend) {
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
