@@ -117,3 +117,46 @@ def register(case, Case, ref):
         c.extra["vnpu_driver_nodes"] = 1
         c.extra["vnpu_cpu_nodes"] = 0
         return c
+
+    def conv_transpose_ref(x, w, b, strides, pads, output_padding, group, dilations=(1, 1)):
+        n, ci, h, wd = x.shape
+        cog, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+        sh, sw = strides
+        dh, dw = dilations
+        full_h = (h - 1) * sh + (kh - 1) * dh + 1 + output_padding[0]
+        full_w = (wd - 1) * sw + (kw - 1) * dw + 1 + output_padding[1]
+        y = np.zeros((n, cog * group, full_h, full_w))
+        cig = ci // group
+        for c in range(ci):
+            g = c // cig
+            for i in range(h):
+                for j in range(wd):
+                    for k in range(kh):
+                        for m in range(kw):
+                            y[:, g * cog:(g + 1) * cog, i * sh + k * dh, j * sw + m * dw] += \
+                                x[:, c, i, j][:, None] * w[c, :, k, m][None, :]
+        y = y[:, :, pads[0]:full_h - pads[2], pads[1]:full_w - pads[3]]
+        return y + (b.reshape(1, -1, 1, 1) if b is not None else 0)
+
+    @case
+    def conv_transpose_upsample():
+        """A detector head's upsampling: ConvTranspose stride 2 with pads,
+        output_padding and groups, fused ReLU; then a 1-D ConvTranspose."""
+        c = Case("conv_transpose_upsample")
+        x = c.input("x", (1, 4, 5, 6))
+        w = c.weight("w", (4, 3, 3, 3), -0.5, 0.5)
+        b = c.weight("b", (6,), -0.1, 0.1)
+        w1 = c.weight("w1", (6, 2, 4), -0.5, 0.5)
+        c.node("ConvTranspose", ["x", "w", "b"], ["up"], name="up", strides=[2, 2],
+               pads=[1, 0, 1, 2], output_padding=[1, 1], group=2)
+        c.node("Relu", ["up"], ["r"], name="relu")
+        c.node("Reshape", ["r", "flat_shape"], ["r1"], name="to_1d")
+        c.const("flat_shape", np.array([1, 6, -1], dtype=np.int64))
+        c.node("ConvTranspose", ["r1", "w1"], ["y"], name="up1d", strides=[3], pads=[1, 2])
+        h = ref.relu(conv_transpose_ref(x, w, b, (2, 2), (1, 0, 1, 2), (1, 1), 2))
+        h = h.reshape(1, 6, 1, -1)
+        y = conv_transpose_ref(h, w1[:, :, None, :], None, (1, 3), (0, 1, 0, 2), (0, 0), 1)
+        c.output("y", y[:, :, 0, :])
+        c.extra["vnpu_driver_nodes"] = 1
+        c.extra["vnpu_cpu_nodes"] = 0
+        return c

@@ -13,27 +13,33 @@ namespace vnpu {
 namespace {
 
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
-const std::set<std::string> kCpuOps = {"Sqrt",  "Log",    "Exp",    "Pow",          "Cast",
-                                       "Shape", "Slice",  "Gather", "Resize",       "ConvTranspose"};
+const std::set<std::string> kCpuOps = {"Sqrt", "Log",   "Exp",    "Pow",
+                                       "Shape", "Slice", "Gather", "Resize"};
+
+// The vnpu computes in float32; float16 values are widened (weights at
+// compile time, inputs and outputs by CONVERT at the partition's edges).
+bool FloatType(int32_t dtype) {
+  return dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::FLOAT16;
+}
 
 constexpr size_t kMaxRank = 8;  // the vnpu's tensor rank limit
 
 std::string Static(const GraphInfo& info, const std::string& name) {
   const ValueType* t = info.type(name);
   if (const onnx::TensorProto* c = info.constant(name)) {
-    if (c->data_type() != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+    if (!FloatType(c->data_type())) return "'" + name + "' is not float32 or float16";
     if (size_t(c->dims_size()) > kMaxRank) return "'" + name + "' has rank > 8";
     return "";
   }
   if (!t || !t->fully_static()) return "shape of '" + name + "' is not static";
-  if (t->dtype != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+  if (!FloatType(t->dtype)) return "'" + name + "' is not float32 or float16";
   if (t->dims.size() > kMaxRank) return "'" + name + "' has rank > 8";
   return "";
 }
 
 bool IsFloat(const GraphInfo& info, const std::string& name) {
   const ValueType* t = info.type(name);
-  return t && t->dtype == onnx::TensorProto::FLOAT;
+  return t && FloatType(t->dtype);
 }
 
 size_t Rank(const GraphInfo& info, const std::string& name) {
@@ -46,7 +52,7 @@ std::string NeedConst(const GraphInfo& info, const onnx::NodeProto& n, int i, co
   if (!Has(n, i)) return "";
   const onnx::TensorProto* c = info.constant(n.input(i));
   if (!c) return std::string(what) + " '" + n.input(i) + "' is not a constant";
-  if (c->data_type() != onnx::TensorProto::FLOAT) return std::string(what) + " is not float32";
+  if (!FloatType(c->data_type())) return std::string(what) + " is not float32 or float16";
   return "";
 }
 
@@ -149,6 +155,25 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     for (const auto& i : n.input())
       if (!(r = Static(info, i)).empty()) return r;
     return n.input_size() > 0 ? "" : "no inputs";
+  }
+  if (op == "Cast") {
+    // Between float32 and float16 a Cast is a copy: values stay float32 on
+    // the vnpu; only a float16 partition output is rounded (by CONVERT).
+    if (!(r = in0()).empty()) return r;
+    if (!FloatType(int32_t(AttrInt(n, "to", 0)))) return "Cast to a type other than float32/float16";
+    return "";
+  }
+  if (op == "ConvTranspose") {
+    if (!(r = in0()).empty()) return r;
+    const size_t rank = Rank(info, n.input(0));
+    if (rank != 3 && rank != 4) return "only 1-D and 2-D ConvTranspose (NCL / NCHW input)";
+    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
+    if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
+    if (size_t(info.constant(n.input(1))->dims_size()) != rank) return "weight rank does not match the input";
+    auto opad = AttrInts(n, "output_padding");
+    if (opad.size() > rank - 2) return "output_padding does not match the input rank";
+    for (int64_t p : opad) if (p < 0 || p > 65535) return "output_padding out of range";
+    return Window(n, true, rank - 2);
   }
   if (kCopyOps.count(op)) {
     if (n.output_size() > 1 && !n.output(1).empty()) return op + " mask output not supported";
