@@ -378,6 +378,26 @@ void checker_error_names_the_node_on_one_line(void**) {
   assert_non_null(strstr(r.err.c_str(), "orphan_reader"));
 }
 
+// Shape inference names a failing node by name only: an unnamed one is
+// named by the output it produces.
+void shape_inference_error_names_unnamed_node(void**) {
+  ModelBuilder b;
+  b.Input("x", {1, 2}).Input("w", {1, 2}).Output("z", {3, 2});
+  auto& n = b.Node("Concat", {"x", "w"}, {"z"});
+  n.set_name("");
+  auto* a = n.add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(0);
+  std::string in = WriteModel("concat_mismatch.onnx", b.model());
+  RunResult r = Run({in, "--ep", "none", "--quiet", "--force"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "shape inference failed"));
+  assert_non_null(strstr(r.err.c_str(), "op_type:Concat, node name: producing 'z'"));
+  assert_non_null(strstr(r.err.c_str(), "(2) vs (3)"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -408,6 +428,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(report_gives_macs_partitions_and_cpu_reasons),
       cmocka_unit_test(unsorted_graph_is_sorted_and_only_cycles_refused),
       cmocka_unit_test(checker_error_names_the_node_on_one_line),
+      cmocka_unit_test(shape_inference_error_names_unnamed_node),
   };
   int failed = cmocka_run_group_tests(tests, nullptr, nullptr);
   std::string cleanup = "rm -rf '" + g_dir + "'";
