@@ -68,8 +68,10 @@ std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
   auto pads = AttrInts(n, "pads");
   if (!pads.empty() && pads.size() != 2 * spatial)
     return "pads must have " + std::to_string(2 * spatial) + " entries";
-  if (AttrInts(n, "strides").size() > spatial || AttrInts(n, "dilations").size() > spatial)
-    return "strides/dilations do not match the input rank";
+  for (const char* a : {"strides", "dilations"}) {
+    const size_t count = AttrInts(n, a).size();
+    if (count != 0 && count != spatial) return std::string(a) + " do not match the input rank";
+  }
   for (int64_t p : pads) if (p < 0 || p > 65535) return "pads out of range";
   for (int64_t s : AttrInts(n, "strides")) if (s < 1 || s > 65535) return "strides out of range";
   auto dil = AttrInts(n, "dilations");
@@ -90,7 +92,7 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   for (const auto& o : n.output())
     if (!o.empty() && !(r = Static(info, o)).empty()) return "output " + r;
   // Every input that is not a constant becomes a partition input, and the
-  // vnpu takes only static float32 tensors: a shape, axes or mode given at
+  // vnpu takes only static float32/float16 tensors: a shape, axes or mode given at
   // run time (Reshape's int64 `shape` as a graph input) keeps the node on
   // the CPU, which reads the value.
   for (const auto& i : n.input())
@@ -171,7 +173,7 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
     if (size_t(info.constant(n.input(1))->dims_size()) != rank) return "weight rank does not match the input";
     auto opad = AttrInts(n, "output_padding");
-    if (opad.size() > rank - 2) return "output_padding does not match the input rank";
+    if (!opad.empty() && opad.size() != rank - 2) return "output_padding does not match the input rank";
     for (int64_t p : opad) if (p < 0 || p > 65535) return "output_padding out of range";
     return Window(n, true, rank - 2);
   }
