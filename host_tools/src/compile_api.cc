@@ -227,6 +227,14 @@ CompileResult CompileModelGroup(const std::vector<ModelInput>& inputs,
   return total;
 }
 
+namespace {
+std::string Percent(uint64_t part, uint64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", whole ? 100.0 * double(part) / double(whole) : 0.0);
+  return buf;
+}
+}  // namespace
+
 std::string FormatResult(const CompileResult& r, const std::string& ep) {
   std::ostringstream o;
   char ms[32];
@@ -238,7 +246,8 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
     }
     o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
       << ep << ", " << m.nodes_cpu << " on CPU; " << m.partitions << " partitions; payload "
-      << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << ms << " ms\n";
+      << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total
+      << " MACs, " << Percent(m.macs_npu, m.macs_total) << "% on " << ep << "; " << ms << " ms\n";
   }
   if (!r.binary_path.empty() && !r.binary_pending) {
     const uint64_t before = r.weight_bytes_before_dedup, after = r.weight_bytes_after_dedup;

@@ -11,6 +11,7 @@
 
 #include "epctx_host/container_writer.h"
 #include "epctx_host/ctx_model.h"
+#include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/partition.h"
 #include "external_initializers.h"
@@ -65,6 +66,36 @@ void MakeParentDirs(const std::string& path) {
 void WriteOut(const std::string& path, const void* data, size_t size, CompileResult* result) {
   WriteFileAtomic(path, data, size);
   result->files_written.push_back(path);
+}
+
+// Fills the report's MAC counts, partition contents and CPU node reasons.
+void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
+             const PartitionPlan& plan, const Backend* backend, ModelReport* rep) {
+  const onnx::GraphProto& g = *info.graph;
+  for (const auto& n : g.node()) rep->macs_total += NodeMacs(n, info);
+  for (const auto& p : partitions) {
+    PartitionReport pr;
+    pr.name = p.name;
+    pr.nodes = p.nodes.size();
+    for (const onnx::NodeProto* n : p.nodes) {
+      ++pr.op_types[n->op_type()];
+      pr.macs += NodeMacs(*n, info);
+    }
+    rep->macs_npu += pr.macs;
+    rep->partition_reports.push_back(std::move(pr));
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (plan.support[size_t(i)].supported) continue;
+    const onnx::NodeProto& n = g.node(i);
+    CpuNodeReport c;
+    c.name = n.name();
+    if (n.output_size() > 0) c.output = n.output(0);
+    c.op_type = n.op_type();
+    c.reason = backend ? backend->name() + ": " + plan.support[size_t(i)].reason
+                       : plan.support[size_t(i)].reason;
+    c.macs = NodeMacs(n, info);
+    rep->cpu_nodes.push_back(std::move(c));
+  }
 }
 
 }  // namespace
@@ -140,11 +171,20 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     rep.nodes_npu += p.nodes.size();
     rep.partition_names.push_back(p.name);
   }
+  Account(info, partitions, pplan, backend, &rep);
+  for (const auto& pr : rep.partition_reports) {
+    std::string ops;
+    for (const auto& kv : pr.op_types)
+      ops += (ops.empty() ? "" : ", ") + kv.first + " x" + std::to_string(kv.second);
+    progress("partition " + pr.name + ": " + std::to_string(pr.nodes) + " nodes (" + ops + "), " +
+             std::to_string(pr.macs) + " MACs");
+  }
   rep.nodes_cpu = rep.nodes_total - rep.nodes_npu;
   rep.partitions = partitions.size();
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
-           std::to_string(rep.nodes_cpu) + " on CPU");
+           std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +
+           std::to_string(rep.macs_total) + " MACs on " + settings.ep);
 
   if (partitions.empty() && backend) {
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
@@ -212,7 +252,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     onnx::checker::check_model(ctx);
   } catch (const std::exception& e) {
     throw ToolError(plan.output_path,
-                    "generated model fails the ONNX checker: " + AllLines(e.what()), EPCTX_FAIL);
+                    "generated model fails the ONNX checker: " + OneLine(e.what()), EPCTX_FAIL);
   }
   if (!plan.output_path.empty()) MakeParentDirs(plan.output_path);
   if (!plan.external_initializers_path.empty()) {

@@ -32,6 +32,7 @@ const char kUsage[] =
     "  --model-id ID[,ID..]  manifest model id, required with --sign-key (one per model\n"
     "                        of a group, in order); apps bind it with epctx.expected_model_id\n"
     "  --security-counter N  manifest anti-rollback counter (default 0)\n"
+    "  --json                print the report (placement, MACs, CPU node reasons) as JSON\n"
     "  --quiet               no progress on stderr\n"
     "  --force               overwrite existing outputs\n"
     "A comma-separated model list compiles a weight-sharing group: N model_ctx.onnx and one\n"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   CompileSettings settings;
   std::vector<std::string> models;
   bool quiet = false;
+  bool json = false;
   std::string sign_key;
   epctx::host::SignOptions sign_options;
   std::vector<std::string> model_ids;  // one per model, with --sign-key
@@ -88,6 +90,8 @@ int main(int argc, char** argv) {
         return 0;
       } else if (a == "--quiet" || a == "-q") {
         quiet = true;
+      } else if (a == "--json") {
+        json = true;
       } else if (a == "--force") {
         settings.force = true;
       } else if (a == "--error-if-no-compiled-nodes") {
@@ -156,7 +160,8 @@ int main(int argc, char** argv) {
     std::cerr << "epctx-compile: error: " << r.status.message << "\n";
     return 1;
   }
-  std::cout << FormatResult(r, settings.ep);  // the result, also with --quiet
+  // The result, also with --quiet.
+  std::cout << (json ? FormatResultJson(r, settings.ep) : FormatResult(r, settings.ep));
   if (sign_key.empty()) return 0;
   try {
     for (size_t k = 0; k < r.models.size(); ++k) {

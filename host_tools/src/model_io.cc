@@ -13,6 +13,7 @@
 #include <onnx/checker.h>
 
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/topo_sort.h"
 
 namespace epctx {
 namespace host {
@@ -101,11 +102,14 @@ onnx::ModelProto ParseModel(const std::string& bytes, const std::string& name) {
 }
 
 namespace {
-void CheckLoaded(const onnx::ModelProto& model, const std::string& name) {
+// Sorts first: exporters and converters write unsorted graphs that ORT
+// accepts, and the checker would refuse them.
+void CheckLoaded(onnx::ModelProto& model, const std::string& name) {
+  SortGraph(*model.mutable_graph(), name);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw ToolError(name, "invalid ONNX model: " + AllLines(e.what()), EPCTX_INVALID_GRAPH);
+    throw ToolError(name, "invalid ONNX model: " + OneLine(e.what()), EPCTX_INVALID_GRAPH);
   }
 }
 }  // namespace

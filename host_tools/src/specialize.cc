@@ -2,6 +2,7 @@
 #include "epctx_host/specialize.h"
 
 #include <set>
+#include <vector>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -144,13 +145,26 @@ size_t LiftConstants(onnx::GraphProto& graph) {
 }
 
 void InferShapes(onnx::ModelProto& model, const std::string& file) {
+  // onnx names the failing node by its name only: an unnamed node gets a
+  // temporary one that says which output it produces.
+  onnx::GraphProto& g = *model.mutable_graph();
+  std::vector<int> unnamed;
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& n = *g.mutable_node(i);
+    if (!n.name().empty()) continue;
+    unnamed.push_back(i);
+    n.set_name(n.output_size() > 0 ? "producing '" + n.output(0) + "'" : "#" + std::to_string(i));
+  }
+  std::string error;
   try {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0,
                                         /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& e) {
-    throw ToolError(file, "shape inference failed: " + AllLines(e.what()));
+    error = OneLine(e.what());
   }
+  for (int i : unnamed) g.mutable_node(i)->clear_name();
+  if (!error.empty()) throw ToolError(file, "shape inference failed: " + error);
 }
 
 bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }

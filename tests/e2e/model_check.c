@@ -35,6 +35,14 @@ void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* f
 int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
                const char* ep, int embed, const char* const* extra,
                const char* scratch_dir, char* msg, size_t size) {
+  return mc_compile_summary(compile_tool, model, out_ctx, ep, embed, extra, scratch_dir, msg,
+                            size, NULL, 0);
+}
+
+int mc_compile_summary(const char* compile_tool, const char* model, const char* out_ctx,
+                       const char* ep, int embed, const char* const* extra,
+                       const char* scratch_dir, char* msg, size_t size, char* summary,
+                       size_t summary_size) {
   const char* argv[64];
   size_t n = 0;
   argv[n++] = compile_tool;
@@ -56,6 +64,7 @@ int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
     return -1;
   }
   int ok = p.exited && p.exit_code == 0;
+  if (summary && summary_size) snprintf(summary, summary_size, "%s", p.out ? p.out : "");
   if (!ok)
     snprintf(msg, size, "epctx-compile %s --ep %s --embed-mode %d: %s %d; stderr: %s",
              model, ep, embed, p.exited ? "exit" : "signal",

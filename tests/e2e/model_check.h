@@ -26,6 +26,12 @@ extern "C" {
 int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
                const char* ep, int embed, const char* const* extra,
                const char* scratch_dir, char* msg, size_t size);
+/* The same; when summary is not NULL it receives the tool's stdout (the
+ * summary line: nodes, partitions, MACs and the backend's share). */
+int mc_compile_summary(const char* compile_tool, const char* model, const char* out_ctx,
+                       const char* ep, int embed, const char* const* extra,
+                       const char* scratch_dir, char* msg, size_t size, char* summary,
+                       size_t summary_size);
 
 typedef struct mc_io {
   size_t num_inputs, num_outputs;

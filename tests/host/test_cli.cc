@@ -388,6 +388,81 @@ void vnpu_embed_mode_payload_is_64_aligned_in_the_file(void**) {
   assert_int_equal(off % 64, 0);
 }
 
+// ConvChain's MACs: two 1x1 convolutions over [1,3,4,4] -> [1,3,4,4], each
+// 48 outputs x 3 input channels.
+void report_gives_macs_partitions_and_cpu_reasons(void**) {
+  std::string in = WriteModel("report.onnx", ConvChain());
+  RunResult r = Run({in, "--input-shape", "x:1,3,4,4", "--quiet", "--force"});
+  assert_int_equal(r.code, 0);
+  assert_non_null(strstr(r.out.c_str(), "288 MACs, 100.0% on vnpu"));
+  r = Run({in, "--input-shape", "x:1,3,4,4", "--force", "--json"});
+  assert_int_equal(r.code, 0);
+  assert_non_null(strstr(r.err.c_str(), "nodes (Conv x1, Relu x1), 144 MACs"));
+  assert_non_null(strstr(r.out.c_str(), "\"macs_total\":288,\"macs_npu\":288"));
+  assert_non_null(strstr(r.out.c_str(), "\"op_types\":{\"Conv\":1,\"Relu\":1}"));
+  assert_non_null(strstr(r.out.c_str(), "\"op_type\":\"Sqrt\",\"reason\":\"vnpu: Sqrt has no vnpu op\""));
+  assert_int_equal(Lines(r.out), 1);
+}
+
+// A converter appends producers after their consumers; only a real cycle is
+// refused, naming a node on it.
+void unsorted_graph_is_sorted_and_only_cycles_refused(void**) {
+  ModelBuilder b;
+  b.Input("x", {1, 4}).Output("y", {1, 4});
+  b.Node("Sqrt", {"r"}, {"y"}).set_name("last_in_order");
+  b.Node("Relu", {"x"}, {"r"}).set_name("appended_producer");
+  std::string in = WriteModel("unsorted.onnx", b.model());
+  RunResult r = Run({in, "--ep", "none", "--quiet", "--force"});
+  assert_int_equal(r.code, 0);
+  onnx::ModelProto out = LoadModel(Path("unsorted_ctx.onnx"));
+  assert_string_equal(out.graph().node(0).name().c_str(), "appended_producer");
+
+  ModelBuilder c;
+  c.Input("x", {1, 4}).Output("y", {1, 4});
+  c.Node("Relu", {"b"}, {"a"}).set_name("ring_a");
+  c.Node("Relu", {"a"}, {"b"}).set_name("ring_b");
+  c.Node("Add", {"x", "a"}, {"y"}).set_name("reader");
+  in = WriteModel("cycle.onnx", c.model());
+  r = Run({in, "--ep", "none", "--quiet", "--force"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "has a cycle: Relu node 'ring_"));
+}
+
+// The checker's message spans lines (the node on a line of its own): all of
+// it is printed, on one line.
+void checker_error_names_the_node_on_one_line(void**) {
+  ModelBuilder b;
+  b.Input("x", {1, 4}).Output("y", {1, 4});
+  b.Node("Relu", {"nobody_makes_this"}, {"y"}).set_name("orphan_reader");
+  std::string in = WriteModel("orphan.onnx", b.model());
+  RunResult r = Run({in, "--ep", "none", "--quiet", "--force"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "nobody_makes_this"));
+  assert_non_null(strstr(r.err.c_str(), "orphan_reader"));
+}
+
+// Shape inference names a failing node by name only: an unnamed one is
+// named by the output it produces.
+void shape_inference_error_names_unnamed_node(void**) {
+  ModelBuilder b;
+  b.Input("x", {1, 2}).Input("w", {1, 2}).Output("z", {3, 2});
+  auto& n = b.Node("Concat", {"x", "w"}, {"z"});
+  n.set_name("");
+  auto* a = n.add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(0);
+  std::string in = WriteModel("concat_mismatch.onnx", b.model());
+  RunResult r = Run({in, "--ep", "none", "--quiet", "--force"});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "shape inference failed"));
+  assert_non_null(strstr(r.err.c_str(), "op_type:Concat, node name: producing 'z'"));
+  assert_non_null(strstr(r.err.c_str(), "(2) vs (3)"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -417,6 +492,10 @@ int main(int argc, char** argv) {
       cmocka_unit_test(all_constant_node_folds_through_the_runtime),
       cmocka_unit_test(vnpu_compile_writes_bin_beside_the_model),
       cmocka_unit_test(vnpu_embed_mode_payload_is_64_aligned_in_the_file),
+      cmocka_unit_test(report_gives_macs_partitions_and_cpu_reasons),
+      cmocka_unit_test(unsorted_graph_is_sorted_and_only_cycles_refused),
+      cmocka_unit_test(checker_error_names_the_node_on_one_line),
+      cmocka_unit_test(shape_inference_error_names_unnamed_node),
   };
   int failed = cmocka_run_group_tests(tests, nullptr, nullptr);
   std::string cleanup = "rm -rf '" + g_dir + "'";

@@ -94,6 +94,30 @@ void* Alloc(void*, size_t size, size_t align) {
 }
 void Free(void*, void* p) { free(p); }
 
+// Reference binary16 conversions, written from the format's definition
+// (independent of the driver's bit manipulation): round to nearest even
+// through nearbyint, overflow to infinity.
+float RefFloat(uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.f : 1.f;
+  if (e == 31) return m ? NAN : sign * INFINITY;
+  if (e == 0) return sign * std::ldexp(float(m), -24);
+  return sign * std::ldexp(float(1024 + m), e - 25);
+}
+uint16_t RefHalf(float v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(double(v));
+  if (std::isnan(v)) return 0x7e00;
+  if (a < std::ldexp(1.0, -14)) return uint16_t(sign | uint16_t(std::nearbyint(a * std::ldexp(1.0, 24))));
+  int exp2;
+  std::frexp(a, &exp2);  // a = f * 2^exp2, f in [0.5, 1)
+  int e = exp2 - 1;
+  double q = std::nearbyint(std::ldexp(a, 10 - e));
+  if (q >= 2048) { q = 1024; ++e; }
+  if (e + 15 >= 31) return uint16_t(sign | 0x7c00);
+  return uint16_t(sign | ((e + 15) << 10) | (int(q) - 1024));
+}
+
 // Compiles the model's partition, loads it in the driver, runs it once.
 std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<float>> inputs,
                                               uint64_t* arena = nullptr,
@@ -127,13 +151,28 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
   std::vector<epctx_hal_tensor> ti, to;
   std::vector<std::vector<float>> outs(info.num_outputs);
   assert_int_equal(info.num_inputs, inputs.size());
-  for (uint32_t i = 0; i < info.num_inputs; ++i)
+  // Float16 edges travel as half bits; the caller sees floats either way.
+  std::vector<std::vector<uint16_t>> halves_in(info.num_inputs), halves_out(info.num_outputs);
+  for (uint32_t i = 0; i < info.num_inputs; ++i) {
+    if (info.inputs[i].dtype == EPCTX_DTYPE_FLOAT16) {
+      for (float v : inputs[i]) halves_in[i].push_back(RefHalf(v));
+      ti.push_back({EPCTX_DTYPE_FLOAT16, info.inputs[i].rank, info.inputs[i].dims,
+                    halves_in[i].data(), halves_in[i].size() * 2});
+      continue;
+    }
     ti.push_back({EPCTX_DTYPE_FLOAT, info.inputs[i].rank, info.inputs[i].dims, inputs[i].data(),
                   inputs[i].size() * 4});
+  }
   for (uint32_t i = 0; i < info.num_outputs; ++i) {
     size_t n = 1;
     for (uint32_t k = 0; k < info.outputs[i].rank; ++k) n *= size_t(info.outputs[i].dims[k]);
     outs[i].resize(n);
+    if (info.outputs[i].dtype == EPCTX_DTYPE_FLOAT16) {
+      halves_out[i].resize(n);
+      to.push_back({EPCTX_DTYPE_FLOAT16, info.outputs[i].rank, info.outputs[i].dims,
+                    halves_out[i].data(), n * 2});
+      continue;
+    }
     to.push_back({EPCTX_DTYPE_FLOAT, info.outputs[i].rank, info.outputs[i].dims, outs[i].data(),
                   n * 4});
   }
@@ -142,6 +181,8 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
                   scratch.data(), info.scratch_bytes, msg, sizeof msg);
   if (rc) print_error("execute: %s\n", msg);
   assert_int_equal(rc, 0);
+  for (uint32_t i = 0; i < info.num_outputs; ++i)
+    for (size_t k = 0; k < halves_out[i].size(); ++k) outs[i][k] = RefFloat(halves_out[i][k]);
   d->release_context(d, ctx);
   free(weights);
   return outs;
@@ -304,6 +345,40 @@ void supports_gives_reasons(void**) {
   assert_non_null(strstr(s.reason.c_str(), "not static"));
 }
 
+// A float16 model: the edges stay float16 (CONVERT widens the input and
+// narrows the output), the constant becomes a float32 weight, the Add runs
+// in float32; narrowing rounds ties to even and overflows to infinity.
+void float16_edges_round_to_nearest_even(void**) {
+  Model m;
+  m.Value("x", {6});
+  m.info.types["x"].dtype = onnx::TensorProto::FLOAT16;
+  m.consts.emplace_back();
+  onnx::TensorProto& c = m.consts.back();
+  c.set_name("c");
+  c.set_data_type(onnx::TensorProto::FLOAT16);
+  c.add_dims(6);
+  std::string raw;
+  for (float v : {1.f, 1.f, 16.f, 15.f, 0.5f, 0.25f}) {
+    uint16_t h = RefHalf(v);
+    raw.push_back(char(h & 0xff));
+    raw.push_back(char(h >> 8));
+  }
+  c.set_raw_data(raw);
+  m.info.constants["c"] = &c;
+  m.Value("c", {6});
+  m.info.types["c"].dtype = onnx::TensorProto::FLOAT16;
+  m.Value("y", {6});
+  m.info.types["y"].dtype = onnx::TensorProto::FLOAT16;
+  m.Node("Add", {"x", "c"}, {"y"});
+  m.Finish({"x"}, {"y"});
+  uint32_t ops = 0;
+  auto out = CompileAndRun(m, {{2048.f, 2050.f, 65504.f, 65504.f, 1.f, -3.f}}, nullptr, &ops);
+  assert_int_equal(ops, 3);  // CONVERT, BINARY, CONVERT
+  // 2049 ties to 2048 (even), 2051 to 2052, 65520 overflows, 65519 stays.
+  const float want[6] = {2048.f, 2052.f, INFINITY, 65504.f, 1.5f, -2.75f};
+  for (int i = 0; i < 6; ++i) assert_true(out[0][size_t(i)] == want[i]);
+}
+
 void weight_store_dedupes_and_aligns(void**) {
   WeightStore ws;
   float a[3] = {1, 2, 3}, b[2] = {4, 5};
@@ -322,6 +397,7 @@ int main(void) {
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
+      cmocka_unit_test(float16_edges_round_to_nearest_even),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

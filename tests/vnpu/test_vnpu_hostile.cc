@@ -80,7 +80,57 @@ std::vector<std::pair<const char*, OpMaker>> OpMakers() {
          (void)w;
          s.Op(fb::CreateScaleShift(s.fbb, x, sc, sc, y, 1, 8, 1));
        }},
+      {"CONVERT", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+         s.Op(fb::CreateConvert(s.fbb, x, y));
+       }},
+      {"CONV_TRANSPOSE2D", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+         s.Op(fb::CreateConvTranspose2D(s.fbb, x, w, y, false, 0, 1, 1));
+       }},
   };
+}
+
+// A FLOAT16 tensor of `n` elements (2 bytes each).
+uint32_t HalfTensor(Stream& s, std::vector<int64_t> shape, L loc, uint64_t offset_or_index) {
+  uint64_t n = 1;
+  for (int64_t d : shape) n *= uint64_t(d);
+  bool io = loc == L::INPUT || loc == L::OUTPUT;
+  s.tensors.push_back(fb::CreateTensorDirect(s.fbb, "half", fb::DType::FLOAT16, &shape, loc,
+                                             io ? uint32_t(offset_or_index) : 0,
+                                             io ? 0 : offset_or_index, n * 2));
+  return uint32_t(s.tensors.size() - 1);
+}
+
+// The vnpu computes in float32: float16 lives only at the graph's edges and
+// only CONVERT touches it.
+void float16_only_at_edges_and_only_through_convert(void**) {
+  Stream a;
+  HalfTensor(a, {8}, L::ARENA, 0);
+  ExpectRejected(a.Finish(64), {}, "FLOAT16 tensor outside INPUT/OUTPUT");
+  Stream b;
+  uint32_t x = HalfTensor(b, {8}, L::INPUT, 0);
+  uint32_t y = b.Tensor("y", {8}, L::OUTPUT, 0);
+  b.Op(fb::CreateUnary(b.fbb, fb::Activation::RELU, x, y));
+  ExpectRejected(b.Finish(0), {}, "only CONVERT reads or writes FLOAT16");
+  Stream c;
+  x = HalfTensor(c, {8}, L::INPUT, 0);
+  y = c.Tensor("y", {4}, L::OUTPUT, 0);
+  c.Op(fb::CreateConvert(c.fbb, x, y));
+  ExpectRejected(c.Finish(0), {}, "CONVERT): output has 4 elements, expected 8");
+  Stream d;
+  std::vector<int64_t> eight = {8};
+  d.tensors.push_back(fb::CreateTensorDirect(d.fbb, "odd", fb::DType::FLOAT16, &eight, L::INPUT,
+                                             0, 0, 32));
+  ExpectRejected(d.Finish(0), {}, "does not match shape (expected 8 x 2 bytes)");
+}
+
+void conv_transpose_output_shape_checked(void**) {
+  std::vector<float> weights(64, 0.5f);
+  Stream s;
+  uint32_t x = s.Tensor("x", {1, 8, 2, 2}, L::INPUT, 0);
+  uint32_t w = s.Tensor("w", {64}, L::WEIGHT, 0);
+  uint32_t y = s.Tensor("y", {1, 8, 5, 4}, L::OUTPUT, 0);  // stride 2, k 1: 3x3
+  s.Op(fb::CreateConvTranspose2D(s.fbb, x, w, y, false, 0, 1, 1, 2, 2));
+  ExpectRejected(s.Finish(0), weights, "output height = 5, expected 3");
 }
 
 // x [1,8,1,1] input, w weights of 64 floats ([8,8] conv/gemm weights ...),
@@ -325,6 +375,8 @@ int main(void) {
       cmocka_unit_test(stream_leaving_an_output_unwritten_rejected),
       cmocka_unit_test(eighty_thousand_input_bindings_checked_in_one_pass),
       cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
+      cmocka_unit_test(float16_only_at_edges_and_only_through_convert),
+      cmocka_unit_test(conv_transpose_output_shape_checked),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
       cmocka_unit_test(every_op_rejects_weight_offset_past_segment),
       cmocka_unit_test(every_op_rejects_dangling_tensor_index),

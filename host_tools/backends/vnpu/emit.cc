@@ -9,7 +9,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const IrTensor& t : g.tensors)
-    tensors.push_back(fb::CreateTensorDirect(fbb, t.name.c_str(), fb::DType::FLOAT32, &t.shape,
+    tensors.push_back(fb::CreateTensorDirect(fbb, t.name.c_str(), t.dtype, &t.shape,
                                              t.loc, t.index, t.offset, t.bytes()));
   std::vector<flatbuffers::Offset<fb::Op>> ops;
   for (const IrOp& o : g.ops) {
@@ -54,12 +54,28 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
         p = fb::CreateScaleShift(fbb, in, uint32_t(o.weights), uint32_t(o.bias), out, o.m, o.k, o.n)
                 .Union();
         break;
+      case fb::OpParams::Convert:
+        p = fb::CreateConvert(fbb, in, out).Union();
+        break;
+      case fb::OpParams::ConvTranspose2D:
+        p = fb::CreateConvTranspose2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
+                                      uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt,
+                                      o.pl, o.pb, o.pr, o.dh, o.dw, o.oph, o.opw, o.groups, o.act,
+                                      o.alpha, o.beta).Union();
+        break;
       default:
         throw CompileError("vnpu: internal error: op without a kind in graph '" + g.name + "'");
     }
     ops.push_back(fb::CreateOp(fbb, o.kind, p));
   }
-  auto root = fb::CreateGraphDirect(fbb, 1, 0, g.name.c_str(), &tensors, g.arena_size, &ops);
+  // 1.1 features (float16 edges, CONVERT, CONV_TRANSPOSE2D) make a 1.1 stream,
+  // so a 1.0 driver's refusal names the version it lacks.
+  uint16_t minor = 0;
+  for (const IrTensor& t : g.tensors)
+    if (t.dtype != fb::DType::FLOAT32) minor = 1;
+  for (const IrOp& o : g.ops)
+    if (o.kind == fb::OpParams::Convert || o.kind == fb::OpParams::ConvTranspose2D) minor = 1;
+  auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

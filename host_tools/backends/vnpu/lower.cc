@@ -40,12 +40,35 @@ class Lowerer {
         if (!i.empty()) consumers_[i].push_back(n);
     for (size_t k = 0; k < p_.inputs.size(); ++k) {
       IrTensor t{p_.inputs[k], Shape(p_.inputs[k]), fb::Location::INPUT, uint32_t(k)};
-      by_name_[t.name] = Add(t);
+      if (!IsHalf(t.name)) {
+        by_name_[t.name] = Add(t);
+        continue;
+      }
+      // A float16 input is widened once into the arena; ops read that.
+      t.dtype = fb::DType::FLOAT16;
+      IrOp widen;
+      widen.kind = fb::OpParams::Convert;
+      widen.ins = {Add(t)};
+      widen.out = Add(IrTensor{t.name + ":f32", t.shape});
+      g_.ops.push_back(widen);
+      by_name_[t.name] = widen.out;
     }
     for (const auto* n : p_.nodes) {
       if (consumed_.count(n)) continue;
       node_ = n;
       Node(*n);
+    }
+    // Float16 outputs were computed in the arena: narrow them last.
+    for (const auto& o : p_.outputs) {
+      if (!IsHalf(o) || !by_name_.count(o)) continue;
+      IrTensor t{o, Shape(o), fb::Location::OUTPUT, outputs_.at(o)};
+      t.dtype = fb::DType::FLOAT16;
+      IrOp narrow;
+      narrow.kind = fb::OpParams::Convert;
+      narrow.ins = {by_name_[o]};
+      narrow.out = Add(t);
+      g_.ops.push_back(narrow);
+      by_name_[o] = narrow.out;
     }
     for (const auto& o : p_.outputs) {
       auto it = by_name_.find(o);
@@ -92,11 +115,22 @@ class Lowerer {
          "nor a constant");
   }
 
+  bool IsHalf(const std::string& name) const {
+    const ValueType* t = info_.type(name);
+    return t && t->dtype == onnx::TensorProto::FLOAT16 && !info_.constant(name);
+  }
+
+  // Whether `name` is written straight into the caller's output buffer (a
+  // float16 output is computed in the arena and narrowed at the end).
+  bool DirectOutput(const std::string& name) const {
+    return outputs_.count(name) && !IsHalf(name);
+  }
+
   // A value the current node produces.
   int Out(const std::string& name) {
     IrTensor t{name, Shape(name)};
     auto o = outputs_.find(name);
-    if (o != outputs_.end()) {
+    if (o != outputs_.end() && !IsHalf(name)) {
       t.loc = fb::Location::OUTPUT;
       t.index = o->second;
     }
@@ -156,6 +190,7 @@ class Lowerer {
             int64_t sh, int64_t sw, int64_t dh, int64_t dw, IrOp& op) {
     std::string ap = AttrString(n, "auto_pad", "NOTSET");
     auto pads = AttrInts(n, "pads", {0, 0, 0, 0});
+    if (pads.size() == 2) pads = {0, pads[0], 0, pads[1]};  // 1-D: [begin, end] of L
     if (ap == "VALID") pads = {0, 0, 0, 0};
     if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
       int64_t k[2] = {kh, kw}, s[2] = {sh, sw}, d[2] = {dh, dw};
@@ -173,13 +208,55 @@ class Lowerer {
     op.pr = uint32_t(pads[3]);
   }
 
+  // Tensor t seen with another shape of the same size: an alias when t lives
+  // in the arena, else a COPY into the arena.
+  int View(int t, std::vector<int64_t> shape, const std::string& name) {
+    const IrTensor& src = g_.tensors[size_t(t)];
+    IrTensor v{name, std::move(shape)};
+    if (src.loc == fb::Location::ARENA) {
+      v.alias_of = src.alias_of >= 0 ? src.alias_of : t;
+      return Add(v);
+    }
+    int id = Add(v);
+    IrOp copy;
+    copy.kind = fb::OpParams::Copy;
+    copy.ins = {t};
+    copy.out = id;
+    g_.ops.push_back(copy);
+    return id;
+  }
+
+  // Binds value `name` to the bytes of arena tensor t (same size, another
+  // shape): an alias, or a COPY when the value is a partition output.
+  void BindAs(int t, const std::string& name) {
+    int id = Out(name);
+    IrTensor& out = g_.tensors[size_t(id)];
+    if (out.loc == fb::Location::ARENA) {
+      const IrTensor& src = g_.tensors[size_t(t)];
+      out.alias_of = src.alias_of >= 0 ? src.alias_of : t;
+      return;
+    }
+    IrOp copy;
+    copy.kind = fb::OpParams::Copy;
+    copy.ins = {t};
+    copy.out = id;
+    g_.ops.push_back(copy);
+  }
+
+  // A 1-D convolution (NCL) runs as a 2-D one over [N, C, 1, L]: the input
+  // and output are viewed with H = 1 and the window is 1 x K.
   void Conv(const onnx::NodeProto& n) {
     IrOp op;
     op.kind = fb::OpParams::Conv2D;
     auto xs = Shape(n.input(0));
     const auto* wc = info_.constant(n.input(1));
     auto wd = Dims(*wc);
-    if (wd.size() != 4) Fail("weight must be 4-D");
+    const bool one_d = wd.size() == 3;
+    if (one_d) {
+      xs.insert(xs.begin() + 2, 1);
+      wd.insert(wd.begin() + 2, 1);
+    }
+    if (wd.size() != 4 || xs.size() != 4) Fail("weight and input must be 3-D or 4-D");
     std::vector<float> w = Floats(*wc, NodeLabel(n));
     const int64_t CO = wd[0], cig = wd[1], KH = wd[2], KW = wd[3], G = AttrInt(n, "group", 1);
     if (G < 1 || xs[1] != cig * G || CO % G != 0) Fail("channels do not match group " + std::to_string(G));
@@ -187,7 +264,12 @@ class Lowerer {
     bool has_bias = Has(n, 2);
     if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
     if (b.size() != size_t(CO)) Fail("bias has " + std::to_string(b.size()) + " values");
-    auto st = AttrInts(n, "strides", {1, 1}), dl = AttrInts(n, "dilations", {1, 1});
+    auto st = AttrInts(n, "strides", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+    auto dl = AttrInts(n, "dilations", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+    if (one_d) {
+      st.insert(st.begin(), 1);
+      dl.insert(dl.begin(), 1);
+    }
     op.kh = uint32_t(KH), op.kw = uint32_t(KW), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
     op.dh = uint32_t(dl[0]), op.dw = uint32_t(dl[1]), op.groups = uint32_t(G);
     Pads(n, xs, KH, KW, st[0], st[1], dl[0], dl[1], op);
@@ -218,10 +300,91 @@ class Lowerer {
               w[size_t((o * cig + i) * ks + k)];
     }
     op.ins = {In(n.input(0))};
+    if (one_d) op.ins[0] = View(op.ins[0], xs, n.input(0) + ":nchw");
     op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");
     if (has_bias) op.bias = Weight(b, {CO}, n.output(0) + ":bias");
-    op.out = Out(value);
+    if (!one_d) {
+      op.out = Out(value);
+      g_.ops.push_back(op);
+      return;
+    }
+    std::vector<int64_t> ys = Shape(value);
+    ys.insert(ys.begin() + 2, 1);
+    op.out = Add(IrTensor{value + ":nchw", ys});
     g_.ops.push_back(op);
+    BindAs(op.out, value);
+  }
+
+  // ONNX ConvTranspose -> CONV_TRANSPOSE2D; weights keep ONNX's layout
+  // [Cin][Cout_g][KH][KW]. An explicit output_shape is honoured through the
+  // output tensor's shape, which shape inference derived from it: the pads
+  // are what makes the formula meet that shape.
+  void ConvTranspose(const onnx::NodeProto& n) {
+    IrOp op;
+    op.kind = fb::OpParams::ConvTranspose2D;
+    auto xs = Shape(n.input(0));
+    auto ys = Shape(n.output(0));
+    const auto* wc = info_.constant(n.input(1));
+    auto wd = Dims(*wc);
+    const bool one_d = wd.size() == 3;  // NCL runs as NCHW with H = 1
+    const std::vector<int64_t> unit = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
+    auto st = AttrInts(n, "strides", unit), dl = AttrInts(n, "dilations", unit);
+    auto op_pad = AttrInts(n, "output_padding", one_d ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 0});
+    auto pads = AttrInts(n, "pads", one_d ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{0, 0, 0, 0});
+    if (one_d) {
+      for (auto* v : {&xs, &ys, &wd}) v->insert(v->begin() + 2, 1);
+      st.insert(st.begin(), 1);
+      dl.insert(dl.begin(), 1);
+      op_pad.insert(op_pad.begin(), 0);
+      pads = {0, pads[0], 0, pads[1]};
+    }
+    if (xs.size() != 4 || ys.size() != 4 || wd.size() != 4) Fail("input, output and weight must be 3-D or 4-D");
+    std::vector<float> w = Floats(*wc, NodeLabel(n));
+    const int64_t G = AttrInt(n, "group", 1), CI = wd[0], cog = wd[1], KH = wd[2], KW = wd[3];
+    if (G < 1 || xs[1] != CI || CI % G != 0 || ys[1] != cog * G)
+      Fail("channels do not match group " + std::to_string(G));
+    op.kh = uint32_t(KH), op.kw = uint32_t(KW), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
+    op.dh = uint32_t(dl[0]), op.dw = uint32_t(dl[1]), op.groups = uint32_t(G);
+    // Total padding per axis from the output size shape inference found
+    // (covers pads, auto_pad and output_shape alike); SAME_UPPER puts the
+    // odd one at the end, everything else at the start as ONNX does.
+    std::string ap = AttrString(n, "auto_pad", "NOTSET");
+    int64_t k[2] = {KH, KW}, s[2] = {st[0], st[1]}, d[2] = {dl[0], dl[1]};
+    uint32_t* begin[2] = {&op.pt, &op.pl};
+    uint32_t* end[2] = {&op.pb, &op.pr};
+    uint32_t* extra[2] = {&op.oph, &op.opw};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t full = (xs[size_t(2 + i)] - 1) * s[i] + (k[i] - 1) * d[i] + 1;
+      int64_t opad = op_pad[size_t(i)];
+      int64_t total = full + opad - ys[size_t(2 + i)];
+      if (total < 0) {  // output_shape larger than the formula: the extra goes to output padding
+        opad -= total;
+        total = 0;
+      }
+      int64_t b = pads[size_t(i)], e = pads[size_t(i + 2)];
+      if (b + e != total || ap != "NOTSET" || Attr(n, "output_shape")) {
+        b = ap == "SAME_UPPER" ? total / 2 : total - total / 2;
+        e = total - b;
+      }
+      *begin[i] = uint32_t(b), *end[i] = uint32_t(e), *extra[i] = uint32_t(opad);
+    }
+    std::string value = FuseAct(op, n.output(0));
+    op.ins = {In(n.input(0))};
+    if (one_d) op.ins[0] = View(op.ins[0], xs, n.input(0) + ":nchw");
+    op.weights = Weight(w, {int64_t(w.size())}, n.input(1) + ":weights");
+    if (Has(n, 2)) {
+      std::vector<float> b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
+      if (b.size() != size_t(ys[1])) Fail("bias has " + std::to_string(b.size()) + " values");
+      op.bias = Weight(b, {ys[1]}, n.input(2) + ":bias");
+    }
+    if (!one_d) {
+      op.out = Out(value);
+      g_.ops.push_back(op);
+      return;
+    }
+    op.out = Add(IrTensor{value + ":nchw", ys});
+    g_.ops.push_back(op);
+    BindAs(op.out, value);
   }
 
   void ScaleShiftOf(const onnx::NodeProto& bn, size_t C, std::vector<float>* scale,
@@ -352,6 +515,7 @@ class Lowerer {
     if (!why.empty()) Fail(why);
     const std::string& t = n.op_type();
     if (t == "Conv") return Conv(n);
+    if (t == "ConvTranspose") return ConvTranspose(n);
     if (t == "Gemm" || t == "MatMul") return Gemm(n);
     if (kBinaryOps.count(t)) return Binary(n);
     if (t == "MaxPool" || t == "AveragePool" || t == "GlobalAveragePool" || t == "GlobalMaxPool")
@@ -384,10 +548,10 @@ class Lowerer {
       op.m = uint64_t(xs[0]), op.k = uint64_t(xs[1]), op.n = uint64_t(Product(xs, 2, xs.size()));
       op.weights = Weight(scale, {xs[1]}, n.output(0) + ":scale");
       op.bias = Weight(shift, {xs[1]}, n.output(0) + ":shift");
-    } else if (kCopyOps.count(t)) {
+    } else if (kCopyOps.count(t) || t == "Cast") {
       int in = In(n.input(0));
       const IrTensor& src = g_.tensors[size_t(in)];
-      if (src.loc == fb::Location::ARENA && !outputs_.count(n.output(0))) {
+      if (src.loc == fb::Location::ARENA && !DirectOutput(n.output(0))) {
         IrTensor alias{n.output(0), Shape(n.output(0))};
         alias.alias_of = src.alias_of >= 0 ? src.alias_of : in;
         by_name_[alias.name] = Add(alias);

@@ -46,14 +46,53 @@ inline bool Has(const onnx::NodeProto& n, int i) {
 
 // The float values of a constant; throws CompileError for other types or
 // data kept outside the model.
+// IEEE binary16 bits -> float (exact).
+inline float HalfToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {
+    exp = 113;
+    while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+    bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// The values of a float32 or float16 constant as float32 (the vnpu computes
+// and stores weights in float32); throws CompileError for other types or
+// data kept outside the model.
 inline std::vector<float> Floats(const onnx::TensorProto& t, const std::string& what) {
-  if (t.data_type() != onnx::TensorProto::FLOAT)
-    throw CompileError(what + ": constant '" + t.name() + "' is not float32");
+  if (t.data_type() != onnx::TensorProto::FLOAT && t.data_type() != onnx::TensorProto::FLOAT16)
+    throw CompileError(what + ": constant '" + t.name() + "' is not float32 or float16");
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     throw CompileError(what + ": constant '" + t.name() + "' has external data not loaded");
   size_t n = 1;
   for (int64_t d : t.dims()) n *= size_t(d);
   std::vector<float> v;
+  if (t.data_type() == onnx::TensorProto::FLOAT16) {
+    // raw_data: 2 little-endian bytes each; int32_data: one value's bits each.
+    if (t.has_raw_data()) {
+      if (t.raw_data().size() != n * 2)
+        throw CompileError(what + ": constant '" + t.name() + "' raw_data size mismatch");
+      const auto* p = reinterpret_cast<const unsigned char*>(t.raw_data().data());
+      for (size_t i = 0; i < n; ++i) v.push_back(HalfToFloat(uint16_t(p[2 * i] | (p[2 * i + 1] << 8))));
+    } else {
+      if (size_t(t.int32_data_size()) != n)
+        throw CompileError(what + ": constant '" + t.name() + "' has " +
+                           std::to_string(t.int32_data_size()) + " values, dims say " +
+                           std::to_string(n));
+      for (int32_t bits : t.int32_data()) v.push_back(HalfToFloat(uint16_t(bits)));
+    }
+    return v;
+  }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != n * 4)
       throw CompileError(what + ": constant '" + t.name() + "' raw_data size mismatch");

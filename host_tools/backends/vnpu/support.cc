@@ -13,22 +13,33 @@ namespace vnpu {
 namespace {
 
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
-const std::set<std::string> kCpuOps = {"Sqrt",  "Log",    "Exp",    "Pow",          "Cast",
-                                       "Shape", "Slice",  "Gather", "Resize",       "ConvTranspose"};
+const std::set<std::string> kCpuOps = {"Sqrt", "Log",   "Exp",    "Pow",
+                                       "Shape", "Slice", "Gather", "Resize"};
+
+// The vnpu computes in float32; float16 values are widened (weights at
+// compile time, inputs and outputs by CONVERT at the partition's edges).
+bool FloatType(int32_t dtype) {
+  return dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::FLOAT16;
+}
 
 constexpr size_t kMaxRank = 8;  // the vnpu's tensor rank limit
 
 std::string Static(const GraphInfo& info, const std::string& name) {
   const ValueType* t = info.type(name);
   if (const onnx::TensorProto* c = info.constant(name)) {
-    if (c->data_type() != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+    if (!FloatType(c->data_type())) return "'" + name + "' is not float32 or float16";
     if (size_t(c->dims_size()) > kMaxRank) return "'" + name + "' has rank > 8";
     return "";
   }
   if (!t || !t->fully_static()) return "shape of '" + name + "' is not static";
-  if (t->dtype != onnx::TensorProto::FLOAT) return "'" + name + "' is not float32";
+  if (!FloatType(t->dtype)) return "'" + name + "' is not float32 or float16";
   if (t->dims.size() > kMaxRank) return "'" + name + "' has rank > 8";
   return "";
+}
+
+bool IsFloat(const GraphInfo& info, const std::string& name) {
+  const ValueType* t = info.type(name);
+  return t && FloatType(t->dtype);
 }
 
 size_t Rank(const GraphInfo& info, const std::string& name) {
@@ -41,20 +52,26 @@ std::string NeedConst(const GraphInfo& info, const onnx::NodeProto& n, int i, co
   if (!Has(n, i)) return "";
   const onnx::TensorProto* c = info.constant(n.input(i));
   if (!c) return std::string(what) + " '" + n.input(i) + "' is not a constant";
-  if (c->data_type() != onnx::TensorProto::FLOAT) return std::string(what) + " is not float32";
+  if (!FloatType(c->data_type())) return std::string(what) + " is not float32 or float16";
   return "";
 }
 
-std::string Window(const onnx::NodeProto& n, bool conv) {
+// `spatial`: 2 for NCHW, 1 for NCL (a 1-D convolution runs as H = 1).
+std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
   std::string ap = AttrString(n, "auto_pad", "NOTSET");
   if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
     return "auto_pad " + ap + " unknown";
   auto ks = AttrInts(n, "kernel_shape");
   if (!conv && ks.size() != 2) return "kernel_shape must be 2-D";
-  if (!ks.empty() && ks.size() != 2) return "only 2-D windows";
+  if (!ks.empty() && ks.size() != spatial) return "kernel_shape does not match the input rank";
   for (int64_t k : ks) if (k < 1 || k > 65535) return "kernel_shape out of range";
   auto pads = AttrInts(n, "pads");
-  if (!pads.empty() && pads.size() != 4) return "pads must have 4 entries";
+  if (!pads.empty() && pads.size() != 2 * spatial)
+    return "pads must have " + std::to_string(2 * spatial) + " entries";
+  for (const char* a : {"strides", "dilations"}) {
+    const size_t count = AttrInts(n, a).size();
+    if (count != 0 && count != spatial) return std::string(a) + " do not match the input rank";
+  }
   for (int64_t p : pads) if (p < 0 || p > 65535) return "pads out of range";
   for (int64_t s : AttrInts(n, "strides")) if (s < 1 || s > 65535) return "strides out of range";
   auto dil = AttrInts(n, "dilations");
@@ -74,14 +91,24 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   std::string r;
   for (const auto& o : n.output())
     if (!o.empty() && !(r = Static(info, o)).empty()) return "output " + r;
+  // Every input that is not a constant becomes a partition input, and the
+  // vnpu takes only static float32/float16 tensors: a shape, axes or mode given at
+  // run time (Reshape's int64 `shape` as a graph input) keeps the node on
+  // the CPU, which reads the value.
+  for (const auto& i : n.input())
+    if (!i.empty() && !info.constant(i) && !(r = Static(info, i)).empty())
+      return "input " + r + (IsFloat(info, i) ? "" : " (the vnpu needs it as a constant)");
   auto in0 = [&]() { return n.input_size() > 0 ? Static(info, n.input(0)) : "no input"; };
 
   if (op == "Conv") {
     if (!(r = in0()).empty()) return r;
-    if (Rank(info, n.input(0)) != 4) return "only 2-D convolution (NCHW input)";
+    const size_t rank = Rank(info, n.input(0));
+    if (rank != 3 && rank != 4) return "only 1-D and 2-D convolution (NCL / NCHW input)";
+    const onnx::TensorProto* w = Has(n, 1) ? info.constant(n.input(1)) : nullptr;
+    if (w && size_t(w->dims_size()) != rank) return "weight rank does not match the input";
     if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
     if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
-    return Window(n, true);
+    return Window(n, true, rank - 2);
   }
   if (op == "Gemm" || op == "MatMul") {
     if (!(r = in0()).empty()) return r;
@@ -131,8 +158,33 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
       if (!(r = Static(info, i)).empty()) return r;
     return n.input_size() > 0 ? "" : "no inputs";
   }
+  if (op == "Cast") {
+    // Between float32 and float16 a Cast is a copy: values stay float32 on
+    // the vnpu; only a float16 partition output is rounded (by CONVERT).
+    if (!(r = in0()).empty()) return r;
+    if (!FloatType(int32_t(AttrInt(n, "to", 0)))) return "Cast to a type other than float32/float16";
+    return "";
+  }
+  if (op == "ConvTranspose") {
+    if (!(r = in0()).empty()) return r;
+    const size_t rank = Rank(info, n.input(0));
+    if (rank != 3 && rank != 4) return "only 1-D and 2-D ConvTranspose (NCL / NCHW input)";
+    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
+    if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
+    if (size_t(info.constant(n.input(1))->dims_size()) != rank) return "weight rank does not match the input";
+    auto opad = AttrInts(n, "output_padding");
+    if (!opad.empty() && opad.size() != rank - 2) return "output_padding does not match the input rank";
+    for (int64_t p : opad) if (p < 0 || p > 65535) return "output_padding out of range";
+    return Window(n, true, rank - 2);
+  }
   if (kCopyOps.count(op)) {
     if (n.output_size() > 1 && !n.output(1).empty()) return op + " mask output not supported";
+    if (op == "Dropout" && Has(n, 2)) {
+      const onnx::TensorProto* t = info.constant(n.input(2));
+      if (!t || t->data_type() != onnx::TensorProto::BOOL || t->dims_size() != 0 ||
+          !(t->raw_data() == std::string(1, '\0') || (t->int32_data_size() == 1 && t->int32_data(0) == 0)))
+        return "Dropout training_mode is not a constant false";
+    }
     return in0();
   }
   if (op == "BatchNormalization") {

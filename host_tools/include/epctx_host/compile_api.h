@@ -34,6 +34,7 @@
 #define EPCTX_HOST_COMPILE_API_H
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -87,6 +88,24 @@ struct CompileStatus {
   bool ok() const { return code == EPCTX_OK; }
 };
 
+// What one partition holds: its op types (with counts) and the
+// multiply-accumulates of its nodes (epctx_host/macs.h).
+struct PartitionReport {
+  std::string name;
+  size_t nodes = 0;
+  std::map<std::string, size_t> op_types;
+  uint64_t macs = 0;
+};
+
+// A node left to the CPU, and why the backend did not take it.
+struct CpuNodeReport {
+  std::string name;    // may be empty
+  std::string output;  // its first output (names an unnamed node)
+  std::string op_type;
+  std::string reason;
+  uint64_t macs = 0;
+};
+
 struct ModelReport {
   std::string input;        // path or buffer name
   std::string output_path;  // the _ctx.onnx (empty if none written or in memory)
@@ -99,6 +118,9 @@ struct ModelReport {
   uint64_t weight_bytes = 0;    // weights this model's graphs reference (before dedup)
   uint64_t model_bytes = 0;     // size of the written _ctx.onnx
   double compile_ms = 0;
+  std::vector<PartitionReport> partition_reports;
+  std::vector<CpuNodeReport> cpu_nodes;
+  uint64_t macs_total = 0, macs_npu = 0;  // multiply-accumulates, all nodes / partitions
 };
 
 struct CompileResult {
@@ -155,6 +177,8 @@ ConfigEntries ParseConfigEntries(const std::string& text, const char* option);
 
 // The summary lines printed on stdout (one per model, one for the binary).
 std::string FormatResult(const CompileResult& result, const std::string& ep);
+// The same as one JSON document (epctx-compile --json).
+std::string FormatResultJson(const CompileResult& result, const std::string& ep);
 
 }  // namespace host
 }  // namespace epctx

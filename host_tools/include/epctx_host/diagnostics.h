@@ -3,7 +3,7 @@
 // Every stage throws ToolError naming the file it was working on and an
 // epctx_code (<epctx/status.h>: INVALID_ARGUMENT, NO_SUCHFILE, INVALID_GRAPH,
 // ...); the library API returns both, main() prints the single line
-// "epctx-compile: error: <file>: <what>" (<what> may go on for more lines).
+// "epctx-compile: error: <file>: <what>".
 // Progress owns nothing: it writes verbose stage notes to a stream the caller
 // keeps alive (stderr in the tool, nullptr to stay silent).
 #ifndef EPCTX_HOST_DIAGNOSTICS_H
@@ -30,11 +30,21 @@ class ToolError : public std::runtime_error {
   int code_;
 };
 
-// A library's (possibly multi-line) message whole, without trailing
-// newlines: the ONNX checker and shape inference explain on later lines.
-inline std::string AllLines(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
+// A library's multi-line message (the onnx checker puts the node on lines of
+// its own) as one line: every line kept, joined by a space, blanks dropped.
+inline std::string OneLine(const std::string& s) {
+  std::string out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string::npos) end = s.size();
+    size_t a = start, b = end;
+    while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+    if (b > a) out += (out.empty() ? "" : " ") + s.substr(a, b - a);
+    start = end + 1;
+  }
+  return out;
 }
 
 class Progress {

@@ -151,7 +151,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
 
 void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   d->name = t->name() ? t->name()->c_str() : "";
-  d->dtype = EPCTX_DTYPE_FLOAT;
+  d->dtype = t->dtype() == fb::DType::FLOAT16 ? EPCTX_DTYPE_FLOAT16 : EPCTX_DTYPE_FLOAT;
   d->rank = t->shape() ? t->shape()->size() : 0;
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = t->shape()->Get(k);
 }
@@ -332,17 +332,18 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
   for (uint32_t i = 0; i < n; ++i) {
     const epctx_hal_tensor& t = ts[i];
     const epctx_hal_tensor_desc& d = want[i];
-    bool same = t.dtype == EPCTX_DTYPE_FLOAT && t.rank == d.rank && (t.dims || t.rank == 0);
+    const uint64_t esize = d.dtype == EPCTX_DTYPE_FLOAT16 ? 2 : 4;
+    bool same = t.dtype == d.dtype && t.rank == d.rank && (t.dims || t.rank == 0);
     uint64_t elems = 1;
     for (uint32_t k = 0; same && k < d.rank; ++k) {
       same = t.dims[k] == d.dims[k];
       elems *= uint64_t(d.dims[k]);  // validated at load: cannot overflow
     }
-    if (!same || t.bytes < elems * 4 || (!t.data && elems > 0)) {
+    if (!same || t.bytes < elems * esize || (!t.data && elems > 0)) {
       msg.s("vnpu: graph '").s(g->name).s("' ").s(what).s(" ").u(i).s(" '").s(d.name)
-          .s("': expected float32 [");
+          .s(esize == 2 ? "': expected float16 [" : "': expected float32 [");
       for (uint32_t k = 0; k < d.rank; ++k) msg.s(k ? "," : "").i(d.dims[k]);
-      msg.s("] of ").u(elems * 4).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
+      msg.s("] of ").u(elems * esize).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
           .s(" [");
       for (uint32_t k = 0; t.dims && k < t.rank && k < 8; ++k) msg.s(k ? "," : "").i(t.dims[k]);
       msg.s("] ").u(t.bytes).s(" bytes");

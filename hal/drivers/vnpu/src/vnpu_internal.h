@@ -122,8 +122,16 @@ inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 // Runs every op of a validated graph. Returns an epctx_code.
 int RunGraph(const Bindings& b, Msg& msg);
 
-// Number of elements of a validated tensor.
+// Number of elements of a validated tensor, and its element size in bytes
+// (4; 2 for FLOAT16).
 uint64_t Elements(const fb::Tensor* t);
+uint64_t ElementSize(const fb::Tensor* t);
+
+// Runs one CONVERT op (vnpu_convert.cc).
+void RunConvert(const Bindings& b, const fb::Convert* c);
+
+// Runs one CONV_TRANSPOSE2D op (vnpu_deconv.cc).
+void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c);
 
 // Runs one CONV2D op of a validated graph (vnpu_conv.cc).
 void RunConv(const Bindings& b, const fb::Conv2D* c);

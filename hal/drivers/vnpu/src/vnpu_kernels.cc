@@ -400,6 +400,10 @@ int RunGraph(const Bindings& b, Msg& msg) {
         break;
       }
       case fb::OpParams::ScaleShift: r.ScaleShift(o->params_as_ScaleShift()); break;
+      case fb::OpParams::Convert: RunConvert(b, o->params_as_Convert()); break;
+      case fb::OpParams::ConvTranspose2D:
+        RunConvTranspose(b, o->params_as_ConvTranspose2D());
+        break;
       default:
         msg.s("vnpu: graph '").s(b.graph->name).s("' op ").u(i).s(": unknown op type");
         return EPCTX_EP_FAIL;

@@ -51,8 +51,13 @@ struct Checker {
     const fb::Tensor* t = T(i);
     msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(" '")
         .s(t->name() ? t->name()->c_str() : "").s("': ");
-    if (t->dtype() != fb::DType::FLOAT32) {
-      msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32");
+    const bool f16 = t->dtype() == fb::DType::FLOAT16;
+    if (t->dtype() != fb::DType::FLOAT32 && !f16) {
+      msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32 or FLOAT16");
+      return Fail();
+    }
+    if (f16 && t->location() != fb::Location::INPUT && t->location() != fb::Location::OUTPUT) {
+      msg.s("FLOAT16 tensor outside INPUT/OUTPUT (the vnpu computes in float32)");
       return Fail();
     }
     uint32_t rank = Rank(i);
@@ -69,8 +74,9 @@ struct Checker {
       }
     }
     uint64_t bytes;
-    if (!Mul(elems, 4, &bytes) || bytes != t->size()) {
-      msg.s("size ").u(t->size()).s(" does not match shape (expected ").u(elems).s(" x 4 bytes)");
+    if (!Mul(elems, ElementSize(t), &bytes) || bytes != t->size()) {
+      msg.s("size ").u(t->size()).s(" does not match shape (expected ").u(elems).s(" x ")
+          .u(ElementSize(t)).s(" bytes)");
       return Fail();
     }
     uint64_t off = t->offset();
@@ -132,9 +138,16 @@ struct Checker {
     return EPCTX_OK;
   }
 
+  // Every op but CONVERT computes in float32: references are FLOAT32
+  // tensors unless the op allows float16 (any_dtype).
+  bool any_dtype = false;
   bool Ref(uint32_t t, const char* field) {
-    if (t < num_tensors()) return true;
-    OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+    if (t >= num_tensors()) {
+      OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+      return false;
+    }
+    if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
+    OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
     return false;
   }
   bool Writable(uint32_t t, const char* field) {
@@ -172,8 +185,51 @@ struct Checker {
   int Pool(const fb::Pool* c);
   int Transpose(const fb::Transpose* c);
   int Concat(const fb::Concat* c);
+  int ConvTranspose(const fb::ConvTranspose2D* c);
   int Op(const fb::Op* o);
 };
+
+int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
+  uint32_t x = c->input(), y = c->output(), w = c->weights();
+  if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
+  if (!Window(c->kernel_h(), false, "kernel_h") || !Window(c->kernel_w(), false, "kernel_w") ||
+      !Window(c->stride_h(), false, "stride_h") || !Window(c->stride_w(), false, "stride_w") ||
+      !Window(c->dilation_h(), false, "dilation_h") ||
+      !Window(c->dilation_w(), false, "dilation_w") || !Window(c->pad_top(), true, "pad_top") ||
+      !Window(c->pad_left(), true, "pad_left") || !Window(c->pad_bottom(), true, "pad_bottom") ||
+      !Window(c->pad_right(), true, "pad_right") ||
+      !Window(c->output_pad_h(), true, "output_pad_h") ||
+      !Window(c->output_pad_w(), true, "output_pad_w") || !Window(c->groups(), false, "groups"))
+    return Fail();
+  if (uint32_t(c->activation()) > uint32_t(fb::Activation::TANH)) {
+    OpErr().s("unknown activation ").u(uint64_t(c->activation()));
+    return Fail();
+  }
+  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return Fail();
+  if (cin % g != 0 || cout % g != 0) {
+    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
+    return Fail();
+  }
+  // Every term is below 2^31 * 2^16 or 2^32: the sums stay far inside int64.
+  int64_t oh = (Dim(x, 2) - 1) * c->stride_h() + int64_t(c->dilation_h()) * (c->kernel_h() - 1) +
+               1 + c->output_pad_h() - c->pad_top() - c->pad_bottom();
+  int64_t ow = (Dim(x, 3) - 1) * c->stride_w() + int64_t(c->dilation_w()) * (c->kernel_w() - 1) +
+               1 + c->output_pad_w() - c->pad_left() - c->pad_right();
+  if (Dim(x, 2) < 1 || Dim(x, 3) < 1 || oh < 1 || ow < 1) {
+    OpErr().s("empty input or padding larger than the output");
+    return Fail();
+  }
+  if (!Same(Dim(y, 2), oh, "output height") || !Same(Dim(y, 3), ow, "output width")) return Fail();
+  uint64_t n, t;
+  if (!Mul(uint64_t(cin), uint64_t(cout / g), &n) ||
+      !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w(), &t) || !ElemsIs(w, t, "weights"))
+    return Fail();
+  if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), uint64_t(cout), "bias")))
+    return Fail();
+  return EPCTX_OK;
+}
 
 int Checker::Conv(const fb::Conv2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
@@ -404,6 +460,18 @@ int Checker::Op(const fb::Op* o) {
         return Fail();
       return EPCTX_OK;
     }
+    case fb::OpParams::Convert: {
+      op_name = "CONVERT";
+      const fb::Convert* c = o->params_as_Convert();
+      any_dtype = true;
+      bool ok = Ref(c->input(), "input") && Writable(c->output(), "output") &&
+                ElemsIs(c->output(), Elements(T(c->input())), "output");
+      any_dtype = false;
+      return ok ? EPCTX_OK : Fail();
+    }
+    case fb::OpParams::ConvTranspose2D:
+      op_name = "CONV_TRANSPOSE2D";
+      return ConvTranspose(o->params_as_ConvTranspose2D());
     default:
       OpErr().s("unknown op type ").u(uint64_t(o->params_type()));
       return Fail();
@@ -412,7 +480,9 @@ int Checker::Op(const fb::Op* o) {
 
 }  // namespace
 
-uint64_t Elements(const fb::Tensor* t) { return t->size() / 4; }
+uint64_t ElementSize(const fb::Tensor* t) { return t->dtype() == fb::DType::FLOAT16 ? 2 : 4; }
+
+uint64_t Elements(const fb::Tensor* t) { return t->size() / ElementSize(t); }
 
 int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
                   const epctx_hal_host& host, uint32_t* num_inputs, uint32_t* num_outputs,
