@@ -46,6 +46,10 @@ Status ParsePublicKey(const void* key, size_t len, uint8_t der[kMaxKeyDer], size
   if (!key || len == 0 || len > kMaxKeyInput)
     return Status::Error(EPCTX_KEY_REJECTED, "trusted key: %zu bytes, expected 1..%zu", len,
                          kMaxKeyInput);
+  // Keys are parsed when the application adds them, before any manifest has
+  // made the verifier set mbedtls's allocator (a build with
+  // MBEDTLS_PLATFORM_MEMORY has none until then).
+  InitCrypto();
   // mbedtls reads PEM only from a NUL-terminated buffer whose length counts
   // the NUL.
   unsigned char buf[kMaxKeyInput + 1];
