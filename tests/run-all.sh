@@ -6,6 +6,8 @@
 #      host build's epctx-compile)
 #   4. host-asan preset: every host test again under AddressSanitizer + UBSan
 #   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
+#   6. mps3-an547 preset: bare-metal Cortex-M55 images (a signed package
+#      compiled by the host build's tools) under qemu-system-arm
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
 # failed" (tests over all presets; a configure or build step that fails counts
@@ -76,7 +78,7 @@ node_suite_line() {  # node_suite_line <preset>: collects the node suite's total
   node_suite_lines+=("node suite: ${joined%, } ($preset)")
 }
 
-for preset in host host-tsan host-asan aarch64-linux; do
+for preset in host host-tsan host-asan aarch64-linux mps3-an547; do
   rm -f build/"$preset"/tests/conformance/work/*/summary.txt
   extra=()
   # The aarch64 runtime also runs the generated models, compiled by the host

@@ -3,7 +3,9 @@
 # all there already (the common case on a dev machine: no apt, no sudo).
 # usage: bash tests/setup-deps.sh [--cross]
 #   --cross  also the aarch64 cross toolchain, qemu-user and the arm64
-#            libraries (dpkg --add-architecture arm64)
+#            libraries (dpkg --add-architecture arm64), and for the bare-metal
+#            board (boards/mps3-an547) gcc-arm-none-eabi, picolibc,
+#            qemu-system-arm and mbedtls's source (see mbedtls_source)
 # Run (with bash) by run-all.sh and demo.sh; exits non-zero when apt fails.
 set -euo pipefail
 
@@ -19,9 +21,53 @@ command -v node >/dev/null || host_pkgs+=(nodejs)
 command -v npm >/dev/null || host_pkgs+=(npm)
 cross_pkgs=(qemu-user g++-aarch64-linux-gnu)
 arm64_pkgs=(libcmocka-dev:arm64 libflatbuffers-dev:arm64 libmbedtls-dev:arm64)
+baremetal_pkgs=(gcc-arm-none-eabi libstdc++-arm-none-eabi-picolibc picolibc-arm-none-eabi
+  qemu-system-arm)
 
 wanted=("${host_pkgs[@]}")
-[ $cross -eq 1 ] && wanted+=("${cross_pkgs[@]}" "${arm64_pkgs[@]}")
+[ $cross -eq 1 ] && wanted+=("${cross_pkgs[@]}" "${arm64_pkgs[@]}" "${baremetal_pkgs[@]}")
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null; then
+  SUDO=(sudo)
+else
+  SUDO=(false)  # only an error when something must be installed
+fi
+
+# The bare-metal board builds libmbedcrypto itself, with its own config
+# (boards/baremetal.cmake): Debian's source package of the installed
+# libmbedtls-dev, unpacked once into /usr/local/src/mbedtls-<version>. The
+# deb-src entries, when missing, are made from the machine's own deb entries.
+mbedtls_source() {
+  local ver srcver dir tmp
+  ver=$(dpkg-query -W -f='${source:Upstream-Version}\n' libmbedtls-dev | head -n1)
+  srcver=$(dpkg-query -W -f='${source:Version}\n' libmbedtls-dev | head -n1)
+  dir=/usr/local/src/mbedtls-$ver
+  [ -f "$dir/library/ecdsa.c" ] && return 0
+  echo "setup-deps: unpacking Debian's mbedtls $srcver source into $dir"
+  if [ -z "$(apt-cache showsrc mbedtls 2>/dev/null)" ]; then
+    local stanzas lines
+    stanzas=$(for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] && grep -qx 'Types: deb' "$f" && sed 's/^Types: deb$/Types: deb-src/' "$f" && echo
+    done) || true
+    lines=$(for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+      [ -f "$f" ] && sed -n 's/^deb \(.*\)$/deb-src \1/p' "$f"
+    done | grep -v 'arch=arm64') || true
+    [ -z "$stanzas" ] ||
+      printf '%s\n' "$stanzas" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.sources >/dev/null
+    [ -z "$lines" ] ||
+      printf '%s\n' "$lines" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.list >/dev/null
+    "${SUDO[@]}" apt-get update -q
+  fi
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"  # apt fetches as its own user
+  (cd "$tmp" && { apt-get source -q --download-only "mbedtls=$srcver" ||
+                  apt-get source -q --download-only mbedtls; }) || return 1
+  "${SUDO[@]}" mkdir -p "$dir" &&
+    "${SUDO[@]}" tar -xzf "$tmp"/mbedtls_*.orig.tar.gz -C "$dir" --strip-components=1 || return 1
+  rm -rf "$tmp"
+}
 
 missing=()
 for p in "${wanted[@]}"; do
@@ -29,15 +75,12 @@ for p in "${wanted[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-deps: all ${#wanted[@]} packages already installed"
-  exit 0
+  [ $cross -eq 0 ] || mbedtls_source
+  exit
 fi
 echo "setup-deps: installing ${missing[*]}"
 
-if [ "$(id -u)" -eq 0 ]; then
-  SUDO=()
-elif command -v sudo >/dev/null; then
-  SUDO=(sudo)
-else
+if [ "${SUDO[*]}" = false ]; then
   echo "setup-deps: error: need root or sudo to install: ${missing[*]}" >&2
   exit 1
 fi
@@ -64,3 +107,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -q
 "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+[ $cross -eq 0 ] || mbedtls_source
