@@ -39,7 +39,10 @@ set(EPCTX_MBEDTLS_SOURCE_DIR "" CACHE PATH
 if(NOT EPCTX_MBEDTLS_SOURCE_DIR)
   file(GLOB _epctx_mbed_trees LIST_DIRECTORIES true /usr/local/src/mbedtls-2.*)
   list(SORT _epctx_mbed_trees COMPARE NATURAL ORDER DESCENDING)
-  list(GET _epctx_mbed_trees 0 _epctx_mbed_tree)
+  set(_epctx_mbed_tree "")
+  if(_epctx_mbed_trees)
+    list(GET _epctx_mbed_trees 0 _epctx_mbed_tree)
+  endif()
   if(NOT _epctx_mbed_tree OR NOT EXISTS ${_epctx_mbed_tree}/library/ecdsa.c)
     message(FATAL_ERROR "mbedtls source not found under /usr/local/src (run "
       "'bash tests/setup-deps.sh --cross', or set EPCTX_MBEDTLS_SOURCE_DIR)")
