@@ -4,7 +4,7 @@
 usage: size_report.py IMAGE.map SOURCE_DIR
 
 Parts: core (runtime/src outside kernels and trust), kernels
-(runtime/src/kernels), vnpu (hal/drivers/vnpu), trust (runtime/src/trust),
+(runtime/src/kernels), ukernels (runtime/ukernels), vnpu (hal/drivers/vnpu), trust (runtime/src/trust),
 pal (runtime/src/pal), mbedtls, libc (picolibc, libm, libgcc), board (the
 image's own code), package (the embedded files). Columns: text (code and
 read-only data), data, bss (the runtime's arena and the stack included).
@@ -31,6 +31,7 @@ def main(argv):
     kernels = members(src, "runtime/src/kernels")
     trust = members(src, "runtime/src/trust")
     vnpu = members(src, "hal/drivers/vnpu/src")
+    ukernels = members(src, "runtime/ukernels/src")
     start = text.find("Linker script and memory map")
     lines = text[start:].splitlines()
 
@@ -44,6 +45,8 @@ def main(argv):
                 return "trust"
             if member in vnpu:
                 return "vnpu"
+            if member in ukernels:
+                return "ukernels"
             return "core"
         if "pal_baremetal" in obj:
             return "pal"
@@ -84,7 +87,7 @@ def main(argv):
             continue
         p = part(obj)
         sizes.setdefault(p, {"text": 0, "data": 0, "bss": 0})[col] += size
-    order = ["core", "kernels", "vnpu", "trust", "pal", "mbedtls", "libc", "board", "package"]
+    order = ["core", "kernels", "ukernels", "vnpu", "trust", "pal", "mbedtls", "libc", "board", "package"]
     print(f"{'part':<9} {'text':>8} {'data':>6} {'bss':>8}")
     tot = {"text": 0, "data": 0, "bss": 0}
     for p in order:
