@@ -2,8 +2,9 @@
  *
  * The core static library has undefined references only to these functions
  * and to mem* (plus the libm functions its kernels call). A platform links
- * exactly one PAL: runtime/src/pal/posix (Linux, Android) or a board's own
- * (boards/<name>/pal), where "files" may be named memory regions.
+ * exactly one PAL: runtime/src/pal/posix (Linux, Android),
+ * runtime/src/pal/baremetal (no OS: "files" are named memory regions, see
+ * <epctx/pal_baremetal.h>) or a board's own.
  *
  * Errors: functions returning int return an epctx_code and, on failure, write
  * a NUL-terminated message (at most msg_cap bytes) naming the path and the OS
