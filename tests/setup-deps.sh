@@ -46,6 +46,10 @@ mbedtls_source() {
   dir=/usr/local/src/mbedtls-$ver
   [ -f "$dir/library/ecdsa.c" ] && return 0
   echo "setup-deps: unpacking Debian's mbedtls $srcver source into $dir"
+  if [ "${SUDO[*]}" = false ]; then
+    echo "setup-deps: error: need root or sudo to write $dir" >&2
+    return 1
+  fi
   if [ -z "$(apt-cache showsrc mbedtls 2>/dev/null)" ]; then
     local stanzas lines
     stanzas=$(for f in /etc/apt/sources.list.d/*.sources; do
