@@ -160,6 +160,8 @@ static void alloc_honours_every_alignment(void** state) {
   }
   assert_null(epctx_pal_alloc(16, 8192));  // above the PAL's 4096 limit
   assert_null(epctx_pal_alloc(16, 24));    // not a power of two
+  assert_null(epctx_pal_alloc(SIZE_MAX, 16));  // no wrap-around in the size checks
+  assert_null(epctx_pal_alloc(SIZE_MAX - 8, 4096));
   for (int i = 12; i >= 0; --i) epctx_pal_free(p[i]);
   assert_int_equal(epctx_pal_baremetal_heap_used(), 0);
 }

@@ -92,15 +92,14 @@ void heap_init(void* mem, size_t size) {
 void* heap_alloc(size_t size, size_t alignment) {
   if (alignment < sizeof(void*)) alignment = sizeof(void*);
   if (alignment & (alignment - 1) || alignment > 4096) return nullptr;
-  const size_t limit = g_heap_end - g_heap_begin;
-  if (size > limit) return nullptr;
   for (Block** link = &g_free; *link; link = &(*link)->next) {
     Block* b = *link;
     uintptr_t start = reinterpret_cast<uintptr_t>(b);
+    uintptr_t block_end = start + b->size;
     uintptr_t p = align_up(start + sizeof(Block), alignment);
-    // Both terms are bounded by the arena, so the sum cannot wrap.
+    if (p >= block_end || size > block_end - p) continue;
+    // p + size <= block_end, a multiple of kGrain: rounding up stays inside.
     uintptr_t end = align_up(p + size, kGrain);
-    if (end > start + b->size) continue;
     size_t need = end - start;
     if (b->size - need >= 2 * kGrain) {
       Block* rest = reinterpret_cast<Block*>(end);
