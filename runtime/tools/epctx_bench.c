@@ -534,6 +534,7 @@ int main(int argc, char** argv) {
   }
   epctx_session_release(s);
   free_inputs(&in);
+  for (int i = 0; i < c.num_inputs; ++i) free((void*)c.input_names[i]);
   free(times);
   free(ws);
   free(tids);
