@@ -59,7 +59,7 @@ Status ArgOp(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT64, yrank, ydims, &y));
   int64_t* out = static_cast<int64_t*>(y->data);
-  DispatchType(x->dtype, kNumeric, [&](auto tag) { RunArg<decltype(tag), kMax>(*x, l, last, out); });
+  Dispatch<kNumeric>(x->dtype, [&](auto tag) { RunArg<decltype(tag), kMax>(*x, l, last, out); });
   return Status::Ok();
 }
 

@@ -65,7 +65,7 @@ Status CumSum(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   if (y->elements() == 0) return Status::Ok();
-  DispatchType(x->dtype, kCumSumTypes, [&](auto tag) {
+  Dispatch<kCumSumTypes>(x->dtype, [&](auto tag) {
     CumSumT<decltype(tag)>(*x, static_cast<uint32_t>(axis), exclusive, reverse, y);
   });
   return Status::Ok();

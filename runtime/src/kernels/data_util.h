@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 
 namespace epctx {
@@ -35,18 +36,6 @@ Status ReadScalarInt(KernelContext& ctx, const TensorRef& t, const char* what, i
 // Validates that every index in t lies in [-dim, dim): INVALID_ARGUMENT
 // naming `what`, the position and the range otherwise.
 Status CheckIndices(KernelContext& ctx, const TensorRef& t, const char* what, int64_t dim);
-
-// Calls f(U{}) with the unsigned integer type of element size es (1, 2, 4
-// or 8 bytes), so a byte-moving kernel is written once for every dtype.
-template <typename F>
-void DispatchSize(size_t es, F&& f) {
-  switch (es) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
-  }
-}
 
 // Copies the strided view (dims, strides in elements, may be 0 or negative)
 // starting at src into dst contiguously. rank <= kMaxWalkRank.

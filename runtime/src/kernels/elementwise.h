@@ -80,30 +80,6 @@ inline To ConvertElem(Compute<From> v) {
   }
 }
 
-// DispatchType with the mask known at compile time: f is instantiated only
-// for the dtypes in kMask, so a lambda may use operations (<<, %) that other
-// types lack.
-template <uint32_t kMask, typename T, typename F>
-inline bool TryType(int32_t dtype, F& f) {
-  if constexpr ((kMask & Bit(DtypeOf<T>())) != 0) {
-    if (dtype == DtypeOf<T>()) {
-      f(T{});
-      return true;
-    }
-  }
-  return false;
-}
-template <uint32_t kMask, typename F>
-bool Dispatch(int32_t dtype, F&& f) {
-  return TryType<kMask, float>(dtype, f) || TryType<kMask, double>(dtype, f) ||
-         TryType<kMask, Half>(dtype, f) || TryType<kMask, BFloat16>(dtype, f) ||
-         TryType<kMask, int8_t>(dtype, f) || TryType<kMask, int16_t>(dtype, f) ||
-         TryType<kMask, int32_t>(dtype, f) || TryType<kMask, int64_t>(dtype, f) ||
-         TryType<kMask, uint8_t>(dtype, f) || TryType<kMask, uint16_t>(dtype, f) ||
-         TryType<kMask, uint32_t>(dtype, f) || TryType<kMask, uint64_t>(dtype, f) ||
-         TryType<kMask, bool>(dtype, f);
-}
-
 // Output element type selector: the input's type, or a fixed type.
 struct SameType {};
 template <typename Out, typename T>
@@ -152,17 +128,11 @@ void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
 // dst = src broadcast over bc (dst as operand a, src as b), copying raw
 // elements of elem_size bytes: one instantiation per size, not per dtype.
 inline void BroadcastCopy(const Broadcast& bc, const void* src, void* dst, size_t elem_size) {
-  auto copy = [&](auto tag) {
+  DispatchSize(elem_size, [&](auto tag) {
     using U = decltype(tag);
     U* d = static_cast<U*>(dst);
     RunRows(bc, d, static_cast<const U*>(src), d, [](U, U v) { return v; });
-  };
-  switch (elem_size) {
-    case 1: copy(uint8_t{}); break;
-    case 2: copy(uint16_t{}); break;
-    case 4: copy(uint32_t{}); break;
-    default: copy(uint64_t{}); break;
-  }
+  });
 }
 
 // INVALID_ARGUMENT when an integer divisor tensor holds a zero.

@@ -30,7 +30,7 @@ constexpr uint32_t kDequantIn = kQuantOut | Bit(EPCTX_DTYPE_INT32);
 // QuantizeLinear's x: a scale type or int32.
 template <typename F>
 void DispatchQuantizeInput(int32_t dtype, F&& f) {
-  DispatchScale(dtype, f);
+  Dispatch<kScaleTypes>(dtype, f);
   if (dtype == EPCTX_DTYPE_INT32) f(int32_t{});
 }
 
@@ -118,7 +118,7 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
   const uint64_t n = scale.elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, scales));
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, zps));
-  DispatchScale(scale.dtype, [&](auto tag) {
+  Dispatch<kScaleTypes>(scale.dtype, [&](auto tag) {
     using S = decltype(tag);
     const S* s = static_cast<const S*>(scale.data);
     for (uint64_t i = 0; i < n; ++i) (*scales)[i] = Load(s[i]);
@@ -128,7 +128,7 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
     return Status::Ok();
   }
   const uint64_t nz = zp->elements();  // 1 or n (checked by ReadLayout)
-  DispatchQuantInt(zp->dtype, [&](auto tag) {
+  Dispatch<kDequantIn>(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     const Z* z = static_cast<const Z*>(zp->data);
     for (uint64_t i = 0; i < n; ++i) (*zps)[i] = static_cast<int32_t>(z[nz == 1 ? 0 : i]);
@@ -186,7 +186,7 @@ Status QuantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, x->rank, x->dims, &y));
   DispatchQuantizeInput(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
-    DispatchQuantInt(ydtype, [&](auto qtag) {
+    Dispatch<kDequantIn>(ydtype, [&](auto qtag) {
       using Q = decltype(qtag);
       QuantizeAll(l, static_cast<const X*>(x->data), scales, zps, static_cast<Q*>(y->data));
     });
@@ -211,9 +211,9 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadParams(ctx, *scale, zp, &scales, &zps));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, scale->dtype, x->rank, x->dims, &y));
-  DispatchQuantInt(x->dtype, [&](auto xtag) {
+  Dispatch<kDequantIn>(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
-    DispatchScale(scale->dtype, [&](auto ttag) {
+    Dispatch<kScaleTypes>(scale->dtype, [&](auto ttag) {
       using T = decltype(ttag);
       const X* in = static_cast<const X*>(x->data);
       T* out = static_cast<T*>(y->data);

@@ -20,7 +20,7 @@
 #include <type_traits>
 
 #include "kernels/elem.h"
-#include "kernels/float_dispatch.h"
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/reduce_layout.h"
@@ -173,7 +173,7 @@ Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, yrank, ydims, &y));
   ReduceLayout l;
   MakeReduceLayout(x->rank, x->dims, reduced, &l);
-  DispatchType(x->dtype, DtypesOf<K>(), [&](auto tag) {
+  Dispatch<DtypesOf<K>()>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     // Instantiate only the types this op takes.
     if constexpr ((DtypesOf<K>() & Bit(DtypeOf<T>())) != 0) RunReduce<T, K>(*x, l, y);

@@ -70,7 +70,7 @@ Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& u
   if (upd.dtype != data.dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "updates is %s, expected %s like data",
                     dtype_name(upd.dtype), dtype_name(data.dtype));
-  if (red != Reduction::kNone && !DispatchType(data.dtype, kNumeric, [](auto) {}))
+  if (red != Reduction::kNone && !Dispatch<kNumeric>(data.dtype, [](auto) {}))
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "reduction on data of dtype %s is not supported",
                     dtype_name(data.dtype));
   TensorRef* y = nullptr;
@@ -88,7 +88,7 @@ Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& u
     });
     return Status::Ok();
   }
-  DispatchType(data.dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(data.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = static_cast<T*>(y->data);
     const T* u = static_cast<const T*>(upd.data);

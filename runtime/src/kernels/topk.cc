@@ -120,7 +120,7 @@ Status TopK(KernelContext& ctx) {
   if (values->elements() == 0) return Status::Ok();
   int64_t* heap = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(k), &heap));
-  DispatchType(x->dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     if (largest) TopKSlices<T, true>(*x, static_cast<uint32_t>(axis), k, heap, values, indices);
     else TopKSlices<T, false>(*x, static_cast<uint32_t>(axis), k, heap, values, indices);
