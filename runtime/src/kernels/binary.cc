@@ -3,7 +3,8 @@
 // float16, bfloat16, int32 or int64; exponent of any numeric type).
 //
 // Integer arithmetic wraps like two's complement (signed overflow would be
-// undefined); integer division or Mod by zero is INVALID_ARGUMENT (ORT
+// undefined), so Add, Sub, Mul and Sum run signed integers as their unsigned
+// twins (same bits, half the code); integer division or Mod by zero is INVALID_ARGUMENT (ORT
 // crashes). Max/Min propagate NaN, as ORT's Eigen PropagateNaN does. Pow
 // computes in float when base and exponent are both float (or float16/
 // bfloat16 of one type), else in double, then converts like Cast (ORT's
@@ -56,21 +57,21 @@ constexpr uint32_t kPowBase = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE
 }  // namespace
 
 Status Add(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a + b;
     else return WrapAdd(a, b);
   });
 }
 
 Status Sub(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a - b;
     else return WrapSub(a, b);
   });
 }
 
 Status Mul(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a * b;
     else return WrapMul(a, b);
   });
@@ -100,7 +101,7 @@ Status Mod(KernelContext& ctx) {
                                Divisor::kNonZeroInt);
   const TensorRef* a;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
-  if (a->dtype >= 0 && a->dtype < 32 && (kFloats & Bit(a->dtype)))
+  if (InMask(a->dtype, kFloats))
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "attribute fmod must be 1 for %s inputs, found 0 (integer modulo)",
                     dtype_name(a->dtype));
@@ -116,7 +117,7 @@ Status Min(KernelContext& ctx) {
 }
 
 Status Sum(KernelContext& ctx) {
-  return MapVariadic<kNumeric>(ctx, [](auto a, auto b) {
+  return MapVariadic<kNumeric, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a + b;
     else return WrapAdd(a, b);
   });

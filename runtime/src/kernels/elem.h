@@ -134,6 +134,26 @@ bool Dispatch(int32_t dtype, F&& f) {
          TryType<kMask, bool>(dtype, f);
 }
 
+// For ops whose integer result does not depend on signedness (wrapping +,
+// -, *, equality, conversion to an integer): the unsigned twin of a signed
+// integer dtype, so one instantiation serves int32 and uint32.
+inline int32_t UnsignedTwin(int32_t dtype) {
+  switch (dtype) {
+    case EPCTX_DTYPE_INT8: return EPCTX_DTYPE_UINT8;
+    case EPCTX_DTYPE_INT16: return EPCTX_DTYPE_UINT16;
+    case EPCTX_DTYPE_INT32: return EPCTX_DTYPE_UINT32;
+    case EPCTX_DTYPE_INT64: return EPCTX_DTYPE_UINT64;
+    default: return dtype;
+  }
+}
+// mask with its signed integers replaced by their unsigned twins.
+constexpr uint32_t UnsignedTwins(uint32_t mask) {
+  return (mask & ~kSignedInts) | ((mask & Bit(EPCTX_DTYPE_INT8)) ? Bit(EPCTX_DTYPE_UINT8) : 0) |
+         ((mask & Bit(EPCTX_DTYPE_INT16)) ? Bit(EPCTX_DTYPE_UINT16) : 0) |
+         ((mask & Bit(EPCTX_DTYPE_INT32)) ? Bit(EPCTX_DTYPE_UINT32) : 0) |
+         ((mask & Bit(EPCTX_DTYPE_INT64)) ? Bit(EPCTX_DTYPE_UINT64) : 0);
+}
+
 // Calls f(U{}) with the unsigned integer type of element size es (1, 2, 4
 // or 8 bytes), so code that moves or compares bits is written and compiled
 // once for every dtype of that size.
