@@ -37,6 +37,20 @@ Status ReadScalarInt(KernelContext& ctx, const TensorRef& t, const char* what, i
 // naming `what`, the position and the range otherwise.
 Status CheckIndices(KernelContext& ctx, const TensorRef& t, const char* what, int64_t dim);
 
+// Indexing along one axis, as GatherElements and ScatterElements do: data x
+// and indices ind of one rank >= 1, ind no longer than x on every axis but
+// the attribute `axis`, every index in range for that axis. Gives the axis
+// (normalised), and walk: x's element strides with 0 on the axis, so that
+// walking ind's shape with them gives the offset an index adds to.
+struct AxisIndexing {
+  int64_t axis;
+  int64_t dim;          // x's length on the axis
+  int64_t axis_stride;  // x's element stride on the axis
+  int64_t walk[kMaxRank];
+};
+Status CheckAxisIndexing(KernelContext& ctx, const TensorRef& x, const TensorRef& ind,
+                         AxisIndexing* out);
+
 // Copies the strided view (dims, strides in elements, may be 0 or negative)
 // starting at src into dst contiguously. rank <= kMaxWalkRank.
 void StridedCopyBytes(size_t es, uint32_t rank, const int64_t* dims, const int64_t* strides,
