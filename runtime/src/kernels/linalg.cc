@@ -111,7 +111,7 @@ Status Gemm(KernelContext& ctx) {
   const TensorRef *a, *b, *c = ctx.input(2);
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+  if (!InMask(a->dtype, kMatMulTypes))
     return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *a, "A", 2));
@@ -194,7 +194,7 @@ Status MatMul(KernelContext& ctx) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+  if (!InMask(a->dtype, kMatMulTypes))
     return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   MatMulPlan p;

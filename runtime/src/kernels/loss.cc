@@ -44,7 +44,7 @@ Status ReadLoss(KernelContext& ctx, const char* in_name, const char* target_name
   const TensorRef& x = *a->input;
   const TensorRef& t = *a->target;
   constexpr uint32_t kTypes = kFloats;
-  if (x.dtype < 0 || x.dtype > 31 || !(kTypes & Bit(x.dtype)))
+  if (!InMask(x.dtype, kTypes))
     return UnsupportedDtype(ctx, in_name, x.dtype);
   if (t.dtype != EPCTX_DTYPE_INT32 && t.dtype != EPCTX_DTYPE_INT64)
     return UnsupportedDtype(ctx, target_name, t.dtype);

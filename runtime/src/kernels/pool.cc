@@ -34,7 +34,7 @@ struct PoolSetup {
 Status SetupPool(KernelContext& ctx, bool allow_ceil, uint32_t types, PoolSetup* ps) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &ps->x));
   const TensorRef& x = *ps->x;
-  if (x.dtype < 0 || x.dtype > 31 || !(types & Bit(x.dtype)))
+  if (!InMask(x.dtype, types))
     return UnsupportedDtype(ctx, "X", x.dtype);
   if (x.rank < 3 || x.rank > 2 + kMaxSpatial)
     return ctx.Fail(x.rank > 2 + kMaxSpatial ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,

@@ -153,7 +153,7 @@ void QuantizeAll(const QuantLayout& l, const X* x, const float* scales,
 
 Status CheckScaleDtype(KernelContext& ctx, const TensorRef& scale, const char* name) {
   const uint32_t allowed = ctx.opset() >= 19 ? kScaleTypes : kFloat32;
-  if (scale.dtype < 0 || scale.dtype > 31 || !(allowed & Bit(scale.dtype)))
+  if (!InMask(scale.dtype, allowed))
     return UnsupportedDtype(ctx, name, scale.dtype);
   return Status::Ok();
 }
@@ -172,10 +172,10 @@ Status QuantizeLinear(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "output_dtype %lld differs from y_zero_point's dtype %s",
                     static_cast<long long>(out_attr), dtype_name(zp->dtype));
-  if (ydtype < 0 || ydtype > 31 || !(kQuantOut & Bit(ydtype)))
+  if (!InMask(ydtype, kQuantOut))
     return UnsupportedDtype(ctx, zp ? "y_zero_point" : "output_dtype", ydtype);
   constexpr uint32_t kXTypes = kScaleTypes | Bit(EPCTX_DTYPE_INT32);
-  if (x->dtype < 0 || x->dtype > 31 || !(kXTypes & Bit(x->dtype)))
+  if (!InMask(x->dtype, kXTypes))
     return UnsupportedDtype(ctx, "x", x->dtype);
   QuantLayout l;
   EPCTX_RETURN_IF_ERROR(ReadLayout(ctx, *x, *scale, zp, "y_scale", "y_zero_point", &l));
@@ -199,7 +199,7 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "x_scale", &scale));
   EPCTX_RETURN_IF_ERROR(CheckScaleDtype(ctx, *scale, "x_scale"));
-  if (x->dtype < 0 || x->dtype > 31 || !(kDequantIn & Bit(x->dtype)))
+  if (!InMask(x->dtype, kDequantIn))
     return UnsupportedDtype(ctx, "x", x->dtype);
   if (zp && zp->dtype != x->dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "x_zero_point has dtype %s, expected x's %s",

@@ -141,7 +141,7 @@ template <Kind K>
 Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!(DtypesOf<K>() & (x->dtype >= 0 && x->dtype < 32 ? Bit(x->dtype) : 0)))
+  if (!InMask(x->dtype, DtypesOf<K>()))
     return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axes[kMaxRank];
   uint32_t naxes = 0;

@@ -86,7 +86,7 @@ void TopKSlices(const TensorRef& x, uint32_t axis, int64_t k, int64_t* heap, Ten
 Status TopK(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
-  if (x->dtype < 0 || x->dtype > 31 || !(kNumeric & Bit(x->dtype)))
+  if (!InMask(x->dtype, kNumeric))
     return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", -1), x->rank, "axis", &axis));
