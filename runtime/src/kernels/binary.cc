@@ -141,28 +141,27 @@ Status Pow(KernelContext& ctx) {
       return ConvertElem<C, double>(std::pow(static_cast<double>(a), static_cast<double>(b)));
     }
   };
+  if (!InMask(x->dtype, kPowBase)) return UnsupportedDtype(ctx, "X", x->dtype);
+  // An exponent of another type is converted to double once, so the kernel
+  // exists per base type rather than per (base, exponent) pair, and the
+  // conversion per exponent type rather than per pair.
+  const double* exps = nullptr;
+  if (e->dtype != x->dtype) {
+    double* conv = nullptr;
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, e->elements(), &conv));
+    if (!Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
+          using E = decltype(exp_tag);
+          const E* src = static_cast<const E*>(e->data);
+          const uint64_t n = e->elements();
+          for (uint64_t i = 0; i < n; ++i)
+            conv[i] = ConvertElem<double, E>(Get(src, static_cast<int64_t>(i)));
+        }))
+      return UnsupportedDtype(ctx, "exponent Y", e->dtype);
+    exps = conv;
+  }
   Status st;
-  const bool base_ok = Dispatch<kPowBase>(x->dtype, [&](auto tag) {
+  Dispatch<kPowBase>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
-    // An exponent of another type is converted to double once, so the
-    // kernel exists per base type rather than per (base, exponent) pair.
-    const double* exps = nullptr;
-    if (e->dtype != x->dtype) {
-      double* conv = nullptr;
-      st = ScratchArray(ctx, e->elements(), &conv);
-      if (!st.ok()) return;
-      if (!Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
-            using E = decltype(exp_tag);
-            const E* src = static_cast<const E*>(e->data);
-            const uint64_t n = e->elements();
-            for (uint64_t i = 0; i < n; ++i)
-              conv[i] = ConvertElem<double, E>(Get(src, static_cast<int64_t>(i)));
-          })) {
-        st = UnsupportedDtype(ctx, "exponent Y", e->dtype);
-        return;
-      }
-      exps = conv;
-    }
     TensorRef* z = nullptr;
     st = ctx.AllocOutput(0, DtypeOf<T>(), bc.out_rank, bc.out_dims, &z);
     if (!st.ok() || z->elements() == 0) return;
@@ -174,7 +173,6 @@ Status Pow(KernelContext& ctx) {
       RunRows(bc, base, static_cast<const T*>(e->data), out, pow);
     }
   });
-  if (!base_ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return st;
 }
 
