@@ -2,11 +2,13 @@
 // built from the one list in ops.inc.
 //
 // A selective build (CMake EPCTX_CPU_OPS=ops.txt, see runtime/cpu_ops.cmake)
-// generates epctx_cpu_ops_selected.h naming the ops to keep. Rows of the
-// other ops stay in the table with a null KernelFn: the kernel is never
-// named, so the linker (--gc-sections) drops it with everything only it
-// uses, and the session can still tell "left out of this build" from "no
-// such kernel" when it refuses a model.
+// generates epctx_cpu_ops_selected.h naming the ops to keep. The kernels of
+// the other ops are never named, so the linker (--gc-sections) drops them
+// with everything only they use; their rows move to a table of names, so
+// the session can still tell "left out of this build" from "no such kernel"
+// when it refuses a model.
+#include <cstddef>
+
 #include "epctx_cpu_ops_selected.h"
 #include "kernels/kernel.h"
 #include "kernels/ops.h"
@@ -20,6 +22,14 @@ struct KernelRow {
   int16_t min_opset;  // 16 bits: a row is 32 bytes, not 40, in every image
   int16_t max_opset;
   KernelFn fn;  // nullptr: left out of this build
+};
+
+// What remains of a row the build left out: enough to name it in errors.
+struct DroppedRow {
+  const char* domain;
+  const char* op;
+  int16_t min_opset;
+  int16_t max_opset;
 };
 
 constexpr int16_t kLatest = 21;
@@ -45,22 +55,64 @@ constexpr bool Kept(const char* domain, const char* op) {
   return false;
 }
 
-// constexpr: the choice between kern::fn and nullptr is made by the
-// compiler, so a dropped kernel leaves no reference in this object.
+// Every row of ops.inc, used only at compile time: the choice between
+// kern::fn and nullptr is made by the compiler, so a dropped kernel leaves no
+// reference in this object, and the tables below keep only what the image
+// needs.
 #define EPCTX_CPU_OP(domain, op, min_opset, max_opset, fn) \
   {domain, #op, min_opset, max_opset, Kept(domain, #op) ? kern::fn : nullptr},
-constexpr KernelRow kKernels[] = {
+constexpr KernelRow kAllRows[] = {
 #include "kernels/ops.inc"
 };
 #undef EPCTX_CPU_OP
 
+constexpr size_t kNumRows = sizeof kAllRows / sizeof kAllRows[0];
+
+// By name, not by fn != nullptr: GCC does not fold a function's address
+// compared with null under -fsanitize=undefined.
+constexpr bool IsKept(const KernelRow& r) { return Kept(r.domain, r.op); }
+
+constexpr size_t CountKept() {
+  size_t n = 0;
+  for (size_t i = 0; i < kNumRows; ++i) n += IsKept(kAllRows[i]) ? 1 : 0;
+  return n;
+}
+constexpr size_t kNumKept = CountKept();
+
+template <typename Row, size_t N>
+struct Table {
+  Row rows[N > 0 ? N : 1];
+  size_t size;
+};
+
+constexpr Table<KernelRow, kNumKept> KeptRows() {
+  Table<KernelRow, kNumKept> t{};
+  for (size_t i = 0; i < kNumRows; ++i)
+    if (IsKept(kAllRows[i])) t.rows[t.size++] = kAllRows[i];
+  return t;
+}
+
+constexpr Table<DroppedRow, kNumRows - kNumKept> DroppedRows() {
+  Table<DroppedRow, kNumRows - kNumKept> t{};
+  for (size_t i = 0; i < kNumRows; ++i) {
+    const KernelRow& r = kAllRows[i];
+    if (!IsKept(r)) t.rows[t.size++] = DroppedRow{r.domain, r.op, r.min_opset, r.max_opset};
+  }
+  return t;
+}
+
+constexpr auto kKernels = KeptRows();
+constexpr auto kDropped = DroppedRows();
+
 bool IsDefaultDomain(StrView d) { return d.empty() || d.eq("ai.onnx"); }
 
-// The first row for (domain, op_type) whose opset range holds opset, kept
-// or not; nullptr when there is none.
-const KernelRow* FindRow(StrView domain, StrView op_type, int64_t opset) {
+// The first of rows[0..n) for (domain, op_type) whose opset range holds
+// opset; nullptr when there is none.
+template <typename Row>
+const Row* FindRow(const Row* rows, size_t n, StrView domain, StrView op_type, int64_t opset) {
   const bool default_domain = IsDefaultDomain(domain);
-  for (const KernelRow& row : kKernels) {
+  for (size_t i = 0; i < n; ++i) {
+    const Row& row = rows[i];
     const bool row_default = row.domain[0] == '\0';
     if (row_default ? !default_domain : !domain.eq(row.domain)) continue;
     if (!op_type.eq(row.op)) continue;
@@ -73,13 +125,12 @@ const KernelRow* FindRow(StrView domain, StrView op_type, int64_t opset) {
 }  // namespace
 
 KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset) {
-  const KernelRow* row = FindRow(domain, op_type, opset);
+  const KernelRow* row = FindRow(kKernels.rows, kKernels.size, domain, op_type, opset);
   return row ? row->fn : nullptr;
 }
 
 bool KernelLeftOutOfBuild(StrView domain, StrView op_type, int64_t opset) {
-  const KernelRow* row = FindRow(domain, op_type, opset);
-  return row && !row->fn;
+  return FindRow(kDropped.rows, kDropped.size, domain, op_type, opset) != nullptr;
 }
 
 }  // namespace epctx
