@@ -187,18 +187,18 @@ Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, an, &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, bn, &b));
-  if (order == Operands::kSwapped) {
-    const TensorRef* t = a;
-    a = b;
-    b = t;
-    const char* n = an;
-    an = bn;
-    bn = n;
-  }
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, an, *b, bn));
   Broadcast bc;
   EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a->rank, a->dims, b->rank, b->dims, &bc));
   if (!InMask(a->dtype, kMask)) return UnsupportedDtype(ctx, an, a->dtype);
+  // Errors above name the inputs in order; from here on f sees B first.
+  if (order == Operands::kSwapped) {
+    const TensorRef* t = a;
+    a = b;
+    b = t;
+    bn = an;
+    EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a->rank, a->dims, b->rank, b->dims, &bc));
+  }
   constexpr bool kTwin = kIntMode == Ints::kAsUnsigned;
   Status st;
   Dispatch<kTwin ? UnsignedTwins(kMask) : kMask>(
