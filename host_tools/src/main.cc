@@ -2,6 +2,7 @@
 // command line over the compile library (epctx_host/compile_api.h); its
 // -e / -i / -C options and the comma-separated model list follow ORT's
 // ep_weight_sharing_ctx_gen.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,8 @@
 
 #include "epctx_host/compile_api.h"
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/model_io.h"
+#include "epctx_host/op_list.h"
 #include "epctx_host/parse_u64.h"
 #include "epctx_host/sign.h"
 
@@ -35,6 +38,9 @@ const char kUsage[] =
     "  --json                print the report (placement, MACs, CPU node reasons) as JSON\n"
     "  --quiet               no progress on stderr\n"
     "  --force               overwrite existing outputs\n"
+    "  --emit-op-list FILE   write nothing else: list in FILE the CPU ops the models need\n"
+    "                        once compiled with these options (one a line; several models\n"
+    "                        may be given), for a runtime built with EPCTX_CPU_OPS=FILE\n"
     "A comma-separated model list compiles a weight-sharing group: N model_ctx.onnx and one\n"
     "[model1]_[ep].bin in which identical weights are stored once.\n";
 
@@ -76,6 +82,8 @@ int main(int argc, char** argv) {
   using namespace epctx::host;
   CompileSettings settings;
   std::vector<std::string> models;
+  std::vector<std::string> more_models;  // --emit-op-list takes several arguments
+  std::string op_list;
   bool quiet = false;
   bool json = false;
   std::string sign_key;
@@ -118,6 +126,8 @@ int main(int argc, char** argv) {
       } else if (TakeValue(argc, argv, i, "--security-counter", &v)) {
         if (!epctx::host::ParseU64(v, &sign_options.security_counter))
           throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
+      } else if (TakeValue(argc, argv, i, "--emit-op-list", &v)) {
+        op_list = v;
       } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
         settings.input_shapes.push_back(ParseInputShape(v));
       } else if (!a.empty() && a[0] == '-') {
@@ -125,11 +135,17 @@ int main(int argc, char** argv) {
       } else if (models.empty()) {
         models = SplitModels(a);
       } else {
-        throw UsageError("more than one input argument ('" + models[0] + "', '" + a +
-                         "'); list the models of a group as m1.onnx,m2.onnx");
+        for (auto& m : SplitModels(a)) more_models.push_back(m);
       }
     }
+    if (op_list.empty() && !more_models.empty()) {
+      throw UsageError("more than one input argument ('" + models[0] + "', '" + more_models[0] +
+                       "'); list the models of a group as m1.onnx,m2.onnx");
+    }
+    models.insert(models.end(), more_models.begin(), more_models.end());
     if (models.empty()) throw UsageError("no input model given");
+    if (!op_list.empty() && !sign_key.empty())
+      throw UsageError("--emit-op-list writes no package to sign (drop --sign-key)");
     if (sign_key.empty() && (!sign_options.model_id.empty() || sign_options.security_counter))
       throw UsageError("--model-id and --security-counter need --sign-key");
     if (!sign_key.empty()) {
@@ -152,6 +168,23 @@ int main(int argc, char** argv) {
     return 1;
   }
   settings.progress = Progress(quiet ? nullptr : &std::cerr);
+  if (!op_list.empty()) {
+    try {
+      const std::string text = FormatOpList(CpuOpsOfModels(models, settings));
+      WriteFileAtomic(op_list, text.data(), text.size());
+      if (!quiet)
+        std::cerr << "epctx-compile: " << op_list << ": "
+                  << std::count(text.begin(), text.end(), '\n') << " CPU ops\n";
+    } catch (const ToolError& e) {
+      std::cerr << "epctx-compile: error: " << (e.file().empty() ? "" : e.file() + ": ")
+                << e.what() << "\n";
+      return 1;
+    } catch (const std::exception& e) {
+      std::cerr << "epctx-compile: error: " << e.what() << "\n";
+      return 1;
+    }
+    return 0;
+  }
   std::vector<ModelInput> inputs;
   for (const auto& m : models) inputs.push_back(ModelInput::FromPath(m));
   CompileResult r = inputs.size() == 1 ? CompileModel(inputs[0], settings)

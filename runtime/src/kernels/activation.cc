@@ -61,8 +61,12 @@ Status ThresholdedRelu(KernelContext& ctx) {
   return MapUnary<kFloats>(ctx, [alpha](auto v) { return v > alpha ? v : decltype(v)(0); });
 }
 
+// The spec's types (opset 16): no 8- or 16-bit integers.
+constexpr uint32_t kPReluTypes = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE_INT64) |
+                                 Bit(EPCTX_DTYPE_UINT32) | Bit(EPCTX_DTYPE_UINT64);
+
 Status PRelu(KernelContext& ctx) {
-  return MapBinary<kNumeric>(
+  return MapBinary<kPReluTypes>(
       ctx,
       [](auto x, auto slope) {
         using C = decltype(x);

@@ -36,7 +36,7 @@ template <bool kMax>
 Status ArgOp(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (x->dtype < 0 || x->dtype > 31 || !(kNumeric & Bit(x->dtype)))
+  if (!InMask(x->dtype, kNumeric))
     return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), x->rank, "axis", &axis));
@@ -59,7 +59,7 @@ Status ArgOp(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT64, yrank, ydims, &y));
   int64_t* out = static_cast<int64_t*>(y->data);
-  DispatchType(x->dtype, kNumeric, [&](auto tag) { RunArg<decltype(tag), kMax>(*x, l, last, out); });
+  Dispatch<kNumeric>(x->dtype, [&](auto tag) { RunArg<decltype(tag), kMax>(*x, l, last, out); });
   return Status::Ok();
 }
 

@@ -3,7 +3,8 @@
 // float16, bfloat16, int32 or int64; exponent of any numeric type).
 //
 // Integer arithmetic wraps like two's complement (signed overflow would be
-// undefined); integer division or Mod by zero is INVALID_ARGUMENT (ORT
+// undefined), so Add, Sub, Mul and Sum run signed integers as their unsigned
+// twins (same bits, half the code); integer division or Mod by zero is INVALID_ARGUMENT (ORT
 // crashes). Max/Min propagate NaN, as ORT's Eigen PropagateNaN does. Pow
 // computes in float when base and exponent are both float (or float16/
 // bfloat16 of one type), else in double, then converts like Cast (ORT's
@@ -56,21 +57,21 @@ constexpr uint32_t kPowBase = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE
 }  // namespace
 
 Status Add(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a + b;
     else return WrapAdd(a, b);
   });
 }
 
 Status Sub(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a - b;
     else return WrapSub(a, b);
   });
 }
 
 Status Mul(KernelContext& ctx) {
-  return MapBinary<kNumeric>(ctx, [](auto a, auto b) {
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a * b;
     else return WrapMul(a, b);
   });
@@ -100,7 +101,7 @@ Status Mod(KernelContext& ctx) {
                                Divisor::kNonZeroInt);
   const TensorRef* a;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
-  if (a->dtype >= 0 && a->dtype < 32 && (kFloats & Bit(a->dtype)))
+  if (InMask(a->dtype, kFloats))
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "attribute fmod must be 1 for %s inputs, found 0 (integer modulo)",
                     dtype_name(a->dtype));
@@ -116,7 +117,7 @@ Status Min(KernelContext& ctx) {
 }
 
 Status Sum(KernelContext& ctx) {
-  return MapVariadic<kNumeric>(ctx, [](auto a, auto b) {
+  return MapVariadic<kNumeric, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
     if constexpr (kIsFloatLike<decltype(a)>) return a + b;
     else return WrapAdd(a, b);
   });
@@ -140,28 +141,27 @@ Status Pow(KernelContext& ctx) {
       return ConvertElem<C, double>(std::pow(static_cast<double>(a), static_cast<double>(b)));
     }
   };
+  if (!InMask(x->dtype, kPowBase)) return UnsupportedDtype(ctx, "X", x->dtype);
+  // An exponent of another type is converted to double once, so the kernel
+  // exists per base type rather than per (base, exponent) pair, and the
+  // conversion per exponent type rather than per pair.
+  const double* exps = nullptr;
+  if (e->dtype != x->dtype) {
+    double* conv = nullptr;
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, e->elements(), &conv));
+    if (!Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
+          using E = decltype(exp_tag);
+          const E* src = static_cast<const E*>(e->data);
+          const uint64_t n = e->elements();
+          for (uint64_t i = 0; i < n; ++i)
+            conv[i] = ConvertElem<double, E>(Get(src, static_cast<int64_t>(i)));
+        }))
+      return UnsupportedDtype(ctx, "exponent Y", e->dtype);
+    exps = conv;
+  }
   Status st;
-  const bool base_ok = Dispatch<kPowBase>(x->dtype, [&](auto tag) {
+  Dispatch<kPowBase>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
-    // An exponent of another type is converted to double once, so the
-    // kernel exists per base type rather than per (base, exponent) pair.
-    const double* exps = nullptr;
-    if (e->dtype != x->dtype) {
-      double* conv = nullptr;
-      st = ScratchArray(ctx, e->elements(), &conv);
-      if (!st.ok()) return;
-      if (!Dispatch<kNumeric>(e->dtype, [&](auto exp_tag) {
-            using E = decltype(exp_tag);
-            const E* src = static_cast<const E*>(e->data);
-            const uint64_t n = e->elements();
-            for (uint64_t i = 0; i < n; ++i)
-              conv[i] = ConvertElem<double, E>(Get(src, static_cast<int64_t>(i)));
-          })) {
-        st = UnsupportedDtype(ctx, "exponent Y", e->dtype);
-        return;
-      }
-      exps = conv;
-    }
     TensorRef* z = nullptr;
     st = ctx.AllocOutput(0, DtypeOf<T>(), bc.out_rank, bc.out_dims, &z);
     if (!st.ok() || z->elements() == 0) return;
@@ -173,7 +173,6 @@ Status Pow(KernelContext& ctx) {
       RunRows(bc, base, static_cast<const T*>(e->data), out, pow);
     }
   });
-  if (!base_ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return st;
 }
 

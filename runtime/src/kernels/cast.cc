@@ -17,12 +17,19 @@ namespace epctx {
 namespace kern {
 namespace {
 
+// From an integer or bool, conversion to an integer wraps, which gives a
+// signed target the bits of its unsigned twin: those targets share the
+// unsigned loop (and a same-size pair is a copy).
+template <typename From>
+constexpr bool kWrapsToInts = !kIsFloatLike<From>;
+
 Status CastTo(KernelContext& ctx, const TensorRef& x, int32_t to) {
   Status st;
   bool to_ok = true;
   const bool from_ok = Dispatch<kAll>(x.dtype, [&](auto from_tag) {
     using From = decltype(from_tag);
-    to_ok = Dispatch<kAll>(to, [&](auto to_tag) {
+    constexpr uint32_t kTo = kWrapsToInts<From> ? UnsignedTwins(kAll) : kAll;
+    to_ok = Dispatch<kTo>(kWrapsToInts<From> ? UnsignedTwin(to) : to, [&](auto to_tag) {
       using To = decltype(to_tag);
       TensorRef* y = nullptr;
       st = ctx.AllocOutput(0, to, x.rank, x.dims, &y);
@@ -30,7 +37,11 @@ Status CastTo(KernelContext& ctx, const TensorRef& x, int32_t to) {
       const uint64_t n = x.elements();
       const From* in = static_cast<const From*>(x.data);
       To* out = static_cast<To*>(y->data);
-      if constexpr (std::is_same<From, To>::value && !std::is_same<To, bool>::value) {
+      constexpr bool kSameBits =
+          std::is_same<From, To>::value ||
+          (std::is_integral<From>::value && std::is_integral<To>::value &&
+           !std::is_same<From, bool>::value && sizeof(From) == sizeof(To));
+      if constexpr (kSameBits && !std::is_same<To, bool>::value) {
         if (n) memcpy(out, in, n * sizeof(To));
       } else {
         for (uint64_t i = 0; i < n; ++i)

@@ -11,19 +11,35 @@ namespace epctx {
 namespace kern {
 
 Status Equal(KernelContext& ctx) {
-  return MapBinary<kAll, bool>(ctx, [](auto a, auto b) { return a == b; });
+  // Integer equality is equality of bits: signed types run as unsigned.
+  return MapBinary<kAll, bool, Ints::kAsUnsigned>(ctx, [](auto a, auto b) { return a == b; });
 }
-Status Less(KernelContext& ctx) {
-  return MapBinary<kNumeric, bool>(ctx, [](auto a, auto b) { return a < b; });
+namespace {
+
+// Greater is Less with the operands exchanged and GreaterOrEqual is
+// LessOrEqual exchanged (not "not Less": NaN compares false both ways), so
+// one instantiation serves each pair.
+struct LessOp {
+  template <typename C>
+  bool operator()(C a, C b) const { return a < b; }
+};
+struct LessEqualOp {
+  template <typename C>
+  bool operator()(C a, C b) const { return a <= b; }
+};
+
+template <typename Op>
+Status Compare(KernelContext& ctx, Operands order) {
+  return MapBinary<kNumeric, bool>(ctx, Op{}, Divisor::kAny, "A", "B", order);
 }
-Status Greater(KernelContext& ctx) {
-  return MapBinary<kNumeric, bool>(ctx, [](auto a, auto b) { return a > b; });
-}
-Status LessOrEqual(KernelContext& ctx) {
-  return MapBinary<kNumeric, bool>(ctx, [](auto a, auto b) { return a <= b; });
-}
+
+}  // namespace
+
+Status Less(KernelContext& ctx) { return Compare<LessOp>(ctx, Operands::kInOrder); }
+Status Greater(KernelContext& ctx) { return Compare<LessOp>(ctx, Operands::kSwapped); }
+Status LessOrEqual(KernelContext& ctx) { return Compare<LessEqualOp>(ctx, Operands::kInOrder); }
 Status GreaterOrEqual(KernelContext& ctx) {
-  return MapBinary<kNumeric, bool>(ctx, [](auto a, auto b) { return a >= b; });
+  return Compare<LessEqualOp>(ctx, Operands::kSwapped);
 }
 
 constexpr uint32_t kBool = Bit(EPCTX_DTYPE_BOOL);

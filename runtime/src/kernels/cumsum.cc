@@ -50,7 +50,7 @@ Status CumSum(KernelContext& ctx) {
   const TensorRef *x, *axis_t;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "axis", &axis_t));
-  if (x->dtype < 0 || x->dtype > 31 || !(kCumSumTypes & Bit(x->dtype)))
+  if (!InMask(x->dtype, kCumSumTypes))
     return UnsupportedDtype(ctx, "x", x->dtype);
   int64_t a = 0;
   uint32_t count = 0;
@@ -65,7 +65,7 @@ Status CumSum(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   if (y->elements() == 0) return Status::Ok();
-  DispatchType(x->dtype, kCumSumTypes, [&](auto tag) {
+  Dispatch<kCumSumTypes>(x->dtype, [&](auto tag) {
     CumSumT<decltype(tag)>(*x, static_cast<uint32_t>(axis), exclusive, reverse, y);
   });
   return Status::Ok();

@@ -215,9 +215,7 @@ Status Gather(KernelContext& ctx) {
   const uint64_t n_ind = ind->elements();
   // Validate every index before writing anything.
   for (uint64_t i = 0; i < n_ind; ++i) {
-    const int64_t v = ind->dtype == EPCTX_DTYPE_INT64
-                          ? static_cast<const int64_t*>(ind->data)[i]
-                          : static_cast<const int32_t*>(ind->data)[i];
+    const int64_t v = IndexAt(*ind, i);
     if (v < -dim || v >= dim)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "indices[%llu] = %lld is out of range: expected [%lld, %lld] "
@@ -237,9 +235,7 @@ Status Gather(KernelContext& ctx) {
   uint8_t* dst = static_cast<uint8_t*>(y->data);
   for (int64_t o = 0; o < outer; ++o) {
     for (uint64_t i = 0; i < n_ind; ++i) {
-      int64_t v = ind->dtype == EPCTX_DTYPE_INT64
-                      ? static_cast<const int64_t*>(ind->data)[i]
-                      : static_cast<const int32_t*>(ind->data)[i];
+      int64_t v = IndexAt(*ind, i);
       if (v < 0) v += dim;
       memcpy(dst, src + (o * dim + v) * static_cast<int64_t>(block), block);
       dst += block;

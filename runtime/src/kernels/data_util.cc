@@ -65,6 +65,31 @@ Status CheckIndices(KernelContext& ctx, const TensorRef& t, const char* what, in
   return Status::Ok();
 }
 
+Status CheckAxisIndexing(KernelContext& ctx, const TensorRef& x, const TensorRef& ind,
+                         AxisIndexing* out) {
+  const uint32_t r = x.rank;
+  if (r == 0)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data must have rank >= 1, found a scalar");
+  if (ind.rank != r)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "indices %s must have the rank of data %s",
+                    ShapeOf(ind).s, ShapeOf(x).s);
+  int64_t axis;
+  EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), r, "axis", &axis));
+  for (uint32_t d = 0; d < r; ++d)
+    if (d != axis && ind.dims[d] > x.dims[d])
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "indices %s exceeds data %s on axis %u (only axis %lld may differ)",
+                      ShapeOf(ind).s, ShapeOf(x).s, d, static_cast<long long>(axis));
+  EPCTX_RETURN_IF_ERROR(CheckIndices(ctx, ind, "indices", x.dims[axis]));
+  int64_t xs[kMaxRank];
+  Strides(r, x.dims, xs);
+  for (uint32_t d = 0; d < r; ++d) out->walk[d] = d == axis ? 0 : xs[d];
+  out->axis = axis;
+  out->dim = x.dims[axis];
+  out->axis_stride = xs[axis];
+  return Status::Ok();
+}
+
 void StridedCopyBytes(size_t es, uint32_t rank, const int64_t* dims, const int64_t* strides,
                       const void* src, void* dst) {
   DispatchSize(es, [&](auto tag) {

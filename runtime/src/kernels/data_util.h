@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 
 namespace epctx {
@@ -36,17 +37,19 @@ Status ReadScalarInt(KernelContext& ctx, const TensorRef& t, const char* what, i
 // naming `what`, the position and the range otherwise.
 Status CheckIndices(KernelContext& ctx, const TensorRef& t, const char* what, int64_t dim);
 
-// Calls f(U{}) with the unsigned integer type of element size es (1, 2, 4
-// or 8 bytes), so a byte-moving kernel is written once for every dtype.
-template <typename F>
-void DispatchSize(size_t es, F&& f) {
-  switch (es) {
-    case 1: f(uint8_t{}); break;
-    case 2: f(uint16_t{}); break;
-    case 4: f(uint32_t{}); break;
-    default: f(uint64_t{}); break;
-  }
-}
+// Indexing along one axis, as GatherElements and ScatterElements do: data x
+// and indices ind of one rank >= 1, ind no longer than x on every axis but
+// the attribute `axis`, every index in range for that axis. Gives the axis
+// (normalised), and walk: x's element strides with 0 on the axis, so that
+// walking ind's shape with them gives the offset an index adds to.
+struct AxisIndexing {
+  int64_t axis;
+  int64_t dim;          // x's length on the axis
+  int64_t axis_stride;  // x's element stride on the axis
+  int64_t walk[kMaxRank];
+};
+Status CheckAxisIndexing(KernelContext& ctx, const TensorRef& x, const TensorRef& ind,
+                         AxisIndexing* out);
 
 // Copies the strided view (dims, strides in elements, may be 0 or negative)
 // starting at src into dst contiguously. rank <= kMaxWalkRank.

@@ -26,7 +26,7 @@ Status Det(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X %s is too large", ShapeOf(*x).s);
   Product(x->dims, 0, r - 2, &batches);
   Status st = Status::Ok();
-  const bool ok = DispatchType(x->dtype, kFloats, [&](auto tag) {
+  const bool ok = Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kIsFloatLike<T>) {
       TensorRef* y = nullptr;

@@ -260,7 +260,7 @@ Status Einsum(KernelContext& ctx) {
                     eq.len(), eq.data);
   Status st = Status::Ok();
   constexpr uint32_t kTypes = kFloats | kInts;
-  const bool ok = DispatchType(ops[0]->dtype, kTypes, [&](auto tag) {
+  const bool ok = Dispatch<kTypes>(ops[0]->dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same<T, bool>::value) {
       TensorRef* y = nullptr;

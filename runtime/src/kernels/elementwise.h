@@ -9,6 +9,12 @@
 // type (bool for predicates). Integer lambdas must not overflow a signed
 // type: wrap through WrapAdd/WrapSub/WrapMul/WrapNeg.
 //
+// Code size: each (op, dtype) is one loop, so the options share loops where
+// the bits allow it: Ints::kAsUnsigned runs signed integers as their
+// unsigned twins (wrapping +, -, *, ==), Operands::kSwapped lets an op reuse
+// another's instantiation with its operands exchanged (Greater = Less of B,
+// A), and copies go by element size (BroadcastCopy, DispatchSize).
+//
 // Also here: ConvertElem, the per-element conversion Cast defines and Clip,
 // Pow and Shrink reuse, and Get, which reads bools as bytes (a tensor from a
 // file may hold 2 in a bool; reading that as a C++ bool is undefined).
@@ -80,30 +86,6 @@ inline To ConvertElem(Compute<From> v) {
   }
 }
 
-// DispatchType with the mask known at compile time: f is instantiated only
-// for the dtypes in kMask, so a lambda may use operations (<<, %) that other
-// types lack.
-template <uint32_t kMask, typename T, typename F>
-inline bool TryType(int32_t dtype, F& f) {
-  if constexpr ((kMask & Bit(DtypeOf<T>())) != 0) {
-    if (dtype == DtypeOf<T>()) {
-      f(T{});
-      return true;
-    }
-  }
-  return false;
-}
-template <uint32_t kMask, typename F>
-bool Dispatch(int32_t dtype, F&& f) {
-  return TryType<kMask, float>(dtype, f) || TryType<kMask, double>(dtype, f) ||
-         TryType<kMask, Half>(dtype, f) || TryType<kMask, BFloat16>(dtype, f) ||
-         TryType<kMask, int8_t>(dtype, f) || TryType<kMask, int16_t>(dtype, f) ||
-         TryType<kMask, int32_t>(dtype, f) || TryType<kMask, int64_t>(dtype, f) ||
-         TryType<kMask, uint8_t>(dtype, f) || TryType<kMask, uint16_t>(dtype, f) ||
-         TryType<kMask, uint32_t>(dtype, f) || TryType<kMask, uint64_t>(dtype, f) ||
-         TryType<kMask, bool>(dtype, f);
-}
-
 // Output element type selector: the input's type, or a fixed type.
 struct SameType {};
 template <typename Out, typename T>
@@ -152,17 +134,11 @@ void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
 // dst = src broadcast over bc (dst as operand a, src as b), copying raw
 // elements of elem_size bytes: one instantiation per size, not per dtype.
 inline void BroadcastCopy(const Broadcast& bc, const void* src, void* dst, size_t elem_size) {
-  auto copy = [&](auto tag) {
+  DispatchSize(elem_size, [&](auto tag) {
     using U = decltype(tag);
     U* d = static_cast<U*>(dst);
     RunRows(bc, d, static_cast<const U*>(src), d, [](U, U v) { return v; });
-  };
-  switch (elem_size) {
-    case 1: copy(uint8_t{}); break;
-    case 2: copy(uint16_t{}); break;
-    case 4: copy(uint32_t{}); break;
-    default: copy(uint64_t{}); break;
-  }
+  });
 }
 
 // INVALID_ARGUMENT when an integer divisor tensor holds a zero.
@@ -191,19 +167,42 @@ inline Status SameDtype(KernelContext& ctx, const TensorRef& a, const char* an,
 
 enum class Divisor { kAny, kNonZeroInt };
 
+// How a binary op treats signed integers: as themselves, or as their
+// unsigned twins when the op's bits do not depend on the sign (wrapping +,
+// -, *, ==), which halves the integer instantiations.
+enum class Ints { kSigned, kAsUnsigned };
+
+// Which input is f's first operand: kSwapped computes f(B, A), so an op
+// that is another with its operands exchanged (Greater is Less of B and A)
+// shares that op's code.
+enum class Operands { kInOrder, kSwapped };
+
 // C = f(A, B) with numpy broadcasting; A and B share a dtype in mask. With
-// Divisor::kNonZeroInt an integer B holding 0 is INVALID_ARGUMENT.
-template <uint32_t kMask, typename Out = SameType, typename F>
+// Divisor::kNonZeroInt an integer B holding 0 is INVALID_ARGUMENT. an and bn
+// name inputs 0 and 1.
+template <uint32_t kMask, typename Out = SameType, Ints kIntMode = Ints::kSigned, typename F>
 Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
-                 const char* an = "A", const char* bn = "B") {
+                 const char* an = "A", const char* bn = "B",
+                 Operands order = Operands::kInOrder) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, an, &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, bn, &b));
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, an, *b, bn));
   Broadcast bc;
   EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a->rank, a->dims, b->rank, b->dims, &bc));
+  if (!InMask(a->dtype, kMask)) return UnsupportedDtype(ctx, an, a->dtype);
+  // Errors above name the inputs in order; from here on f sees B first.
+  if (order == Operands::kSwapped) {
+    const TensorRef* t = a;
+    a = b;
+    b = t;
+    bn = an;
+    EPCTX_RETURN_IF_ERROR(MakeBroadcast(ctx, a->rank, a->dims, b->rank, b->dims, &bc));
+  }
+  constexpr bool kTwin = kIntMode == Ints::kAsUnsigned;
   Status st;
-  const bool ok = Dispatch<kMask>(a->dtype, [&](auto tag) {
+  Dispatch<kTwin ? UnsignedTwins(kMask) : kMask>(
+      kTwin ? UnsignedTwin(a->dtype) : a->dtype, [&](auto tag) {
     using T = decltype(tag);
     using O = OutType<Out, T>;
     if (divisor == Divisor::kNonZeroInt) {
@@ -211,18 +210,18 @@ Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
       if (!st.ok()) return;
     }
     TensorRef* y = nullptr;
-    st = ctx.AllocOutput(0, DtypeOf<O>(), bc.out_rank, bc.out_dims, &y);
+    const int32_t out_dtype = std::is_same<Out, SameType>::value ? a->dtype : DtypeOf<O>();
+    st = ctx.AllocOutput(0, out_dtype, bc.out_rank, bc.out_dims, &y);
     if (!st.ok() || y->elements() == 0) return;
     RunRows(bc, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
             static_cast<O*>(y->data), f);
   });
-  if (!ok) return UnsupportedDtype(ctx, an, a->dtype);
   return st;
 }
 
 // Y = f(...f(f(x0, x1), x2)..., xn) with numpy broadcasting over every input
 // (all of one dtype in mask); with `mean`, Y is then divided by the count.
-template <uint32_t kMask, typename F>
+template <uint32_t kMask, Ints kIntMode = Ints::kSigned, typename F>
 Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
   if (ctx.num_inputs() == 0)
     return ctx.Fail(EPCTX_INVALID_GRAPH, "expected at least one input, found none");
@@ -241,11 +240,14 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
     EPCTX_RETURN_IF_ERROR(BroadcastShape(ctx, rank, dims, in->rank, in->dims, &rank, next));
     for (uint32_t d = 0; d < rank; ++d) dims[d] = next[d];
   }
+  if (!InMask(first->dtype, kMask)) return UnsupportedDtype(ctx, "data_0", first->dtype);
+  constexpr bool kTwin = kIntMode == Ints::kAsUnsigned;
   Status st;
-  const bool ok = Dispatch<kMask>(first->dtype, [&](auto tag) {
+  Dispatch<kTwin ? UnsignedTwins(kMask) : kMask>(
+      kTwin ? UnsignedTwin(first->dtype) : first->dtype, [&](auto tag) {
     using T = decltype(tag);
     TensorRef* y = nullptr;
-    st = ctx.AllocOutput(0, DtypeOf<T>(), rank, dims, &y);
+    st = ctx.AllocOutput(0, first->dtype, rank, dims, &y);
     if (!st.ok() || y->elements() == 0) return;
     T* out = static_cast<T*>(y->data);
     for (uint32_t i = 0; i < ctx.num_inputs(); ++i) {
@@ -267,7 +269,6 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
       }
     }
   });
-  if (!ok) return UnsupportedDtype(ctx, "data_0", first->dtype);
   return st;
 }
 

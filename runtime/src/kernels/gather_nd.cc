@@ -16,29 +16,16 @@ Status GatherElements(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(IndexInput(ctx, 1, "indices", &ind));
   size_t es;
   EPCTX_RETURN_IF_ERROR(ElementSize(ctx, *x, "data", &es));
+  AxisIndexing ai;
+  EPCTX_RETURN_IF_ERROR(CheckAxisIndexing(ctx, *x, *ind, &ai));
   const uint32_t r = x->rank;
-  if (r == 0)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data must have rank >= 1, found a scalar");
-  if (ind->rank != r)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "indices %s must have the rank of data %s",
-                    ShapeOf(*ind).s, ShapeOf(*x).s);
-  int64_t axis;
-  EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), r, "axis", &axis));
-  for (uint32_t d = 0; d < r; ++d)
-    if (d != axis && ind->dims[d] > x->dims[d])
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "indices %s exceeds data %s on axis %u (only axis %lld may differ)",
-                      ShapeOf(*ind).s, ShapeOf(*x).s, d, static_cast<long long>(axis));
-  const int64_t dim = x->dims[axis];
-  EPCTX_RETURN_IF_ERROR(CheckIndices(ctx, *ind, "indices", dim));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, r, ind->dims, &y));
   const uint64_t n = ind->elements();
   if (n == 0) return Status::Ok();
-  int64_t xs[kMaxRank], walk[kMaxRank], idx[kMaxRank] = {};
-  Strides(r, x->dims, xs);
-  for (uint32_t d = 0; d < r; ++d) walk[d] = d == axis ? 0 : xs[d];
-  const int64_t as = xs[axis];
+  int64_t idx[kMaxRank] = {};
+  const int64_t dim = ai.dim, as = ai.axis_stride;
+  const int64_t* walk = ai.walk;
   DispatchSize(es, [&](auto tag) {
     using U = decltype(tag);
     const U* src = static_cast<const U*>(x->data);

@@ -19,7 +19,7 @@ namespace {
 // for NaN or values outside int64.
 bool NumberAsInt(const TensorRef& t, uint64_t i, int64_t* out) {
   bool ok = false;
-  DispatchType(t.dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(t.dtype, [&](auto tag) {
     using T = decltype(tag);
     const auto v = Load(static_cast<const T*>(t.data)[i]);
     if constexpr (kIsFloatLike<T>) {
@@ -108,7 +108,7 @@ Status Range(KernelContext& ctx) {
                                    Bit(EPCTX_DTYPE_INT16) | Bit(EPCTX_DTYPE_INT32) |
                                    Bit(EPCTX_DTYPE_INT64);
   Status st = Status::Ok();
-  const bool ok = DispatchType(start->dtype, kRangeTypes, [&](auto tag) {
+  const bool ok = Dispatch<kRangeTypes>(start->dtype, [&](auto tag) {
     using T = decltype(tag);
     constexpr bool kRangeType = std::is_floating_point<T>::value ||
                                 (std::is_signed<T>::value && sizeof(T) >= 2);
@@ -175,7 +175,7 @@ Status EyeLike(KernelContext& ctx) {
   const int64_t rows = x->dims[0], cols = x->dims[1];
   TensorRef* y = nullptr;
   Status st = Status::Ok();
-  const bool ok = DispatchType(dtype, kAll, [&](auto tag) {
+  const bool ok = Dispatch<kAll>(dtype, [&](auto tag) {
     using T = decltype(tag);
     st = ctx.AllocOutput(0, dtype, 2, x->dims, &y);
     if (!st.ok()) return;
@@ -201,9 +201,9 @@ Status OneHot(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "indices", &ind));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "depth", &depth_t));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 2, "values", &values));
-  if (!DispatchType(ind->dtype, kNumeric, [](auto) {}))
+  if (!Dispatch<kNumeric>(ind->dtype, [](auto) {}))
     return UnsupportedDtype(ctx, "indices", ind->dtype);
-  if (!DispatchType(depth_t->dtype, kNumeric, [](auto) {}))
+  if (!Dispatch<kNumeric>(depth_t->dtype, [](auto) {}))
     return UnsupportedDtype(ctx, "depth", depth_t->dtype);
   size_t es;
   EPCTX_RETURN_IF_ERROR(ElementSize(ctx, *values, "values", &es));

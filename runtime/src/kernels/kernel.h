@@ -133,6 +133,10 @@ class KernelContext {
 // `domain` "" and "ai.onnx" are the same domain.
 KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset);
 
+// True when epctx has a kernel for (domain, op_type, opset) but this build
+// left it out (CMake EPCTX_CPU_OPS): the model needs a build that lists it.
+bool KernelLeftOutOfBuild(StrView domain, StrView op_type, int64_t opset);
+
 }  // namespace epctx
 
 #endif

@@ -19,21 +19,8 @@ namespace {
 constexpr uint32_t kMatMulTypes = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE_INT64) |
                                   Bit(EPCTX_DTYPE_UINT32) | Bit(EPCTX_DTYPE_UINT64);
 
-// DispatchType would instantiate the loops for every dtype; this covers the
-// non-float32 types MatMul and Gemm take (callers checked membership).
-template <typename F>
-void DispatchMatMul(int32_t dtype, F&& f) {
-  switch (dtype) {
-    case EPCTX_DTYPE_DOUBLE: f(double{}); break;
-    case EPCTX_DTYPE_FLOAT16: f(Half{}); break;
-    case EPCTX_DTYPE_BFLOAT16: f(BFloat16{}); break;
-    case EPCTX_DTYPE_INT32: f(int32_t{}); break;
-    case EPCTX_DTYPE_INT64: f(int64_t{}); break;
-    case EPCTX_DTYPE_UINT32: f(uint32_t{}); break;
-    case EPCTX_DTYPE_UINT64: f(uint64_t{}); break;
-    default: break;
-  }
-}
+// The types MatMul and Gemm take besides float32, which has its own path.
+constexpr uint32_t kMatMulOther = kMatMulTypes & ~kFloat32;
 
 Status SameDtype(KernelContext& ctx, const TensorRef& a, const TensorRef& b, const char* bname) {
   if (a.dtype == b.dtype) return Status::Ok();
@@ -124,7 +111,7 @@ Status Gemm(KernelContext& ctx) {
   const TensorRef *a, *b, *c = ctx.input(2);
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+  if (!InMask(a->dtype, kMatMulTypes))
     return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *a, "A", 2));
@@ -175,7 +162,7 @@ Status Gemm(KernelContext& ctx) {
     return GemmFloat32(ctx, *a, *b, c, ta, tb, M, N, K, c_rows, c_cols, alpha, beta,
                        static_cast<float*>(y->data));
   Status st = Status::Ok();
-  DispatchMatMul(a->dtype, [&](auto tag) {
+  Dispatch<kMatMulOther>(a->dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = Compute<T>;
     C* acc = nullptr;
@@ -207,7 +194,7 @@ Status MatMul(KernelContext& ctx) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (a->dtype < 0 || a->dtype > 31 || !(kMatMulTypes & Bit(a->dtype)))
+  if (!InMask(a->dtype, kMatMulTypes))
     return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   MatMulPlan p;
@@ -220,7 +207,7 @@ Status MatMul(KernelContext& ctx) {
 
   if (a->dtype != EPCTX_DTYPE_FLOAT) {
     Status st = Status::Ok();
-    DispatchMatMul(a->dtype, [&](auto tag) {
+    Dispatch<kMatMulOther>(a->dtype, [&](auto tag) {
       using T = decltype(tag);
       using C = Compute<T>;
       C* acc = nullptr;

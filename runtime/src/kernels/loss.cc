@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "kernels/elem.h"
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 
@@ -25,28 +26,6 @@ namespace kern {
 namespace {
 
 enum class Reduction { kNone, kSum, kMean };
-
-inline float Exp(float v) { return expf(v); }
-inline double Exp(double v) { return exp(v); }
-inline float Log(float v) { return logf(v); }
-inline double Log(double v) { return log(v); }
-
-template <typename F>
-void DispatchLossType(int32_t dtype, F&& f) {
-  switch (dtype) {
-    case EPCTX_DTYPE_FLOAT: f(float{}); break;
-    case EPCTX_DTYPE_DOUBLE: f(double{}); break;
-    case EPCTX_DTYPE_FLOAT16: f(Half{}); break;
-    case EPCTX_DTYPE_BFLOAT16: f(BFloat16{}); break;
-    default: break;
-  }
-}
-
-template <typename F>
-void DispatchLabel(int32_t dtype, F&& f) {
-  if (dtype == EPCTX_DTYPE_INT32) f(int32_t{});
-  if (dtype == EPCTX_DTYPE_INT64) f(int64_t{});
-}
 
 struct LossArgs {
   const TensorRef *input, *target, *weight;
@@ -65,7 +44,7 @@ Status ReadLoss(KernelContext& ctx, const char* in_name, const char* target_name
   const TensorRef& x = *a->input;
   const TensorRef& t = *a->target;
   constexpr uint32_t kTypes = kFloats;
-  if (x.dtype < 0 || x.dtype > 31 || !(kTypes & Bit(x.dtype)))
+  if (!InMask(x.dtype, kTypes))
     return UnsupportedDtype(ctx, in_name, x.dtype);
   if (t.dtype != EPCTX_DTYPE_INT32 && t.dtype != EPCTX_DTYPE_INT64)
     return UnsupportedDtype(ctx, target_name, t.dtype);
@@ -119,7 +98,7 @@ Status NllCore(KernelContext& ctx, const LossArgs& a, const P* logp) {
   const int64_t N = a.N, C = a.C, D = a.D;
   double sum = 0.0, wsum = 0.0;
   Status st = Status::Ok();
-  DispatchLabel(a.target->dtype, [&](auto tag) {
+  Dispatch<kIndexInts>(a.target->dtype, [&](auto tag) {
     using L = decltype(tag);
     const L* labels = static_cast<const L*>(a.target->data);
     for (int64_t n = 0; n < N; ++n)
@@ -157,7 +136,7 @@ Status NegativeLogLikelihoodLoss(KernelContext& ctx) {
   LossArgs a;
   EPCTX_RETURN_IF_ERROR(ReadLoss(ctx, "input", "target", "weight", &a));
   Status st = Status::Ok();
-  DispatchLossType(a.input->dtype, [&](auto tag) {
+  Dispatch<kFloats>(a.input->dtype, [&](auto tag) {
     using T = decltype(tag);
     st = NllCore<T>(ctx, a, static_cast<const T*>(a.input->data));
   });
@@ -168,7 +147,7 @@ Status SoftmaxCrossEntropyLoss(KernelContext& ctx) {
   LossArgs a;
   EPCTX_RETURN_IF_ERROR(ReadLoss(ctx, "scores", "labels", "weights", &a));
   Status st = Status::Ok();
-  DispatchLossType(a.input->dtype, [&](auto tag) {
+  Dispatch<kFloats>(a.input->dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = Compute<T>;
     const int64_t N = a.N, Cn = a.C, D = a.D;

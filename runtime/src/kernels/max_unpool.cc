@@ -22,7 +22,7 @@ Status MaxUnpool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "I", &ind));
   const size_t es = dtype_size(x->dtype);
-  if (x->dtype < 0 || x->dtype > 31 || !(kFloats & Bit(x->dtype)))
+  if (!InMask(x->dtype, kFloats))
     return UnsupportedDtype(ctx, "X", x->dtype);
   if (ind->dtype != EPCTX_DTYPE_INT64) return UnsupportedDtype(ctx, "I", ind->dtype);
   if (x->rank < 3 || x->rank > 2 + kMaxSpatial)

@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "kernels/elem.h"
-#include "kernels/float_dispatch.h"
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/reduce_layout.h"
@@ -28,7 +28,7 @@ namespace {
 template <typename A>
 A LoadAs(const TensorRef& t, uint64_t i) {
   A v = 0;
-  DispatchFloat(t.dtype, [&](auto tag) {
+  Dispatch<kFloats>(t.dtype, [&](auto tag) {
     using T = decltype(tag);
     v = static_cast<A>(Load(static_cast<const T*>(t.data)[i]));
   });
@@ -38,7 +38,7 @@ A LoadAs(const TensorRef& t, uint64_t i) {
 // Stores v as element i of a float-like tensor.
 template <typename A>
 void StoreAs(TensorRef* t, uint64_t i, A v) {
-  DispatchFloat(t->dtype, [&](auto tag) {
+  Dispatch<kFloats>(t->dtype, [&](auto tag) {
     using T = decltype(tag);
     static_cast<T*>(t->data)[i] = Store<T>(static_cast<Compute<T>>(v));
   });
@@ -53,7 +53,7 @@ template <typename A>
 Status ChannelParam(KernelContext& ctx, uint32_t i, const char* what, int64_t C, A** out) {
   const TensorRef* t;
   EPCTX_RETURN_IF_ERROR(Input(ctx, i, what, &t));
-  if (!IsFloatType(t->dtype)) return UnsupportedDtype(ctx, what, t->dtype);
+  if (!InMask(t->dtype, kFloats)) return UnsupportedDtype(ctx, what, t->dtype);
   if (t->rank != 1 || t->dims[0] != C)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must have shape [%lld], found %s", what,
                     static_cast<long long>(C), ShapeOf(*t).s);
@@ -65,7 +65,7 @@ Status ChannelParam(KernelContext& ctx, uint32_t i, const char* what, int64_t C,
 // X (float-like, rank >= min_rank) for the N x C x ... normalisations.
 Status ChannelInput(KernelContext& ctx, uint32_t min_rank, const TensorRef** x) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", x));
-  if (!IsFloatType((*x)->dtype)) return UnsupportedDtype(ctx, "X", (*x)->dtype);
+  if (!InMask((*x)->dtype, kFloats)) return UnsupportedDtype(ctx, "X", (*x)->dtype);
   if ((*x)->rank < min_rank)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X must have rank >= %u (N x C x ...), found shape %s",
                     min_rank, ShapeOf(**x).s);
@@ -307,7 +307,7 @@ Status BatchNormalization(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   Status st = Status::Ok();
-  DispatchFloat(x->dtype, [&](auto tag) { st = BatchNormT<decltype(tag)>(ctx, *x, training, y); });
+  Dispatch<kFloats>(x->dtype, [&](auto tag) { st = BatchNormT<decltype(tag)>(ctx, *x, training, y); });
   return st;
 }
 
@@ -316,13 +316,13 @@ Status LayerNormalization(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "Scale", &scale));
   const TensorRef* bias = ctx.input(2);
-  if (!IsFloatType(x->dtype)) return UnsupportedDtype(ctx, "X", x->dtype);
-  if (!IsFloatType(scale->dtype)) return UnsupportedDtype(ctx, "Scale", scale->dtype);
-  if (bias && !IsFloatType(bias->dtype)) return UnsupportedDtype(ctx, "B", bias->dtype);
+  if (!InMask(x->dtype, kFloats)) return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(scale->dtype, kFloats)) return UnsupportedDtype(ctx, "Scale", scale->dtype);
+  if (bias && !InMask(bias->dtype, kFloats)) return UnsupportedDtype(ctx, "B", bias->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", -1), x->rank, "axis", &axis));
   const int64_t stash = ctx.AttrInt("stash_type", EPCTX_DTYPE_FLOAT);
-  if (stash < 0 || stash > 31 || !IsFloatType(static_cast<int32_t>(stash)))
+  if (stash < 0 || stash > 31 || !InMask(static_cast<int32_t>(stash), kFloats))
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "stash_type %lld is not a float type (expected 1, 10, 11 or 16)",
                     static_cast<long long>(stash));
@@ -339,7 +339,7 @@ Status LayerNormalization(KernelContext& ctx) {
     EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(2, static_cast<int32_t>(stash), x->rank, sdims, &inv));
   const float eps = ctx.AttrFloat("epsilon", 1e-5f);
   Status st = Status::Ok();
-  DispatchFloat(x->dtype, [&](auto tag) {
+  Dispatch<kFloats>(x->dtype, [&](auto tag) {
     st = LayerNormT<decltype(tag)>(ctx, *x, axis, eps, *scale, sstr, bias, bstr, y, mean, inv);
   });
   return st;
@@ -351,7 +351,7 @@ Status InstanceNormalization(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   Status st = Status::Ok();
-  DispatchFloat(x->dtype, [&](auto tag) { st = InstanceNormT<decltype(tag)>(ctx, *x, y); });
+  Dispatch<kFloats>(x->dtype, [&](auto tag) { st = InstanceNormT<decltype(tag)>(ctx, *x, y); });
   return st;
 }
 
@@ -366,14 +366,14 @@ Status LRN(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   const float alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);
   const float bias = ctx.AttrFloat("bias", 1.0f);
-  DispatchFloat(x->dtype, [&](auto tag) { LrnT<decltype(tag)>(*x, size, alpha, beta, bias, y); });
+  Dispatch<kFloats>(x->dtype, [&](auto tag) { LrnT<decltype(tag)>(*x, size, alpha, beta, bias, y); });
   return Status::Ok();
 }
 
 Status MeanVarianceNormalization(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
-  if (!IsFloatType(x->dtype)) return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(x->dtype, kFloats)) return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t axes[kMaxRank] = {0, 2, 3};
   uint32_t naxes = 3;
   bool present = false;
@@ -395,7 +395,7 @@ Status MeanVarianceNormalization(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   ReduceLayout l;
   MakeReduceLayout(x->rank, x->dims, reduced, &l);
-  DispatchFloat(x->dtype, [&](auto tag) { MvnT<decltype(tag)>(*x, l, y); });
+  Dispatch<kFloats>(x->dtype, [&](auto tag) { MvnT<decltype(tag)>(*x, l, y); });
   return Status::Ok();
 }
 

@@ -46,7 +46,7 @@ Status ReadConstant(KernelContext& ctx, const TensorRef& x, size_t es, uint64_t*
   *bits = 0;
   if (ctx.opset() < 11) {
     const float v = ctx.AttrFloat("value", 0.0f);
-    const bool ok = DispatchType(x.dtype, kFloats, [&](auto tag) {
+    const bool ok = Dispatch<kFloats>(x.dtype, [&](auto tag) {
       using T = decltype(tag);
       const T t = Store<T>(static_cast<Compute<T>>(v));
       memcpy(bits, &t, sizeof(T));

@@ -34,7 +34,7 @@ struct PoolSetup {
 Status SetupPool(KernelContext& ctx, bool allow_ceil, uint32_t types, PoolSetup* ps) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &ps->x));
   const TensorRef& x = *ps->x;
-  if (x.dtype < 0 || x.dtype > 31 || !(types & Bit(x.dtype)))
+  if (!InMask(x.dtype, types))
     return UnsupportedDtype(ctx, "X", x.dtype);
   if (x.rank < 3 || x.rank > 2 + kMaxSpatial)
     return ctx.Fail(x.rank > 2 + kMaxSpatial ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
@@ -185,7 +185,7 @@ Status MaxPool(KernelContext& ctx) {
     EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, EPCTX_DTYPE_INT64, ps.rank, ps.ydims, &it));
     indices = static_cast<int64_t*>(it->data);
   }
-  DispatchType(ps.x->dtype, kMaxPoolTypes, [&](auto tag) {
+  Dispatch<kMaxPoolTypes>(ps.x->dtype, [&](auto tag) {
     MaxPoolT<decltype(tag)>(ps, indices, storage_order == 1);
   });
   return Status::Ok();
@@ -195,7 +195,7 @@ Status AveragePool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, kPoolFloats, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
-  DispatchType(ps.x->dtype, kPoolFloats,
+  Dispatch<kPoolFloats>(ps.x->dtype,
                [&](auto tag) { AveragePoolT<decltype(tag)>(ps, include_pad); });
   return Status::Ok();
 }
@@ -218,7 +218,7 @@ Status LpPool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadP(ctx, &p));
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, ctx.opset() >= 18, kPoolFloats, &ps));
-  DispatchType(ps.x->dtype, kPoolFloats, [&](auto tag) { LpPoolT<decltype(tag)>(ps, p); });
+  Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) { LpPoolT<decltype(tag)>(ps, p); });
   return Status::Ok();
 }
 
@@ -240,15 +240,15 @@ Status GlobalPool(KernelContext& ctx) {
   ydims[0] = x->dims[0];
   ydims[1] = x->dims[1];
   for (uint32_t i = 2; i < x->rank; ++i) ydims[i] = 1;
-  const uint32_t types = kKind == Global::kMax ? kMaxPoolTypes : kPoolFloats;
-  if (x->dtype < 0 || x->dtype > 31 || !(types & Bit(x->dtype)))
+  constexpr uint32_t types = kKind == Global::kMax ? kMaxPoolTypes : kPoolFloats;
+  if (!InMask(x->dtype, types))
     return UnsupportedDtype(ctx, "X", x->dtype);
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, ydims, &y));
   int64_t spatial = 1;
   Product(x->dims, 2, x->rank, &spatial);
   const int64_t planes = x->dims[0] * x->dims[1];
-  DispatchType(x->dtype, types, [&](auto tag) {
+  Dispatch<types>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = Compute<T>;
     const T* X = static_cast<const T*>(x->data);

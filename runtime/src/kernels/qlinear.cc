@@ -88,7 +88,7 @@ Status ReadMatrixZp(KernelContext& ctx, const TensorRef* zp, const char* zname,
                                     &out->stride));
   const uint64_t n = zp->elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &v));
-  DispatchQ8(zp->dtype, [&](auto tag) {
+  Dispatch<kQuant8>(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     const Z* z = static_cast<const Z*>(zp->data);
     for (uint64_t i = 0; i < n; ++i) v[i] = z[i];
@@ -105,7 +105,7 @@ Status ReadScales(KernelContext& ctx, const TensorRef& s, const char* name, int6
   if (!InMask(s.dtype, allowed)) return UnsupportedDtype(ctx, name, s.dtype);
   const uint64_t n = s.elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n ? n : 1, out));
-  DispatchScale(s.dtype, [&](auto tag) {
+  Dispatch<kScaleTypes>(s.dtype, [&](auto tag) {
     using S = decltype(tag);
     const S* p = static_cast<const S*>(s.data);
     for (uint64_t i = 0; i < n; ++i) (*out)[i] = Load(p[i]);
@@ -161,9 +161,9 @@ Status RunIntMatMul(KernelContext& ctx, const IntMatMulArgs& args, const MatMulP
   uint32_t* acc = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(p.N ? p.N : 1), &acc));
   const int64_t MK = p.M * p.K, KN = p.K * p.N;
-  DispatchQ8(args.a->dtype, [&](auto atag) {
+  Dispatch<kQuant8>(args.a->dtype, [&](auto atag) {
     using TA = decltype(atag);
-    DispatchQ8(args.b->dtype, [&](auto btag) {
+    Dispatch<kQuant8>(args.b->dtype, [&](auto btag) {
       using TB = decltype(btag);
       const TA* A = static_cast<const TA*>(args.a->data);
       const TB* B = static_cast<const TB*>(args.b->data);
@@ -276,9 +276,9 @@ Status RunIntConv(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(OHW ? OHW : 1), &acc));
   const int64_t HW = w.in[kH] * w.in[kW];
   const int64_t KK = cs.cin_g * w.kernel[kH] * w.kernel[kW];
-  DispatchQ8(x.dtype, [&](auto xtag) {
+  Dispatch<kQuant8>(x.dtype, [&](auto xtag) {
     using TX = decltype(xtag);
-    DispatchQ8(wt.dtype, [&](auto wtag) {
+    Dispatch<kQuant8>(wt.dtype, [&](auto wtag) {
       using TW = decltype(wtag);
       const TX* X = static_cast<const TX*>(x.data);
       const TW* Wt = static_cast<const TW*>(wt.data);
@@ -303,7 +303,7 @@ Status ReadConvXZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& x,
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected x's %s", name,
                     dtype_name(zp->dtype), dtype_name(x.dtype));
   EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *zp, name));
-  DispatchQ8(zp->dtype, [&](auto tag) {
+  Dispatch<kQuant8>(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     *out = *static_cast<const Z*>(zp->data);
   });
@@ -328,7 +328,7 @@ Status ReadConvWZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& wt,
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &v));
   v[0] = 0;
   if (zp)
-    DispatchQ8(zp->dtype, [&](auto tag) {
+    Dispatch<kQuant8>(zp->dtype, [&](auto tag) {
       using Z = decltype(tag);
       const Z* z = static_cast<const Z*>(zp->data);
       for (uint64_t i = 0; i < n; ++i) v[i] = z[i];
@@ -346,7 +346,7 @@ Status ReadYZp(KernelContext& ctx, const TensorRef* zp, int32_t* dtype, int32_t*
   EPCTX_RETURN_IF_ERROR(CheckQ8(ctx, *zp, "y_zero_point"));
   EPCTX_RETURN_IF_ERROR(RequireScalar(ctx, *zp, "y_zero_point"));
   *dtype = zp->dtype;
-  DispatchQ8(zp->dtype, [&](auto tag) {
+  Dispatch<kQuant8>(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     *value = *static_cast<const Z*>(zp->data);
   });
@@ -404,7 +404,7 @@ Status QLinearMatMul(KernelContext& ctx) {
   const float ab = a_scale[0], yv = y_scale[0];
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(5), "a_zero_point", "b_zero_point"};
   Status st = Status::Ok();
-  DispatchQ8(ydtype, [&](auto tag) {
+  Dispatch<kQuant8>(ydtype, [&](auto tag) {
     using Q = decltype(tag);
     Q* Y = static_cast<Q*>(y->data);
     st = RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t ib, const uint32_t* r) {
@@ -477,7 +477,7 @@ Status QLinearConv(KernelContext& ctx) {
   const int64_t OHW = cs.w.out[kH] * cs.w.out[kW];
   const int32_t* B = bias ? static_cast<const int32_t*>(bias->data) : nullptr;
   Status st = Status::Ok();
-  DispatchQ8(ydtype, [&](auto tag) {
+  Dispatch<kQuant8>(ydtype, [&](auto tag) {
     using Q = decltype(tag);
     Q* Y = static_cast<Q*>(y->data);
     st = RunIntConv(ctx, cs, *x, xzp, *wt, wzp, [&](int64_t n, int64_t oc, const uint32_t* acc) {

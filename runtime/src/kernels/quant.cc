@@ -30,7 +30,7 @@ constexpr uint32_t kDequantIn = kQuantOut | Bit(EPCTX_DTYPE_INT32);
 // QuantizeLinear's x: a scale type or int32.
 template <typename F>
 void DispatchQuantizeInput(int32_t dtype, F&& f) {
-  DispatchScale(dtype, f);
+  Dispatch<kScaleTypes>(dtype, f);
   if (dtype == EPCTX_DTYPE_INT32) f(int32_t{});
 }
 
@@ -118,7 +118,7 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
   const uint64_t n = scale.elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, scales));
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, zps));
-  DispatchScale(scale.dtype, [&](auto tag) {
+  Dispatch<kScaleTypes>(scale.dtype, [&](auto tag) {
     using S = decltype(tag);
     const S* s = static_cast<const S*>(scale.data);
     for (uint64_t i = 0; i < n; ++i) (*scales)[i] = Load(s[i]);
@@ -128,7 +128,7 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
     return Status::Ok();
   }
   const uint64_t nz = zp->elements();  // 1 or n (checked by ReadLayout)
-  DispatchQuantInt(zp->dtype, [&](auto tag) {
+  Dispatch<kDequantIn>(zp->dtype, [&](auto tag) {
     using Z = decltype(tag);
     const Z* z = static_cast<const Z*>(zp->data);
     for (uint64_t i = 0; i < n; ++i) (*zps)[i] = static_cast<int32_t>(z[nz == 1 ? 0 : i]);
@@ -153,7 +153,7 @@ void QuantizeAll(const QuantLayout& l, const X* x, const float* scales,
 
 Status CheckScaleDtype(KernelContext& ctx, const TensorRef& scale, const char* name) {
   const uint32_t allowed = ctx.opset() >= 19 ? kScaleTypes : kFloat32;
-  if (scale.dtype < 0 || scale.dtype > 31 || !(allowed & Bit(scale.dtype)))
+  if (!InMask(scale.dtype, allowed))
     return UnsupportedDtype(ctx, name, scale.dtype);
   return Status::Ok();
 }
@@ -172,10 +172,10 @@ Status QuantizeLinear(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "output_dtype %lld differs from y_zero_point's dtype %s",
                     static_cast<long long>(out_attr), dtype_name(zp->dtype));
-  if (ydtype < 0 || ydtype > 31 || !(kQuantOut & Bit(ydtype)))
+  if (!InMask(ydtype, kQuantOut))
     return UnsupportedDtype(ctx, zp ? "y_zero_point" : "output_dtype", ydtype);
   constexpr uint32_t kXTypes = kScaleTypes | Bit(EPCTX_DTYPE_INT32);
-  if (x->dtype < 0 || x->dtype > 31 || !(kXTypes & Bit(x->dtype)))
+  if (!InMask(x->dtype, kXTypes))
     return UnsupportedDtype(ctx, "x", x->dtype);
   QuantLayout l;
   EPCTX_RETURN_IF_ERROR(ReadLayout(ctx, *x, *scale, zp, "y_scale", "y_zero_point", &l));
@@ -186,7 +186,7 @@ Status QuantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, x->rank, x->dims, &y));
   DispatchQuantizeInput(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
-    DispatchQuantInt(ydtype, [&](auto qtag) {
+    Dispatch<kDequantIn>(ydtype, [&](auto qtag) {
       using Q = decltype(qtag);
       QuantizeAll(l, static_cast<const X*>(x->data), scales, zps, static_cast<Q*>(y->data));
     });
@@ -199,7 +199,7 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "x_scale", &scale));
   EPCTX_RETURN_IF_ERROR(CheckScaleDtype(ctx, *scale, "x_scale"));
-  if (x->dtype < 0 || x->dtype > 31 || !(kDequantIn & Bit(x->dtype)))
+  if (!InMask(x->dtype, kDequantIn))
     return UnsupportedDtype(ctx, "x", x->dtype);
   if (zp && zp->dtype != x->dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "x_zero_point has dtype %s, expected x's %s",
@@ -211,9 +211,9 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadParams(ctx, *scale, zp, &scales, &zps));
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, scale->dtype, x->rank, x->dims, &y));
-  DispatchQuantInt(x->dtype, [&](auto xtag) {
+  Dispatch<kDequantIn>(x->dtype, [&](auto xtag) {
     using X = decltype(xtag);
-    DispatchScale(scale->dtype, [&](auto ttag) {
+    Dispatch<kScaleTypes>(scale->dtype, [&](auto ttag) {
       using T = decltype(ttag);
       const X* in = static_cast<const X*>(x->data);
       T* out = static_cast<T*>(y->data);

@@ -87,7 +87,7 @@ Status Generate(KernelContext& ctx, int32_t dtype, uint32_t rank, const int64_t*
     return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute low %g must be below high %g",
                     static_cast<double>(a), static_cast<double>(b));
   Status st = Status::Ok();
-  const bool ok = DispatchType(dtype, kRandomTypes, [&](auto tag) {
+  const bool ok = Dispatch<kRandomTypes>(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kIsFloatLike<T>) {
       st = CheckShape(ctx, rank, dims, sizeof(T), "output");
@@ -152,10 +152,10 @@ Status Bernoulli(KernelContext& ctx) {
   Rng rng = MakeRng(ctx, false);
   Status st = Status::Ok();
   bool out_ok = true;
-  const bool ok = DispatchType(x->dtype, kFloats, [&](auto tag) {
+  const bool ok = Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using P = decltype(tag);
     const P* p = static_cast<const P*>(x->data);
-    out_ok = DispatchType(dtype, kAll, [&](auto otag) {
+    out_ok = Dispatch<kAll>(dtype, [&](auto otag) {
       using T = decltype(otag);
       TensorRef* y = nullptr;
       st = ctx.AllocOutput(0, dtype, x->rank, x->dims, &y);
@@ -198,7 +198,7 @@ Status Multinomial(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, dtype, 2, dims, &y));
   Rng rng = MakeRng(ctx, false);
   Status st = Status::Ok();
-  const bool ok = DispatchType(x->dtype, kFloats, [&](auto tag) {
+  const bool ok = Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* in = static_cast<const T*>(x->data);
     for (int64_t b = 0; b < batch && st.ok(); ++b) {
@@ -243,18 +243,18 @@ Status Multinomial(KernelContext& ctx) {
 Status Dropout(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!DispatchType(x->dtype, kFloats, [](auto) {}))
+  if (!Dispatch<kFloats>(x->dtype, [](auto) {}))
     return UnsupportedDtype(ctx, "data", x->dtype);
   bool training = false;
   float ratio = ctx.opset() < 12 ? ctx.AttrFloat("ratio", 0.5f) : 0.5f;
   if (ctx.opset() >= 12) {
     if (const TensorRef* r = ctx.input(1)) {
-      if (!DispatchType(r->dtype, kFloats, [](auto) {}))
+      if (!Dispatch<kFloats>(r->dtype, [](auto) {}))
         return UnsupportedDtype(ctx, "ratio", r->dtype);
       if (r->rank > 1 || r->elements() != 1)
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "ratio must be a scalar, found shape %s",
                         ShapeOf(*r).s);
-      DispatchType(r->dtype, kFloats, [&](auto tag) {
+      Dispatch<kFloats>(r->dtype, [&](auto tag) {
         using T = decltype(tag);
         ratio = static_cast<float>(Load(*static_cast<const T*>(r->data)));
       });
@@ -277,7 +277,7 @@ Status Dropout(KernelContext& ctx) {
   const uint64_t n = x->elements();
   if (!training || ratio == 0.0f) {
     if (mask)
-      DispatchType(mask_dtype, kAll, [&](auto tag) {
+      Dispatch<kAll>(mask_dtype, [&](auto tag) {
         using T = decltype(tag);
         const T one = Store<T>(static_cast<Compute<T>>(1));
         FillBytes(mask->data, n, sizeof(T), &one);
@@ -288,7 +288,7 @@ Status Dropout(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   Rng rng = MakeRng(ctx, true);
   const float scale = 1.0f / (1.0f - ratio);
-  DispatchType(x->dtype, kFloats, [&](auto tag) {
+  Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kIsFloatLike<T>) {
       const T* in = static_cast<const T*>(x->data);

@@ -20,7 +20,7 @@
 #include <type_traits>
 
 #include "kernels/elem.h"
-#include "kernels/float_dispatch.h"
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/reduce_layout.h"
@@ -134,14 +134,18 @@ template <Kind K>
 constexpr uint32_t DtypesOf() {
   constexpr uint32_t common = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE_INT64) |
                               Bit(EPCTX_DTYPE_UINT32) | Bit(EPCTX_DTYPE_UINT64);
-  return K == Kind::kMax || K == Kind::kMin ? kAll : common;
+  // ReduceMax/Min add the 8-bit integers (18) and bool (20), as the spec
+  // does; no 16-bit integers.
+  constexpr uint32_t max_min = common | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) |
+                               Bit(EPCTX_DTYPE_BOOL);
+  return K == Kind::kMax || K == Kind::kMin ? max_min : common;
 }
 
 template <Kind K>
 Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!(DtypesOf<K>() & (x->dtype >= 0 && x->dtype < 32 ? Bit(x->dtype) : 0)))
+  if (!InMask(x->dtype, DtypesOf<K>()))
     return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axes[kMaxRank];
   uint32_t naxes = 0;
@@ -173,10 +177,8 @@ Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, yrank, ydims, &y));
   ReduceLayout l;
   MakeReduceLayout(x->rank, x->dims, reduced, &l);
-  DispatchType(x->dtype, DtypesOf<K>(), [&](auto tag) {
-    using T = decltype(tag);
-    // Instantiate only the types this op takes.
-    if constexpr ((DtypesOf<K>() & Bit(DtypeOf<T>())) != 0) RunReduce<T, K>(*x, l, y);
+  Dispatch<DtypesOf<K>()>(x->dtype, [&](auto tag) {
+    RunReduce<decltype(tag), K>(*x, l, y);
   });
   return Status::Ok();
 }

@@ -161,7 +161,7 @@ Status ReadFloats(KernelContext& ctx, const TensorRef& t, const char* what, uint
   if (t.elements() != n)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has %llu values, expected %u", what,
                     static_cast<unsigned long long>(t.elements()), n);
-  bool ok = DispatchType(t.dtype, kFloats, [&](auto tag) {
+  bool ok = Dispatch<kFloats>(t.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* v = static_cast<const T*>(t.data);
     for (uint32_t i = 0; i < n; ++i) out[i] = static_cast<float>(Load(v[i]));
@@ -484,7 +484,8 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
   for (uint32_t a = 0; a < r; ++a)
     EPCTX_RETURN_IF_ERROR(BuildTaps(ctx, p, x->dims[a], out[a], scales[a], roi[a], roi[r + a],
                                     strides[a], &taps[a]));
-  bool ok = DispatchType(x->dtype, p.mode == Mode::kNearest ? kAll : interp_types, [&](auto tag) {
+  // Types outside interp_types were refused above for the other modes.
+  bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     Interpolate<T>(*x, out, taps, p.extrapolation, static_cast<T*>(y->data));
   });

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/float_math.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -25,13 +26,6 @@
 namespace epctx {
 namespace kern {
 namespace {
-
-inline float Exp(float x) { return expf(x); }
-inline double Exp(double x) { return exp(x); }
-inline float Tanh(float x) { return tanhf(x); }
-inline double Tanh(double x) { return tanh(x); }
-inline float Log(float x) { return logf(x); }
-inline double Log(double x) { return log(x); }
 
 template <typename T>
 T Sigmoid(T x) {

@@ -70,7 +70,7 @@ Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& u
   if (upd.dtype != data.dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "updates is %s, expected %s like data",
                     dtype_name(upd.dtype), dtype_name(data.dtype));
-  if (red != Reduction::kNone && !DispatchType(data.dtype, kNumeric, [](auto) {}))
+  if (red != Reduction::kNone && !Dispatch<kNumeric>(data.dtype, [](auto) {}))
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "reduction on data of dtype %s is not supported",
                     dtype_name(data.dtype));
   TensorRef* y = nullptr;
@@ -88,7 +88,7 @@ Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& u
     });
     return Status::Ok();
   }
-  DispatchType(data.dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(data.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = static_cast<T*>(y->data);
     const T* u = static_cast<const T*>(upd.data);
@@ -106,29 +106,15 @@ Status ScatterElementsImpl(KernelContext& ctx, bool reductions) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 2, "updates", &upd));
   Reduction red = Reduction::kNone;
   if (reductions) EPCTX_RETURN_IF_ERROR(ReadReduction(ctx, &red));
+  AxisIndexing ai;
+  EPCTX_RETURN_IF_ERROR(CheckAxisIndexing(ctx, *x, *ind, &ai));
   const uint32_t r = x->rank;
-  if (r == 0)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data must have rank >= 1, found a scalar");
-  if (ind->rank != r)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "indices %s must have the rank of data %s",
-                    ShapeOf(*ind).s, ShapeOf(*x).s);
   bool same = upd->rank == r;
   for (uint32_t d = 0; same && d < r; ++d) same = upd->dims[d] == ind->dims[d];
   if (!same)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "updates %s must have the shape of indices %s",
                     ShapeOf(*upd).s, ShapeOf(*ind).s);
-  int64_t axis;
-  EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), r, "axis", &axis));
-  for (uint32_t d = 0; d < r; ++d)
-    if (d != axis && ind->dims[d] > x->dims[d])
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "indices %s exceeds data %s on axis %u (only axis %lld may differ)",
-                      ShapeOf(*ind).s, ShapeOf(*x).s, d, static_cast<long long>(axis));
-  const int64_t dim = x->dims[axis];
-  EPCTX_RETURN_IF_ERROR(CheckIndices(ctx, *ind, "indices", dim));
-  int64_t xs[kMaxRank], walk[kMaxRank];
-  Strides(r, x->dims, xs);
-  for (uint32_t d = 0; d < r; ++d) walk[d] = d == axis ? 0 : xs[d];
+  const int64_t dim = ai.dim;
   const uint64_t n = ind->elements();
   return ScatterInto(ctx, *x, *upd, red, [&](auto apply) {
     int64_t idx[kMaxRank] = {};
@@ -136,8 +122,8 @@ Status ScatterElementsImpl(KernelContext& ctx, bool reductions) {
     for (uint64_t i = 0; i < n; ++i) {
       int64_t v = IndexAt(*ind, i);
       if (v < 0) v += dim;
-      apply(off + v * xs[axis], static_cast<int64_t>(i), 1);
-      NextIndex(r, ind->dims, idx, walk, &off);
+      apply(off + v * ai.axis_stride, static_cast<int64_t>(i), 1);
+      NextIndex(r, ind->dims, idx, ai.walk, &off);
     }
   });
 }

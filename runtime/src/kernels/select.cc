@@ -71,7 +71,7 @@ Status NonZero(KernelContext& ctx) {
   uint8_t* nz = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &nz));
   uint64_t count = 0;
-  const bool ok = DispatchType(x->dtype, kAll, [&](auto tag) {
+  const bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* p = static_cast<const T*>(x->data);
     for (uint64_t i = 0; i < n; ++i) {

@@ -66,7 +66,7 @@ Status CosineSum(KernelContext& ctx, float a0, float a1, float a2) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, dtype, 1, &size, &y));
   const int64_t denom = periodic ? size : size - 1;
-  DispatchType(dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = static_cast<T*>(y->data);
     for (int64_t i = 0; i < size; ++i) {
@@ -144,7 +144,7 @@ Status MelWeightMatrix(KernelContext& ctx) {
     points[i] = p < 0 ? 0 : (p >= spec_bins ? spec_bins - 1 : p);  // rounding guard
   }
   memset(y->data, 0, y->elements() * dtype_size(dtype));
-  DispatchType(dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = static_cast<T*>(y->data);
     for (int64_t i = 0; i < bins; ++i) {

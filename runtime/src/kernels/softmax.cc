@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "kernels/elem.h"
-#include "kernels/float_dispatch.h"
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 
@@ -73,7 +73,7 @@ template <Kind K>
 Status SoftmaxOp(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "input", &x));
-  if (!IsFloatType(x->dtype)) return UnsupportedDtype(ctx, "input", x->dtype);
+  if (!InMask(x->dtype, kFloats)) return UnsupportedDtype(ctx, "input", x->dtype);
   const bool per_axis = ctx.opset() >= 13;
   const int64_t rank = x->rank;
   int64_t axis = 0;
@@ -94,7 +94,7 @@ Status SoftmaxOp(KernelContext& ctx) {
     Product(x->dims, 0, a, &outer);
     Product(x->dims, a, x->rank, &len);
   }
-  DispatchFloat(x->dtype, [&](auto tag) {
+  Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     Run<T, K>(static_cast<const T*>(x->data), static_cast<T*>(y->data), outer, len, stride);
   });

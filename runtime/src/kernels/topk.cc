@@ -86,7 +86,7 @@ void TopKSlices(const TensorRef& x, uint32_t axis, int64_t k, int64_t* heap, Ten
 Status TopK(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
-  if (x->dtype < 0 || x->dtype > 31 || !(kNumeric & Bit(x->dtype)))
+  if (!InMask(x->dtype, kNumeric))
     return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", -1), x->rank, "axis", &axis));
@@ -120,7 +120,7 @@ Status TopK(KernelContext& ctx) {
   if (values->elements() == 0) return Status::Ok();
   int64_t* heap = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(k), &heap));
-  DispatchType(x->dtype, kNumeric, [&](auto tag) {
+  Dispatch<kNumeric>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     if (largest) TopKSlices<T, true>(*x, static_cast<uint32_t>(axis), k, heap, values, indices);
     else TopKSlices<T, false>(*x, static_cast<uint32_t>(axis), k, heap, values, indices);

@@ -11,15 +11,13 @@
 // power T by squaring (no pow from libm).
 #include <cmath>
 
+#include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 
 namespace epctx {
 namespace kern {
 namespace {
-
-inline float Sqrt(float v) { return sqrtf(v); }
-inline double Sqrt(double v) { return sqrt(v); }
 
 double IntPow(double base, int64_t e) {
   double r = 1.0;

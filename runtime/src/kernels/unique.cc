@@ -71,7 +71,7 @@ Status Unique(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &remap));
   for (int64_t i = 0; i < items; ++i) order[i] = i;
   int64_t groups = 0;
-  const bool ok = DispatchType(x->dtype, kAll, [&](auto tag) {
+  const bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
     const Items<T> it{static_cast<const T*>(x->data), items, inner, outer};
     MergeSort(order, tmp, items, it);

@@ -42,7 +42,7 @@ Status Where(KernelContext& ctx) {
   AlignedStrides(*c, rank, sc);
   AlignedStrides(*x, rank, sx);
   AlignedStrides(*y, rank, sy);
-  if (x->dtype < 0 || x->dtype > 31 || !(kAll & Bit(x->dtype)))
+  if (!InMask(x->dtype, kAll))
     return UnsupportedDtype(ctx, "X", x->dtype);
   TensorRef* out = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, rank, dims, &out));
@@ -70,12 +70,7 @@ Status Where(KernelContext& ctx) {
       NextIndex(OuterRank(rank), dims, idx_y, sy, &oy);
     }
   };
-  switch (dtype_size(x->dtype)) {
-    case 1: select(uint8_t{}); break;
-    case 2: select(uint16_t{}); break;
-    case 4: select(uint32_t{}); break;
-    default: select(uint64_t{}); break;
-  }
+  DispatchSize(dtype_size(x->dtype), select);
   return Status::Ok();
 }
 

@@ -210,6 +210,14 @@ Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
     }
     s.opset = model_.opset(node.domain);
     s.kernel = FindKernel(node.domain, node.op_type, s.opset);
+    if (!s.kernel && KernelLeftOutOfBuild(node.domain, node.op_type, s.opset))
+      return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
+                           "%s: node '%.*s': op %.*s%s%.*s (opset %lld) has a CPU kernel that this "
+                           "runtime was built without (EPCTX_CPU_OPS); list the op and rebuild "
+                           "(epctx-compile --emit-op-list writes the list a model needs)",
+                           p->label, node.name.len(), node.name.data, node.domain.len(),
+                           node.domain.data, node.domain.empty() ? "" : ".", node.op_type.len(),
+                           node.op_type.data, (long long)s.opset);
     if (!s.kernel)
       return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
                            "%s: node '%.*s': op %.*s%s%.*s (opset %lld) is not an EPContext node and "

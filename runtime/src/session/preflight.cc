@@ -82,10 +82,13 @@ Status Preflight(const Env& env, Bytes model_bytes, const char* label, const cha
           !FindKernel(node.domain, node.op_type, model.opset(node.domain))) {
         char msg[Status::kMaxMessage];
         format(msg, sizeof msg,
-               "node '%.*s': op %.*s%s%.*s is not an EPContext node and has no CPU kernel; the "
-               "model requires compilation",
+               "node '%.*s': op %.*s%s%.*s is not an EPContext node and has no CPU kernel%s; "
+               "the model requires compilation",
                node.name.len(), node.name.data, node.domain.len(), node.domain.data,
-               node.domain.empty() ? "" : ".", node.op_type.len(), node.op_type.data);
+               node.domain.empty() ? "" : ".", node.op_type.len(), node.op_type.data,
+               KernelLeftOutOfBuild(node.domain, node.op_type, model.opset(node.domain))
+                   ? " in this build (left out by EPCTX_CPU_OPS)"
+                   : "");
         out->overall = kCompatUnsupported;
         out->cause = EPCTX_MODEL_REQUIRES_COMPILATION;
         out->reason = dup_msg(arena, msg);
