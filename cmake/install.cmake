@@ -77,7 +77,7 @@ endforeach()
 # What a static link needs besides the archive (the shared library carries
 # these itself). The names are plain library names: the application's
 # toolchain finds them for its own target.
-set(EPCTX_STATIC_DEPS m pthread)
+set(EPCTX_STATIC_DEPS ${EPCTX_SYSTEM_LIBS})
 set(EPCTX_FREESTANDING_DEPS m)
 if(EPCTX_TRUST)
   list(PREPEND EPCTX_STATIC_DEPS mbedcrypto)
