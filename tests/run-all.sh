@@ -5,7 +5,10 @@
 #   3. host-tsan preset: the threading test under ThreadSanitizer (uses the
 #      host build's epctx-compile)
 #   4. host-asan preset: every host test again under AddressSanitizer + UBSan
-#   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
+#   5. aarch64-linux, armhf-linux, riscv64-linux presets: cross builds, ctest
+#      under qemu-aarch64 / qemu-arm / qemu-riscv64
+#   6. size-<target> presets: the runtime's size per part and target
+#      (tests/size), failing when a part grows past tests/size/budget.txt
 # Ends with "N passed, N failed" (tests over all presets; a configure or
 # build step that fails counts as one failure) and exits non-zero if anything
 # failed.
@@ -61,15 +64,28 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
   fi
 }
 
-for preset in host host-tsan host-asan aarch64-linux; do
+for preset in host host-tsan host-asan aarch64-linux armhf-linux riscv64-linux; do
   extra=()
-  # The aarch64 runtime also runs the generated models, compiled by the host
+  t0=$(date +%s)
+  # The cross runtimes also run the generated models, compiled by the host
   # build's epctx-compile (an x86_64 child of the emulated test).
-  [ "$preset" = aarch64-linux ] && extra=(-DEPCTX_HOST_COMPILE="$PWD/build/host/host_tools/epctx-compile")
+  [[ "$preset" = *-linux ]] && extra=(-DEPCTX_HOST_COMPILE="$PWD/build/host/host_tools/epctx-compile")
   step "$preset configure" cmake --preset "$preset" "${extra[@]}" &&
     step "$preset build" cmake --build --preset "$preset" -j"$jobs" &&
     run_ctest "$preset"
+  echo "== $preset: $(($(date +%s) - t0)) s"
 done
+
+# Size per target: each build ends by printing its report (and fails over budget).
+t0=$(date +%s)
+rm -f build/size-*/tests/size/size_report.txt
+for target in x86_64 aarch64 armhf riscv64; do
+  step "size-$target configure" cmake --preset "size-$target" >/dev/null &&
+    step "size-$target build" cmake --build --preset "size-$target" -j"$jobs" >"$logdir/size-$target.log" 2>&1 ||
+    cat "$logdir/size-$target.log" 2>/dev/null
+done
+cat build/size-*/tests/size/size_report.txt 2>/dev/null
+echo "== size reports: $(($(date +%s) - t0)) s"
 
 elapsed=$(($(date +%s) - start))
 echo
