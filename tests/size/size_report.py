@@ -14,6 +14,9 @@ Writes a table and, with --budget, fails (exit 1) when a part of this
 target grows past its line in the budget file ("target part max_bytes").
 
 usage: size_report.py --target NAME --map FILE [--budget FILE] [--out FILE]
+                      [--print-budget]
+--print-budget prints budget lines for this target: the measured sizes plus
+3 %, rounded up to KiB (how the lines in budget.txt were made).
 """
 import argparse
 import re
@@ -93,8 +96,13 @@ def main():
     ap.add_argument("--map", required=True)
     ap.add_argument("--budget")
     ap.add_argument("--out")
+    ap.add_argument("--print-budget", action="store_true")
     args = ap.parse_args()
     flash, ram = measure(args.map)
+    if args.print_budget:
+        for p in PARTS:
+            print(f"{args.target} {p} {-(-flash[p] * 103 // 100 // 1024) * 1024}")
+        return 0
     if flash["core"] == 0:
         sys.exit(f"size_report: {args.map}: no runtime objects found (not a GNU ld map of size_app?)")
     budget = read_budget(args.budget, args.target) if args.budget else {}
