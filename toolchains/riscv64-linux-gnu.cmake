@@ -20,7 +20,8 @@ set(CMAKE_FIND_ROOT_PATH /usr/riscv64-linux-gnu ${EPCTX_RISCV64_PREFIX})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# BOTH: also an application's own CMAKE_PREFIX_PATH (an installed epctx SDK).
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 # The header-only flatbuffers package (toolchains/flatbuffers-headers/).
 set(EPCTX_FLATBUFFERS_INCLUDE ${EPCTX_RISCV64_PREFIX}/include)
 set(FlatBuffers_DIR ${CMAKE_CURRENT_LIST_DIR}/flatbuffers-headers)
