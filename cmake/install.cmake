@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The installable SDK: `cmake --install <build> --prefix <dir>` writes
 #   include/epctx/...                  the public headers (one include root)
 #   lib/libepctx.so.0 (+ .so, .so.X.Y.Z) shared runtime, POSIX PAL, built-in drivers

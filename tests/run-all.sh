@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test run, as on a fresh Debian 12 / Ubuntu machine:
 #   1. installs the packages (tests/setup-deps.sh --cross; skipped when present)
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian/Ubuntu packages epctx needs, and nothing when they are
 # all there already (the common case on a dev machine: no apt, no sudo).
 # usage: bash tests/setup-deps.sh [--cross]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # riscv64 libraries for the riscv64-linux preset. Debian 12 has no riscv64
 # architecture to install them from, so this builds cmocka and mbedtls's
 # libmbedcrypto from Debian's own source packages (apt-get source, the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Android, on top of the NDK's own toolchain file. ANDROID_NDK comes from the
 # environment (or -DANDROID_NDK=...); ANDROID_ABI (arm64-v8a, x86_64) and
 # ANDROID_PLATFORM (android-26 or newer) from the preset.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compile for 32-bit Arm Linux (armv7-a, hard float: Debian's armhf) with
 # Debian's g++-arm-linux-gnueabihf. Binaries run on x86_64 through qemu-arm
 # (CTest uses it as emulator); the armhf libraries come from dpkg's armhf

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compile for 64-bit RISC-V Linux (rv64gc) with Debian's
 # g++-riscv64-linux-gnu. Binaries run on x86_64 through qemu-riscv64 (CTest
 # uses it as emulator). Debian 12 has no riscv64 architecture to install

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wire reader and the parsers on hand-made protobuf bytes: encoding
 // edge cases, alignment of raw data, and each kind of malformed input.
 #include "onnx/wire.h"

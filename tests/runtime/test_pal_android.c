@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The POSIX PAL's Android code, checked on the host (no NDK here): pal_log.cc
  * is compiled with __ANDROID__ defined against android_stub/android/log.h,
  * and this file stands in for liblog's __android_log_print. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The smallest application that keeps every part of the runtime alive: it
  * registers the built-in drivers (vnpu), trusts a key (trust), creates a
  * session from a path given at run time (core: ONNX reader, container,

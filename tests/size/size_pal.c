@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A PAL that does nothing, so the size report counts the runtime and not an
  * OS layer (boards bring their own PAL; the POSIX one is not measured). */
 #include <epctx/pal.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Size of the runtime per part, from the GNU ld map of tests/size/size_app.
 
 Counts the bytes each input object contributes to the file-backed sections

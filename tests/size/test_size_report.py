@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """size_report.py on a hand-written GNU ld map: sums per part, keeps .bss
 apart, ignores discarded sections and other objects, fails over budget."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generates the package with external data the trust tests sign.
 
 ext/model.onnx: y = Relu(x + b), b a [4, 1024] float initializer stored in

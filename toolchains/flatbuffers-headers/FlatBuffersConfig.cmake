@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # flatbuffers as a header-only package for targets without a flatbuffers
 # library of their own (riscv64 on Debian 12, Android): the runtime never
 # links libflatbuffers. The toolchain file sets EPCTX_FLATBUFFERS_INCLUDE to

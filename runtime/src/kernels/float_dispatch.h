@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // DispatchFloat: DispatchType over float, double, float16 and bfloat16 that
 // instantiates f for those four types only, so float-only kernel templates
 // (libm calls, Store<T> of a computed value) never see integer or bool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The blocked SGEMM described in gemm.h.
 #include "kernels/gemm.h"
 

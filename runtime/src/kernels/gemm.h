@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Single-precision matrix multiply shared by Conv, ConvTranspose, Gemm and
 // MatMul.
 //

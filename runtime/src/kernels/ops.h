@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Every CPU kernel, declared for the registry. Each is a KernelFn; the file
 // that defines it is named for its family (conv.cc, pool.cc, ...).
 #ifndef EPCTX_KERNELS_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the quantization kernels (quant.cc, qlinear.cc): the
 // dtype sets, dispatchers that instantiate only the types a role takes
 // (DispatchType would instantiate every dtype), and ORT's saturating round.

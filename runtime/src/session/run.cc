@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Session::Run: executes the ordered steps with per-run state only.
 //
 // Every intermediate tensor is one allocation from the env allocator with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An application built against an installed epctx SDK, as a user writes one:
  * only <epctx/epctx.h> and the installed library. Loads a compiled model,
  * feeds its first input from a float32 .npy file, runs it and compares its

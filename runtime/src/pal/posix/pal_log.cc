@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx_pal_log for the POSIX PAL. Android apps never show stderr, so there
 // the messages go to the system log (logcat, tag "epctx") at the matching
 // priority; elsewhere to stderr as "epctx <level>: <message>".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The POSIX PAL (Linux, Android): files through open/mmap, memory through
 // posix_memalign, time through CLOCK_MONOTONIC, mutexes through pthreads.
 // Logging is in pal_log.cc (stderr, or Android's log).

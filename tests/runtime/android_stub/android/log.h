@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stand-in for the NDK's <android/log.h> (same names and priority values),
  * so the Android code of the PAL compiles and runs on the host:
  * test_pal_android.c defines __android_log_print and records its calls. */
