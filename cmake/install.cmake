@@ -25,10 +25,12 @@ set_target_properties(epctx_shared PROPERTIES VERSION ${PROJECT_VERSION}
 # flatbuffers' templates (weak, emitted in COMDAT groups). ld -r merges the
 # objects into one and --force-group-allocation dissolves the COMDAT groups:
 # otherwise the application's group of the same signature would replace ours
-# while our (now local) references still point into it. The device code is
-# compiled with -fvisibility=hidden and the API headers push default
-# visibility, so "hidden" is exactly "not API"; undefined references (PAL,
-# libm, mbedtls) stay as they are.
+# while our (now local) references still point into it. Then every defined
+# symbol but the C API (epctx_*, default visibility) is made local: the hidden
+# ones (everything compiled with -fvisibility=hidden, the POSIX PAL included)
+# and the out-of-line members of the API's own structs that unoptimised builds
+# emit under the headers' default visibility. Undefined references (PAL, libm,
+# mbedtls) stay as they are.
 option(EPCTX_HIDE_STATIC_SYMBOLS "Installed static libraries export only epctx_* symbols" ON)
 function(epctx_hidden_archive target name)
   set(_dir ${PROJECT_BINARY_DIR}/sdk)
@@ -41,12 +43,12 @@ function(epctx_hidden_archive target name)
   add_custom_command(OUTPUT ${_archive}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${_dir}
     COMMAND ${CMAKE_LINKER} -r --force-group-allocation -o ${_merged} ${_objects}
-    COMMAND ${CMAKE_OBJCOPY} --localize-hidden ${_merged}
+    COMMAND ${CMAKE_OBJCOPY} --localize-hidden --wildcard "--keep-global-symbol=epctx_*" ${_merged}
     COMMAND ${CMAKE_COMMAND} -E rm -f ${_archive}
     COMMAND ${CMAKE_AR} qc ${_archive} ${_merged}
     COMMAND ${CMAKE_RANLIB} ${_archive}
     DEPENDS ${ARGN} ${_objects}
-    COMMAND_EXPAND_LISTS
+    COMMAND_EXPAND_LISTS VERBATIM
     COMMENT "Archiving ${name} with third-party symbols hidden")
   add_custom_target(${target} ALL DEPENDS ${_archive})
   set_target_properties(${target} PROPERTIES EPCTX_ARCHIVE ${_archive})
