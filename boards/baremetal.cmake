@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Included by the top-level CMakeLists when EPCTX_BOARD names a bare-metal
 # board (boards/<name>, selected by its preset). Such a target has no /usr of
 # its own, so the runtime's two dependencies come from the host instead:

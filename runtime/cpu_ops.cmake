@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Selective builds of the CPU kernel set.
 #
 # EPCTX_CPU_OPS names a text file listing the ops to keep, one a line: "Op"

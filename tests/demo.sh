@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A two-minute tour: build the host tools, compile a small CNN into an
 # EPContext model for the vnpu reference NPU, then load and run it on device
 # side with epctx-run. Shows that the slow step (compile) happens once on the

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test run, as on a fresh Debian 12 / Ubuntu machine:
 #   1. installs the packages (tests/setup-deps.sh --cross; skipped when present)
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)
 #   3. host-tsan preset: the threading test under ThreadSanitizer (uses the
 #      host build's epctx-compile)
 #   4. host-asan preset: every host test again under AddressSanitizer + UBSan
-#   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
+#   5. aarch64-linux, armhf-linux, riscv64-linux presets: cross builds, ctest
+#      under qemu-aarch64 / qemu-arm / qemu-riscv64
 #   6. mps3-an547 preset: bare-metal Cortex-M55 images (a signed package
 #      compiled by the host build's tools) under qemu-system-arm
+#   7. size-<target> presets: the runtime's size per part and target
+#      (tests/size), failing when a part grows past tests/size/budget.txt
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
 # failed" (tests over all presets; a configure or build step that fails counts
@@ -78,17 +82,30 @@ node_suite_line() {  # node_suite_line <preset>: collects the node suite's total
   node_suite_lines+=("node suite: ${joined%, } ($preset)")
 }
 
-for preset in host host-tsan host-asan aarch64-linux mps3-an547; do
+for preset in host host-tsan host-asan aarch64-linux armhf-linux riscv64-linux mps3-an547; do
   rm -f build/"$preset"/tests/conformance/work/*/summary.txt
   extra=()
-  # The aarch64 runtime also runs the generated models, compiled by the host
+  t0=$(date +%s)
+  # The cross runtimes also run the generated models, compiled by the host
   # build's epctx-compile (an x86_64 child of the emulated test).
-  [ "$preset" = aarch64-linux ] && extra=(-DEPCTX_HOST_COMPILE="$PWD/build/host/host_tools/epctx-compile")
+  [[ "$preset" = *-linux ]] && extra=(-DEPCTX_HOST_COMPILE="$PWD/build/host/host_tools/epctx-compile")
   step "$preset configure" cmake --preset "$preset" "${extra[@]}" &&
     step "$preset build" cmake --build --preset "$preset" -j"$jobs" &&
     run_ctest "$preset"
   node_suite_line "$preset"
+  echo "== $preset: $(($(date +%s) - t0)) s"
 done
+
+# Size per target: each build ends by printing its report (and fails over budget).
+t0=$(date +%s)
+rm -f build/size-*/tests/size/size_report.txt
+for target in x86_64 aarch64 armhf riscv64; do
+  step "size-$target configure" cmake --preset "size-$target" >/dev/null &&
+    step "size-$target build" cmake --build --preset "size-$target" -j"$jobs" >"$logdir/size-$target.log" 2>&1 ||
+    cat "$logdir/size-$target.log" 2>/dev/null
+done
+cat build/size-*/tests/size/size_report.txt 2>/dev/null
+echo "== size reports: $(($(date +%s) - t0)) s"
 
 elapsed=$(($(date +%s) - start))
 echo

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian/Ubuntu packages epctx needs, and nothing when they are
 # all there already (the common case on a dev machine: no apt, no sudo).
 # usage: bash tests/setup-deps.sh [--cross]
-#   --cross  also the aarch64 cross toolchain, qemu-user and the arm64
-#            libraries (dpkg --add-architecture arm64), and for the bare-metal
-#            board (boards/mps3-an547) gcc-arm-none-eabi, picolibc,
-#            qemu-system-arm and mbedtls's source (see mbedtls_source)
+#   --cross  also the aarch64, armhf and riscv64 cross toolchains, qemu-user,
+#            the arm64 and armhf libraries (dpkg --add-architecture), the
+#            riscv64 ones built from Debian's sources (tests/setup-riscv64.sh),
+#            and for the bare-metal board (boards/mps3-an547) gcc-arm-none-eabi,
+#            picolibc, qemu-system-arm and mbedtls's source (see mbedtls_source)
 # Run (with bash) by run-all.sh and demo.sh; exits non-zero when apt fails.
 set -euo pipefail
 
@@ -19,13 +21,19 @@ host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
 # conflicts with Debian's npm): only ask apt when the commands are missing.
 command -v node >/dev/null || host_pkgs+=(nodejs)
 command -v npm >/dev/null || host_pkgs+=(npm)
-cross_pkgs=(qemu-user g++-aarch64-linux-gnu)
+cross_pkgs=(qemu-user g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
+  dpkg-dev)
 arm64_pkgs=(libcmocka-dev:arm64 libflatbuffers-dev:arm64 libmbedtls-dev:arm64)
 baremetal_pkgs=(gcc-arm-none-eabi libstdc++-arm-none-eabi-picolibc picolibc-arm-none-eabi
   qemu-system-arm)
 
+armhf_pkgs=(libcmocka-dev:armhf libflatbuffers-dev:armhf libmbedtls-dev:armhf)
+
 wanted=("${host_pkgs[@]}")
-[ $cross -eq 1 ] && wanted+=("${cross_pkgs[@]}" "${arm64_pkgs[@]}" "${baremetal_pkgs[@]}")
+[ $cross -eq 1 ] && wanted+=("${cross_pkgs[@]}" "${arm64_pkgs[@]}" "${armhf_pkgs[@]}"
+                             "${baremetal_pkgs[@]}")
+# riscv64-linux: Debian 12 has no riscv64 architecture; built from source.
+riscv64() { [ $cross -eq 0 ] || bash "$(dirname "${BASH_SOURCE[0]}")/setup-riscv64.sh"; }
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=()
@@ -79,8 +87,9 @@ for p in "${wanted[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-deps: all ${#wanted[@]} packages already installed"
-  [ $cross -eq 0 ] || mbedtls_source
-  exit
+  [ $cross -eq 0 ] || mbedtls_source || exit 1
+  riscv64
+  exit 0
 fi
 echo "setup-deps: installing ${missing[*]}"
 
@@ -89,7 +98,12 @@ if [ "${SUDO[*]}" = false ]; then
   exit 1
 fi
 
-if [ $cross -eq 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+foreign_missing() {
+  local a
+  for a in arm64 armhf; do dpkg --print-foreign-architectures | grep -qx $a || return 0; done
+  return 1
+}
+if [ $cross -eq 1 ] && foreign_missing; then
   . /etc/os-release
   if [ "${ID:-}" = "ubuntu" ]; then
     # Ubuntu serves arm64 from ports.ubuntu.com, not from the amd64 mirrors:
@@ -102,13 +116,15 @@ if [ $cross -eq 1 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; th
         "${SUDO[@]}" sed -i -E 's/^(Types:.*)$/\1\nArchitectures: amd64/' "$f"
     done
     codename=${UBUNTU_CODENAME:-$VERSION_CODENAME}
-    printf 'deb [arch=arm64] http://ports.ubuntu.com/ubuntu-ports %s main universe\ndeb [arch=arm64] http://ports.ubuntu.com/ubuntu-ports %s-updates main universe\n' \
+    printf 'deb [arch=arm64,armhf] http://ports.ubuntu.com/ubuntu-ports %s main universe\ndeb [arch=arm64,armhf] http://ports.ubuntu.com/ubuntu-ports %s-updates main universe\n' \
       "$codename" "$codename" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-arm64-ports.list >/dev/null
   fi
   "${SUDO[@]}" dpkg --add-architecture arm64
+  "${SUDO[@]}" dpkg --add-architecture armhf
 fi
 
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -q
 "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 [ $cross -eq 0 ] || mbedtls_source
+riscv64

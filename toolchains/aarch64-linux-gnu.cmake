@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compile for aarch64 Linux with Debian's g++-aarch64-linux-gnu.
 # Binaries run on x86_64 through qemu-aarch64 (CTest uses it as emulator).
 set(CMAKE_SYSTEM_NAME Linux)

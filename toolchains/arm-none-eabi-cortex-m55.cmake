@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Bare-metal Cortex-M55 (FPU + MVE) with Debian's gcc-arm-none-eabi and
 # picolibc (picolibc-arm-none-eabi, libstdc++-arm-none-eabi-picolibc for the
 # freestanding C++ headers). Used by the mps3-an547 preset; the board's own

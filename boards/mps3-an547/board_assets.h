@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the image embeds (written by embed.py at build time into
  * board_assets.c/.S): the signed package as named memory regions in the QSPI
  * flash, the trusted public key, the reference tensors. All read-only. */

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes what the AN547 image embeds: every file of a compiled, signed
 package (as named memory regions the bare-metal PAL serves), the trusted
 public key and the reference inputs and outputs of a generated test case.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AN547 image: runs the embedded signed package once and checks it.
 //
 // Boot -> bare-metal PAL over the embedded files and a static arena -> env

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mbedtls 2.28 config of the bare-metal image: what the runtime's trust code
  * needs (runtime/src/trust/crypto.cc) and nothing else: SHA-256, ECDSA P-256
  * verification, public keys in DER or PEM. No entropy, no file or network

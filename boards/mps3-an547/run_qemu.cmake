@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs one AN547 image under QEMU (cmake -DQEMU=... -DIMAGE=... -P): the
 # test passes when the image exits 0 and printed its PASS line. Output goes
 # through semihosting to QEMU's stdout/stderr; no serial port, no monitor.

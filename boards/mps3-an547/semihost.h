@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Arm semihosting (the debugger's or QEMU's console and exit), the board's
 // only I/O. Direct calls: newlib's rdimon layer is not used (under QEMU its
 // heap setup breaks printf).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Splits a linked image's bytes by part, from its GNU ld map file.
 
 usage: size_report.py IMAGE.map SOURCE_DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reset and fault handling of the AN547 image: the vector table, the C
  * runtime setup (data copy, bss zero, constructors, FPU), then main(); its
  * return value becomes QEMU's exit status through semihosting. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx-sign: keys, signing and verifying epctx packages.
 #include <stdexcept>
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ListPackageFiles: which files a _ctx.onnx package consists of.
 #include <set>
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SignPackage and GenerateKeyPair: writing manifests with mbedtls.
 #include <sys/stat.h>
 

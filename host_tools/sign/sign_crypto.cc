@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private-key operations for epctx-sign (mbedtls); see sign_internal.h.
 #include <cstdio>
 

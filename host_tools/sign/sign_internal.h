@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // mbedtls helpers for signing (private keys, key generation): RAII wrappers
 // and one-line operations that throw ToolError. Hashing, public keys and
 // signature checks are the runtime's own (trust/crypto.h), so host and device

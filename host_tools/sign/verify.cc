@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // VerifyPackage: the whole package, every chunk. The manifest is parsed by
 // the runtime's own parser (trust/manifest.h) and the key and signature are
 // checked by its crypto (trust/crypto.h), so the host accepts exactly what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry of backends compiled into this build.
 #include "epctx_host/backend.h"
 

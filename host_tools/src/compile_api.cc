@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compile library's entry points: Compiler (one model, or one model of a
 // weight-sharing group), CompileModel, CompileModelGroup, FormatResult.
 #include "epctx_host/compile_api.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-model pipeline of the compile library, one call per stage file:
 // load (model_io), specialise, partition, compile (the backend), pack
 // (container_writer), write (ctx_model).

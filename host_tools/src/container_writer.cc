@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Packs compiled graphs and weights into the context-binary container.
 #include "epctx_host/container_writer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing the _ctx.onnx model: EPContext nodes replace the partitions.
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/raw_align.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ExternalizeInitializers: typed data -> little-endian raw bytes -> one file.
 #include "external_initializers.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Internal to the compile library: moving the CPU-fallback initializers of a
 // generated model into one external data file
 // (ep.context_model_external_initializers_file_name, ORT threshold 0).

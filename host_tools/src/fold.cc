@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Constant folding through the epctx runtime's public C API.
 #include "epctx_host/fold.h"
 

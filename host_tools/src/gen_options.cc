@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Session config entries and output naming for the compile library.
 #include "gen_options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Internal to the compile library: session config entries -> GenOptions,
 // and the output naming rules of research/ort_epcontext.md §3.2/§3.4.
 #ifndef EPCTX_HOST_SRC_GEN_OPTIONS_H

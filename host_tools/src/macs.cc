@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multiply-accumulate counts (see macs.h).
 #include "epctx_host/macs.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx-compile: ONNX model(s) -> EPContext model(s) + context binary. A thin
 // command line over the compile library (epctx_host/compile_api.h); its
 // -e / -i / -C options and the comma-separated model list follow ORT's

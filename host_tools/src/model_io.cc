@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading models (with external data) and writing files atomically.
 #include "epctx_host/model_io.h"
 

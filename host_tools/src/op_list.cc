@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --emit-op-list: the CPU ops compiled models leave to the runtime, checked
 // against the runtime's kernel list (the same ops.inc its registry expands).
 #include "epctx_host/op_list.h"

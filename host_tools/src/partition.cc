@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Partitioning: which nodes run on the backend, grouped into partitions.
 //
 // Algorithm

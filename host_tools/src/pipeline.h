@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Internal to the compile library: the per-model pipeline (load, specialise,
 // partition, compile, write) and the context binary it feeds. A
 // SharedBinary belongs to one model, or to a weight-sharing group for as

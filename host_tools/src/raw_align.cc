@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // See epctx_host/raw_align.h.
 #include "epctx_host/raw_align.h"
 

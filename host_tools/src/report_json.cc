@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FormatResultJson: the compile report as one JSON document (--json), the
 // same facts FormatResult prints as text.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stage 2: input shapes, Constant lifting, shape inference, folding.
 #include "epctx_host/specialize.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Implicit inputs of nodes with subgraphs (epctx_host/subgraphs.h).
 #include "epctx_host/subgraphs.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Topological sort (Kahn's algorithm with the ready nodes taken in original
 // order, so the result is the original order whenever that is valid).
 //

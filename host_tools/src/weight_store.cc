@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WeightStore::Add: appends weights to the context binary's weight segment,
 // each at a multiple of the store's alignment, and stores identical bytes
 // once. Identity is decided by an FNV-1a 64 content hash and confirmed with

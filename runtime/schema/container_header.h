@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fixed 64-byte header at offset 0 of every epctx context-binary
  * container. Shared by the host writer and the device reader; all fields
  * little-endian. The flatbuffer metadata (container.fbs) and the segments it

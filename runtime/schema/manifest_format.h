@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The epctx signed package manifest, format 1.0. Shared by the host signer
  * (host_tools/sign) and the device verifier (runtime/src/trust).
  *

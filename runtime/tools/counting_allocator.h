@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* An epctx_allocator that counts what the runtime asks of it, for the
  * benchmarks: calls, bytes, and the peak of live bytes since the last mark.
  *

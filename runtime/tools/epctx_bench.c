@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-bench: what loading and running a package costs in time and memory.
  *
  * usage: epctx-bench PACKAGE [--threads N] [--intra-op-threads N] [--sessions N]

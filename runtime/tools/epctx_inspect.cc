@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx-inspect MODEL_ctx.onnx [--json] [-C key=value ...]
 //
 // Lists what an EPContext model holds and whether this device can run it:

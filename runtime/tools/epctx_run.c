@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-run: load a precompiled *_ctx.onnx with the public C API, feed it
  * .npy inputs, time session creation and runs, write the outputs as .npy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* .npy reader and writer. The header is a Python dict literal such as
  *   {'descr': '<f4', 'fortran_order': False, 'shape': (1, 3), }
  * parsed here with a small tokenizer that accepts exactly the keys numpy

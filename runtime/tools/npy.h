@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NumPy .npy files for the device-side CLIs and the tests.
  *
  * Reads and writes format versions 1 and 2 (version 3 only differs in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tools only: lets epctx-run and epctx-inspect impersonate other vnpu
  * hardware from the environment (the freestanding library never reads the
  * environment). EPCTX_VNPU_DRIVER_VERSION, EPCTX_VNPU_SDK_VERSION ("M.m.p")

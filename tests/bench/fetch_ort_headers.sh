@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches ONNX Runtime's C API headers (API version 29, ORT 1.30) from the npm
 # registry, pinned by version and sha256, into CACHE_DIR/ort-headers/. The
 # onnxruntime-node package ships the library but no headers; the Unity package

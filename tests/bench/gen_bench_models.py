@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generates the weight-heavy models epctx-bench measures.
 
 A chain of MatMul + Relu layers over a [1, N] input: nothing but weights, so

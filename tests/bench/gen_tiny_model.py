@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generates the peer benchmark's per-run overhead model: three elementwise
 nodes (Add, Mul, Relu) on a [1, 16] float tensor. The work is a few dozen
 flops, so its run time is what a runtime spends around the kernels: input

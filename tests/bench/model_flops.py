@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The multiply-add work of a model's Conv, ConvTranspose, MatMul and Gemm
 nodes (2 flops per multiply-add), for the GFLOP/s the peer benchmark prints.
 Other ops are not counted: in the benchmark's models they are a few percent.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Peer benchmark: epctx against ONNX Runtime 1.30 on the same CPU, same
 inputs, one sitting.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* peer-bench-ort: the ONNX Runtime side of the peer benchmark (peer_worker.h
  * has the protocol; peer_bench.py drives it).
  *

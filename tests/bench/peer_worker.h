@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The half both peer-benchmark workers share: argument parsing, the .npy
  * inputs, and the request loop the driver (peer_bench.py) talks to.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-bench's allocation and thread report, and the counting allocator it
  * reports through.
  *

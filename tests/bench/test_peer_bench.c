@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Keeps the peer benchmark working: runs peer_bench.py once in --quick mode
  * on the build's workers and checks the table and JSON it prints (their
  * shape and that every number is positive, never a speed), plus the

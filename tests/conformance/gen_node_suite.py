@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the ONNX node conformance suite from the onnx package's own
 backend tests (onnx.backend.test, generate-data) and converts it into the
 layout the C runner reads.

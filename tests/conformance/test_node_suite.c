@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ONNX node conformance suite (gen_node_suite.py) through the CLIs:
  * per test, epctx-compile --ep <ep>, then epctx-run --output-dir, then every
  * output against onnx's expected one (tu_compare_npy: floats within

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compile -> load -> run -> compare, through the CLIs and the public C API. */
 #include "model_check.h"
 

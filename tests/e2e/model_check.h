@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The end-to-end check shared by the generated-model and real-model tests:
  * compile a model with epctx-compile (a child process), load the context
  * model through the public C API, run it on .npy inputs, compare each output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* npy_compare A.npy B.npy: exit 0 when both are float32 arrays of the same
  * shape with |a-b| <= 1e-5 + 1e-4*|b| everywhere; prints how many elements are outside. */
 #include <math.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Compiles the small CNN for vnpu, runs it with epctx-run (through the
 # emulator on cross builds) and compares the output with the reference.
 file(REMOVE_RECURSE ${WORK})

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The two CLIs as a user meets them: epctx-run on a compiled model writes the
  * right .npy and prints its timings; bad input to either tool gives a
  * non-zero exit (never a crash) and exactly one stderr line that names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* End to end over every generated model (tests/models/generate.py):
  * epctx-compile --ep <ep> --embed-mode {0,1} -> C API session -> run ->
  * every output within |a-b| <= 1e-5 + 1e-4*|b| of the numpy reference.

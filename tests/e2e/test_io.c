@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whole-file reads and writes (see test_io.h). */
 #include "test_io.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whole-file reads and writes for tests: C stdio (plus stat), no child
  * processes, so every build has them, cross builds included (the library
  * epctx_test_io, defined in tests/CMakeLists.txt).

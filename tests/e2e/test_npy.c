@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* runtime/tools/npy.{h,c}: every supported dtype round-trips, numpy's own
  * files read back, and each malformed header gets a clear refusal.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helpers: child processes, files, manifests, tensor comparison. */
 #include "test_util.h"
 

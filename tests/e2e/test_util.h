@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the end-to-end and real-model tests: running the CLIs as
  * child processes, reading files and manifests, comparing tensors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers for the generation tests: small models built in C++, a runner over
 // the runtime's C API (the reference is the source model run on the
 // runtime's CPU kernels), EPContext attribute readers, and the list of

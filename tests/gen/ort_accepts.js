@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads every model of a list in ONNX Runtime (onnxruntime-node, CPU only)
 // and checks how far it gets. ORT parses the model, resolves the graph
 // against the op schemas (EPContext is com.microsoft:1), then assigns nodes

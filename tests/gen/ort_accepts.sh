@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ORT accepts our output: compiles every tests/models case with embed_mode 0
 # and with embed_mode 1 + a node name prefix, adds every ctx model the gen_*
 # tests listed (work/*/ctx_models.txt: embed 0/1, prefixes, merged models,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generation through the compile library: what the ctx model keeps, embed
 // modes, buffers, external initializers, partitions, input types and order
 // (research/ort_epcontext.md §5 items 2-6, 12-15, 19, 20). Every generated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generation through the compile library: output naming, refusals and
 // options (research/ort_epcontext.md §5 items 7-11, 16-18, 35, 44, 46).
 // argv[1]: the work folder.

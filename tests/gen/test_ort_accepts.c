@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ORT accepts our output. Runs ort_accepts.sh once (it compiles every
  * tests/models case with embed 0, embed 1 + prefix and --ep none, collects
  * the ctx models the gen_* tests wrote, and hands them to the onnx checker

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node name prefixes and weight sharing through the compile library and the
 // command line (research/ort_epcontext.md §5 items 21, 32, 34; §6).
 // argv[1]: the work folder; argv[2]: the epctx-compile binary.

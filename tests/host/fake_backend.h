@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A Backend for host tests that supports a fixed set of op types; Compile
 // returns the op types as payload and stores each constant input as weight.
 #ifndef EPCTX_TESTS_HOST_FAKE_BACKEND_H

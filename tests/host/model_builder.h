@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Small helpers to build ONNX models in tests. Header-only; everything is
 // returned by value or owned by the ModelBuilder.
 #ifndef EPCTX_TESTS_HOST_MODEL_BUILDER_H

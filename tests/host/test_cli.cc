@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx-compile specialisation and command line: naming, refusal, errors,
 // --input-shape, --ep none. argv[1] is the path of the epctx-compile binary.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // epctx-compile --emit-op-list: the list of CPU ops models need, in the
 // format a selective build (EPCTX_CPU_OPS) reads. argv: epctx-compile, the
 // generated test models folder (tests/models), tests/selective/small_cnn_ops.txt.

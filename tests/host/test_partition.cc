@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Partitioner, container writer and _ctx.onnx writer, with a fake backend.
 #include <cstring>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AlignRawInitializers (epctx_host/raw_align.h): every raw_data lands at an
 // aligned file offset, the model still means the same to protobuf, and the
 // runtime's reader then uses each initializer in place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Micro benchmark of the CPU kernels (not a test): GFLOP/s of SGEMM 256^3
 // and of a 3x3 Conv 64->64 on 56x56, then one JSON line for scripts.
 #include <chrono>

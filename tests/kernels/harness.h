@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Test harness for CPU kernels: builds NodeViews with attributes by hand,
 // owns input/output tensors (malloc-backed, freed with the Host), and runs
 // FindKernel(...)(ctx).

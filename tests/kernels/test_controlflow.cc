@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Control flow through whole sessions (If, Loop, Scan with subgraphs): the
 // nesting limit, outer-scope resolution, allocation failure inside a body,
 // concurrent runs, and edge cases the node suite does not reach. Models are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv, ConvTranspose, Gemm and MatMul against plain reference loops on
 // random data, plus their error paths.
 #include <cmath>

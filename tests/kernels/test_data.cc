@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shape ops (views), data movement, Cast, Constant, and the registry.
 #include <cmath>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data-family kernels (issue 10): what the ONNX node suite does not pin —
 // hostile attributes and shapes, overflow, rank 0, float16/bfloat16
 // rounding, integer wrap-around, and the determinism of the random ops.

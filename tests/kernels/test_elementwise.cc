@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary/variadic/unary elementwise ops, Clip, BatchNormalization, Reduce*.
 #include <cmath>
 

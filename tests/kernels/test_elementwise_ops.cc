@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The elementwise family beyond what the ONNX node suite checks: float16 /
 // bfloat16 rounding, integer wrap-around and edge cases, NaN handling,
 // rank 0 and empty tensors, broadcasting of three operands, and the codes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pools and Resize against reference loops, Softmax against a reference.
 #include <cmath>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Quantization, integer products, MatMul/Gemm dtypes, losses and the
 // training optimisers: rounding and saturation, zero-point layouts, 16-bit
 // float rounding, integer wrap, and the error codes and messages of bad

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RNN, GRU, LSTM, DFT, STFT, the window functions and MelWeightMatrix:
 // what the ONNX node tests leave out (directions with sequence lengths,
 // batch-major layout, clip, activation parameters, peepholes with

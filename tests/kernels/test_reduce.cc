@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce family beyond the node suite: opset-18 axes inputs, empty-set
 // identities, wrapping integer reductions, rank 0, float16/bfloat16
 // rounding, ties in ArgMax/TopK/Hardmax, normalisation outputs, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Spatial kernels beyond the node suite: 3-D Conv/ConvTranspose/pools
 // against reference loops, MaxPool Indices, pool dtypes, LpPool, MaxUnpool,
 // Resize/Upsample modes and dtypes, NonMaxSuppression, GridSample, RoiAlign,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The micro-kernel library (ukernels/): the best instruction set's tile and
 // SGEMM against the portable kernel and a double-precision reference, on
 // sizes that are not multiples of the 4 x 24 tile, K = 1, empty products,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cmocka includes and assertion helpers shared by the kernel test files.
 #ifndef EPCTX_TESTS_KERNELS_TEST_UTIL_H
 #define EPCTX_TESTS_KERNELS_TEST_UTIL_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hand-made EPContext models for the loading tests (tests/loading).
 
 Run with Debian's python3 (python3-onnx, numpy):

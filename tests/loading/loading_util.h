@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the loading tests: model paths under the generated
  * folder (argv[1]), an env with the tqnn test driver, and session creation
  * that keeps the status for assertions. Header-only; each test program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A container at any address: flatbuffers needs its metadata 8-aligned, so
 // ParseContainer parses an aligned copy of the metadata when the blob sits at
 // an odd offset (an embedded ep_cache_context written by another tool) while

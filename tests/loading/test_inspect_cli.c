@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-inspect (text and JSON) and the tools' vnpu impersonation from the
  * environment (EPCTX_VNPU_*), on gen_loading_models.py's vnpu models.
  * vnpu_inspect.onnx: "vnode" embeds a container (SDK 1.0.0, vnpu-1.0, min

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Version compatibility at load (runtime/src/session/compat.h) and the
  * pre-flight C API: every rule's branch, the status cause, PREFER_RECOMPILATION
  * loading unless session.fail_on_suboptimal_compiled_model=1, and nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where context bytes come from: embedded payloads used in place, external
  * files beneath the model's folder (or ep.context_file_path's), and every
  * containment rejection with PATH_REJECTED naming the path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loading EPContext models: routing by source, schema defaults, binding of
  * several contexts and main_context=0 nodes, tensor types at the boundary,
  * and MODEL_REQUIRES_COMPILATION. The tqnn driver records what it was handed;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tqnn test driver; see tqnn_driver.h. */
 #include "tqnn_driver.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tqnn: a test driver posing as a QNN backend (source "QNNExecutionProvider",
  * alias "QNN") that records exactly what the runtime hands it, so loading
  * tests can assert the bytes, not just "no error".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the memory and threading tests: sessions on a generated
  * package (model_ctx.onnx + model_vnpu.bin, input [1, W] float), one run
  * with a deterministic input, and failing on any status. */

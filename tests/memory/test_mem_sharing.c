@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sharing loaded context binaries (context groups, ep.share_ep_contexts),
  * weight pages shared between processes, the read load mode surviving a
  * truncated file, and the container checks every load runs.

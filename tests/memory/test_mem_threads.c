@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One session Run from many threads, and sessions created and released from
  * many threads with sharing on. CI runs this program under ThreadSanitizer
  * too (preset host-tsan).

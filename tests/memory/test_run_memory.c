@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The run memory plan through the C API: intermediates planned at create
  * from declared shapes (or after the first run when the model declares
  * none), steady runs without allocator calls, outputs bound in place and

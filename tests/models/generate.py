@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the end-to-end test models: one small ONNX model per op (with
 attribute variants), a small CNN, control flow (If, Loop, Scan, an If inside a
 Loop, bodies reading outer values), a "split" model that must compile into two

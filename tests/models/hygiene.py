@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cases for graphs as exporters and converters write them (issue 11): an
 unsorted float16 graph whose Cast nodes a converter appended at the end, a
 Reshape whose shape is a run-time int64 input, the PyTorch `view` pattern

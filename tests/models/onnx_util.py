@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ONNX building blocks shared by the test-model generators (tests/*/gen_*.py).
 
 Generators in other folders import this module after putting tests/models on

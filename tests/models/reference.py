@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Numpy references for the ops the generated test models use.
 
 Written from the ONNX operator definitions, independently of any runtime

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the ONNX reader (built only with clang):
 //   fuzz_onnx_libfuzzer <corpus dir with the generated *.onnx>
 #include <cstdlib>

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the ONNX models the device-side reader tests parse.
 
 Usage: gen_onnx_cases.py <out_dir>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // One fuzz iteration shared by the deterministic mutation test and the
 // libFuzzer target: parse, and on success touch every view so that the
 // sanitizers see any view that points outside the input or the arena.

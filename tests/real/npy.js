@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minimal .npy (version 1) reading and writing for float32/int64 tensors,
 // used by ort_reference.js. Little-endian, C order.
 'use strict';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference outputs for the real models, from ONNX Runtime (onnxruntime-node,
 // CPU execution provider).
 //

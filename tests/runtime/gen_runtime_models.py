@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generates the small models the runtime C API tests load.
 
 Run with Debian's python3 (python3-onnx, numpy): gen_runtime_models.py OUTDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public C API on small generated models: loading, running, and the
  * specific status code and message each kind of bad input produces. */
 #include <setjmp.h>

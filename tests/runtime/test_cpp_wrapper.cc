@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The header-only C++ wrapper (<epctx/epctx.hpp>), built without exceptions
 // or RTTI like a device application would be: create, run, read the result,
 // and see an error come back as a Result.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The freestanding runtime library (core + vnpu, no PAL) may depend only on
  * the symbols in freestanding_allowlist.txt: mem*, the PAL, and the libm
  * functions its kernels call. Anything else (libstdc++, operator new,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bare-metal PAL (runtime/src/pal/baremetal) on the host: named memory
  * regions, the arena allocator, the RAM counters, and a whole session through
  * it (libepctx_freestanding + this PAL, no POSIX PAL linked).

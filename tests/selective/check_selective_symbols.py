@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that a program linked with a selective runtime holds exactly the CPU
 kernels its op list keeps: every kernel of a listed op is defined, no other
 kernel of ops.inc is (the linker dropped them).

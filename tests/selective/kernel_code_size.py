@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Bytes a linked program holds from the CPU kernels (the objects of
 runtime/src/kernels/*.cc, also as members of libepctx.a), read from a GNU ld
 map file (link with -Wl,-Map=FILE).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """README.md's list of CPU kernels, generated from runtime/src/kernels/ops.inc.
 usage: readme_ops.py REPO_ROOT           check: exit 1 when the list is stale
        readme_ops.py REPO_ROOT --write   rewrite it

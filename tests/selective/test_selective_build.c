@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A runtime built with EPCTX_CPU_OPS=small_cnn_ops.txt (the small CNN's
  * ops): it runs that model, and refuses a model that needs a kernel the
  * list left out at session creation, with MODEL_REQUIRES_COMPILATION naming

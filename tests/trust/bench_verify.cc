@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench_verify: what verification costs at load time.
 //   usage: bench_verify WORK_DIR [MB=64] [GRAPHS=8]
 // Builds a package whose context file is MB MiB split into GRAPHS equal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the manifest parser (built only with clang):
 //   fuzz_manifest_libfuzzer <corpus dir with *.sig files from the trust tests>
 // Every input either parses into views that lie inside it or fails with

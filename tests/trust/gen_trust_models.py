@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generates the package with external data the trust tests sign.
 
 ext/model.onnx: y = Relu(x + b), b a [4, 1024] float initializer stored in
@@ -23,6 +24,11 @@ def main():
     n2 = helper.make_node("Relu", ["t"], ["y"], name="relu0")
     g = helper.make_graph([n1, n2], "ext_add_relu", [x], [y], [b])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    # onnx appends external data to an existing file: a re-run (after an edit
+    # of this script) would leave 16 KiB of stale bytes no model references.
+    weights = os.path.join(out, "weights.bin")
+    if os.path.exists(weights):
+        os.remove(weights)
     onnx.save_model(m, os.path.join(out, "model.onnx"), save_as_external_data=True,
                     all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Models for the lazy-verification test (tests/trust/test_lazy.cc).
 
   lazy_models.py chain OUT_MODEL [N]

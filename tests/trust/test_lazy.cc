@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Graphs a session does not bind are never read (issue 5) and, in a signed
 // package, never hashed (issue 6): a context binary holding two graphs (the
 // two partitions of lazy_models.py's chain model) is loaded by models that

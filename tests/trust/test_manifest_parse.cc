@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The manifest parser on hand-built bytes: each malformed layout of the
 // bad-input list (security_anchors.md §7) is SIGNATURE_INVALID naming the
 // field, and a well-formed one parses. No signature is checked here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A board image built with EPCTX_REQUIRE_SIGNATURES: `required` is the
 // default and the only accepted signature policy, and an unsigned model is
 // refused. This program compiles runtime/src/trust/policy.cc itself with the

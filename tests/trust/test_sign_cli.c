@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-sign as a command: keygen, sign, verify, and its error contract
  * (one line "epctx-sign: error: ..." and a non-zero exit; 2 for usage).
  * argv: epctx-compile epctx-sign MODELS_DIR WORK_DIR */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signed packages through the C API: each item of the bad-input list of
  * issue 6 (security_anchors.md §7) gives its specific error, and a sweep of
  * 1000 random bit flips across a signed package is rejected every time.

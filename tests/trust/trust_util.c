@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "trust_util.h"
 
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the trust tests: building signed packages with the real CLIs
  * (epctx-compile, epctx-sign) and loading them through the C API. */
 #ifndef EPCTX_TESTS_TRUST_UTIL_H

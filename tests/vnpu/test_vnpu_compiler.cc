@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vnpu compiler half end to end: ONNX graphs built in C++ -> Supports() ->
 // Compile() -> the driver loads the stream and its numbers match reference
 // loops written from the ONNX operator definitions.

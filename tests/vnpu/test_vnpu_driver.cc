@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vnpu driver: op numerics against reference loops, graph binding,
 // compatibility decisions, and that only bound graphs' payloads are read.
 #include <cmath>

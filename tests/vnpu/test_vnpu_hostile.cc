@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vnpu driver: hostile command streams end in a clean get_graph error (the
 // driver reads a payload when its graph is first bound, never in
 // load_context), never a crash or an out-of-bounds access (run under ASan:

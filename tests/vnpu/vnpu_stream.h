@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Test helpers: build vnpu command streams and pack weights the way the
 // README specifies, then load them through the driver's function table.
 // Test code only (exceptions and std containers are fine here).

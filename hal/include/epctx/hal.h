@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx HAL: the versioned C ABI between the runtime and NPU drivers.
  *
  * A driver is one const epctx_hal_driver struct of function pointers. The

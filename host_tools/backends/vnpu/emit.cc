@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serialises a planned IrGraph as a vnpu command stream (vnpu.fbs).
 #include "vnpu_ir.h"
 

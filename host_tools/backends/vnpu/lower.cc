@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lowering: ONNX nodes of one partition -> vnpu ops (vnpu_ir.h).
 //
 // Besides the one-to-one mappings it does the compile-time work the README

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Static memory planning of the vnpu scratch arena.
 //
 // Every intermediate (ARENA) tensor needs bytes only from the op that writes

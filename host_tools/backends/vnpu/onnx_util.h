@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Small readers for ONNX node attributes and constant tensors, shared by the
 // vnpu support check and lowering.
 #ifndef EPCTX_HOST_VNPU_ONNX_UTIL_H

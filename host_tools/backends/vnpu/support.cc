@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which ONNX nodes the vnpu runs, and why not for the others. The answer
 // must agree with what lower.cc can lower: every check here is a condition
 // lowering relies on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // VnpuBackend: names and versions of the vnpu target, the support decision
 // per node, and Compile = lower -> plan memory -> emit.
 #include "vnpu_backend.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The vnpu compiler's intermediate form: the command stream before memory
 // planning and serialisation. Lowering (lower.cc) builds it from ONNX nodes,
 // the memory planner (memory_planner.cc) gives every ARENA tensor an offset,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The ONNX op types the vnpu runs one-to-one, by vnpu op: the support check
 // (support.cc) claims them and lowering (lower.cc) maps them, so both read
 // these lists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The interface between epctx-compile and a backend's compiler half.
 //
 // A backend (host_tools/backends/<name>) pairs with a driver in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The epctx compile library: what epctx-compile does, callable from other
 // tools. One call compiles one source model (from a path or from bytes in
 // memory) into an EPContext model; a Compiler object also carries the shared

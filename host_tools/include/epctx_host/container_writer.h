@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Stage 5 of epctx-compile: the context-binary container
 // (runtime/schema/container_header.h + container.fbs).
 //

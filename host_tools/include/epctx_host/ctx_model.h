@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Stage 6 of epctx-compile: the _ctx.onnx model.
 //
 // BuildCtxModel copies the source model's header (ir_version, opsets plus

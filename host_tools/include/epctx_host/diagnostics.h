@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Errors and progress output of epctx-compile.
 //
 // Every stage throws ToolError naming the file it was working on and an

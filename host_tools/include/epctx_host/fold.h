@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Constant folding for epctx-compile (stage 2, step 4).
 //
 // A node folds when every input is a constant (an initializer that is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Multiply-accumulate counts of ONNX nodes, from the shapes shape inference
 // found: what the compile report uses to say how much of a model's
 // arithmetic a backend takes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Loading ONNX models and writing output files.
 //
 // LoadModel reads a model from a path into a ModelProto the caller owns:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The CPU ops models need: what `epctx-compile --emit-op-list FILE` writes
 // and a selective runtime build reads (CMake EPCTX_CPU_OPS, see
 // runtime/cpu_ops.cmake). One op a line, sorted: "Op" for the default ONNX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Command-line number parsing shared by epctx-compile and epctx-sign.
 #ifndef EPCTX_HOST_PARSE_U64_H
 #define EPCTX_HOST_PARSE_U64_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Stage 3 of epctx-compile: split the graph into partitions a backend
 // compiles and nodes left to the CPU. partition.cc explains the algorithm.
 #ifndef EPCTX_HOST_PARTITION_H

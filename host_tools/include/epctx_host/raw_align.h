@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Aligning the raw_data of a serialized model's initializers, so a runtime
 // that maps the model can use every weight in place instead of copying the
 // ones protobuf happened to put at an odd offset.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Signing and verifying epctx packages (the manifest format is in
 // runtime/schema/manifest_format.h): ECDSA P-256 over SHA-256 through
 // mbedtls, keys in PEM.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Stage 2 of epctx-compile: make the graph as static as possible before it
 // is partitioned.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Values a node reads through its subgraphs (If branches, Loop and Scan
 // bodies): the names its GRAPH/GRAPHS attributes, nested ones included, use
 // without defining them, which the enclosing graphs must provide (ORT calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Topological sorting of ONNX graphs, as ONNX Runtime does on load.
 //
 // Tools append nodes wherever it suits them (a float16 converter writes its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx public C API: load precompiled EPContext models and run them.
  *
  * Ownership and lifetimes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Header-only C++17 wrapper over <epctx/epctx.h>. No exceptions: every
 // fallible call returns epctx::cpp::Result (ok() or code + message) and
 // hands results out through parameters. Objects are move-only RAII owners of

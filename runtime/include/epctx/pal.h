@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx PAL: every OS service the runtime core uses, as link-time functions.
  *
  * The core static library has undefined references only to these functions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bare-metal PAL (runtime/src/pal/baremetal): the PAL of a board without
  * an operating system, linked with libepctx_freestanding.a.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* epctx status codes, shared by the C API, the PAL and the HAL.
  *
  * Codes 1..14 carry ONNX Runtime's OrtErrorCode names and values so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The drivers compiled into this build. vnpu runs on every target.
 #include <epctx/epctx.h>
 #include <epctx/vnpu.h>

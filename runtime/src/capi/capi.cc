@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public C API (<epctx/epctx.h>) over the C++ core.
 //
 // Statuses are allocated with the PAL's default allocator because some calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Access to the C API's handle types for C API files other than capi.cc
 // (the handle structs stay private to capi.cc).
 #ifndef EPCTX_CAPI_CAPI_INTERNAL_H

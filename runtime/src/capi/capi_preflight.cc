@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C API of the pre-flight compatibility check (session/preflight.h).
 //
 // A report owns an arena holding every string it returns; the model is

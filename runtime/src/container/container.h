@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Reading an epctx context-binary container (runtime/schema/container.fbs,
 // container_header.h) from untrusted bytes.
 //

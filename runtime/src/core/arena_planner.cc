@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The greedy planner of arena_planner.h.
 #include "core/arena_planner.h"
 

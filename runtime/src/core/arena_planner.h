@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Greedy static memory planning: offsets in one arena for buffers with known
 // sizes and lifetimes. One planner serves the session's run arena
 // (session/run_plan.cc) and the vnpu compiler's scratch arena

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Verifying a flatbuffer root without flatbuffers' identifier check.
 //
 // Verifier::VerifyBuffer compares the file identifier with strncmp, which a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Memory for the device code: the application's allocator and arenas on it.
 //
 // Allocator wraps the injectable epctx_allocator. Arena hands out memory in

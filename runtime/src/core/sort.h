@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // In-place heapsort for the device code: O(n log n) worst case, no
 // recursion, no allocation, no libstdc++ (std::sort may call into the
 // runtime and is quadratic-proof only in practice). Used wherever a count

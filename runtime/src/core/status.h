@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Status: the one error channel of the device code (no exceptions).
 //
 // A Status is a code plus an inline, fixed-size message, so reporting an

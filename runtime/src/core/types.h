@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Small value types shared by the device code: byte and string views, and
 // element-type helpers.
 #ifndef EPCTX_CORE_TYPES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Activations: Elu, Selu, Celu, Softplus, Softsign, HardSwish,
 // ThresholdedRelu (float, double, float16, bfloat16), PRelu (numpy-broadcast
 // slope; floats and integers) and Shrink (every numeric type; integers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ArgMax, ArgMin: the int64 index of the largest / smallest element along
 // `axis` (keepdims, select_last_index from opset 12), for every numeric type
 // (float16/bfloat16 compared as float). Ties go to the first index, or the

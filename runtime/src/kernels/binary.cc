@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Arithmetic with numpy broadcasting on every numeric dtype: Add, Sub, Mul,
 // Div, Mod, the variadic Max, Min, Sum, Mean, and Pow (base float, double,
 // float16, bfloat16, int32 or int64; exponent of any numeric type).

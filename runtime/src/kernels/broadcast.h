@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Numpy multidirectional broadcasting for two operands, reduced to the
 // fewest dimensions: size-1 output axes are dropped and adjacent axes that
 // are contiguous (or broadcast) in both operands are merged, so the common

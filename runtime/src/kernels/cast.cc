@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cast (to = attribute) and CastLike (to = the dtype of input 1) between
 // every pair of numeric types and bool: float, double, float16, bfloat16
 // and the 8/16/32/64-bit signed and unsigned integers. Per element as

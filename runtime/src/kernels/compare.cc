@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Comparison, logic and bit ops with numpy broadcasting: Equal (every
 // numeric type and bool), Less, Greater, LessOrEqual, GreaterOrEqual
 // (numeric), And, Or, Xor, Not (bool), BitShift (unsigned ints).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // If and Loop: kernels that run subgraphs through the session's run loop
 // (KernelContext::RunSubgraph); Scan is in scan.cc.
 //

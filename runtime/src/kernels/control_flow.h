@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the control-flow kernels (control_flow.cc: If, Loop;
 // scan.cc: Scan): state carried from one subgraph run to the next, and
 // copying a subgraph's output into a node output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
 //  - depthwise (one input channel per group, more than one group, any
 //    channel multiplier): a direct loop per output channel whose inner loop

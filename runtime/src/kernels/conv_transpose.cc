@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConvTranspose (1-D, 2-D and 3-D, float32) as SGEMM + col2im: for each
 // group, columns[Cout_g*KD*KH*KW, D*H*W] = W_g^T x X_g, then every column
 // entry is added into the output position its (kernel offset, input

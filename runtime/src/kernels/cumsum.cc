@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CumSum: running sums along the axis given by input 1 (an int32/int64
 // scalar or one-element 1-D tensor), with `exclusive` (each output leaves
 // out its own element) and `reverse` (sums from the end). Types: float,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Data movement for any element type (by element size): Transpose, Concat,
 // Slice, Gather.
 #include <cstring>

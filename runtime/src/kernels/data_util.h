@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the data-movement kernels (data_ops.cc, pad.cc,
 // scatter.cc, ...): element sizes, index tensors, strided copies and fills.
 // Everything works on raw bytes by element size, so one routine serves every

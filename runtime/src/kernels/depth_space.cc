@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DepthToSpace (DCR and CRD modes) and SpaceToDepth on NCHW input: each is
 // a reshape to 6-D, a transpose, and a reshape back, done as one strided
 // copy over the transposed 6-D view.

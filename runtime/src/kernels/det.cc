@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Det: determinants of the square matrices in the last two axes, by LU
 // decomposition with partial pivoting computed in double (float, double,
 // float16 and bfloat16 in and out). An empty matrix has determinant 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Einsum (opset 12): any equation of letters and one ellipsis per term,
 // explicit ("ij,jk->ik") or implicit ("ij,jk": ellipsis axes, then the
 // letters that occur once, in ASCII order). Repeated letters in a term take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Element types for kernels: the C++ type behind each epctx dtype, the type
 // a kernel computes in, and dispatch from a runtime dtype to a template.
 //

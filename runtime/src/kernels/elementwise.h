@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The one mechanism behind the elementwise kernels: apply a function to
 // every element (MapUnary), to two broadcast operands (MapBinary), or fold
 // it over any number of broadcast operands (MapVariadic), for every dtype in

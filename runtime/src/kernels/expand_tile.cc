@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Expand and Tile: outputs that repeat the input, written as one strided
 // copy whose input strides are 0 along repeated axes. Tile walks 2 * rank
 // dimensions (repeat, then the input axis, per axis).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The radix-2 and Bluestein transforms described in fft.h.
 #include "kernels/fft.h"
 

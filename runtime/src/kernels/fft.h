@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Discrete Fourier transforms of any length for DFT and STFT (signal.cc).
 //
 // A plan is built once per kernel call for one length n and one direction,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // libm in a kernel's compute type (Compute<T>: double for double, else
 // float), for templates over the float dtypes (Dispatch<kFloats>).
 #ifndef EPCTX_KERNELS_FLOAT_MATH_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GatherElements and GatherND: gathers driven by index tensors (int32 or
 // int64, negative values count from the end). Every index is checked
 // against its axis before it is used; element movement is by size, so any

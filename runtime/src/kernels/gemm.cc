@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The BLAS-like entry of gemm.h over the micro-kernel library's SGEMM.
 #include "kernels/gemm.h"
 

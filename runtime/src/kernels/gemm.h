@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Single-precision matrix multiply for Conv, ConvTranspose, Gemm, MatMul and
 // the recurrent ops: the packed SGEMM of the micro-kernel library
 // (ukernels/include/epctx_uk/sgemm.h: AVX2+FMA, NEON or portable tiles,

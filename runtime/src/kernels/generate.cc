@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ops that build a tensor from parameters rather than move input data:
 // ConstantOfShape, Range, EyeLike, OneHot.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GridSample (opsets 16..21; float and double), as ONNX Runtime does it.
 // Each output point reads its normalised location from the grid (x first),
 // denormalises it (align_corners: [-1, 1] -> [0, len-1]; else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CPU fallback kernels: the interface between the session and each op.
 //
 // A kernel is a stateless function run once per node per Run, possibly from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KernelContext: attribute look-ups with defaults, and errors naming the node.
 #include "kernels/kernel.h"
 

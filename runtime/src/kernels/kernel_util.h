@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the kernel families: input checks, reading small int
 // tensors (axes, shapes), axis normalisation, overflow-checked shape
 // arithmetic, and shape text for error messages. Everything here returns a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gemm and MatMul. float32 runs on the blocked SGEMM (gemm.h); double, the
 // 32/64-bit integers, float16 and bfloat16 run a row-at-a-time loop that
 // accumulates in Compute<T> (float for the 16-bit floats, rounded once into

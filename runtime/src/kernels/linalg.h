@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Shape planning and typed loops shared by the matrix-product kernels:
 // MatMul (every dtype), MatMulInteger and QLinearMatMul.
 //

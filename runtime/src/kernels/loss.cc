@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (float, double,
 // float16, bfloat16; int32 or int64 labels).
 //

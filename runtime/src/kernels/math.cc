@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise math on float, double, float16 and bfloat16 (the last two
 // computed in float): trigonometric and hyperbolic functions and their
 // inverses, Erf, Ceil, Floor, Round (half to even), Reciprocal, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MaxUnpool (opsets 9..21), as ONNX Runtime does it: Y starts at zero and
 // every X[i] lands at Y's flat offset I[i] (offsets over the whole tensor,
 // as MaxPool's Indices output numbers them). Y has the shape MaxPool's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NonMaxSuppression (opsets 10..21), float32 boxes and scores, as ONNX
 // Runtime does it: per batch and class, the boxes whose score is above
 // score_threshold (when given) are visited by descending score (ties: lower

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Normalisations: BatchNormalization (inference, and training_mode=1 from
 // opset 14 with running_mean/running_var outputs), LayerNormalization
 // (opset 17: axis, epsilon, stash_type, optional Mean/InvStdDev outputs),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Every CPU kernel, declared for the registry: one KernelFn per row of
 // ops.inc (an op with several opset rows is declared more than once, which
 // C++ allows). The file that defines a kernel is named for its family

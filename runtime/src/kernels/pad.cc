@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pad: constant, edge, reflect (and wrap from opset 19) padding.
 //
 // Pads come from the `pads` attribute (opset 2-10, with a float `value`) or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pooling over 1-D, 2-D and 3-D windows: MaxPool (float, double, float16,
 // int8, uint8; optional Indices output), AveragePool and LpPool (float,
 // double, float16), and the global forms (any number of spatial axes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integer matrix products and convolutions: MatMulInteger, QLinearMatMul,
 // ConvInteger, QLinearConv (uint8/int8 operands in any combination).
 //

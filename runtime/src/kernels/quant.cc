@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear.
 //
 // Scale and zero point are per tensor (one element), per axis (1-D, one per

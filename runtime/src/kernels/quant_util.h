@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the quantization kernels (quant.cc, qlinear.cc): the
 // dtype sets of each role (for Dispatch<mask>) and ORT's saturating round.
 #ifndef EPCTX_KERNELS_QUANT_UTIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random ops and Dropout: RandomUniform(Like), RandomNormal(Like),
 // Bernoulli, Multinomial, and Dropout (identity in inference; random mask
 // with training_mode true).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
 // ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare for every opset.
 //

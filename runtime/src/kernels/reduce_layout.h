@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The iteration space of a reduction over any set of axes, shared by the
 // Reduce* ops, ArgMax/ArgMin and MeanVarianceNormalization.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FindKernel: the table of CPU kernels by (domain, op_type, opset range),
 // built from the one list in ops.inc.
 //

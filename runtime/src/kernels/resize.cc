@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resize (opsets 10..21) and Upsample (7..9), N-D, as ONNX Runtime does them.
 //
 // Output sizes come from `sizes`, or from trunc(scale * in) in float. Every

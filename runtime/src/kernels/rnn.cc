@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RNN, GRU and LSTM (float and double) for every attribute: forward, reverse
 // and bidirectional; layout 0 and 1; sequence_lens; initial_h/initial_c;
 // peepholes; clip; the activation list; linear_before_reset; input_forget;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReadRnnSetup: attributes and input shapes of RNN, GRU and LSTM.
 #include "kernels/rnn_setup.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What RNN, GRU and LSTM share before any arithmetic: their attributes
 // (direction, layout, hidden_size, clip, activations with their alpha/beta
 // lists, linear_before_reset, input_forget) and the shapes of their inputs,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RoiAlign (opsets 10..21; float and double), as ONNX Runtime does it. Each
 // ROI [x1, y1, x2, y2] is scaled by spatial_scale (and shifted by -0.5 with
 // coordinate_transformation_mode half_pixel, the default from opset 16;

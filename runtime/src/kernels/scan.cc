@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scan: runs the body once per element of a sequence, carrying N states and
 // stacking K per-iteration outputs, through KernelContext::RunSubgraph.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scatter (opset 9-10, the deprecated name of ScatterElements),
 // ScatterElements and ScatterND: the output is a copy of data with the
 // updates written at the indexed positions, in index order (a later

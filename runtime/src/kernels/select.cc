@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ops that select or reorder input elements by data: Compress, NonZero,
 // ReverseSequence. Output sizes that depend on values (Compress, NonZero)
 // are counted in a first pass, then filled.

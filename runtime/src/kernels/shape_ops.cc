@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ops that only change shape metadata and so output a view of their input
 // (Reshape, Flatten, Squeeze, Unsqueeze, Identity), plus Shape, Size and
 // Constant.

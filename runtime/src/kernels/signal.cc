@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DFT (opset 17: axis attribute; from 20: axis input) and STFT, float and
 // double, real ([..., 1]) or complex ([..., 2]) signals, on the transforms of
 // fft.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HannWindow, HammingWindow, BlackmanWindow and MelWeightMatrix (opset 17),
 // any numeric output_datatype.
 //

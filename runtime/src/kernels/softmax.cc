@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Softmax, LogSoftmax, Hardmax for float, double, float16 and bfloat16
 // (the 16-bit types computed in float, rounded once on store).
 //

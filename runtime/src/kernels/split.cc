@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Split: cuts the input along one axis into the node's outputs.
 //
 // Sizes come from the `split` attribute (opset 2-12) or input (13+); without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TfIdfVectorizer (opset 9) for int32/int64 input with pool_int64s
 // (pool_strings needs string tensors: NOT_IMPLEMENTED).
 //

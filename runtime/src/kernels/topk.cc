@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TopK: the K largest (or smallest, largest=0 from opset 11) elements along
 // `axis` and their int64 indices, for every numeric type (float16/bfloat16
 // compared as float). K is the `k` attribute before opset 10 and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ai.onnx.preview.training optimisers (opset 1): Adagrad, Adam and
 // Momentum (standard and Nesterov). ORT does not run these; we do, following
 // the update rules of the ONNX spec and its reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trilu (opset 14): keeps the upper or lower triangle of the last two axes,
 // shifted by the optional diagonal offset k, and zeroes the rest. Works on
 // bytes, so every dtype is supported (zero is all-zero bits for each).

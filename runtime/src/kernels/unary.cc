@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The original unary ops and Clip, on every dtype the spec and ORT allow:
 // Relu (floats and signed ints), LeakyRelu, Sigmoid, HardSigmoid, Tanh, Exp,
 // Log, Sqrt (floats), Abs (every numeric type), Neg (floats and signed ints),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unique (opset 11): the distinct elements (no axis: of the flattened
 // input) or distinct slices along `axis`, with all four outputs: Y, the
 // index of each one's first occurrence, the inverse indices and counts.

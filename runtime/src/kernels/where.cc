@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where(condition, X, Y): X where condition else Y, with numpy broadcasting
 // of all three operands; X and Y share any dtype, condition is bool.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Sliding-window geometry shared by Conv, ConvTranspose and the pools: reads
 // kernel_shape/strides/dilations/pads/auto_pad and computes output sizes the
 // way the ONNX spec (and ONNX Runtime, for ceil_mode) does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EPContext node attributes with the schema defaults applied.
 #include "onnx/epcontext.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // EPContext nodes (com.microsoft, since version 1) as the runtime sees them.
 //
 // ExtractEpContext reads the attributes of one node and applies the schema

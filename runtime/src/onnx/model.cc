@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ModelProto -> ModelView: the model, graph, node, attribute and value-info
 // messages (TensorProto is in tensor.cc).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A zero-copy view of an ONNX ModelProto, parsed from untrusted bytes.
 //
 // ParseModel walks the protobuf wire format once and fills plain structs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Look-ups on parsed views (the parser itself is in model.cc).
 #include "onnx/model.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Shared between the ONNX message parsers (model.cc, tensor.cc); not an
 // interface for other code.
 #ifndef EPCTX_ONNX_PARSE_INTERNAL_H

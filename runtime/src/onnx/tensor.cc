@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TensorProto -> TensorView.
 //
 // Two passes over the message. The first reads the scalars (dims, type,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cold half of the wire reader: packed counts and the error messages.
 #include "onnx/wire.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Protobuf wire-format reading over untrusted bytes.
 //
 // A Reader walks the fields of one message, [msg.data, msg.data+msg.size),

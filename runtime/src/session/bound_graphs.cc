@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "session/bound_graphs.h"
 
 #include "core/sort.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Which graphs of a context container one session binds, and so which
 // payloads it never reads.
 //

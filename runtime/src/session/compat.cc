@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version and compatibility rules; see compat.h.
 #include "session/compat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Versions and compatibility: may this device's driver run a context?
 //
 // What a context was compiled for comes from two places: the EPContext

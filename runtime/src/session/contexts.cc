@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binding EPContext nodes to drivers: choose the driver by `source`, check
 // compatibility from names and versions alone, find the context bytes
 // (embedded in the mapped model, or a file beneath the model's folder),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The environment: the application's allocator and the registered drivers.
 // Shared by every session created from it; configured before sessions exist
 // and read-only afterwards (so sessions may read it from many threads).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building the main graph's memory plan (memory_plan.h).
 #include "session/memory_plan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The static memory plan of the main graph: where each intermediate lives in
 // a run's arena.
 //

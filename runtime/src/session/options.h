@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Session options: string key/value config entries (ORT's key names, ours
 // under "epctx."). Keys are checked when set, so a typo fails at once.
 #ifndef EPCTX_SESSION_OPTIONS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Planning a graph and its subgraphs (plan.h): the value table, constants,
 // steps bound to kernels, captures of outer values, and the run order.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The plan of one graph: its value table and its steps in run order. A
 // session plans its main graph and, once at creation, every subgraph (the
 // GRAPH attributes of If, Loop, Scan ...) into a tree of GraphPlans; one run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pre-flight compatibility answer; see preflight.h.
 #include "session/preflight.h"
 

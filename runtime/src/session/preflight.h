@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Pre-flight: could this model run with the registered drivers? Answered
 // from the model alone, without reading any context binary: external
 // (embed_mode=0) files are never opened, and an embedded payload is only

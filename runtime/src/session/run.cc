@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Session::Run: executes the ordered steps with per-run state only.
 //
 // Memory: a run takes a RunMemory from the session's pool (one per

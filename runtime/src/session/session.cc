@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Session creation: mapping, parsing, the value table, constants and steps.
 // EPContext binding is in contexts.cc, Run in run.cc.
 #include "session/session.h"

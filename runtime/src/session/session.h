@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A session: one loaded model, ready to Run from many threads.
 //
 // Create maps the model (or borrows the caller's buffer), parses it in place,

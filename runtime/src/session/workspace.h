@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The shared workspace: context binaries loaded once and used by many
 // sessions (ORT's ep.share_ep_contexts, and the explicit context-group API).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The cryptography the verifier needs, behind three functions so the
 // backend (mbedtls 2.28's libmbedcrypto today; PSA or a hardware engine on
 // a board) can change without touching callers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The application's trust configuration, held by the env: the public keys
 // packages may be signed with and the folder of the anti-rollback store.
 // Set before sessions are created, read-only afterwards. Keys come only from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Parsing a signed package manifest (runtime/schema/manifest_format.h).
 //
 // ParseManifest reads untrusted bytes: every length is bounds-checked before

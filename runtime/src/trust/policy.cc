@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The signature policy option (epctx.signature_policy), shared by the
 // verifier and by the EPCTX_TRUST=OFF stub.
 #include "core/types.h"

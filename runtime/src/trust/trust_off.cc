@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built instead of the verifier when EPCTX_TRUST=OFF: no cryptography is
 // linked, so a session that would have to verify a package refuses to load
 // it rather than loading it unchecked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Package verification for one session: the signed manifest, then a hash
 // check of every byte range the session reads before it is used.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chooses the tile kernel. On x86-64 the AVX2 kernel needs the CPU's AVX2,
 // FMA and AVX bits (cpuid) and the OS saving ymm state (OSXSAVE + xgetbv):
 // asked once with inline cpuid/xgetbv, not __builtin_cpu_supports, which

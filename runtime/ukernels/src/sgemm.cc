@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packed SGEMM of sgemm.h, after Goto & van de Geijn ("Anatomy of
 // high-performance matrix multiplication"): C is computed in blocks of kNc
 // columns; for each, K is cut into slices of kKc and the kKc x kNc slice of

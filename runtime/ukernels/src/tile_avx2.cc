@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The AVX2+FMA tile kernel (x86-64). The file is compiled for baseline
 // x86-64 like the rest; only these functions carry target("avx2,fma"), and
 // BestIsa() calls them only on a CPU whose cpuid and OS (xgetbv) say so.

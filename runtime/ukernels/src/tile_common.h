@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What every instruction set's tile kernel shares: the edge handling.
 //
 // An ISA provides Full(t, strips): a tile of 4 rows x strips*8 columns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NEON tile kernel (aarch64): a 4 x 24 tile is 24 q-register accumulators,
 // with six B vectors and one broadcast A value live per k step (31 of the 32
 // vector registers), multiply and add fused (FMLA).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The portable tile kernel: GCC/Clang generic 4-float vectors, which lower to
 // SSE2 on baseline x86-64, NEON on arm and scalar code elsewhere, with no
 // intrinsics. One 4 x 8 strip at a time: its 8 accumulators fit the 16

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vnpu CONV2D unit over the packed weight layout
 // [groups][ceil(Cout_g / 8)][Cin_g][KH][KW][8] (README "Weight layouts").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vnpu CONVERT unit: float16 <-> float32 at a graph's edges. The vnpu
 // computes in float32; a float16 model's inputs are widened on the way in
 // and its outputs narrowed on the way out (IEEE 754 binary16, round to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vnpu CONV_TRANSPOSE2D unit (ONNX ConvTranspose), scatter form: each
 // input pixel adds weight x value into the Cout_g x KH x KW outputs it
 // reaches. Rows of the kernel are clipped to the output once per input row,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vnpu driver's HAL entry points: info and versions, compatibility,
 // loading (the container-level checks), graph lookup (verify + validate the
 // bound graph's payload, once) and execute.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Internals shared by the vnpu driver files: the message builder, the
 // per-context state built by load_context, and the entry points of the
 // validator and the kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The vnpu "hardware": one loop nest per op of a validated command stream.
 //
 // Every index here stays inside the shapes that vnpu_validate.cc checked, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Load-time validation of a vnpu command stream.
 //
 // The flatbuffers Verifier has already proven that every table, vector and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bare-metal PAL: files are named memory regions, memory is one static
 // arena, logging is a board hook. Contract and limits in
 // <epctx/pal_baremetal.h>. Freestanding: only mem* from the C library.

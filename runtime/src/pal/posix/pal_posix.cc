@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // The POSIX PAL (Linux, Android): files through open/mmap, memory through
 // posix_memalign, time through CLOCK_MONOTONIC, mutexes through pthreads.
+// Logging is in pal_log.cc (stderr, or Android's log).
 //
 // Containment (epctx_pal_map_file_beneath): on Linux >= 5.6 openat2 with
 // RESOLVE_BENEATH lets the kernel refuse any resolution that leaves the base
@@ -22,8 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__linux__)
+// Older Android NDKs lack the header; the walk below then does the work.
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
+#endif
 #endif
 
 namespace {
@@ -236,7 +241,7 @@ int open_beneath(const char* base_dir, const char* rel_path, char* shown, size_t
   }
   int fd = -1;
   int e = 0;
-#if defined(__linux__) && defined(SYS_openat2)
+#if defined(__linux__) && defined(SYS_openat2) && defined(RESOLVE_BENEATH)
   struct open_how how;
   memset(&how, 0, sizeof how);
   how.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
@@ -404,12 +409,6 @@ uint64_t epctx_pal_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void epctx_pal_log(int level, const char* message) {
-  static const char* const kNames[] = {"error", "warning", "info", "verbose"};
-  const char* name = level >= 0 && level <= 3 ? kNames[level] : "log";
-  fprintf(stderr, "epctx %s: %s\n", name, message);
 }
 
 struct epctx_pal_mutex {

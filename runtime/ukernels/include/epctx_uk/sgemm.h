@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // epctx's single-precision micro-kernel library: one register-blocked tile
 // kernel per instruction set and a packed SGEMM built on it. The CPU kernels
 // (runtime/src/kernels) and the vnpu driver (hal/drivers/vnpu) both link this

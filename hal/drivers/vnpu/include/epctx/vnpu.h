@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vnpu: the reference virtual NPU driver (architecture "vnpu-1.0").
  *
  * The driver is one static epctx_hal_driver; register it with the runtime.
