@@ -116,6 +116,11 @@ class KernelContext {
 // `domain` "" and "ai.onnx" are the same domain.
 KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset);
 
+// Row i of the kernel table (false past its end), so the kernel fuzzer can
+// reach every op without a second list to keep in step.
+bool KernelTableRow(uint32_t i, const char** domain, const char** op, int64_t* min_opset,
+                    int64_t* max_opset);
+
 }  // namespace epctx
 
 #endif

@@ -220,6 +220,16 @@ bool IsDefaultDomain(StrView d) { return d.empty() || d.eq("ai.onnx"); }
 
 }  // namespace
 
+bool KernelTableRow(uint32_t i, const char** domain, const char** op, int64_t* min_opset,
+                    int64_t* max_opset) {
+  if (i >= sizeof(kKernels) / sizeof(kKernels[0])) return false;
+  *domain = kKernels[i].domain;
+  *op = kKernels[i].op;
+  *min_opset = kKernels[i].min_opset;
+  *max_opset = kKernels[i].max_opset;
+  return true;
+}
+
 KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset) {
   const bool default_domain = IsDefaultDomain(domain);
   for (const KernelRow& row : kKernels) {
