@@ -6,6 +6,8 @@
 #      host build's epctx-compile)
 #   4. host-asan preset: every host test again under AddressSanitizer + UBSan
 #   5. aarch64-linux preset: cross build, ctest under qemu-aarch64
+#   6. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
+#      seeded from the host build's generated models (tests/fuzz/run.sh)
 # Ends with "N passed, N failed" (tests over all presets; a configure or
 # build step that fails counts as one failure) and exits non-zero if anything
 # failed.
@@ -70,6 +72,8 @@ for preset in host host-tsan host-asan aarch64-linux; do
     step "$preset build" cmake --build --preset "$preset" -j"$jobs" &&
     run_ctest "$preset"
 done
+
+step "fuzz" bash tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" build/host
 
 elapsed=$(($(date +%s) - start))
 echo
