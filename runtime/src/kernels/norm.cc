@@ -146,7 +146,9 @@ Status BroadcastStrides(KernelContext& ctx, const TensorRef& t, const TensorRef&
     const int64_t d = t.dims[t.rank - 1 - back];
     if (d != 1 && d != x.dims[i]) ok = false;
     strides[i] = d == 1 ? 0 : s;
-    s *= d;
+    // An empty t's huge dims beside its zero would overflow; its strides
+    // address nothing (X is empty too), so they may stay as they are.
+    if (__builtin_mul_overflow(s, d, &s)) s = 0;
   }
   if (!ok)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s shape %s does not broadcast to X shape %s", what,
