@@ -48,6 +48,7 @@ for t in $targets; do
   bin=$out/tests/fuzz/fuzz_$t
   corpus=$out/corpus/$t
   findings=$out/findings/$t
+  rm -rf "$findings"
   mkdir -p "$corpus" "$findings"
   log=$out/fuzz_$t.log
   # New coverage goes to corpus/ (kept between runs); seeds are read only.
