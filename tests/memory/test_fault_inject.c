@@ -1,6 +1,6 @@
 /* Fault injection over a whole session life (env create, driver
  * registration, session create, run, release) of a CPU-only model and an
- * EPContext package:
+ * EPContext package (alone and as two sessions sharing one context):
  * - an allocator that fails the k-th allocation, for every k up to the
  *   number a clean pass makes;
  * - a vnpu driver wrapper that fails its k-th call, for every k.
@@ -193,6 +193,76 @@ static life_result life(const char* model, fault_alloc* fa, int use_wrapper) {
   return r;
 }
 
+/* Two sessions of one package sharing its loaded context through the env's
+ * group (ep.share_ep_contexts=1): create both, run both, release. */
+static life_result shared_life(const char* model, fault_alloc* fa) {
+  life_result r = {0, 0, 0, 0.0f};
+  epctx_allocator a = {fa, fa_alloc, fa_free};
+  epctx_env* env = NULL;
+  epctx_status* st = epctx_env_create(&a, 0, &env);
+  if (!st) st = epctx_env_register_builtin_drivers(env);
+  epctx_session_options* opt = NULL;
+  if (!st) st = epctx_session_options_create(&opt);
+  if (!st) st = epctx_session_options_set(opt, "ep.share_ep_contexts", "1");
+  if (st) {
+    expect_clean(st);
+    epctx_status_release(st);
+    epctx_session_options_release(opt);
+    epctx_env_release(env);
+    r.env_failed = 1;
+    return r;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", g_dir, model);
+  epctx_session* s[2] = {NULL, NULL};
+  for (int i = 0; i < 2; ++i) {
+    st = epctx_session_create(env, path, opt, &s[i]);
+    if (st) {
+      expect_clean(st);
+      epctx_status_release(st);
+      r.create_failed = 1;
+      s[i] = NULL;
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!s[i]) continue;
+    st = run_once(env, s[i], &r.first_output);
+    if (st) {
+      expect_clean(st);
+      epctx_status_release(st);
+      r.run_failed = 1;
+    }
+  }
+  /* Release in creation order: the second session keeps the shared context. */
+  epctx_session_release(s[0]);
+  if (s[1]) {
+    long saved = fa->fail_at;
+    fa->fail_at = 0;
+    if (!r.create_failed) assert_null(run_once(env, s[1], &r.first_output));
+    fa->fail_at = saved;
+  }
+  epctx_session_release(s[1]);
+  epctx_session_options_release(opt);
+  epctx_env_release(env);
+  return r;
+}
+
+static void shared_group_survives_each_failed_allocation(void** state) {
+  (void)state;
+  fault_alloc clean = {0, 0, 0};
+  life_result ref = shared_life("model_ctx.onnx", &clean);
+  assert_false(ref.env_failed || ref.create_failed || ref.run_failed);
+  assert_int_equal(clean.live, 0);
+  long n = clean.calls;
+  for (long k = 1; k <= n; ++k) {
+    fault_alloc fa = {0, k, 0};
+    life_result r = shared_life("model_ctx.onnx", &fa);
+    if (fa.live != 0) fail_msg("shared group: allocation %ld of %ld leaks %ld blocks", k, n, fa.live);
+    if (!r.env_failed && !r.create_failed) assert_true(r.first_output == ref.first_output);
+  }
+  printf("shared group: %ld allocations, each failed in turn\n", n);
+}
+
 static void every_allocation_fails_in_turn(const char* model) {
   fault_alloc clean = {0, 0, 0};
   life_result ref = life(model, &clean, 0);
@@ -262,6 +332,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(cpu_model_survives_each_failed_allocation),
       cmocka_unit_test(epcontext_package_survives_each_failed_allocation),
       cmocka_unit_test(epcontext_package_survives_each_failed_driver_call),
+      cmocka_unit_test(shared_group_survives_each_failed_allocation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
