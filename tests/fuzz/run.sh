@@ -14,7 +14,11 @@ targets=${FUZZ_TARGETS:-"kernels session onnx container vnpu manifest npy path"}
 out=build/fuzz
 jobs=${FUZZ_BUILD_JOBS:-2}
 
-cmake --preset fuzz >/dev/null || { echo "fuzz: configure failed" >&2; exit 1; }
+# The host build's epctx-compile lets the fuzz build's own tests (ctest -L
+# memory: fault injection under clang's ASan/LSan) compile their packages.
+extra=()
+[ -x "$host/host_tools/epctx-compile" ] && extra=(-DEPCTX_HOST_COMPILE="$(cd "$host" && pwd)/host_tools/epctx-compile")
+cmake --preset fuzz "${extra[@]}" >/dev/null || { echo "fuzz: configure failed" >&2; exit 1; }
 cmake --build "$out" -j"$jobs" --target epctx_fuzzers >"$out/build.log" 2>&1 ||
   { tail -n 30 "$out/build.log"; echo "fuzz: build failed" >&2; exit 1; }
 
