@@ -20,15 +20,6 @@ constexpr int64_t kMaxDim = int64_t(1) << 31;
 constexpr uint32_t kMaxWindow = 1u << 16;  // kernel, stride, pad, dilation
 constexpr uint32_t kMaxRank = 8;
 
-// The flatbuffers Verifier checks a vector's 4-byte length prefix for
-// alignment, not its elements: a hand-made stream can place an [int64]
-// vector so that every element load is misaligned (undefined behaviour, a
-// fault on strict-alignment cores). Builders always align them; refuse the
-// rest. The stream is a kAlignment-aligned copy, so addresses tell.
-bool Aligned8(const flatbuffers::Vector<int64_t>* v) {
-  return !v || (reinterpret_cast<uintptr_t>(v->data()) & 7u) == 0;
-}
-
 bool Mul(uint64_t a, uint64_t b, uint64_t* out) {
   return !__builtin_mul_overflow(a, b, out);
 }
@@ -49,7 +40,7 @@ struct Checker {
   uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
   uint32_t Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
-  int64_t Dim(uint32_t i, uint32_t d) const { return T(i)->shape()->Get(d); }
+  int64_t Dim(uint32_t i, uint32_t d) const { return I64(T(i)->shape(), d); }
 
   int Fail() { return EPCTX_INVALID_GRAPH; }
   Msg& OpErr() {
@@ -67,10 +58,6 @@ struct Checker {
     uint32_t rank = Rank(i);
     if (rank > kMaxRank) {
       msg.s("rank ").u(rank).s(" > 8");
-      return Fail();
-    }
-    if (!Aligned8(t->shape())) {
-      msg.s("shape vector is not 8-byte aligned");
       return Fail();
     }
     uint64_t elems = 1;
@@ -254,10 +241,6 @@ int Checker::Binary(const fb::Binary* c) {
   const char* names[2] = {"a_strides", "b_strides"};
   if (Elements(T(c->output())) == 0) return EPCTX_OK;
   for (int s = 0; s < 2; ++s) {
-    if (!Aligned8(st[s])) {
-      OpErr().s(names[s]).s(" vector is not 8-byte aligned");
-      return Fail();
-    }
     if ((st[s] ? st[s]->size() : 0) != r) {
       OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
       return Fail();
@@ -265,7 +248,7 @@ int Checker::Binary(const fb::Binary* c) {
     // Largest index read = sum stride_d * (dim_d - 1); must be < elements.
     uint64_t max = 0, term;
     for (uint32_t d = 0; d < r; ++d) {
-      int64_t stride = st[s]->Get(d);
+      int64_t stride = I64(st[s], d);
       if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(c->output(), d) - 1), &term) ||
           __builtin_add_overflow(max, term, &max)) {
         OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
