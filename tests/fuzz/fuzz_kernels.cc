@@ -138,7 +138,14 @@ void FillElement(FuzzedDataProvider& fdp, int32_t dtype, uint8_t* p) {
       memcpy(p, &x, 2);
       break;
     }
-    case EPCTX_DTYPE_BOOL: *p = uint8_t(v & 1); break;
+    case EPCTX_DTYPE_BOOL: {
+      // Bytes other than 0/1 in a bool tensor (a caller's input, a file's
+      // initializer) are undefined behaviour where a kernel loads them as
+      // bool: known open (see README); EPCTX_FUZZ_RAW_BOOL=1 fuzzes them.
+      static const bool raw = getenv("EPCTX_FUZZ_RAW_BOOL") != nullptr;
+      *p = raw ? uint8_t(v) : uint8_t(v & 1);
+      break;
+    }
     default: *p = uint8_t(v); break;
   }
 }

@@ -202,6 +202,14 @@ Status Session::Run(const RunRequest& req) const {
         return Status::Error(EPCTX_INVALID_ARGUMENT,
                              "%s: input '%s': expected element type %s, found %s", label_, name,
                              dtype_name(info.dtype), dtype_name(t.dtype));
+      if (t.dtype == EPCTX_DTYPE_BOOL) {
+        const int64_t bad = first_non_bool(t.data, t.bytes);
+        if (bad >= 0)
+          return Status::Error(EPCTX_INVALID_ARGUMENT,
+                               "%s: input '%s': bool element %lld is byte %u, expected 0 or 1",
+                               label_, name, static_cast<long long>(bad),
+                               static_cast<const uint8_t*>(t.data)[bad]);
+      }
       if (!shape_matches(info, t)) {
         char want[128], got[128];
         size_t a = 0, b = 0;
