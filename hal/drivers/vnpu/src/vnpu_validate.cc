@@ -342,6 +342,12 @@ int Checker::Concat(const fb::Concat* c) {
 }
 
 int Checker::Op(const fb::Op* o) {
+  // The Verifier accepts a union whose type is set and whose value is absent.
+  if (!o->params()) {
+    op_name = "OP";
+    OpErr().s("params of type ").u(uint64_t(o->params_type())).s(" missing");
+    return Fail();
+  }
   switch (o->params_type()) {
     case fb::OpParams::Conv2D:
       op_name = "CONV2D";
