@@ -7,6 +7,7 @@
 // command streams. A refusal needs a message; an accepted stream must run
 // without touching memory outside its tensors, scratch and weights (each an
 // exact-size heap block here).
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -47,8 +48,12 @@ void RunGraph(const epctx_hal_driver* drv, epctx_hal_context* ctx, const char* n
   epctx_hal_graph_info info;
   memset(&info, 0, sizeof info);
   msg[0] = '\0';
-  if (drv->get_graph(drv, ctx, name, &graph, &info, msg, sizeof msg) != 0) {
-    if (msg[0] == '\0') abort();
+  int rc = drv->get_graph(drv, ctx, name, &graph, &info, msg, sizeof msg);
+  if (rc != 0) {
+    if (msg[0] == '\0') {
+      fprintf(stderr, "fuzz_vnpu: get_graph '%s' failed with %d and no message\n", name, rc);
+      abort();
+    }
     return;
   }
   std::vector<std::vector<uint8_t>> in(info.num_inputs), out(info.num_outputs);
@@ -70,7 +75,7 @@ void RunGraph(const epctx_hal_driver* drv, epctx_hal_context* ctx, const char* n
   uint32_t align = info.scratch_alignment ? info.scratch_alignment : 64;
   void* scratch = info.scratch_bytes ? Alloc(nullptr, info.scratch_bytes, align) : nullptr;
   msg[0] = '\0';
-  int rc = drv->execute(drv, graph, tin.data(), info.num_inputs, tout.data(), info.num_outputs,
+  rc = drv->execute(drv, graph, tin.data(), info.num_inputs, tout.data(), info.num_outputs,
                         scratch, info.scratch_bytes, msg, sizeof msg);
   if (rc != 0 && msg[0] == '\0') abort();
   free(scratch);

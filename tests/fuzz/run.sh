@@ -31,7 +31,7 @@ seed() {
   [ -d tests/fuzz/regressions/$t ] && cp tests/fuzz/regressions/$t/* "$dir/" 2>/dev/null
   [ -d "$host" ] || return 0
   find "$host" -type f "$@" -size -1024k -not -path "*/fuzz/*" -print0 2>/dev/null |
-    while IFS= read -r -d '' f; do cp "$f" "$dir/$(sha1sum "$f" | cut -c1-16)"; done
+    while IFS= read -r -d "" f; do cp "$f" "$dir/$(sha1sum "$f" 2>/dev/null | cut -c1-16)" 2>/dev/null; done
 }
 seed kernels -name "__none__"
 seed session -name "*.onnx"

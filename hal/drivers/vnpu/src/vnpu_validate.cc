@@ -204,9 +204,11 @@ int Checker::Conv(const fb::Conv2D* c) {
       !Same(Dim(y, 3), pw / c->stride_w() + 1, "output width"))
     return Fail();
   uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
-  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t) ||
-      !ElemsIs(w, t, "weights"))
+  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t)) {
+    OpErr().s("packed weight size overflows");
     return Fail();
+  }
+  if (!ElemsIs(w, t, "weights")) return Fail();
   if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), uint64_t(cout), "bias")))
     return Fail();
   return EPCTX_OK;
@@ -378,8 +380,11 @@ int Checker::Op(const fb::Op* o) {
       const fb::Softmax* c = o->params_as_Softmax();
       uint64_t n;
       if (!Ref(c->input(), "input") || !Writable(c->output(), "output")) return Fail();
-      if (!Mul(c->outer(), c->axis(), &n) || !Mul(n, c->inner(), &n) ||
-          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
+      if (!Mul(c->outer(), c->axis(), &n) || !Mul(n, c->inner(), &n)) {
+        OpErr().s("outer x axis x inner overflows");
+        return Fail();
+      }
+      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
         return Fail();
       return EPCTX_OK;
     }
@@ -404,8 +409,11 @@ int Checker::Op(const fb::Op* o) {
       if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
           !Ref(c->scale(), "scale") || !Ref(c->shift(), "shift"))
         return Fail();
-      if (!Mul(c->outer(), c->channels(), &n) || !Mul(n, c->inner(), &n) ||
-          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
+      if (!Mul(c->outer(), c->channels(), &n) || !Mul(n, c->inner(), &n)) {
+        OpErr().s("outer x channels x inner overflows");
+        return Fail();
+      }
+      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
           !ElemsIs(c->scale(), c->channels(), "scale") || !ElemsIs(c->shift(), c->channels(), "shift"))
         return Fail();
       return EPCTX_OK;
