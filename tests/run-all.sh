@@ -12,6 +12,8 @@
 #      compiled by the host build's tools) under qemu-system-arm
 #   7. size-<target> presets: the runtime's size per part and target
 #      (tests/size), failing when a part grows past tests/size/budget.txt
+#   8. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
+#      seeded from the host build's generated models (tests/fuzz/run.sh)
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
 # failed" (tests over all presets; a configure or build step that fails counts
@@ -106,6 +108,8 @@ for target in x86_64 aarch64 armhf riscv64; do
 done
 cat build/size-*/tests/size/size_report.txt 2>/dev/null
 echo "== size reports: $(($(date +%s) - t0)) s"
+
+step "fuzz" bash tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" build/host
 
 elapsed=$(($(date +%s) - start))
 echo

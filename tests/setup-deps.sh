@@ -16,7 +16,7 @@ cross=0
 
 host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
   libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler
-  libmbedtls-dev libcmocka-dev)
+  libmbedtls-dev libcmocka-dev clang libclang-rt-14-dev)
 # Node.js may come from elsewhere (NodeSource's nodejs bundles npm and
 # conflicts with Debian's npm): only ask apt when the commands are missing.
 command -v node >/dev/null || host_pkgs+=(nodejs)

@@ -69,6 +69,22 @@ def cycle_model():
     g = helper.make_graph(nodes, "cycle", [x], [y])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
+def bool_models():
+    """Where(cond, x, b) with a bool graph input, and Where(c, x, b) with a
+    bool initializer whose raw bytes hold a 2 (not a bool)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    b = numpy_helper.from_array(np.full(4, -1.0, dtype=np.float32), "b")
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [4])
+    g = helper.make_graph([helper.make_node("Where", ["cond", "x", "b"], ["y"], name="where0")],
+                          "bool_input", [cond, x], [y], [b])
+    as_input = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    c = helper.make_tensor("c", TensorProto.BOOL, [4], bytes([1, 0, 2, 1]), raw=True)
+    g = helper.make_graph([helper.make_node("Where", ["c", "x", "b"], ["y"], name="where0")],
+                          "bool_init", [x], [y], [b, c])
+    as_init = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    return as_input, as_init
+
 
 def main():
     out = sys.argv[1]
@@ -89,6 +105,10 @@ def main():
     onnx.save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
     onnx.save(reverse_chain_model(), os.path.join(out, "reverse_chain.onnx"))
     onnx.save(cycle_model(), os.path.join(out, "cycle.onnx"))
+
+    bool_input, bool_init = bool_models()
+    onnx.save(bool_input, os.path.join(out, "bool_input.onnx"))
+    onnx.save(bool_init, os.path.join(out, "bool_init_byte2.onnx"))
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ void epctx_session_release(epctx_session* session);
 
 typedef struct epctx_io_info {
   const char* name;   /* valid while the session lives */
-  epctx_dtype dtype;
+  epctx_dtype dtype;   /* UNDEFINED for a type this enum does not name */
   size_t rank;
   const int64_t* dims; /* -1 for a symbolic dimension */
 } epctx_io_info;

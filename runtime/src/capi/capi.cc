@@ -313,7 +313,10 @@ size_t epctx_session_output_count(const epctx_session* s) {
 
 static void io_info(const epctx::onnx::ValueInfoView& v, const char* name, epctx_io_info* out) {
   out->name = name;
-  out->dtype = static_cast<epctx_dtype>(v.dtype);
+  // The file's elem_type is any int32; a value epctx_dtype does not name
+  // would be an invalid enum value in C++ callers (and in epctx.hpp).
+  const bool named = epctx::dtype_size(v.dtype) != 0 || v.dtype == EPCTX_DTYPE_STRING;
+  out->dtype = named ? static_cast<epctx_dtype>(v.dtype) : EPCTX_DTYPE_UNDEFINED;
   out->rank = v.has_shape ? v.rank : 0;
   out->dims = v.dims;
 }

@@ -71,6 +71,17 @@ constexpr int kMaxRank = EPCTX_MAX_RANK;
 // Product of dims into *out; false on a negative dim or overflow.
 bool shape_elements(const int64_t* dims, size_t rank, uint64_t* out);
 
+// Kernels load BOOL elements as C++ bool, for which any byte but 0 and 1 is
+// undefined behaviour: tensors from outside (initializers, caller inputs)
+// are checked once where they enter. The index of the first other byte, or
+// -1 when all are 0/1.
+inline int64_t first_non_bool(const void* data, uint64_t bytes) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  for (uint64_t i = 0; i < bytes; ++i)
+    if (p[i] > 1) return static_cast<int64_t>(i);
+  return -1;
+}
+
 }  // namespace epctx
 
 #endif

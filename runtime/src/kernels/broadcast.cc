@@ -31,6 +31,15 @@ Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
                      uint32_t rb, const int64_t* db, Broadcast* out) {
   EPCTX_RETURN_IF_ERROR(BroadcastShape(ctx, ra, da, rb, db, &out->out_rank, out->out_dims));
   const uint32_t r = out->out_rank;
+  for (uint32_t i = 0; i < r; ++i)
+    if (out->out_dims[i] == 0) {
+      // Nothing to visit; the strides of the huge dims beside the zero would
+      // overflow int64.
+      out->rank = 1;
+      out->dims[0] = 0;
+      out->sa[0] = out->sb[0] = 0;
+      return Status::Ok();
+    }
   int64_t sa[kMaxRank], sb[kMaxRank];
   int64_t stride_a = 1, stride_b = 1;
   for (uint32_t i = r; i-- > 0;) {

@@ -8,6 +8,10 @@ namespace {
 template <typename T>
 void StridedCopy(uint32_t rank, const int64_t* dims, const int64_t* strides, const T* src,
                  T* dst) {
+  // Nothing to copy; the product of the other dims of an empty walk may
+  // overflow (and would be a long loop of empty rows).
+  for (uint32_t i = 0; i < rank; ++i)
+    if (dims[i] == 0) return;
   const int64_t n = rank ? dims[rank - 1] : 1;
   const int64_t s = rank ? strides[rank - 1] : 1;
   int64_t outer = 1;

@@ -137,6 +137,10 @@ KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset);
 // True when epctx has a kernel for (domain, op_type, opset) but this build
 // left it out (CMake EPCTX_CPU_OPS): the model needs a build that lists it.
 bool KernelLeftOutOfBuild(StrView domain, StrView op_type, int64_t opset);
+// Row i of the kernel table (false past its end), so the kernel fuzzer can
+// reach every op without a second list to keep in step.
+bool KernelTableRow(uint32_t i, const char** domain, const char** op, int64_t* min_opset,
+                    int64_t* max_opset);
 
 }  // namespace epctx
 

@@ -143,10 +143,14 @@ Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
 }
 
 void Strides(uint32_t rank, const int64_t* dims, int64_t* strides) {
+  // An empty tensor addresses nothing, and the products of the huge dims a
+  // zero may sit beside overflow: its strides are all 0.
+  bool empty = false;
+  for (uint32_t i = 0; i < rank; ++i) empty |= dims[i] == 0;
   int64_t s = 1;
   for (uint32_t i = rank; i-- > 0;) {
-    strides[i] = s;
-    s *= dims[i];
+    strides[i] = empty ? 0 : s;
+    if (!empty) s *= dims[i];
   }
 }
 

@@ -53,7 +53,8 @@ Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
 Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
                      const char* what, int64_t* out);
 
-// Row-major strides of dims (in elements).
+// Row-major strides of dims (in elements); all 0 when a dim is 0, so that no
+// stride of an empty tensor overflows (its other dims may be huge).
 void Strides(uint32_t rank, const int64_t* dims, int64_t* strides);
 
 // Steps the odometer idx[0..n) over dims (last index fastest) and keeps

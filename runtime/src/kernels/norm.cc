@@ -147,7 +147,9 @@ Status BroadcastStrides(KernelContext& ctx, const TensorRef& t, const TensorRef&
     const int64_t d = t.dims[t.rank - 1 - back];
     if (d != 1 && d != x.dims[i]) ok = false;
     strides[i] = d == 1 ? 0 : s;
-    s *= d;
+    // An empty t's huge dims beside its zero would overflow; its strides
+    // address nothing (X is empty too), so they may stay as they are.
+    if (__builtin_mul_overflow(s, d, &s)) s = 0;
   }
   if (!ok)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s shape %s does not broadcast to X shape %s", what,
@@ -178,6 +180,9 @@ Status LayerNormT(KernelContext& ctx, const TensorRef& x, int64_t axis, float ep
   int64_t outer = 1, norm = 1;
   Product(x.dims, 0, static_cast<uint32_t>(axis), &outer);
   Product(x.dims, static_cast<uint32_t>(axis), x.rank, &norm);
+  // An empty X may have huge dims beside its zero: with no Mean/InvStdDev
+  // to fill (whose allocation bounds `outer`) there is nothing to walk.
+  if (x.elements() == 0 && !mean_out && !inv_out) return Status::Ok();
   const T* X = static_cast<const T*>(x.data);
   T* Y = static_cast<T*>(y->data);
   int64_t idx[kMaxRank] = {};
@@ -394,6 +399,9 @@ Status MeanVarianceNormalization(KernelContext& ctx) {
   }
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
+  // Nothing to normalise; the layout of an empty input with huge dims
+  // beside its zero would walk them all.
+  if (x->elements() == 0) return Status::Ok();
   ReduceLayout l;
   MakeReduceLayout(x->rank, x->dims, reduced, &l);
   Dispatch<kFloats>(x->dtype, [&](auto tag) { MvnT<decltype(tag)>(*x, l, y); });

@@ -246,7 +246,9 @@ Status DynamicQuantizeLinear(KernelContext& ctx) {
   }
   const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   float zpf = 0.0f - lo / scale;
-  zpf = zpf < 0.0f ? 0.0f : (zpf > 255.0f ? 255.0f : zpf);
+  // !(zpf > 0): a NaN (an infinite range) clamps to 0 too, never reaching
+  // the float -> int conversion, which is undefined for it.
+  zpf = !(zpf > 0.0f) ? 0.0f : (zpf > 255.0f ? 255.0f : zpf);
   const uint8_t zp = static_cast<uint8_t>(nearbyintf(zpf));
   TensorRef *y = nullptr, *ys = nullptr, *yz = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_UINT8, x->rank, x->dims, &y));

@@ -29,11 +29,27 @@ struct ReduceLayout {
   int64_t group = 1;    // product of the reduced dims (0 for an empty axis)
 };
 
-// reduced[i] marks axis i of dims[0..rank) (rank <= kMaxRank). The input's
-// element count must fit int64 (it does for any tensor that exists).
+// reduced[i] marks axis i of dims[0..rank) (rank <= kMaxRank). The element
+// count of a non-empty input fits int64 (it exists); an empty one may have
+// huge dims beside its zero, so it gets a layout that addresses nothing.
 inline void MakeReduceLayout(uint32_t rank, const int64_t* dims, const bool* reduced,
                              ReduceLayout* l) {
   *l = ReduceLayout();
+  bool empty = false;
+  for (uint32_t i = 0; i < rank; ++i) empty |= dims[i] == 0;
+  if (empty) {
+    // Every output (if any) folds an empty group: one flat kept axis with
+    // stride 0. Products saturate; the caller's output allocation refuses
+    // a count that large.
+    for (uint32_t i = 0; i < rank; ++i) {
+      int64_t& p = reduced[i] ? l->group : l->outputs;
+      if (dims[i] == 0 || p == 0) p = 0;
+      else if (__builtin_mul_overflow(p, dims[i], &p)) p = INT64_MAX;
+    }
+    l->kept_rank = 1;
+    l->kept_dims[0] = l->outputs;
+    return;
+  }
   int64_t stride = 1;
   bool prev_set = false, prev_red = false;
   // Walk from the last axis so strides are known; fill back to front, then

@@ -134,4 +134,16 @@ bool KernelLeftOutOfBuild(StrView domain, StrView op_type, int64_t opset) {
   return FindRow(kDropped.rows, kDropped.size, domain, op_type, opset) != nullptr;
 }
 
+// Row i of the kernel table this build keeps (false past its end), so the
+// kernel fuzzer reaches every op without a second list to keep in step.
+bool KernelTableRow(uint32_t i, const char** domain, const char** op, int64_t* min_opset,
+                    int64_t* max_opset) {
+  if (i >= kKernels.size) return false;
+  *domain = kKernels.rows[i].domain;
+  *op = kKernels.rows[i].op;
+  *min_opset = kKernels.rows[i].min_opset;
+  *max_opset = kKernels.rows[i].max_opset;
+  return true;
+}
+
 }  // namespace epctx

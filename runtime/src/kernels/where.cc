@@ -13,8 +13,14 @@ namespace kern {
 namespace {
 
 // Element strides of an operand inside the output shape of rank R,
-// 0 along axes where the operand has size 1 or is missing.
+// 0 along axes where the operand has size 1 or is missing. All 0 for an
+// empty operand (the output is empty then too), whose other dims may be
+// huge enough to overflow the products.
 void AlignedStrides(const TensorRef& t, uint32_t R, int64_t* s) {
+  if (t.elements() == 0) {
+    for (uint32_t i = 0; i < R; ++i) s[i] = 0;
+    return;
+  }
   int64_t stride = 1;
   for (uint32_t i = R; i-- > 0;) {
     const uint32_t from_end = R - 1 - i;

@@ -283,6 +283,15 @@ Status check_input(const char* label, const onnx::ValueInfoView& info, const Ten
     return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: input '%.*s': expected element type %s, "
                          "found %s", label, info.name.len(), info.name.data,
                          dtype_name(info.dtype), dtype_name(t.dtype));
+  if (check_shape && t.dtype == EPCTX_DTYPE_BOOL) {
+    // Kernels load bool elements as C++ bool: any byte but 0/1 is undefined.
+    const int64_t bad = first_non_bool(t.data, t.bytes);
+    if (bad >= 0)
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "%s: input '%.*s': bool element %lld is byte %u, expected 0 or 1", label,
+                           info.name.len(), info.name.data, static_cast<long long>(bad),
+                           static_cast<const uint8_t*>(t.data)[bad]);
+  }
   if (!check_shape || shape_matches(info, t)) return Status::Ok();
   char want[128], got[128];
   size_t a = 0, b = 0;

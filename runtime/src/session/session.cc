@@ -164,6 +164,7 @@ Status Session::LoadConstants(GraphPlan* p) {
                              (unsigned long long)t.bytes);
       r.data = const_cast<void*>(t.data);
       r.bytes = want;
+      EPCTX_RETURN_IF_ERROR(CheckBool(r, t.name));
       continue;
     }
     // External data: resolved beneath the model folder (or the configured
@@ -194,8 +195,18 @@ Status Session::LoadConstants(GraphPlan* p) {
                                                 off, len));
     r.data = const_cast<uint8_t*>(region->data + off);
     r.bytes = want;
+    EPCTX_RETURN_IF_ERROR(CheckBool(r, t.name));
   }
   return Status::Ok();
+}
+
+Status Session::CheckBool(const TensorRef& r, StrView name) const {
+  int64_t bad = r.dtype == EPCTX_DTYPE_BOOL ? first_non_bool(r.data, r.bytes) : -1;
+  if (bad < 0) return Status::Ok();
+  return Status::Error(EPCTX_INVALID_GRAPH,
+                       "%s: initializer '%.*s': bool element %lld is byte %u, expected 0 or 1",
+                       label_, name.len(), name.data, static_cast<long long>(bad),
+                       static_cast<const uint8_t*>(r.data)[bad]);
 }
 
 Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,

@@ -170,6 +170,8 @@ class Session {
                epctx_hal_graph_info* info, char* msg, size_t msg_cap);
   // Maps `rel` beneath folder `base` (nullptr: unknown, an error naming
   // ep.context_file_path). `what` names the file's role in messages.
+  // INVALID_GRAPH when a BOOL initializer holds a byte other than 0/1.
+  Status CheckBool(const TensorRef& r, StrView name) const;
   Status MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
                     epctx_pal_region* out);
 

@@ -154,7 +154,7 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   d->name = t->name() ? t->name()->c_str() : "";
   d->dtype = t->dtype() == fb::DType::FLOAT16 ? EPCTX_DTYPE_FLOAT16 : EPCTX_DTYPE_FLOAT;
   d->rank = t->shape() ? t->shape()->size() : 0;
-  for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = t->shape()->Get(k);
+  for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = I64(t->shape(), k);
 }
 
 // Copies the payload of g into private memory, verifies and validates the

@@ -108,8 +108,19 @@ struct Bindings {
   float* ptr(uint32_t t) const;
 };
 
+// Element i of an [int64] vector, loaded at any alignment. The flatbuffers
+// Verifier checks a vector's 4-byte length prefix for alignment, not its
+// elements, and real streams (epctx-compile's) do carry [int64] vectors at
+// offsets that are 4 mod 8: Vector<int64_t>::Get would be a misaligned load
+// (undefined behaviour; a fault on strict-alignment cores).
+inline int64_t I64(const flatbuffers::Vector<int64_t>* v, uint32_t i) {
+  int64_t x;
+  __builtin_memcpy(&x, v->Data() + size_t(i) * sizeof(int64_t), sizeof x);
+  return x;
+}
+
 // Dimension d of a validated tensor.
-inline int64_t Dim(const fb::Tensor* t, uint32_t d) { return t->shape()->Get(d); }
+inline int64_t Dim(const fb::Tensor* t, uint32_t d) { return I64(t->shape(), d); }
 
 // Four floats as one GCC vector, loaded and stored at any alignment.
 typedef float V4 __attribute__((vector_size(16)));

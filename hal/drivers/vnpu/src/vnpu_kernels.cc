@@ -140,11 +140,11 @@ void Runner::Binary(const fb::Binary* c) {
   const auto* as = c->a_strides();
   const auto* bs = c->b_strides();
   int64_t inner = Dim(yt, r - 1);
-  const int64_t sa = as->Get(r - 1), sb = bs->Get(r - 1);
+  const int64_t sa = I64(as, r - 1), sb = I64(bs, r - 1);
   uint32_t outer_r = r - 1;
   while (outer_r > 0 && (sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
     const uint32_t d = outer_r - 1;
-    if (as->Get(d) != sa * inner || bs->Get(d) != sb * inner) break;
+    if (I64(as, d) != sa * inner || I64(bs, d) != sb * inner) break;
     inner *= Dim(yt, d);
     outer_r = d;
   }
@@ -153,11 +153,11 @@ void Runner::Binary(const fb::Binary* c) {
   for (uint64_t done = 0; done < total; done += uint64_t(inner)) {
     row(pa + oa, pb + ob, y + done, inner, sa, sb);
     for (int32_t d = int32_t(outer_r) - 1; d >= 0; --d) {
-      oa += as->Get(d);
-      ob += bs->Get(d);
+      oa += I64(as, d);
+      ob += I64(bs, d);
       if (++idx[d] < Dim(yt, d)) break;
-      oa -= as->Get(d) * idx[d];
-      ob -= bs->Get(d) * idx[d];
+      oa -= I64(as, d) * idx[d];
+      ob -= I64(bs, d) * idx[d];
       idx[d] = 0;
     }
   }

@@ -41,7 +41,7 @@ struct Checker {
   uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
   uint32_t Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
-  int64_t Dim(uint32_t i, uint32_t d) const { return T(i)->shape()->Get(d); }
+  int64_t Dim(uint32_t i, uint32_t d) const { return I64(T(i)->shape(), d); }
 
   int Fail() { return EPCTX_INVALID_GRAPH; }
   Msg& OpErr() {
@@ -261,9 +261,11 @@ int Checker::Conv(const fb::Conv2D* c) {
       !Same(Dim(y, 3), pw / c->stride_w() + 1, "output width"))
     return Fail();
   uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
-  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t) ||
-      !ElemsIs(w, t, "weights"))
+  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t)) {
+    OpErr().s("packed weight size overflows");
     return Fail();
+  }
+  if (!ElemsIs(w, t, "weights")) return Fail();
   if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), uint64_t(cout), "bias")))
     return Fail();
   return EPCTX_OK;
@@ -305,7 +307,7 @@ int Checker::Binary(const fb::Binary* c) {
     // Largest index read = sum stride_d * (dim_d - 1); must be < elements.
     uint64_t max = 0, term;
     for (uint32_t d = 0; d < r; ++d) {
-      int64_t stride = st[s]->Get(d);
+      int64_t stride = I64(st[s], d);
       if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(c->output(), d) - 1), &term) ||
           __builtin_add_overflow(max, term, &max)) {
         OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
@@ -399,6 +401,12 @@ int Checker::Concat(const fb::Concat* c) {
 }
 
 int Checker::Op(const fb::Op* o) {
+  // The Verifier accepts a union whose type is set and whose value is absent.
+  if (!o->params()) {
+    op_name = "OP";
+    OpErr().s("params of type ").u(uint64_t(o->params_type())).s(" missing");
+    return Fail();
+  }
   switch (o->params_type()) {
     case fb::OpParams::Conv2D:
       op_name = "CONV2D";
@@ -429,8 +437,11 @@ int Checker::Op(const fb::Op* o) {
       const fb::Softmax* c = o->params_as_Softmax();
       uint64_t n;
       if (!Ref(c->input(), "input") || !Writable(c->output(), "output")) return Fail();
-      if (!Mul(c->outer(), c->axis(), &n) || !Mul(n, c->inner(), &n) ||
-          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
+      if (!Mul(c->outer(), c->axis(), &n) || !Mul(n, c->inner(), &n)) {
+        OpErr().s("outer x axis x inner overflows");
+        return Fail();
+      }
+      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
         return Fail();
       return EPCTX_OK;
     }
@@ -455,8 +466,11 @@ int Checker::Op(const fb::Op* o) {
       if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
           !Ref(c->scale(), "scale") || !Ref(c->shift(), "shift"))
         return Fail();
-      if (!Mul(c->outer(), c->channels(), &n) || !Mul(n, c->inner(), &n) ||
-          !ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
+      if (!Mul(c->outer(), c->channels(), &n) || !Mul(n, c->inner(), &n)) {
+        OpErr().s("outer x channels x inner overflows");
+        return Fail();
+      }
+      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
           !ElemsIs(c->scale(), c->channels(), "scale") || !ElemsIs(c->shift(), c->channels(), "shift"))
         return Fail();
       return EPCTX_OK;
