@@ -33,6 +33,10 @@ INPUT = re.compile(r"^ (\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 def part_of(path):
     if "epctx_vnpu_obj.dir" in path:
         return "vnpu"
+    # The kernel table and the SGEMM micro-kernels (shared with vnpu) count
+    # with the CPU kernels.
+    if "epctx_registry_obj.dir" in path or "epctx_ukernels_obj.dir" in path:
+        return "kernels"
     if "epctx_core_obj.dir" in path:
         if "/src/kernels/" in path:
             return "kernels"

@@ -629,7 +629,7 @@ Status Session::Run(const RunRequest& req) const {
   }
   RunMemory* m = TakeRunMemory(plan, arena != nullptr);
   if (!m) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", label_);
-  const bool learn = !learning_.load(std::memory_order_relaxed);
+  const bool learn = learning_.load(std::memory_order_relaxed) == 0;
   if (learn)
     for (uint32_t v = 0; v < main_.num_values; ++v) m->seen[v] = 0;
   const TensorRef** bound = m->bound;
@@ -658,7 +658,7 @@ Status Session::Run(const RunRequest& req) const {
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;
   }();
-  if (learn && st.ok() && !learning_.exchange(true, std::memory_order_acq_rel)) {
+  if (learn && st.ok() && learning_.exchange(1, std::memory_order_acq_rel) == 0) {
     bool any = false;
     for (uint32_t v = 0; v < main_.num_values && !any; ++v) any = m->seen[v] != 0;
     if (any) LearnPlan(m->seen);

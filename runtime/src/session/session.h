@@ -209,7 +209,8 @@ class Session {
   MemoryPlan* created_plan_ = nullptr;          // from the declared types
   mutable MemoryPlan* learned_plan_ = nullptr;  // after the first run, if it added values
   mutable std::atomic<const MemoryPlan*> plan_{nullptr};
-  mutable std::atomic<bool> learning_{false};
+  // 32-bit, not bool: riscv64 has no byte atomics (they would need libatomic).
+  mutable std::atomic<uint32_t> learning_{0};
   epctx_pal_mutex* pool_mutex_ = nullptr;
   mutable RunMemory* pool_ = nullptr;  // idle run memories
   mutable RunMemory* all_ = nullptr;   // every run memory, for the destructor
