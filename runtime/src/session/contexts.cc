@@ -165,7 +165,25 @@ Status Session::LoadContexts() {
           "%s: EPContext node '%.*s' has %u inputs and %u outputs, its graph '%s' expects %u and %u",
           label_, eps[i].node->name.len(), eps[i].node->name.data, step.num_inputs,
           step.num_outputs, name, gi.num_inputs, gi.num_outputs));
+    if (!gi.scratch_alignment) step.graph_info.scratch_alignment = 16;
+    const uint32_t sa = step.graph_info.scratch_alignment;
+    if ((sa & (sa - 1)) || sa > EPCTX_HAL_MAX_ALIGNMENT)
+      return load_failure(Status::Error(
+          EPCTX_INCOMPATIBLE_DRIVER,
+          "%s: EPContext node '%.*s': driver '%s' asks for scratch_alignment %u, expected a "
+          "power of two up to %u",
+          label_, eps[i].node->name.len(), eps[i].node->name.data, bound->driver->info.name, sa,
+          EPCTX_HAL_MAX_ALIGNMENT));
     step.driver = bound->driver;
+    if (step.driver->fns.prepare_graph) {
+      msg[0] = '\0';
+      rc = step.driver->fns.prepare_graph(step.driver->driver, step.graph, msg, sizeof msg);
+      if (rc != EPCTX_OK)
+        return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': prepare: %s",
+                                          label_, eps[i].node->name.len(),
+                                          eps[i].node->name.data, name, msg));
+      step.prepared = true;
+    }
     ++driver_steps_;
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
@@ -185,6 +203,8 @@ Status Session::LoadContexts() {
 
 int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                       epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
+  memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
   if (lc.shared) return group_->GetGraph(lc, name, graph, info, msg, msg_cap);
   return lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
 }
@@ -304,6 +324,7 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   }
   epctx_hal_blob hb;
   memset(&hb, 0, sizeof hb);
+  hb.struct_size = sizeof hb;
   hb.data = blob.data;
   hb.size = blob.size;
   epctx_hal_graph_blob* graphs = nullptr;

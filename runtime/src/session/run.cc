@@ -90,8 +90,12 @@ struct RunState {
     scratch.prev = scratch.next = &scratch;
   }
   void* Allocate(Buffer* list, uint64_t bytes, uint32_t alignment, Buffer** out) {
-    if (alignment > kHeader || bytes > SIZE_MAX - kHeader) return nullptr;
-    Buffer* b = static_cast<Buffer*>(alloc->Alloc(static_cast<size_t>(bytes) + kHeader, kHeader));
+    // Above kHeader (driver arenas up to a page): the header grows to the
+    // alignment, so the data after it is aligned too. Only scratch buffers
+    // ask for that; live buffers (found again from their data) use kHeader.
+    const size_t head = alignment > kHeader ? alignment : kHeader;
+    if (alignment > EPCTX_HAL_MAX_ALIGNMENT || bytes > SIZE_MAX - head) return nullptr;
+    Buffer* b = static_cast<Buffer*>(alloc->Alloc(static_cast<size_t>(bytes) + head, head));
     if (!b) return nullptr;
     b->refs = 1;
     b->bytes = bytes;
@@ -100,7 +104,7 @@ struct RunState {
     list->next->prev = b;
     list->next = b;
     if (out) *out = b;
-    return reinterpret_cast<uint8_t*>(b) + kHeader;
+    return reinterpret_cast<uint8_t*>(b) + head;
   }
   void Release(Buffer* b) {
     if (!b || --b->refs) return;
@@ -330,12 +334,16 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
     return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory for the driver arena");
   char msg[Status::kMaxMessage];
   msg[0] = '\0';
+  const epctx_hal_driver& fns = s.driver->fns;
+  if (fns.sync_for_device) fns.sync_for_device(s.driver->driver, s.graph, hal_in, s.num_inputs);
   int rc = s.driver->driver->execute(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
                                      s.num_outputs, arena, gi.scratch_bytes, msg, sizeof msg);
   if (rc != EPCTX_OK)
-    return Status::Error(rc == EPCTX_INVALID_ARGUMENT ? rc : EPCTX_EP_FAIL,
-                         "%s: EPContext node '%.*s' on driver '%s': %s", rs.label,
-                         s.node->name.len(), s.node->name.data, s.driver->info.name, msg);
+    // The driver's own code stays the cause (epctx_status_cause).
+    return Status::Error(rc, "%s: EPContext node '%.*s' on driver '%s': %s", rs.label,
+                         s.node->name.len(), s.node->name.data, s.driver->info.name, msg)
+        .WithCode(rc == EPCTX_INVALID_ARGUMENT ? rc : EPCTX_EP_FAIL);
+  if (fns.sync_for_cpu) fns.sync_for_cpu(s.driver->driver, s.graph, hal_out, s.num_outputs);
   return Status::Ok();
 }
 
