@@ -181,7 +181,7 @@ static run_io g_io;
 static int run_once(run_io* io, int compare) {
   epctx_tensor* out[16] = {0};
   epctx_status* st = epctx_session_run(io->s, io->names, (const epctx_tensor* const*)io->in,
-                                       io->nin, NULL, io->nout, out);
+                                       io->nin, NULL, out, io->nout);
   if (st) {
     fprintf(stderr, "run: %s\n", epctx_status_message(st));
     epctx_status_release(st);

@@ -59,7 +59,7 @@ static epctx_status* run_hello(epctx_env* env, const char* model) {
   const char* names[1] = {"x"};
   const epctx_tensor* ins[1] = {in};
   epctx_tensor* out = NULL;
-  st = epctx_session_run(s, names, ins, 1, NULL, 1, &out);
+  st = epctx_session_run(s, names, ins, 1, NULL, &out, 1);
   if (!st) {
     const float* y = (const float*)epctx_tensor_data(out);
     assert_int_equal(epctx_tensor_bytes(out), sizeof x);
