@@ -255,6 +255,10 @@ static void test_hooks_called_around_execute_and_bind(void** state) {
   assert_int_equal(c2.device_syncs, c0.device_syncs + 3);
   assert_int_equal(c2.cpu_syncs, c0.cpu_syncs + 3);
   assert_int_equal(c2.prepared, c0.prepared);
+  /* hello_npu reaches only its own buffers: x and y staged on every run
+   * (run_hello checks y), none left behind. */
+  assert_int_equal(c2.io_allocs, c0.io_allocs + 6);
+  assert_int_equal(c2.io_live, 0);
   epctx_env_release(env);
 }
 
@@ -265,6 +269,26 @@ static int execute_device_fault(const epctx_hal_driver* self, epctx_hal_graph* g
   (void)self, (void)g, (void)in, (void)nin, (void)out, (void)nout, (void)scratch, (void)bytes;
   snprintf(msg, cap, "device reset (watchdog)");
   return EPCTX_ENGINE_ERROR;
+}
+
+static void* refuse_io(const epctx_hal_driver* self, epctx_hal_graph* g, uint64_t bytes,
+                       uint32_t alignment) {
+  (void)self, (void)g, (void)bytes, (void)alignment;
+  return NULL;
+}
+
+static void test_io_staging_refused_is_out_of_memory(void** state) {
+  (void)state;
+  epctx_env* env = new_env();
+  g_variant = *epctx_hello_npu_driver();
+  g_variant.alloc_io = refuse_io;
+  assert_null(epctx_env_register_driver(env, &g_variant));
+  expect_status(run_hello(env, "hello_ctx.onnx"), EPCTX_OUT_OF_MEMORY, EPCTX_OUT_OF_MEMORY,
+                "on driver 'hello_npu': alloc_io refused a device-visible buffer");
+  g_variant.free_io = NULL;
+  expect_status(epctx_env_register_driver(env, &g_variant), EPCTX_INVALID_ARGUMENT,
+                EPCTX_INVALID_ARGUMENT, "alloc_io and free_io come together");
+  epctx_env_release(env);
 }
 
 static void test_driver_code_survives_as_cause(void** state) {
@@ -307,6 +331,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_payload_alignment_validated_at_registration),
       cmocka_unit_test(test_scratch_alignment_honoured_up_to_a_page),
       cmocka_unit_test(test_hooks_called_around_execute_and_bind),
+      cmocka_unit_test(test_io_staging_refused_is_out_of_memory),
       cmocka_unit_test(test_driver_code_survives_as_cause),
       cmocka_unit_test(test_bad_blob_names_field),
   };

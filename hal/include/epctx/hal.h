@@ -8,6 +8,8 @@
  *   load_context        once per primary EPContext node (main_context=1)
  *   get_graph           once per EPContext node bound to that context
  *   prepare_graph       (optional) once per get_graph, before the first execute
+ *   alloc_io            (optional) staging buffers for I/O the device
+ *                       cannot reach, around each execute (free_io after)
  *   sync_for_device     (optional) on the inputs, before each execute
  *   execute             any number of times, from many threads at once
  *   sync_for_cpu        (optional) on the outputs, after each execute
@@ -64,7 +66,8 @@ extern "C" {
 
 /* The major changes on any incompatible change to the structs below; the
  * minor when fields or hooks are appended. 2.0: struct sizes everywhere;
- * 2.1: the optional graph hooks (prepare/unprepare, cache sync). */
+ * 2.1: the optional graph hooks (prepare/unprepare, cache sync, I/O
+ * buffers). */
 #define EPCTX_HAL_ABI_MAJOR 2u
 #define EPCTX_HAL_ABI_MINOR 1u
 #define EPCTX_HAL_ABI(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
@@ -234,6 +237,21 @@ typedef struct epctx_hal_driver {
   void (*sync_for_cpu)(const struct epctx_hal_driver* self,
                        epctx_hal_graph* graph, const epctx_hal_tensor* tensors,
                        uint32_t count);
+  /* Device-visible I/O memory, for an NPU that reaches only some memory (a
+   * carve-out, an IOMMU window). When alloc_io is set, every input and output
+   * of execute whose bytes is_device_visible denies (all of them when it is
+   * NULL) is staged: the runtime copies the input into a buffer from
+   * alloc_io before execute, has execute write the output into one, copies
+   * it out after, and frees both with free_io. alloc_io returns NULL when
+   * out of memory; free_io takes what alloc_io returned. alloc_io and
+   * free_io come together. All three are thread-safe like execute. */
+  void* (*alloc_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                    uint64_t bytes, uint32_t alignment);
+  void (*free_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                  void* ptr);
+  int (*is_device_visible)(const struct epctx_hal_driver* self,
+                           epctx_hal_graph* graph, const void* ptr,
+                           uint64_t bytes);
 } epctx_hal_driver;
 
 /* The one function a driver shared library exports (the major is part of

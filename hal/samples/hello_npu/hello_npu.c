@@ -18,6 +18,7 @@
 #define HELLO_SCRATCH_ALIGN 256u
 
 typedef struct hello_graph {
+  const epctx_hal_host* host; /* the context's copy: outlives the graph */
   epctx_hal_tensor_desc in, out;
   uint32_t n;
   float scale;
@@ -138,6 +139,7 @@ static int load_context(const epctx_hal_driver* self, const epctx_hal_blob* blob
   if (!c) return fail(msg, cap, EPCTX_OUT_OF_MEMORY, "out of memory loading a context", 0, 0);
   memset(c, 0, sizeof *c);
   c->host = *host;
+  c->graph.host = &c->host;
   c->graph.n = n;
   memcpy(&c->graph.scale, &bits, 4);
   c->graph.in = (epctx_hal_tensor_desc){"x", EPCTX_DTYPE_FLOAT, 1, {n}};
@@ -185,6 +187,34 @@ static void sync_for_cpu(const epctx_hal_driver* self, epctx_hal_graph* g,
   __atomic_add_fetch(&g_counters.cpu_syncs, 1, __ATOMIC_RELAXED);
 }
 
+/* This "NPU" reaches only memory from its own carve-out, so the runtime
+ * stages every input and output through these buffers (a real driver
+ * allocates from its DMA heap or maps through its IOMMU here, and answers
+ * is_device_visible from the ranges it handed out). */
+static void* alloc_io(const epctx_hal_driver* self, epctx_hal_graph* graph, uint64_t bytes,
+                      uint32_t alignment) {
+  (void)self;
+  const hello_graph* g = (const hello_graph*)graph;
+  if (bytes > (uint64_t)HELLO_MAX_N * 4) return NULL;
+  void* p = g->host->alloc(g->host->user, (size_t)bytes, alignment);
+  if (p) {
+    __atomic_add_fetch(&g_counters.io_allocs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
+  }
+  return p;
+}
+static void free_io(const epctx_hal_driver* self, epctx_hal_graph* graph, void* p) {
+  (void)self;
+  const hello_graph* g = (const hello_graph*)graph;
+  __atomic_sub_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
+  g->host->free(g->host->user, p);
+}
+static int is_device_visible(const epctx_hal_driver* self, epctx_hal_graph* graph,
+                             const void* p, uint64_t bytes) {
+  (void)self, (void)graph, (void)p, (void)bytes;
+  return 0;
+}
+
 /* Thread-safe: reads only the graph, writes only its scratch and outputs. */
 static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
                    const epctx_hal_tensor* in, uint32_t nin, epctx_hal_tensor* out, uint32_t nout,
@@ -219,7 +249,7 @@ static void release_context(const epctx_hal_driver* self, epctx_hal_context* c) 
 static const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL, get_info, check_compatibility,
     load_context, get_graph, execute, release_context, prepare_graph, unprepare_graph,
-    sync_for_device, sync_for_cpu};
+    sync_for_device, sync_for_cpu, alloc_io, free_io, is_device_visible};
 
 const epctx_hal_driver* epctx_hello_npu_driver(void) { return &kDriver; }
 
@@ -227,6 +257,8 @@ void hello_npu_get_counters(hello_npu_counters* out) {
   out->prepared = __atomic_load_n(&g_counters.prepared, __ATOMIC_RELAXED);
   out->device_syncs = __atomic_load_n(&g_counters.device_syncs, __ATOMIC_RELAXED);
   out->cpu_syncs = __atomic_load_n(&g_counters.cpu_syncs, __ATOMIC_RELAXED);
+  out->io_allocs = __atomic_load_n(&g_counters.io_allocs, __ATOMIC_RELAXED);
+  out->io_live = __atomic_load_n(&g_counters.io_live, __ATOMIC_RELAXED);
 }
 
 /* The library's one export (libepctx_hello_npu.so). */

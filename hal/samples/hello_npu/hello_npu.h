@@ -17,6 +17,8 @@ typedef struct hello_npu_counters {
   uint32_t prepared;       /* prepare_graph minus unprepare_graph */
   uint32_t device_syncs;   /* sync_for_device */
   uint32_t cpu_syncs;      /* sync_for_cpu */
+  uint32_t io_allocs;      /* alloc_io */
+  uint32_t io_live;        /* alloc_io minus free_io */
 } hello_npu_counters;
 void hello_npu_get_counters(hello_npu_counters* out);
 

@@ -65,6 +65,9 @@ Status Env::RegisterDriver(const epctx_hal_driver* driver) {
   // Hooks past the driver's own struct stay null.
   const size_t known = driver->struct_size < sizeof e.fns ? driver->struct_size : sizeof e.fns;
   memcpy(&e.fns, driver, known);
+  if (!e.fns.alloc_io != !e.fns.free_io)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "register driver: alloc_io and free_io come together (one is NULL)");
   e.info.struct_size = sizeof e.info;
   int rc = driver->get_info(driver, &e.info);
   if (rc != EPCTX_OK || !e.info.name)

@@ -23,6 +23,7 @@
 // frees what it allocated on every exit.
 #include <cstring>
 
+#include "session/driver_io.h"
 #include "session/session.h"
 
 namespace epctx {
@@ -335,6 +336,14 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
   char msg[Status::kMaxMessage];
   msg[0] = '\0';
   const epctx_hal_driver& fns = s.driver->fns;
+  IoStaging staging(*s.driver, s.graph);
+  int64_t refused = staging.Stage(hal_in, s.num_inputs, true);
+  if (refused < 0) refused = staging.Stage(hal_out, s.num_outputs, false);
+  if (refused >= 0)
+    return Status::Error(EPCTX_OUT_OF_MEMORY,
+                         "%s: EPContext node '%.*s' on driver '%s': alloc_io refused a "
+                         "device-visible buffer for a tensor", rs.label, s.node->name.len(),
+                         s.node->name.data, s.driver->info.name);
   if (fns.sync_for_device) fns.sync_for_device(s.driver->driver, s.graph, hal_in, s.num_inputs);
   int rc = s.driver->driver->execute(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
                                      s.num_outputs, arena, gi.scratch_bytes, msg, sizeof msg);
@@ -344,6 +353,7 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
                          s.node->name.len(), s.node->name.data, s.driver->info.name, msg)
         .WithCode(rc == EPCTX_INVALID_ARGUMENT ? rc : EPCTX_EP_FAIL);
   if (fns.sync_for_cpu) fns.sync_for_cpu(s.driver->driver, s.graph, hal_out, s.num_outputs);
+  staging.CopyOut();
   return Status::Ok();
 }
 

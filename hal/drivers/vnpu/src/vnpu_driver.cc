@@ -385,7 +385,7 @@ const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
     LoadContext,           GetGraph,                  Execute, Release,
     // vnpu runs on the CPU: nothing to page in, its memory is coherent.
-    nullptr, nullptr, nullptr, nullptr};
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
   if (!value) {
