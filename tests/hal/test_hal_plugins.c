@@ -235,6 +235,70 @@ static void test_scratch_alignment_honoured_up_to_a_page(void** state) {
   epctx_env_release(env);
 }
 
+static unsigned g_allocs;
+static void* counting_alloc(void* user, size_t size, size_t alignment) {
+  (void)user;
+  void* p = NULL;
+  ++g_allocs;
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  return posix_memalign(&p, alignment, size ? size : 1) ? NULL : p;
+}
+static void counting_free(void* user, void* p) {
+  (void)user;
+  free(p);
+}
+
+/* hello_npu's computation without its own 256-byte scratch check. */
+static int execute_any_alignment(const epctx_hal_driver* self, epctx_hal_graph* g,
+                                 const epctx_hal_tensor* in, uint32_t nin, epctx_hal_tensor* out,
+                                 uint32_t nout, void* scratch, uint64_t bytes, char* msg,
+                                 size_t cap) {
+  (void)self, (void)g, (void)nin, (void)nout, (void)bytes, (void)msg, (void)cap;
+  assert_int_equal((uintptr_t)scratch % g_scratch_alignment, 0);
+  for (size_t i = 0; i < in[0].bytes / 4; ++i)
+    ((float*)out[0].data)[i] = 2 * ((const float*)in[0].data)[i];
+  return EPCTX_OK;
+}
+
+/* Allocator calls of one steady-state run with the given scratch alignment. */
+static unsigned allocs_per_run(uint32_t alignment) {
+  epctx_allocator a = {NULL, counting_alloc, counting_free};
+  epctx_env* env = NULL;
+  assert_null(epctx_env_create(&a, 0, &env));
+  g_variant = *epctx_hello_npu_driver();
+  g_variant.get_graph = graph_with_alignment;
+  g_variant.execute = execute_any_alignment;
+  g_variant.alloc_io = NULL, g_variant.free_io = NULL, g_variant.is_device_visible = NULL;
+  g_scratch_alignment = alignment;
+  assert_null(epctx_env_register_driver(env, &g_variant));
+  epctx_session* s = NULL;
+  assert_null(epctx_session_create(env, path_in(g_models, "hello_ctx.onnx"), NULL, &s));
+  float x[8] = {0};
+  int64_t dims[1] = {8};
+  epctx_tensor *in = NULL, *out = NULL;
+  assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 1, x, sizeof x, &in));
+  const char* names[1] = {"x"};
+  const epctx_tensor* ins[1] = {in};
+  unsigned before = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (i == 1) before = g_allocs; /* the first run sizes the run memory */
+    assert_null(epctx_session_run(s, names, ins, 1, NULL, &out, 1));
+    epctx_tensor_release(out);
+  }
+  unsigned n = g_allocs - before;
+  epctx_tensor_release(in);
+  epctx_session_release(s);
+  epctx_env_release(env);
+  return n;
+}
+
+/* A driver asking for page-aligned scratch costs no allocation per run more
+ * than one asking for 16 bytes: run memory is reused, not reallocated. */
+static void test_aligned_scratch_reused_across_runs(void** state) {
+  (void)state;
+  assert_int_equal(allocs_per_run(4096), allocs_per_run(16));
+}
+
 /* ---- hooks and causes ---- */
 
 static void test_hooks_called_around_execute_and_bind(void** state) {
@@ -330,6 +394,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_newer_minor_and_other_major_refused),
       cmocka_unit_test(test_payload_alignment_validated_at_registration),
       cmocka_unit_test(test_scratch_alignment_honoured_up_to_a_page),
+      cmocka_unit_test(test_aligned_scratch_reused_across_runs),
       cmocka_unit_test(test_hooks_called_around_execute_and_bind),
       cmocka_unit_test(test_io_staging_refused_is_out_of_memory),
       cmocka_unit_test(test_driver_code_survives_as_cause),

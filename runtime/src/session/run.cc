@@ -259,8 +259,10 @@ void* scratch(void* user, uint64_t bytes, uint32_t alignment) {
   RunState* rs = static_cast<RunState*>(user);
   if (!alignment) alignment = 16;
   RunMemory* m = rs->mem;
-  if (m && alignment <= 64 && !(alignment & (alignment - 1)) &&
-      m->scratch_used <= UINT64_MAX - 64 && bytes <= (UINT64_MAX >> 2)) {
+  // The block is page-aligned, so any alignment a driver may ask for
+  // (up to a page) is served from it without an allocator call.
+  if (m && alignment <= EPCTX_HAL_MAX_ALIGNMENT && !(alignment & (alignment - 1)) &&
+      m->scratch_used <= UINT64_MAX - EPCTX_HAL_MAX_ALIGNMENT && bytes <= (UINT64_MAX >> 2)) {
     uint64_t start = (m->scratch_used + alignment - 1) & ~uint64_t{alignment - 1};
     m->scratch_used = start + bytes;
     if (m->scratch_used > m->scratch_peak) m->scratch_peak = m->scratch_used;
@@ -597,7 +599,8 @@ void Session::ReturnRunMemory(RunMemory* m) const {
     const Allocator& a = env_->alloc;
     a.Free(m->scratch);
     uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
-    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap), 64))
+    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap),
+                                                                      EPCTX_HAL_MAX_ALIGNMENT))
                                       : nullptr;
     m->scratch_cap = m->scratch ? cap : 0;
   }
