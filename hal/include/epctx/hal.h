@@ -135,7 +135,9 @@ typedef struct epctx_hal_blob {
   uint32_t num_graphs;
 } epctx_hal_blob;
 
-/* Services the runtime offers drivers (allocation, logging). */
+/* Services the runtime offers drivers (allocation, logging). Fields a later
+ * minor appends are read only when struct_size covers them (an older
+ * runtime passes a shorter struct). */
 typedef struct epctx_hal_host {
   uint32_t struct_size;
   void* user;
