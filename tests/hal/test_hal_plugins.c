@@ -18,11 +18,13 @@
 #include <epctx/hal.h>
 
 #include "hello_npu.h"
+#include "tqnn_driver.h"
 
 static const char* g_models;     /* gen_hello_models.py output */
 static const char* g_hello_lib;  /* libepctx_hello_npu.so */
 static const char* g_noentry_lib;
 static const char* g_refusing_lib;
+static const char* g_loading;  /* tests/loading's generated models */
 
 static const char* path_in(const char* dir, const char* name) {
   static char buf[4096];
@@ -213,6 +215,40 @@ static void test_payload_alignment_validated_at_registration(void** state) {
   epctx_env_release(env);
 }
 
+static uint32_t g_tqnn_alignment;
+static int tqnn_info_with_alignment(const epctx_hal_driver* self, epctx_hal_driver_info* out) {
+  int rc = tqnn_driver()->get_info(self, out);
+  out->payload_alignment = g_tqnn_alignment;
+  return rc;
+}
+
+/* A container whose segments are laid out for 64 bytes (another tool's; ours
+ * align them to a page) cannot serve a driver that needs a page: refused by
+ * name, never handed over misaligned. */
+static void test_container_segments_checked_against_payload_alignment(void** state) {
+  (void)state;
+  const uint32_t aligns[] = {64, 4096};
+  for (int k = 0; k < 2; ++k) {
+    tqnn_reset();
+    epctx_env* env = new_env();
+    g_variant = *tqnn_driver();
+    g_variant.get_info = tqnn_info_with_alignment;
+    g_tqnn_alignment = aligns[k];
+    assert_null(epctx_env_register_driver(env, &g_variant));
+    epctx_session* s = NULL;
+    epctx_status* st =
+        epctx_session_create(env, path_in(g_loading, "m/cx_shared_ok.onnx"), NULL, &s);
+    if (k == 0) {
+      if (st) fail_msg("%s", epctx_status_message(st));
+      epctx_session_release(s);
+    } else {
+      expect_status(st, EPCTX_INVALID_GRAPH, EPCTX_INCOMPATIBLE_DRIVER,
+                    "is not aligned to the 4096 bytes driver 'tqnn' requires");
+    }
+    epctx_env_release(env);
+  }
+}
+
 static void test_scratch_alignment_honoured_up_to_a_page(void** state) {
   (void)state;
   const uint32_t ok[] = {256, 1024, 4096};
@@ -376,14 +412,16 @@ static void test_bad_blob_names_field(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s MODEL_DIR HELLO_LIB NOENTRY_LIB REFUSING_LIB\n", argv[0]);
+  if (argc < 6) {
+    fprintf(stderr, "usage: %s MODEL_DIR HELLO_LIB NOENTRY_LIB REFUSING_LIB LOADING_DIR\n",
+            argv[0]);
     return 2;
   }
   g_models = argv[1];
   g_hello_lib = argv[2];
   g_noentry_lib = argv[3];
   g_refusing_lib = argv[4];
+  g_loading = argv[5];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_hello_library_and_run),
       cmocka_unit_test(test_load_missing_library_names_path),
@@ -394,6 +432,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_newer_minor_and_other_major_refused),
       cmocka_unit_test(test_payload_alignment_validated_at_registration),
       cmocka_unit_test(test_scratch_alignment_honoured_up_to_a_page),
+      cmocka_unit_test(test_container_segments_checked_against_payload_alignment),
       cmocka_unit_test(test_aligned_scratch_reused_across_runs),
       cmocka_unit_test(test_hooks_called_around_execute_and_bind),
       cmocka_unit_test(test_io_staging_refused_is_out_of_memory),

@@ -358,6 +358,24 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
       graphs[i].size = out->container.graphs[i].payload.size;
     }
     hb.graphs = graphs;
+    // The blob's base is aligned (above); its segments are as aligned as the
+    // compiler laid them out, which may be less than this driver wants.
+    const uint32_t align = drv->info.payload_alignment;
+    const uint8_t* misaligned = nullptr;
+    const char* what = "weight segment";
+    if (hb.weights && (reinterpret_cast<uintptr_t>(hb.weights) & (align - 1))) misaligned = hb.weights;
+    for (uint32_t i = 0; !misaligned && i < hb.num_graphs; ++i)
+      if (graphs[i].size && (reinterpret_cast<uintptr_t>(graphs[i].data) & (align - 1))) {
+        misaligned = graphs[i].data;
+        what = graphs[i].name;
+      }
+    if (misaligned)
+      return load_failure(Status::Error(
+          EPCTX_INCOMPATIBLE_DRIVER,
+          "%s: '%s' at offset %llu is not aligned to the %u bytes driver '%s' requires "
+          "(payload_alignment); recompile the context for this driver",
+          label, what, static_cast<unsigned long long>(misaligned - blob.data), align,
+          drv->info.name));
     // Every graph goes to the driver (a group's later sessions may bind the
     // others), but the driver reads a payload only when get_graph binds it:
     // the payloads of graphs this session does not bind are not hashed.
