@@ -107,11 +107,13 @@ std::unique_ptr<SharedBinary> MakeSharedBinary(const CompileSettings& settings,
   bin->ep = settings.ep;
   bin->backend_options = settings.backend_options;
   bin->backend = CreateBackend(settings.ep);
-  if (!bin->backend)
+  if (!bin->backend) {
+    std::string have;
+    for (const std::string& n : BackendNames()) have += n + ", ";
     throw ToolError("backend",
-                    "unknown backend '" + settings.ep + "' (this build has: " +
-                        (CreateBackend("vnpu") ? "vnpu, " : "") + "none)",
+                    "unknown backend '" + settings.ep + "' (this build has: " + have + "none)",
                     EPCTX_INVALID_ARGUMENT);
+  }
   for (const auto& kv : settings.backend_options) {
     try {
       bin->backend->SetOption(kv.first, kv.second);

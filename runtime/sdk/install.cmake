@@ -3,7 +3,7 @@
 #   include/epctx/...                  the public headers (one include root)
 #   lib/libepctx.so.0 (+ .so, .so.X.Y.Z) shared runtime, POSIX PAL, built-in drivers
 #   lib/libepctx.a                     the same, static, only epctx_* symbols global
-#   lib/libepctx_freestanding.a        core + vnpu, PAL undefined (a board's PAL links it)
+#   lib/libepctx_freestanding.a        core + EPCTX_DRIVERS, PAL undefined (a board's PAL links it)
 #   lib/cmake/epctx/epctxConfig.cmake  imported targets epctx::runtime,
 #                                      epctx::runtime_static, epctx::freestanding
 #   lib/pkgconfig/epctx.pc             `pkg-config --cflags --libs [--static] epctx`
@@ -54,7 +54,10 @@ function(epctx_hidden_archive target name)
   set_target_properties(${target} PROPERTIES EPCTX_ARCHIVE ${_archive})
 endfunction()
 
-set(_free_objects epctx_core_obj epctx_vnpu_obj epctx_ukernels_obj epctx_registry_obj)
+set(_free_objects epctx_core_obj epctx_ukernels_obj epctx_registry_obj)
+foreach(_d IN LISTS EPCTX_DRIVERS)
+  list(APPEND _free_objects epctx_${_d}_obj)
+endforeach()
 set(_static_objects ${_free_objects} epctx_pal_posix_obj)
 if(EPCTX_HIDE_STATIC_SYMBOLS)
   epctx_hidden_archive(epctx_sdk_static epctx ${_static_objects})
@@ -67,8 +70,13 @@ else()
 endif()
 install(TARGETS epctx_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/epctx
-  ${PROJECT_SOURCE_DIR}/hal/include/epctx ${PROJECT_SOURCE_DIR}/hal/drivers/vnpu/include/epctx
+set(_header_dirs ${PROJECT_SOURCE_DIR}/runtime/include/epctx ${PROJECT_SOURCE_DIR}/hal/include/epctx)
+foreach(_d IN LISTS EPCTX_DRIVERS)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/hal/drivers/${_d}/include/epctx)
+    list(APPEND _header_dirs ${PROJECT_SOURCE_DIR}/hal/drivers/${_d}/include/epctx)
+  endif()
+endforeach()
+install(DIRECTORY ${_header_dirs}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 
 foreach(_tool epctx-compile epctx-sign epctx-run epctx-inspect epctx-bench)

@@ -93,8 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t i = 0; i < c.num_graphs; ++i)
     graphs.push_back({c.graphs[i].name, c.graphs[i].payload.data, c.graphs[i].payload.size});
   const epctx_hal_driver* drv = epctx_vnpu_driver();
-  epctx_hal_host host = {nullptr, Alloc, Free, nullptr};
-  epctx_hal_blob blob = {data, size, 1, c.weights.size ? c.weights.data : nullptr, c.weights.size,
+  epctx_hal_host host = {sizeof(epctx_hal_host), nullptr, Alloc, Free, nullptr};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob), data, size, 1, c.weights.size ? c.weights.data : nullptr, c.weights.size,
                          graphs.data(), c.num_graphs};
   char msg[512];
   msg[0] = '\0';

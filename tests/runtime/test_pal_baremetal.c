@@ -234,6 +234,25 @@ static void log_goes_to_the_write_hook(void** state) {
 
 /* A whole session through this PAL: the model is a named region read from a
  * generated file, not a path the OS knows. */
+/* No loader on bare metal: driver libraries fail with a code that says so,
+ * through the C API too. */
+static void driver_libraries_are_not_implemented(void** state) {
+  (void)state;
+  char msg[256];
+  void* h = (void*)1;
+  assert_int_equal(epctx_pal_library_open("libepctx_acme.so", &h, msg, sizeof msg),
+                   EPCTX_NOT_IMPLEMENTED);
+  assert_null(h);
+  assert_non_null(strstr(msg, "libepctx_acme.so: shared libraries are not supported"));
+  epctx_env* env = NULL;
+  assert_null(epctx_env_create(NULL, 0, &env));
+  epctx_status* st = epctx_env_load_driver_library(env, "libepctx_acme.so");
+  assert_int_equal(epctx_status_code(st), EPCTX_NOT_IMPLEMENTED);
+  assert_non_null(strstr(epctx_status_message(st), "load driver library 'libepctx_acme.so'"));
+  epctx_status_release(st);
+  epctx_env_release(env);
+}
+
 static void session_runs_from_named_regions(void** state) {
   (void)state;
   char path[1024];
@@ -300,6 +319,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_setup(counters_live_in_ram_per_store_and_name, setup),
       cmocka_unit_test_setup(log_goes_to_the_write_hook, setup),
       cmocka_unit_test(session_runs_from_named_regions),
+      cmocka_unit_test_setup(driver_libraries_are_not_implemented, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

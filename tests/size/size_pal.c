@@ -56,3 +56,13 @@ int epctx_pal_counter_write(const char* s, const char* n, uint64_t v, char* msg,
   (void)s, (void)n, (void)v;
   return none(msg, cap);
 }
+int epctx_pal_library_open(const char* p, void** h, char* msg, size_t cap) {
+  (void)p;
+  *h = NULL;
+  return none(msg, cap);
+}
+void* epctx_pal_library_symbol(void* h, const char* n) {
+  (void)h, (void)n;
+  return NULL;
+}
+void epctx_pal_library_close(void* h) { (void)h; }

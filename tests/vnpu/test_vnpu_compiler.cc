@@ -137,8 +137,8 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
   uint8_t* weights = static_cast<uint8_t*>(Alloc(nullptr, wsize + 64, 64));
   if (wsize) memcpy(weights, ws.bytes().data(), wsize);
   epctx_hal_graph_blob gb = {cg.name.c_str(), cg.payload.data(), cg.payload.size()};
-  epctx_hal_blob blob = {nullptr, 0, 1, weights, wsize, &gb, 1};
-  epctx_hal_host host = {nullptr, Alloc, Free, nullptr};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob), nullptr, 0, 1, weights, wsize, &gb, 1};
+  epctx_hal_host host = {sizeof(epctx_hal_host), nullptr, Alloc, Free, nullptr};
   const epctx_hal_driver* d = epctx_vnpu_driver();
   epctx_hal_context* ctx = nullptr;
   char msg[512];

@@ -298,7 +298,7 @@ void only_bound_graphs_payloads_are_read(void**) {
   std::vector<uint8_t> good = CopyGraph("used");
   epctx_hal_graph_blob blobs[2] = {{"unused", static_cast<const uint8_t*>(fence), uint64_t(page)},
                                    {"used", good.data(), good.size()}};
-  epctx_hal_blob blob = {nullptr, 0, 1, nullptr, 0, blobs, 2};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob), nullptr, 0, 1, nullptr, 0, blobs, 2};
   const epctx_hal_driver* d = epctx_vnpu_driver();
   epctx_hal_context* ctx = nullptr;
   char msg[256];
@@ -326,7 +326,7 @@ void only_bound_graphs_payloads_are_read(void**) {
 
 int Compat(const char* sdk, const char* arch, char* msg) {
   const epctx_hal_driver* d = epctx_vnpu_driver();
-  epctx_hal_context_desc desc = {"vnpu", sdk, arch, "node0"};
+  epctx_hal_context_desc desc = {sizeof(epctx_hal_context_desc), "vnpu", sdk, arch, "node0"};
   return d->check_compatibility(d, &desc, msg, 256);
 }
 

@@ -301,7 +301,7 @@ void wrong_identifier_and_non_container_rejected(void**) {
   ExpectRejected(p, weights, "identifier");
   std::vector<uint8_t> good = Build(OpMakers()[8].second, 0);
   epctx_hal_graph_blob gb = {"g", good.data(), good.size()};
-  epctx_hal_blob blob = {good.data(), good.size(), 0, nullptr, 0, &gb, 1};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob), good.data(), good.size(), 0, nullptr, 0, &gb, 1};
   epctx_hal_context* ctx = nullptr;
   char msg[256];
   const epctx_hal_driver* d = epctx_vnpu_driver();

@@ -78,7 +78,7 @@ inline void* HostAlloc(void*, size_t size, size_t align) {
 }
 inline void HostFree(void*, void* p) { free(p); }
 inline const epctx_hal_host* Host() {
-  static epctx_hal_host h = {nullptr, HostAlloc, HostFree, nullptr};
+  static epctx_hal_host h = {sizeof(epctx_hal_host), nullptr, HostAlloc, HostFree, nullptr};
   return &h;
 }
 
@@ -101,7 +101,7 @@ inline void Load(Loaded* out, const std::vector<std::pair<std::string, std::vect
   out->weights = weights;
   std::vector<epctx_hal_graph_blob> blobs;
   for (auto& g : out->graphs) blobs.push_back({g.first.c_str(), g.second.data(), g.second.size()});
-  epctx_hal_blob blob = {nullptr, 0, 1, reinterpret_cast<const uint8_t*>(out->weights.data()),
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob), nullptr, 0, 1, reinterpret_cast<const uint8_t*>(out->weights.data()),
                          out->weights.size() * 4, blobs.data(), uint32_t(blobs.size())};
   char msg[512];
   out->rc = epctx_vnpu_driver()->load_context(epctx_vnpu_driver(), &blob, Host(), &out->ctx, msg,

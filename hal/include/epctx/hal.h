@@ -7,7 +7,14 @@
  *   check_compatibility before any payload byte reaches the driver
  *   load_context        once per primary EPContext node (main_context=1)
  *   get_graph           once per EPContext node bound to that context
+ *   prepare_graph       (optional) once per get_graph, before the first execute
+ *   alloc_io            (optional) staging buffers for I/O the device
+ *                       cannot reach, around each execute (free_io after)
+ *   sync_for_device     (optional) on the inputs, before each execute
  *   execute             any number of times, from many threads at once
+ *   sync_for_cpu        (optional) on the outputs, after each execute
+ *   unprepare_graph     (optional) once per prepare_graph, when that session
+ *                       lets the graph go
  *   release_context     when the last session using the context goes away
  * A context may serve several sessions (context groups): get_graph is then
  * called once per binding session, never concurrently on one context.
@@ -26,21 +33,50 @@
  *
  * Errors: every function returns an epctx_code and, on failure, writes a
  * NUL-terminated message into msg (at most msg_cap bytes) that names the
- * graph, field or tensor and what was expected vs found. */
+ * graph, field or tensor and what was expected vs found. The runtime reports
+ * a driver failure under its own code (EP_FAIL, INVALID_GRAPH) and keeps the
+ * driver's code as the status cause (epctx_status_cause).
+ *
+ * Versions (compatibility rules: hal/PORTING.md)
+ * - abi_version = EPCTX_HAL_ABI(major, minor). A runtime accepts a driver of
+ *   its own major and any minor up to its own; a driver of an older minor
+ *   has a shorter epctx_hal_driver (struct_size says how long) and the
+ *   runtime treats the hooks it lacks as absent.
+ * - Structs the runtime fills for the driver (blob, context desc, host) and
+ *   the ones the driver fills for the runtime (driver info, graph info) begin
+ *   with struct_size. The runtime zero-fills the latter and sets struct_size
+ *   to its own size; a driver writes only fields that fit. A new minor only
+ *   appends fields, and zero always means "the default".
+ * - Array element structs (tensor, tensor desc, graph blob) never change
+ *   within a major.
+ *
+ * A driver shipped as a shared library exports one function,
+ * EPCTX_HAL_ENTRY_POINT (define it with EPCTX_HAL_DEFINE_ENTRY). */
 #ifndef EPCTX_HAL_H
 #define EPCTX_HAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <epctx/status.h>
+#include <epctx/hal_types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change to the structs below. */
-#define EPCTX_HAL_ABI_VERSION 1u
+/* The major changes on any incompatible change to the structs below; the
+ * minor when fields or hooks are appended. 2.0: struct sizes everywhere;
+ * 2.1: the optional graph hooks (prepare/unprepare, cache sync, I/O
+ * buffers). */
+#define EPCTX_HAL_ABI_MAJOR 2u
+#define EPCTX_HAL_ABI_MINOR 1u
+#define EPCTX_HAL_ABI(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
+#define EPCTX_HAL_ABI_VERSION EPCTX_HAL_ABI(EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR)
+#define EPCTX_HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
+#define EPCTX_HAL_ABI_MINOR_OF(v) ((uint32_t)(v) & 0xffffu)
+
+/* The most alignment a driver may ask for (payload, scratch): a page. */
+#define EPCTX_HAL_MAX_ALIGNMENT 4096u
 
 typedef struct epctx_hal_version {
   uint32_t major;
@@ -53,6 +89,7 @@ typedef struct epctx_hal_version {
 #define EPCTX_HAL_FLAG_ACCEPTS_UNNAMED_SOURCE 0x1u
 
 typedef struct epctx_hal_driver_info {
+  uint32_t struct_size;             /* set by the runtime, see "Versions" */
   const char* name;                 /* short name, e.g. "vnpu" */
   epctx_hal_version driver_version;
   epctx_hal_version sdk_version;
@@ -61,7 +98,8 @@ typedef struct epctx_hal_driver_info {
   /* Accepted `source` values, compared case-insensitively. */
   const char* const* source_keys;
   uint32_t num_source_keys;
-  /* Required alignment (bytes, power of two) of payload and weight views. */
+  /* Required alignment (bytes, power of two, at most
+   * EPCTX_HAL_MAX_ALIGNMENT; 0 = 1) of payload and weight views. */
   uint32_t payload_alignment;
   uint32_t flags; /* EPCTX_HAL_FLAG_* */
 } epctx_hal_driver_info;
@@ -69,6 +107,7 @@ typedef struct epctx_hal_driver_info {
 /* What an EPContext node and its binary say they were compiled for. Strings
  * are NUL-terminated; empty when absent. */
 typedef struct epctx_hal_context_desc {
+  uint32_t struct_size;
   const char* source;
   const char* ep_sdk_version;
   const char* hardware_architecture;
@@ -86,6 +125,7 @@ typedef struct epctx_hal_graph_blob {
  * When the blob is an epctx container (see runtime/schema/container.fbs) the
  * runtime has already verified it, and the parsed segments are given too. */
 typedef struct epctx_hal_blob {
+  uint32_t struct_size;
   const uint8_t* data;
   uint64_t size;
   uint32_t is_container;
@@ -95,8 +135,11 @@ typedef struct epctx_hal_blob {
   uint32_t num_graphs;
 } epctx_hal_blob;
 
-/* Services the runtime offers drivers (allocation, logging). */
+/* Services the runtime offers drivers (allocation, logging). Fields a later
+ * minor appends are read only when struct_size covers them (an older
+ * runtime passes a shorter struct). */
 typedef struct epctx_hal_host {
+  uint32_t struct_size;
   void* user;
   void* (*alloc)(void* user, size_t size, size_t alignment);
   void (*free)(void* user, void* ptr);
@@ -107,16 +150,18 @@ typedef struct epctx_hal_tensor_desc {
   const char* name;
   int32_t dtype; /* epctx_dtype */
   uint32_t rank;
-  int64_t dims[8];
+  int64_t dims[EPCTX_MAX_RANK];
 } epctx_hal_tensor_desc;
 
 typedef struct epctx_hal_graph_info {
+  uint32_t struct_size; /* set by the runtime, see "Versions" */
   uint32_t num_inputs;
   uint32_t num_outputs;
   const epctx_hal_tensor_desc* inputs;  /* in EPContext node input order */
   const epctx_hal_tensor_desc* outputs; /* in EPContext node output order */
   uint64_t scratch_bytes;     /* arena execute needs */
-  uint32_t scratch_alignment; /* power of two */
+  /* Power of two, at most EPCTX_HAL_MAX_ALIGNMENT; 0 = 16. */
+  uint32_t scratch_alignment;
 } epctx_hal_graph_info;
 
 typedef struct epctx_hal_tensor {
@@ -174,7 +219,63 @@ typedef struct epctx_hal_driver {
 
   void (*release_context)(const struct epctx_hal_driver* self,
                           epctx_hal_context* ctx);
+
+  /* ---- ABI 2.1: optional hooks (NULL: not needed) ---- */
+
+  /* Makes a bound graph ready to run, e.g. pages its command stream and
+   * weights into NPU memory. Called once per successful get_graph (a graph
+   * bound by two sessions is prepared twice: count if it matters). */
+  int (*prepare_graph)(const struct epctx_hal_driver* self,
+                       epctx_hal_graph* graph, char* msg, size_t msg_cap);
+  /* Undoes one prepare_graph; called before the context is released. */
+  void (*unprepare_graph)(const struct epctx_hal_driver* self,
+                          epctx_hal_graph* graph);
+  /* Non-coherent devices: cleans the CPU caches over the input tensors
+   * before execute, and invalidates them over the output tensors after it
+   * (so the CPU reads what the device wrote). Thread-safe like execute. */
+  void (*sync_for_device)(const struct epctx_hal_driver* self,
+                          epctx_hal_graph* graph,
+                          const epctx_hal_tensor* tensors, uint32_t count);
+  void (*sync_for_cpu)(const struct epctx_hal_driver* self,
+                       epctx_hal_graph* graph, const epctx_hal_tensor* tensors,
+                       uint32_t count);
+  /* Device-visible I/O memory, for an NPU that reaches only some memory (a
+   * carve-out, an IOMMU window). When alloc_io is set, every input and output
+   * of execute whose bytes is_device_visible denies (all of them when it is
+   * NULL) is staged: the runtime copies the input into a buffer from
+   * alloc_io before execute, has execute write the output into one, copies
+   * it out after, and frees both with free_io. alloc_io returns NULL when
+   * out of memory; free_io takes what alloc_io returned. alloc_io and
+   * free_io come together. All three are thread-safe like execute. */
+  void* (*alloc_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                    uint64_t bytes, uint32_t alignment);
+  void (*free_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                  void* ptr);
+  int (*is_device_visible)(const struct epctx_hal_driver* self,
+                           epctx_hal_graph* graph, const void* ptr,
+                           uint64_t bytes);
 } epctx_hal_driver;
+
+/* The one function a driver shared library exports (the major is part of
+ * its name). runtime_abi is the loading runtime's EPCTX_HAL_ABI_VERSION; the
+ * driver returns its struct, or NULL when it cannot serve that runtime. */
+#define EPCTX_HAL_ENTRY_POINT "epctx_hal_driver_entry_v2"
+typedef const epctx_hal_driver* (*epctx_hal_entry_fn)(uint32_t runtime_abi);
+
+#ifdef __cplusplus
+#define EPCTX_HAL_EXTERN_C extern "C"
+#else
+#define EPCTX_HAL_EXTERN_C
+#endif
+/* Defines the entry point of a driver library returning `driver` (a const
+ * epctx_hal_driver* expression) to runtimes of the same major. */
+#define EPCTX_HAL_DEFINE_ENTRY(driver)                                      \
+  EPCTX_HAL_EXTERN_C __attribute__((visibility("default")))                \
+  const epctx_hal_driver* epctx_hal_driver_entry_v2(uint32_t runtime_abi) { \
+    return EPCTX_HAL_ABI_MAJOR_OF(runtime_abi) == EPCTX_HAL_ABI_MAJOR       \
+               ? (driver)                                                   \
+               : (const epctx_hal_driver*)0;                                \
+  }
 
 #ifdef __cplusplus
 }

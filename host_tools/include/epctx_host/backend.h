@@ -124,8 +124,11 @@ class Backend {
                                 WeightStore& weights) = 0;
 };
 
-// Backends compiled into this build, by name ("vnpu"); nullptr if unknown.
+// Backends compiled into this build (EPCTX_DRIVERS), by name ("vnpu");
+// nullptr if unknown.
 std::unique_ptr<Backend> CreateBackend(const std::string& name);
+// Their names, in EPCTX_DRIVERS order.
+std::vector<std::string> BackendNames();
 
 }  // namespace host
 }  // namespace epctx

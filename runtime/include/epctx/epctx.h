@@ -45,26 +45,7 @@ typedef struct epctx_allocator {
   void (*free)(void* user, void* ptr);
 } epctx_allocator;
 
-/* ---- element types: ONNX TensorProto.DataType values ---- */
-typedef enum epctx_dtype {
-  EPCTX_DTYPE_UNDEFINED = 0,
-  EPCTX_DTYPE_FLOAT = 1,
-  EPCTX_DTYPE_UINT8 = 2,
-  EPCTX_DTYPE_INT8 = 3,
-  EPCTX_DTYPE_UINT16 = 4,
-  EPCTX_DTYPE_INT16 = 5,
-  EPCTX_DTYPE_INT32 = 6,
-  EPCTX_DTYPE_INT64 = 7,
-  EPCTX_DTYPE_STRING = 8,
-  EPCTX_DTYPE_BOOL = 9,
-  EPCTX_DTYPE_FLOAT16 = 10,
-  EPCTX_DTYPE_DOUBLE = 11,
-  EPCTX_DTYPE_UINT32 = 12,
-  EPCTX_DTYPE_UINT64 = 13,
-  EPCTX_DTYPE_BFLOAT16 = 16
-} epctx_dtype;
-
-#define EPCTX_MAX_RANK 8
+/* ---- element types (epctx_dtype) and EPCTX_MAX_RANK: <epctx/hal_types.h> ---- */
 
 /* ---- env ---- */
 typedef struct epctx_env epctx_env;
@@ -76,11 +57,20 @@ epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level,
                                epctx_env** out);
 void epctx_env_release(epctx_env* env);
 /* Registers a driver. The driver struct must stay valid while the env lives.
- * Fails with INVALID_ARGUMENT on an ABI version the runtime does not know. */
+ * Fails with INCOMPATIBLE_DRIVER on a HAL ABI the runtime does not accept
+ * (another major, a newer minor) or an alignment above a page, and with
+ * INVALID_ARGUMENT on a struct that lacks functions. */
 epctx_status* epctx_env_register_driver(epctx_env* env,
                                         const epctx_hal_driver* driver);
-/* Registers every driver compiled into this build (vnpu on all targets). */
+/* Registers every driver compiled into this build (the CMake list
+ * EPCTX_DRIVERS; vnpu by default). */
 epctx_status* epctx_env_register_builtin_drivers(epctx_env* env);
+/* Loads a driver shared library (Linux, Android) and registers the driver
+ * its entry point EPCTX_HAL_ENTRY_POINT (<epctx/hal.h>) returns; the library
+ * stays loaded until the env is released. NO_SUCHFILE / FAIL naming the path
+ * when it cannot be opened, INCOMPATIBLE_DRIVER when it lacks the entry
+ * point or refuses this runtime's HAL ABI, NOT_IMPLEMENTED on bare metal. */
+epctx_status* epctx_env_load_driver_library(epctx_env* env, const char* path);
 
 /* ---- session options: string config entries ----
  * Keys use ORT's names (ep.context_file_path, ...) and epctx.* for ours.

@@ -120,6 +120,14 @@ int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
 int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
                             char* msg, size_t msg_cap);
 
+/* Shared libraries (driver plugins, epctx_env_load_driver_library). open:
+ * NO_SUCHFILE when `path` does not exist, FAIL with the loader's reason for
+ * anything else, NOT_IMPLEMENTED on a platform without a loader (bare metal).
+ * symbol: NULL when the library does not export `name`. close: unloads. */
+int epctx_pal_library_open(const char* path, void** handle, char* msg, size_t msg_cap);
+void* epctx_pal_library_symbol(void* handle, const char* name);
+void epctx_pal_library_close(void* handle);
+
 #ifdef __cplusplus
 }
 #endif

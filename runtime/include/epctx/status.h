@@ -1,45 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* epctx status codes, shared by the C API, the PAL and the HAL.
- *
- * Codes 1..14 carry ONNX Runtime's OrtErrorCode names and values so that
- * applications porting from ORT keep their error handling; codes from 100 up
- * are epctx's own (trust and path containment). Never renumber: these values
- * cross the driver ABI. */
+/* epctx status codes, shared by the C API, the PAL and the HAL. The codes
+ * themselves are part of the driver ABI and live in <epctx/hal_types.h>. */
 #ifndef EPCTX_STATUS_H
 #define EPCTX_STATUS_H
+
+#include <epctx/hal_types.h> /* the codes: epctx_code */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum epctx_code {
-  EPCTX_OK = 0,
-  EPCTX_FAIL = 1,
-  EPCTX_INVALID_ARGUMENT = 2,
-  EPCTX_NO_SUCHFILE = 3,
-  EPCTX_NO_MODEL = 4,
-  EPCTX_ENGINE_ERROR = 5,
-  EPCTX_RUNTIME_EXCEPTION = 6,
-  EPCTX_INVALID_PROTOBUF = 7,
-  EPCTX_MODEL_LOADED = 8,
-  EPCTX_NOT_IMPLEMENTED = 9,
-  EPCTX_INVALID_GRAPH = 10,
-  EPCTX_EP_FAIL = 11,
-  EPCTX_MODEL_LOAD_CANCELED = 12,
-  EPCTX_MODEL_REQUIRES_COMPILATION = 13,
-  EPCTX_NOT_FOUND = 14,
-  /* epctx's own */
-  EPCTX_OUT_OF_MEMORY = 100,
-  EPCTX_PATH_REJECTED = 101,
-  EPCTX_INVALID_CONTAINER = 102,
-  EPCTX_INCOMPATIBLE_DRIVER = 110,
-  EPCTX_INCOMPATIBLE_SDK = 111,
-  EPCTX_INCOMPATIBLE_HARDWARE = 112,
-  EPCTX_SIGNATURE_INVALID = 120,
-  EPCTX_KEY_REJECTED = 121,
-  EPCTX_HASH_MISMATCH = 122,
-  EPCTX_ROLLBACK = 123
-} epctx_code;
 
 /* Name of a code, e.g. "INVALID_GRAPH"; "UNKNOWN" for values not listed. */
 #pragma GCC visibility push(default)

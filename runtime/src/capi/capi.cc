@@ -170,6 +170,11 @@ epctx_status* epctx_env_register_driver(epctx_env* env, const epctx_hal_driver* 
   return make_status(env->env.RegisterDriver(driver));
 }
 
+epctx_status* epctx_env_load_driver_library(epctx_env* env, const char* path) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "load driver library: env is NULL");
+  return make_status(env->env.LoadDriverLibrary(path));
+}
+
 epctx_status* epctx_session_options_create(epctx_session_options** out) {
   if (!out) return error(EPCTX_INVALID_ARGUMENT, "session options: out is NULL");
   *out = epctx::Allocator::Default().New<epctx_session_options>();

@@ -192,6 +192,7 @@ CompatVerdict EffectiveVerdict(const CompatResult& r, bool fail_on_suboptimal) {
 int DriverVeto(const DriverEntry& drv, const onnx::EpContextNode& ep, Arena& arena, char* msg,
                size_t msg_cap) {
   epctx_hal_context_desc desc;
+  desc.struct_size = sizeof desc;
   desc.source = arena.CStr(ep.source);
   desc.ep_sdk_version = arena.CStr(ep.ep_sdk_version);
   desc.hardware_architecture = arena.CStr(ep.hardware_architecture);

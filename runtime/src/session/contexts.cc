@@ -165,7 +165,25 @@ Status Session::LoadContexts() {
           "%s: EPContext node '%.*s' has %u inputs and %u outputs, its graph '%s' expects %u and %u",
           label_, eps[i].node->name.len(), eps[i].node->name.data, step.num_inputs,
           step.num_outputs, name, gi.num_inputs, gi.num_outputs));
+    if (!gi.scratch_alignment) step.graph_info.scratch_alignment = 16;
+    const uint32_t sa = step.graph_info.scratch_alignment;
+    if ((sa & (sa - 1)) || sa > EPCTX_HAL_MAX_ALIGNMENT)
+      return load_failure(Status::Error(
+          EPCTX_INCOMPATIBLE_DRIVER,
+          "%s: EPContext node '%.*s': driver '%s' asks for scratch_alignment %u, expected a "
+          "power of two up to %u",
+          label_, eps[i].node->name.len(), eps[i].node->name.data, bound->driver->info.name, sa,
+          EPCTX_HAL_MAX_ALIGNMENT));
     step.driver = bound->driver;
+    if (step.driver->fns.prepare_graph) {
+      msg[0] = '\0';
+      rc = step.driver->fns.prepare_graph(step.driver->driver, step.graph, msg, sizeof msg);
+      if (rc != EPCTX_OK)
+        return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': prepare: %s",
+                                          label_, eps[i].node->name.len(),
+                                          eps[i].node->name.data, name, msg));
+      step.prepared = true;
+    }
     ++driver_steps_;
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
@@ -185,6 +203,8 @@ Status Session::LoadContexts() {
 
 int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                       epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
+  memset(info, 0, sizeof *info);
+  info->struct_size = sizeof *info;
   if (lc.shared) return group_->GetGraph(lc, name, graph, info, msg, msg_cap);
   return lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
 }
@@ -308,6 +328,7 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   }
   epctx_hal_blob hb;
   memset(&hb, 0, sizeof hb);
+  hb.struct_size = sizeof hb;
   hb.data = blob.data;
   hb.size = blob.size;
   epctx_hal_graph_blob* graphs = nullptr;
@@ -341,6 +362,24 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
       graphs[i].size = out->container.graphs[i].payload.size;
     }
     hb.graphs = graphs;
+    // The blob's base is aligned (above); its segments are as aligned as the
+    // compiler laid them out, which may be less than this driver wants.
+    const uint32_t align = drv->info.payload_alignment;
+    const uint8_t* misaligned = nullptr;
+    const char* what = "weight segment";
+    if (hb.weights && (reinterpret_cast<uintptr_t>(hb.weights) & (align - 1))) misaligned = hb.weights;
+    for (uint32_t i = 0; !misaligned && i < hb.num_graphs; ++i)
+      if (graphs[i].size && (reinterpret_cast<uintptr_t>(graphs[i].data) & (align - 1))) {
+        misaligned = graphs[i].data;
+        what = graphs[i].name;
+      }
+    if (misaligned)
+      return load_failure(Status::Error(
+          EPCTX_INCOMPATIBLE_DRIVER,
+          "%s: '%s' at offset %llu is not aligned to the %u bytes driver '%s' requires "
+          "(payload_alignment); recompile the context for this driver",
+          label, what, static_cast<unsigned long long>(misaligned - blob.data), align,
+          drv->info.name));
     // Every graph goes to the driver (a group's later sessions may bind the
     // others), but the driver reads a payload only when get_graph binds it:
     // the payloads of graphs this session does not bind are not hashed.

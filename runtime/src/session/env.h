@@ -17,7 +17,11 @@ namespace epctx {
 class ContextGroup;  // session/workspace.h
 
 struct DriverEntry {
-  const epctx_hal_driver* driver = nullptr;
+  const epctx_hal_driver* driver = nullptr;  // `self` for every call
+  // The driver's table as this runtime knows it: a driver of an older minor
+  // has a shorter one, and the hooks it lacks are null here. Call the
+  // optional hooks through this copy, never through `driver`.
+  epctx_hal_driver fns{};
   epctx_hal_driver_info info{};
 
   bool Accepts(StrView source) const {
@@ -34,6 +38,9 @@ struct Env {
   int log_level = 1;
   DriverEntry drivers[kMaxDrivers];
   int num_drivers = 0;
+  // Driver libraries loaded through the PAL; closed when the env goes.
+  void* libraries[kMaxDrivers] = {};
+  int num_libraries = 0;
   // What drivers get for allocation and logging; outlives every context.
   epctx_hal_host hal_host{};
   // Trusted public keys and the rollback store (signed packages).
@@ -49,6 +56,9 @@ struct Env {
   Env& operator=(const Env&) = delete;
 
   Status RegisterDriver(const epctx_hal_driver* driver);
+  // Opens a driver shared library, asks its entry point for the driver and
+  // registers it; `path` names the library in every error.
+  Status LoadDriverLibrary(const char* path);
   void Log(int level, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
 };
 

@@ -57,6 +57,7 @@ struct Step {
   const DriverEntry* driver = nullptr;
   epctx_hal_graph* graph = nullptr;
   epctx_hal_graph_info graph_info{};
+  bool prepared = false;  // prepare_graph succeeded: unprepare before release
 };
 
 struct GraphPlan {

@@ -23,6 +23,7 @@
 // frees what it allocated on every exit.
 #include <cstring>
 
+#include "session/driver_io.h"
 #include "session/session.h"
 
 namespace epctx {
@@ -90,8 +91,12 @@ struct RunState {
     scratch.prev = scratch.next = &scratch;
   }
   void* Allocate(Buffer* list, uint64_t bytes, uint32_t alignment, Buffer** out) {
-    if (alignment > kHeader || bytes > SIZE_MAX - kHeader) return nullptr;
-    Buffer* b = static_cast<Buffer*>(alloc->Alloc(static_cast<size_t>(bytes) + kHeader, kHeader));
+    // Above kHeader (driver arenas up to a page): the header grows to the
+    // alignment, so the data after it is aligned too. Only scratch buffers
+    // ask for that; live buffers (found again from their data) use kHeader.
+    const size_t head = alignment > kHeader ? alignment : kHeader;
+    if (alignment > EPCTX_HAL_MAX_ALIGNMENT || bytes > SIZE_MAX - head) return nullptr;
+    Buffer* b = static_cast<Buffer*>(alloc->Alloc(static_cast<size_t>(bytes) + head, head));
     if (!b) return nullptr;
     b->refs = 1;
     b->bytes = bytes;
@@ -100,7 +105,7 @@ struct RunState {
     list->next->prev = b;
     list->next = b;
     if (out) *out = b;
-    return reinterpret_cast<uint8_t*>(b) + kHeader;
+    return reinterpret_cast<uint8_t*>(b) + head;
   }
   void Release(Buffer* b) {
     if (!b || --b->refs) return;
@@ -254,8 +259,10 @@ void* scratch(void* user, uint64_t bytes, uint32_t alignment) {
   RunState* rs = static_cast<RunState*>(user);
   if (!alignment) alignment = 16;
   RunMemory* m = rs->mem;
-  if (m && alignment <= 64 && !(alignment & (alignment - 1)) &&
-      m->scratch_used <= UINT64_MAX - 64 && bytes <= (UINT64_MAX >> 2)) {
+  // The block is page-aligned, so any alignment a driver may ask for
+  // (up to a page) is served from it without an allocator call.
+  if (m && alignment <= EPCTX_HAL_MAX_ALIGNMENT && !(alignment & (alignment - 1)) &&
+      m->scratch_used <= UINT64_MAX - EPCTX_HAL_MAX_ALIGNMENT && bytes <= (UINT64_MAX >> 2)) {
     uint64_t start = (m->scratch_used + alignment - 1) & ~uint64_t{alignment - 1};
     m->scratch_used = start + bytes;
     if (m->scratch_used > m->scratch_peak) m->scratch_peak = m->scratch_used;
@@ -330,12 +337,25 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
     return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory for the driver arena");
   char msg[Status::kMaxMessage];
   msg[0] = '\0';
+  const epctx_hal_driver& fns = s.driver->fns;
+  IoStaging staging(*s.driver, s.graph);
+  int64_t refused = staging.Stage(hal_in, s.num_inputs, true);
+  if (refused < 0) refused = staging.Stage(hal_out, s.num_outputs, false);
+  if (refused >= 0)
+    return Status::Error(EPCTX_OUT_OF_MEMORY,
+                         "%s: EPContext node '%.*s' on driver '%s': alloc_io refused a "
+                         "device-visible buffer for a tensor", rs.label, s.node->name.len(),
+                         s.node->name.data, s.driver->info.name);
+  if (fns.sync_for_device) fns.sync_for_device(s.driver->driver, s.graph, hal_in, s.num_inputs);
   int rc = s.driver->driver->execute(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
                                      s.num_outputs, arena, gi.scratch_bytes, msg, sizeof msg);
   if (rc != EPCTX_OK)
-    return Status::Error(rc == EPCTX_INVALID_ARGUMENT ? rc : EPCTX_EP_FAIL,
-                         "%s: EPContext node '%.*s' on driver '%s': %s", rs.label,
-                         s.node->name.len(), s.node->name.data, s.driver->info.name, msg);
+    // The driver's own code stays the cause (epctx_status_cause).
+    return Status::Error(rc, "%s: EPContext node '%.*s' on driver '%s': %s", rs.label,
+                         s.node->name.len(), s.node->name.data, s.driver->info.name, msg)
+        .WithCode(rc == EPCTX_INVALID_ARGUMENT ? rc : EPCTX_EP_FAIL);
+  if (fns.sync_for_cpu) fns.sync_for_cpu(s.driver->driver, s.graph, hal_out, s.num_outputs);
+  staging.CopyOut();
   return Status::Ok();
 }
 
@@ -579,7 +599,8 @@ void Session::ReturnRunMemory(RunMemory* m) const {
     const Allocator& a = env_->alloc;
     a.Free(m->scratch);
     uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
-    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap), 64))
+    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap),
+                                                                      EPCTX_HAL_MAX_ALIGNMENT))
                                       : nullptr;
     m->scratch_cap = m->scratch ? cap : 0;
   }

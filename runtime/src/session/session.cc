@@ -32,6 +32,11 @@ Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
 
 Session::~Session() {
   FreeRunMemory();
+  for (uint32_t i = 0; i < main_.num_steps; ++i) {
+    Step& st = main_.steps[i];
+    if (st.prepared && st.driver->fns.unprepare_graph)
+      st.driver->fns.unprepare_graph(st.driver->driver, st.graph);
+  }
   for (uint32_t i = 0; i < num_contexts_; ++i) {
     LoadedContext& c = contexts_[i];
     if (c.shared)

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <new>
 
-#include <epctx/epctx.h>
 #include <epctx/vnpu.h>
 
 #include "vnpu_internal.h"
@@ -384,7 +383,9 @@ int Execute(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_ten
 
 const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
-    LoadContext,           GetGraph,                  Execute, Release};
+    LoadContext,           GetGraph,                  Execute, Release,
+    // vnpu runs on the CPU: nothing to page in, its memory is coherent.
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
   if (!value) {

@@ -369,4 +369,14 @@ int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
   return EPCTX_OK;
 }
 
+// No loader without an OS: drivers are linked into the image
+// (EPCTX_DRIVERS) and registered with epctx_env_register_builtin_drivers.
+int epctx_pal_library_open(const char* path, void** handle, char* msg, size_t msg_cap) {
+  *handle = nullptr;
+  return fail(msg, msg_cap, EPCTX_NOT_IMPLEMENTED, path,
+              "shared libraries are not supported on bare metal (link the driver in)");
+}
+void* epctx_pal_library_symbol(void*, const char*) { return nullptr; }
+void epctx_pal_library_close(void*) {}
+
 }  // extern "C"
