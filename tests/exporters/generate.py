@@ -200,6 +200,15 @@ def layernorm_neg_axis():
     return g, [rand(2, 5, D)]
 
 
+# The floor of each case's vnpu MAC share where the ops keep it under the
+# 90% goal (test_real_models reads min_vnpu_share.txt): the LSTM has no vnpu
+# op, only its output projection runs there.
+MIN_VNPU_SHARE = {"lstm_state": 0.5}
+
+# The CPU-only compile of a case the CPU kernels cannot run yet must fail
+# with this error (cpu_error.txt); vnpu runs it.
+CPU_ERROR = {"fp16_cast_tail": "X has dtype float16, which this kernel does not support"}
+
 CASES = [if_sample_rate, loop_rnn, scan_accumulate, lstm_state, fp16_cast_tail,
          layernorm_neg_axis]
 
@@ -226,6 +235,12 @@ def main():
             f.write("case %s\n" % name)
             f.write("inputs %s\n" % " ".join(v.name for v in g.input))
             f.write("outputs %s\n" % " ".join(v.name for v in g.output))
+        if name in MIN_VNPU_SHARE:
+            with open(os.path.join(ref, "min_vnpu_share.txt"), "w") as f:
+                f.write("%g\n" % MIN_VNPU_SHARE[name])
+        if name in CPU_ERROR:
+            with open(os.path.join(ref, "cpu_error.txt"), "w") as f:
+                f.write(CPU_ERROR[name] + "\n")
         names.append(name)
     with open(os.path.join(out, "ref", "cases.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
