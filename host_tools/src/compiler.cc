@@ -145,6 +145,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   // 2. specialise
   SpecializeOptions sopt;
   sopt.input_shapes = settings.input_shapes;
+  sopt.input_values = settings.input_values;
   Specialize(model, sopt, in, progress);
   const GraphInfo info = BuildGraphInfo(model);
 
