@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/half.h"
 #include "epctx_host/specialize.h"
 #include "epctx_host/subgraphs.h"
 
@@ -19,24 +20,6 @@ namespace host {
 namespace {
 
 using onnx::TensorProto;
-
-uint16_t FloatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0));
-  if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past the largest half
-  if (abs < 0x33000001u) return uint16_t(sign);             // below half the smallest subnormal
-  int e = int(abs >> 23) - 127;
-  uint32_t mant = (abs & 0x7fffffu) | 0x800000u;
-  int shift = e < -14 ? 13 + (-14 - e) : 13;
-  uint32_t half = mant >> shift;
-  const uint32_t rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-  if (rem > mid || (rem == mid && (half & 1))) ++half;  // round to nearest even
-  if (e >= -14) half = (uint32_t(e + 15) << 10) + (half - 0x400u);
-  return uint16_t(sign | half);
-}
 
 // One value of `text` as element type `dtype` into t; false when it does not
 // parse or does not fit.

@@ -146,6 +146,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
   for (uint32_t i = 0; i < ctx->num_graphs; ++i) {
     if (ctx->graphs[i].inputs) host.free(host.user, ctx->graphs[i].inputs);
     if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
+    if (ctx->graphs[i].widened) host.free(host.user, ctx->graphs[i].widened);
   }
   host.free(host.user, ctx);
 }
@@ -155,6 +156,44 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   d->dtype = t->dtype() == fb::DType::FLOAT16 ? EPCTX_DTYPE_FLOAT16 : EPCTX_DTYPE_FLOAT;
   d->rank = t->shape() ? t->shape()->size() : 0;
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = I64(t->shape(), k);
+}
+
+// Widens g's FLOAT16 WEIGHT tensors into one host allocation (Graph::
+// widened). Validation bounded each by the weight segment, so the copies
+// total at most twice its size.
+int WidenWeights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
+  const fb::Graph* s = g->stream;
+  const uint32_t n = s->tensors() ? s->tensors()->size() : 0;
+  uint64_t floats = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Tensor* t = s->tensors()->Get(i);
+    if (t->location() == fb::Location::WEIGHT && t->dtype() == fb::DType::FLOAT16)
+      floats += Elements(t);
+  }
+  if (floats == 0) return EPCTX_OK;
+  const uint64_t bytes = uint64_t(n) * sizeof(float*) + floats * sizeof(float);
+  g->widened = static_cast<float**>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16));
+  if (!g->widened) {
+    msg.s("vnpu: graph '").s(g->name).s("': out of memory widening ").u(floats)
+        .s(" float16 weights");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  float* next = reinterpret_cast<float*>(g->widened + n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Tensor* t = s->tensors()->Get(i);
+    g->widened[i] = nullptr;
+    if (t->location() != fb::Location::WEIGHT || t->dtype() != fb::DType::FLOAT16) continue;
+    const uint8_t* src = ctx->weights + t->offset();
+    const uint64_t e = Elements(t);
+    for (uint64_t k = 0; k < e; ++k) {
+      uint16_t h;
+      memcpy(&h, src + 2 * k, 2);
+      next[k] = HalfToFloat(h);
+    }
+    g->widened[i] = next;
+    next += e;
+  }
+  return EPCTX_OK;
 }
 
 // Copies the payload of g into private memory, verifies and validates the
@@ -217,7 +256,7 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
       FillDesc(t, &g->outputs[t->index()]);
     }
   }
-  return EPCTX_OK;
+  return WidenWeights(ctx, g, msg);
 }
 
 int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx_hal_host* host,
@@ -292,6 +331,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   if (rc != EPCTX_OK && g->copy) {
     ctx->host.free(ctx->host.user, g->copy);
     g->copy = nullptr;
+  }
+  if (rc != EPCTX_OK && g->widened) {
+    ctx->host.free(ctx->host.user, g->widened);
+    g->widened = nullptr;
   }
   g->state.store(rc == EPCTX_OK ? kValid : kUnchecked, std::memory_order_release);
   return rc;
