@@ -39,9 +39,10 @@ GraphInfo BodyInfo(const onnx::GraphProto& body, const GraphInfo& outer) {
   return info;
 }
 
-void PlanGraphBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
-                     const std::string& prefix, size_t* next_index,
-                     std::vector<BodyPlan>* bodies) {
+}  // namespace
+
+void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
+                const std::string& prefix, size_t* next_index, std::vector<BodyPlan>* bodies) {
   for (auto& node : *graph.mutable_node()) {
     if (!HasSubgraph(node)) continue;
     for (auto& a : *node.mutable_attribute()) {
@@ -56,7 +57,7 @@ void PlanGraphBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Back
         bp.info = BodyInfo(*body, outer);
         // Innermost first: their rewrite must not move nodes an outer
         // body's partitions point to.
-        PlanGraphBodies(*body, bp.info, backend, prefix, next_index, bodies);
+        PlanBodies(*body, bp.info, backend, prefix, next_index, bodies);
         bp.plan = PlanPartitions(bp.info, backend);
         bp.partitions = MakePartitions(bp.info, bp.plan, prefix);
         for (auto& p : bp.partitions) p.name = prefix + "_" + std::to_string((*next_index)++);
@@ -66,12 +67,6 @@ void PlanGraphBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Back
   }
 }
 
-}  // namespace
-
-void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
-                const std::string& prefix, size_t* next_index, std::vector<BodyPlan>* bodies) {
-  PlanGraphBodies(graph, outer, backend, prefix, next_index, bodies);
-}
 
 void RewriteBodies(std::vector<BodyPlan>& bodies, const CtxModelOptions& options) {
   for (BodyPlan& bp : bodies) {

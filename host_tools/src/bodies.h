@@ -38,7 +38,7 @@ struct BodyPlan {
 
 // Plans every body of `graph` (described by `outer`), innermost first.
 // `next_index` numbers the partitions "<prefix>_<n>" and is advanced.
-// Fills `bodies` in post-order; accounts nodes and MACs into `rep`.
+// Fills `bodies` in post-order (the caller accounts nodes and MACs).
 void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
                 const std::string& prefix, size_t* next_index, std::vector<BodyPlan>* bodies);
 
