@@ -11,6 +11,7 @@
 #include <onnx/checker.h>
 
 #include "epctx_host/container_writer.h"
+#include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
@@ -147,6 +148,14 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   sopt.input_shapes = settings.input_shapes;
   sopt.input_values = settings.input_values;
   Specialize(model, sopt, in, progress);
+  if (bin) {
+    // A backend takes an unrolled LSTM's MACs; the CPU runs LSTM whole.
+    if (size_t n = UnrollLstms(*model.mutable_graph(), BuildGraphInfo(model))) {
+      InferShapes(model, in);
+      progress("specialise: " + std::to_string(n) + " LSTM nodes unrolled into MatMul/Add/Mul/"
+               "Sigmoid/Tanh steps");
+    }
+  }
   const GraphInfo info = BuildGraphInfo(model);
 
   // 3. partition
