@@ -158,40 +158,40 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = I64(t->shape(), k);
 }
 
-// Widens g's FLOAT16 WEIGHT tensors into one host allocation (Graph::
-// widened). Validation bounded each by the weight segment, so the copies
-// total at most twice its size.
+// Widens g's FLOAT16 WEIGHT tensors (Graph::widened): the span of the
+// weight segment they cover, [lo, hi), is widened once, element by element,
+// into a float32 mirror, and each tensor points at its place in it. Tensors
+// that share or overlap bytes (deduplicated weights) share the mirror, so
+// memory stays at most twice the weight segment and time linear in it.
 int WidenWeights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   const fb::Graph* s = g->stream;
   const uint32_t n = s->tensors() ? s->tensors()->size() : 0;
-  uint64_t floats = 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const fb::Tensor* t = s->tensors()->Get(i);
-    if (t->location() == fb::Location::WEIGHT && t->dtype() == fb::DType::FLOAT16)
-      floats += Elements(t);
+    if (t->location() != fb::Location::WEIGHT || t->dtype() != fb::DType::FLOAT16) continue;
+    if (t->offset() < lo) lo = t->offset();
+    if (t->offset() + t->size() > hi) hi = t->offset() + t->size();  // validated: no overflow
   }
-  if (floats == 0) return EPCTX_OK;
-  const uint64_t bytes = uint64_t(n) * sizeof(float*) + floats * sizeof(float);
+  if (lo >= hi) return EPCTX_OK;
+  const uint64_t halves = (hi - lo) / 2;  // offsets and sizes are even
+  const uint64_t bytes = uint64_t(n) * sizeof(float*) + halves * sizeof(float);
   g->widened = static_cast<float**>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16));
   if (!g->widened) {
-    msg.s("vnpu: graph '").s(g->name).s("': out of memory widening ").u(floats)
+    msg.s("vnpu: graph '").s(g->name).s("': out of memory widening ").u(halves)
         .s(" float16 weights");
     return EPCTX_OUT_OF_MEMORY;
   }
-  float* next = reinterpret_cast<float*>(g->widened + n);
+  float* mirror = reinterpret_cast<float*>(g->widened + n);
+  for (uint64_t k = 0; k < halves; ++k) {
+    uint16_t h;
+    memcpy(&h, ctx->weights + lo + 2 * k, 2);
+    mirror[k] = HalfToFloat(h);
+  }
   for (uint32_t i = 0; i < n; ++i) {
     const fb::Tensor* t = s->tensors()->Get(i);
-    g->widened[i] = nullptr;
-    if (t->location() != fb::Location::WEIGHT || t->dtype() != fb::DType::FLOAT16) continue;
-    const uint8_t* src = ctx->weights + t->offset();
-    const uint64_t e = Elements(t);
-    for (uint64_t k = 0; k < e; ++k) {
-      uint16_t h;
-      memcpy(&h, src + 2 * k, 2);
-      next[k] = HalfToFloat(h);
-    }
-    g->widened[i] = next;
-    next += e;
+    const bool half = t->location() == fb::Location::WEIGHT && t->dtype() == fb::DType::FLOAT16;
+    g->widened[i] = half ? mirror + (t->offset() - lo) / 2 : nullptr;
   }
   return EPCTX_OK;
 }
