@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "epctx_host/specialize.h"
+#include "epctx_host/subgraphs.h"
 
 namespace epctx {
 namespace host {
@@ -74,9 +75,11 @@ bool Eligible(const onnx::NodeProto& n, const GraphInfo& info) {
 
 class Unroller {
  public:
+  // `read`: the values some node or graph output reads; an output of the
+  // LSTM nobody reads is not computed.
   Unroller(const onnx::NodeProto& n, const GraphInfo& info, onnx::GraphProto& g,
-           std::set<std::string>* taken)
-      : n_(n), info_(info), g_(g), taken_(taken) {
+           std::set<std::string>* taken, const std::set<std::string>& read)
+      : n_(n), info_(info), g_(g), taken_(taken), read_(read) {
     base_ = (n.name().empty() ? n.output(0) : n.name()) + "/";
   }
 
@@ -154,7 +157,11 @@ class Unroller {
   }
 
  private:
-  std::string Output(int i) const { return n_.output_size() > i ? n_.output(i) : std::string(); }
+  // Intermediate Y_h / Y_c values still need names: the steps chain them.
+  std::string Output(int i) const {
+    if (n_.output_size() <= i || !read_.count(n_.output(i))) return std::string();
+    return n_.output(i);
+  }
 
   std::string Name(const std::string& s) {
     std::string name = base_ + s;
@@ -204,6 +211,7 @@ class Unroller {
   const GraphInfo& info_;
   onnx::GraphProto& g_;
   std::set<std::string>* taken_;
+  const std::set<std::string>& read_;
   std::string base_;
   google::protobuf::RepeatedPtrField<onnx::NodeProto>* out_ = nullptr;
 };
@@ -215,7 +223,10 @@ size_t UnrollLstms(onnx::GraphProto& graph, const GraphInfo& info) {
   for (int i = 0; i < graph.node_size(); ++i)
     if (Eligible(graph.node(i), info)) eligible.push_back(i);
   if (eligible.empty()) return 0;
-  std::set<std::string> taken;
+  std::set<std::string> taken, read;
+  for (const auto& n : graph.node())
+    for (const auto& s : NodeReads(n)) read.insert(s);
+  for (const auto& v : graph.output()) read.insert(v.name());
   for (const auto& v : graph.input()) taken.insert(v.name());
   for (const auto& t : graph.initializer()) taken.insert(t.name());
   for (const auto& n : graph.node()) {
@@ -228,7 +239,7 @@ size_t UnrollLstms(onnx::GraphProto& graph, const GraphInfo& info) {
   for (int i = 0; i < graph.node_size(); ++i) {
     if (next < eligible.size() && eligible[next] == i) {
       ++next;
-      Unroller(graph.node(i), info, graph, &taken).Run(&out);
+      Unroller(graph.node(i), info, graph, &taken, read).Run(&out);
     } else {
       *out.Add() = graph.node(i);
     }
