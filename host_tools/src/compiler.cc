@@ -11,10 +11,12 @@
 #include <onnx/checker.h>
 
 #include "epctx_host/container_writer.h"
+#include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/partition.h"
+#include "bodies.h"
 #include "external_initializers.h"
 #include "pipeline.h"
 
@@ -146,20 +148,43 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   // 2. specialise
   SpecializeOptions sopt;
   sopt.input_shapes = settings.input_shapes;
+  sopt.input_values = settings.input_values;
   Specialize(model, sopt, in, progress);
+  if (bin) {
+    // A backend takes an unrolled LSTM's MACs; the CPU runs LSTM whole.
+    if (size_t n = UnrollLstms(*model.mutable_graph(), BuildGraphInfo(model))) {
+      InferShapes(model, in);
+      progress("specialise: " + std::to_string(n) + " LSTM nodes unrolled into MatMul/Add/Mul/"
+               "Sigmoid/Tanh steps");
+    }
+  }
   const GraphInfo info = BuildGraphInfo(model);
 
   // 3. partition
   Backend* backend = bin ? bin->backend.get() : nullptr;
   PartitionPlan pplan = PlanPartitions(info, backend);
   std::vector<Partition> partitions;
+  std::vector<BodyPlan> bodies;  // If/Loop/Scan bodies, innermost first
   if (backend) {
     for (int i = 0; i < model.graph().node_size(); ++i)
       if (!pplan.support[i].supported)
         progress(Label(model.graph().node(i)) + ": CPU — " + backend->name() + ": " +
                  pplan.support[i].reason);
-    partitions = MakePartitions(info, pplan, gen.prefix + plan.model_name + "_" + backend->name());
-    for (const auto& p : partitions) {
+    const std::string prefix = gen.prefix + plan.model_name + "_" + backend->name();
+    partitions = MakePartitions(info, pplan, prefix);
+    size_t next_index = partitions.size();
+    PlanBodies(*model.mutable_graph(), info, backend, prefix, &next_index, &bodies);
+    std::vector<const Partition*> all;
+    for (const auto& p : partitions) all.push_back(&p);
+    for (const auto& bp : bodies) {
+      for (const auto& p : bp.partitions) all.push_back(&p);
+      for (int i = 0; i < bp.body->node_size(); ++i)
+        if (!bp.plan.support[size_t(i)].supported)
+          progress(Label(bp.body->node(i)) + " in " + bp.label + ": CPU — " + backend->name() +
+                   ": " + bp.plan.support[size_t(i)].reason);
+    }
+    for (const Partition* pp : all) {
+      const Partition& p = *pp;
       auto it = bin->graph_owner.find(p.name);
       if (it != bin->graph_owner.end())
         throw ToolError(in,
@@ -175,6 +200,19 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     rep.partition_names.push_back(p.name);
   }
   Account(info, partitions, pplan, backend, &rep);
+  // Body nodes count once each (not per iteration), like top-level ones.
+  for (const auto& bp : bodies) {
+    rep.nodes_total += bp.body->node_size();
+    for (const auto& p : bp.partitions) {
+      rep.nodes_npu += p.nodes.size();
+      rep.partition_names.push_back(p.name);
+    }
+    Account(bp.info, bp.partitions, bp.plan, backend, &rep);
+  }
+  std::vector<std::pair<const Partition*, const GraphInfo*>> to_compile;
+  for (const auto& p : partitions) to_compile.emplace_back(&p, &info);
+  for (const auto& bp : bodies)
+    for (const auto& p : bp.partitions) to_compile.emplace_back(&p, &bp.info);
   for (const auto& pr : rep.partition_reports) {
     std::string ops;
     for (const auto& kv : pr.op_types)
@@ -183,13 +221,13 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
              std::to_string(pr.macs) + " MACs");
   }
   rep.nodes_cpu = rep.nodes_total - rep.nodes_npu;
-  rep.partitions = partitions.size();
+  rep.partitions = to_compile.size();
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
            std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +
            std::to_string(rep.macs_total) + " MACs on " + settings.ep);
 
-  if (partitions.empty() && backend) {
+  if (to_compile.empty() && backend) {
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
       throw ToolError(in,
                       "Unable to compile any nodes: no node can run on " + backend->name() +
@@ -207,15 +245,16 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
 
   // 4. compile, into the (possibly shared) weight store
   std::vector<CompiledGraph> graphs;
-  for (size_t k = 0; k < partitions.size(); ++k) {
-    const Partition& p = partitions[k];
+  for (size_t k = 0; k < to_compile.size(); ++k) {
+    const Partition& p = *to_compile[k].first;
+    const GraphInfo& pinfo = *to_compile[k].second;
     progress("compile: partition " + std::to_string(k + 1) + "/" +
-             std::to_string(partitions.size()) + " " + p.name + ": " +
-             std::to_string(p.nodes.size()) + " nodes, in " + ShapeList(info, p.inputs) +
-             ", out " + ShapeList(info, p.outputs));
+             std::to_string(to_compile.size()) + " " + p.name + ": " +
+             std::to_string(p.nodes.size()) + " nodes, in " + ShapeList(pinfo, p.inputs) +
+             ", out " + ShapeList(pinfo, p.outputs));
     const uint64_t before = bin->weights.bytes_added();
     try {
-      CompiledGraph g = backend->Compile(p, info, bin->weights);
+      CompiledGraph g = backend->Compile(p, pinfo, bin->weights);
       g.name = p.name;
       const uint64_t w = bin->weights.bytes_added() - before;
       rep.weight_bytes += w;
@@ -235,6 +274,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   copt.embed_mode = gen.embed_mode;
   copt.backend = backend;
   copt.onnx_model_filename = input.in_memory() ? std::string() : PathBaseName(input.path);
+  if (!to_compile.empty()) copt.main_partition = to_compile[0].first->name;
   if (!graphs.empty()) {
     copt.bin_file_name = bin->bin_name;
     if (gen.embed_mode == 1) {
@@ -250,6 +290,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   }
 
   // 6. write
+  RewriteBodies(bodies, copt);
   onnx::ModelProto ctx = BuildCtxModel(model, info, partitions, copt);
   try {
     onnx::checker::check_model(ctx);

@@ -103,33 +103,25 @@ std::vector<onnx::NodeProto> TopoSort(std::vector<std::pair<int, onnx::NodeProto
   return out;
 }
 
+onnx::AttributeProto* FindPad(onnx::GraphProto* g) {
+  for (auto& n : *g->mutable_node())
+    for (auto& a : *n.mutable_attribute()) {
+      if (n.op_type() == "EPContext" && a.name() == kPadAttribute) return &a;
+      onnx::AttributeProto* pad = a.has_g() ? FindPad(a.mutable_g()) : nullptr;
+      for (auto& sub : *a.mutable_graphs())
+        if (!pad) pad = FindPad(&sub);
+      if (pad) return pad;
+    }
+  return nullptr;
+}
+
 }  // namespace
 
-onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& info,
-                               const std::vector<Partition>& partitions,
-                               const CtxModelOptions& options) {
-  const onnx::GraphProto& sg = source.graph();
-  onnx::ModelProto m;
-  m.set_ir_version(source.ir_version());
-  *m.mutable_opset_import() = source.opset_import();
-  if (!partitions.empty()) {
-    bool has_ms = false;
-    for (const auto& op : source.opset_import()) has_ms |= op.domain() == kMsDomain;
-    if (!has_ms) {
-      auto* op = m.add_opset_import();
-      op->set_domain(kMsDomain);
-      op->set_version(1);
-    }
-  }
-  m.set_producer_name(source.producer_name());
-  m.set_producer_version(source.producer_version());
-  m.set_domain(source.domain());
-  m.set_model_version(source.model_version());
-  m.set_doc_string(source.doc_string());
-  *m.mutable_metadata_props() = source.metadata_props();
-  *m.mutable_functions() = source.functions();
-
-  onnx::GraphProto& g = *m.mutable_graph();
+void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
+                  const std::vector<Partition>& partitions, const CtxModelOptions& options,
+                  onnx::GraphProto* out) {
+  onnx::GraphProto& g = *out;
+  g.Clear();
   g.set_name(sg.name());
   g.set_doc_string(sg.doc_string());
   *g.mutable_input() = sg.input();
@@ -147,13 +139,21 @@ onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& 
       nodes.emplace_back(i, sg.node(i));
     } else if (!emitted[it->second]) {
       emitted[it->second] = 1;
-      nodes.emplace_back(i, MakeEpContextNode(partitions[it->second], it->second == 0, options));
+      const Partition& p = partitions[it->second];
+      const bool main = options.main_partition.empty() ? it->second == 0
+                                                       : p.name == options.main_partition;
+      nodes.emplace_back(i, MakeEpContextNode(p, main, options));
     }
   }
 
-  std::set<std::string> available;
-  for (const auto& v : sg.input()) available.insert(v.name());
-  for (const auto& t : sg.initializer()) available.insert(t.name());
+  // Everything no node of this graph produces: its inputs and initializers,
+  // and for a body the outer-scope values it reads.
+  std::set<std::string> produced, available;
+  for (const auto& n : nodes)
+    for (const auto& o : n.second.output()) produced.insert(o);
+  for (const auto& n : nodes)
+    for (const auto& in : NodeReads(n.second))
+      if (!produced.count(in)) available.insert(in);
   std::vector<onnx::NodeProto> sorted = TopoSort(std::move(nodes), available);
 
   std::set<std::string> referenced, node_values;
@@ -185,6 +185,34 @@ onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& 
   }
   for (const auto& v : sg.value_info())
     if (node_values.count(v.name()) && skip_vi.insert(v.name()).second) *g.add_value_info() = v;
+}
+
+onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& info,
+                               const std::vector<Partition>& partitions,
+                               const CtxModelOptions& options) {
+  const onnx::GraphProto& sg = source.graph();
+  onnx::ModelProto m;
+  m.set_ir_version(source.ir_version());
+  *m.mutable_opset_import() = source.opset_import();
+  // main_partition is set when there is any partition, in a body or not.
+  if (!partitions.empty() || !options.main_partition.empty()) {
+    bool has_ms = false;
+    for (const auto& op : source.opset_import()) has_ms |= op.domain() == kMsDomain;
+    if (!has_ms) {
+      auto* op = m.add_opset_import();
+      op->set_domain(kMsDomain);
+      op->set_version(1);
+    }
+  }
+  m.set_producer_name(source.producer_name());
+  m.set_producer_version(source.producer_version());
+  m.set_domain(source.domain());
+  m.set_model_version(source.model_version());
+  m.set_doc_string(source.doc_string());
+  *m.mutable_metadata_props() = source.metadata_props();
+  *m.mutable_functions() = source.functions();
+
+  RewriteGraph(sg, info, partitions, options, m.mutable_graph());
   return m;
 }
 
@@ -195,10 +223,8 @@ std::string SerializeCtxModel(onnx::ModelProto& model, const CtxModelOptions& op
   auto serialize = [&model] { return AlignRawInitializers(model.SerializeAsString()); };
   std::string bytes = serialize();
   if (options.embed_mode != 1 || !options.container || options.container->empty()) return bytes;
-  onnx::AttributeProto* pad = nullptr;
-  for (auto& n : *model.mutable_graph()->mutable_node())
-    for (auto& a : *n.mutable_attribute())
-      if (n.op_type() == "EPContext" && a.name() == kPadAttribute) pad = &a;
+  // The main EPContext node sits inside a body when the top level has none.
+  onnx::AttributeProto* pad = FindPad(model.mutable_graph());
   if (!pad) throw std::logic_error("ctx model: no pad attribute on the main EPContext node");
   const size_t head = std::min<size_t>(options.container->size(), 64);
   const std::string needle(options.container->begin(), options.container->begin() + head);

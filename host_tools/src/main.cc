@@ -30,6 +30,8 @@ const char kUsage[] =
     "  -C \"key|value ...\"    session config entries (ep.context_*, ep.share_ep_contexts, ...)\n"
     "  -i \"key|value ...\"    backend options (vnpu: disable_ops|Op1,Op2)\n"
     "  --input-shape SPEC    fix the dimensions of a graph input: name:d0,d1,... (repeatable)\n"
+    "  --input-value SPEC    fix the values of a graph input: name:v1,v2,... (repeatable); it\n"
+    "                        becomes a constant (the compiled model no longer has that input)\n"
     "  --error-if-no-compiled-nodes   fail when no node can run on the backend\n"
     "                        (default: write nothing and say so)\n"
     "  --sign-key KEY.pem    sign each written package (writes model_ctx.onnx.sig; see epctx-sign)\n"
@@ -131,6 +133,8 @@ int main(int argc, char** argv) {
         op_list = v;
       } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
         settings.input_shapes.push_back(ParseInputShape(v));
+      } else if (TakeValue(argc, argv, i, "--input-value", &v)) {
+        settings.input_values.push_back(epctx::host::ParseInputValue(v));
       } else if (!a.empty() && a[0] == '-') {
         throw UsageError("unknown option '" + a + "'");
       } else if (models.empty()) {

@@ -85,6 +85,7 @@ std::set<std::string> CpuOpsOfModels(const std::vector<std::string>& paths,
     s.ep = settings.ep;
     s.backend_options = settings.backend_options;
     s.input_shapes = settings.input_shapes;
+    s.input_values = settings.input_values;
     s.output_to_memory = true;
     s.config.emplace_back("ep.context_embed_mode", "1");
     s.config.emplace_back("session.model_external_initializers_file_folder_path",

@@ -217,26 +217,39 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
   SpecializeStats stats;
   onnx::GraphProto& graph = *model.mutable_graph();
   ApplyInputShapes(graph, options.input_shapes, file);
+  ApplyInputValues(graph, options.input_values, file);
   stats.constants_lifted = LiftConstants(graph);
   const auto original_value_info = graph.value_info();
   InferShapes(model, file);
-  if (options.fold) {
+  auto fold = [&]() {
+    if (!options.fold) return;
     FoldResult r = FoldConstants(model, options.max_fold_bytes, progress);
-    stats.folded = r.folded;
+    stats.folded += r.folded;
     stats.fold_skipped = r.skipped;
-    if (r.folded) {
-      // Start again from the source's value_info so values whose shape
-      // depended on a folded input are inferred afresh, not merged with the
-      // earlier symbolic result.
-      const std::set<std::string> inits = InitializerNames(graph);
-      graph.clear_value_info();
-      for (const auto& v : original_value_info)
-        if (!inits.count(v.name())) *graph.add_value_info() = v;
-      InferShapes(model, file);
-    }
+    if (!r.folded) return;
+    // Start again from the source's value_info so values whose shape
+    // depended on a folded input are inferred afresh, not merged with the
+    // earlier symbolic result.
+    const std::set<std::string> inits = InitializerNames(graph);
+    graph.clear_value_info();
+    for (const auto& v : original_value_info)
+      if (!inits.count(v.name())) *graph.add_value_info() = v;
+    InferShapes(model, file);
+  };
+  fold();
+  // Each round inlines the Ifs the previous fold decided; a branch holding
+  // another If needs one more round, so nesting bounds the loop.
+  while (size_t n = InlineKnownIfs(graph)) {
+    stats.ifs_inlined += n;
+    stats.constants_lifted += LiftConstants(graph);
+    InferShapes(model, file);
+    fold();
   }
   progress("specialise: " + std::to_string(stats.constants_lifted) + " Constant nodes lifted, " +
            std::to_string(stats.folded) + " nodes folded" +
+           (stats.ifs_inlined ? ", " + std::to_string(stats.ifs_inlined) + " If nodes replaced by "
+                                "their taken branch"
+                              : std::string()) +
            (stats.fold_skipped ? ", " + std::to_string(stats.fold_skipped) + " not foldable"
                                : std::string()));
   return stats;

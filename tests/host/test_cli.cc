@@ -297,9 +297,11 @@ onnx::ModelProto SwitchModel() {
 
 void initializers_only_subgraphs_read_are_kept(void**) {
   std::string in = WriteModel("switch.onnx", SwitchModel());
+  // vnpu with Mul disabled: the branches stay CPU subgraphs (vnpu would
+  // otherwise compile them, packing the taps as weights).
   for (const char* ep : {"none", "vnpu"}) {
     std::string out = Path(std::string("switch_") + ep + "_ctx.onnx");
-    RunResult r = Run({in, "--ep", ep, "-o", out, "--quiet"});
+    RunResult r = Run({in, "--ep", ep, "-i", "disable_ops|Mul", "-o", out, "--quiet"});
     // The tool runs the ONNX checker on what it writes.
     assert_int_equal(r.code, 0);
     onnx::ModelProto m = LoadModel(out);
@@ -316,6 +318,25 @@ void initializers_only_subgraphs_read_are_kept(void**) {
     }
     assert_true(producer_at >= 0 && producer_at < if_at);
   }
+}
+
+void branches_compile_to_epcontext_nodes_holding_their_initializers(void**) {
+  std::string in = WriteModel("switch_b.onnx", SwitchModel());
+  std::string out = Path("switch_b_ctx.onnx");
+  RunResult r = Run({in, "--ep", "vnpu", "-o", out, "--quiet"});
+  assert_int_equal(r.code, 0);
+  onnx::ModelProto m = LoadModel(out);
+  // The taps are packed into the context binary with their branch.
+  assert_int_equal(m.graph().initializer_size(), 0);
+  int branches = 0;
+  for (const auto& node : m.graph().node())
+    for (const auto& a : node.attribute()) {
+      if (!a.has_g()) continue;
+      assert_int_equal(a.g().node_size(), 1);
+      assert_string_equal(a.g().node(0).op_type().c_str(), "EPContext");
+      ++branches;
+    }
+  assert_int_equal(branches, 2);
 }
 
 void checker_errors_print_every_line(void**) {
@@ -490,6 +511,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(static_shape_node_folds_without_runtime),
       cmocka_unit_test(ep_none_output_has_no_epcontext_and_equals_folded_graph),
       cmocka_unit_test(initializers_only_subgraphs_read_are_kept),
+      cmocka_unit_test(branches_compile_to_epcontext_nodes_holding_their_initializers),
       cmocka_unit_test(checker_errors_print_every_line),
       cmocka_unit_test(all_constant_node_folds_through_the_runtime),
       cmocka_unit_test(vnpu_compile_writes_bin_beside_the_model),

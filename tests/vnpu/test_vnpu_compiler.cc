@@ -347,8 +347,9 @@ void supports_gives_reasons(void**) {
 }
 
 // A float16 model: the edges stay float16 (CONVERT widens the input and
-// narrows the output), the constant becomes a float32 weight, the Add runs
-// in float32; narrowing rounds ties to even and overflows to infinity.
+// narrows the output), the constant stays a float16 weight (stream 1.2, the
+// driver widens it at bind), the Add runs in float32; narrowing rounds ties
+// to even and overflows to infinity.
 void float16_edges_round_to_nearest_even(void**) {
   Model m;
   m.Value("x", {6});
@@ -378,6 +379,20 @@ void float16_edges_round_to_nearest_even(void**) {
   // 2049 ties to 2048 (even), 2051 to 2052, 65520 overflows, 65519 stays.
   const float want[6] = {2048.f, 2052.f, INFINITY, 65504.f, 1.5f, -2.75f};
   for (int i = 0; i < 6; ++i) assert_true(out[0][size_t(i)] == want[i]);
+
+  WeightStore ws;
+  CompiledGraph cg = CreateVnpuBackend()->Compile(m.part, m.info, ws);
+  const auto* g = epctx::vnpu::fb::GetGraph(cg.payload.data());
+  assert_int_equal(g->version_minor(), 2);
+  int half_weights = 0;
+  for (const auto* t : *g->tensors())
+    if (t->location() == epctx::vnpu::fb::Location::WEIGHT) {
+      assert_true(t->dtype() == epctx::vnpu::fb::DType::FLOAT16);
+      assert_int_equal(t->size(), 12);
+      ++half_weights;
+    }
+  assert_int_equal(half_weights, 1);
+  assert_int_equal(ws.bytes_added(), 12);
 }
 
 void weight_store_dedupes_and_aligns(void**) {

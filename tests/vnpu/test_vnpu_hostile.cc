@@ -101,12 +101,12 @@ uint32_t HalfTensor(Stream& s, std::vector<int64_t> shape, L loc, uint64_t offse
   return uint32_t(s.tensors.size() - 1);
 }
 
-// The vnpu computes in float32: float16 lives only at the graph's edges and
-// only CONVERT touches it.
+// The vnpu computes in float32: float16 lives at the graph's edges (only
+// CONVERT touches those) and in the weight segment (widened once at bind).
 void float16_only_at_edges_and_only_through_convert(void**) {
   Stream a;
   HalfTensor(a, {8}, L::ARENA, 0);
-  ExpectRejected(a.Finish(64), {}, "FLOAT16 tensor outside INPUT/OUTPUT");
+  ExpectRejected(a.Finish(64), {}, "FLOAT16 tensor in the ARENA");
   Stream b;
   uint32_t x = HalfTensor(b, {8}, L::INPUT, 0);
   uint32_t y = b.Tensor("y", {8}, L::OUTPUT, 0);
@@ -122,6 +122,16 @@ void float16_only_at_edges_and_only_through_convert(void**) {
   d.tensors.push_back(fb::CreateTensorDirect(d.fbb, "odd", fb::DType::FLOAT16, &eight, L::INPUT,
                                              0, 0, 32));
   ExpectRejected(d.Finish(0), {}, "does not match shape (expected 8 x 2 bytes)");
+  // A FLOAT16 weight: element-aligned inside the segment, and never a CONVERT input.
+  std::vector<float> weights(16, 0.5f);
+  Stream e;
+  HalfTensor(e, {8}, L::WEIGHT, 1);
+  ExpectRejected(e.Finish(0), weights, "weight range [1, +16)");
+  Stream f;
+  x = HalfTensor(f, {8}, L::WEIGHT, 0);
+  y = f.Tensor("y", {8}, L::OUTPUT, 0);
+  f.Op(fb::CreateConvert(f.fbb, x, y));
+  ExpectRejected(f.Finish(0), weights, "is a WEIGHT; CONVERT reads INPUT/ARENA");
 }
 
 void conv_transpose_output_shape_checked(void**) {

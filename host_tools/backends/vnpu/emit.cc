@@ -76,6 +76,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
     if (t.dtype != fb::DType::FLOAT32) minor = 1;
   for (const IrOp& o : g.ops)
     if (o.kind == fb::OpParams::Convert || o.kind == fb::OpParams::ConvTranspose2D) minor = 1;
+  // 1.2: FLOAT16 WEIGHT tensors (a 1.1 driver refuses them by location).
+  for (const IrTensor& t : g.tensors)
+    if (t.dtype != fb::DType::FLOAT32 && t.loc == fb::Location::WEIGHT) minor = 2;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

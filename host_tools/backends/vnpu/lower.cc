@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "epctx_host/half.h"
 #include "onnx_util.h"
 #include "vnpu_ir.h"
 #include "vnpu_ops.h"
@@ -97,9 +98,26 @@ class Lowerer {
     return t->dims;
   }
 
+  // A node with float16 constants keeps its weights float16 in the
+  // container (stream 1.2; the driver widens them once at bind) when every
+  // packed value is exactly a float16: packing and zero padding are; BN
+  // folding and Gemm alpha/beta scaling usually are not, and stay float32.
   int Weight(const std::vector<float>& v, std::vector<int64_t> shape, const std::string& name) {
     IrTensor t{name, std::move(shape), fb::Location::WEIGHT};
-    t.offset = ws_.Add(v.data(), v.size() * 4);
+    std::vector<uint16_t> half;
+    if (half_node_) {
+      half.reserve(v.size());
+      for (float f : v) {
+        half.push_back(FloatToHalf(f));
+        if (!(HalfToFloat(half.back()) == f)) { half.clear(); break; }  // NaN too
+      }
+    }
+    if (!half.empty()) {
+      t.dtype = fb::DType::FLOAT16;
+      t.offset = ws_.Add(half.data(), half.size() * 2);
+    } else {
+      t.offset = ws_.Add(v.data(), v.size() * 4);
+    }
     return Add(t);
   }
 
@@ -514,6 +532,10 @@ class Lowerer {
   void Node(const onnx::NodeProto& n) {
     std::string why = Unsupported(n, info_);
     if (!why.empty()) Fail(why);
+    half_node_ = false;
+    for (const auto& in : n.input())
+      if (const onnx::TensorProto* c = in.empty() ? nullptr : info_.constant(in))
+        half_node_ |= c->data_type() == onnx::TensorProto::FLOAT16;
     const std::string& t = n.op_type();
     if (t == "Conv") return Conv(n);
     if (t == "ConvTranspose") return ConvTranspose(n);
@@ -570,6 +592,7 @@ class Lowerer {
   const Partition& p_;
   const GraphInfo& info_;
   WeightStore& ws_;
+  bool half_node_ = false;  // the node being lowered has a float16 constant
   IrGraph g_;
   std::map<std::string, int> by_name_;
   std::map<std::string, uint32_t> outputs_;

@@ -27,7 +27,7 @@ struct IrTensor {
   uint32_t index = 0;   // INPUT / OUTPUT
   uint64_t offset = 0;  // ARENA (after planning) / WEIGHT
   int alias_of = -1;    // ARENA tensor sharing this one's bytes (reshape)
-  fb::DType dtype = fb::DType::FLOAT32;  // FLOAT16 only for INPUT / OUTPUT
+  fb::DType dtype = fb::DType::FLOAT32;  // FLOAT16 only for INPUT / OUTPUT / WEIGHT
   uint64_t bytes() const {
     uint64_t n = dtype == fb::DType::FLOAT16 ? 2 : 4;
     for (int64_t d : shape) n *= uint64_t(d);

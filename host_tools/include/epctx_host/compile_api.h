@@ -74,6 +74,7 @@ struct CompileSettings {
   std::string ep = "vnpu";        // backend, or "none"
   ConfigEntries backend_options;  // -i "key|value": passed to Backend::SetOption
   std::vector<InputShape> input_shapes;
+  std::vector<InputValue> input_values;  // --input-value: inputs become constants
   bool force = false;  // overwrite existing outputs (ORT's compile API default)
   // Return the ctx model in ModelReport::model_data instead of writing it.
   // ep.context_file_path then only places the .bin (embed_mode 0) and the

@@ -34,7 +34,18 @@ struct CtxModelOptions {
   const std::vector<uint8_t>* container = nullptr;  // embed_mode 1: the bytes
   std::string onnx_model_filename;               // source model file name
   const Backend* backend = nullptr;              // source key, versions
+  // The partition whose EPContext node gets main_context=1 (the first
+  // top-level one; the first body one when the top level has none).
+  std::string main_partition;
 };
+
+// The graph part of BuildCtxModel, for the main graph or a body: `sg` with
+// each partition (pointing into sg) replaced by its EPContext node, nodes
+// re-sorted, unreferenced initializers dropped, static types on the
+// EPContext boundaries. Outer-scope names a body reads count as available.
+void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
+                  const std::vector<Partition>& partitions, const CtxModelOptions& options,
+                  onnx::GraphProto* out);
 
 // `source` is the folded model, `info` describes it, `partitions` point into
 // its graph.

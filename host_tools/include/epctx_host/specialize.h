@@ -8,7 +8,10 @@
 //   4. constant folding (fold.h) replaces nodes whose inputs are all
 //      constants by initializers holding their outputs;
 //   5. shape inference runs again, so e.g. a Reshape whose shape input was
-//      just folded gets a static output shape.
+//      just folded gets a static output shape;
+//   6. an If whose condition is now constant (folded, or a --input-value)
+//      is replaced by its taken branch (known_inputs.h), and 2-5 run again
+//      over the inlined nodes, until no such If is left.
 // The model is changed in place; BuildGraphInfo then describes it for the
 // partitioner and the backend.
 #ifndef EPCTX_HOST_SPECIALIZE_H
@@ -22,6 +25,7 @@
 
 #include "epctx_host/backend.h"
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/known_inputs.h"
 
 namespace epctx {
 namespace host {
@@ -36,6 +40,7 @@ InputShape ParseInputShape(const std::string& text);
 
 struct SpecializeOptions {
   std::vector<InputShape> input_shapes;
+  std::vector<InputValue> input_values;  // known_inputs.h
   bool fold = true;
   size_t max_fold_bytes = 16u << 20;  // larger folded outputs stay nodes
 };
@@ -44,6 +49,7 @@ struct SpecializeStats {
   size_t constants_lifted = 0;
   size_t folded = 0;
   size_t fold_skipped = 0;
+  size_t ifs_inlined = 0;
 };
 
 // `file` names the model in ToolError messages.

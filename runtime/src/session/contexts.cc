@@ -77,21 +77,38 @@ Status Session::CheckVersions(const DriverEntry& drv, const onnx::EpContextNode&
   return Status::Ok();
 }
 
+namespace {
+
+// Visits the EPContext steps of p and of every plan beneath it, parents
+// first. The plans are the session's own, still being built, hence mutable.
+template <typename F>
+void ForEachEpStep(GraphPlan* p, F&& f) {
+  for (uint32_t si = 0; si < p->num_steps; ++si) {
+    Step& s = p->steps[si];
+    if (onnx::IsEpContextNode(*s.node)) f(&s);
+    if (!s.subgraphs) continue;
+    for (uint32_t a = 0; a < s.node->num_attrs; ++a)
+      if (s.subgraphs[a]) ForEachEpStep(const_cast<GraphPlan*>(s.subgraphs[a]), f);
+  }
+}
+
+}  // namespace
+
+// EPContext nodes inside If/Loop/Scan bodies bind here too, once, so a run of
+// a body calls the driver exactly as the main graph does.
 Status Session::LoadContexts() {
   uint32_t num_ep = 0, num_primary = 0;
-  const onnx::GraphView& g = model_.graph;
-  for (uint32_t n = 0; n < g.num_nodes; ++n)
-    if (onnx::IsEpContextNode(g.nodes[n])) ++num_ep;
+  ForEachEpStep(&main_, [&](Step*) { ++num_ep; });
   if (num_ep == 0) return Status::Ok();
   onnx::EpContextNode* eps = meta_.AllocArray<onnx::EpContextNode>(num_ep);
-  uint32_t* step_of = meta_.AllocArray<uint32_t>(num_ep);
+  Step** step_of = meta_.AllocArray<Step*>(num_ep);
   int32_t* ctx_of = meta_.AllocArray<int32_t>(num_ep);
   if (!eps || !step_of || !ctx_of)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
-  uint32_t k = 0;
-  for (uint32_t n = 0; n < g.num_nodes; ++n) {
-    if (!onnx::IsEpContextNode(g.nodes[n])) continue;
-    Status st = onnx::ExtractEpContext(g.nodes[n], &eps[k]);
+  uint32_t num_steps = 0;
+  ForEachEpStep(&main_, [&](Step* s) { step_of[num_steps++] = s; });
+  for (uint32_t k = 0; k < num_ep; ++k) {
+    Status st = onnx::ExtractEpContext(*step_of[k]->node, &eps[k]);
     if (!st.ok()) return st.Prefix("%s", label_);
     // Nodes bind to graphs by name: two of one name (as in carelessly merged
     // models) would bind ambiguously.
@@ -101,10 +118,8 @@ Status Session::LoadContexts() {
                              "%s %s: EPContext node name '%.*s' appears twice; EPContext nodes "
                              "bind to graphs by name, so names must be unique",
                              kLoadFailed, label_, eps[k].node->name.len(), eps[k].node->name.data);
-    step_of[k] = n;
     ctx_of[k] = -1;
     if (eps[k].main_context == 1) ++num_primary;
-    ++k;
   }
   contexts_ = meta_.AllocArray<LoadedContext>(num_primary + 1);
   secondary_names_ = meta_.AllocArray<StrView>(num_ep - num_primary + 1);
@@ -123,7 +138,7 @@ Status Session::LoadContexts() {
     ctx_of[i] = static_cast<int32_t>(num_contexts_++);
   }
   for (uint32_t i = 0; i < num_ep; ++i) {
-    Step& step = main_.steps[step_of[i]];
+    Step& step = *step_of[i];
     StrView want = graph_name_of(eps[i]);
     const char* name = meta_.CStr(want);
     char msg[Status::kMaxMessage];
@@ -184,7 +199,8 @@ Status Session::LoadContexts() {
                                           eps[i].node->name.data, name, msg));
       step.prepared = true;
     }
-    ++driver_steps_;
+    // cpu_steps() counts the main graph's steps only.
+    if (&step >= main_.steps && &step < main_.steps + main_.num_steps) ++driver_steps_;
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
                             ? 0 : bound->container.Find(StrView{name, cstr_len(name)});

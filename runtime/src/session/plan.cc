@@ -202,13 +202,8 @@ Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
     for (uint32_t o = 0; o < node.num_outputs; ++o)
       s.outputs[o] = node.outputs[o].empty() ? UINT32_MAX : p->Find(node.outputs[o]);
     if (HasSubgraph(node)) EPCTX_RETURN_IF_ERROR(PlanSubgraphs(p, depth, marked, &s));
-    if (onnx::IsEpContextNode(node)) {
-      // Bound in LoadContexts; bodies stay whole CPU subgraphs.
-      if (depth == 0) continue;
-      return Status::Error(EPCTX_NOT_IMPLEMENTED,
-                           "%s: EPContext node '%.*s' inside a subgraph is not supported",
-                           p->label, node.name.len(), node.name.data);
-    }
+    // Bound in LoadContexts, at any depth.
+    if (onnx::IsEpContextNode(node)) continue;
     s.opset = model_.opset(node.domain);
     s.kernel = FindKernel(node.domain, node.op_type, s.opset);
     if (!s.kernel && KernelLeftOutOfBuild(node.domain, node.op_type, s.opset))

@@ -63,6 +63,18 @@ void check_node(const Env& env, const onnx::EpContextNode& ep, const char* label
   if (rc != EPCTX_OK) set(n, arena, kCompatUnsupported, rc, msg);
 }
 
+// Calls f on every node of g and of its subgraphs (the parser bounded
+// their depth), so EPContext nodes inside If/Loop/Scan bodies are checked
+// like top-level ones.
+template <typename F>
+void ForEachNode(const onnx::GraphView& g, F&& f) {
+  for (uint32_t i = 0; i < g.num_nodes; ++i) {
+    f(g.nodes[i]);
+    for (uint32_t a = 0; a < g.nodes[i].num_attrs; ++a)
+      if (g.nodes[i].attrs[a].g) ForEachNode(*g.nodes[i].attrs[a].g, f);
+  }
+}
+
 }  // namespace
 
 Status Preflight(const Env& env, Bytes model_bytes, const char* label, const char* base_dir,
@@ -73,11 +85,10 @@ Status Preflight(const Env& env, Bytes model_bytes, const char* label, const cha
   const bool fail_on_suboptimal = options.Flag(kOptFailOnSuboptimal);
   const onnx::GraphView& g = model.graph;
   uint32_t num_ep = 0;
-  for (uint32_t i = 0; i < g.num_nodes; ++i) num_ep += onnx::IsEpContextNode(g.nodes[i]) ? 1 : 0;
+  ForEachNode(g, [&](const onnx::NodeView& n) { num_ep += onnx::IsEpContextNode(n) ? 1 : 0; });
   out->nodes = arena.AllocArray<PreflightNode>(num_ep + 1);
   if (!out->nodes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
-  for (uint32_t i = 0; i < g.num_nodes; ++i) {
-    const onnx::NodeView& node = g.nodes[i];
+  ForEachNode(g, [&](const onnx::NodeView& node) {
     if (!onnx::IsEpContextNode(node)) {
       if (out->overall != kCompatUnsupported &&
           !FindKernel(node.domain, node.op_type, model.opset(node.domain))) {
@@ -94,7 +105,7 @@ Status Preflight(const Env& env, Bytes model_bytes, const char* label, const cha
         out->cause = EPCTX_MODEL_REQUIRES_COMPILATION;
         out->reason = dup_msg(arena, msg);
       }
-      continue;
+      return;
     }
     PreflightNode* n = new (&out->nodes[out->num_nodes++]) PreflightNode();
     onnx::EpContextNode ep;
@@ -109,7 +120,7 @@ Status Preflight(const Env& env, Bytes model_bytes, const char* label, const cha
       out->overall = n->verdict;
       out->cause = n->cause;
     }
-  }
+  });
   return Status::Ok();
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The vnpu CONVERT unit: float16 <-> float32 at a graph's edges. The vnpu
+// The vnpu CONVERT unit: float16 <-> float32 at a graph's edges (and the
+// one-time widening of float16 weights, vnpu_internal.h). The vnpu
 // computes in float32; a float16 model's inputs are widened on the way in
 // and its outputs narrowed on the way out (IEEE 754 binary16, round to
 // nearest even, overflow to infinity, NaN stays NaN).
@@ -9,8 +10,6 @@
 
 namespace epctx {
 namespace vnpu {
-namespace {
-
 float HalfToFloat(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu, bits;
@@ -32,6 +31,8 @@ float HalfToFloat(uint16_t h) {
   memcpy(&f, &bits, 4);
   return f;
 }
+
+namespace {
 
 uint16_t FloatToHalf(float f) {
   uint32_t x;

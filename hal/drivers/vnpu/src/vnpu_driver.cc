@@ -145,6 +145,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
   for (uint32_t i = 0; i < ctx->num_graphs; ++i) {
     if (ctx->graphs[i].inputs) host.free(host.user, ctx->graphs[i].inputs);
     if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
+    if (ctx->graphs[i].widened) host.free(host.user, ctx->graphs[i].widened);
   }
   host.free(host.user, ctx);
 }
@@ -154,6 +155,44 @@ void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   d->dtype = t->dtype() == fb::DType::FLOAT16 ? EPCTX_DTYPE_FLOAT16 : EPCTX_DTYPE_FLOAT;
   d->rank = t->shape() ? t->shape()->size() : 0;
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = I64(t->shape(), k);
+}
+
+// Widens g's FLOAT16 WEIGHT tensors (Graph::widened): the span of the
+// weight segment they cover, [lo, hi), is widened once, element by element,
+// into a float32 mirror, and each tensor points at its place in it. Tensors
+// that share or overlap bytes (deduplicated weights) share the mirror, so
+// memory stays at most twice the weight segment and time linear in it.
+int WidenWeights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
+  const fb::Graph* s = g->stream;
+  const uint32_t n = s->tensors() ? s->tensors()->size() : 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Tensor* t = s->tensors()->Get(i);
+    if (t->location() != fb::Location::WEIGHT || t->dtype() != fb::DType::FLOAT16) continue;
+    if (t->offset() < lo) lo = t->offset();
+    if (t->offset() + t->size() > hi) hi = t->offset() + t->size();  // validated: no overflow
+  }
+  if (lo >= hi) return EPCTX_OK;
+  const uint64_t halves = (hi - lo) / 2;  // offsets and sizes are even
+  const uint64_t bytes = uint64_t(n) * sizeof(float*) + halves * sizeof(float);
+  g->widened = static_cast<float**>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16));
+  if (!g->widened) {
+    msg.s("vnpu: graph '").s(g->name).s("': out of memory widening ").u(halves)
+        .s(" float16 weights");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  float* mirror = reinterpret_cast<float*>(g->widened + n);
+  for (uint64_t k = 0; k < halves; ++k) {
+    uint16_t h;
+    memcpy(&h, ctx->weights + lo + 2 * k, 2);
+    mirror[k] = HalfToFloat(h);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Tensor* t = s->tensors()->Get(i);
+    const bool half = t->location() == fb::Location::WEIGHT && t->dtype() == fb::DType::FLOAT16;
+    g->widened[i] = half ? mirror + (t->offset() - lo) / 2 : nullptr;
+  }
+  return EPCTX_OK;
 }
 
 // Copies the payload of g into private memory, verifies and validates the
@@ -216,7 +255,7 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
       FillDesc(t, &g->outputs[t->index()]);
     }
   }
-  return EPCTX_OK;
+  return WidenWeights(ctx, g, msg);
 }
 
 int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx_hal_host* host,
@@ -291,6 +330,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   if (rc != EPCTX_OK && g->copy) {
     ctx->host.free(ctx->host.user, g->copy);
     g->copy = nullptr;
+  }
+  if (rc != EPCTX_OK && g->widened) {
+    ctx->host.free(ctx->host.user, g->widened);
+    g->widened = nullptr;
   }
   g->state.store(rc == EPCTX_OK ? kValid : kUnchecked, std::memory_order_release);
   return rc;

@@ -72,6 +72,12 @@ struct Graph {
   epctx_hal_tensor_desc* outputs;  // [num_outputs]
   uint32_t* input_tensor;          // tensor index of INPUT(k)
   uint32_t* output_tensor;         // tensor index of OUTPUT(k)
+  // Per tensor: the float32 copy of a FLOAT16 WEIGHT tensor, made once when
+  // the graph is bound (stream 1.2), else nullptr; nullptr as a whole when
+  // the graph has none. One host allocation: the table, then the floats.
+  // The weight segment keeps float16 (half the file and mapping); the
+  // copies are what ops read, so execute does no conversion.
+  float** widened;
 };
 
 }  // namespace vnpu
@@ -138,6 +144,9 @@ int RunGraph(const Bindings& b, Msg& msg);
 // (4; 2 for FLOAT16).
 uint64_t Elements(const fb::Tensor* t);
 uint64_t ElementSize(const fb::Tensor* t);
+
+// IEEE 754 binary16 bits to float32, exactly (vnpu_convert.cc).
+float HalfToFloat(uint16_t h);
 
 // Runs one CONVERT op (vnpu_convert.cc).
 void RunConvert(const Bindings& b, const fb::Convert* c);

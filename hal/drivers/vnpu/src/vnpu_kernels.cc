@@ -367,6 +367,7 @@ float* Bindings::ptr(uint32_t t) const {
     case fb::Location::ARENA:
       return reinterpret_cast<float*>(scratch + ten->offset());
     case fb::Location::WEIGHT:
+      if (graph->widened && graph->widened[t]) return graph->widened[t];
       // Read-only by validation: no op writes a WEIGHT tensor.
       return const_cast<float*>(reinterpret_cast<const float*>(graph->ctx->weights + ten->offset()));
   }

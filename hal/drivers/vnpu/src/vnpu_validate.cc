@@ -57,8 +57,9 @@ struct Checker {
       msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32 or FLOAT16");
       return Fail();
     }
-    if (f16 && t->location() != fb::Location::INPUT && t->location() != fb::Location::OUTPUT) {
-      msg.s("FLOAT16 tensor outside INPUT/OUTPUT (the vnpu computes in float32)");
+    // FLOAT16 WEIGHT (1.2): widened once at bind, ops read the copy.
+    if (f16 && t->location() == fb::Location::ARENA) {
+      msg.s("FLOAT16 tensor in the ARENA (the vnpu computes in float32)");
       return Fail();
     }
     uint32_t rank = Rank(i);
@@ -93,7 +94,7 @@ struct Checker {
         }
         break;
       case fb::Location::WEIGHT:
-        if (off % 4 != 0 || bytes > weights_size || off > weights_size - bytes) {
+        if (off % ElementSize(t) != 0 || bytes > weights_size || off > weights_size - bytes) {
           msg.s("weight range [").u(off).s(", +").u(bytes).s(") outside weight segment of ")
               .u(weights_size).s(" bytes or misaligned");
           return Fail();
@@ -148,6 +149,7 @@ struct Checker {
       return false;
     }
     if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
+    if (T(t)->location() == fb::Location::WEIGHT) return true;  // read widened
     OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
     return false;
   }
@@ -479,6 +481,12 @@ int Checker::Op(const fb::Op* o) {
       op_name = "CONVERT";
       const fb::Convert* c = o->params_as_Convert();
       any_dtype = true;
+      // Ops see a FLOAT16 weight only as its widened float32 copy.
+      if (c->input() < num_tensors() && T(c->input())->location() == fb::Location::WEIGHT) {
+        OpErr().s("input tensor ").u(c->input()).s(" is a WEIGHT; CONVERT reads INPUT/ARENA");
+        any_dtype = false;
+        return Fail();
+      }
       bool ok = Ref(c->input(), "input") && Writable(c->output(), "output") &&
                 ElemsIs(c->output(), Elements(T(c->input())), "output");
       any_dtype = false;

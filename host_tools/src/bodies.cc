@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// Partitioning the bodies of control-flow nodes (bodies.h).
+#include "bodies.h"
+
+#include "epctx_host/specialize.h"
+#include "epctx_host/subgraphs.h"
+
+namespace epctx {
+namespace host {
+namespace {
+
+// The body's own names shadow the enclosing scopes'; outer values it reads
+// keep their types, outer initializers stay constants (packed as weights).
+GraphInfo BodyInfo(const onnx::GraphProto& body, const GraphInfo& outer) {
+  GraphInfo info;
+  info.graph = &body;
+  info.opset = outer.opset;
+  info.types = outer.types;
+  info.constants = outer.constants;
+  for (const auto& v : body.input()) {
+    info.constants.erase(v.name());
+    info.types[v.name()] = TypeOf(v.type());
+  }
+  for (const auto& n : body.node())
+    for (const auto& o : n.output()) {
+      info.constants.erase(o);
+      info.types.erase(o);
+    }
+  for (const auto& t : body.initializer()) {
+    info.types[t.name()] = TypeOf(t);
+    info.constants[t.name()] = &t;
+  }
+  for (const auto* list : {&body.value_info(), &body.output()})
+    for (const auto& v : *list) {
+      ValueType t = TypeOf(v.type());
+      auto it = info.types.find(v.name());
+      if (it == info.types.end() || (!it->second.known && t.known)) info.types[v.name()] = t;
+    }
+  return info;
+}
+
+}  // namespace
+
+void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
+                const std::string& prefix, size_t* next_index, std::vector<BodyPlan>* bodies) {
+  for (auto& node : *graph.mutable_node()) {
+    if (!HasSubgraph(node)) continue;
+    for (auto& a : *node.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> subs;
+      if (a.has_g()) subs.push_back(a.mutable_g());
+      for (auto& g : *a.mutable_graphs()) subs.push_back(&g);
+      for (onnx::GraphProto* body : subs) {
+        BodyPlan bp;
+        bp.body = body;
+        bp.label = "attribute '" + a.name() + "' of " + node.op_type() + " node '" +
+                   node.name() + "'";
+        bp.info = BodyInfo(*body, outer);
+        // Innermost first: their rewrite must not move nodes an outer
+        // body's partitions point to.
+        PlanBodies(*body, bp.info, backend, prefix, next_index, bodies);
+        bp.plan = PlanPartitions(bp.info, backend);
+        bp.partitions = MakePartitions(bp.info, bp.plan, prefix);
+        for (auto& p : bp.partitions) p.name = prefix + "_" + std::to_string((*next_index)++);
+        bodies->push_back(std::move(bp));
+      }
+    }
+  }
+}
+
+
+void RewriteBodies(std::vector<BodyPlan>& bodies, const CtxModelOptions& options) {
+  for (BodyPlan& bp : bodies) {
+    if (bp.partitions.empty()) continue;
+    onnx::GraphProto rewritten;
+    RewriteGraph(*bp.body, bp.info, bp.partitions, options, &rewritten);
+    bp.body->Swap(&rewritten);
+    bp.partitions.clear();  // their node pointers went with the old body
+  }
+}
+
+}  // namespace host
+}  // namespace epctx
