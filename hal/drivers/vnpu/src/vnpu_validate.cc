@@ -53,8 +53,9 @@ struct Checker {
     msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(" '")
         .s(t->name() ? t->name()->c_str() : "").s("': ");
     const bool f16 = t->dtype() == fb::DType::FLOAT16;
-    if (t->dtype() != fb::DType::FLOAT32 && !f16) {
-      msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32 or FLOAT16");
+    if (t->dtype() != fb::DType::FLOAT32 && !f16 && !IsInt(t->dtype())) {
+      msg.s("dtype ").u(uint64_t(t->dtype()))
+          .s(" unsupported, expected FLOAT32, FLOAT16, INT8, UINT8 or INT32");
       return Fail();
     }
     if (f16 && t->location() != fb::Location::INPUT && t->location() != fb::Location::OUTPUT) {
@@ -148,8 +149,29 @@ struct Checker {
       return false;
     }
     if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
-    OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
+    if (IsInt(T(t)->dtype()))
+      OpErr().s(field).s(" tensor ").u(t).s(" is an integer tensor; only the int8 ops read it");
+    else
+      OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
     return false;
+  }
+  // A reference whose dtype must be one of `mask` (bits DTypeBit).
+  bool RefD(uint32_t t, uint32_t mask, const char* field) {
+    if (t >= num_tensors()) {
+      OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+      return false;
+    }
+    if (DTypeBit(T(t)->dtype()) & mask) return true;
+    OpErr().s(field).s(" tensor ").u(t).s(" has dtype ").s(fb::EnumNameDType(T(t)->dtype()))
+        .s(", expected ").s(MaskName(mask));
+    return false;
+  }
+  bool WritableD(uint32_t t, uint32_t mask, const char* field) {
+    if (!RefD(t, mask, field)) return false;
+    any_dtype = true;
+    bool ok = Writable(t, field);
+    any_dtype = false;
+    return ok;
   }
   bool Writable(uint32_t t, const char* field) {
     if (!Ref(t, field)) return false;
@@ -188,6 +210,18 @@ struct Checker {
   int Concat(const fb::Concat* c);
   int ConvTranspose(const fb::ConvTranspose2D* c);
   int Op(const fb::Op* o);
+  // int8 level (vnpu_validate_int8.inc).
+  bool Scale(float v, const char* field);
+  bool ZeroPoint(int32_t zp, fb::DType d, const char* field);
+  bool Requant(uint32_t out, uint64_t channels, int32_t zp, int32_t lo, int32_t hi,
+               uint32_t multipliers, uint64_t reduction);
+  bool InputZp(uint32_t x, int32_t zp, bool has_tensor, uint32_t tensor);
+  int QConv(const fb::QConv2D* c);
+  int QGemm(const fb::QGemm* c);
+  int QBinary(const fb::QBinary* c);
+  int QMaxPool(const fb::QMaxPool* c);
+  int QConcat(const fb::QConcat* c);
+  int Int8Op(const fb::Op* o);
 };
 
 int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
@@ -454,7 +488,10 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::Copy: {
       op_name = "COPY";
       const fb::Copy* c = o->params_as_Copy();
-      if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+      // Any dtype but FLOAT16, copied to the same dtype (an int8 reshape).
+      const uint32_t same = c->input() < num_tensors() && T(c->input())->dtype() != fb::DType::FLOAT16
+                                ? DTypeBit(T(c->input())->dtype()) : DTypeBit(fb::DType::FLOAT32);
+      if (!RefD(c->input(), same, "input") || !WritableD(c->output(), same, "output") ||
           !ElemsIs(c->output(), Elements(T(c->input())), "output"))
         return Fail();
       return EPCTX_OK;
@@ -488,14 +525,23 @@ int Checker::Op(const fb::Op* o) {
       op_name = "CONV_TRANSPOSE2D";
       return ConvTranspose(o->params_as_ConvTranspose2D());
     default:
-      OpErr().s("unknown op type ").u(uint64_t(o->params_type()));
-      return Fail();
+      return Int8Op(o);
   }
 }
 
+#include "vnpu_validate_int8.inc"
+
+
 }  // namespace
 
-uint64_t ElementSize(const fb::Tensor* t) { return t->dtype() == fb::DType::FLOAT16 ? 2 : 4; }
+uint64_t ElementSize(const fb::Tensor* t) {
+  switch (t->dtype()) {
+    case fb::DType::FLOAT16: return 2;
+    case fb::DType::INT8:
+    case fb::DType::UINT8: return 1;
+    default: return 4;
+  }
+}
 
 uint64_t Elements(const fb::Tensor* t) { return t->size() / ElementSize(t); }
 
