@@ -15,8 +15,11 @@ class VnpuBackend : public Backend {
  public:
   std::string name() const override { return "vnpu"; }
   std::string source_key() const override { return "vnpu"; }
-  Version sdk_version() const override { return {1, 0, 0}; }
-  std::string hardware_architecture() const override { return "vnpu-1.0"; }
+  // A package that uses the int8 level says so (SDK 1.1, hardware
+  // vnpu-1.1), so a device without it refuses it by the version rules
+  // before reading a payload; float packages keep running on vnpu-1.0.
+  Version sdk_version() const override { return int8_ ? Version{1, 1, 0} : Version{1, 0, 0}; }
+  std::string hardware_architecture() const override { return int8_ ? "vnpu-1.1" : "vnpu-1.0"; }
   Version min_driver_version() const override { return {1, 0, 0}; }
 
   // disable_ops: comma-separated op types left to the CPU even where the
@@ -53,12 +56,14 @@ class VnpuBackend : public Backend {
   CompiledGraph Compile(const Partition& partition, const GraphInfo& info,
                         WeightStore& weights) override {
     vnpu::IrGraph g = vnpu::Lower(partition, info, weights);
+    int8_ = int8_ || vnpu::UsesInt8(g);
     vnpu::PlanMemory(g, 64);
     return {partition.name, vnpu::Emit(g)};
   }
 
  private:
   std::set<std::string> disabled_;
+  bool int8_ = false;
 };
 
 }  // namespace
