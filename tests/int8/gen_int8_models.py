@@ -7,6 +7,8 @@ onnxruntime's quantisers write them (Debian's python3-onnx 1.12):
                and Gemm weights, int32 biases in the accumulator's scale;
                Conv+Relu, MaxPool, a second Conv, a residual Add, a Concat of
                differently quantised inputs, Flatten, Gemm, MatMul.
+  qlinear      QLinearConv and QLinearMatMul as quantised-operator-format
+               models have them.
   dyn_quant    dynamic quantisation (quantize_dynamic): DynamicQuantizeLinear
                + MatMulInteger (int8 weights) and + ConvInteger (uint8 weights
                with a zero point), each followed by Cast, the scale Mul and the
@@ -141,11 +143,45 @@ def dyn_quant(rng):
     return graph, inputs, [step(inputs["a"], wm), step(inputs["c"], wc)]
 
 
+def qlinear(rng):
+    """QLinearConv (uint8 activations, per-channel int8 weights, int32 bias)
+    and QLinearMatMul (uint8 weights with a zero point), between a
+    QuantizeLinear and a DequantizeLinear each."""
+    b = Builder()
+    sx, zx, sy, zy = 2.0 / 255, 128, 6.0 / 255, 120
+    w = rng.normal(0, 0.3, (5, 3, 3, 3)).astype(np.float32)
+    sw = (np.abs(w).max(axis=(1, 2, 3)) / 127).astype(np.float32)
+    wq = np.round(w / sw.reshape(-1, 1, 1, 1)).astype(np.int8)
+    bias = np.round(rng.normal(0, 0.1, 5) / (sx * sw)).astype(np.int32)
+    conv = b.node("QLinearConv", [b.q("x", sx, zx), b.init("x_s", np.float32(sx)), b.init("x_z", np.uint8(zx)),
+                                  b.init("w_q", wq), b.init("w_s", sw), b.init("w_z", np.zeros(5, np.int8)),
+                                  b.init("y_s", np.float32(sy)), b.init("y_z", np.uint8(zy)), b.init("w_b", bias)],
+                  kernel_shape=[3, 3], pads=[1, 0, 1, 2], strides=[2, 1])
+    b.node("DequantizeLinear", [conv, b.init("o1_s", np.float32(sy)), b.init("o1_z", np.uint8(zy))], ["y_conv"])
+    sa, za, sm, zm = 3.0 / 255, 100, 10.0 / 255, 128
+    m = rng.normal(0, 0.3, (16, 7)).astype(np.float32)
+    sbm = np.float32(np.abs(m).max() / 127)
+    mm = b.node("QLinearMatMul", [b.q("a", sa, za), b.init("a_s", np.float32(sa)), b.init("a_z", np.uint8(za)),
+                                  b.init("m_q", (np.round(m / sbm) + 130).astype(np.uint8)),
+                                  b.init("m_s", np.float32(sbm)), b.init("m_z", np.uint8(130)),
+                                  b.init("mm_s", np.float32(sm)), b.init("mm_z", np.uint8(zm))])
+    b.node("DequantizeLinear", [mm, b.init("o2_s", np.float32(sm)), b.init("o2_z", np.uint8(zm))], ["y_mm"])
+    graph = helper.make_graph(
+        b.nodes, "qlinear",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 9, 7]),
+         helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 5, 16])],
+        [helper.make_tensor_value_info("y_conv", TensorProto.FLOAT, [1, 5, 5, 7]),
+         helper.make_tensor_value_info("y_mm", TensorProto.FLOAT, [2, 5, 7])], b.inits)
+    inputs = {"x": rng.uniform(-1, 1, (1, 3, 9, 7)).astype(np.float32),
+              "a": rng.uniform(-1, 1, (2, 5, 16)).astype(np.float32)}
+    return graph, inputs, [sy, sm]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(11)
     cases = []
-    for fn in (qdq_static, dyn_quant):
+    for fn in (qdq_static, dyn_quant, qlinear):
         graph, inputs, atols = fn(rng)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                                   producer_name="epctx-tests-int8")

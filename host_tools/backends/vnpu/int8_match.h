@@ -29,6 +29,12 @@ struct GraphIndex {
   const onnx::NodeProto* Sole(const std::string& v) const;
 };
 
+// The index of `g`, built once per graph state: the support check asks for
+// it on every node, and rebuilding it each time would make partitioning
+// quadratic. Reused while g's address, its nodes' addresses and its value
+// names are those it was built from.
+const GraphIndex& IndexOf(const onnx::GraphProto* g);
+
 // Per-tensor quantisation of a QuantizeLinear / DequantizeLinear node.
 struct QParam {
   float scale = 1.f;

@@ -98,7 +98,7 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   if (int8 && why8.empty() && op == "DequantizeLinear" && info.constant(n.input(0))) {
     // A constant's DequantizeLinear goes where its consumers go: alone it
     // would be a partition computing a weight for the CPU.
-    GraphIndex ix(info.graph);
+    const GraphIndex& ix = IndexOf(info.graph);
     auto it = ix.consumers.find(n.output(0));
     if (ix.graph_outputs.count(n.output(0)) || it == ix.consumers.end())
       return "dequantised constant read by no vnpu node";

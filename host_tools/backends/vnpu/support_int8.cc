@@ -6,6 +6,7 @@
 // themselves at the edges of int8 regions. Lowering (lower_int8.inc) relies
 // on every check made here.
 #include <cmath>
+#include <memory>
 
 #include "int8_match.h"
 #include "onnx_util.h"
@@ -126,6 +127,34 @@ GraphIndex::GraphIndex(const onnx::GraphProto* g) {
       if (!i.empty()) consumers[i].push_back(&n);
   }
   for (const auto& o : g->output()) graph_outputs.insert(o.name());
+}
+
+const GraphIndex& IndexOf(const onnx::GraphProto* g) {
+  struct Cached {
+    const onnx::GraphProto* graph = nullptr;
+    std::vector<const void*> nodes;
+    std::unique_ptr<GraphIndex> index;
+  };
+  static thread_local Cached cache;
+  // Node addresses plus a hash of every value name: a graph edited in
+  // place (same nodes, rewired) is indexed again.
+  std::vector<const void*> nodes;
+  size_t h = 0;
+  if (g)
+    for (const auto& n : g->node()) {
+      nodes.push_back(&n);
+      for (const auto& v : n.input()) h = h * 31 + std::hash<std::string>()(v);
+      for (const auto& v : n.output()) h = h * 37 + std::hash<std::string>()(v);
+    }
+  if (g)
+    for (const auto& o : g->output()) h = h * 41 + std::hash<std::string>()(o.name());
+  nodes.push_back(reinterpret_cast<const void*>(h));
+  if (!cache.index || cache.graph != g || cache.nodes != nodes) {
+    cache.index.reset(new GraphIndex(g));
+    cache.graph = g;
+    cache.nodes = std::move(nodes);
+  }
+  return *cache.index;
 }
 
 const onnx::NodeProto* GraphIndex::Producer(const std::string& v) const {
@@ -350,7 +379,7 @@ std::string UnsupportedInt8(const onnx::NodeProto& n, const GraphInfo& info, boo
       "QLinearMatMul",  "ConvInteger",      "MatMulInteger"};
   const bool cast_int = op == "Cast" && n.input_size() == 1 && info.type(n.input(0)) &&
                         info.type(n.input(0))->dtype == TP::INT32;
-  GraphIndex ix(info.graph);
+  const GraphIndex& ix = IndexOf(info.graph);
   const bool mac_qweight = (op == "Conv" || op == "Gemm" || op == "MatMul") && Has(n, 1) &&
                            IsConstDq(n.input(1), ix, info);
   if (!kQuantOps.count(op) && !cast_int && !mac_qweight) {

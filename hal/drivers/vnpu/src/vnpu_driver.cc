@@ -338,7 +338,7 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   return EPCTX_OK;
 }
 
-const char* DTypeName(int32_t d) {
+const char* HalDTypeName(int32_t d) {
   switch (d) {
     case EPCTX_DTYPE_FLOAT16: return "float16";
     case EPCTX_DTYPE_INT8: return "int8";
@@ -363,7 +363,7 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
     }
     if (!same || t.bytes < elems * esize || (!t.data && elems > 0)) {
       msg.s("vnpu: graph '").s(g->name).s("' ").s(what).s(" ").u(i).s(" '").s(d.name)
-          .s("': expected ").s(DTypeName(d.dtype)).s(" [");
+          .s("': expected ").s(HalDTypeName(d.dtype)).s(" [");
       for (uint32_t k = 0; k < d.rank; ++k) msg.s(k ? "," : "").i(d.dims[k]);
       msg.s("] of ").u(elems * esize).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
           .s(" [");

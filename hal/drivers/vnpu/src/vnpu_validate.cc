@@ -162,7 +162,7 @@ struct Checker {
       return false;
     }
     if (DTypeBit(T(t)->dtype()) & mask) return true;
-    OpErr().s(field).s(" tensor ").u(t).s(" has dtype ").s(fb::EnumNameDType(T(t)->dtype()))
+    OpErr().s(field).s(" tensor ").u(t).s(" has dtype ").s(DTypeName(T(t)->dtype()))
         .s(", expected ").s(MaskName(mask));
     return false;
   }
