@@ -73,36 +73,46 @@ struct Epilogue {
   }
 };
 
-template <typename X, typename W>
-void QConvT(const Bindings& b, const fb::QConv2D* c, const Epilogue& ep, int32_t xzp) {
+// Integer operands are read as raw bytes: an INT8 byte b is
+// (b ^ 0x80) - 128, so with `flip` 0x80 for INT8 (0 for UINT8) the offset
+// folds into the zero point and one loop serves all four dtype pairs.
+struct Operand {
+  const uint8_t* p;
+  uint32_t flip;
+  int32_t zp;  // zero point plus the INT8 offset
+};
+Operand MakeOperand(const Bindings& b, uint32_t t, int32_t zp) {
+  const bool s = Ten(b, t)->dtype() == fb::DType::INT8;
+  return {Ptr<const uint8_t>(b, t), s ? 0x80u : 0u, zp + (s ? 128 : 0)};
+}
+
+void QConvRun(const Bindings& b, const fb::QConv2D* c, const Epilogue& ep, Operand x, Operand w) {
   const fb::Tensor *xt = Ten(b, c->input()), *yt = Ten(b, c->output());
-  const X* x = Ptr<const X>(b, c->input());
-  const W* w = Ptr<const W>(b, c->weights());
   void* y = b.ptr(c->output());
   const int64_t N = Dim(xt, 0), C = Dim(xt, 1), H = Dim(xt, 2), Wd = Dim(xt, 3);
   const int64_t CO = Dim(yt, 1), OH = Dim(yt, 2), OW = Dim(yt, 3), G = c->groups();
   const int64_t cig = C / G, cog = CO / G, KH = c->kernel_h(), KW = c->kernel_w();
   const int64_t sh = c->stride_h(), sw = c->stride_w(), dh = c->dilation_h(), dw = c->dilation_w();
   const int64_t pt = c->pad_top(), pl = c->pad_left();
-  const int32_t wzp = c->weight_zero_point();
   uint64_t out = 0;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oc = 0; oc < CO; ++oc) {
       const int64_t g = oc / cog;
-      const W* wo = w + oc * cig * KH * KW;
+      const uint8_t* wo = w.p + oc * cig * KH * KW;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow, ++out) {
           int32_t acc = 0;
           for (int64_t ic = 0; ic < cig; ++ic) {
-            const X* xc = x + ((n * C + g * cig + ic) * H) * Wd;
-            const W* wc = wo + ic * KH * KW;
+            const uint8_t* xc = x.p + ((n * C + g * cig + ic) * H) * Wd;
+            const uint8_t* wc = wo + ic * KH * KW;
             for (int64_t kh = 0; kh < KH; ++kh) {
               const int64_t ih = oh * sh - pt + kh * dh;
               if (ih < 0 || ih >= H) continue;  // padding holds the zero point: adds 0
               for (int64_t kw = 0; kw < KW; ++kw) {
                 const int64_t iw = ow * sw - pl + kw * dw;
                 if (iw < 0 || iw >= Wd) continue;
-                acc += (int32_t(xc[ih * Wd + iw]) - xzp) * (int32_t(wc[kh * KW + kw]) - wzp);
+                acc += (int32_t(xc[ih * Wd + iw] ^ x.flip) - x.zp) *
+                       (int32_t(wc[kh * KW + kw] ^ w.flip) - w.zp);
               }
             }
           }
@@ -111,19 +121,16 @@ void QConvT(const Bindings& b, const fb::QConv2D* c, const Epilogue& ep, int32_t
     }
 }
 
-template <typename X, typename W>
-void QGemmT(const Bindings& b, const fb::QGemm* c, const Epilogue& ep, int32_t xzp) {
-  const X* a = Ptr<const X>(b, c->input());
-  const W* w = Ptr<const W>(b, c->weights());
+void QGemmRun(const Bindings& b, const fb::QGemm* c, const Epilogue& ep, Operand a, Operand w) {
   void* y = b.ptr(c->output());
   const uint64_t M = c->m(), K = c->k(), N = c->n();
-  const int32_t wzp = c->weight_zero_point();
   for (uint64_t i = 0; i < M; ++i) {
-    const X* ar = a + i * K;
+    const uint8_t* ar = a.p + i * K;
     for (uint64_t j = 0; j < N; ++j) {
-      const W* wr = w + j * K;
+      const uint8_t* wr = w.p + j * K;
       int32_t acc = 0;
-      for (uint64_t k = 0; k < K; ++k) acc += (int32_t(ar[k]) - xzp) * (int32_t(wr[k]) - wzp);
+      for (uint64_t k = 0; k < K; ++k)
+        acc += (int32_t(ar[k] ^ a.flip) - a.zp) * (int32_t(wr[k] ^ w.flip) - w.zp);
       ep(y, i * N + j, j, acc);
     }
   }
@@ -146,12 +153,8 @@ void RunQConv(const Bindings& b, const fb::QConv2D* c) {
                                    c->output_zero_point(), c->output_min(), c->output_max());
   const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
                               c->input_zp_tensor());
-  const bool xs = Ten(b, c->input())->dtype() == fb::DType::INT8;
-  const bool ws = Ten(b, c->weights())->dtype() == fb::DType::INT8;
-  if (xs && ws) QConvT<int8_t, int8_t>(b, c, ep, xzp);
-  if (xs && !ws) QConvT<int8_t, uint8_t>(b, c, ep, xzp);
-  if (!xs && ws) QConvT<uint8_t, int8_t>(b, c, ep, xzp);
-  if (!xs && !ws) QConvT<uint8_t, uint8_t>(b, c, ep, xzp);
+  QConvRun(b, c, ep, MakeOperand(b, c->input(), xzp),
+           MakeOperand(b, c->weights(), c->weight_zero_point()));
 }
 
 void RunQGemm(const Bindings& b, const fb::QGemm* c) {
@@ -159,12 +162,8 @@ void RunQGemm(const Bindings& b, const fb::QGemm* c) {
                                    c->output_zero_point(), c->output_min(), c->output_max());
   const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
                               c->input_zp_tensor());
-  const bool xs = Ten(b, c->input())->dtype() == fb::DType::INT8;
-  const bool ws = Ten(b, c->weights())->dtype() == fb::DType::INT8;
-  if (xs && ws) QGemmT<int8_t, int8_t>(b, c, ep, xzp);
-  if (xs && !ws) QGemmT<int8_t, uint8_t>(b, c, ep, xzp);
-  if (!xs && ws) QGemmT<uint8_t, int8_t>(b, c, ep, xzp);
-  if (!xs && !ws) QGemmT<uint8_t, uint8_t>(b, c, ep, xzp);
+  QGemmRun(b, c, ep, MakeOperand(b, c->input(), xzp),
+           MakeOperand(b, c->weights(), c->weight_zero_point()));
 }
 
 void RunQuantize(const Bindings& b, const fb::Quantize* c) {

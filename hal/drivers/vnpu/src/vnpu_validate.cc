@@ -205,6 +205,8 @@ struct Checker {
   int Conv(const fb::Conv2D* c);
   int Gemm(const fb::Gemm* c);
   int Binary(const fb::Binary* c);
+  int Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
+              const flatbuffers::Vector<int64_t>* sb);
   int Pool(const fb::Pool* c);
   int Transpose(const fb::Transpose* c);
   int Concat(const fb::Concat* c);
@@ -328,11 +330,18 @@ int Checker::Binary(const fb::Binary* c) {
     OpErr().s("unknown kind ").u(uint64_t(c->kind()));
     return Fail();
   }
-  uint32_t r = Rank(c->output());
-  const flatbuffers::Vector<int64_t>* st[2] = {c->a_strides(), c->b_strides()};
-  uint32_t src[2] = {c->a(), c->b()};
+  return Strides(c->output(), c->a(), c->b(), c->a_strides(), c->b_strides());
+}
+
+// Broadcast strides of BINARY / QBINARY: one per output dimension, and the
+// largest index each reaches inside its source.
+int Checker::Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
+                     const flatbuffers::Vector<int64_t>* sb) {
+  uint32_t r = Rank(out);
+  const flatbuffers::Vector<int64_t>* st[2] = {sa, sb};
+  uint32_t src[2] = {a, b};
   const char* names[2] = {"a_strides", "b_strides"};
-  if (Elements(T(c->output())) == 0) return EPCTX_OK;
+  if (Elements(T(out)) == 0) return EPCTX_OK;
   for (int s = 0; s < 2; ++s) {
     if ((st[s] ? st[s]->size() : 0) != r) {
       OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
@@ -342,7 +351,7 @@ int Checker::Binary(const fb::Binary* c) {
     uint64_t max = 0, term;
     for (uint32_t d = 0; d < r; ++d) {
       int64_t stride = I64(st[s], d);
-      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(c->output(), d) - 1), &term) ||
+      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
           __builtin_add_overflow(max, term, &max)) {
         OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
         return Fail();
