@@ -202,6 +202,7 @@ struct Checker {
     return false;
   }
 
+  bool ConvShape(uint32_t x, uint32_t y, const struct ConvWindow& k);
   int Conv(const fb::Conv2D* c);
   int Gemm(const fb::Gemm* c);
   int Binary(const fb::Binary* c);
@@ -268,34 +269,49 @@ int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
   return EPCTX_OK;
 }
 
+// The window of a CONV2D or QCONV2D, and the shapes it implies.
+struct ConvWindow {
+  uint32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
+  template <typename C>
+  static ConvWindow Of(const C* c) {
+    return {c->kernel_h(), c->kernel_w(), c->stride_h(), c->stride_w(), c->pad_top(),
+            c->pad_left(), c->pad_bottom(), c->pad_right(), c->dilation_h(), c->dilation_w(),
+            c->groups()};
+  }
+};
+
+bool Checker::ConvShape(uint32_t x, uint32_t y, const ConvWindow& k) {
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return false;
+  if (!Window(k.kh, false, "kernel_h") || !Window(k.kw, false, "kernel_w") ||
+      !Window(k.sh, false, "stride_h") || !Window(k.sw, false, "stride_w") ||
+      !Window(k.dh, false, "dilation_h") || !Window(k.dw, false, "dilation_w") ||
+      !Window(k.pt, true, "pad_top") || !Window(k.pl, true, "pad_left") ||
+      !Window(k.pb, true, "pad_bottom") || !Window(k.pr, true, "pad_right") ||
+      !Window(k.g, false, "groups"))
+    return false;
+  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = k.g;
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return false;
+  if (cin % g != 0 || cout % g != 0) {
+    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
+    return false;
+  }
+  int64_t eh = int64_t(k.dh) * (k.kh - 1) + 1;
+  int64_t ew = int64_t(k.dw) * (k.kw - 1) + 1;
+  int64_t ph = Dim(x, 2) + k.pt + k.pb - eh;
+  int64_t pw = Dim(x, 3) + k.pl + k.pr - ew;
+  if (ph < 0 || pw < 0) {
+    OpErr().s("kernel larger than padded input");
+    return false;
+  }
+  return Same(Dim(y, 2), ph / k.sh + 1, "output height") &&
+         Same(Dim(y, 3), pw / k.sw + 1, "output width");
+}
+
 int Checker::Conv(const fb::Conv2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
   if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
-  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
-  if (!Window(c->kernel_h(), false, "kernel_h") || !Window(c->kernel_w(), false, "kernel_w") ||
-      !Window(c->stride_h(), false, "stride_h") || !Window(c->stride_w(), false, "stride_w") ||
-      !Window(c->dilation_h(), false, "dilation_h") ||
-      !Window(c->dilation_w(), false, "dilation_w") || !Window(c->pad_top(), true, "pad_top") ||
-      !Window(c->pad_left(), true, "pad_left") || !Window(c->pad_bottom(), true, "pad_bottom") ||
-      !Window(c->pad_right(), true, "pad_right") || !Window(c->groups(), false, "groups"))
-    return Fail();
+  if (!ConvShape(x, y, ConvWindow::Of(c))) return Fail();
   int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
-  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return Fail();
-  if (cin % g != 0 || cout % g != 0) {
-    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
-    return Fail();
-  }
-  int64_t eh = int64_t(c->dilation_h()) * (c->kernel_h() - 1) + 1;
-  int64_t ew = int64_t(c->dilation_w()) * (c->kernel_w() - 1) + 1;
-  int64_t ph = Dim(x, 2) + c->pad_top() + c->pad_bottom() - eh;
-  int64_t pw = Dim(x, 3) + c->pad_left() + c->pad_right() - ew;
-  if (ph < 0 || pw < 0) {
-    OpErr().s("kernel larger than padded input");
-    return Fail();
-  }
-  if (!Same(Dim(y, 2), ph / c->stride_h() + 1, "output height") ||
-      !Same(Dim(y, 3), pw / c->stride_w() + 1, "output width"))
-    return Fail();
   uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
   if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t)) {
     OpErr().s("packed weight size overflows");
