@@ -67,7 +67,7 @@ struct QStream {
   }
   std::vector<float> Weights() const {
     std::vector<float> w((wbytes.size() + 3) / 4 + 1, 0.f);
-    memcpy(w.data(), wbytes.data(), wbytes.size());
+    if (!wbytes.empty()) memcpy(w.data(), wbytes.data(), wbytes.size());
     return w;
   }
   std::vector<uint8_t> Finish() {
