@@ -7,6 +7,8 @@ onnxruntime's quantisers write them (Debian's python3-onnx 1.12):
                and Gemm weights, int32 biases in the accumulator's scale;
                Conv+Relu, MaxPool, a second Conv, a residual Add, a Concat of
                differently quantised inputs, Flatten, Gemm, MatMul.
+  qdq_mixed    signed int8 activations; AveragePool, GlobalAveragePool and an
+               Add of a dequantised constant inside the QDQ graph.
   qlinear      QLinearConv and QLinearMatMul as quantised-operator-format
                models have them.
   dyn_quant    dynamic quantisation (quantize_dynamic): DynamicQuantizeLinear
@@ -177,11 +179,35 @@ def qlinear(rng):
     return graph, inputs, [sy, sm]
 
 
+def qdq_mixed(rng):
+    """Signed int8 activations (as recent quantize_static defaults) and ops
+    without an int8 unit between DequantizeLinear and QuantizeLinear
+    (AveragePool, GlobalAveragePool, an Add of a dequantised constant): those
+    run on vnpu in float32 between DEQUANTIZE and QUANTIZE; Sigmoid is a
+    lookup table."""
+    b = Builder()
+    s0, s1, s2, s3 = 2 / 255, 1.5 / 255, 4 / 255, 1 / 255
+    x = b.dq(b.q("x", s0, -3, np.int8), s0, -3, np.int8)
+    ap = b.dq(b.q(b.node("AveragePool", [x], kernel_shape=[2, 2], strides=[1, 1]), s1, 5, np.int8),
+              s1, 5, np.int8)
+    w, _ = b.qweight("w", rng.normal(0, 0.3, (4, 3, 3, 3)).astype(np.float32), 0)
+    c = b.dq(b.q(b.node("Conv", [ap, w], kernel_shape=[3, 3]), s2, 0, np.int8), s2, 0, np.int8)
+    sg = b.dq(b.q(b.node("Sigmoid", [c]), s3, -128, np.int8), s3, -128, np.int8)
+    k = b.node("DequantizeLinear", [b.init("k_q", np.int8(50)), b.init("k_s", np.float32(0.01)),
+                                    b.init("k_z", np.int8(0))])
+    b.node("Add", [b.node("GlobalAveragePool", [sg]), k], ["y"])
+    graph = helper.make_graph(
+        b.nodes, "qdq_mixed", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 10, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 1, 1])], b.inits)
+    inputs = {"x": rng.uniform(-1, 1, (1, 3, 10, 10)).astype(np.float32)}
+    return graph, inputs, [s3]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(11)
     cases = []
-    for fn in (qdq_static, dyn_quant, qlinear):
+    for fn in (qdq_static, dyn_quant, qlinear, qdq_mixed):
         graph, inputs, atols = fn(rng)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                                   producer_name="epctx-tests-int8")

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The quantised models of gen_int8_models.py (a static QDQ model, a
- * dynamically quantised one, QLinearConv / QLinearMatMul) compiled for vnpu: every node and at least 90%
+/* The quantised models of gen_int8_models.py (static QDQ models with
+ * uint8 and int8 activations, a dynamically quantised one, QLinearConv /
+ * QLinearMatMul) compiled for vnpu: every node and at least 90%
  * of the MACs go to vnpu's int8 level, the outputs match ONNX Runtime 1.30
  * (ort_int8.js) within one quantisation step of each output (atol.txt), and
  * a vnpu without the int8 level (configured as hardware vnpu-1.0 / SDK
@@ -128,10 +129,12 @@ int main(int argc, char** argv) {
   static const char* qdq = "qdq_static";
   static const char* dyn = "dyn_quant";
   static const char* qlinear = "qlinear";
+  static const char* mixed = "qdq_mixed";
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)qdq),
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)dyn),
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)qlinear),
+      cmocka_unit_test_prestate(matches_onnxruntime, (void*)mixed),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)qdq),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)dyn),
   };
