@@ -226,6 +226,16 @@ def main():
         cases.append(graph.name)
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
+    # A float model (no reference needed) for the weight-sharing group test.
+    n = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    g = helper.make_graph([n], "float_conv",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+                          [const("w", rng.normal(0, 0.3, (4, 3, 3, 3)).astype(np.float32))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 7
+    os.makedirs(os.path.join(out, "float_conv"), exist_ok=True)
+    onnx.save(m, os.path.join(out, "float_conv", "model.onnx"))
 
 
 if __name__ == "__main__":

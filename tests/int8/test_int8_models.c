@@ -119,6 +119,52 @@ static void vnpu_without_int8_refuses(void** state) {
   }
 }
 
+/* A weight-sharing group (one comma list) shares one container header, so
+ * its versions must suit every model: listed after a float model already
+ * written for vnpu-1.0, an int8 model is refused with a clear message;
+ * listed first, the whole group is SDK 1.1 and every model loads. */
+static void weight_sharing_group_versions(void** state) {
+  (void)state;
+  char dir[4096], cmd[16384], log[4096];
+  snprintf(dir, sizeof(dir), "%s/group", g_work);
+  assert_int_equal(tu_make_clean_dir(dir), 0);
+  snprintf(log, sizeof(log), "%s/log", dir);
+  const char* order[2][2] = {{"float_conv", "qdq_static"}, {"qdq_static", "float_conv"}};
+  for (int k = 0; k < 2; ++k) {
+    for (int i = 0; i < 2; ++i) {
+      snprintf(cmd, sizeof(cmd), "cp '%s/%s/model.onnx' '%s/%s.onnx'", g_work, order[k][i], dir,
+               order[k][i]);
+      assert_int_equal(system(cmd), 0);
+    }
+    snprintf(cmd, sizeof(cmd), "'%s' --quiet --force -e vnpu '%s/%s.onnx,%s/%s.onnx' >'%s' 2>&1",
+             g_compile, dir, order[k][0], dir, order[k][1], log);
+    int rc = system(cmd);
+    char text[4096] = "";
+    FILE* f = fopen(log, "r");
+    if (f) {
+      size_t n = fread(text, 1, sizeof(text) - 1, f);
+      text[n] = '\0';
+      fclose(f);
+    }
+    if (k == 0) {
+      if (rc == 0 || !strstr(text, "list the quantised models first"))
+        fail_msg("float model first: expected a refusal, got rc %d: %s", rc, text);
+      continue;
+    }
+    if (rc != 0) fail_msg("int8 model first: %s", text);
+    epctx_env* env = new_env();
+    for (int i = 0; i < 2; ++i) {
+      char ctx[4096];
+      snprintf(ctx, sizeof(ctx), "%s/%s_ctx.onnx", dir, order[k][i]);
+      epctx_session* s = NULL;
+      epctx_status* st = epctx_session_create(env, ctx, NULL, &s);
+      if (st) fail_msg("%s: %s", ctx, epctx_status_message(st));
+      epctx_session_release(s);
+    }
+    epctx_env_release(env);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s COMPILE_TOOL WORK_DIR\n", argv[0]);
@@ -137,6 +183,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)mixed),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)qdq),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)dyn),
+      cmocka_unit_test(weight_sharing_group_versions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
