@@ -102,8 +102,11 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
   for (auto& node : *graph.mutable_node()) {
     produced.clear();
     const std::string label = "node '" + node.name() + "' (" + node.op_type() + ")";
+    // A DequantizeLinear of a constant stays: folding it would store int8
+    // weights as float32 (4x the bytes) and hide them from an int8 backend.
     bool candidate = IsDefaultDomain(node.domain()) && !HasSubgraph(node) &&
-                     !kNonDeterministic.count(node.op_type()) && node.output_size() > 0;
+                     !kNonDeterministic.count(node.op_type()) && node.output_size() > 0 &&
+                     node.op_type() != "DequantizeLinear";
     for (const auto& o : node.output())
       if (graph_outputs.count(o)) candidate = false;
     bool all_const = node.input_size() > 0;

@@ -53,9 +53,9 @@ uint64_t NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   const std::string& op = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return 0;
   std::vector<int64_t> a, w, y;
-  if (op == "Conv") {
+  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
     // Each output element: (C_in / groups) x kernel multiply-adds.
-    if (!StaticDims(info, n, 1, &w) || !OutDims(info, n, &y) || w.size() < 2) return 0;
+    if (!StaticDims(info, n, op == "QLinearConv" ? 3 : 1, &w) || !OutDims(info, n, &y) || w.size() < 2) return 0;
     return Mul(Product(y), Product(w, 1));
   }
   if (op == "ConvTranspose") {
@@ -63,7 +63,7 @@ uint64_t NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
     if (!StaticDims(info, n, 0, &a) || !StaticDims(info, n, 1, &w) || w.size() < 2) return 0;
     return Mul(Product(a), Product(w, 1));
   }
-  if (op == "Gemm" || op == "MatMul") {
+  if (op == "Gemm" || op == "MatMul" || op == "MatMulInteger" || op == "QLinearMatMul") {
     if (!StaticDims(info, n, 0, &a) || !OutDims(info, n, &y) || a.empty()) return 0;
     int64_t k = a.back();
     if (op == "Gemm" && AttrInt(n, "transA", 0) != 0 && a.size() == 2) k = a[0];

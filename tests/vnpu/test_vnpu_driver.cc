@@ -337,17 +337,18 @@ void check_compatibility_accepts_and_rejects(void**) {
   assert_int_equal(Compat("1.0.7", "vnpu-1.0", msg), 0);
   assert_int_equal(Compat("2.0.0", "vnpu-1.0", msg), EPCTX_INCOMPATIBLE_SDK);
   assert_non_null(strstr(msg, "2.0.0"));
-  assert_non_null(strstr(msg, "1.0.0"));
+  assert_non_null(strstr(msg, "1.1.0"));  // the driver's SDK: 1.1 with the int8 level
   assert_int_equal(Compat("1.3.0", "", msg), EPCTX_INCOMPATIBLE_SDK);
   assert_int_equal(Compat("one", "", msg), EPCTX_INCOMPATIBLE_SDK);
   assert_int_equal(Compat("", "vnpu-2.0", msg), EPCTX_INCOMPATIBLE_HARDWARE);
   assert_non_null(strstr(msg, "vnpu-2.0"));
-  assert_non_null(strstr(msg, "vnpu-1.0"));
+  assert_non_null(strstr(msg, "vnpu-1.1"));
   assert_int_equal(Compat("", "qnpu-1.0", msg), EPCTX_INCOMPATIBLE_HARDWARE);
-  assert_int_equal(Compat("", "vnpu-1.1", msg), EPCTX_INCOMPATIBLE_HARDWARE);
-  // Impersonating newer hardware makes the 1.1 program acceptable.
+  assert_int_equal(Compat("", "vnpu-1.1", msg), 0);  // the int8 level
+  assert_int_equal(Compat("", "vnpu-1.2", msg), EPCTX_INCOMPATIBLE_HARDWARE);
+  // Impersonating newer hardware makes the 1.2 program acceptable.
   assert_int_equal(epctx_vnpu_configure("hardware_architecture", "vnpu-1.2"), 0);
-  assert_int_equal(Compat("", "vnpu-1.1", msg), 0);
+  assert_int_equal(Compat("", "vnpu-1.2", msg), 0);
   epctx_hal_driver_info info;
   const epctx_hal_driver* d = epctx_vnpu_driver();
   assert_int_equal(d->get_info(d, &info), 0);
@@ -356,7 +357,7 @@ void check_compatibility_accepts_and_rejects(void**) {
   assert_int_equal(epctx_vnpu_configure("sdk_version", "x"), EPCTX_INVALID_ARGUMENT);
   assert_int_equal(epctx_vnpu_configure("bogus", "1.0.0"), EPCTX_INVALID_ARGUMENT);
   assert_int_equal(d->get_info(d, &info), 0);
-  assert_string_equal(info.hardware_architecture, "vnpu-1.0");
+  assert_string_equal(info.hardware_architecture, "vnpu-1.1");
   assert_int_equal(info.payload_alignment, 64);
   assert_int_equal(info.num_source_keys, 2);
   assert_string_equal(info.source_keys[1], "VnpuExecutionProvider");

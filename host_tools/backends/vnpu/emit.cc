@@ -64,6 +64,44 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                                       o.pl, o.pb, o.pr, o.dh, o.dw, o.oph, o.opw, o.groups, o.act,
                                       o.alpha, o.beta).Union();
         break;
+      case fb::OpParams::Quantize:
+        p = fb::CreateQuantize(fbb, in, out, o.qs[2], o.qz[2]).Union();
+        break;
+      case fb::OpParams::Dequantize:
+        p = fb::CreateDequantize(fbb, in, out, o.qs[0], o.qz[0]).Union();
+        break;
+      case fb::OpParams::DynamicQuantize:
+        p = fb::CreateDynamicQuantize(fbb, in, out, uint32_t(o.weights), uint32_t(o.bias)).Union();
+        break;
+      case fb::OpParams::QConv2D:
+        p = fb::CreateQConv2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
+                              uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt, o.pl,
+                              o.pb, o.pr, o.dh, o.dw, o.groups, o.qz[0], o.zp_tensor >= 0,
+                              uint32_t(std::max(o.zp_tensor, 0)), o.qz[1],
+                              uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi).Union();
+        break;
+      case fb::OpParams::QGemm:
+        p = fb::CreateQGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
+                            uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.qz[0],
+                            o.zp_tensor >= 0, uint32_t(std::max(o.zp_tensor, 0)), o.qz[1],
+                            uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi).Union();
+        break;
+      case fb::OpParams::QBinary:
+        p = fb::CreateQBinaryDirect(fbb, o.binary, in, uint32_t(o.ins[1]), out, &o.a_strides,
+                                    &o.b_strides, o.qs[0], o.qz[0], o.qs[1], o.qz[1], o.qs[2],
+                                    o.qz[2]).Union();
+        break;
+      case fb::OpParams::QLut:
+        p = fb::CreateQLut(fbb, in, out, uint32_t(o.table)).Union();
+        break;
+      case fb::OpParams::QMaxPool:
+        p = fb::CreateQMaxPool(fbb, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr).Union();
+        break;
+      case fb::OpParams::QConcat: {
+        std::vector<uint32_t> ins(o.ins.begin(), o.ins.end());
+        p = fb::CreateQConcatDirect(fbb, &ins, out, o.axis).Union();
+        break;
+      }
       default:
         throw CompileError("vnpu: internal error: op without a kind in graph '" + g.name + "'");
     }
@@ -79,6 +117,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.2: FLOAT16 WEIGHT tensors (a 1.1 driver refuses them by location).
   for (const IrTensor& t : g.tensors)
     if (t.dtype != fb::DType::FLOAT32 && t.loc == fb::Location::WEIGHT) minor = 2;
+  if (UsesInt8(g)) minor = 2;  // the int8 level
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "epctx_host/half.h"
+#include "int8_match.h"
 #include "onnx_util.h"
 #include "vnpu_ir.h"
 #include "vnpu_ops.h"
@@ -42,6 +43,7 @@ class Lowerer {
         if (!i.empty()) consumers_[i].push_back(n);
     for (size_t k = 0; k < p_.inputs.size(); ++k) {
       IrTensor t{p_.inputs[k], Shape(p_.inputs[k]), fb::Location::INPUT, uint32_t(k)};
+      t.dtype = ValueDType(t.name);
       if (!IsHalf(t.name)) {
         by_name_[t.name] = Add(t);
         continue;
@@ -130,6 +132,8 @@ class Lowerer {
       by_name_[name] = t;
       return t;
     }
+    const int lazy = LazyInt8(name);
+    if (lazy >= 0) return lazy;
     Fail("input '" + name + "' is neither produced inside the partition, a partition input, "
          "nor a constant");
   }
@@ -148,6 +152,7 @@ class Lowerer {
   // A value the current node produces.
   int Out(const std::string& name) {
     IrTensor t{name, Shape(name)};
+    t.dtype = ValueDType(name);
     auto o = outputs_.find(name);
     if (o != outputs_.end() && !IsHalf(name)) {
       t.loc = fb::Location::OUTPUT;
@@ -536,6 +541,7 @@ class Lowerer {
     for (const auto& in : n.input())
       if (const onnx::TensorProto* c = in.empty() ? nullptr : info_.constant(in))
         half_node_ |= c->data_type() == onnx::TensorProto::FLOAT16;
+    if (Int8Node(n)) return;
     const std::string& t = n.op_type();
     if (t == "Conv") return Conv(n);
     if (t == "ConvTranspose") return ConvTranspose(n);
@@ -599,6 +605,8 @@ class Lowerer {
   std::map<std::string, std::vector<const onnx::NodeProto*>> consumers_;
   std::set<const onnx::NodeProto*> consumed_;
   const onnx::NodeProto* node_ = nullptr;
+
+#include "lower_int8.inc"
 };
 
 }  // namespace

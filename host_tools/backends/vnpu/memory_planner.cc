@@ -49,6 +49,10 @@ void PlanMemory(IrGraph& g, uint32_t alignment) {
     const IrOp& op = g.ops[i];
     touch(op.out, uint32_t(i));
     for (int t : op.ins) touch(t, uint32_t(i));
+    // int8 level: a DYNAMIC_QUANTIZE writes its scale and zero point into
+    // `weights` / `bias`, and a dynamic QCONV2D / QGEMM reads zp_tensor.
+    for (int t : {op.weights, op.bias, op.mult, op.zp_tensor, op.table})
+      if (t >= 0) touch(t, uint32_t(i));
   }
   std::vector<uint32_t> order(bufs.size()), live(bufs.size());
   uint64_t arena = PlanArena(bufs.data(), uint32_t(bufs.size()), alignment, order.data(), live.data());

@@ -4,6 +4,7 @@
 // lowering relies on.
 #include <set>
 
+#include "int8_match.h"
 #include "onnx_util.h"
 #include "vnpu_ir.h"
 #include "vnpu_ops.h"
@@ -85,8 +86,27 @@ std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
 
 }  // namespace
 
+std::string ConvWindow(const onnx::NodeProto& n, bool conv, size_t spatial) {
+  return Window(n, conv, spatial);
+}
+
 std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   const std::string& op = n.op_type();
+  // The int8 level: quantisation-format nodes and QDQ groups.
+  bool int8 = false;
+  std::string why8 = UnsupportedInt8(n, info, &int8);
+  if (int8 && why8.empty() && op == "DequantizeLinear" && info.constant(n.input(0))) {
+    // A constant's DequantizeLinear goes where its consumers go: alone it
+    // would be a partition computing a weight for the CPU.
+    const GraphIndex& ix = IndexOf(info.graph);
+    auto it = ix.consumers.find(n.output(0));
+    if (ix.graph_outputs.count(n.output(0)) || it == ix.consumers.end())
+      return "dequantised constant read by no vnpu node";
+    for (const auto* c : it->second)
+      if (!Unsupported(*c, info).empty())
+        return "dequantised constant read by " + NodeLabel(*c) + ", which stays on the CPU";
+  }
+  if (int8) return why8;
   if (!n.domain().empty() && n.domain() != "ai.onnx") return "domain " + n.domain() + " not supported";
   if (kCpuOps.count(op) || op.rfind("Reduce", 0) == 0) return op + " has no vnpu op";
   std::string r;

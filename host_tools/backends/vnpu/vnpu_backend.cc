@@ -15,8 +15,17 @@ class VnpuBackend : public Backend {
  public:
   std::string name() const override { return "vnpu"; }
   std::string source_key() const override { return "vnpu"; }
-  Version sdk_version() const override { return {1, 0, 0}; }
-  std::string hardware_architecture() const override { return "vnpu-1.0"; }
+  // A package that uses the int8 level says so (SDK 1.1, hardware
+  // vnpu-1.1), so a device without it refuses it by the version rules
+  // before reading a payload; float packages keep running on vnpu-1.0.
+  Version sdk_version() const override {
+    reported_ = true;
+    return int8_ ? Version{1, 1, 0} : Version{1, 0, 0};
+  }
+  std::string hardware_architecture() const override {
+    reported_ = true;
+    return int8_ ? "vnpu-1.1" : "vnpu-1.0";
+  }
   Version min_driver_version() const override { return {1, 0, 0}; }
 
   // disable_ops: comma-separated op types left to the CPU even where the
@@ -53,12 +62,24 @@ class VnpuBackend : public Backend {
   CompiledGraph Compile(const Partition& partition, const GraphInfo& info,
                         WeightStore& weights) override {
     vnpu::IrGraph g = vnpu::Lower(partition, info, weights);
+    if (vnpu::UsesInt8(g) && !int8_) {
+      // A weight-sharing group whose earlier models were already written
+      // for vnpu-1.0 would get a container header that disagrees with them.
+      if (reported_)
+        throw CompileError("vnpu: partition '" + partition.name +
+                           "' needs the int8 level (SDK 1.1, vnpu-1.1), but models of its "
+                           "weight-sharing group were already written for vnpu-1.0: list the "
+                           "quantised models first");
+      int8_ = true;
+    }
     vnpu::PlanMemory(g, 64);
     return {partition.name, vnpu::Emit(g)};
   }
 
  private:
   std::set<std::string> disabled_;
+  bool int8_ = false;
+  mutable bool reported_ = false;  // a version was handed out (written into a model)
 };
 
 }  // namespace

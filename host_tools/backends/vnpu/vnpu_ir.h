@@ -29,7 +29,8 @@ struct IrTensor {
   int alias_of = -1;    // ARENA tensor sharing this one's bytes (reshape)
   fb::DType dtype = fb::DType::FLOAT32;  // FLOAT16 only for INPUT / OUTPUT / WEIGHT
   uint64_t bytes() const {
-    uint64_t n = dtype == fb::DType::FLOAT16 ? 2 : 4;
+    uint64_t n = dtype == fb::DType::FLOAT16 ? 2
+                 : (dtype == fb::DType::INT8 || dtype == fb::DType::UINT8) ? 1 : 4;
     for (int64_t d : shape) n *= uint64_t(d);
     return n;
   }
@@ -52,6 +53,14 @@ struct IrOp {
   bool count_include_pad = false;
   std::vector<uint32_t> perm;
   uint32_t axis = 0;
+  // int8 level: scales and zero points of [a / x, b / w, y]; the clamp of a
+  // requantised output; per-channel multipliers (QCONV2D/QGEMM), the input
+  // zero point as a tensor (dynamic), the lookup table (QLUT). A
+  // DYNAMIC_QUANTIZE writes its scale to `weights` and zero point to `bias`.
+  float qs[3] = {1.f, 1.f, 1.f};
+  int32_t qz[3] = {0, 0, 0};
+  int32_t lo = 0, hi = 0;
+  int mult = -1, zp_tensor = -1, table = -1;
 };
 
 struct IrGraph {
@@ -71,6 +80,14 @@ void PlanMemory(IrGraph& g, uint32_t alignment);
 
 // Serialises to a vnpu command stream (vnpu.fbs).
 std::vector<uint8_t> Emit(const IrGraph& g);
+
+// Whether g needs the int8 level (stream 1.2, hardware vnpu-1.1, SDK 1.1).
+inline bool UsesInt8(const IrGraph& g) {
+  for (const IrTensor& t : g.tensors)
+    if (t.dtype == fb::DType::INT8 || t.dtype == fb::DType::UINT8 || t.dtype == fb::DType::INT32)
+      return true;
+  return false;
+}
 
 // Why the vnpu cannot run `node` ("" when it can).
 std::string Unsupported(const onnx::NodeProto& node, const GraphInfo& info);

@@ -39,11 +39,15 @@ Msg& Msg::i(int64_t v) {
 
 namespace {
 
-// Versions the driver reports; epctx_vnpu_configure may change them.
+// Versions the driver reports; epctx_vnpu_configure may change them. The
+// int8 level is SDK 1.1 on hardware vnpu-1.1: a device configured as
+// vnpu-1.0 / SDK 1.0 refuses int8 packages by the version rules alone.
+constexpr epctx_hal_version kSdk{1, 1, 0};
+constexpr const char* kArch = "vnpu-1.1";
 struct Identity {
   epctx_hal_version driver{1, 0, 0};
-  epctx_hal_version sdk{1, 0, 0};
-  char arch[32] = "vnpu-1.0";
+  epctx_hal_version sdk = kSdk;
+  char arch[32] = "vnpu-1.1";
 } g_id;
 
 const char* const kSourceKeys[] = {"vnpu", "VnpuExecutionProvider"};
@@ -152,7 +156,13 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
 
 void FillDesc(const fb::Tensor* t, epctx_hal_tensor_desc* d) {
   d->name = t->name() ? t->name()->c_str() : "";
-  d->dtype = t->dtype() == fb::DType::FLOAT16 ? EPCTX_DTYPE_FLOAT16 : EPCTX_DTYPE_FLOAT;
+  switch (t->dtype()) {
+    case fb::DType::FLOAT16: d->dtype = EPCTX_DTYPE_FLOAT16; break;
+    case fb::DType::INT8: d->dtype = EPCTX_DTYPE_INT8; break;
+    case fb::DType::UINT8: d->dtype = EPCTX_DTYPE_UINT8; break;
+    case fb::DType::INT32: d->dtype = EPCTX_DTYPE_INT32; break;
+    default: d->dtype = EPCTX_DTYPE_FLOAT; break;
+  }
   d->rank = t->shape() ? t->shape()->size() : 0;
   for (uint32_t k = 0; k < d->rank; ++k) d->dims[k] = I64(t->shape(), k);
 }
@@ -370,12 +380,23 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   return EPCTX_OK;
 }
 
+const char* HalDTypeName(int32_t d) {
+  switch (d) {
+    case EPCTX_DTYPE_FLOAT16: return "float16";
+    case EPCTX_DTYPE_INT8: return "int8";
+    case EPCTX_DTYPE_UINT8: return "uint8";
+    case EPCTX_DTYPE_INT32: return "int32";
+    default: return "float32";
+  }
+}
+
 int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
                  const epctx_hal_tensor_desc* want, const char* what, Msg& msg) {
   for (uint32_t i = 0; i < n; ++i) {
     const epctx_hal_tensor& t = ts[i];
     const epctx_hal_tensor_desc& d = want[i];
-    const uint64_t esize = d.dtype == EPCTX_DTYPE_FLOAT16 ? 2 : 4;
+    const uint64_t esize = d.dtype == EPCTX_DTYPE_FLOAT16 ? 2
+                           : (d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8) ? 1 : 4;
     bool same = t.dtype == d.dtype && t.rank == d.rank && (t.dims || t.rank == 0);
     uint64_t elems = 1;
     for (uint32_t k = 0; same && k < d.rank; ++k) {
@@ -384,7 +405,7 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
     }
     if (!same || t.bytes < elems * esize || (!t.data && elems > 0)) {
       msg.s("vnpu: graph '").s(g->name).s("' ").s(what).s(" ").u(i).s(" '").s(d.name)
-          .s(esize == 2 ? "': expected float16 [" : "': expected float32 [");
+          .s("': expected ").s(HalDTypeName(d.dtype)).s(" [");
       for (uint32_t k = 0; k < d.rank; ++k) msg.s(k ? "," : "").i(d.dims[k]);
       msg.s("] of ").u(elems * esize).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
           .s(" [");
@@ -450,9 +471,9 @@ extern "C" int epctx_vnpu_configure(const char* key, const char* value) {
   if (StrEq(key, "driver_version"))
     return SetVersion(value, &g_id.driver, {1, 0, 0}) ? EPCTX_OK : EPCTX_INVALID_ARGUMENT;
   if (StrEq(key, "sdk_version"))
-    return SetVersion(value, &g_id.sdk, {1, 0, 0}) ? EPCTX_OK : EPCTX_INVALID_ARGUMENT;
+    return SetVersion(value, &g_id.sdk, kSdk) ? EPCTX_OK : EPCTX_INVALID_ARGUMENT;
   if (StrEq(key, "hardware_architecture")) {
-    const char* v = value ? value : "vnpu-1.0";
+    const char* v = value ? value : kArch;
     char fam[32];
     epctx_hal_version ver;
     if (!ParseArch(v, fam, sizeof fam, &ver) || StrLen(v) >= sizeof g_id.arch)

@@ -137,6 +137,40 @@ inline V4 Load4(const float* p) {
 }
 inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 
+// int8 level: the integer dtypes, and dtype sets as bit masks for the
+// validator's messages.
+inline bool IsInt(fb::DType d) {
+  return d == fb::DType::INT8 || d == fb::DType::UINT8 || d == fb::DType::INT32;
+}
+inline uint32_t DTypeBit(fb::DType d) { return 1u << (uint32_t(d) & 31u); }
+constexpr uint32_t kQ8 = (1u << uint32_t(fb::DType::INT8)) | (1u << uint32_t(fb::DType::UINT8));
+constexpr uint32_t kF32 = 1u << uint32_t(fb::DType::FLOAT32);
+constexpr uint32_t kI32 = 1u << uint32_t(fb::DType::INT32);
+// Own names: flatbuffers' EnumNameDType keeps a function-local static
+// table, an exported symbol the installed archive must not carry.
+inline const char* DTypeName(fb::DType d) {
+  switch (d) {
+    case fb::DType::FLOAT32: return "FLOAT32";
+    case fb::DType::FLOAT16: return "FLOAT16";
+    case fb::DType::INT8: return "INT8";
+    case fb::DType::UINT8: return "UINT8";
+    case fb::DType::INT32: return "INT32";
+  }
+  return "unknown";
+}
+inline const char* MaskName(uint32_t mask) {
+  if (mask == kQ8) return "INT8 or UINT8";
+  if (mask == kF32) return "FLOAT32";
+  if (mask == kI32) return "INT32";
+  if (mask == (kQ8 | kI32)) return "INT8, UINT8 or INT32";
+  if (mask == DTypeBit(fb::DType::UINT8)) return "UINT8";
+  if (mask == DTypeBit(fb::DType::INT8)) return "INT8";
+  return "the same dtype as the input";
+}
+
+// Runs one int8-level op (vnpu_int8.cc); false for an op of another kind.
+bool RunInt8(const Bindings& b, const fb::Op* o);
+
 // Runs every op of a validated graph. Returns an epctx_code.
 int RunGraph(const Bindings& b, Msg& msg);
 

@@ -398,7 +398,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
       case fb::OpParams::Copy: {
         const fb::Copy* c = o->params_as_Copy();
         const uint64_t n = Elements(r.T(c->input()));
-        if (n > 0) memmove(b.ptr(c->output()), b.ptr(c->input()), n * 4);
+        if (n > 0) memmove(b.ptr(c->output()), b.ptr(c->input()), n * ElementSize(r.T(c->input())));
         break;
       }
       case fb::OpParams::ScaleShift: r.ScaleShift(o->params_as_ScaleShift()); break;
@@ -407,6 +407,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
         RunConvTranspose(b, o->params_as_ConvTranspose2D());
         break;
       default:
+        if (RunInt8(b, o)) break;
         msg.s("vnpu: graph '").s(b.graph->name).s("' op ").u(i).s(": unknown op type");
         return EPCTX_EP_FAIL;
     }

@@ -53,8 +53,9 @@ struct Checker {
     msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(" '")
         .s(t->name() ? t->name()->c_str() : "").s("': ");
     const bool f16 = t->dtype() == fb::DType::FLOAT16;
-    if (t->dtype() != fb::DType::FLOAT32 && !f16) {
-      msg.s("dtype ").u(uint64_t(t->dtype())).s(" unsupported, expected FLOAT32 or FLOAT16");
+    if (t->dtype() != fb::DType::FLOAT32 && !f16 && !IsInt(t->dtype())) {
+      msg.s("dtype ").u(uint64_t(t->dtype()))
+          .s(" unsupported, expected FLOAT32, FLOAT16, INT8, UINT8 or INT32");
       return Fail();
     }
     // FLOAT16 WEIGHT (1.2): widened once at bind, ops read the copy.
@@ -149,9 +150,31 @@ struct Checker {
       return false;
     }
     if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
-    if (T(t)->location() == fb::Location::WEIGHT) return true;  // read widened
+    if (IsInt(T(t)->dtype())) {
+      OpErr().s(field).s(" tensor ").u(t).s(" is an integer tensor; only the int8 ops read it");
+      return false;
+    }
+    if (T(t)->location() == fb::Location::WEIGHT) return true;  // FLOAT16, read widened
     OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
     return false;
+  }
+  // A reference whose dtype must be one of `mask` (bits DTypeBit).
+  bool RefD(uint32_t t, uint32_t mask, const char* field) {
+    if (t >= num_tensors()) {
+      OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+      return false;
+    }
+    if (DTypeBit(T(t)->dtype()) & mask) return true;
+    OpErr().s(field).s(" tensor ").u(t).s(" has dtype ").s(DTypeName(T(t)->dtype()))
+        .s(", expected ").s(MaskName(mask));
+    return false;
+  }
+  bool WritableD(uint32_t t, uint32_t mask, const char* field) {
+    if (!RefD(t, mask, field)) return false;
+    any_dtype = true;
+    bool ok = Writable(t, field);
+    any_dtype = false;
+    return ok;
   }
   bool Writable(uint32_t t, const char* field) {
     if (!Ref(t, field)) return false;
@@ -182,14 +205,29 @@ struct Checker {
     return false;
   }
 
+  bool ConvShape(uint32_t x, uint32_t y, const struct ConvWindow& k);
   int Conv(const fb::Conv2D* c);
   int Gemm(const fb::Gemm* c);
   int Binary(const fb::Binary* c);
+  int Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
+              const flatbuffers::Vector<int64_t>* sb);
   int Pool(const fb::Pool* c);
   int Transpose(const fb::Transpose* c);
   int Concat(const fb::Concat* c);
   int ConvTranspose(const fb::ConvTranspose2D* c);
   int Op(const fb::Op* o);
+  // int8 level (vnpu_validate_int8.inc).
+  bool Scale(float v, const char* field);
+  bool ZeroPoint(int32_t zp, fb::DType d, const char* field);
+  bool Requant(uint32_t out, uint64_t channels, int32_t zp, int32_t lo, int32_t hi,
+               uint32_t multipliers, uint64_t reduction);
+  bool InputZp(uint32_t x, int32_t zp, bool has_tensor, uint32_t tensor);
+  int QConv(const fb::QConv2D* c);
+  int QGemm(const fb::QGemm* c);
+  int QBinary(const fb::QBinary* c);
+  int QMaxPool(const fb::QMaxPool* c);
+  int QConcat(const fb::QConcat* c);
+  int Int8Op(const fb::Op* o);
 };
 
 int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
@@ -234,34 +272,49 @@ int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
   return EPCTX_OK;
 }
 
+// The window of a CONV2D or QCONV2D, and the shapes it implies.
+struct ConvWindow {
+  uint32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
+  template <typename C>
+  static ConvWindow Of(const C* c) {
+    return {c->kernel_h(), c->kernel_w(), c->stride_h(), c->stride_w(), c->pad_top(),
+            c->pad_left(), c->pad_bottom(), c->pad_right(), c->dilation_h(), c->dilation_w(),
+            c->groups()};
+  }
+};
+
+bool Checker::ConvShape(uint32_t x, uint32_t y, const ConvWindow& k) {
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return false;
+  if (!Window(k.kh, false, "kernel_h") || !Window(k.kw, false, "kernel_w") ||
+      !Window(k.sh, false, "stride_h") || !Window(k.sw, false, "stride_w") ||
+      !Window(k.dh, false, "dilation_h") || !Window(k.dw, false, "dilation_w") ||
+      !Window(k.pt, true, "pad_top") || !Window(k.pl, true, "pad_left") ||
+      !Window(k.pb, true, "pad_bottom") || !Window(k.pr, true, "pad_right") ||
+      !Window(k.g, false, "groups"))
+    return false;
+  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = k.g;
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return false;
+  if (cin % g != 0 || cout % g != 0) {
+    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
+    return false;
+  }
+  int64_t eh = int64_t(k.dh) * (k.kh - 1) + 1;
+  int64_t ew = int64_t(k.dw) * (k.kw - 1) + 1;
+  int64_t ph = Dim(x, 2) + k.pt + k.pb - eh;
+  int64_t pw = Dim(x, 3) + k.pl + k.pr - ew;
+  if (ph < 0 || pw < 0) {
+    OpErr().s("kernel larger than padded input");
+    return false;
+  }
+  return Same(Dim(y, 2), ph / k.sh + 1, "output height") &&
+         Same(Dim(y, 3), pw / k.sw + 1, "output width");
+}
+
 int Checker::Conv(const fb::Conv2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
   if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
-  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
-  if (!Window(c->kernel_h(), false, "kernel_h") || !Window(c->kernel_w(), false, "kernel_w") ||
-      !Window(c->stride_h(), false, "stride_h") || !Window(c->stride_w(), false, "stride_w") ||
-      !Window(c->dilation_h(), false, "dilation_h") ||
-      !Window(c->dilation_w(), false, "dilation_w") || !Window(c->pad_top(), true, "pad_top") ||
-      !Window(c->pad_left(), true, "pad_left") || !Window(c->pad_bottom(), true, "pad_bottom") ||
-      !Window(c->pad_right(), true, "pad_right") || !Window(c->groups(), false, "groups"))
-    return Fail();
+  if (!ConvShape(x, y, ConvWindow::Of(c))) return Fail();
   int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
-  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return Fail();
-  if (cin % g != 0 || cout % g != 0) {
-    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
-    return Fail();
-  }
-  int64_t eh = int64_t(c->dilation_h()) * (c->kernel_h() - 1) + 1;
-  int64_t ew = int64_t(c->dilation_w()) * (c->kernel_w() - 1) + 1;
-  int64_t ph = Dim(x, 2) + c->pad_top() + c->pad_bottom() - eh;
-  int64_t pw = Dim(x, 3) + c->pad_left() + c->pad_right() - ew;
-  if (ph < 0 || pw < 0) {
-    OpErr().s("kernel larger than padded input");
-    return Fail();
-  }
-  if (!Same(Dim(y, 2), ph / c->stride_h() + 1, "output height") ||
-      !Same(Dim(y, 3), pw / c->stride_w() + 1, "output width"))
-    return Fail();
   uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
   if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t)) {
     OpErr().s("packed weight size overflows");
@@ -296,11 +349,18 @@ int Checker::Binary(const fb::Binary* c) {
     OpErr().s("unknown kind ").u(uint64_t(c->kind()));
     return Fail();
   }
-  uint32_t r = Rank(c->output());
-  const flatbuffers::Vector<int64_t>* st[2] = {c->a_strides(), c->b_strides()};
-  uint32_t src[2] = {c->a(), c->b()};
+  return Strides(c->output(), c->a(), c->b(), c->a_strides(), c->b_strides());
+}
+
+// Broadcast strides of BINARY / QBINARY: one per output dimension, and the
+// largest index each reaches inside its source.
+int Checker::Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
+                     const flatbuffers::Vector<int64_t>* sb) {
+  uint32_t r = Rank(out);
+  const flatbuffers::Vector<int64_t>* st[2] = {sa, sb};
+  uint32_t src[2] = {a, b};
   const char* names[2] = {"a_strides", "b_strides"};
-  if (Elements(T(c->output())) == 0) return EPCTX_OK;
+  if (Elements(T(out)) == 0) return EPCTX_OK;
   for (int s = 0; s < 2; ++s) {
     if ((st[s] ? st[s]->size() : 0) != r) {
       OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
@@ -310,7 +370,7 @@ int Checker::Binary(const fb::Binary* c) {
     uint64_t max = 0, term;
     for (uint32_t d = 0; d < r; ++d) {
       int64_t stride = I64(st[s], d);
-      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(c->output(), d) - 1), &term) ||
+      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
           __builtin_add_overflow(max, term, &max)) {
         OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
         return Fail();
@@ -456,7 +516,10 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::Copy: {
       op_name = "COPY";
       const fb::Copy* c = o->params_as_Copy();
-      if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+      // Any dtype but FLOAT16, copied to the same dtype (an int8 reshape).
+      const uint32_t same = c->input() < num_tensors() && T(c->input())->dtype() != fb::DType::FLOAT16
+                                ? DTypeBit(T(c->input())->dtype()) : DTypeBit(fb::DType::FLOAT32);
+      if (!RefD(c->input(), same, "input") || !WritableD(c->output(), same, "output") ||
           !ElemsIs(c->output(), Elements(T(c->input())), "output"))
         return Fail();
       return EPCTX_OK;
@@ -496,14 +559,23 @@ int Checker::Op(const fb::Op* o) {
       op_name = "CONV_TRANSPOSE2D";
       return ConvTranspose(o->params_as_ConvTranspose2D());
     default:
-      OpErr().s("unknown op type ").u(uint64_t(o->params_type()));
-      return Fail();
+      return Int8Op(o);
   }
 }
 
+#include "vnpu_validate_int8.inc"
+
+
 }  // namespace
 
-uint64_t ElementSize(const fb::Tensor* t) { return t->dtype() == fb::DType::FLOAT16 ? 2 : 4; }
+uint64_t ElementSize(const fb::Tensor* t) {
+  switch (t->dtype()) {
+    case fb::DType::FLOAT16: return 2;
+    case fb::DType::INT8:
+    case fb::DType::UINT8: return 1;
+    default: return 4;
+  }
+}
 
 uint64_t Elements(const fb::Tensor* t) { return t->size() / ElementSize(t); }
 

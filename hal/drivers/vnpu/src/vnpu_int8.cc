@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: Apache-2.0
+// The vnpu int8 level (stream 1.2, hardware vnpu-1.1): quantise /
+// dequantise at the edges of int8 regions, int8 convolution and matrix
+// multiply with int32 accumulation and per-channel requantisation, and the
+// int8 elementwise, lookup, pooling and concat units. The rounding is the
+// README's ("int8 level"): round half to even, then saturate, as ONNX
+// Runtime's CPU kernels do.
+//
+// Every field was validated at load (vnpu_validate_int8.inc): scales are
+// finite and > 0, zero points and clamp bounds lie in the dtype, reductions
+// are short enough for int32 accumulators. Weight-segment values (the
+// multipliers) are not trusted to be finite: every float -> int conversion
+// is preceded by a clamp that also sends NaN to the low bound.
+#include <cstring>
+
+#include "vnpu_internal.h"
+
+namespace epctx {
+namespace vnpu {
+namespace {
+
+const fb::Tensor* Ten(const Bindings& b, uint32_t t) { return b.graph->stream->tensors()->Get(t); }
+template <typename T>
+T* Ptr(const Bindings& b, uint32_t t) {
+  return reinterpret_cast<T*>(b.ptr(t));
+}
+
+// Round half to even for |v| <= 2^22 under the default rounding mode: adding
+// 1.5 * 2^23 leaves no fraction bits, so the FPU rounds exactly once.
+inline float RoundEven(float v) {
+  const float magic = 12582912.0f;
+  return (v + magic) - magic;
+}
+
+// clamp(round_half_even(v) + zp, lo, hi); NaN gives lo (as ORT's kernels).
+inline int32_t Requantize(float v, int32_t zp, int32_t lo, int32_t hi) {
+  const float flo = float(lo - zp), fhi = float(hi - zp);
+  if (!(v >= flo)) v = flo;
+  if (!(v <= fhi)) v = fhi;
+  return int32_t(RoundEven(v)) + zp;
+}
+
+int32_t QMin(fb::DType d) { return d == fb::DType::INT8 ? -128 : 0; }
+int32_t QMax(fb::DType d) { return d == fb::DType::INT8 ? 127 : 255; }
+
+// Quantised byte at index i of a tensor of dtype d.
+inline int32_t Q(const void* p, fb::DType d, uint64_t i) {
+  return d == fb::DType::INT8 ? int32_t(static_cast<const int8_t*>(p)[i])
+                              : int32_t(static_cast<const uint8_t*>(p)[i]);
+}
+inline void StoreQ(void* p, fb::DType d, uint64_t i, int32_t v) {
+  if (d == fb::DType::INT8)
+    static_cast<int8_t*>(p)[i] = int8_t(v);
+  else
+    static_cast<uint8_t*>(p)[i] = uint8_t(v);
+}
+
+// Writes channel c's accumulator to y[i]: int32 as is, else requantised.
+struct Epilogue {
+  fb::DType dtype;
+  const int32_t* bias;   // or nullptr
+  const float* mult;     // requantising outputs only
+  int32_t zp, lo, hi;
+  void operator()(void* y, uint64_t i, uint64_t c, int32_t acc) const {
+    const int64_t v = int64_t(acc) + (bias ? bias[c] : 0);
+    if (dtype == fb::DType::INT32) {
+      // Wraps as a hardware int32 adder would (acc + bias beyond int32 is
+      // not representable in the output either way).
+      static_cast<int32_t*>(y)[i] = int32_t(uint32_t(uint64_t(v)));
+      return;
+    }
+    StoreQ(y, dtype, i, Requantize(float(v) * mult[c], zp, lo, hi));
+  }
+};
+
+// Integer operands are read as raw bytes: an INT8 byte b is
+// (b ^ 0x80) - 128, so with `flip` 0x80 for INT8 (0 for UINT8) the offset
+// folds into the zero point and one loop serves all four dtype pairs.
+struct Operand {
+  const uint8_t* p;
+  uint32_t flip;
+  int32_t zp;  // zero point plus the INT8 offset
+};
+Operand MakeOperand(const Bindings& b, uint32_t t, int32_t zp) {
+  const bool s = Ten(b, t)->dtype() == fb::DType::INT8;
+  return {Ptr<const uint8_t>(b, t), s ? 0x80u : 0u, zp + (s ? 128 : 0)};
+}
+
+// Output rows in tiles of up to kTile pixels with int32 accumulators on the
+// stack: for each weight tap the valid span of the tile is one branch-free
+// (for stride 1, contiguous and vectorisable) multiply-add over input bytes.
+// Padding holds the zero point, so taps outside the input add nothing.
+constexpr int64_t kTile = 128;
+
+void QConvRun(const Bindings& b, const fb::QConv2D* c, const Epilogue& ep, Operand x, Operand w) {
+  const fb::Tensor *xt = Ten(b, c->input()), *yt = Ten(b, c->output());
+  void* y = b.ptr(c->output());
+  const int64_t N = Dim(xt, 0), C = Dim(xt, 1), H = Dim(xt, 2), Wd = Dim(xt, 3);
+  const int64_t CO = Dim(yt, 1), OH = Dim(yt, 2), OW = Dim(yt, 3), G = c->groups();
+  const int64_t cig = C / G, cog = CO / G, KH = c->kernel_h(), KW = c->kernel_w();
+  const int64_t sh = c->stride_h(), sw = c->stride_w(), dh = c->dilation_h(), dw = c->dilation_w();
+  const int64_t pt = c->pad_top(), pl = c->pad_left();
+  int32_t acc[kTile];
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oc = 0; oc < CO; ++oc) {
+      const int64_t g = oc / cog;
+      const uint8_t* wo = w.p + oc * cig * KH * KW;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow0 = 0; ow0 < OW; ow0 += kTile) {
+          const int64_t tile = OW - ow0 < kTile ? OW - ow0 : kTile;
+          for (int64_t i = 0; i < tile; ++i) acc[i] = 0;
+          for (int64_t ic = 0; ic < cig; ++ic) {
+            const uint8_t* xc = x.p + ((n * C + g * cig + ic) * H) * Wd;
+            const uint8_t* wc = wo + ic * KH * KW;
+            for (int64_t kh = 0; kh < KH; ++kh) {
+              const int64_t ih = oh * sh - pt + kh * dh;
+              if (ih < 0 || ih >= H) continue;
+              const uint8_t* row = xc + ih * Wd;
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int32_t wv = int32_t(wc[kh * KW + kw] ^ w.flip) - w.zp;
+                // Valid outputs: 0 <= ow * sw - pl + kw * dw < Wd.
+                const int64_t off = kw * dw - pl;
+                int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+                int64_t hi = Wd - 1 - off < 0 ? -1 : (Wd - 1 - off) / sw;  // inclusive
+                if (lo < ow0) lo = ow0;
+                if (hi > ow0 + tile - 1) hi = ow0 + tile - 1;
+                if (wv == 0 || lo > hi) continue;
+                // restrict: a byte pointer may alias anything, and without it
+                // the compiler keeps every accumulator in memory.
+                const uint8_t* __restrict xp = row + off;
+                int32_t* __restrict a = acc - ow0;
+                const uint32_t flip = x.flip;
+                const int32_t zp = x.zp;
+                if (sw == 1) {
+                  for (int64_t ow = lo; ow <= hi; ++ow) a[ow] += wv * (int32_t(xp[ow] ^ flip) - zp);
+                } else {
+                  for (int64_t ow = lo; ow <= hi; ++ow)
+                    a[ow] += wv * (int32_t(xp[ow * sw] ^ flip) - zp);
+                }
+              }
+            }
+          }
+          const uint64_t base = uint64_t(((n * CO + oc) * OH + oh) * OW + ow0);
+          for (int64_t i = 0; i < tile; ++i) ep(y, base + uint64_t(i), uint64_t(oc), acc[i]);
+        }
+    }
+}
+
+void QGemmRun(const Bindings& b, const fb::QGemm* c, const Epilogue& ep, Operand a, Operand w) {
+  void* y = b.ptr(c->output());
+  const uint64_t M = c->m(), K = c->k(), N = c->n();
+  for (uint64_t i = 0; i < M; ++i) {
+    const uint8_t* ar = a.p + i * K;
+    for (uint64_t j = 0; j < N; ++j) {
+      const uint8_t* wr = w.p + j * K;
+      int32_t acc = 0;
+      for (uint64_t k = 0; k < K; ++k)
+        acc += (int32_t(ar[k] ^ a.flip) - a.zp) * (int32_t(wr[k] ^ w.flip) - w.zp);
+      ep(y, i * N + j, j, acc);
+    }
+  }
+}
+
+Epilogue MakeEpilogue(const Bindings& b, uint32_t out, bool has_bias, uint32_t bias,
+                      uint32_t mult, int32_t zp, int32_t lo, int32_t hi) {
+  Epilogue e{Ten(b, out)->dtype(), has_bias ? Ptr<const int32_t>(b, bias) : nullptr, nullptr, zp,
+             lo, hi};
+  if (e.dtype != fb::DType::INT32) e.mult = Ptr<const float>(b, mult);
+  return e;
+}
+
+int32_t InputZp(const Bindings& b, uint32_t x, int32_t zp, bool has_tensor, uint32_t tensor) {
+  return has_tensor ? Q(b.ptr(tensor), Ten(b, x)->dtype(), 0) : zp;
+}
+
+void RunQConv(const Bindings& b, const fb::QConv2D* c) {
+  const Epilogue ep = MakeEpilogue(b, c->output(), c->has_bias(), c->bias(), c->multipliers(),
+                                   c->output_zero_point(), c->output_min(), c->output_max());
+  const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
+                              c->input_zp_tensor());
+  QConvRun(b, c, ep, MakeOperand(b, c->input(), xzp),
+           MakeOperand(b, c->weights(), c->weight_zero_point()));
+}
+
+void RunQGemm(const Bindings& b, const fb::QGemm* c) {
+  const Epilogue ep = MakeEpilogue(b, c->output(), c->has_bias(), c->bias(), c->multipliers(),
+                                   c->output_zero_point(), c->output_min(), c->output_max());
+  const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
+                              c->input_zp_tensor());
+  QGemmRun(b, c, ep, MakeOperand(b, c->input(), xzp),
+           MakeOperand(b, c->weights(), c->weight_zero_point()));
+}
+
+void RunQuantize(const Bindings& b, const fb::Quantize* c) {
+  const fb::Tensor* yt = Ten(b, c->output());
+  const float* x = Ptr<const float>(b, c->input());
+  void* y = b.ptr(c->output());
+  const fb::DType d = yt->dtype();
+  const float s = c->scale();
+  const int32_t zp = c->zero_point(), lo = QMin(d), hi = QMax(d);
+  const uint64_t n = Elements(yt);
+  for (uint64_t i = 0; i < n; ++i) StoreQ(y, d, i, Requantize(x[i] / s, zp, lo, hi));
+}
+
+void RunDequantize(const Bindings& b, const fb::Dequantize* c) {
+  const fb::Tensor* xt = Ten(b, c->input());
+  const void* x = b.ptr(c->input());
+  float* y = Ptr<float>(b, c->output());
+  const uint64_t n = Elements(xt);
+  const float s = c->scale();
+  const int32_t zp = c->zero_point();
+  if (xt->dtype() == fb::DType::INT32) {
+    const int32_t* xi = static_cast<const int32_t*>(x);
+    for (uint64_t i = 0; i < n; ++i) y[i] = float(xi[i]) * s;  // zero point 0 (validated)
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i) y[i] = float(Q(x, xt->dtype(), i) - zp) * s;
+}
+
+// As ONNX Runtime: [min, max] widened to include 0, scale (max - min) / 255
+// (1 when the range is empty), zero point round(clamp(-min / scale, 0, 255)).
+void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c) {
+  const float* x = Ptr<const float>(b, c->input());
+  uint8_t* y = Ptr<uint8_t>(b, c->output());
+  const uint64_t n = Elements(Ten(b, c->input()));
+  float lo = 0.0f, hi = 0.0f;
+  for (uint64_t i = 0; i < n; ++i) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  float zpf = 0.0f - lo / scale;
+  zpf = !(zpf > 0.0f) ? 0.0f : (zpf > 255.0f ? 255.0f : zpf);
+  const int32_t zp = int32_t(RoundEven(zpf));
+  *Ptr<float>(b, c->scale()) = scale;
+  *Ptr<uint8_t>(b, c->zero_point()) = uint8_t(zp);
+  for (uint64_t i = 0; i < n; ++i) y[i] = uint8_t(Requantize(x[i] / scale, zp, 0, 255));
+}
+
+void RunQBinary(const Bindings& b, const fb::QBinary* c) {
+  const fb::Tensor* yt = Ten(b, c->output());
+  const fb::DType d = yt->dtype();
+  const void *a = b.ptr(c->a()), *bb = b.ptr(c->b());
+  void* y = b.ptr(c->output());
+  const uint64_t total = Elements(yt);
+  if (total == 0) return;
+  const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
+  int64_t idx[8] = {0}, dims[8], sa[8], sb[8];
+  for (uint32_t k = 0; k < r; ++k) {
+    dims[k] = Dim(yt, k);
+    sa[k] = I64(c->a_strides(), k);
+    sb[k] = I64(c->b_strides(), k);
+  }
+  const float as = c->a_scale(), bs = c->b_scale(), ys = c->y_scale();
+  const int32_t az = c->a_zero_point(), bz = c->b_zero_point(), yz = c->y_zero_point();
+  const int32_t lo = QMin(d), hi = QMax(d);
+  const bool add = c->kind() == fb::BinaryKind::ADD;
+  uint64_t ia = 0, ib = 0;
+  for (uint64_t i = 0; i < total; ++i) {
+    const float fa = float(Q(a, d, ia) - az) * as, fb_ = float(Q(bb, d, ib) - bz) * bs;
+    StoreQ(y, d, i, Requantize((add ? fa + fb_ : fa * fb_) / ys, yz, lo, hi));
+    // Odometer over the output index; strides move a and b.
+    for (uint32_t k = r; k-- > 0;) {
+      ia += uint64_t(sa[k]);
+      ib += uint64_t(sb[k]);
+      if (++idx[k] < dims[k]) break;
+      ia -= uint64_t(sa[k] * dims[k]);
+      ib -= uint64_t(sb[k] * dims[k]);
+      idx[k] = 0;
+    }
+  }
+}
+
+void RunQLut(const Bindings& b, const fb::QLut* c) {
+  const uint8_t* x = Ptr<const uint8_t>(b, c->input());
+  const uint8_t* t = Ptr<const uint8_t>(b, c->table());
+  uint8_t* y = Ptr<uint8_t>(b, c->output());
+  const uint64_t n = Elements(Ten(b, c->input()));
+  for (uint64_t i = 0; i < n; ++i) y[i] = t[x[i]];
+}
+
+void RunQMaxPool(const Bindings& b, const fb::QMaxPool* c) {
+  const fb::Tensor *xt = Ten(b, c->input()), *yt = Ten(b, c->output());
+  const fb::DType d = xt->dtype();
+  const void* x = b.ptr(c->input());
+  void* y = b.ptr(c->output());
+  const int64_t NC = Dim(xt, 0) * Dim(xt, 1), H = Dim(xt, 2), W = Dim(xt, 3);
+  const int64_t OH = Dim(yt, 2), OW = Dim(yt, 3), KH = c->kernel_h(), KW = c->kernel_w();
+  uint64_t out = 0;
+  for (int64_t p = 0; p < NC; ++p)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow, ++out) {
+        const int64_t h0 = oh * c->stride_h() - c->pad_top(), w0 = ow * c->stride_w() - c->pad_left();
+        int32_t m = -1000;  // below every dtype; the validator ensures a valid element
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const int64_t ih = h0 + kh;
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int64_t iw = w0 + kw;
+            if (iw < 0 || iw >= W) continue;
+            const int32_t v = Q(x, d, uint64_t((p * H + ih) * W + iw));
+            m = v > m ? v : m;
+          }
+        }
+        StoreQ(y, d, out, m);
+      }
+}
+
+void RunQConcat(const Bindings& b, const fb::QConcat* c) {
+  const fb::Tensor* yt = Ten(b, c->output());
+  uint8_t* y = Ptr<uint8_t>(b, c->output());
+  const uint32_t axis = c->axis(), r = yt->shape()->size();
+  uint64_t outer = 1, inner = 1;
+  for (uint32_t k = 0; k < axis; ++k) outer *= uint64_t(Dim(yt, k));
+  for (uint32_t k = axis + 1; k < r; ++k) inner *= uint64_t(Dim(yt, k));
+  const uint64_t row = uint64_t(Dim(yt, axis)) * inner;
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < c->inputs()->size(); ++i) {
+    const uint32_t t = c->inputs()->Get(i);
+    const uint8_t* x = Ptr<const uint8_t>(b, t);
+    const uint64_t part = uint64_t(Dim(Ten(b, t), axis)) * inner;
+    for (uint64_t o = 0; o < outer && part > 0; ++o) memcpy(y + o * row + at, x + o * part, part);
+    at += part;
+  }
+}
+
+}  // namespace
+
+bool RunInt8(const Bindings& b, const fb::Op* o) {
+  switch (o->params_type()) {
+    case fb::OpParams::Quantize: RunQuantize(b, o->params_as_Quantize()); return true;
+    case fb::OpParams::Dequantize: RunDequantize(b, o->params_as_Dequantize()); return true;
+    case fb::OpParams::DynamicQuantize:
+      RunDynamicQuantize(b, o->params_as_DynamicQuantize());
+      return true;
+    case fb::OpParams::QConv2D: RunQConv(b, o->params_as_QConv2D()); return true;
+    case fb::OpParams::QGemm: RunQGemm(b, o->params_as_QGemm()); return true;
+    case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary()); return true;
+    case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut()); return true;
+    case fb::OpParams::QMaxPool: RunQMaxPool(b, o->params_as_QMaxPool()); return true;
+    case fb::OpParams::QConcat: RunQConcat(b, o->params_as_QConcat()); return true;
+    default: return false;
+  }
+}
+
+}  // namespace vnpu
+}  // namespace epctx

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// ONNX Runtime's outputs for the quantised test models (onnxruntime-node
+// 1.30 from the tests/real cache, CPU execution provider, all graph
+// optimisations: ORT fuses the QDQ groups into its own int8 kernels).
+//
+// usage: node ort_int8.js CACHE_DIR WORK_DIR
+// For each case in WORK_DIR/cases.txt (gen_int8_models.py) reads
+// <case>/model.onnx, <case>/manifest.txt and <case>/input_<i>.npy and writes
+// <case>/expected_<i>.npy.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const npy = require('../real/npy.js');
+
+const [cacheDir, workDir] = process.argv.slice(2);
+if (!cacheDir || !workDir) {
+  console.error('usage: node ort_int8.js CACHE_DIR WORK_DIR');
+  process.exit(2);
+}
+const ort = require(path.resolve(cacheDir, 'node_modules', 'onnxruntime-node'));
+
+async function main() {
+  const cases = fs.readFileSync(path.join(workDir, 'cases.txt'), 'utf8').split('\n').filter(Boolean);
+  for (const name of cases) {
+    const dir = path.join(workDir, name);
+    const manifest = fs.readFileSync(path.join(dir, 'manifest.txt'), 'utf8');
+    const inputs = manifest.match(/^inputs (.*)$/m)[1].split(' ');
+    const outputs = manifest.match(/^outputs (.*)$/m)[1].split(' ');
+    const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
+      executionProviders: ['cpu'], graphOptimizationLevel: 'all',
+    });
+    const feeds = {};
+    inputs.forEach((n, i) => {
+      const t = npy.load(path.join(dir, `input_${i}.npy`));
+      feeds[n] = new ort.Tensor(t.type, t.data, t.dims);
+    });
+    const result = await session.run(feeds);
+    outputs.forEach((n, i) => {
+      const t = result[n];
+      npy.save(path.join(dir, `expected_${i}.npy`), t.type, t.dims, t.data);
+    });
+    console.log(`${name}: ${outputs.map((n) => `${n}[${result[n].dims.join(',')}]`).join(' ')}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(`ort_int8.js: error: ${e.message.split('\n')[0]}`);
+  process.exit(1);
+});

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: Apache-2.0
+// vnpu int8 level: the int8 units against reference arithmetic written here
+// (odd sizes, zero points at the ends of their ranges, saturation, NaN and
+// infinite multipliers), and the validator refusing hostile quantisation
+// fields (scales, zero points, clamp bounds, reduction length, dtypes).
+#include <cmath>
+#include <cstring>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "vnpu_stream.h"
+
+using namespace vt;
+using L = fb::Location;
+using D = fb::DType;
+
+namespace {
+
+size_t Esize(D d) { return d == D::INT8 || d == D::UINT8 ? 1 : 4; }
+
+// A stream with typed tensors; weight blobs appended 4-byte aligned.
+struct QStream {
+  Stream s;
+  std::vector<uint8_t> wbytes;
+  uint32_t inputs = 0, outputs = 0;
+  uint64_t arena = 0;
+  uint32_t T(std::vector<int64_t> shape, D d, L loc, uint64_t off_or_index) {
+    uint64_t n = 1;
+    for (int64_t x : shape) n *= uint64_t(x);
+    bool io = loc == L::INPUT || loc == L::OUTPUT;
+    s.tensors.push_back(fb::CreateTensorDirect(s.fbb, "t", d, &shape, loc,
+                                               io ? uint32_t(off_or_index) : 0,
+                                               io ? 0 : off_or_index, n * Esize(d)));
+    return uint32_t(s.tensors.size() - 1);
+  }
+  uint32_t In(std::vector<int64_t> shape, D d) { return T(shape, d, L::INPUT, inputs++); }
+  uint32_t Out(std::vector<int64_t> shape, D d) { return T(shape, d, L::OUTPUT, outputs++); }
+  uint32_t Arena(std::vector<int64_t> shape, D d) {
+    uint64_t n = 1;
+    for (int64_t x : shape) n *= uint64_t(x);
+    uint32_t t = T(shape, d, L::ARENA, arena);
+    arena += (n * Esize(d) + 63) / 64 * 64;
+    return t;
+  }
+  template <typename V>
+  uint32_t W(const std::vector<V>& v, std::vector<int64_t> shape, D d) {
+    while (wbytes.size() % 4) wbytes.push_back(0);
+    uint64_t off = wbytes.size();
+    for (const V& x : v) {
+      uint8_t b[4];
+      if (Esize(d) == 1) {
+        b[0] = uint8_t(int32_t(x));
+      } else if (d == D::FLOAT32) {
+        float f = float(x);
+        memcpy(b, &f, 4);
+      } else {
+        int32_t i = int32_t(x);
+        memcpy(b, &i, 4);
+      }
+      wbytes.insert(wbytes.end(), b, b + Esize(d));
+    }
+    return T(shape, d, L::WEIGHT, off);
+  }
+  std::vector<float> Weights() const {
+    std::vector<float> w((wbytes.size() + 3) / 4 + 1, 0.f);
+    if (!wbytes.empty()) memcpy(w.data(), wbytes.data(), wbytes.size());
+    return w;
+  }
+  std::vector<uint8_t> Finish() {
+    auto g = fb::CreateGraphDirect(s.fbb, 1, 2, "g", &s.tensors, arena, &s.ops);
+    fb::FinishGraphBuffer(s.fbb, g);
+    return std::vector<uint8_t>(s.fbb.GetBufferPointer(), s.fbb.GetBufferPointer() + s.fbb.GetSize());
+  }
+};
+
+struct Buf {
+  int32_t dtype;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;
+};
+
+int Dt(D d) {
+  switch (d) {
+    case D::INT8: return EPCTX_DTYPE_INT8;
+    case D::UINT8: return EPCTX_DTYPE_UINT8;
+    case D::INT32: return EPCTX_DTYPE_INT32;
+    default: return EPCTX_DTYPE_FLOAT;
+  }
+}
+
+// Loads, binds and runs q; outputs sized from the graph's descriptors.
+std::vector<Buf> Run(QStream& q, std::vector<Buf> ins) {
+  Loaded l;
+  Load(&l, {{"g", q.Finish()}}, q.Weights());
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* g = nullptr;
+  epctx_hal_graph_info info;
+  if (Bind(&l, "g", &g, &info) != 0) fail_msg("bind: %s", l.msg.c_str());
+  std::vector<epctx_hal_tensor> ti, to;
+  for (auto& b : ins) ti.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
+  std::vector<Buf> outs(info.num_outputs);
+  for (uint32_t i = 0; i < info.num_outputs; ++i) {
+    const auto& d = info.outputs[i];
+    size_t n = 1;
+    for (uint32_t k = 0; k < d.rank; ++k) n *= size_t(d.dims[k]);
+    size_t es = d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8 ? 1 : 4;
+    outs[i] = {d.dtype, std::vector<int64_t>(d.dims, d.dims + d.rank), std::vector<uint8_t>(n * es)};
+  }
+  for (auto& b : outs) to.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
+  std::vector<uint8_t> scratch(info.scratch_bytes + 64);
+  char msg[512];
+  auto* d = epctx_vnpu_driver();
+  int rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
+                      scratch.data(), info.scratch_bytes, msg, sizeof msg);
+  if (rc != 0) fail_msg("execute: %s", msg);
+  return outs;
+}
+
+void ExpectRejected(QStream& q, const char* needle) {
+  Loaded l;
+  Load(&l, {{"g", q.Finish()}}, q.Weights());
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* g = nullptr;
+  epctx_hal_graph_info info;
+  Bind(&l, "g", &g, &info);
+  if (l.rc != EPCTX_INVALID_GRAPH || !strstr(l.msg.c_str(), needle))
+    fail_msg("expected INVALID_GRAPH naming '%s', got %d: %s", needle, l.rc, l.msg.c_str());
+}
+
+template <typename V>
+Buf Bytes(const std::vector<V>& v, std::vector<int64_t> dims, D d) {
+  Buf b{Dt(d), dims, {}};
+  for (const V& x : v) {
+    if (Esize(d) == 1) {
+      b.bytes.push_back(uint8_t(int32_t(x)));
+    } else {
+      uint8_t t[4];
+      if (d == D::FLOAT32) {
+        float f = float(x);
+        memcpy(t, &f, 4);
+      } else {
+        int32_t i = int32_t(x);
+        memcpy(t, &i, 4);
+      }
+      b.bytes.insert(b.bytes.end(), t, t + 4);
+    }
+  }
+  return b;
+}
+int32_t At(const Buf& b, size_t i) {
+  if (b.dtype == EPCTX_DTYPE_INT8) return int8_t(b.bytes[i]);
+  if (b.dtype == EPCTX_DTYPE_UINT8) return b.bytes[i];
+  int32_t v;
+  memcpy(&v, b.bytes.data() + 4 * i, 4);
+  return v;
+}
+float AtF(const Buf& b, size_t i) {
+  float v;
+  memcpy(&v, b.bytes.data() + 4 * i, 4);
+  return v;
+}
+
+// The README's requantisation: clamp(round_half_even(float(acc) * m) + zp).
+int32_t RefRequant(int64_t acc, float m, int32_t zp, int32_t lo, int32_t hi) {
+  float v = float(acc) * m;
+  if (!(v >= float(lo - zp))) return lo;
+  if (v > float(hi - zp)) return hi;
+  return int32_t(std::nearbyint(v)) + zp;
+}
+
+// Deterministic pseudo-random bytes.
+uint32_t g_seed = 12345;
+int32_t Rand(int32_t lo, int32_t hi) {
+  g_seed = g_seed * 1664525u + 1013904223u;
+  return lo + int32_t((g_seed >> 8) % uint32_t(hi - lo + 1));
+}
+
+// 3 x 13 (uint8, zero point 255) times 13 x 5 int8 weights (zero point
+// -128), per-column multipliers and int32 bias, into int8 with a clamp.
+void QGemmOddSizesAndExtremeZeroPoints(void**) {
+  const int M = 3, K = 13, N = 5;
+  QStream q;
+  std::vector<int32_t> a(M * K), w(N * K), bias(N);
+  std::vector<float> mult(N);
+  for (auto& v : a) v = Rand(0, 255);
+  for (auto& v : w) v = Rand(-128, 127);
+  for (int j = 0; j < N; ++j) bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0005f * float(j + 1);
+  uint32_t x = q.In({M, K}, D::UINT8), y = q.Out({M, N}, D::INT8);
+  uint32_t wt = q.W(w, {N, K}, D::INT8), bt = q.W(bias, {N}, D::INT32), mt = q.W(mult, {N}, D::FLOAT32);
+  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 255, false, 0, -128, mt, -3, -100, 120));
+  auto out = Run(q, {Bytes(a, {M, K}, D::UINT8)});
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      int64_t acc = bias[size_t(j)];
+      for (int k = 0; k < K; ++k) acc += (a[size_t(i * K + k)] - 255) * (w[size_t(j * K + k)] + 128);
+      assert_int_equal(At(out[0], size_t(i * N + j)), RefRequant(acc, mult[size_t(j)], -3, -100, 120));
+    }
+}
+
+// 1 x 3 x 5 x 7 int8 input (zero point -128), 5 uint8 filters 3x3 with
+// zero point 255, stride 2, pads 1/0/2/1, dilation 1x2, groups 1; one run
+// requantised into uint8, one as raw int32 (ConvInteger).
+void QConvOddSizes(void**) {
+  const int C = 3, H = 5, W = 7, CO = 5, KH = 3, KW = 3;
+  std::vector<int32_t> x(C * H * W), w(CO * C * KH * KW), bias(CO);
+  std::vector<float> mult(CO);
+  for (auto& v : x) v = Rand(-128, 127);
+  for (auto& v : w) v = Rand(0, 255);
+  for (int c = 0; c < CO; ++c) bias[size_t(c)] = Rand(-100, 100), mult[size_t(c)] = 1e-5f * float(c + 3);
+  const int sh = 2, sw = 2, pt = 1, pl = 0, pb = 2, pr = 1, dh = 1, dw = 2;
+  const int OH = (H + pt + pb - (dh * (KH - 1) + 1)) / sh + 1, OW = (W + pl + pr - (dw * (KW - 1) + 1)) / sw + 1;
+  for (int int32_out = 0; int32_out < 2; ++int32_out) {
+    QStream q;
+    uint32_t xt = q.In({1, C, H, W}, D::INT8);
+    uint32_t yt = q.Out({1, CO, OH, OW}, int32_out ? D::INT32 : D::UINT8);
+    uint32_t wt = q.W(w, {CO, C, KH, KW}, D::UINT8), bt = q.W(bias, {CO}, D::INT32);
+    uint32_t mt = q.W(mult, {CO}, D::FLOAT32);
+    q.s.Op(fb::CreateQConv2D(q.s.fbb, xt, wt, yt, true, bt, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw, 1,
+                             -128, false, 0, 255, mt, 7, 0, 255));
+    auto out = Run(q, {Bytes(x, {1, C, H, W}, D::INT8)});
+    for (int oc = 0; oc < CO; ++oc)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          int64_t acc = 0;
+          for (int ic = 0; ic < C; ++ic)
+            for (int kh = 0; kh < KH; ++kh)
+              for (int kw = 0; kw < KW; ++kw) {
+                int ih = oh * sh - pt + kh * dh, iw = ow * sw - pl + kw * dw;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                acc += (x[size_t((ic * H + ih) * W + iw)] + 128) * (w[size_t(((oc * C + ic) * KH + kh) * KW + kw)] - 255);
+              }
+          size_t i = size_t((oc * OH + oh) * OW + ow);
+          if (int32_out)
+            assert_int_equal(At(out[0], i), acc + bias[size_t(oc)]);
+          else
+            assert_int_equal(At(out[0], i), RefRequant(acc + bias[size_t(oc)], mult[size_t(oc)], 7, 0, 255));
+        }
+  }
+}
+
+// Quantize saturates at both ends, sends NaN to the minimum (as ORT) and
+// rounds ties to even; Dequantize inverts it.
+void QuantizeSaturatesAndRoundsToEven(void**) {
+  QStream q;
+  std::vector<float> x = {1e9f, -1e9f, NAN, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, INFINITY};
+  const int64_t n = int64_t(x.size());
+  uint32_t xt = q.In({n}, D::FLOAT32), yq = q.Out({n}, D::INT8), yf = q.Out({n}, D::FLOAT32);
+  q.s.Op(fb::CreateQuantize(q.s.fbb, xt, yq, 1.0f, -1));
+  q.s.Op(fb::CreateDequantize(q.s.fbb, yq, yf, 0.25f, -1));
+  auto out = Run(q, {Bytes(x, {n}, D::FLOAT32)});
+  const int32_t want[] = {127, -128, -128, -1, 1, 1, -1, -3, 127};
+  for (size_t i = 0; i < x.size(); ++i) {
+    assert_int_equal(At(out[0], i), want[i]);
+    assert_true(AtF(out[1], i) == float(want[i] + 1) * 0.25f);
+  }
+}
+
+// A NaN multiplier gives the clamp's minimum, an infinite one its maximum:
+// no undefined float -> int conversion whatever the weight segment holds.
+void HostileMultipliersClampNotCrash(void**) {
+  QStream q;
+  uint32_t x = q.In({1, 2}, D::INT8), y = q.Out({1, 3}, D::UINT8);
+  uint32_t wt = q.W(std::vector<int32_t>{1, 1, 1, 1, 1, 1}, {3, 2}, D::INT8);
+  uint32_t mt = q.W(std::vector<float>{NAN, INFINITY, -INFINITY}, {3}, D::FLOAT32);
+  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, false, 0, 1, 2, 3, 0, false, 0, 0, mt, 10, 5, 200));
+  auto out = Run(q, {Bytes(std::vector<int32_t>{3, 4}, {1, 2}, D::INT8)});
+  assert_int_equal(At(out[0], 0), 5);
+  assert_int_equal(At(out[0], 1), 200);
+  assert_int_equal(At(out[0], 2), 5);
+}
+
+// ONNX DynamicQuantizeLinear: scale (max - min) / 255 over a range widened to
+// 0, zero point round(-min / scale); all-zero input: scale 1, zero point 0.
+void DynamicQuantizeMatchesOnnx(void**) {
+  for (int zero = 0; zero < 2; ++zero) {
+    QStream q;
+    std::vector<float> x = {-1.0f, 0.25f, 3.0f, 0.0f, -0.6f};
+    if (zero) x.assign(5, 0.f);
+    uint32_t xt = q.In({5}, D::FLOAT32), y = q.Out({5}, D::UINT8), s = q.Out({}, D::FLOAT32),
+             z = q.Out({}, D::UINT8);
+    q.s.Op(fb::CreateDynamicQuantize(q.s.fbb, xt, y, s, z));
+    auto out = Run(q, {Bytes(x, {5}, D::FLOAT32)});
+    const float scale = zero ? 1.f : 4.0f / 255.0f;
+    const int32_t zp = zero ? 0 : int32_t(std::nearbyint(1.0f / scale));
+    assert_true(AtF(out[1], 0) == scale);
+    assert_int_equal(At(out[2], 0), zp);
+    for (size_t i = 0; i < x.size(); ++i)
+      assert_int_equal(At(out[0], i), std::min(255, std::max(0, int32_t(std::nearbyint(x[i] / scale)) + zp)));
+  }
+}
+
+// ADD with broadcasting ([2,3] + [3]) saturating at 255; MUL of int8.
+void QBinaryBroadcastsAndSaturates(void**) {
+  QStream q;
+  uint32_t a = q.In({2, 3}, D::UINT8), b = q.In({3}, D::UINT8), y = q.Out({2, 3}, D::UINT8);
+  std::vector<int64_t> sa = {3, 1}, sb = {0, 1};
+  q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &sa, &sb, 0.5f, 10, 0.25f, 0, 0.5f, 3));
+  std::vector<int32_t> av = {10, 20, 255, 0, 100, 200}, bv = {0, 4, 255};
+  auto out = Run(q, {Bytes(av, {2, 3}, D::UINT8), Bytes(bv, {3}, D::UINT8)});
+  for (int i = 0; i < 6; ++i) {
+    float f = float(av[size_t(i)] - 10) * 0.5f + float(bv[size_t(i % 3)]) * 0.25f;
+    int32_t want = std::min(255, std::max(0, int32_t(std::nearbyint(f / 0.5f)) + 3));
+    assert_int_equal(At(out[0], size_t(i)), want);
+  }
+}
+
+// QLUT maps each byte (int8 read as its unsigned value), QMAX_POOL ignores
+// padding, QCONCAT joins along axis 1.
+void LutPoolConcat(void**) {
+  QStream q;
+  std::vector<int32_t> table(256);
+  for (int i = 0; i < 256; ++i) table[size_t(i)] = int8_t(uint8_t(i)) < 0 ? 0 : int8_t(uint8_t(i));  // relu
+  uint32_t x = q.In({1, 1, 3, 3}, D::INT8), r = q.Arena({1, 1, 3, 3}, D::INT8);
+  uint32_t p = q.Arena({1, 1, 2, 2}, D::INT8), y = q.Out({1, 2, 2, 2}, D::INT8);
+  uint32_t t = q.W(table, {256}, D::INT8);
+  q.s.Op(fb::CreateQLut(q.s.fbb, x, r, t));
+  q.s.Op(fb::CreateQMaxPool(q.s.fbb, r, p, 2, 2, 2, 2, 1, 1, 0, 0));
+  std::vector<uint32_t> both = {p, p};
+  q.s.Op(fb::CreateQConcatDirect(q.s.fbb, &both, y, 1));
+  std::vector<int32_t> xv = {-5, 3, -128, 7, -1, 2, 127, -9, 4};
+  auto out = Run(q, {Bytes(xv, {1, 1, 3, 3}, D::INT8)});
+  // relu: [0 3 0; 7 0 2; 127 0 4]; 2x2 windows from (-1,-1) stride 2.
+  const int32_t want[] = {0, 3, 127, 4};
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 4; ++i) assert_int_equal(At(out[0], size_t(c * 4 + i)), want[i]);
+}
+
+void HostileQuantisationFieldsAreRefused(void**) {
+  struct Case {
+    float scale;
+    int32_t zp;
+    D out;
+    const char* needle;
+  } cases[] = {{NAN, 0, D::INT8, "scale is not a finite scale > 0"},
+               {0.f, 0, D::INT8, "scale is not a finite scale > 0"},
+               {-1.f, 0, D::INT8, "scale is not a finite scale > 0"},
+               {INFINITY, 0, D::INT8, "scale is not a finite scale > 0"},
+               {1.f, 128, D::INT8, "zero_point = 128 outside [-128, 127] of INT8"},
+               {1.f, -1, D::UINT8, "zero_point = -1 outside [0, 255] of UINT8"},
+               {1.f, 0, D::INT32, "output tensor 1 has dtype INT32, expected INT8 or UINT8"}};
+  for (const Case& c : cases) {
+    QStream q;
+    uint32_t x = q.In({4}, D::FLOAT32), y = q.Out({4}, c.out);
+    q.s.Op(fb::CreateQuantize(q.s.fbb, x, y, c.scale, c.zp));
+    ExpectRejected(q, c.needle);
+  }
+}
+
+// QGEMM variants: each breaks one promise the kernels rely on.
+void HostileMacFieldsAreRefused(void**) {
+  struct Case {
+    uint64_t k;
+    int32_t lo, hi, yzp, wzp;
+    int mult_count;
+    D wtype;
+    const char* needle;
+  } cases[] = {
+      {40000, 0, 255, 0, 0, 2, D::INT8, "reduction of 40000 products exceeds 32768"},
+      {4, 10, 5, 0, 0, 2, D::INT8, "output_min 10 > output_max 5"},
+      {4, 0, 256, 0, 0, 2, D::INT8, "output_max = 256 outside [0, 255]"},
+      {4, 0, 255, -1, 0, 2, D::INT8, "output_zero_point = -1 outside"},
+      {4, 0, 255, 0, 200, 2, D::INT8, "weight_zero_point = 200 outside [-128, 127]"},
+      {4, 0, 255, 0, 0, 3, D::INT8, "multipliers has 3 elements, expected 2"},
+      {4, 0, 255, 0, 0, 2, D::FLOAT32, "weights tensor 2 has dtype FLOAT32, expected INT8 or UINT8"},
+  };
+  for (const Case& c : cases) {
+    QStream q;
+    uint32_t x = q.In({1, int64_t(c.k)}, D::UINT8), y = q.Out({1, 2}, D::UINT8);
+    uint32_t w = q.W(std::vector<int32_t>(size_t(2 * c.k), 1), {2, int64_t(c.k)}, c.wtype);
+    uint32_t m = q.W(std::vector<float>(size_t(c.mult_count), 1.f), {c.mult_count}, D::FLOAT32);
+    q.s.Op(fb::CreateQGemm(q.s.fbb, x, w, y, false, 0, 1, c.k, 2, 0, false, 0, c.wzp, m, c.yzp, c.lo, c.hi));
+    ExpectRejected(q, c.needle);
+  }
+}
+
+void IntegerTensorsOnlyForInt8Ops(void**) {
+  {  // a float GEMM reading an INT8 tensor
+    QStream q;
+    uint32_t x = q.In({1, 8}, D::INT8), y = q.Out({1, 8}, D::FLOAT32);
+    uint32_t w = q.W(std::vector<float>(64, 0.f), {64}, D::FLOAT32);
+    q.s.Op(fb::CreateGemm(q.s.fbb, x, w, y, false, 0, 1, 8, 8));
+    ExpectRejected(q, "is an integer tensor; only the int8 ops read it");
+  }
+  {  // QCONCAT of INT8 into UINT8
+    QStream q;
+    uint32_t a = q.In({1, 2}, D::INT8), y = q.Out({1, 2}, D::UINT8);
+    std::vector<uint32_t> ins = {a};
+    q.s.Op(fb::CreateQConcatDirect(q.s.fbb, &ins, y, 1));
+    ExpectRejected(q, "inputs tensor 0 has dtype INT8, expected UINT8");
+  }
+  {  // QLUT with a short table
+    QStream q;
+    uint32_t a = q.In({4}, D::INT8), y = q.Out({4}, D::INT8);
+    uint32_t t = q.W(std::vector<int32_t>(255, 0), {255}, D::INT8);
+    q.s.Op(fb::CreateQLut(q.s.fbb, a, y, t));
+    ExpectRejected(q, "table has 255 elements, expected 256");
+  }
+  {  // QMAX_POOL whose padding could fill a whole window
+    QStream q;
+    uint32_t a = q.In({1, 1, 4, 4}, D::INT8), y = q.Out({1, 1, 3, 3}, D::INT8);
+    q.s.Op(fb::CreateQMaxPool(q.s.fbb, a, y, 2, 2, 2, 2, 2, 2, 0, 0));
+    ExpectRejected(q, "pads must be smaller than the kernel");
+  }
+  {  // a dynamic input zero point of another dtype than the input
+    QStream q;
+    uint32_t x = q.In({1, 2}, D::UINT8), z = q.In({}, D::INT8), y = q.Out({1, 2}, D::INT32);
+    uint32_t w = q.W(std::vector<int32_t>(4, 1), {2, 2}, D::INT8);
+    q.s.Op(fb::CreateQGemm(q.s.fbb, x, w, y, false, 0, 1, 2, 2, 0, true, z, 0, 0, 0, 0, 0));
+    ExpectRejected(q, "input_zp_tensor tensor 1 has dtype INT8, expected UINT8");
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(QGemmOddSizesAndExtremeZeroPoints),
+      cmocka_unit_test(QConvOddSizes),
+      cmocka_unit_test(QuantizeSaturatesAndRoundsToEven),
+      cmocka_unit_test(HostileMultipliersClampNotCrash),
+      cmocka_unit_test(DynamicQuantizeMatchesOnnx),
+      cmocka_unit_test(QBinaryBroadcastsAndSaturates),
+      cmocka_unit_test(LutPoolConcat),
+      cmocka_unit_test(HostileQuantisationFieldsAreRefused),
+      cmocka_unit_test(HostileMacFieldsAreRefused),
+      cmocka_unit_test(IntegerTensorsOnlyForInt8Ops),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
