@@ -7,8 +7,8 @@
 //   (ukernels/, shared with the CPU kernels). The packed weights already are
 //   its A panels (row r of block b at k: w[b][k][r], k-stride 8), so they
 //   are read in place. B is packed per 24-pixel block and 32-row K chunk
-//   into a 3 KiB stack buffer (execute may not allocate and the arena is
-//   planned by the compiler), with the bounds of every tap resolved once per
+//   into a 3 KiB stack buffer of whole 24-float rows (execute may not
+//   allocate and the arena is planned by the compiler), with the bounds of every tap resolved once per
 //   chunk and shared by all output channels; a 1x1 stride-1 convolution
 //   reads its input rows directly. Bias, RELU and CLIP are fused into the
 //   tile's last K slice; other activations run on the block while it is in
@@ -32,10 +32,12 @@ struct Shape {
 constexpr int64_t kChunkK = 32;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
-// im2col matrix into buf as tile strips: buf[j / 8][k][j % 8], strip stride
-// kc * 8, columns past np zero. The pixels are cut once into output-row
-// segments; per row k and segment the valid columns are one range, so no
-// pixel is bounds-checked on its own.
+// im2col matrix into buf as rows of one whole tile: buf[k * kNr + j] (the
+// tile reads it with strip stride 8 and k stride kNr), columns past np zero.
+// Whole rows keep every run of valid taps contiguous in buf, so a stride-1
+// tap row is one straight copy, not a scatter over strips. The pixels are cut
+// once into output-row segments; per row k and segment the valid columns are
+// one range, so no pixel is bounds-checked on its own.
 void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
                float* buf) {
   struct Seg {
@@ -53,19 +55,26 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
       ++oh;
     }
   }
-  const int64_t padded = (np + 7) / 8 * 8, ss = kc * 8, HW = s.H * s.W;
+  const int64_t padded = (np + 7) / 8 * 8, HW = s.H * s.W;
   int64_t kw = k0 % s.KW, t = k0 / s.KW;
   int64_t kh = t % s.KH, ic = t / s.KH;
   for (int64_t k = 0; k < kc; ++k) {
-    float* d = buf + k * 8;
+    float* __restrict d = buf + k * uk::kNr;
     const float* xc = xg + ic * HW;
     // Output columns ow whose tap iw = ow * sw + off lies in [0, W): [lo, hi).
     const int64_t off = kw * s.dw - s.pl;
-    const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-    const int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    // (Stride 1 needs no division: this runs once per K row of every block.)
+    int64_t lo, hi;
+    if (s.sw == 1) {
+      lo = off >= 0 ? 0 : -off;
+      hi = s.W - off < 0 ? 0 : s.W - off;
+    } else {
+      lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+      hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    }
     for (int64_t g = 0; g < nseg; ++g) {
       const Seg& sg = seg[g];
-      const int64_t jb = sg.j - sg.ow0;  // column of ow == 0
+      float* __restrict ds = d + (sg.j - sg.ow0);  // column of ow == 0
       const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
       int64_t a = sg.ow1, b = sg.ow1;
       if (ih >= 0 && ih < s.H) {
@@ -73,18 +82,19 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
         b = hi < sg.ow1 ? hi : sg.ow1;
         if (b < a) a = b = sg.ow1;
       }
-      for (int64_t o = sg.ow0; o < a; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      for (int64_t o = sg.ow0; o < a; ++o) ds[o] = 0.0f;
       if (a < b) {
-        const float* row = xc + ih * s.W + off;
-        if (s.sw == 1)
-          for (int64_t o = a; o < b; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o];
-        else
-          for (int64_t o = a; o < b; ++o)
-            d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o * s.sw];
+        const float* __restrict row = xc + ih * s.W + off;
+        if (s.sw == 1) {
+          int64_t o = a;
+          for (; o + 4 <= b; o += 4) Store4(ds + o, Load4(row + o));
+          for (; o < b; ++o) ds[o] = row[o];
+        } else
+          for (int64_t o = a; o < b; ++o) ds[o] = row[o * s.sw];
       }
-      for (int64_t o = b; o < sg.ow1; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      for (int64_t o = b; o < sg.ow1; ++o) ds[o] = 0.0f;
     }
-    for (int64_t j = np; j < padded; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;
+    for (int64_t j = np; j < padded; ++j) d[j] = 0.0f;
     if (++kw == s.KW) {
       kw = 0;
       if (++kh == s.KH) {
@@ -126,8 +136,8 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
           } else {
             PackPatch(s, xg, k0, kc, p0, np, buf);
             t.b = buf;
-            t.b_ss = kc * 8;
-            t.b_ks = 8;
+            t.b_ss = 8;
+            t.b_ks = uk::kNr;
           }
           t.kc = kc;
           t.accumulate = k0 > 0;
