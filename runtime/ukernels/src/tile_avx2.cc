@@ -34,22 +34,79 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
     c2[s] = _mm256_setzero_ps();
     c3[s] = _mm256_setzero_ps();
   }
-  for (int64_t k = 0; k < t.kc; ++k) {
-    __m256 bv[S];
-    for (int s = 0; s < S; ++s) bv[s] = _mm256_loadu_ps(b + s * bss);
+  int64_t k = 0;
+  if constexpr (S == 1) {
+    // One strip is only 4 FMA chains, half what hides the FMA latency: odd
+    // k steps go to a second set of accumulators (a narrow product, e.g. a
+    // convolution with few output pixels, would run at half speed).
+    __m256 d0 = _mm256_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
+    for (; k + 2 <= t.kc; k += 2) {
+      const __m256 u = _mm256_loadu_ps(b), v = _mm256_loadu_ps(b + bks);
+      c0[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a0), u, c0[0]);
+      d0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + ks), v, d0);
+      c1[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a1), u, c1[0]);
+      d1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + ks), v, d1);
+      c2[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a2), u, c2[0]);
+      d2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + ks), v, d2);
+      c3[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a3), u, c3[0]);
+      d3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + ks), v, d3);
+      a0 += 2 * ks;
+      a1 += 2 * ks;
+      a2 += 2 * ks;
+      a3 += 2 * ks;
+      b += 2 * bks;
+    }
+    c0[0] = _mm256_add_ps(c0[0], d0);
+    c1[0] = _mm256_add_ps(c1[0], d1);
+    c2[0] = _mm256_add_ps(c2[0], d2);
+    c3[0] = _mm256_add_ps(c3[0], d3);
+  }
+  // The strips are spelled out with constant indices and the arrays copied
+  // to locals: with loops over s, GCC kept the accumulators in memory (a
+  // store after every FMA).
+  __m256 e00 = c0[0], e10 = c1[0], e20 = c2[0], e30 = c3[0];
+  __m256 e01 = e00, e11 = e00, e21 = e00, e31 = e00, e02 = e00, e12 = e00, e22 = e00, e32 = e00;
+  for (; k < t.kc; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = S > 1 ? _mm256_loadu_ps(b + bss) : b0;
+    const __m256 b2 = S > 2 ? _mm256_loadu_ps(b + 2 * bss) : b0;
     __m256 x = _mm256_broadcast_ss(a0);
-    for (int s = 0; s < S; ++s) c0[s] = _mm256_fmadd_ps(x, bv[s], c0[s]);
+    e00 = _mm256_fmadd_ps(x, b0, e00);
+    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);
+    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);
     x = _mm256_broadcast_ss(a1);
-    for (int s = 0; s < S; ++s) c1[s] = _mm256_fmadd_ps(x, bv[s], c1[s]);
+    e10 = _mm256_fmadd_ps(x, b0, e10);
+    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);
+    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);
     x = _mm256_broadcast_ss(a2);
-    for (int s = 0; s < S; ++s) c2[s] = _mm256_fmadd_ps(x, bv[s], c2[s]);
+    e20 = _mm256_fmadd_ps(x, b0, e20);
+    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);
+    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);
     x = _mm256_broadcast_ss(a3);
-    for (int s = 0; s < S; ++s) c3[s] = _mm256_fmadd_ps(x, bv[s], c3[s]);
+    e30 = _mm256_fmadd_ps(x, b0, e30);
+    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);
+    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);
     a0 += ks;
     a1 += ks;
     a2 += ks;
     a3 += ks;
     b += bks;
+  }
+  c0[0] = e00;
+  c1[0] = e10;
+  c2[0] = e20;
+  c3[0] = e30;
+  if constexpr (S > 1) {
+    c0[1] = e01;
+    c1[1] = e11;
+    c2[1] = e21;
+    c3[1] = e31;
+  }
+  if constexpr (S > 2) {
+    c0[2] = e02;
+    c1[2] = e12;
+    c2[2] = e22;
+    c3[2] = e32;
   }
   float* c = t.c;
   const int64_t ldc = t.ldc;
@@ -98,7 +155,9 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
   }
 }
 
-EPCTX_AVX2 void FullStrips(const Tile& t, int strips) {
+}  // namespace
+
+EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
   if (strips == 3)
     Full<3>(t);
   else if (strips == 2)
@@ -107,9 +166,7 @@ EPCTX_AVX2 void FullStrips(const Tile& t, int strips) {
     Full<1>(t);
 }
 
-}  // namespace
-
-void TileAvx2(const Tile& t) { RunTile(t, FullStrips); }
+void TileAvx2(const Tile& t) { RunTile(t, FullStripsAvx2); }
 
 }  // namespace detail
 }  // namespace uk
