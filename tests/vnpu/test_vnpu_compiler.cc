@@ -275,6 +275,72 @@ void conv_bn_relu_pool_gemm_softmax_matches_reference(void**) {
   ExpectNear(out[0], y);
 }
 
+struct ConvCase {
+  int64_t C, H, W, CO, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr, group;
+  bool relu;
+};
+
+// One Conv (+ Relu) through the vnpu driver against a double reference.
+void RunConvCase(const ConvCase& k) {
+  const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
+  const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
+  const int64_t cig = k.C / k.group, cog = k.CO / k.group;
+  Model m;
+  auto x = Ramp(size_t(k.C * k.H * k.W), 1.f);
+  auto w = Ramp(size_t(k.CO * cig * k.KH * k.KW), 0.4f, 1.f), b = Ramp(size_t(k.CO), 0.3f, 2.f);
+  m.Value("x", {1, k.C, k.H, k.W});
+  m.Const("w", {k.CO, cig, k.KH, k.KW}, w);
+  m.Const("b", {k.CO}, b);
+  m.Value("c", {1, k.CO, OH, OW});
+  auto* conv = m.Node("Conv", {"x", "w", "b"}, {"c"});
+  IntsAttr(conv, "pads", {k.pt, k.pl, k.pb, k.pr});
+  IntsAttr(conv, "strides", {k.sh, k.sw});
+  IntsAttr(conv, "dilations", {k.dh, k.dw});
+  IntAttr(conv, "group", k.group);
+  if (k.relu) {
+    m.Value("y", {1, k.CO, OH, OW});
+    m.Node("Relu", {"c"}, {"y"});
+  }
+  m.Finish({"x"}, {k.relu ? "y" : "c"});
+  auto out = CompileAndRun(m, {x});
+  std::vector<float> want(size_t(k.CO * OH * OW));
+  for (int64_t o = 0; o < k.CO; ++o)
+    for (int64_t i = 0; i < OH; ++i)
+      for (int64_t j = 0; j < OW; ++j) {
+        double acc = b[size_t(o)];
+        const int64_t g = o / cog;
+        for (int64_t c = 0; c < cig; ++c)
+          for (int64_t u = 0; u < k.KH; ++u)
+            for (int64_t v = 0; v < k.KW; ++v) {
+              const int64_t ii = i * k.sh - k.pt + u * k.dh, jj = j * k.sw - k.pl + v * k.dw;
+              if (ii >= 0 && ii < k.H && jj >= 0 && jj < k.W)
+                acc += double(x[size_t(((g * cig + c) * k.H + ii) * k.W + jj)]) *
+                       w[size_t(((o * cig + c) * k.KH + u) * k.KW + v)];
+            }
+        if (k.relu && acc < 0) acc = 0;
+        want[size_t((o * OH + i) * OW + j)] = float(acc);
+      }
+  ExpectNear(out[0], want);
+}
+
+// The CONV2D unit's paths on sizes that are not multiples of its tiles:
+// im2col chunks with padding, stride and dilation; a 1x1 read in place;
+// and the transposed path of one-channel 1-D convolutions with few output
+// pixels (an STFT as a convolution), with groups, a partial last channel
+// tile and one pixel row of a tile.
+void conv_paths_match_reference_on_odd_sizes(void**) {
+  const ConvCase cases[] = {
+      // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp relu
+      {5, 9, 11, 13, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, true},   // im2col, tap runs cut
+      {3, 7, 30, 10, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
+      {6, 4, 8, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, false},    // grouped 1x1 in place
+      {1, 1, 1030, 37, 1, 130, 1, 160, 1, 1, 0, 0, 0, 0, 1, true},  // STFT-like, 6 frames
+      {2, 1, 61, 18, 1, 9, 1, 3, 1, 2, 0, 0, 0, 0, 2, false},  // transposed, groups, dilation
+      {1, 1, 20, 8, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},  // transposed, one pixel
+  };
+  for (const ConvCase& k : cases) RunConvCase(k);
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -395,6 +461,7 @@ void weight_store_dedupes_and_aligns(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
+      cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
