@@ -13,8 +13,9 @@
 //   reads its input rows directly. Bias, RELU and CLIP are fused into the
 //   tile's last K slice; other activations run on the block while it is in
 //   cache.
-// - Depthwise (one input and one output channel per group): a row-wise
-//   multiply-add over the output width, one tap at a time. Only lane 0 of
+// - Depthwise (one input and one output channel per group): at column
+//   stride 1, 16 outputs at a time summed over every tap in registers; else
+//   a row-wise multiply-add over the output width, one tap at a time. Only lane 0 of
 //   each 8-wide weight block is real, so a GEMM would spend 7 of every 8
 //   multiply-adds on padding.
 #include "epctx_uk/sgemm.h"
@@ -215,6 +216,68 @@ void Narrow(const Shape& s, const float* x, const float* w, const float* bias, f
     }
 }
 
+// Taps of the depthwise row kernel below (a 7x7 window at most).
+constexpr int64_t kMaxTaps = 49;
+
+// Output row oh of one depthwise channel at column stride 1. Columns whose
+// every tap lies inside the row ([i0, i1)) keep 16 sums in registers over
+// all taps, so y is written once instead of read and written per tap; the
+// few edge columns check each tap.
+void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
+                         float* __restrict yr) {
+  const float* rows[kMaxTaps];
+  float wv[kMaxTaps];
+  int64_t offs[kMaxTaps];
+  int64_t nt = 0;
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+    if (ih < 0 || ih >= s.H) continue;
+    for (int64_t kw = 0; kw < s.KW; ++kw) {
+      rows[nt] = xc + ih * s.W;
+      offs[nt] = kw * s.dw - s.pl;
+      wv[nt] = wc[(kh * s.KW + kw) * 8];
+      ++nt;
+    }
+  }
+  const int64_t span = (s.KW - 1) * s.dw;
+  int64_t i0 = s.pl < s.OW ? s.pl : s.OW;
+  int64_t i1 = s.W - span + s.pl;
+  i1 = i1 < s.OW ? i1 : s.OW;
+  if (i1 < i0) i1 = i0;
+  auto edge = [&](int64_t ow) {
+    float acc = bv;
+    for (int64_t t = 0; t < nt; ++t) {
+      const int64_t iw = ow + offs[t];
+      if (iw >= 0 && iw < s.W) acc += wv[t] * rows[t][iw];
+    }
+    yr[ow] = acc;
+  };
+  for (int64_t ow = 0; ow < i0; ++ow) edge(ow);
+  const V4 b4 = V4{bv, bv, bv, bv};
+  int64_t ow = i0;
+  for (; ow + 16 <= i1; ow += 16) {
+    V4 a0 = b4, a1 = b4, a2 = b4, a3 = b4;
+    for (int64_t t = 0; t < nt; ++t) {
+      const float* r = rows[t] + ow + offs[t];
+      const float wt = wv[t];
+      a0 += wt * Load4(r);
+      a1 += wt * Load4(r + 4);
+      a2 += wt * Load4(r + 8);
+      a3 += wt * Load4(r + 12);
+    }
+    Store4(yr + ow, a0);
+    Store4(yr + ow + 4, a1);
+    Store4(yr + ow + 8, a2);
+    Store4(yr + ow + 12, a3);
+  }
+  for (; ow + 4 <= i1; ow += 4) {
+    V4 a0 = b4;
+    for (int64_t t = 0; t < nt; ++t) a0 += wv[t] * Load4(rows[t] + ow + offs[t]);
+    Store4(yr + ow, a0);
+  }
+  for (; ow < s.OW; ++ow) edge(ow);
+}
+
 // One input and one output channel per group: channel gi's taps are lane 0 of
 // its 8-wide weight block.
 void Depthwise(const Shape& s, const float* x, const float* w, const float* bias, float* y,
@@ -227,6 +290,12 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
       const float bv = bias ? bias[ch] : 0.f;
       for (int64_t oh = 0; oh < s.OH; ++oh) {
         float* __restrict yr = yc + oh * s.OW;
+        if (s.sw == 1 && s.KH * s.KW <= kMaxTaps) {
+          DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
+          if (c->activation() != fb::Activation::NONE)
+            ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
+          continue;
+        }
         for (int64_t ow = 0; ow < s.OW; ++ow) yr[ow] = bv;
         for (int64_t kh = 0; kh < s.KH; ++kh) {
           const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
