@@ -155,9 +155,64 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
   }
 }
 
+// One row of A (a GEMM with M = 1, a fully connected layer on one sample):
+// the four-row tile would compute three copies and keep only 3 FMA chains
+// per strip busy. Here four k phases of accumulators give 4 * S chains.
+template <int S>
+EPCTX_AVX2 inline void Row1(const Tile& t) {
+  const float* a = t.a;
+  const float* b = t.b;
+  const int64_t ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
+  const __m256 z = _mm256_setzero_ps();
+  __m256 p0 = z, p1 = z, p2 = z, q0 = z, q1 = z, q2 = z;
+  __m256 r0 = z, r1 = z, r2 = z, s0 = z, s1 = z, s2 = z;
+#define EPCTX_ROW_STEP(X0, X1, X2, AP, BP)                                    \
+  {                                                                           \
+    const __m256 x = _mm256_broadcast_ss(AP);                                 \
+    X0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(BP), X0);                         \
+    if (S > 1) X1 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + bss), X1);      \
+    if (S > 2) X2 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + 2 * bss), X2);  \
+  }
+  int64_t k = 0;
+  for (; k + 4 <= t.kc; k += 4, a += 4 * ks, b += 4 * bks) {
+    EPCTX_ROW_STEP(p0, p1, p2, a, b)
+    EPCTX_ROW_STEP(q0, q1, q2, a + ks, b + bks)
+    EPCTX_ROW_STEP(r0, r1, r2, a + 2 * ks, b + 2 * bks)
+    EPCTX_ROW_STEP(s0, s1, s2, a + 3 * ks, b + 3 * bks)
+  }
+  for (; k < t.kc; ++k, a += ks, b += bks) EPCTX_ROW_STEP(p0, p1, p2, a, b)
+#undef EPCTX_ROW_STEP
+  __m256 v[3] = {_mm256_add_ps(_mm256_add_ps(p0, q0), _mm256_add_ps(r0, s0)),
+                 _mm256_add_ps(_mm256_add_ps(p1, q1), _mm256_add_ps(r1, s1)),
+                 _mm256_add_ps(_mm256_add_ps(p2, q2), _mm256_add_ps(r2, s2))};
+  float* c = t.c;
+  if (t.accumulate)
+    for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(c + j * 8));
+  if (t.last) {
+    if (t.row_bias) {
+      const __m256 rb = _mm256_broadcast_ss(t.row_bias);
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], rb);
+    }
+    if (t.col_bias)
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(t.col_bias + j * 8));
+    const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+    for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
+  }
+  for (int j = 0; j < S; ++j) _mm256_storeu_ps(c + j * 8, v[j]);
+}
+
 }  // namespace
 
 EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
+  if (t.rows == 1) {
+    if (strips == 3)
+      Row1<3>(t);
+    else if (strips == 2)
+      Row1<2>(t);
+    else
+      Row1<1>(t);
+    return;
+  }
   if (strips == 3)
     Full<3>(t);
   else if (strips == 2)

@@ -123,7 +123,9 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
 
 EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
   const bool side = t.b_ss == kStrip;
-  if (strips == 3)
+  if (t.rows == 1)
+    FullStripsAvx2(t, strips);  // its one-row kernel (a zmm one is left to do)
+  else if (strips == 3)
     side ? Full<3, true>(t) : Full<3, false>(t);
   else if (strips == 2)
     side ? Full<2, true>(t) : Full<2, false>(t);
