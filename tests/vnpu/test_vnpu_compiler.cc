@@ -345,6 +345,55 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
   for (const ConvCase& k : cases) RunConvCase(k);
 }
 
+// ConvTranspose whose kernel equals its stride runs as a GEMM whose last
+// pixel block overlaps the one before; a padded one takes the scatter path.
+// Both against a double reference, with groups, bias and a fused Relu.
+void conv_transpose_matches_reference(void**) {
+  struct T {
+    int64_t C, H, W, CO, K, S, pad, group;
+  };
+  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2}, {3, 4, 9, 5, 3, 3, 0, 1}, {3, 4, 6, 4, 3, 2, 1, 1}};
+  for (const T& k : cases) {
+    const int64_t OH = (k.H - 1) * k.S + k.K - 2 * k.pad, OW = (k.W - 1) * k.S + k.K - 2 * k.pad;
+    const int64_t cig = k.C / k.group, cog = k.CO / k.group;
+    Model m;
+    auto x = Ramp(size_t(k.C * k.H * k.W), 1.f);
+    auto w = Ramp(size_t(k.C * cog * k.K * k.K), 0.4f, 1.f), b = Ramp(size_t(k.CO), 0.3f, 2.f);
+    m.Value("x", {1, k.C, k.H, k.W});
+    m.Const("w", {k.C, cog, k.K, k.K}, w);
+    m.Const("b", {k.CO}, b);
+    m.Value("c", {1, k.CO, OH, OW});
+    m.Value("y", {1, k.CO, OH, OW});
+    auto* ct = m.Node("ConvTranspose", {"x", "w", "b"}, {"c"});
+    IntsAttr(ct, "kernel_shape", {k.K, k.K});
+    IntsAttr(ct, "strides", {k.S, k.S});
+    IntsAttr(ct, "pads", {k.pad, k.pad, k.pad, k.pad});
+    IntAttr(ct, "group", k.group);
+    m.Node("Relu", {"c"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    auto out = CompileAndRun(m, {x});
+    std::vector<double> acc(size_t(k.CO * OH * OW));
+    for (int64_t o = 0; o < k.CO; ++o)
+      for (int64_t i = 0; i < OH * OW; ++i) acc[size_t(o * OH * OW + i)] = b[size_t(o)];
+    for (int64_t ci = 0; ci < k.C; ++ci)
+      for (int64_t oc = 0; oc < cog; ++oc)
+        for (int64_t ih = 0; ih < k.H; ++ih)
+          for (int64_t iw = 0; iw < k.W; ++iw)
+            for (int64_t u = 0; u < k.K; ++u)
+              for (int64_t v = 0; v < k.K; ++v) {
+                const int64_t oh = ih * k.S - k.pad + u, ow = iw * k.S - k.pad + v;
+                if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
+                const int64_t o = ci / cig * cog + oc;
+                acc[size_t((o * OH + oh) * OW + ow)] +=
+                    double(x[size_t((ci * k.H + ih) * k.W + iw)]) *
+                    w[size_t(((ci * cog + oc) * k.K + u) * k.K + v)];
+              }
+    std::vector<float> want(acc.size());
+    for (size_t i = 0; i < acc.size(); ++i) want[i] = float(acc[i] < 0 ? 0 : acc[i]);
+    ExpectNear(out[0], want);
+  }
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -466,6 +515,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
+      cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
