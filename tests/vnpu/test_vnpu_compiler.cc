@@ -327,7 +327,8 @@ void RunConvCase(const ConvCase& k) {
 // im2col chunks with padding, stride and dilation; a 1x1 read in place;
 // and the transposed path of one-channel 1-D convolutions with few output
 // pixels (an STFT as a convolution), with groups, a partial last channel
-// tile and one pixel row of a tile; depthwise rows whose interior runs 16
+// tile and one pixel row of a tile; 3x1 convolutions as shifted 1x1 taps
+// with an overlapping last block; depthwise rows whose interior runs 16
 // and 4 columns at a time next to edge columns.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
@@ -339,6 +340,8 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {2, 1, 61, 18, 1, 9, 1, 3, 1, 2, 0, 0, 0, 0, 2, false},  // transposed, groups, dilation
       {1, 1, 20, 8, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},  // transposed, one pixel
       {5, 6, 37, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 5, true},    // depthwise: 16, 4, edges
+      {7, 9, 5, 11, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},    // 3x1 shifted taps, overlap
+      {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},  // 3x1 dilated, grouped
       {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},   // depthwise, dilated
       {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
   };

@@ -161,6 +161,60 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
     }
 }
 
+// A column convolution (KW = 1, stride 1, no padding, e.g. 3x1) is a sum
+// over its KH taps of 1x1 convolutions of the input shifted by whole rows:
+// for tap kh, pixel p reads input p + kh * dh * W of every channel, so B is
+// the input itself (K stride H * W) and A the packed weights at that tap.
+// Nothing is packed and each tile's K is one slice per tap. The last pixel
+// block overlaps the one before (each block is computed from scratch, so
+// the overlap is written twice with the same values) rather than reading
+// past the input.
+bool ShiftApplies(const Shape& s) {
+  return s.KW == 1 && s.sw == 1 && s.sh == 1 && s.pl == 0 && s.pt == 0 && s.OW == s.W &&
+         s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
+}
+
+void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+                 const fb::Conv2D* c) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
+  t.kc = s.cig;
+  t.a_rs = 1;
+  t.a_ks = s.kstride;
+  t.b_ss = 8;
+  t.b_ks = HW;
+  t.ldc = OHW;
+  t.cols = uk::kNr;
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t gi = 0; gi < s.G; ++gi) {
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW;
+      for (int64_t p0 = 0; p0 < OHW; p0 += uk::kNr) {
+        const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
+        for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+          t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+          t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+          t.c = yg + r0 * OHW + q0;
+          for (int64_t kh = 0; kh < s.KH; ++kh) {
+            t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
+            t.b = xg + q0 + kh * s.dh * s.W;
+            t.accumulate = kh > 0;
+            t.last = kh == s.KH - 1;
+            tile(t);
+          }
+        }
+        if (post)
+          for (int64_t j = 0; j < s.cog; ++j) {
+            float* yr = yg + j * OHW + q0;
+            ActivateRow(c->activation(), yr, yr, uint64_t(uk::kNr), c->alpha(), c->beta());
+          }
+      }
+    }
+}
+
 // A 1-D convolution of one input channel with few output pixels and no
 // padding (an STFT as a convolution: 1 -> 257 channels, 512 taps, 5 frames):
 // as Dense, every tile would be a few pixels wide and a fraction of its
@@ -345,6 +399,8 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
     Depthwise(s, x, w, bias, y, c);
   else if (NarrowApplies(s))
     Narrow(s, x, w, bias, y, c);
+  else if (ShiftApplies(s))
+    ShiftedTaps(s, x, w, bias, y, c);
   else
     Dense(s, x, w, bias, y, c);
 }
