@@ -8,16 +8,20 @@
 //   its A panels (row r of block b at k: w[b][k][r], k-stride 8), so they
 //   are read in place. B is packed per 24-pixel block and 32-row K chunk
 //   into a 3 KiB stack buffer of whole 24-float rows (execute may not
-//   allocate and the arena is planned by the compiler), with the bounds of every tap resolved once per
-//   chunk and shared by all output channels; a 1x1 stride-1 convolution
-//   reads its input rows directly. Bias, RELU and CLIP are fused into the
-//   tile's last K slice; other activations run on the block while it is in
-//   cache.
+//   allocate and the arena is planned by the compiler), with the bounds of
+//   every tap resolved once per chunk and shared by all output channels; a
+//   1x1 stride-1 convolution reads its input rows directly. Bias, RELU and
+//   CLIP are fused into the tile's last K slice; other activations run on
+//   the block while it is in cache.
+// - ShiftedTaps (KW = 1, stride 1, unpadded) and Narrow (one-channel 1-D
+//   convolutions with few output pixels): the same tile with nothing packed;
+//   see each.
 // - Depthwise (one input and one output channel per group): at column
-//   stride 1, 16 outputs at a time summed over every tap in registers; else
-//   a row-wise multiply-add over the output width, one tap at a time. Only lane 0 of
-//   each 8-wide weight block is real, so a GEMM would spend 7 of every 8
-//   multiply-adds on padding.
+//   stride 1, the micro-kernel library's WeightedRows sums every tap of a
+//   row in registers; else a row-wise multiply-add, one tap at a time. Only
+//   lane 0 of each 8-wide weight block is real, so a GEMM would spend 7 of
+//   every 8 multiply-adds on padding.
+#include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -274,9 +278,9 @@ void Narrow(const Shape& s, const float* x, const float* w, const float* bias, f
 constexpr int64_t kMaxTaps = 49;
 
 // Output row oh of one depthwise channel at column stride 1. Columns whose
-// every tap lies inside the row ([i0, i1)) keep 16 sums in registers over
-// all taps, so y is written once instead of read and written per tap; the
-// few edge columns check each tap.
+// every tap lies inside the row ([i0, i1)) go to the micro-kernel library's
+// WeightedRows, which sums every tap in registers and writes y once; the few
+// edge columns check each tap.
 void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
                          float* __restrict yr) {
   const float* rows[kMaxTaps];
@@ -307,29 +311,10 @@ void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float
     yr[ow] = acc;
   };
   for (int64_t ow = 0; ow < i0; ++ow) edge(ow);
-  const V4 b4 = V4{bv, bv, bv, bv};
-  int64_t ow = i0;
-  for (; ow + 16 <= i1; ow += 16) {
-    V4 a0 = b4, a1 = b4, a2 = b4, a3 = b4;
-    for (int64_t t = 0; t < nt; ++t) {
-      const float* r = rows[t] + ow + offs[t];
-      const float wt = wv[t];
-      a0 += wt * Load4(r);
-      a1 += wt * Load4(r + 4);
-      a2 += wt * Load4(r + 8);
-      a3 += wt * Load4(r + 12);
-    }
-    Store4(yr + ow, a0);
-    Store4(yr + ow + 4, a1);
-    Store4(yr + ow + 8, a2);
-    Store4(yr + ow + 12, a3);
-  }
-  for (; ow + 4 <= i1; ow += 4) {
-    V4 a0 = b4;
-    for (int64_t t = 0; t < nt; ++t) a0 += wv[t] * Load4(rows[t] + ow + offs[t]);
-    Store4(yr + ow, a0);
-  }
-  for (; ow < s.OW; ++ow) edge(ow);
+  for (int64_t ow = i1; ow < s.OW; ++ow) edge(ow);
+  if (i1 == i0) return;
+  for (int64_t t = 0; t < nt; ++t) rows[t] += i0 + offs[t];
+  uk::WeightedRows(rows, wv, nt, bv, yr + i0, i1 - i0);
 }
 
 // One input and one output channel per group: channel gi's taps are lane 0 of
