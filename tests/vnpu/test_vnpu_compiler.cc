@@ -397,6 +397,51 @@ void conv_transpose_matches_reference(void**) {
   }
 }
 
+// Conv -> Mul(scalar, y) -> Add(y, scalar) -> Relu folds into one CONV2D
+// (weights and bias scaled, bias shifted, activation fused); a Mul by a
+// per-channel constant is not a scalar and stays a separate op.
+void conv_scalar_affine_folds_into_weights(void**) {
+  for (bool per_channel : {false, true}) {
+    const int64_t C = 2, H = 5, W = 6, CO = 3;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    auto w = Ramp(size_t(CO * C * 9), 0.4f, 1.f), b = Ramp(size_t(CO), 0.3f, 2.f);
+    const std::vector<float> sv = per_channel ? std::vector<float>{1.5f, -0.5f, 2.f}
+                                              : std::vector<float>{-1.25f};
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {CO, C, 3, 3}, w);
+    m.Const("b", {CO}, b);
+    m.Const("s", per_channel ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{1}, sv);
+    m.Const("t", {1}, {0.75f});
+    for (const char* v : {"c", "m", "a", "y"}) m.Value(v, {1, CO, H, W});
+    IntsAttr(m.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+    m.Node("Mul", {"s", "c"}, {"m"});
+    m.Node("Add", {"m", "t"}, {"a"});
+    m.Node("Relu", {"a"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    uint32_t ops = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops);
+    assert_int_equal(ops, per_channel ? 4 : 1);  // unfolded: CONV2D, MUL, ADD, RELU
+    std::vector<float> want(size_t(CO * H * W));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t i = 0; i < H; ++i)
+        for (int64_t j = 0; j < W; ++j) {
+          double acc = b[size_t(o)];
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t u = 0; u < 3; ++u)
+              for (int64_t v = 0; v < 3; ++v) {
+                const int64_t ii = i + u - 1, jj = j + v - 1;
+                if (ii >= 0 && ii < H && jj >= 0 && jj < W)
+                  acc += double(x[size_t((c * H + ii) * W + jj)]) *
+                         w[size_t(((o * C + c) * 3 + u) * 3 + v)];
+              }
+          acc = acc * sv[per_channel ? size_t(o) : 0] + 0.75;
+          want[size_t((o * H + i) * W + j)] = float(acc < 0 ? 0 : acc);
+        }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -519,6 +564,7 @@ int main(void) {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
+      cmocka_unit_test(conv_scalar_affine_folds_into_weights),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
