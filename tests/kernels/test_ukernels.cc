@@ -2,9 +2,9 @@
 // The micro-kernel library (ukernels/): the best instruction set's tile and
 // SGEMM against the portable kernel and a double-precision reference, on
 // sizes that are not multiples of the 4 x 24 tile, K = 1, empty products,
-// every transpose, biases, clamps and accumulation. On x86-64 with AVX2 this
-// pins the AVX2+FMA path, on aarch64 the NEON path; elsewhere the best is the
-// portable kernel and only the reference comparison bites.
+// every transpose, biases, clamps and accumulation. Every vector kernel the
+// CPU runs is checked on its own: AVX2+FMA and AVX-512 on x86-64, NEON on
+// aarch64; elsewhere only the reference comparison bites.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 
 namespace {
@@ -58,13 +59,12 @@ void best_isa_is_available_and_named(void**) {
 }
 
 // Every tile shape (rows 1..4, cols 1..24) with strided A, unpacked-style B
-// strides and a C wider than the tile: best and portable agree, and cells
+// strides and a C wider than the tile: `best` and portable agree, and cells
 // outside rows x cols keep their sentinel.
-void tile_matches_portable_on_every_edge_shape(void**) {
-  const uk::TileFn best = uk::TileKernel(uk::Isa::kAuto);
+void TileCases(uk::TileFn best, int64_t b_ss) {
   const uk::TileFn port = uk::TileKernel(uk::Isa::kPortable);
-  const int64_t a_rs = 37, a_ks = 5, b_ks = 29, b_ss = 8, ldc = 31;
-  for (int64_t kc : {0, 1, 7, 33}) {
+  const int64_t a_rs = 37, a_ks = 5, b_ks = 29, ldc = 31;
+  for (int64_t kc : {0, 1, 2, 7, 33}) {
     const std::vector<float> a = Random(size_t(4 * a_rs + kc * a_ks + 1), 1);
     const std::vector<float> b = Random(size_t(kc * b_ks + 3 * b_ss + 8), 2);
     const std::vector<float> rb = Random(4, 3), cb = Random(24, 4);
@@ -102,6 +102,30 @@ void tile_matches_portable_on_every_edge_shape(void**) {
               if (r >= rows || j >= cols) assert_true(c0[r * ldc + j] == orig[r * ldc + j]);
         }
   }
+}
+
+// Every vector instruction set this CPU runs (AVX-512 machines also run the
+// AVX2 kernel), each on its own.
+std::vector<uk::Isa> VectorIsas() {
+  std::vector<uk::Isa> v;
+  for (uk::Isa isa : {uk::Isa::kAvx2, uk::Isa::kAvx512, uk::Isa::kNeon})
+    if (uk::IsaAvailable(isa)) v.push_back(isa);
+  return v;
+}
+
+void avx512_implies_avx2(void**) {
+  if (uk::IsaAvailable(uk::Isa::kAvx512)) assert_true(uk::IsaAvailable(uk::Isa::kAvx2));
+  for (uk::Isa isa : VectorIsas()) assert_non_null(uk::TileKernel(isa));
+}
+
+// Both B layouts: strips side by side (b_ss == 8, one wide load on AVX-512)
+// and strips apart (b_ss = 40).
+void tile_matches_portable_on_every_edge_shape(void**) {
+  for (uk::Isa isa : VectorIsas())
+    for (int64_t b_ss : {8, 40}) {
+      printf("ukernels: tile %s, B strip stride %d\n", uk::IsaName(isa), int(b_ss));
+      TileCases(uk::TileKernel(isa), b_ss);
+    }
 }
 
 struct Case {
@@ -172,11 +196,14 @@ void sgemm_best_matches_portable_and_reference(void**) {
   cases.push_back({6, 7, 0, false, false, 1.0f, 0.25f, true, true});
   cases.push_back({33, 61, 200, false, false, 1.0f, 0.0f, true, true});
   for (const Case& k : cases) {
-    std::vector<float> best, port;
-    RunCase(k, uk::Isa::kAuto, &best);
+    std::vector<float> port;
     RunCase(k, uk::Isa::kPortable, &port);
     std::vector<double> want(port.begin(), port.end());
-    ExpectClose(best, want, double(k.K) + 4.0, "best sgemm vs portable");
+    for (uk::Isa isa : VectorIsas()) {
+      std::vector<float> got;
+      RunCase(k, isa, &got);
+      ExpectClose(got, want, double(k.K) + 4.0, uk::IsaName(isa));
+    }
   }
 }
 
@@ -211,14 +238,40 @@ void sgemm_pack_b_callback_matches_plain_b(void**) {
   for (size_t i = 0; i < c0.size(); ++i) assert_true(c0[i] == c1[i]);
 }
 
+// WeightedRows on every instruction set, at every length up to past four
+// vectors of the widest (so every tail width runs), with 0, 1 and 9 taps,
+// against a double reference; y past n keeps its sentinel.
+void weighted_rows_match_reference_at_every_length(void**) {
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  const std::vector<float> x = Random(9 * 80, 31), w = Random(9, 32);
+  for (uk::Isa isa : isas)
+    for (int64_t nt : {0, 1, 9})
+      for (int64_t n = 0; n <= 70; ++n) {
+        const float* rows[9];
+        for (int64_t t = 0; t < nt; ++t) rows[t] = x.data() + t * 80 + t % 3;
+        std::vector<float> y(size_t(n + 1), 7.0f);
+        uk::WeightedRows(rows, w.data(), nt, 0.25f, y.data(), n, isa);
+        std::vector<double> want(size_t(n + 1), 7.0);
+        for (int64_t i = 0; i < n; ++i) {
+          double a = 0.25;
+          for (int64_t t = 0; t < nt; ++t) a += double(w[size_t(t)]) * rows[t][i];
+          want[size_t(i)] = a;
+        }
+        ExpectClose(y, want, 10.0, uk::IsaName(isa));
+      }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(best_isa_is_available_and_named),
+      cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
+      cmocka_unit_test(weighted_rows_match_reference_at_every_length),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);
 }

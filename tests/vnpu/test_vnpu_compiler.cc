@@ -275,6 +275,173 @@ void conv_bn_relu_pool_gemm_softmax_matches_reference(void**) {
   ExpectNear(out[0], y);
 }
 
+struct ConvCase {
+  int64_t C, H, W, CO, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr, group;
+  bool relu;
+};
+
+// One Conv (+ Relu) through the vnpu driver against a double reference.
+void RunConvCase(const ConvCase& k) {
+  const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
+  const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
+  const int64_t cig = k.C / k.group, cog = k.CO / k.group;
+  Model m;
+  auto x = Ramp(size_t(k.C * k.H * k.W), 1.f);
+  auto w = Ramp(size_t(k.CO * cig * k.KH * k.KW), 0.4f, 1.f), b = Ramp(size_t(k.CO), 0.3f, 2.f);
+  m.Value("x", {1, k.C, k.H, k.W});
+  m.Const("w", {k.CO, cig, k.KH, k.KW}, w);
+  m.Const("b", {k.CO}, b);
+  m.Value("c", {1, k.CO, OH, OW});
+  auto* conv = m.Node("Conv", {"x", "w", "b"}, {"c"});
+  IntsAttr(conv, "pads", {k.pt, k.pl, k.pb, k.pr});
+  IntsAttr(conv, "strides", {k.sh, k.sw});
+  IntsAttr(conv, "dilations", {k.dh, k.dw});
+  IntAttr(conv, "group", k.group);
+  if (k.relu) {
+    m.Value("y", {1, k.CO, OH, OW});
+    m.Node("Relu", {"c"}, {"y"});
+  }
+  m.Finish({"x"}, {k.relu ? "y" : "c"});
+  auto out = CompileAndRun(m, {x});
+  std::vector<float> want(size_t(k.CO * OH * OW));
+  for (int64_t o = 0; o < k.CO; ++o)
+    for (int64_t i = 0; i < OH; ++i)
+      for (int64_t j = 0; j < OW; ++j) {
+        double acc = b[size_t(o)];
+        const int64_t g = o / cog;
+        for (int64_t c = 0; c < cig; ++c)
+          for (int64_t u = 0; u < k.KH; ++u)
+            for (int64_t v = 0; v < k.KW; ++v) {
+              const int64_t ii = i * k.sh - k.pt + u * k.dh, jj = j * k.sw - k.pl + v * k.dw;
+              if (ii >= 0 && ii < k.H && jj >= 0 && jj < k.W)
+                acc += double(x[size_t(((g * cig + c) * k.H + ii) * k.W + jj)]) *
+                       w[size_t(((o * cig + c) * k.KH + u) * k.KW + v)];
+            }
+        if (k.relu && acc < 0) acc = 0;
+        want[size_t((o * OH + i) * OW + j)] = float(acc);
+      }
+  ExpectNear(out[0], want);
+}
+
+// The CONV2D unit's paths on sizes that are not multiples of its tiles:
+// im2col chunks with padding, stride and dilation; a 1x1 read in place;
+// and the transposed path of one-channel 1-D convolutions with few output
+// pixels (an STFT as a convolution), with groups, a partial last channel
+// tile and one pixel row of a tile; 3x1 convolutions as shifted 1x1 taps
+// with an overlapping last block; depthwise rows whose interior runs 16
+// and 4 columns at a time next to edge columns.
+void conv_paths_match_reference_on_odd_sizes(void**) {
+  const ConvCase cases[] = {
+      // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp relu
+      {5, 9, 11, 13, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, true},   // im2col, tap runs cut
+      {3, 7, 30, 10, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
+      {6, 4, 8, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, false},    // grouped 1x1 in place
+      {1, 1, 1030, 37, 1, 130, 1, 160, 1, 1, 0, 0, 0, 0, 1, true},  // STFT-like, 6 frames
+      {2, 1, 61, 18, 1, 9, 1, 3, 1, 2, 0, 0, 0, 0, 2, false},  // transposed, groups, dilation
+      {1, 1, 20, 8, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},  // transposed, one pixel
+      {5, 6, 37, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 5, true},    // depthwise: 16, 4, edges
+      {7, 9, 5, 11, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},    // 3x1 shifted taps, overlap
+      {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},  // 3x1 dilated, grouped
+      {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},   // depthwise, dilated
+      {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
+  };
+  for (const ConvCase& k : cases) RunConvCase(k);
+}
+
+// ConvTranspose whose kernel equals its stride runs as a GEMM whose last
+// pixel block overlaps the one before; a padded one takes the scatter path.
+// Both against a double reference, with groups, bias and a fused Relu.
+void conv_transpose_matches_reference(void**) {
+  struct T {
+    int64_t C, H, W, CO, K, S, pad, group;
+  };
+  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2}, {3, 4, 9, 5, 3, 3, 0, 1}, {3, 4, 6, 4, 3, 2, 1, 1}};
+  for (const T& k : cases) {
+    const int64_t OH = (k.H - 1) * k.S + k.K - 2 * k.pad, OW = (k.W - 1) * k.S + k.K - 2 * k.pad;
+    const int64_t cig = k.C / k.group, cog = k.CO / k.group;
+    Model m;
+    auto x = Ramp(size_t(k.C * k.H * k.W), 1.f);
+    auto w = Ramp(size_t(k.C * cog * k.K * k.K), 0.4f, 1.f), b = Ramp(size_t(k.CO), 0.3f, 2.f);
+    m.Value("x", {1, k.C, k.H, k.W});
+    m.Const("w", {k.C, cog, k.K, k.K}, w);
+    m.Const("b", {k.CO}, b);
+    m.Value("c", {1, k.CO, OH, OW});
+    m.Value("y", {1, k.CO, OH, OW});
+    auto* ct = m.Node("ConvTranspose", {"x", "w", "b"}, {"c"});
+    IntsAttr(ct, "kernel_shape", {k.K, k.K});
+    IntsAttr(ct, "strides", {k.S, k.S});
+    IntsAttr(ct, "pads", {k.pad, k.pad, k.pad, k.pad});
+    IntAttr(ct, "group", k.group);
+    m.Node("Relu", {"c"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    auto out = CompileAndRun(m, {x});
+    std::vector<double> acc(size_t(k.CO * OH * OW));
+    for (int64_t o = 0; o < k.CO; ++o)
+      for (int64_t i = 0; i < OH * OW; ++i) acc[size_t(o * OH * OW + i)] = b[size_t(o)];
+    for (int64_t ci = 0; ci < k.C; ++ci)
+      for (int64_t oc = 0; oc < cog; ++oc)
+        for (int64_t ih = 0; ih < k.H; ++ih)
+          for (int64_t iw = 0; iw < k.W; ++iw)
+            for (int64_t u = 0; u < k.K; ++u)
+              for (int64_t v = 0; v < k.K; ++v) {
+                const int64_t oh = ih * k.S - k.pad + u, ow = iw * k.S - k.pad + v;
+                if (oh < 0 || oh >= OH || ow < 0 || ow >= OW) continue;
+                const int64_t o = ci / cig * cog + oc;
+                acc[size_t((o * OH + oh) * OW + ow)] +=
+                    double(x[size_t((ci * k.H + ih) * k.W + iw)]) *
+                    w[size_t(((ci * cog + oc) * k.K + u) * k.K + v)];
+              }
+    std::vector<float> want(acc.size());
+    for (size_t i = 0; i < acc.size(); ++i) want[i] = float(acc[i] < 0 ? 0 : acc[i]);
+    ExpectNear(out[0], want);
+  }
+}
+
+// Conv -> Mul(scalar, y) -> Add(y, scalar) -> Relu folds into one CONV2D
+// (weights and bias scaled, bias shifted, activation fused); a Mul by a
+// per-channel constant is not a scalar and stays a separate op.
+void conv_scalar_affine_folds_into_weights(void**) {
+  for (bool per_channel : {false, true}) {
+    const int64_t C = 2, H = 5, W = 6, CO = 3;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    auto w = Ramp(size_t(CO * C * 9), 0.4f, 1.f), b = Ramp(size_t(CO), 0.3f, 2.f);
+    const std::vector<float> sv = per_channel ? std::vector<float>{1.5f, -0.5f, 2.f}
+                                              : std::vector<float>{-1.25f};
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {CO, C, 3, 3}, w);
+    m.Const("b", {CO}, b);
+    m.Const("s", per_channel ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{1}, sv);
+    m.Const("t", {1}, {0.75f});
+    for (const char* v : {"c", "m", "a", "y"}) m.Value(v, {1, CO, H, W});
+    IntsAttr(m.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+    m.Node("Mul", {"s", "c"}, {"m"});
+    m.Node("Add", {"m", "t"}, {"a"});
+    m.Node("Relu", {"a"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    uint32_t ops = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops);
+    assert_int_equal(ops, per_channel ? 4 : 1);  // unfolded: CONV2D, MUL, ADD, RELU
+    std::vector<float> want(size_t(CO * H * W));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t i = 0; i < H; ++i)
+        for (int64_t j = 0; j < W; ++j) {
+          double acc = b[size_t(o)];
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t u = 0; u < 3; ++u)
+              for (int64_t v = 0; v < 3; ++v) {
+                const int64_t ii = i + u - 1, jj = j + v - 1;
+                if (ii >= 0 && ii < H && jj >= 0 && jj < W)
+                  acc += double(x[size_t((c * H + ii) * W + jj)]) *
+                         w[size_t(((o * C + c) * 3 + u) * 3 + v)];
+              }
+          acc = acc * sv[per_channel ? size_t(o) : 0] + 0.75;
+          want[size_t((o * H + i) * W + j)] = float(acc < 0 ? 0 : acc);
+        }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -410,6 +577,9 @@ void weight_store_dedupes_and_aligns(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
+      cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
+      cmocka_unit_test(conv_transpose_matches_reference),
+      cmocka_unit_test(conv_scalar_affine_folds_into_weights),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),

@@ -2,9 +2,9 @@
 // Lowering: ONNX nodes of one partition -> vnpu ops (vnpu_ir.h).
 //
 // Besides the one-to-one mappings it does the compile-time work the README
-// promises: a BatchNormalization right after a Conv is folded into the conv's
-// weights and bias, and an activation is fused into the CONV2D/GEMM before it,
-// both only when the intermediate value has that one consumer and is not a
+// promises: a BatchNormalization right after a Conv, and Mul/Add by a scalar
+// constant after that, are folded into the conv's weights and bias, and an
+// activation is fused into the CONV2D/GEMM before it, all only when the intermediate value has that one consumer and is not a
 // partition output (otherwise someone else still needs the unfused value).
 // Reshape-like nodes whose input and output both live in the arena become
 // aliases (no op); the others become COPY.
@@ -200,6 +200,28 @@ class Lowerer {
     }
   }
 
+  // The sole consumer of `value` when it is a Mul or Add of it by a
+  // one-element float constant (either operand order), with that constant in
+  // *v and whether it multiplies in *mul; else null. A convolution folds it
+  // into its weights and bias (ocr_det: 28 Conv -> Mul(s) -> Add(t)).
+  const onnx::NodeProto* ScalarAffine(const std::string& value, float* v, bool* mul) {
+    if (outputs_.count(value)) return nullptr;
+    auto it = consumers_.find(value);
+    if (it == consumers_.end() || it->second.size() != 1) return nullptr;
+    const onnx::NodeProto* c = it->second[0];
+    if ((c->op_type() != "Mul" && c->op_type() != "Add") || c->input_size() != 2) return nullptr;
+    const int other = c->input(0) == value ? 1 : 0;
+    if (c->input(1 - other) != value || c->input(other) == value) return nullptr;
+    const auto* k = info_.constant(c->input(other));
+    if (!k || k->data_type() != onnx::TensorProto::FLOAT) return nullptr;
+    if (Dims(*k).size() > Shape(value).size()) return nullptr;  // would raise the rank
+    std::vector<float> f = Floats(*k, NodeLabel(*c));
+    if (f.size() != 1) return nullptr;
+    *v = f[0];
+    *mul = c->op_type() == "Mul";
+    return c;
+  }
+
   // Fuses a following activation into op; returns the value op now produces.
   std::string FuseAct(IrOp& op, const std::string& value) {
     const onnx::NodeProto* a = SoleConsumer(value, kActivationOps);
@@ -310,6 +332,19 @@ class Lowerer {
       has_bias = true;
       consumed_.insert(bn);
       value = bn->output(0);
+    }
+    float sv = 0.f;
+    bool mul = false;
+    while (const onnx::NodeProto* a = ScalarAffine(value, &sv, &mul)) {
+      if (mul) {
+        for (float& x : w) x *= sv;
+        for (float& x : b) x *= sv;
+      } else {
+        for (float& x : b) x += sv;
+      }
+      has_bias = true;
+      consumed_.insert(a);
+      value = a->output(0);
     }
     value = FuseAct(op, value);
 

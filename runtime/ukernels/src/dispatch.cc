@@ -28,11 +28,23 @@ bool CpuHasAvx2Fma() {
   __cpuid_count(7, 0, a, b, c, d);
   return b & (1u << 5);
 }
+
+// AVX512F and AVX512VL (cpuid 7: ebx bits 16, 31), and the OS saving the
+// opmask and all 32 zmm registers (xgetbv bits 5-7). Asked after
+// CpuHasAvx2Fma.
+bool CpuHasAvx512() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  if (!(b & (1u << 16)) || !(b & (1u << 31))) return false;
+  unsigned xlo = 0, xhi = 0;
+  __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+  return (xlo & 0xe6u) == 0xe6u;
+}
 #endif
 
 Isa Detect() {
 #if defined(__x86_64__)
-  if (CpuHasAvx2Fma()) return Isa::kAvx2;
+  if (CpuHasAvx2Fma()) return CpuHasAvx512() ? Isa::kAvx512 : Isa::kAvx2;
 #elif defined(__aarch64__)
   return Isa::kNeon;
 #endif
@@ -57,7 +69,8 @@ bool IsaAvailable(Isa isa) {
   switch (isa) {
     case Isa::kAuto:
     case Isa::kPortable: return true;
-    case Isa::kAvx2:
+    case Isa::kAvx2: return BestIsa() == isa || BestIsa() == Isa::kAvx512;
+    case Isa::kAvx512:
     case Isa::kNeon: return BestIsa() == isa;
   }
   return false;
@@ -68,6 +81,7 @@ const char* IsaName(Isa isa) {
     case Isa::kAuto: return IsaName(BestIsa());
     case Isa::kPortable: return "portable";
     case Isa::kAvx2: return "avx2-fma";
+    case Isa::kAvx512: return "avx512";
     case Isa::kNeon: return "neon";
   }
   return "?";
@@ -79,6 +93,7 @@ TileFn TileKernel(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
     case Isa::kAvx2: return detail::TileAvx2;
+    case Isa::kAvx512: return detail::TileAvx512;
 #endif
 #if defined(__aarch64__)
     case Isa::kNeon: return detail::TileNeon;

@@ -34,22 +34,79 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
     c2[s] = _mm256_setzero_ps();
     c3[s] = _mm256_setzero_ps();
   }
-  for (int64_t k = 0; k < t.kc; ++k) {
-    __m256 bv[S];
-    for (int s = 0; s < S; ++s) bv[s] = _mm256_loadu_ps(b + s * bss);
+  int64_t k = 0;
+  if constexpr (S == 1) {
+    // One strip is only 4 FMA chains, half what hides the FMA latency: odd
+    // k steps go to a second set of accumulators (a narrow product, e.g. a
+    // convolution with few output pixels, would run at half speed).
+    __m256 d0 = _mm256_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
+    for (; k + 2 <= t.kc; k += 2) {
+      const __m256 u = _mm256_loadu_ps(b), v = _mm256_loadu_ps(b + bks);
+      c0[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a0), u, c0[0]);
+      d0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + ks), v, d0);
+      c1[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a1), u, c1[0]);
+      d1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + ks), v, d1);
+      c2[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a2), u, c2[0]);
+      d2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + ks), v, d2);
+      c3[0] = _mm256_fmadd_ps(_mm256_broadcast_ss(a3), u, c3[0]);
+      d3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + ks), v, d3);
+      a0 += 2 * ks;
+      a1 += 2 * ks;
+      a2 += 2 * ks;
+      a3 += 2 * ks;
+      b += 2 * bks;
+    }
+    c0[0] = _mm256_add_ps(c0[0], d0);
+    c1[0] = _mm256_add_ps(c1[0], d1);
+    c2[0] = _mm256_add_ps(c2[0], d2);
+    c3[0] = _mm256_add_ps(c3[0], d3);
+  }
+  // The strips are spelled out with constant indices and the arrays copied
+  // to locals: with loops over s, GCC kept the accumulators in memory (a
+  // store after every FMA).
+  __m256 e00 = c0[0], e10 = c1[0], e20 = c2[0], e30 = c3[0];
+  __m256 e01 = e00, e11 = e00, e21 = e00, e31 = e00, e02 = e00, e12 = e00, e22 = e00, e32 = e00;
+  for (; k < t.kc; ++k) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = S > 1 ? _mm256_loadu_ps(b + bss) : b0;
+    const __m256 b2 = S > 2 ? _mm256_loadu_ps(b + 2 * bss) : b0;
     __m256 x = _mm256_broadcast_ss(a0);
-    for (int s = 0; s < S; ++s) c0[s] = _mm256_fmadd_ps(x, bv[s], c0[s]);
+    e00 = _mm256_fmadd_ps(x, b0, e00);
+    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);
+    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);
     x = _mm256_broadcast_ss(a1);
-    for (int s = 0; s < S; ++s) c1[s] = _mm256_fmadd_ps(x, bv[s], c1[s]);
+    e10 = _mm256_fmadd_ps(x, b0, e10);
+    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);
+    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);
     x = _mm256_broadcast_ss(a2);
-    for (int s = 0; s < S; ++s) c2[s] = _mm256_fmadd_ps(x, bv[s], c2[s]);
+    e20 = _mm256_fmadd_ps(x, b0, e20);
+    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);
+    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);
     x = _mm256_broadcast_ss(a3);
-    for (int s = 0; s < S; ++s) c3[s] = _mm256_fmadd_ps(x, bv[s], c3[s]);
+    e30 = _mm256_fmadd_ps(x, b0, e30);
+    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);
+    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);
     a0 += ks;
     a1 += ks;
     a2 += ks;
     a3 += ks;
     b += bks;
+  }
+  c0[0] = e00;
+  c1[0] = e10;
+  c2[0] = e20;
+  c3[0] = e30;
+  if constexpr (S > 1) {
+    c0[1] = e01;
+    c1[1] = e11;
+    c2[1] = e21;
+    c3[1] = e31;
+  }
+  if constexpr (S > 2) {
+    c0[2] = e02;
+    c1[2] = e12;
+    c2[2] = e22;
+    c3[2] = e32;
   }
   float* c = t.c;
   const int64_t ldc = t.ldc;
@@ -98,7 +155,64 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
   }
 }
 
-EPCTX_AVX2 void FullStrips(const Tile& t, int strips) {
+// One row of A (a GEMM with M = 1, a fully connected layer on one sample):
+// the four-row tile would compute three copies and keep only 3 FMA chains
+// per strip busy. Here four k phases of accumulators give 4 * S chains.
+template <int S>
+EPCTX_AVX2 inline void Row1(const Tile& t) {
+  const float* a = t.a;
+  const float* b = t.b;
+  const int64_t ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
+  const __m256 z = _mm256_setzero_ps();
+  __m256 p0 = z, p1 = z, p2 = z, q0 = z, q1 = z, q2 = z;
+  __m256 r0 = z, r1 = z, r2 = z, s0 = z, s1 = z, s2 = z;
+#define EPCTX_ROW_STEP(X0, X1, X2, AP, BP)                                    \
+  {                                                                           \
+    const __m256 x = _mm256_broadcast_ss(AP);                                 \
+    X0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(BP), X0);                         \
+    if (S > 1) X1 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + bss), X1);      \
+    if (S > 2) X2 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + 2 * bss), X2);  \
+  }
+  int64_t k = 0;
+  for (; k + 4 <= t.kc; k += 4, a += 4 * ks, b += 4 * bks) {
+    EPCTX_ROW_STEP(p0, p1, p2, a, b)
+    EPCTX_ROW_STEP(q0, q1, q2, a + ks, b + bks)
+    EPCTX_ROW_STEP(r0, r1, r2, a + 2 * ks, b + 2 * bks)
+    EPCTX_ROW_STEP(s0, s1, s2, a + 3 * ks, b + 3 * bks)
+  }
+  for (; k < t.kc; ++k, a += ks, b += bks) EPCTX_ROW_STEP(p0, p1, p2, a, b)
+#undef EPCTX_ROW_STEP
+  __m256 v[3] = {_mm256_add_ps(_mm256_add_ps(p0, q0), _mm256_add_ps(r0, s0)),
+                 _mm256_add_ps(_mm256_add_ps(p1, q1), _mm256_add_ps(r1, s1)),
+                 _mm256_add_ps(_mm256_add_ps(p2, q2), _mm256_add_ps(r2, s2))};
+  float* c = t.c;
+  if (t.accumulate)
+    for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(c + j * 8));
+  if (t.last) {
+    if (t.row_bias) {
+      const __m256 rb = _mm256_broadcast_ss(t.row_bias);
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], rb);
+    }
+    if (t.col_bias)
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(t.col_bias + j * 8));
+    const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+    for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
+  }
+  for (int j = 0; j < S; ++j) _mm256_storeu_ps(c + j * 8, v[j]);
+}
+
+}  // namespace
+
+EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
+  if (t.rows == 1) {
+    if (strips == 3)
+      Row1<3>(t);
+    else if (strips == 2)
+      Row1<2>(t);
+    else
+      Row1<1>(t);
+    return;
+  }
   if (strips == 3)
     Full<3>(t);
   else if (strips == 2)
@@ -107,9 +221,7 @@ EPCTX_AVX2 void FullStrips(const Tile& t, int strips) {
     Full<1>(t);
 }
 
-}  // namespace
-
-void TileAvx2(const Tile& t) { RunTile(t, FullStrips); }
+void TileAvx2(const Tile& t) { RunTile(t, FullStripsAvx2); }
 
 }  // namespace detail
 }  // namespace uk

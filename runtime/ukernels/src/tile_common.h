@@ -53,6 +53,9 @@ inline const float* RowA(const Tile& t, int r) {
 
 void TilePortable(const Tile& t);
 void TileAvx2(const Tile& t);
+void TileAvx512(const Tile& t);
+// The AVX2 kernel's full tiles, which the AVX-512 one falls back to.
+void FullStripsAvx2(const Tile& t, int strips);
 void TileNeon(const Tile& t);
 
 }  // namespace detail

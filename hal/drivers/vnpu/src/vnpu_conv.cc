@@ -7,16 +7,21 @@
 //   (ukernels/, shared with the CPU kernels). The packed weights already are
 //   its A panels (row r of block b at k: w[b][k][r], k-stride 8), so they
 //   are read in place. B is packed per 24-pixel block and 32-row K chunk
-//   into a 3 KiB stack buffer (execute may not allocate and the arena is
-//   planned by the compiler), with the bounds of every tap resolved once per
-//   chunk and shared by all output channels; a 1x1 stride-1 convolution
-//   reads its input rows directly. Bias, RELU and CLIP are fused into the
-//   tile's last K slice; other activations run on the block while it is in
-//   cache.
-// - Depthwise (one input and one output channel per group): a row-wise
-//   multiply-add over the output width, one tap at a time. Only lane 0 of
-//   each 8-wide weight block is real, so a GEMM would spend 7 of every 8
-//   multiply-adds on padding.
+//   into a 3 KiB stack buffer of whole 24-float rows (execute may not
+//   allocate and the arena is planned by the compiler), with the bounds of
+//   every tap resolved once per chunk and shared by all output channels; a
+//   1x1 stride-1 convolution reads its input rows directly. Bias, RELU and
+//   CLIP are fused into the tile's last K slice; other activations run on
+//   the block while it is in cache.
+// - ShiftedTaps (KW = 1, stride 1, unpadded) and Narrow (one-channel 1-D
+//   convolutions with few output pixels): the same tile with nothing packed;
+//   see each.
+// - Depthwise (one input and one output channel per group): at column
+//   stride 1, the micro-kernel library's WeightedRows sums every tap of a
+//   row in registers; else a row-wise multiply-add, one tap at a time. Only
+//   lane 0 of each 8-wide weight block is real, so a GEMM would spend 7 of
+//   every 8 multiply-adds on padding.
+#include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -32,10 +37,12 @@ struct Shape {
 constexpr int64_t kChunkK = 32;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
-// im2col matrix into buf as tile strips: buf[j / 8][k][j % 8], strip stride
-// kc * 8, columns past np zero. The pixels are cut once into output-row
-// segments; per row k and segment the valid columns are one range, so no
-// pixel is bounds-checked on its own.
+// im2col matrix into buf as rows of one whole tile: buf[k * kNr + j] (the
+// tile reads it with strip stride 8 and k stride kNr), columns past np zero.
+// Whole rows keep every run of valid taps contiguous in buf, so a stride-1
+// tap row is one straight copy, not a scatter over strips. The pixels are cut
+// once into output-row segments; per row k and segment the valid columns are
+// one range, so no pixel is bounds-checked on its own.
 void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
                float* buf) {
   struct Seg {
@@ -53,19 +60,26 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
       ++oh;
     }
   }
-  const int64_t padded = (np + 7) / 8 * 8, ss = kc * 8, HW = s.H * s.W;
+  const int64_t padded = (np + 7) / 8 * 8, HW = s.H * s.W;
   int64_t kw = k0 % s.KW, t = k0 / s.KW;
   int64_t kh = t % s.KH, ic = t / s.KH;
   for (int64_t k = 0; k < kc; ++k) {
-    float* d = buf + k * 8;
+    float* __restrict d = buf + k * uk::kNr;
     const float* xc = xg + ic * HW;
     // Output columns ow whose tap iw = ow * sw + off lies in [0, W): [lo, hi).
     const int64_t off = kw * s.dw - s.pl;
-    const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-    const int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    // (Stride 1 needs no division: this runs once per K row of every block.)
+    int64_t lo, hi;
+    if (s.sw == 1) {
+      lo = off >= 0 ? 0 : -off;
+      hi = s.W - off < 0 ? 0 : s.W - off;
+    } else {
+      lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+      hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+    }
     for (int64_t g = 0; g < nseg; ++g) {
       const Seg& sg = seg[g];
-      const int64_t jb = sg.j - sg.ow0;  // column of ow == 0
+      float* __restrict ds = d + (sg.j - sg.ow0);  // column of ow == 0
       const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
       int64_t a = sg.ow1, b = sg.ow1;
       if (ih >= 0 && ih < s.H) {
@@ -73,18 +87,19 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
         b = hi < sg.ow1 ? hi : sg.ow1;
         if (b < a) a = b = sg.ow1;
       }
-      for (int64_t o = sg.ow0; o < a; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      for (int64_t o = sg.ow0; o < a; ++o) ds[o] = 0.0f;
       if (a < b) {
-        const float* row = xc + ih * s.W + off;
-        if (s.sw == 1)
-          for (int64_t o = a; o < b; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o];
-        else
-          for (int64_t o = a; o < b; ++o)
-            d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = row[o * s.sw];
+        const float* __restrict row = xc + ih * s.W + off;
+        if (s.sw == 1) {
+          int64_t o = a;
+          for (; o + 4 <= b; o += 4) Store4(ds + o, Load4(row + o));
+          for (; o < b; ++o) ds[o] = row[o];
+        } else
+          for (int64_t o = a; o < b; ++o) ds[o] = row[o * s.sw];
       }
-      for (int64_t o = b; o < sg.ow1; ++o) d[((jb + o) >> 3) * ss + ((jb + o) & 7)] = 0.0f;
+      for (int64_t o = b; o < sg.ow1; ++o) ds[o] = 0.0f;
     }
-    for (int64_t j = np; j < padded; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;
+    for (int64_t j = np; j < padded; ++j) d[j] = 0.0f;
     if (++kw == s.KW) {
       kw = 0;
       if (++kh == s.KH) {
@@ -126,8 +141,8 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
           } else {
             PackPatch(s, xg, k0, kc, p0, np, buf);
             t.b = buf;
-            t.b_ss = kc * 8;
-            t.b_ks = 8;
+            t.b_ss = 8;
+            t.b_ks = uk::kNr;
           }
           t.kc = kc;
           t.accumulate = k0 > 0;
@@ -150,6 +165,158 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
     }
 }
 
+// A column convolution (KW = 1, stride 1, no padding, e.g. 3x1) is a sum
+// over its KH taps of 1x1 convolutions of the input shifted by whole rows:
+// for tap kh, pixel p reads input p + kh * dh * W of every channel, so B is
+// the input itself (K stride H * W) and A the packed weights at that tap.
+// Nothing is packed and each tile's K is one slice per tap. The last pixel
+// block overlaps the one before (each block is computed from scratch, so
+// the overlap is written twice with the same values) rather than reading
+// past the input.
+bool ShiftApplies(const Shape& s) {
+  return s.KW == 1 && s.sw == 1 && s.sh == 1 && s.pl == 0 && s.pt == 0 && s.OW == s.W &&
+         s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
+}
+
+void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+                 const fb::Conv2D* c) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
+  t.kc = s.cig;
+  t.a_rs = 1;
+  t.a_ks = s.kstride;
+  t.b_ss = 8;
+  t.b_ks = HW;
+  t.ldc = OHW;
+  t.cols = uk::kNr;
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t gi = 0; gi < s.G; ++gi) {
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW;
+      for (int64_t p0 = 0; p0 < OHW; p0 += uk::kNr) {
+        const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
+        for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+          t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+          t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+          t.c = yg + r0 * OHW + q0;
+          for (int64_t kh = 0; kh < s.KH; ++kh) {
+            t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
+            t.b = xg + q0 + kh * s.dh * s.W;
+            t.accumulate = kh > 0;
+            t.last = kh == s.KH - 1;
+            tile(t);
+          }
+        }
+        if (post)
+          for (int64_t j = 0; j < s.cog; ++j) {
+            float* yr = yg + j * OHW + q0;
+            ActivateRow(c->activation(), yr, yr, uint64_t(uk::kNr), c->alpha(), c->beta());
+          }
+      }
+    }
+}
+
+// A 1-D convolution of one input channel with few output pixels and no
+// padding (an STFT as a convolution: 1 -> 257 channels, 512 taps, 5 frames):
+// as Dense, every tile would be a few pixels wide and a fraction of its
+// columns wasted. Transposed, C^T = im2col^T x W^T, pixels are the tile rows
+// and channels its 24 columns: im2col^T is the input itself (row p at
+// p * sw, tap stride dw) and the packed weight blocks are the B strips, so
+// nothing is packed and K is one slice. The 4 x 24 result goes through a
+// stack tile to the channel-major output.
+bool NarrowApplies(const Shape& s) {
+  return s.cig == 1 && s.cog >= 8 && s.KH == 1 && s.H == 1 && s.OH == 1 && s.pt == 0 &&
+         s.pl == 0 && s.OW < 16 && (s.OW - 1) * s.sw + (s.KW - 1) * s.dw < s.W;
+}
+
+void Narrow(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+            const fb::Conv2D* c) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  float cbuf[uk::kMr * uk::kNr];
+  t.kc = s.KW;
+  t.a_rs = s.sw;
+  t.a_ks = s.dw;
+  t.b_ss = s.kstride;  // one 8-channel block: cig (1) x KH (1) x KW x 8
+  t.b_ks = 8;
+  t.c = cbuf;
+  t.ldc = uk::kNr;
+  t.last = true;
+  const int64_t OW = s.OW;
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t gi = 0; gi < s.G; ++gi) {
+      const float* xg = x + (n * s.C + gi) * s.W;
+      const float* wg = w + gi * s.nb * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OW;
+      for (int64_t ch0 = 0; ch0 < s.cog; ch0 += uk::kNr) {
+        const int64_t nc = s.cog - ch0 < uk::kNr ? s.cog - ch0 : uk::kNr;
+        t.b = wg + (ch0 / 8) * s.kstride;
+        t.cols = static_cast<int32_t>(nc);
+        t.col_bias = bias ? bias + gi * s.cog + ch0 : nullptr;
+        for (int64_t p0 = 0; p0 < OW; p0 += uk::kMr) {
+          const int64_t np = OW - p0 < uk::kMr ? OW - p0 : uk::kMr;
+          t.a = xg + p0 * s.sw;
+          t.rows = static_cast<int32_t>(np);
+          tile(t);
+          for (int64_t r = 0; r < np; ++r)
+            for (int64_t j = 0; j < nc; ++j) yg[(ch0 + j) * OW + p0 + r] = cbuf[r * uk::kNr + j];
+        }
+      }
+      if (post)
+        for (int64_t j = 0; j < s.cog; ++j) {
+          float* yr = yg + j * OW;
+          ActivateRow(c->activation(), yr, yr, uint64_t(OW), c->alpha(), c->beta());
+        }
+    }
+}
+
+// Taps of the depthwise row kernel below (a 7x7 window at most).
+constexpr int64_t kMaxTaps = 49;
+
+// Output row oh of one depthwise channel at column stride 1. Columns whose
+// every tap lies inside the row ([i0, i1)) go to the micro-kernel library's
+// WeightedRows, which sums every tap in registers and writes y once; the few
+// edge columns check each tap.
+void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
+                         float* __restrict yr) {
+  const float* rows[kMaxTaps];
+  float wv[kMaxTaps];
+  int64_t offs[kMaxTaps];
+  int64_t nt = 0;
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+    if (ih < 0 || ih >= s.H) continue;
+    for (int64_t kw = 0; kw < s.KW; ++kw) {
+      rows[nt] = xc + ih * s.W;
+      offs[nt] = kw * s.dw - s.pl;
+      wv[nt] = wc[(kh * s.KW + kw) * 8];
+      ++nt;
+    }
+  }
+  const int64_t span = (s.KW - 1) * s.dw;
+  int64_t i0 = s.pl < s.OW ? s.pl : s.OW;
+  int64_t i1 = s.W - span + s.pl;
+  i1 = i1 < s.OW ? i1 : s.OW;
+  if (i1 < i0) i1 = i0;
+  auto edge = [&](int64_t ow) {
+    float acc = bv;
+    for (int64_t t = 0; t < nt; ++t) {
+      const int64_t iw = ow + offs[t];
+      if (iw >= 0 && iw < s.W) acc += wv[t] * rows[t][iw];
+    }
+    yr[ow] = acc;
+  };
+  for (int64_t ow = 0; ow < i0; ++ow) edge(ow);
+  for (int64_t ow = i1; ow < s.OW; ++ow) edge(ow);
+  if (i1 == i0) return;
+  for (int64_t t = 0; t < nt; ++t) rows[t] += i0 + offs[t];
+  uk::WeightedRows(rows, wv, nt, bv, yr + i0, i1 - i0);
+}
+
 // One input and one output channel per group: channel gi's taps are lane 0 of
 // its 8-wide weight block.
 void Depthwise(const Shape& s, const float* x, const float* w, const float* bias, float* y,
@@ -162,6 +329,12 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
       const float bv = bias ? bias[ch] : 0.f;
       for (int64_t oh = 0; oh < s.OH; ++oh) {
         float* __restrict yr = yc + oh * s.OW;
+        if (s.sw == 1 && s.KH * s.KW <= kMaxTaps) {
+          DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
+          if (c->activation() != fb::Activation::NONE)
+            ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
+          continue;
+        }
         for (int64_t ow = 0; ow < s.OW; ++ow) yr[ow] = bv;
         for (int64_t kh = 0; kh < s.KH; ++kh) {
           const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
@@ -209,6 +382,10 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
   float* y = b.ptr(c->output());
   if (s.cig == 1 && s.cog == 1)
     Depthwise(s, x, w, bias, y, c);
+  else if (NarrowApplies(s))
+    Narrow(s, x, w, bias, y, c);
+  else if (ShiftApplies(s))
+    ShiftedTaps(s, x, w, bias, y, c);
   else
     Dense(s, x, w, bias, y, c);
 }

@@ -6,10 +6,87 @@
 // beyond the column test. Weights [groups][Cin_g][Cout_g][KH][KW] are ONNX's
 // own layout; the output starts at the bias and gets the fused activation
 // per output plane at the end.
+//
+// When the kernel tiles the output exactly (kernel == stride, no padding or
+// dilation: the 2x2 stride-2 upsampling of detection necks) every output
+// pixel comes from one input pixel and one tap, so the op is a GEMM,
+// [Cout_g x KH x KW] x [Cin_g] times [Cin_g x pixels], on the micro-kernel
+// tile: the ONNX weights are its A in place (row stride 1, K stride
+// Cout_g*KH*KW) and the input planes its B (24 pixels of every channel side
+// by side), with K in one slice. Each 4 x 24 result is written, not added,
+// to its output pixels, so the last block may overlap the one before it
+// instead of reading past the input.
+#include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
 namespace vnpu {
+namespace {
+
+struct Dims {
+  int64_t C, H, W, CO, OH, OW, G, cig, cog, KH, KW;
+};
+
+bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
+  return c->kernel_h() == c->stride_h() && c->kernel_w() == c->stride_w() &&
+         c->dilation_h() == 1 && c->dilation_w() == 1 && c->pad_top() == 0 &&
+         c->pad_left() == 0 && d.OH == d.H * d.KH && d.OW == d.W * d.KW &&
+         d.H * d.W >= uk::kNr;
+}
+
+void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
+               const fb::ConvTranspose2D* c) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile t{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  const int64_t HW = d.H * d.W, taps = d.KH * d.KW, R = d.cog * taps;
+  float cbuf[uk::kMr * uk::kNr];
+  float rb[uk::kMr];
+  int64_t orow[uk::kNr], ocol[uk::kNr];
+  t.kc = d.cig;
+  t.a_rs = 1;
+  t.a_ks = R;
+  t.b_ss = 8;
+  t.b_ks = HW;
+  t.c = cbuf;
+  t.ldc = uk::kNr;
+  t.cols = uk::kNr;
+  t.last = true;
+  for (int64_t gi = 0; gi < d.G; ++gi) {
+    const float* xg = x + gi * d.cig * HW;
+    const float* wg = w + gi * d.cig * R;
+    float* yg = y + gi * d.cog * d.OH * d.OW;
+    for (int64_t p0 = 0; p0 < HW; p0 += uk::kNr) {
+      const int64_t q0 = HW - p0 < uk::kNr ? HW - uk::kNr : p0;
+      for (int64_t j = 0; j < uk::kNr; ++j) {
+        const int64_t ih = (q0 + j) / d.W;
+        orow[j] = ih * d.KH;
+        ocol[j] = (q0 + j - ih * d.W) * d.KW;
+      }
+      t.b = xg + q0;
+      for (int64_t r0 = 0; r0 < R; r0 += uk::kMr) {
+        const int64_t rows = R - r0 < uk::kMr ? R - r0 : uk::kMr;
+        t.a = wg + r0;
+        t.rows = static_cast<int32_t>(rows);
+        if (bias) {
+          for (int64_t i = 0; i < rows; ++i) rb[i] = bias[gi * d.cog + (r0 + i) / taps];
+          t.row_bias = rb;
+        }
+        tile(t);
+        for (int64_t i = 0; i < rows; ++i) {
+          const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
+          float* yp = yg + (oc * d.OH + kh) * d.OW + kw;
+          const float* cr = cbuf + i * uk::kNr;
+          for (int64_t j = 0; j < uk::kNr; ++j) yp[orow[j] * d.OW + ocol[j]] = cr[j];
+        }
+      }
+    }
+  }
+  if (post)
+    ActivateRow(c->activation(), y, y, uint64_t(d.CO * d.OH * d.OW), c->alpha(), c->beta());
+}
+
+}  // namespace
 
 void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
   const fb::Graph* g = b.graph->stream;
@@ -25,6 +102,12 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
   const int64_t sh = c->stride_h(), sw = c->stride_w(), dh = c->dilation_h(), dw = c->dilation_w();
   const int64_t pt = c->pad_top(), pl = c->pad_left();
   const int64_t plane = OH * OW;
+  const Dims d{C, H, W, CO, OH, OW, G, cig, cog, KH, KW};
+  if (TilesExactly(d, c)) {
+    for (int64_t n = 0; n < N; ++n)
+      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c);
+    return;
+  }
   for (int64_t n = 0; n < N; ++n) {
     float* yn = y + n * CO * plane;
     for (int64_t o = 0; o < CO; ++o) {

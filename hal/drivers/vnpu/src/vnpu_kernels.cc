@@ -163,6 +163,66 @@ void Runner::Binary(const fb::Binary* c) {
   }
 }
 
+struct PoolWindow {
+  int64_t H, W, OH, OW, KH, KW, sh, sw, pt, pl, hlim, wlim;
+  bool count_include_pad;
+};
+
+// One channel of MAX_POOL (kMax) or AVG_POOL. Output columns whose window
+// lies inside the row ([ow_lo, ow_hi)) of rows whose window lies inside the
+// plane take a loop with no clipping; the rest clip per output.
+template <bool kMax>
+void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
+  const int64_t ow_lo = p.pl <= 0 ? 0 : (p.pl + p.sw - 1) / p.sw;
+  int64_t ow_hi = p.W - p.KW + p.pl < 0 ? 0 : (p.W - p.KW + p.pl) / p.sw + 1;
+  ow_hi = ow_hi < p.OW ? ow_hi : p.OW;
+  const float area = float(p.KH * p.KW);
+  for (int64_t oh = 0; oh < p.OH; ++oh) {
+    float* yr = yc + oh * p.OW;
+    const int64_t h0 = oh * p.sh - p.pt;
+    const bool row_inside = h0 >= 0 && h0 + p.KH <= p.H;
+    int64_t ow = 0;
+    auto clipped = [&](int64_t o) {
+      int64_t a0 = h0, w0 = o * p.sw - p.pl;
+      int64_t a1 = a0 + p.KH < p.hlim ? a0 + p.KH : p.hlim;
+      int64_t w1 = w0 + p.KW < p.wlim ? w0 + p.KW : p.wlim;
+      const int64_t padded = (a1 - a0) * (w1 - w0);
+      a0 = a0 < 0 ? 0 : a0;
+      w0 = w0 < 0 ? 0 : w0;
+      a1 = a1 > p.H ? p.H : a1;
+      w1 = w1 > p.W ? p.W : w1;
+      float acc = kMax ? -INFINITY : 0.f;
+      for (int64_t ih = a0; ih < a1; ++ih)
+        for (int64_t iw = w0; iw < w1; ++iw) {
+          const float v = xc[ih * p.W + iw];
+          acc = kMax ? (v > acc ? v : acc) : acc + v;
+        }
+      if (!kMax) {
+        const int64_t cnt = p.count_include_pad ? padded : (a1 - a0) * (w1 - w0);
+        acc = cnt > 0 ? acc / float(cnt) : 0.f;
+      }
+      yr[o] = acc;
+    };
+    if (!row_inside || ow_hi <= ow_lo) {
+      for (; ow < p.OW; ++ow) clipped(ow);
+      continue;
+    }
+    for (; ow < ow_lo; ++ow) clipped(ow);
+    const float* xr = xc + h0 * p.W - p.pl;
+    for (; ow < ow_hi; ++ow) {
+      const float* xw = xr + ow * p.sw;
+      float acc = kMax ? -INFINITY : 0.f;
+      for (int64_t kh = 0; kh < p.KH; ++kh, xw += p.W)
+        for (int64_t kw = 0; kw < p.KW; ++kw) {
+          const float v = xw[kw];
+          acc = kMax ? (v > acc ? v : acc) : acc + v;
+        }
+      yr[ow] = kMax ? acc : acc / area;
+    }
+    for (; ow < p.OW; ++ow) clipped(ow);
+  }
+}
+
 void Runner::Pool(const fb::Pool* c) {
   const fb::Tensor* xt = T(c->input());
   const fb::Tensor* yt = T(c->output());
@@ -178,33 +238,15 @@ void Runner::Pool(const fb::Pool* c) {
     }
     return;
   }
-  const bool is_max = c->kind() == fb::PoolKind::MAX_POOL;
   const int64_t KH = c->kernel_h(), KW = c->kernel_w(), sh = c->stride_h(), sw = c->stride_w();
   const int64_t pt = c->pad_top(), pl = c->pad_left();
   const int64_t hlim = H + c->pad_bottom(), wlim = W + c->pad_right();
+  const PoolWindow pw{H, W, OH, OW, KH, KW, sh, sw, pt, pl, hlim, wlim, c->count_include_pad()};
   for (int64_t i = 0; i < NC; ++i) {
-    const float* xc = x + i * H * W;
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        int64_t h0 = oh * sh - pt, w0 = ow * sw - pl;
-        int64_t h1 = h0 + KH < hlim ? h0 + KH : hlim, w1 = w0 + KW < wlim ? w0 + KW : wlim;
-        const int64_t padded = (h1 - h0) * (w1 - w0);
-        h0 = h0 < 0 ? 0 : h0;
-        w0 = w0 < 0 ? 0 : w0;
-        h1 = h1 > H ? H : h1;
-        w1 = w1 > W ? W : w1;
-        float acc = is_max ? -INFINITY : 0.f;
-        for (int64_t ih = h0; ih < h1; ++ih)
-          for (int64_t iw = w0; iw < w1; ++iw) {
-            const float v = xc[ih * W + iw];
-            acc = is_max ? (v > acc ? v : acc) : acc + v;
-          }
-        if (!is_max) {
-          const int64_t cnt = c->count_include_pad() ? padded : (h1 - h0) * (w1 - w0);
-          acc = cnt > 0 ? acc / float(cnt) : 0.f;
-        }
-        y[(i * OH + oh) * OW + ow] = acc;
-      }
+    if (c->kind() == fb::PoolKind::MAX_POOL)
+      PoolPlane<true>(pw, x + i * H * W, y + i * OH * OW);
+    else
+      PoolPlane<false>(pw, x + i * H * W, y + i * OH * OW);
   }
 }
 

@@ -12,9 +12,11 @@
 //   A[r][k]         = a[r * a_rs + k * a_ks]
 //   B[k][s * 8 + j] = b[s * b_ss + k * b_ks + j]
 //   C[r][j]         = c[r * ldc + j]
-// Instruction sets: AVX2+FMA on x86-64 (chosen at run time by cpuid/xgetbv,
-// the rest of the build stays baseline x86-64), NEON on aarch64, and the
-// portable GCC-vector kernel everywhere. All are re-entrant and keep no
+// Instruction sets: AVX2+FMA and AVX-512 on x86-64 (chosen at run time by
+// cpuid/xgetbv, the rest of the build stays baseline x86-64), NEON on
+// aarch64, and the portable GCC-vector kernel everywhere. The AVX-512 kernel
+// is fastest when B strips lie side by side (b_ss == 8: rows of whole
+// tiles), the layout Sgemm packs. All are re-entrant and keep no
 // state except the cached cpuid answer; a caller splits work by row or
 // column blocks (sub-ranges of C) to run them on several threads.
 //
@@ -33,7 +35,8 @@ constexpr int kStrip = 8;      // columns of a B strip
 constexpr int kMaxStrips = 3;  // strips of a tile
 constexpr int kNr = kStrip * kMaxStrips;
 
-enum class Isa : uint32_t { kAuto = 0, kPortable = 1, kAvx2 = 2, kNeon = 3 };
+// kAvx512 (AVX512F + VL) implies kAvx2: a CPU that runs it runs both.
+enum class Isa : uint32_t { kAuto = 0, kPortable = 1, kAvx2 = 2, kNeon = 3, kAvx512 = 4 };
 
 // The instruction set this CPU runs best (never kAuto). Cached after the first
 // call.

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// WeightedRows (rows.h): one body (rows_body.h) compiled at three vector
+// widths. The AVX2 and AVX-512 copies are compiled under a target pragma
+// and called only when BestIsa() says the CPU runs them; the portable one
+// (4 floats: SSE2 on baseline x86-64, NEON on aarch64) serves the rest.
+#include "epctx_uk/rows.h"
+
+#define EPCTX_ROWS_FN WeightedRowsPortable
+#define EPCTX_ROWS_LANES 4
+#include "rows_body.h"
+#undef EPCTX_ROWS_FN
+#undef EPCTX_ROWS_LANES
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define EPCTX_ROWS_FN WeightedRowsAvx2
+#define EPCTX_ROWS_LANES 8
+#include "rows_body.h"
+#undef EPCTX_ROWS_FN
+#undef EPCTX_ROWS_LANES
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512vl")
+#define EPCTX_ROWS_FN WeightedRowsAvx512
+#define EPCTX_ROWS_LANES 16
+#include "rows_body.h"
+#undef EPCTX_ROWS_FN
+#undef EPCTX_ROWS_LANES
+#pragma GCC pop_options
+#endif
+
+namespace epctx {
+namespace uk {
+
+void WeightedRows(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
+                  int64_t n, Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::WeightedRowsAvx512(rows, w, nt, bias, y, n);
+  if (isa == Isa::kAvx2) return detail::WeightedRowsAvx2(rows, w, nt, bias, y, n);
+#endif
+  detail::WeightedRowsPortable(rows, w, nt, bias, y, n);
+}
+
+}  // namespace uk
+}  // namespace epctx

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// The AVX-512 tile kernel (x86-64, AVX512F + AVX512VL). Compiled for
+// baseline x86-64 like the rest; only these functions carry the target
+// attribute, and BestIsa() picks them only when cpuid and xgetbv say the CPU
+// and the OS run them.
+//
+// A zmm vector is 16 floats, two B strips: one load when they lie side by
+// side (strip stride 8, i.e. B rows of whole tiles, the layout the vnpu
+// im2col chunks write), else two loads and an insert. One-strip tiles go to
+// the AVX2 kernel. A 4 x 24 tile is 4 zmm + 4 ymm accumulators per k;
+// two such sets (even and odd k) keep 16 FMA chains in flight, which covers
+// the latency of two 512-bit FMA ports, and fit the 32 vector registers.
+#include "tile_common.h"
+
+#if defined(__x86_64__)
+// GCC 12's avx512fintrin.h builds "undefined" vectors from a self-initialised
+// variable (_mm512_undefined_ps), which -Wmaybe-uninitialized reports at every
+// inlined max, min and cast: a false alarm in the header, not in this code.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+namespace epctx {
+namespace uk {
+namespace detail {
+namespace {
+
+#define EPCTX_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl")))
+
+// B strips 0 and 1 of one k as one vector.
+template <bool kSideBySide>
+EPCTX_AVX512 inline __m512 Load16(const float* b, int64_t bss) {
+  if (kSideBySide) return _mm512_loadu_ps(b);
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(
+                                                 _mm256_loadu_ps(b))),
+                                             _mm256_castps_pd(_mm256_loadu_ps(b + bss)), 1));
+}
+
+// Columns 0..15 of every row in zmm, columns 16..23 (when S == 3) in ymm.
+// Written out by hand: GCC keeps arrays of accumulators in memory.
+template <int S, bool kSideBySide>
+EPCTX_AVX512 inline void Full(const Tile& t) {
+  static_assert(S == 2 || S == 3, "one-strip tiles use the AVX2 kernel");
+  const float* a0 = RowA(t, 0);
+  const float* a1 = RowA(t, 1);
+  const float* a2 = RowA(t, 2);
+  const float* a3 = RowA(t, 3);
+  const float* b = t.b;
+  const int64_t ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
+  __m512 z0 = _mm512_setzero_ps(), z1 = z0, z2 = z0, z3 = z0;  // even k
+  __m512 w0 = z0, w1 = z0, w2 = z0, w3 = z0;                    // odd k
+  __m256 y0 = _mm256_setzero_ps(), y1 = y0, y2 = y0, y3 = y0;
+  __m256 v0 = y0, v1 = y0, v2 = y0, v3 = y0;
+#define EPCTX_STEP(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3, OFF, BP)                        \
+  {                                                                               \
+    const __m512 b0 = Load16<kSideBySide>(BP, bss);                               \
+    const __m512 x0 = _mm512_set1_ps(a0[OFF]), x1 = _mm512_set1_ps(a1[OFF]);      \
+    const __m512 x2 = _mm512_set1_ps(a2[OFF]), x3 = _mm512_set1_ps(a3[OFF]);      \
+    Z0 = _mm512_fmadd_ps(x0, b0, Z0);                                             \
+    Z1 = _mm512_fmadd_ps(x1, b0, Z1);                                             \
+    Z2 = _mm512_fmadd_ps(x2, b0, Z2);                                             \
+    Z3 = _mm512_fmadd_ps(x3, b0, Z3);                                             \
+    if (S == 3) {                                                                 \
+      const __m256 b1 = _mm256_loadu_ps((BP) + 2 * bss);                          \
+      Y0 = _mm256_fmadd_ps(_mm512_castps512_ps256(x0), b1, Y0);                   \
+      Y1 = _mm256_fmadd_ps(_mm512_castps512_ps256(x1), b1, Y1);                   \
+      Y2 = _mm256_fmadd_ps(_mm512_castps512_ps256(x2), b1, Y2);                   \
+      Y3 = _mm256_fmadd_ps(_mm512_castps512_ps256(x3), b1, Y3);                   \
+    }                                                                             \
+  }
+  int64_t k = 0;
+  for (; k + 2 <= t.kc; k += 2) {
+    EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
+    EPCTX_STEP(w0, w1, w2, w3, v0, v1, v2, v3, ks, b + bks)
+    a0 += 2 * ks;
+    a1 += 2 * ks;
+    a2 += 2 * ks;
+    a3 += 2 * ks;
+    b += 2 * bks;
+  }
+  if (k < t.kc) EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
+#undef EPCTX_STEP
+  __m512 z[kMr] = {_mm512_add_ps(z0, w0), _mm512_add_ps(z1, w1), _mm512_add_ps(z2, w2),
+                   _mm512_add_ps(z3, w3)};
+  __m256 y[kMr] = {_mm256_add_ps(y0, v0), _mm256_add_ps(y1, v1), _mm256_add_ps(y2, v2),
+                   _mm256_add_ps(y3, v3)};
+  float* c = t.c;
+  const int64_t ldc = t.ldc;
+  if (t.accumulate)
+    for (int r = 0; r < kMr; ++r) {
+      z[r] = _mm512_add_ps(z[r], _mm512_loadu_ps(c + r * ldc));
+      if (S == 3) y[r] = _mm256_add_ps(y[r], _mm256_loadu_ps(c + r * ldc + 16));
+    }
+  if (t.last) {
+    if (t.row_bias)
+      for (int r = 0; r < kMr; ++r) {
+        const __m512 rb = _mm512_set1_ps(t.row_bias[r]);
+        z[r] = _mm512_add_ps(z[r], rb);
+        if (S == 3) y[r] = _mm256_add_ps(y[r], _mm512_castps512_ps256(rb));
+      }
+    if (t.col_bias) {
+      const __m512 cb0 = _mm512_loadu_ps(t.col_bias);
+      __m256 cb1 = _mm256_setzero_ps();
+      if (S == 3) cb1 = _mm256_loadu_ps(t.col_bias + 16);
+      for (int r = 0; r < kMr; ++r) {
+        z[r] = _mm512_add_ps(z[r], cb0);
+        if (S == 3) y[r] = _mm256_add_ps(y[r], cb1);
+      }
+    }
+    // max/min return the second operand when either is NaN: the value goes
+    // second so a NaN passes through as in the portable kernel.
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+    const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
+    for (int r = 0; r < kMr; ++r) {
+      z[r] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r]));
+      if (S == 3) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
+    }
+  }
+  for (int r = 0; r < kMr; ++r) {
+    _mm512_storeu_ps(c + r * ldc, z[r]);
+    if (S == 3) _mm256_storeu_ps(c + r * ldc + 16, y[r]);
+  }
+}
+
+EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
+  const bool side = t.b_ss == kStrip;
+  if (t.rows == 1)
+    FullStripsAvx2(t, strips);  // its one-row kernel (a zmm one is left to do)
+  else if (strips == 3)
+    side ? Full<3, true>(t) : Full<3, false>(t);
+  else if (strips == 2)
+    side ? Full<2, true>(t) : Full<2, false>(t);
+  else
+    FullStripsAvx2(t, strips);
+}
+
+}  // namespace
+
+void TileAvx512(const Tile& t) { RunTile(t, FullStrips); }
+
+}  // namespace detail
+}  // namespace uk
+}  // namespace epctx
+
+#endif
