@@ -32,6 +32,9 @@ struct Env {
 
   Allocator alloc;
   int log_level = 1;
+  // The application's log sink (nullptr: the PAL's log).
+  epctx_log_fn log_fn = nullptr;
+  void* log_user = nullptr;
   DriverEntry drivers[kMaxDrivers];
   int num_drivers = 0;
   // What drivers get for allocation and logging; outlives every context.
@@ -49,6 +52,9 @@ struct Env {
   Env& operator=(const Env&) = delete;
 
   Status RegisterDriver(const epctx_hal_driver* driver);
+  // Whether a message of `level` would be delivered: callers test it before
+  // formatting anything costly, e.g. on the run path.
+  bool LogOn(int level) const { return level <= log_level; }
   void Log(int level, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
 };
 
