@@ -4,6 +4,8 @@
 #ifndef EPCTX_SESSION_OPTIONS_H
 #define EPCTX_SESSION_OPTIONS_H
 
+#include <cstdint>
+
 #include "core/status.h"
 
 namespace epctx {
@@ -35,6 +37,10 @@ class Options {
   const char* Get(const char* key) const;
   // True when a 0/1 key is set to 1.
   bool Flag(const char* key) const;
+
+  // The keys Set accepts (<epctx/session_config_keys.h> documents them).
+  static uint32_t KnownKeyCount();
+  static const char* KnownKey(uint32_t i);  // nullptr past the end
 
   // The context group sessions created with these options join (nullptr:
   // none, or the env's when ep.share_ep_contexts=1). Not owned here: the C
