@@ -69,7 +69,6 @@ static int id_of_short(const epctx_cli_tool* t, int c) {
 int epctx_cli_next(epctx_cli_parser* p, const char** value) {
   *value = NULL;
   if (p->done) return 0;
-  int prev = optind ? optind : 1;
   int c = getopt_long(p->argc, p->argv, p->shortopts, (const struct option*)p->longopts, NULL);
   if (c == -1) {
     p->done = 1;
@@ -77,7 +76,9 @@ int epctx_cli_next(epctx_cli_parser* p, const char** value) {
     p->num_operands = p->argc - optind;
     return 0;
   }
-  const char* arg = p->argv[prev < p->argc ? prev : p->argc - 1];
+  /* The offending word: getopt has just stepped past it (argv may have been
+   * permuted, so no index from before the call holds). */
+  const char* arg = p->argv[optind > 0 && optind <= p->argc ? optind - 1 : 0];
   if (c == '?') {
     if (optopt && optopt < 256)
       epctx_cli_usage_error(p->tool, "unknown option '-%c'", optopt);
@@ -148,8 +149,8 @@ int epctx_cli_usage_error(const epctx_cli_tool* t, const char* fmt, ...) {
   return EPCTX_CLI_EXIT_USAGE;
 }
 
-int epctx_cli_split_config(char* text, int (*add)(void*, const char*, const char*), void* user,
-                           char* err, size_t err_size) {
+int epctx_cli_split_config(char* text, epctx_cli_config_fn add, void* user, char* err,
+                           size_t err_size) {
   const char* eq = strchr(text, '=');
   const char* bar = strchr(text, '|');
   if (eq && (!bar || eq < bar)) {
@@ -158,9 +159,7 @@ int epctx_cli_split_config(char* text, int (*add)(void*, const char*, const char
       return -1;
     }
     text[eq - text] = '\0';
-    if (add(user, text, eq + 1) == 0) return 0;
-    snprintf(err, err_size, "-C: too many entries");
-    return -1;
+    return add(user, text, eq + 1, err, err_size) == 0 ? 0 : -1;
   }
   char* p = text;
   int any = 0;
@@ -177,10 +176,7 @@ int epctx_cli_split_config(char* text, int (*add)(void*, const char*, const char
       return -1;
     }
     *sep = '\0';
-    if (add(user, p, sep + 1) != 0) {
-      snprintf(err, err_size, "-C: too many entries");
-      return -1;
-    }
+    if (add(user, p, sep + 1, err, err_size) != 0) return -1;
     any = 1;
     p = saved ? end + 1 : end;
   }

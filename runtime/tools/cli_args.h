@@ -84,12 +84,15 @@ void epctx_cli_version(const epctx_cli_tool* tool, FILE* to);
 int epctx_cli_usage_error(const epctx_cli_tool* tool, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* -C: calls add(user, key, value) per entry. `key=value` is one entry whose
- * value runs to the end (spaces allowed); otherwise ORT's form, entries
- * separated by spaces, each `key|value`. Modifies text in place. Returns 0,
- * or -1 with a message in err for an entry without a key or separator. */
-int epctx_cli_split_config(char* text, int (*add)(void* user, const char* key, const char* value),
-                           void* user, char* err, size_t err_size);
+/* -C: calls add(user, key, value, err, err_size) per entry. `key=value` is
+ * one entry whose value runs to the end (spaces allowed); otherwise ORT's
+ * form, entries separated by spaces, each `key|value`. Modifies text in
+ * place. Returns 0, or -1 with a message in err for an entry without a key
+ * or separator, or when add returned non-zero (having written err). */
+typedef int (*epctx_cli_config_fn)(void* user, const char* key, const char* value, char* err,
+                                   size_t err_size);
+int epctx_cli_split_config(char* text, epctx_cli_config_fn add, void* user, char* err,
+                           size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -335,9 +335,13 @@ static int parse_int(const char* s, const char* opt) {
   return (int)v;
 }
 
-static int add_option(void* user, const char* key, const char* value) {
+static int add_option(void* user, const char* key, const char* value, char* err,
+                      size_t err_size) {
   config* c = (config*)user;
-  if (c->num_options == MAX_IO) return -1;
+  if (c->num_options == MAX_IO) {
+    snprintf(err, err_size, "more than %d -C entries", MAX_IO);
+    return -1;
+  }
   c->option_keys[c->num_options] = key;
   c->option_values[c->num_options++] = value;
   return 0;

@@ -98,7 +98,7 @@ const epctx_cli_tool kTool = {
     "Lists what an EPContext model holds and whether this device's drivers can run it.",
     nullptr, nullptr, "print the listing as one JSON object"};
 
-int add_option(void* user, const char* key, const char* value) {
+int add_option(void* user, const char* key, const char* value, char*, size_t) {
   check(epctx_session_options_set(static_cast<epctx_session_options*>(user), key, value));
   return 0;
 }

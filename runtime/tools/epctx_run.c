@@ -130,9 +130,13 @@ static char* split_eq(char* s) {
   return eq + 1;
 }
 
-static int add_option(void* user, const char* key, const char* value) {
+static int add_option(void* user, const char* key, const char* value, char* err,
+                      size_t err_size) {
   struct args* a = (struct args*)user;
-  if (a->num_options == MAX_OPTIONS) return -1;
+  if (a->num_options == MAX_OPTIONS) {
+    snprintf(err, err_size, "more than %d -C entries", MAX_OPTIONS);
+    return -1;
+  }
   a->option_keys[a->num_options] = key;
   a->option_values[a->num_options] = value;
   a->num_options++;
