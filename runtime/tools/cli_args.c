@@ -80,7 +80,11 @@ int epctx_cli_next(epctx_cli_parser* p, const char** value) {
    * permuted, so no index from before the call holds). */
   const char* arg = p->argv[optind > 0 && optind <= p->argc ? optind - 1 : 0];
   if (c == '?') {
-    if (optopt && optopt < 256)
+    if (optopt >= kLongBase) {
+      /* glibc: a long flag given a value ("--quiet=1") */
+      size_t n = strcspn(arg, "=");
+      epctx_cli_usage_error(p->tool, "option '%.*s' takes no value", (int)n, arg);
+    } else if (optopt && optopt < 256)
       epctx_cli_usage_error(p->tool, "unknown option '-%c'", optopt);
     else
       epctx_cli_usage_error(p->tool, "unknown option '%s'", arg);
