@@ -215,6 +215,18 @@ int main(int argc, char** argv) {
   o.s("producer", m.producer_name);
   o.s("producer_version", m.producer_version);
   o.u("ir_version", static_cast<unsigned long long>(m.ir_version));
+  o.s("domain", m.domain);
+  o.u("model_version", static_cast<unsigned long long>(m.model_version));
+  o.s("graph_name", m.graph.name);
+  o.open("metadata_props", '[');
+  for (uint32_t i = 0; i < m.num_metadata; ++i) {
+    o.item_text("metadata_prop", i);
+    o.open(nullptr, '{');
+    o.s("key", m.metadata[i].key);
+    o.s("value", m.metadata[i].value);
+    o.close('}');
+  }
+  o.close(']');
   epctx::Env* e = epctx::capi::EnvOf(env);
   o.open("drivers", '[');
   for (int i = 0; i < e->num_drivers; ++i) {
