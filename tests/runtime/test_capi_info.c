@@ -194,6 +194,7 @@ static void terminate_set_before_the_run_stops_it_at_step_0(void** state) {
   epctx_env_release(env);
 }
 
+#if EPCTX_TEST_THREADS
 typedef struct stopper {
   epctx_run_options* ro;
 } stopper;
@@ -225,6 +226,7 @@ static void terminate_from_another_thread_stops_a_running_loop(void** state) {
   loop_close(&r);
   epctx_env_release(env);
 }
+#endif
 
 static void deadline_stops_a_run_that_would_not_end(void** state) {
   (void)state;
@@ -296,7 +298,9 @@ int main(int argc, char** argv) {
       cmocka_unit_test(verbose_log_covers_create_route_and_run),
       cmocka_unit_test(log_level_filters_what_the_callback_gets),
       cmocka_unit_test(terminate_set_before_the_run_stops_it_at_step_0),
+#if EPCTX_TEST_THREADS
       cmocka_unit_test(terminate_from_another_thread_stops_a_running_loop),
+#endif
       cmocka_unit_test(deadline_stops_a_run_that_would_not_end),
       cmocka_unit_test(metadata_gives_the_model_fields_and_props),
   };
