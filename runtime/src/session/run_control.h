@@ -40,16 +40,14 @@ struct RunControl {
   bool active() const { return terminate || deadline_ns; }
 
   // Ok, or the status that stops the run before step `step` of `label`.
+  // The test is inline (it runs before every step); the message is not.
   Status Check(const char* label, uint32_t step) const {
-    if (terminate && terminate->load(std::memory_order_relaxed))
-      return Status::Error(EPCTX_RUN_TERMINATED,
-                           "%s: run terminated by the caller before step %u", label, step);
-    if (deadline_ns && epctx_pal_now_ns() >= deadline_ns)
-      return Status::Error(EPCTX_RUN_DEADLINE_EXCEEDED,
-                           "%s: run exceeded its deadline of %llu us before step %u", label,
-                           (unsigned long long)(timeout_ns / 1000), step);
+    const bool terminated = terminate && terminate->load(std::memory_order_relaxed);
+    if (terminated || (deadline_ns && epctx_pal_now_ns() >= deadline_ns))
+      return Stop(terminated, label, step);
     return Status::Ok();
   }
+  Status Stop(bool terminated, const char* label, uint32_t step) const;  // run_control.cc
 };
 
 }  // namespace epctx
