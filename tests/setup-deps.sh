@@ -17,6 +17,9 @@ cross=0
 host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
   libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler
   libmbedtls-dev libcmocka-dev clang libclang-rt-14-dev)
+# XNNPACK only for the benchmark that compares our SGEMM with it
+# (tests/bench/xnnpack_sgemm.cc); the runtime never links it.
+host_pkgs+=(libxnnpack-dev libpthreadpool-dev)
 # Node.js may come from elsewhere (NodeSource's nodejs bundles npm and
 # conflicts with Debian's npm): only ask apt when the commands are missing.
 command -v node >/dev/null || host_pkgs+=(nodejs)

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Splits a linked image's bytes by part, from its GNU ld map file.
 
-usage: size_report.py IMAGE.map SOURCE_DIR
+usage: size_report.py IMAGE.map SOURCE_DIR [--budget FILE]
+
+With --budget, fails (exit 1) when a part's text + data grows past its
+"cortex-m55 <part> <max_bytes>" line in FILE (tests/size/budget.txt).
 
 Parts: core (runtime/src outside kernels and trust), kernels
 (runtime/src/kernels), ukernels (runtime/ukernels), vnpu (hal/drivers/vnpu), trust (runtime/src/trust),
@@ -24,6 +27,10 @@ def members(src, folder):
 
 
 def main(argv):
+    budget_file = None
+    if len(argv) == 5 and argv[3] == "--budget":
+        budget_file = argv[4]
+        argv = argv[:3]
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
@@ -48,6 +55,18 @@ def main(argv):
                 return "vnpu"
             if member in ukernels:
                 return "ukernels"
+            return "core"
+        # Objects linked directly (the images link the runtime's object
+        # libraries with a registry of their own): the part by source folder.
+        if "epctx_vnpu_obj.dir" in obj:
+            return "vnpu"
+        if "epctx_ukernels_obj.dir" in obj:
+            return "ukernels"
+        if "/src/kernels/" in obj:
+            return "kernels"
+        if "epctx_core_obj.dir/src/trust/" in obj:
+            return "trust"
+        if "epctx_core_obj.dir" in obj:
             return "core"
         if "pal_baremetal" in obj:
             return "pal"
@@ -98,7 +117,26 @@ def main(argv):
             for k in tot:
                 tot[k] += s[k]
     print(f"{'total':<9} {tot['text']:>8} {tot['data']:>6} {tot['bss']:>8}  (stack not included)")
-    return 0
+    if budget_file is None:
+        return 0
+    budget = {}
+    with open(budget_file) as f:
+        for line in f:
+            w = line.split("#")[0].split()
+            if len(w) == 3 and w[0] == "cortex-m55":
+                budget[w[1]] = int(w[2])
+    if not budget:
+        print(f"size_report: error: {budget_file} has no cortex-m55 lines", file=sys.stderr)
+        return 1
+    over = []
+    for p, b in sorted(budget.items()):
+        have = sizes.get(p, {"text": 0, "data": 0})
+        n = have["text"] + have["data"]
+        if n > b:
+            over.append(f"cortex-m55 {p}: {n} bytes > budget {b}")
+    for o in over:
+        print(f"size_report: error: {o} ({budget_file})", file=sys.stderr)
+    return 1 if over else 0
 
 
 if __name__ == "__main__":

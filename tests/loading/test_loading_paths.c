@@ -5,6 +5,8 @@
  * Items (ort_epcontext.md): §5 16, 17, 18, 23, 24, 25, 26, 27, 28, 29, 35;
  * §9.3, 9.5; §9.16 symlink escape, a..b.bin accepted, truncated blob. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "loading_util.h"
@@ -148,6 +150,141 @@ static void buffer_with_context_file_path_loads_and_runs_two_inputs(void** state
   free(buf);
 }
 
+/* Android APK assets and downloaded packages: the context binary from the
+ * app's memory, zero-copy, with no ep.context_file_path. */
+static const char kAdd2[] = "TQNN\nadd2 2 1 1 4\n";
+
+static void run_two_inputs(epctx_env* env, epctx_session* s) {
+  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40};
+  int64_t dims[2] = {1, 4};
+  epctx_tensor *ta, *tb, *out = NULL;
+  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, a, sizeof a, &ta));
+  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, b, sizeof b, &tb));
+  const char* names[2] = {"x1", "x2"};
+  const epctx_tensor* ins[2] = {ta, tb};
+  ok(epctx_session_run(s, names, ins, 2, NULL, &out, 1));
+  const float* y = epctx_tensor_data(out);
+  assert_true(y[0] == 11 && y[3] == 44);
+  epctx_tensor_release(ta);
+  epctx_tensor_release(tb);
+  epctx_tensor_release(out);
+}
+
+static void external_buffer_stands_in_for_the_file_zero_copy(void** state) {
+  (void)state;
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session_options* o = NULL;
+  ok(epctx_session_options_create(&o));
+  static char blob[sizeof kAdd2];
+  memcpy(blob, kAdd2, sizeof kAdd2);
+  ok(epctx_session_options_add_external_buffer(o, "add2.bin", blob, strlen(kAdd2)));
+  epctx_session* s = NULL;
+  ok(epctx_session_create_from_buffer(env, buf, size, o, &s));
+  epctx_session_options_release(o); /* the session keeps nothing of the options */
+  tqnn_record* r = tqnn_record_get();
+  assert_int_equal(r->loads, 1);
+  assert_ptr_equal(r->blob_data[0], (const uint8_t*)blob); /* handed over in place */
+  assert_int_equal(r->blob_size[0], strlen(kAdd2));
+  run_two_inputs(env, s);
+  epctx_session_release(s);
+  epctx_env_release(env);
+  free(buf);
+}
+
+static void external_fd_range_is_mapped_or_read(void** state) {
+  (void)state;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/asset_pack.bin", g_dir);
+  /* The binary sits at an offset inside a bigger file, off any page
+   * boundary, as an asset does inside an APK. */
+  const long offset = 4099;
+  FILE* f = fopen(path, "wb");
+  assert_non_null(f);
+  for (long i = 0; i < offset; ++i) fputc('x', f);
+  fputs(kAdd2, f);
+  fputs("trailing bytes", f);
+  fclose(f);
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  const char* modes[2] = {"mmap", "read"};
+  for (int m = 0; m < 2; ++m) {
+    tqnn_reset();
+    epctx_env* env = env_with(1, 0);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    epctx_session_options* o = opts("epctx.load_mode", modes[m], NULL);
+    ok(epctx_session_options_add_external_fd(o, "add2.bin", fd, (uint64_t)offset,
+                                             strlen(kAdd2)));
+    epctx_session* s = NULL;
+    ok(epctx_session_create_from_buffer(env, buf, size, o, &s));
+    close(fd); /* the app may close it once the session exists */
+    epctx_session_options_release(o);
+    tqnn_record* r = tqnn_record_get();
+    assert_int_equal(r->blob_size[0], strlen(kAdd2));
+    assert_memory_equal(r->blob_copy[0], kAdd2, strlen(kAdd2));
+    run_two_inputs(env, s);
+    epctx_session_release(s);
+    epctx_env_release(env);
+  }
+  /* A range past the end of the file: the node, the name and the range. */
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  int fd = open(path, O_RDONLY);
+  epctx_session_options* o = NULL;
+  ok(epctx_session_options_create(&o));
+  ok(epctx_session_options_add_external_fd(o, "add2.bin", fd, 5000, 100000));
+  epctx_session* s = NULL;
+  expect(epctx_session_create_from_buffer(env, buf, size, o, &s), EPCTX_INVALID_GRAPH,
+         EPCTX_INVALID_ARGUMENT, LOAD_FAILED, "external file 'add2.bin'",
+         "range [5000, +100000) is not inside the file", NULL);
+  assert_null(s);
+  assert_int_equal(tqnn_record_get()->loads, 0);
+  close(fd);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+  free(buf);
+  unlink(path);
+}
+
+static void external_files_are_matched_by_exact_name_and_checked(void** state) {
+  (void)state;
+  epctx_session_options* o = NULL;
+  ok(epctx_session_options_create(&o));
+  char b = 0;
+  expect(epctx_session_options_add_external_buffer(o, "", &b, 1), EPCTX_INVALID_ARGUMENT,
+         EPCTX_INVALID_ARGUMENT, "name of 0 bytes", NULL);
+  expect(epctx_session_options_add_external_buffer(o, "/abs/add2.bin", &b, 1),
+         EPCTX_INVALID_ARGUMENT, EPCTX_INVALID_ARGUMENT, "'/abs/add2.bin': absolute name", NULL);
+  expect(epctx_session_options_add_external_buffer(o, "x.bin", NULL, 4), EPCTX_INVALID_ARGUMENT,
+         EPCTX_INVALID_ARGUMENT, "'x.bin': data is NULL with size 4", NULL);
+  expect(epctx_session_options_add_external_fd(o, "x.bin", -1, 0, 1), EPCTX_INVALID_ARGUMENT,
+         EPCTX_INVALID_ARGUMENT, "descriptor -1 is not valid", NULL);
+  char name[16];
+  for (int i = 0; i < 8; ++i) {
+    snprintf(name, sizeof name, "f%d.bin", i);
+    ok(epctx_session_options_add_external_buffer(o, name, &b, 1));
+  }
+  expect(epctx_session_options_add_external_buffer(o, "f0.bin", &b, 1), EPCTX_INVALID_ARGUMENT,
+         EPCTX_INVALID_ARGUMENT, "'f0.bin': given twice", NULL);
+  expect(epctx_session_options_add_external_buffer(o, "f8.bin", &b, 1), EPCTX_INVALID_ARGUMENT,
+         EPCTX_INVALID_ARGUMENT, "8 external files are set already", NULL);
+  /* None of them is add2.bin: the model's file is looked up as usual, and a
+   * buffer model without ep.context_file_path says so. */
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s = NULL;
+  expect(epctx_session_create_from_buffer(env, buf, size, o, &s), EPCTX_INVALID_GRAPH,
+         EPCTX_INVALID_ARGUMENT, "Please specify a valid ep.context_file_path", "add2.bin", NULL);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+  free(buf);
+}
+
 static void context_file_path_must_not_name_a_folder(void** state) {
   (void)state;
   /* items 16, 17 */
@@ -210,6 +347,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(missing_file_is_invalid_graph_caused_by_no_such_file),
     cmocka_unit_test(buffer_without_context_file_path_names_the_key),
     cmocka_unit_test(buffer_with_context_file_path_loads_and_runs_two_inputs),
+    cmocka_unit_test(external_buffer_stands_in_for_the_file_zero_copy),
+    cmocka_unit_test(external_fd_range_is_mapped_or_read),
+    cmocka_unit_test(external_files_are_matched_by_exact_name_and_checked),
     cmocka_unit_test(context_file_path_must_not_name_a_folder),
     cmocka_unit_test(loading_never_writes_files),
     cmocka_unit_test(truncated_container_is_invalid_graph),

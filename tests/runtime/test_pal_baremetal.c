@@ -137,6 +137,16 @@ static void beneath_joins_the_folder_and_refuses_escapes(void** state) {
                                               sizeof msg), EPCTX_NO_SUCHFILE);
 }
 
+static void file_descriptors_are_not_implemented(void** state) {
+  (void)state;
+  epctx_pal_region r;
+  char msg[160];
+  assert_int_equal(epctx_pal_map_fd(3, 0, 16, EPCTX_PAL_LOAD_MMAP, &r, msg, sizeof msg),
+                   EPCTX_NOT_IMPLEMENTED);
+  assert_null(r.data);
+  assert_non_null(strstr(msg, "no file descriptors"));
+}
+
 static void file_id_is_the_table_entry(void** state) {
   (void)state;
   epctx_pal_file_id a, b, c;
@@ -283,6 +293,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test_setup(read_file_refuses_files_over_the_limit, setup),
       cmocka_unit_test_setup(empty_file_maps_to_null, setup),
       cmocka_unit_test_setup(beneath_joins_the_folder_and_refuses_escapes, setup),
+      cmocka_unit_test_setup(file_descriptors_are_not_implemented, setup),
       cmocka_unit_test_setup(file_id_is_the_table_entry, setup),
       cmocka_unit_test_setup(alloc_honours_every_alignment, setup),
       cmocka_unit_test_setup(freed_blocks_coalesce, setup),

@@ -22,6 +22,11 @@ int epctx_pal_map_file_beneath(const char* b, const char* p, int m, epctx_pal_re
   (void)b, (void)p, (void)m, (void)o;
   return none(msg, cap);
 }
+int epctx_pal_map_fd(int fd, uint64_t off, uint64_t len, int m, epctx_pal_region* o, char* msg,
+                     size_t cap) {
+  (void)fd, (void)off, (void)len, (void)m, (void)o, (void)msg, (void)cap;
+  return EPCTX_NOT_IMPLEMENTED;
+}
 void epctx_pal_unmap(epctx_pal_region* r) { (void)r; }
 int epctx_pal_file_id_beneath(const char* b, const char* p, epctx_pal_file_id* o, char* msg,
                               size_t cap) {

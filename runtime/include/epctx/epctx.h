@@ -130,6 +130,28 @@ epctx_status* epctx_session_options_set(epctx_session_options* options,
 epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options* options,
                                                           const char* model_id);
 
+/* External files from memory or a file descriptor (Android APK assets, a
+ * package downloaded into memory): a file the model names by a relative path
+ * (an EPContext node's ep_cache_context such as "model_vnpu.bin", an
+ * initializer's external location) is taken from here instead of the file
+ * system, exactly when `name` equals that path. Sessions then need no
+ * ep.context_file_path for it, also when created from a buffer. Signed
+ * packages verify these bytes as they would the file's. At most 8 per
+ * options object; INVALID_ARGUMENT for an empty, absolute or repeated name.
+ *
+ * _buffer: the bytes are borrowed, never copied, whatever epctx.load_mode
+ * says: they must stay valid and unchanged while the sessions live.
+ * _fd: `length` bytes at `offset` of the open descriptor (e.g.
+ * AAsset_openFileDescriptor64's range) are mapped (epctx.load_mode=mmap) or
+ * read (read) when a session is created; the app may close fd afterwards.
+ * Not on bare metal (NOT_IMPLEMENTED at create). */
+epctx_status* epctx_session_options_add_external_buffer(epctx_session_options* options,
+                                                        const char* name, const void* data,
+                                                        size_t size);
+epctx_status* epctx_session_options_add_external_fd(epctx_session_options* options,
+                                                    const char* name, int fd, uint64_t offset,
+                                                    uint64_t length);
+
 /* ---- tensors ---- */
 typedef struct epctx_tensor epctx_tensor;
 epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype,

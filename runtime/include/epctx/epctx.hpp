@@ -100,6 +100,14 @@ class SessionOptions : public Handle<epctx_session_options, epctx_session_option
   Result Set(const char* key, const char* value) {
     return Result(epctx_session_options_set(p_, key, value));
   }
+  // The context binary (or external data) named `name` from memory or a
+  // descriptor instead of the file system (see epctx.h).
+  Result AddExternalBuffer(const char* name, const void* data, size_t size) {
+    return Result(epctx_session_options_add_external_buffer(p_, name, data, size));
+  }
+  Result AddExternalFd(const char* name, int fd, uint64_t offset, uint64_t length) {
+    return Result(epctx_session_options_add_external_fd(p_, name, fd, offset, length));
+  }
 
  private:
   using Handle::Handle;

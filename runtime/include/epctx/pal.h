@@ -58,6 +58,15 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
                                int load_mode, epctx_pal_region* out, char* msg,
                                size_t msg_cap);
 
+/* Maps (or, with EPCTX_PAL_LOAD_READ, reads) `length` bytes at `offset` of
+ * the open file descriptor `fd`, which the caller keeps and may close once
+ * this returns: e.g. an Android APK asset's range from
+ * AAsset_openFileDescriptor64. PATH_REJECTED when fd is not a regular file;
+ * INVALID_ARGUMENT when the range is not inside the file; NOT_IMPLEMENTED on
+ * a PAL without file descriptors (bare metal). Release with epctx_pal_unmap. */
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
+                     epctx_pal_region* out, char* msg, size_t msg_cap);
+
 void epctx_pal_unmap(epctx_pal_region* region);
 
 /* What identifies a file's contents for sharing one loaded copy between

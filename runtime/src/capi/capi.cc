@@ -194,6 +194,27 @@ epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options*
   return epctx_session_options_set(o, epctx::kOptExpectedModelId, model_id);
 }
 
+epctx_status* epctx_session_options_add_external_buffer(epctx_session_options* o,
+                                                        const char* name, const void* data,
+                                                        size_t size) {
+  if (!o) return error(EPCTX_INVALID_ARGUMENT, "session options: options is NULL");
+  if (!data && size)
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "external buffer '%s': data is NULL with size %zu",
+        name ? name : "(null)", size));
+  return make_status(o->options.AddExternalFile(name, data, size, -1, 0));
+}
+
+epctx_status* epctx_session_options_add_external_fd(epctx_session_options* o, const char* name,
+                                                    int fd, uint64_t offset, uint64_t length) {
+  if (!o) return error(EPCTX_INVALID_ARGUMENT, "session options: options is NULL");
+  if (fd < 0)
+    return make_status(epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                                            "external file '%s': descriptor %d is not valid",
+                                            name ? name : "(null)", fd));
+  return make_status(o->options.AddExternalFile(name, nullptr, length, fd, offset));
+}
+
 epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
                                   size_t rank, epctx_tensor** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");

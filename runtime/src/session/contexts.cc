@@ -275,7 +275,11 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   if (rc != EPCTX_OK)
     return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
                                       node.name.len(), node.name.data, drv->info.name, msg));
-  if (group_ && ep.embed_mode != 1) return AcquireShared(ep, drv, out);
+  // Shared by file identity; a file the app gave from memory or a
+  // descriptor has none, so it loads privately.
+  if (group_ && ep.embed_mode != 1 &&
+      !FindExternal(ep.ep_cache_context.data, ep.ep_cache_context.size))
+    return AcquireShared(ep, drv, out);
   return LoadContextBytes(ep, drv, meta_, out);
 }
 

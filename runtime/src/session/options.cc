@@ -122,4 +122,38 @@ bool Options::Flag(const char* key) const {
   return v && cstr_eq(v, "1");
 }
 
+Status Options::AddExternalFile(const char* name, const void* data, uint64_t size, int fd,
+                                uint64_t offset) {
+  size_t len = name ? cstr_len(name) : 0;
+  if (len == 0 || len > ExternalFile::kMaxName)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "external file: name of %zu bytes, expected 1..%zu (the path as the "
+                         "model writes it, e.g. 'model_vnpu.bin')",
+                         len, ExternalFile::kMaxName);
+  if (name[0] == '/')
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "external file '%s': absolute name, expected the relative path the "
+                         "model writes", name);
+  if (FindExternalFile(name, len))
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "external file '%s': given twice", name);
+  if (num_external_ >= kMaxExternalFiles)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "external file '%s': %d external files are set already, the limit",
+                         name, kMaxExternalFiles);
+  ExternalFile& f = external_[num_external_++];
+  memcpy(f.name, name, len + 1);
+  f.data = data;
+  f.size = size;
+  f.fd = fd;
+  f.offset = offset;
+  return Status::Ok();
+}
+
+const Options::ExternalFile* Options::FindExternalFile(const char* name, size_t len) const {
+  for (int i = 0; i < num_external_; ++i)
+    if (cstr_len(external_[i].name) == len && memcmp(external_[i].name, name, len) == 0)
+      return &external_[i];
+  return nullptr;
+}
+
 }  // namespace epctx

@@ -4,6 +4,7 @@
 #ifndef EPCTX_SESSION_OPTIONS_H
 #define EPCTX_SESSION_OPTIONS_H
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/status.h"
@@ -42,6 +43,27 @@ class Options {
   static uint32_t KnownKeyCount();
   static const char* KnownKey(uint32_t i);  // nullptr past the end
 
+  // A file the model names by a relative path (an EPContext node's
+  // ep_cache_context, an initializer's external location) given by the app
+  // instead of the file system: bytes in memory (borrowed: valid and
+  // unchanged while the sessions live) or a range of an open file
+  // descriptor (mapped or read at create; the app may close it after).
+  struct ExternalFile {
+    static constexpr size_t kMaxName = 255;
+    char name[kMaxName + 1];
+    const void* data;  // memory, or nullptr for a descriptor
+    uint64_t size;     // bytes of data, or the range's length
+    int fd;            // -1 for memory
+    uint64_t offset;   // the range's start in fd
+  };
+  static constexpr int kMaxExternalFiles = 8;
+  // INVALID_ARGUMENT naming the name when it is empty, too long, absolute or
+  // given twice, or when kMaxExternalFiles are set.
+  Status AddExternalFile(const char* name, const void* data, uint64_t size, int fd,
+                         uint64_t offset);
+  // The entry whose name is exactly `name` (not NUL-terminated), or nullptr.
+  const ExternalFile* FindExternalFile(const char* name, size_t len) const;
+
   // The context group sessions created with these options join (nullptr:
   // none, or the env's when ep.share_ep_contexts=1). Not owned here: the C
   // API's options object holds the reference.
@@ -54,6 +76,8 @@ class Options {
   };
   Entry entries_[kMaxEntries];
   int count_ = 0;
+  ExternalFile external_[kMaxExternalFiles];
+  int num_external_ = 0;
 };
 
 }  // namespace epctx

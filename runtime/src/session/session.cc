@@ -41,7 +41,7 @@ Session::~Session() {
       ReleaseLoaded(env_->alloc, &c);
   }
   if (group_) group_->Release();
-  for (uint32_t i = 0; i < num_data_regions_; ++i) epctx_pal_unmap(&data_regions_[i]);
+  for (uint32_t i = 0; i < num_data_regions_; ++i) ReleaseRegion(&data_regions_[i]);
   epctx_pal_unmap(&model_region_);
 }
 
@@ -50,7 +50,9 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
   *out = nullptr;
   Session* s = env->alloc.New<Session>(env);
   if (!s) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory creating a session");
+  s->options_ = &options;
   Status st = s->Load(path, buffer, size, options);
+  s->options_ = nullptr;  // the caller's: valid only while creating
   if (!st.ok()) {
     env->alloc.Delete(s);
     return st;
@@ -232,6 +234,20 @@ Status Session::CheckBool(const TensorRef& r, StrView name) const {
 
 Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
                            epctx_pal_region* out) {
+  if (const Options::ExternalFile* f = FindExternal(rel, rel_len)) {
+    if (f->fd < 0) {
+      out->data = static_cast<const uint8_t*>(f->data);
+      out->size = f->data ? f->size : 0;
+      out->handle = &kBorrowedRegion;
+      return Status::Ok();
+    }
+    char msg[Status::kMaxMessage];
+    int rc = epctx_pal_map_fd(f->fd, f->offset, f->size, load_mode_, out, msg, sizeof msg);
+    if (rc != EPCTX_OK)
+      return Status::Error(rc, "%s: %s: external file '%s' given by descriptor: %s", label_, what,
+                           f->name, msg);
+    return Status::Ok();
+  }
   if (!base)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "%s: %s '%.*s' is relative to the model's folder, which is unknown for a "

@@ -176,6 +176,11 @@ class Session {
   // ep.context_file_path). `what` names the file's role in messages.
   // INVALID_GRAPH when a BOOL initializer holds a byte other than 0/1.
   Status CheckBool(const TensorRef& r, StrView name) const;
+  // The app's stand-in for the file `rel` (memory or a descriptor), or
+  // nullptr: look on the file system. Only while creating.
+  const Options::ExternalFile* FindExternal(const char* rel, size_t rel_len) const {
+    return options_ ? options_->FindExternalFile(rel, rel_len) : nullptr;
+  }
   Status MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
                     epctx_pal_region* out);
 
@@ -186,6 +191,7 @@ class Session {
   epctx_pal_region model_region_{};
   Bytes model_bytes_;
   const char* label_ = "";
+  const Options* options_ = nullptr;  // while Create runs
   const char* base_dir_ = nullptr;   // folder for relative files; nullptr: none known
   bool fail_on_suboptimal_ = false;  // session.fail_on_suboptimal_compiled_model=1
   onnx::ModelView model_;

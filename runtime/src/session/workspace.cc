@@ -9,10 +9,19 @@ bool ContextKey::operator==(const ContextKey& o) const {
          load_mode == o.load_mode;
 }
 
+char kBorrowedRegion;
+
+void ReleaseRegion(epctx_pal_region* r) {
+  if (r->handle == &kBorrowedRegion)
+    *r = epctx_pal_region{};
+  else
+    epctx_pal_unmap(r);
+}
+
 void ReleaseLoaded(const Allocator& alloc, LoadedContext* c) {
   if (c->ctx) c->driver->driver->release_context(c->driver->driver, c->ctx);
   c->ctx = nullptr;
-  epctx_pal_unmap(&c->region);
+  ReleaseRegion(&c->region);
   alloc.Free(c->aligned_copy);
   c->aligned_copy = nullptr;
 }

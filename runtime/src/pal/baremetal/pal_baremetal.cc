@@ -279,6 +279,14 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path, int l
                      msg_cap);
 }
 
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
+                     epctx_pal_region* out, char* msg, size_t msg_cap) {
+  (void)fd, (void)offset, (void)length, (void)load_mode;
+  *out = epctx_pal_region{};
+  return fail(msg, msg_cap, EPCTX_NOT_IMPLEMENTED, "file descriptor",
+              "the bare-metal PAL has no file descriptors (files are named flash regions)");
+}
+
 void epctx_pal_unmap(epctx_pal_region* region) {
   if (!region) return;
   heap_free(region->handle);

@@ -387,12 +387,72 @@ void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t 
   madvise(reinterpret_cast<void*>(aligned), static_cast<size_t>(size + (start - aligned)), how);
 }
 
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
+                     epctx_pal_region* out, char* msg, size_t msg_cap) {
+  char label[48];
+  snprintf(label, sizeof label, "file descriptor %d", fd);
+  *out = epctx_pal_region{};
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0)
+    return fail(msg, msg_cap, EPCTX_INVALID_ARGUMENT, label, "not an open file descriptor");
+  if (!S_ISREG(st.st_mode)) return fail(msg, msg_cap, EPCTX_PATH_REJECTED, label, "not a regular file");
+  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  if (offset > file_size || length > file_size - offset) {
+    char what[128];
+    snprintf(what, sizeof what, "range [%llu, +%llu) is not inside the file of %llu bytes",
+             static_cast<unsigned long long>(offset), static_cast<unsigned long long>(length),
+             static_cast<unsigned long long>(file_size));
+    return fail(msg, msg_cap, EPCTX_INVALID_ARGUMENT, label, what);
+  }
+  if (length == 0) return EPCTX_OK;
+  if (length > SIZE_MAX / 2)
+    return fail(msg, msg_cap, EPCTX_FAIL, label, "range larger than the address space");
+  size_t size = static_cast<size_t>(length);
+  if (load_mode == EPCTX_PAL_LOAD_READ) {
+    void* buf = nullptr;
+    if (posix_memalign(&buf, 4096, size) != 0)
+      return fail(msg, msg_cap, EPCTX_OUT_OF_MEMORY, label, "out of memory reading the range");
+    size_t got = 0;
+    while (got < size) {
+      ssize_t n = pread(fd, static_cast<char*>(buf) + got, size - got,
+                        static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int e = n < 0 ? errno : EIO;
+        free(buf);
+        return fail(msg, msg_cap, EPCTX_FAIL, label, n < 0 ? strerror(e) : "file shrank while reading");
+      }
+      got += static_cast<size_t>(n);
+    }
+    out->data = static_cast<const uint8_t*>(buf);
+    out->size = length;
+    out->handle = reinterpret_cast<void*>(kReadHandleTag);
+    return EPCTX_OK;
+  }
+  // mmap wants a page-aligned file offset: map from the page holding
+  // `offset`; the handle keeps the mapping's start for epctx_pal_unmap.
+  uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t start = offset & ~(page - 1);
+  size_t lead = static_cast<size_t>(offset - start);
+  void* p = mmap(nullptr, size + lead, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(start));
+  if (p == MAP_FAILED) return fail(msg, msg_cap, EPCTX_FAIL, label, strerror(errno));
+  madvise(p, size + lead, MADV_RANDOM);
+  out->data = static_cast<const uint8_t*>(p) + lead;
+  out->size = length;
+  out->handle = p;
+  return EPCTX_OK;
+}
+
 void epctx_pal_unmap(epctx_pal_region* region) {
   if (!region || !region->data) return;
-  if (reinterpret_cast<uintptr_t>(region->handle) == kReadHandleTag)
+  if (reinterpret_cast<uintptr_t>(region->handle) == kReadHandleTag) {
     free(const_cast<uint8_t*>(region->data));
-  else
+  } else if (region->handle) {  // a range of a descriptor: the mapping starts at handle
+    uint8_t* base = static_cast<uint8_t*>(region->handle);
+    munmap(base, static_cast<size_t>(region->data + region->size - base));
+  } else {
     munmap(const_cast<uint8_t*>(region->data), static_cast<size_t>(region->size));
+  }
   region->data = nullptr;
   region->size = 0;
 }
