@@ -1,23 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
-// epctx-sign: keys, signing and verifying epctx packages.
-#include <stdexcept>
+// epctx-sign: keys, signing and verifying epctx packages. The command line
+// follows the convention of every epctx tool (runtime/tools/cli_args.h).
+#include <cstdio>
 #include <iostream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
+#include <epctx/session_config_keys.h>
+
+#include "cli_args.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/parse_u64.h"
 #include "epctx_host/sign.h"
+#include "json_writer.h"
 
 namespace {
 
-const char kUsage[] =
-    "usage: epctx-sign keygen PRIVATE.pem PUBLIC.pem\n"
-    "       epctx-sign sign --key PRIVATE.pem --model-id ID [--counter N] [--chunk-log2 N]\n"
-    "                       [-o MANIFEST] model_ctx.onnx\n"
-    "       epctx-sign verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx\n"
-    "  sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering the model, its\n"
-    "  context binaries and external data; verify checks every byte of them. The model id\n"
-    "  is what applications bind a package to (session option epctx.expected_model_id).\n";
+enum { kKey = 1, kPub, kManifest, kModelId, kCounter, kChunkLog2 };
+
+const epctx_cli_option kOptions[] = {
+    {kKey, "key", 0, "PRIVATE.pem", "sign: the signing key (ECDSA P-256, PEM)"},
+    {kPub, "pub", 0, "PUBLIC.pem", "verify: the public key to check against"},
+    {kManifest, "manifest", 'o', "MANIFEST",
+     "the manifest to write (sign) or read (verify); default model_ctx.onnx.sig\n"
+     "(-C epctx.signature_path=MANIFEST says the same)"},
+    {kModelId, "model-id", 0, "ID",
+     "sign: the id applications bind the package to (epctx.expected_model_id)"},
+    {kCounter, "counter", 0, "N", "sign: the anti-rollback security counter (default 0)"},
+    {kChunkLog2, "chunk-log2", 0, "N", "sign: hash chunks of 2^N bytes"},
+    {0, nullptr, 0, nullptr, nullptr}};
+
+const epctx_cli_tool kTool = {
+    "epctx-sign",
+    "keygen PRIVATE.pem PUBLIC.pem\n"
+    "sign --key PRIVATE.pem --model-id ID [--counter N] [-o MANIFEST] model_ctx.onnx\n"
+    "verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx",
+    "Signs epctx packages: sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering\n"
+    "the model, its context binaries and external data; verify checks every byte of them.",
+    kOptions, nullptr, "print the result as one JSON object"};
 
 struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -30,65 +51,111 @@ uint64_t ParseU64(const std::string& opt, const std::string& v) {
   return n;
 }
 
+// No exception may cross the C parser: errors go back through err.
+int AddConfig(void* user, const char* key, const char* value, char* err, size_t err_size) {
+  // The one session-config key that means something here.
+  if (std::string(key) != EPCTX_CONFIG_SIGNATURE_PATH) {
+    std::snprintf(err, err_size, "-C '%s': epctx-sign reads only %s", key,
+                  EPCTX_CONFIG_SIGNATURE_PATH);
+    return -1;
+  }
+  *static_cast<std::string*>(user) = value;
+  return 0;
+}
+
+void PrintJson(const char* command, const std::string& file, const epctx::host::VerifyReport* r) {
+  epctx_json j;
+  epctx_json_init(&j, stdout, 0);
+  epctx_json_begin_object(&j);
+  epctx_json_key(&j, "command");
+  epctx_json_string(&j, command);
+  epctx_json_key(&j, r ? "model" : "wrote");
+  epctx_json_string(&j, file.c_str());
+  if (r) {
+    epctx_json_key(&j, "ok");
+    epctx_json_bool(&j, 1);
+    epctx_json_key(&j, "model_id");
+    epctx_json_string(&j, r->model_id.c_str());
+    epctx_json_key(&j, "security_counter");
+    epctx_json_uint(&j, r->security_counter);
+    epctx_json_key(&j, "files");
+    epctx_json_begin_array(&j);
+    for (const auto& f : r->files) epctx_json_string(&j, f.c_str());
+    epctx_json_end_array(&j);
+    epctx_json_key(&j, "bytes_verified");
+    epctx_json_uint(&j, r->bytes);
+  }
+  epctx_json_end_object(&j);
+  epctx_json_finish(&j);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace epctx::host;
   try {
-    if (argc < 2) throw UsageError("missing command");
-    std::string cmd = argv[1];
-    if (cmd == "-h" || cmd == "--help") {
-      std::cout << kUsage;
-      return 0;
-    }
     std::string key, pub, manifest;
     SignOptions so;
-    std::string positional[2];
-    int npos = 0;
-    for (int i = 2; i < argc; ++i) {
-      std::string a = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw UsageError(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--key") key = value();
-      else if (a == "--pub") pub = value();
-      else if (a == "--manifest" || a == "-o") manifest = value();
-      else if (a == "--model-id") so.model_id = value();
-      else if (a == "--counter") so.security_counter = ParseU64(a, value());
-      else if (a == "--chunk-log2") so.chunk_log2 = static_cast<int>(ParseU64(a, value()) & 0xff);
-      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-      else if (npos < 2) positional[npos++] = a;
-      else throw UsageError("too many arguments");
+    bool json = false;
+    epctx_cli_parser p;
+    epctx_cli_init(&p, &kTool, argc, argv);
+    const char* v = nullptr;
+    int id;
+    while ((id = epctx_cli_next(&p, &v)) > 0) {
+      char err[512];
+      switch (id) {
+        case EPCTX_CLI_HELP: epctx_cli_help(&kTool, stdout); return 0;
+        case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); return 0;
+        case EPCTX_CLI_JSON: json = true; break;
+        case EPCTX_CLI_CONFIG:
+          if (epctx_cli_split_config(const_cast<char*>(v), AddConfig, &manifest, err, sizeof err))
+            throw UsageError(err);
+          break;
+        case kKey: key = v; break;
+        case kPub: pub = v; break;
+        case kManifest: manifest = v; break;
+        case kModelId: so.model_id = v; break;
+        case kCounter: so.security_counter = ParseU64("--counter", v); break;
+        case kChunkLog2: so.chunk_log2 = static_cast<int>(ParseU64("--chunk-log2", v) & 0xff); break;
+        default: break;
+      }
     }
+    if (id < 0) return EPCTX_CLI_EXIT_USAGE;
+    if (p.num_operands == 0) throw UsageError("missing command");
+    const std::string cmd = p.operands[0];
+    std::vector<std::string> args(p.operands + 1, p.operands + p.num_operands);
     if (cmd == "keygen") {
-      if (npos != 2) throw UsageError("keygen needs PRIVATE.pem and PUBLIC.pem");
-      GenerateKeyPair(positional[0], positional[1]);
-      std::cout << "epctx-sign: wrote " << positional[0] << " and " << positional[1] << "\n";
+      if (args.size() != 2) throw UsageError("keygen needs PRIVATE.pem and PUBLIC.pem");
+      GenerateKeyPair(args[0], args[1]);
+      if (json) PrintJson("keygen", args[0], nullptr);
+      else std::cout << "epctx-sign: wrote " << args[0] << " and " << args[1] << "\n";
     } else if (cmd == "sign") {
-      if (npos != 1 || key.empty()) throw UsageError("sign needs --key and one model");
+      if (args.size() != 1 || key.empty()) throw UsageError("sign needs --key and one model");
       if (so.model_id.empty())
         throw UsageError("sign needs --model-id: the id applications bind the package to");
       so.manifest_path = manifest;
-      std::string out = SignPackage(positional[0], key, so);
-      std::cout << "epctx-sign: wrote " << out << "\n";
+      std::string out = SignPackage(args[0], key, so);
+      if (json) PrintJson("sign", out, nullptr);
+      else std::cout << "epctx-sign: wrote " << out << "\n";
     } else if (cmd == "verify") {
-      if (npos != 1 || pub.empty()) throw UsageError("verify needs --pub and one model");
-      VerifyReport r = VerifyPackage(positional[0], pub, manifest);
-      std::cout << "epctx-sign: OK: model '" << r.model_id << "' counter " << r.security_counter
-                << ", " << r.files.size() << " files, " << r.bytes << " bytes verified\n";
+      if (args.size() != 1 || pub.empty()) throw UsageError("verify needs --pub and one model");
+      VerifyReport r = VerifyPackage(args[0], pub, manifest);
+      if (json) PrintJson("verify", args[0], &r);
+      else
+        std::cout << "epctx-sign: OK: model '" << r.model_id << "' counter "
+                  << r.security_counter << ", " << r.files.size() << " files, " << r.bytes
+                  << " bytes verified\n";
     } else {
       throw UsageError("unknown command '" + cmd + "'");
     }
     return 0;
   } catch (const UsageError& e) {
-    std::cerr << "epctx-sign: error: " << e.what() << "\n" << kUsage;
-    return 2;
+    return epctx_cli_usage_error(&kTool, "%s", e.what());
   } catch (const ToolError& e) {
     std::cerr << "epctx-sign: error: " << e.file() << ": " << e.what() << "\n";
-    return 1;
+    return EPCTX_CLI_EXIT_FAILURE;
   } catch (const std::exception& e) {
     std::cerr << "epctx-sign: error: " << e.what() << "\n";
-    return 1;
+    return EPCTX_CLI_EXIT_FAILURE;
   }
 }

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include <epctx/session_config_keys.h>
+
 #include "epctx_host/model_io.h"
 
 namespace epctx {
@@ -13,16 +15,15 @@ namespace host {
 
 namespace {
 
-// ORT's key names.
-const char* const kKeyEnable = "ep.context_enable";
-const char* const kKeyFilePath = "ep.context_file_path";
-const char* const kKeyEmbedMode = "ep.context_embed_mode";
-const char* const kKeyNodeNamePrefix = "ep.context_node_name_prefix";
-const char* const kKeyExternalInitializersFile = "ep.context_model_external_initializers_file_name";
-const char* const kKeyExternalInitializersFolder =
-    "session.model_external_initializers_file_folder_path";
-const char* const kKeyShare = "ep.share_ep_contexts";
-const char* const kKeyStopShare = "ep.stop_share_ep_contexts";
+// ORT's key names (<epctx/session_config_keys.h>: scope GEN and BOTH).
+const char* const kKeyEnable = EPCTX_CONFIG_EP_CONTEXT_ENABLE;
+const char* const kKeyFilePath = EPCTX_CONFIG_EP_CONTEXT_FILE_PATH;
+const char* const kKeyEmbedMode = EPCTX_CONFIG_EP_CONTEXT_EMBED_MODE;
+const char* const kKeyNodeNamePrefix = EPCTX_CONFIG_EP_CONTEXT_NODE_NAME_PREFIX;
+const char* const kKeyExternalInitializersFile = EPCTX_CONFIG_EP_CONTEXT_EXTERNAL_INITIALIZERS_FILE;
+const char* const kKeyExternalInitializersFolder = EPCTX_CONFIG_EXTERNAL_INITIALIZERS_FOLDER;
+const char* const kKeyShare = EPCTX_CONFIG_SHARE_EP_CONTEXTS;
+const char* const kKeyStopShare = EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS;
 
 const char* const kConfig = "session config";  // the "file" of config errors
 

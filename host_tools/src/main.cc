@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli_args.h"
 #include "epctx_host/compile_api.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/model_io.h"
@@ -18,52 +19,72 @@
 
 namespace {
 
-const char kUsage[] =
-    "usage: epctx-compile [options] model.onnx\n"
-    "       epctx-compile [options] model1.onnx,model2.onnx,...   (weight sharing)\n"
-    "  -o, --output FILE     output model (ep.context_file_path; default model_ctx.onnx)\n"
-    "  -e, --ep NAME         backend to compile for (default vnpu); none: a CPU-only model\n"
-    "  --embed-mode N        ep.context_embed_mode: 0 = [model]_[ep].bin (default), 1 = inside\n"
-    "  --prefix P            ep.context_node_name_prefix (EPContext node and graph names)\n"
-    "  --external-initializers FILE\n"
-    "                        ep.context_model_external_initializers_file_name\n"
-    "  -C \"key|value ...\"    session config entries (ep.context_*, ep.share_ep_contexts, ...)\n"
-    "  -i \"key|value ...\"    backend options (vnpu: disable_ops|Op1,Op2)\n"
-    "  --input-shape SPEC    fix the dimensions of a graph input: name:d0,d1,... (repeatable)\n"
-    "  --input-value SPEC    fix the values of a graph input: name:v1,v2,... (repeatable); it\n"
-    "                        becomes a constant (the compiled model no longer has that input)\n"
-    "  --error-if-no-compiled-nodes   fail when no node can run on the backend\n"
-    "                        (default: write nothing and say so)\n"
-    "  --sign-key KEY.pem    sign each written package (writes model_ctx.onnx.sig; see epctx-sign)\n"
-    "  --model-id ID[,ID..]  manifest model id, required with --sign-key (one per model\n"
-    "                        of a group, in order); apps bind it with epctx.expected_model_id\n"
-    "  --security-counter N  manifest anti-rollback counter (default 0)\n"
-    "  --json                print the report (placement, MACs, CPU node reasons) as JSON\n"
-    "  --quiet               no progress on stderr\n"
-    "  --force               overwrite existing outputs\n"
-    "  --emit-op-list FILE   write nothing else: list in FILE the CPU ops the models need\n"
-    "                        once compiled with these options (one a line; several models\n"
-    "                        may be given), for a runtime built with EPCTX_CPU_OPS=FILE\n"
+enum {
+  kOutput = 1,
+  kEp,
+  kEmbedMode,
+  kPrefix,
+  kExternalInitializers,
+  kBackendOptions,
+  kInputShape,
+  kInputValue,
+  kErrorIfNoCompiledNodes,
+  kSignKey,
+  kModelId,
+  kSecurityCounter,
+  kQuiet,
+  kForce,
+  kEmitOpList
+};
+
+const epctx_cli_option kOptions[] = {
+    {kOutput, "output", 'o', "FILE", "output model (ep.context_file_path; default model_ctx.onnx)"},
+    {kEp, "ep", 'e', "NAME", "backend to compile for (default vnpu); none: a CPU-only model"},
+    {kEmbedMode, "embed-mode", 0, "N",
+     "ep.context_embed_mode: 0 = [model]_[ep].bin (default), 1 = inside"},
+    {kPrefix, "prefix", 0, "P", "ep.context_node_name_prefix (EPContext node and graph names)"},
+    {kExternalInitializers, "external-initializers", 0, "FILE",
+     "ep.context_model_external_initializers_file_name"},
+    {kBackendOptions, "backend-options", 'i', "\"key|value ...\"",
+     "backend options (vnpu: disable_ops|Op1,Op2)"},
+    {kInputShape, "input-shape", 0, "SPEC",
+     "fix the dimensions of a graph input: name:d0,d1,... (repeatable)"},
+    {kInputValue, "input-value", 0, "SPEC",
+     "fix the values of a graph input: name:v1,v2,... (repeatable); it\nbecomes a constant "
+     "(the compiled model no longer has that input)"},
+    {kErrorIfNoCompiledNodes, "error-if-no-compiled-nodes", 0, nullptr,
+     "fail when no node can run on the backend\n(default: write nothing and say so)"},
+    {kSignKey, "sign-key", 0, "KEY.pem",
+     "sign each written package (writes model_ctx.onnx.sig; see epctx-sign)"},
+    {kModelId, "model-id", 0, "ID[,ID..]",
+     "manifest model id, required with --sign-key (one per model\nof a group, in order); "
+     "apps bind it with epctx.expected_model_id"},
+    {kSecurityCounter, "security-counter", 0, "N", "manifest anti-rollback counter (default 0)"},
+    {kQuiet, "quiet", 'q', nullptr, "no progress on stderr"},
+    {kForce, "force", 0, nullptr, "overwrite existing outputs"},
+    {kEmitOpList, "emit-op-list", 0, "FILE",
+     "write nothing else: list in FILE the CPU ops the models need\nonce compiled with these "
+     "options (one a line; several models\nmay be given), for a runtime built with "
+     "EPCTX_CPU_OPS=FILE"},
+    {0, nullptr, 0, nullptr, nullptr}};
+
+const epctx_cli_tool kTool = {
+    "epctx-compile",
+    "[options] model.onnx\n[options] model1.onnx,model2.onnx,...   (weight sharing)",
+    "Compiles ONNX models into EPContext models and a context binary.",
+    kOptions,
     "A comma-separated model list compiles a weight-sharing group: N model_ctx.onnx and one\n"
-    "[model1]_[ep].bin in which identical weights are stored once.\n";
+    "[model1]_[ep].bin in which identical weights are stored once.\n",
+    "print the report (placement, MACs, CPU node reasons) as JSON"};
 
 struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// Value of "--opt VALUE" or "--opt=VALUE"; advances i.
-bool TakeValue(int argc, char** argv, int& i, const char* opt, std::string* value) {
-  const char* a = argv[i];
-  size_t n = std::strlen(opt);
-  if (std::strncmp(a, opt, n) != 0) return false;
-  if (a[n] == '=') {
-    *value = a + n + 1;
-    return true;
-  }
-  if (a[n] != '\0') return false;
-  if (i + 1 >= argc) throw UsageError(std::string(opt) + " needs a value");
-  *value = argv[++i];
-  return true;
+// -C and -i entries go to a ConfigEntries; no exception crosses the C parser.
+int AddEntry(void* user, const char* key, const char* value, char*, size_t) {
+  static_cast<epctx::host::ConfigEntries*>(user)->emplace_back(key, value);
+  return 0;
 }
 
 std::vector<std::string> SplitModels(const std::string& list) {
@@ -93,55 +114,62 @@ int main(int argc, char** argv) {
   epctx::host::SignOptions sign_options;
   std::vector<std::string> model_ids;  // one per model, with --sign-key
   try {
-    for (int i = 1; i < argc; ++i) {
-      std::string v;
-      const std::string a = argv[i];
-      if (a == "-h" || a == "--help") {
-        std::cout << kUsage;
-        return 0;
-      } else if (a == "--quiet" || a == "-q") {
-        quiet = true;
-      } else if (a == "--json") {
-        json = true;
-      } else if (a == "--force") {
-        settings.force = true;
-      } else if (a == "--error-if-no-compiled-nodes") {
-        settings.if_no_compiled_nodes = IfNoCompiledNodes::kError;
-      } else if (TakeValue(argc, argv, i, "-o", &v) || TakeValue(argc, argv, i, "--output", &v)) {
-        settings.config.emplace_back("ep.context_file_path", v);
-      } else if (TakeValue(argc, argv, i, "--ep", &v) || TakeValue(argc, argv, i, "-e", &v)) {
-        settings.ep = v;
-      } else if (TakeValue(argc, argv, i, "--embed-mode", &v)) {
-        if (v != "0" && v != "1") throw UsageError("--embed-mode must be 0 or 1, not '" + v + "'");
-        settings.config.emplace_back("ep.context_embed_mode", v);
-      } else if (TakeValue(argc, argv, i, "--prefix", &v)) {
-        settings.config.emplace_back("ep.context_node_name_prefix", v);
-      } else if (TakeValue(argc, argv, i, "--external-initializers", &v)) {
-        settings.config.emplace_back("ep.context_model_external_initializers_file_name", v);
-      } else if (TakeValue(argc, argv, i, "-C", &v)) {
-        for (auto& kv : ParseConfigEntries(v, "-C")) settings.config.push_back(kv);
-      } else if (TakeValue(argc, argv, i, "-i", &v)) {
-        for (auto& kv : ParseConfigEntries(v, "-i")) settings.backend_options.push_back(kv);
-      } else if (TakeValue(argc, argv, i, "--sign-key", &v)) {
-        sign_key = v;
-      } else if (TakeValue(argc, argv, i, "--model-id", &v)) {
-        sign_options.model_id = v;
-      } else if (TakeValue(argc, argv, i, "--security-counter", &v)) {
-        if (!epctx::host::ParseU64(v, &sign_options.security_counter))
-          throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
-      } else if (TakeValue(argc, argv, i, "--emit-op-list", &v)) {
-        op_list = v;
-      } else if (TakeValue(argc, argv, i, "--input-shape", &v)) {
-        settings.input_shapes.push_back(ParseInputShape(v));
-      } else if (TakeValue(argc, argv, i, "--input-value", &v)) {
-        settings.input_values.push_back(epctx::host::ParseInputValue(v));
-      } else if (!a.empty() && a[0] == '-') {
-        throw UsageError("unknown option '" + a + "'");
-      } else if (models.empty()) {
-        models = SplitModels(a);
-      } else {
-        for (auto& m : SplitModels(a)) more_models.push_back(m);
+    epctx_cli_parser p;
+    epctx_cli_init(&p, &kTool, argc, argv);
+    const char* cv = nullptr;
+    int id;
+    while ((id = epctx_cli_next(&p, &cv)) > 0) {
+      const std::string v = cv ? cv : "";
+      char err[512];
+      switch (id) {
+        case EPCTX_CLI_HELP: epctx_cli_help(&kTool, stdout); return 0;
+        case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); return 0;
+        case EPCTX_CLI_JSON: json = true; break;
+        case kQuiet: quiet = true; break;
+        case kForce: settings.force = true; break;
+        case kErrorIfNoCompiledNodes:
+          settings.if_no_compiled_nodes = IfNoCompiledNodes::kError;
+          break;
+        case kOutput: settings.config.emplace_back("ep.context_file_path", v); break;
+        case kEp: settings.ep = v; break;
+        case kEmbedMode:
+          if (v != "0" && v != "1")
+            throw UsageError("--embed-mode must be 0 or 1, not '" + v + "'");
+          settings.config.emplace_back("ep.context_embed_mode", v);
+          break;
+        case kPrefix: settings.config.emplace_back("ep.context_node_name_prefix", v); break;
+        case kExternalInitializers:
+          settings.config.emplace_back("ep.context_model_external_initializers_file_name", v);
+          break;
+        case EPCTX_CLI_CONFIG:
+          if (epctx_cli_split_config(const_cast<char*>(cv), AddEntry, &settings.config, err,
+                                     sizeof err))
+            throw UsageError(err);
+          break;
+        case kBackendOptions:
+          if (epctx_cli_split_config(const_cast<char*>(cv), AddEntry, &settings.backend_options,
+                                     err, sizeof err))
+            throw UsageError(std::string("-i: ") + err);
+          break;
+        case kSignKey: sign_key = v; break;
+        case kModelId: sign_options.model_id = v; break;
+        case kSecurityCounter:
+          if (!epctx::host::ParseU64(v, &sign_options.security_counter))
+            throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
+          break;
+        case kEmitOpList: op_list = v; break;
+        case kInputShape: settings.input_shapes.push_back(ParseInputShape(v)); break;
+        case kInputValue:
+          settings.input_values.push_back(epctx::host::ParseInputValue(v));
+          break;
+        default: break;
       }
+    }
+    if (id < 0) return EPCTX_CLI_EXIT_USAGE;
+    for (int k = 0; k < p.num_operands; ++k) {
+      if (models.empty()) models = SplitModels(p.operands[k]);
+      else
+        for (auto& m : SplitModels(p.operands[k])) more_models.push_back(m);
     }
     if (op_list.empty() && !more_models.empty()) {
       throw UsageError("more than one input argument ('" + models[0] + "', '" + more_models[0] +
@@ -162,8 +190,7 @@ int main(int argc, char** argv) {
                          (models.size() > 1 ? "s, comma-separated" : "") + ")");
     }
   } catch (const std::invalid_argument& e) {
-    std::cerr << "epctx-compile: error: " << e.what() << " (see --help)\n";
-    return 2;
+    return epctx_cli_usage_error(&kTool, "%s", e.what());
   }
 
   if (!sign_key.empty() && !std::ifstream(sign_key, std::ios::binary)) {

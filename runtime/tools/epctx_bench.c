@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* epctx-bench: what loading and running a package costs in time and memory.
  *
- * usage: epctx-bench PACKAGE [--threads N] [--intra-op-threads N] [--sessions N]
- *                    [--repeat N] [--input name=file.npy]... [--dim N]
- *                    [--load-mode mmap|read] [--no-share] [--json]
+ * usage: epctx-bench [options] PACKAGE (--help lists them)
  * PACKAGE is a _ctx.onnx model (its context binaries beside it).
  *
  * Measures, in this order, in one process:
@@ -30,8 +28,9 @@
  * times and the memory (Pss) of N against the memory of one, each measured
  * after the sessions' first runs.
  * Inputs are the given .npy files, otherwise deterministic values with
- * symbolic dimensions set to --dim (default 1). Exit 0, or 1 with one line
- * "epctx-bench: error: ..." on any failure. Linux only (/proc). */
+ * symbolic dimensions set to --dim (default 1). Exit 0, 1 with one line
+ * "epctx-bench: error: ..." on any failure, 2 on a usage error. Linux only
+ * (/proc). */
 #define _GNU_SOURCE
 #include <epctx/epctx.h>
 
@@ -50,7 +49,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_args.h"
 #include "counting_allocator.h"
+#include "json_writer.h"
 #include "npy.h"
 
 #define MAX_IO 64
@@ -169,6 +170,9 @@ typedef struct config {
   const char* input_names[MAX_IO];
   const char* input_files[MAX_IO];
   int num_inputs;
+  const char* option_keys[MAX_IO];  /* -C */
+  const char* option_values[MAX_IO];
+  int num_options;
 } config;
 
 typedef struct inputs {
@@ -189,6 +193,8 @@ static epctx_session* create(epctx_env* env, const config* c, epctx_context_grou
     check(epctx_session_options_set(o, "session.intra_op_num_threads", v),
           "--intra-op-threads");
   }
+  for (int i = 0; i < c->num_options; ++i)
+    check(epctx_session_options_set(o, c->option_keys[i], c->option_values[i]), "-C");
   if (group) check(epctx_session_options_set_context_group(o, group), "context group");
   epctx_session* s = NULL;
   check(epctx_session_create(env, c->package, o, &s), c->package);
@@ -292,18 +298,53 @@ static double percentile(double* v, int n, double p) {
   return v[k];
 }
 
+enum {
+  OPT_THREADS = 1,
+  OPT_INTRA_OP_THREADS,
+  OPT_SESSIONS,
+  OPT_REPEAT,
+  OPT_INPUT,
+  OPT_DIM,
+  OPT_LOAD_MODE,
+  OPT_NO_SHARE
+};
+
+static const epctx_cli_option kOptions[] = {
+    {OPT_THREADS, "threads", 0, "N", "threads calling Run on one session (default 1)"},
+    {OPT_INTRA_OP_THREADS, "intra-op-threads", 0, "N",
+     "session.intra_op_num_threads (default: the runtime's)"},
+    {OPT_SESSIONS, "sessions", 0, "N",
+     "also create N sessions sharing one context group and compare memory"},
+    {OPT_REPEAT, "repeat", 'n', "N", "timed runs (default 100)"},
+    {OPT_INPUT, "input", 'i', "NAME=FILE", "a .npy input (default: deterministic values)"},
+    {OPT_DIM, "dim", 0, "N", "value of symbolic dimensions of generated inputs (default 1)"},
+    {OPT_LOAD_MODE, "load-mode", 0, "MODE", "epctx.load_mode: mmap (default) or read"},
+    {OPT_NO_SHARE, "no-share", 0, NULL, "--sessions: load each session separately"},
+    {0, NULL, 0, NULL, NULL}};
+
+static const epctx_cli_tool kTool = {
+    "epctx-bench", "[options] PACKAGE_ctx.onnx",
+    "Measures what loading and running a package costs in time and memory (Linux).",
+    kOptions, NULL, "print the report as one JSON object"};
+
 static int parse_int(const char* s, const char* opt) {
   char* end;
   long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < 1 || v > 1000000) die("%s: expected 1..1000000, found '%s'", opt, s);
+  if (*s == '\0' || *end != '\0' || v < 1 || v > 1000000)
+    exit(epctx_cli_usage_error(&kTool, "%s: expected 1..1000000, found '%s'", opt, s));
   return (int)v;
 }
 
-static void usage(void) {
-  printf(
-      "usage: epctx-bench PACKAGE [--threads N] [--intra-op-threads N] [--sessions N]\n"
-      "                   [--repeat N] [--json] [--input name=file.npy]... [--dim N]\n"
-      "                   [--load-mode mmap|read] [--no-share]\n");
+static int add_option(void* user, const char* key, const char* value, char* err,
+                      size_t err_size) {
+  config* c = (config*)user;
+  if (c->num_options == MAX_IO) {
+    snprintf(err, err_size, "more than %d -C entries", MAX_IO);
+    return -1;
+  }
+  c->option_keys[c->num_options] = key;
+  c->option_values[c->num_options++] = value;
+  return 0;
 }
 
 int main(int argc, char** argv) {
@@ -315,44 +356,48 @@ int main(int argc, char** argv) {
   c.dim = 1;
   c.share = 1;
   c.load_mode = "mmap";
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage();
-      return 0;
-    } else if (!strcmp(a, "--json")) {
-      c.json = 1;
-    } else if (!strcmp(a, "--no-share")) {
-      c.share = 0;
-    } else if (!strcmp(a, "--threads") || !strcmp(a, "--intra-op-threads") ||
-               !strcmp(a, "--sessions") || !strcmp(a, "--repeat") ||
-               !strcmp(a, "--dim") || !strcmp(a, "--input") || !strcmp(a, "--load-mode")) {
-      if (!v) die("%s needs a value", a);
-      ++i;
-      if (!strcmp(a, "--threads")) c.threads = parse_int(v, a);
-      else if (!strcmp(a, "--intra-op-threads")) c.intra_op_threads = parse_int(v, a);
-      else if (!strcmp(a, "--sessions")) c.sessions = parse_int(v, a);
-      else if (!strcmp(a, "--repeat")) c.repeat = parse_int(v, a);
-      else if (!strcmp(a, "--dim")) c.dim = parse_int(v, a);
-      else if (!strcmp(a, "--load-mode")) {
-        if (strcmp(v, "mmap") && strcmp(v, "read")) die("--load-mode: expected mmap or read");
+  epctx_cli_parser p;
+  epctx_cli_init(&p, &kTool, argc, argv);
+  const char* v;
+  int id;
+  while ((id = epctx_cli_next(&p, &v)) > 0) {
+    char err[512];
+    switch (id) {
+      case EPCTX_CLI_HELP: epctx_cli_help(&kTool, stdout); return 0;
+      case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); return 0;
+      case EPCTX_CLI_JSON: c.json = 1; break;
+      case EPCTX_CLI_CONFIG:
+        if (epctx_cli_split_config((char*)v, add_option, &c, err, sizeof err))
+          return epctx_cli_usage_error(&kTool, "%s", err);
+        break;
+      case OPT_NO_SHARE: c.share = 0; break;
+      case OPT_THREADS: c.threads = parse_int(v, "--threads"); break;
+      case OPT_INTRA_OP_THREADS: c.intra_op_threads = parse_int(v, "--intra-op-threads"); break;
+      case OPT_SESSIONS: c.sessions = parse_int(v, "--sessions"); break;
+      case OPT_REPEAT: c.repeat = parse_int(v, "--repeat"); break;
+      case OPT_DIM: c.dim = parse_int(v, "--dim"); break;
+      case OPT_LOAD_MODE:
+        if (strcmp(v, "mmap") && strcmp(v, "read"))
+          return epctx_cli_usage_error(&kTool, "--load-mode: expected mmap or read, found '%s'", v);
         c.load_mode = v;
-      } else {
+        break;
+      case OPT_INPUT: {
         const char* eq = strchr(v, '=');
-        if (!eq || eq == v || c.num_inputs == MAX_IO) die("--input: expected name=file.npy");
+        if (!eq || eq == v || c.num_inputs == MAX_IO)
+          return epctx_cli_usage_error(&kTool, "--input '%s': expected name=file.npy", v);
         c.input_names[c.num_inputs] = strndup(v, (size_t)(eq - v));
         c.input_files[c.num_inputs++] = eq + 1;
+        break;
       }
-    } else if (a[0] == '-') {
-      die("unknown option '%s' (see --help)", a);
-    } else if (!c.package) {
-      c.package = a;
-    } else {
-      die("more than one package ('%s', '%s')", c.package, a);
+      default: break;
     }
   }
-  if (!c.package) die("no package given (see --help)");
+  if (id < 0) return EPCTX_CLI_EXIT_USAGE;
+  if (p.num_operands > 1)
+    return epctx_cli_usage_error(&kTool, "more than one package ('%s', '%s')", p.operands[0],
+                                 p.operands[1]);
+  if (p.num_operands == 0) return epctx_cli_usage_error(&kTool, "no package given");
+  c.package = p.operands[0];
   if (c.sessions > MAX_SESSIONS) die("--sessions: at most %d", MAX_SESSIONS);
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", c.package);
@@ -466,39 +511,60 @@ int main(int argc, char** argv) {
   double ratio = one.pss > 0 ? (double)many.pss / (double)one.pss : 0;
 
   if (c.json) {
-    printf("{\"package\": \"%s\", \"load_mode\": \"%s\", \"threads\": %d, \"runs\": %d,\n", c.package,
-           c.load_mode, c.threads, total);
-    printf(" \"create_cold_ms\": %.3f, \"create_warm_ms\": %.3f, \"first_run_ms\": %.3f,\n",
-           create_cold, create_warm, first_run);
-    printf(" \"cached_after_cold_create_bytes\": %lld,\n", cold_read);
-    printf(" \"arena_bytes\": %zu,\n", arena);
-    printf(" \"run_median_ms\": %.6f, \"run_p99_ms\": %.6f, \"runs_per_s\": %.1f,\n", median, p99,
-           total / (wall / 1e3));
-    printf(" \"peak_rss_bytes\": %lld, \"private_dirty_after_create_bytes\": %lld,\n", peak,
-           pd_create);
-    printf(" \"private_dirty_after_first_run_bytes\": %lld, \"private_dirty_after_runs_bytes\": %lld,\n",
-           pd_run, pd_runs);
-    printf(" \"rss_after_create_bytes\": %lld, \"rss_after_first_run_bytes\": %lld,\n",
-           rss_create, rss_run);
-    if (c.intra_op_threads > 0) printf(" \"intra_op_threads\": %d,", c.intra_op_threads);
-    else printf(" \"intra_op_threads\": \"%s\",", has_intra_op ? "default" : "caller");
-    printf(" \"create_allocs\": %lld, \"create_held_bytes\": %lld,"
-           " \"first_run_allocs\": %lld,\n \"allocs_per_run\": %lld,"
-           " \"alloc_bytes_per_run\": %lld, \"run_peak_bytes\": %lld,"
-           " \"page_faults_per_run\": %lld",
-           create_allocs, create_held, first_run_allocs, run_allocs, run_bytes, run_peak,
-           run_faults);
+    epctx_json j;
+    epctx_json_init(&j, stdout, 1);
+    epctx_json_begin_object(&j);
+#define J_STR(k, v) (epctx_json_key(&j, k), epctx_json_string(&j, v))
+#define J_INT(k, v) (epctx_json_key(&j, k), epctx_json_int(&j, (int64_t)(v)))
+#define J_NUM(k, v) (epctx_json_key(&j, k), epctx_json_double(&j, v))
+    J_STR("package", c.package);
+    J_STR("load_mode", c.load_mode);
+    J_INT("threads", c.threads);
+    J_INT("runs", total);
+    J_NUM("create_cold_ms", create_cold);
+    J_NUM("create_warm_ms", create_warm);
+    J_NUM("first_run_ms", first_run);
+    J_INT("cached_after_cold_create_bytes", cold_read);
+    J_INT("arena_bytes", arena);
+    J_NUM("run_median_ms", median);
+    J_NUM("run_p99_ms", p99);
+    J_NUM("runs_per_s", total / (wall / 1e3));
+    J_INT("peak_rss_bytes", peak);
+    J_INT("private_dirty_after_create_bytes", pd_create);
+    J_INT("private_dirty_after_first_run_bytes", pd_run);
+    J_INT("private_dirty_after_runs_bytes", pd_runs);
+    J_INT("rss_after_create_bytes", rss_create);
+    J_INT("rss_after_first_run_bytes", rss_run);
+    if (c.intra_op_threads > 0) J_INT("intra_op_threads", c.intra_op_threads);
+    else J_STR("intra_op_threads", has_intra_op ? "default" : "caller");
+    J_INT("create_allocs", create_allocs);
+    J_INT("create_held_bytes", create_held);
+    J_INT("first_run_allocs", first_run_allocs);
+    J_INT("allocs_per_run", run_allocs);
+    J_INT("alloc_bytes_per_run", run_bytes);
+    J_INT("run_peak_bytes", run_peak);
+    J_INT("page_faults_per_run", run_faults);
     if (c.sessions > 1) {
-      printf(",\n \"sessions\": %d, \"shared\": %s, \"session_create_ms\": [", c.sessions,
-             c.share ? "true" : "false");
-      for (int i = 0; i < c.sessions; ++i) printf("%s%.3f", i ? ", " : "", share_create_ms[i]);
-      printf("],\n \"one_session_pss_bytes\": %lld, \"n_sessions_pss_bytes\": %lld,"
-             " \"n_over_one_pss\": %.4f,\n \"one_session_rss_bytes\": %lld,"
-             " \"n_sessions_rss_bytes\": %lld,\n \"one_session_private_dirty_bytes\": %lld,"
-             " \"n_sessions_private_dirty_bytes\": %lld", one.pss, many.pss, ratio, one.rss,
-             many.rss, one.private_dirty, many.private_dirty);
+      J_INT("sessions", c.sessions);
+      epctx_json_key(&j, "shared");
+      epctx_json_bool(&j, c.share);
+      epctx_json_key(&j, "session_create_ms");
+      epctx_json_begin_array(&j);
+      for (int i = 0; i < c.sessions; ++i) epctx_json_double(&j, share_create_ms[i]);
+      epctx_json_end_array(&j);
+      J_INT("one_session_pss_bytes", one.pss);
+      J_INT("n_sessions_pss_bytes", many.pss);
+      J_NUM("n_over_one_pss", ratio);
+      J_INT("one_session_rss_bytes", one.rss);
+      J_INT("n_sessions_rss_bytes", many.rss);
+      J_INT("one_session_private_dirty_bytes", one.private_dirty);
+      J_INT("n_sessions_private_dirty_bytes", many.private_dirty);
     }
-    printf("}\n");
+#undef J_STR
+#undef J_INT
+#undef J_NUM
+    epctx_json_end_object(&j);
+    epctx_json_finish(&j);
   } else {
     printf("package:            %s (load mode %s)\n", c.package, c.load_mode);
     printf("create:             cold %.3f ms, warm %.3f ms (median of 5)\n", create_cold,

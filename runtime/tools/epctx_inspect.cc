@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// epctx-inspect MODEL_ctx.onnx [--json] [-C key=value ...]
+// epctx-inspect [--json] [-C key=value ...] MODEL_ctx.onnx
 //
 // Lists what an EPContext model holds and whether this device can run it:
 // every EPContext node with its attributes (payload sizes, never bytes), the
@@ -24,6 +24,8 @@
 #include "kernels/kernel.h"
 #include "onnx/epcontext.h"
 #include "onnx/model.h"
+#include "cli_args.h"
+#include "json_writer.h"
 #include "vnpu_env.h"
 
 namespace {
@@ -47,61 +49,59 @@ void check(epctx_status* st) {
 struct Out {
   bool json = false;
   int depth = 0;
-  bool first[16] = {true};
+  epctx_json j;
 
-  void sep() {
-    if (!json) return;
-    if (!first[depth]) fputc(',', stdout);
-    first[depth] = false;
-  }
-  void str(const char* s, size_t n) {
-    fputc('"', stdout);
-    for (size_t i = 0; i < n; ++i) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c == '"' || c == '\\') printf("\\%c", c);
-      else if (c < 0x20 || c >= 0x7f) printf("\\u%04x", c);
-      else fputc(c, stdout);
-    }
-    fputc('"', stdout);
-  }
+  Out() { epctx_json_init(&j, stdout, 0); }
   void key(const char* k) {
-    sep();
-    if (json) {
-      str(k, strlen(k));
-      fputc(':', stdout);
-    } else {
-      printf("%*s%s: ", 2 * (depth - 1), "", k);
-    }
+    if (json) epctx_json_key(&j, k);
+    else printf("%*s%s: ", 2 * (depth - 1), "", k);
   }
   void open(const char* k, char bracket) {  // k nullptr inside arrays
     if (k) key(k);
-    else sep();
-    if (json) fputc(bracket, stdout);
-    else if (k) fputc('\n', stdout);
-    first[++depth] = true;
+    if (json) {
+      if (bracket == '{') epctx_json_begin_object(&j);
+      else epctx_json_begin_array(&j);
+    } else if (k) {
+      fputc('\n', stdout);
+    }
+    ++depth;
   }
   void close(char bracket) {
     --depth;
-    if (json) fputc(bracket, stdout);
+    if (!json) return;
+    if (bracket == '}') epctx_json_end_object(&j);
+    else epctx_json_end_array(&j);
   }
   void s(const char* k, epctx::StrView v) {
     key(k);
-    if (json) str(v.data ? v.data : "", v.size);
+    if (json) epctx_json_string_n(&j, v.data ? v.data : "", v.size);
     else printf("%.*s\n", v.len(), v.data ? v.data : "");
   }
   void s(const char* k, const char* v) { s(k, epctx::StrView{v, strlen(v)}); }
   void u(const char* k, unsigned long long v) {
     key(k);
-    printf(json ? "%llu" : "%llu\n", v);
+    if (json) epctx_json_uint(&j, v);
+    else printf("%llu\n", v);
   }
   void null(const char* k) {
     key(k);
-    fputs(json ? "null" : "(none)\n", stdout);
+    if (json) epctx_json_null(&j);
+    else fputs("(none)\n", stdout);
   }
   void item_text(const char* what, unsigned i) {
     if (!json) printf("%*s%s %u\n", 2 * (depth - 1), "", what, i);
   }
 };
+
+const epctx_cli_tool kTool = {
+    "epctx-inspect", "[options] MODEL_ctx.onnx",
+    "Lists what an EPContext model holds and whether this device's drivers can run it.",
+    nullptr, nullptr, "print the listing as one JSON object"};
+
+int add_option(void* user, const char* key, const char* value, char*, size_t) {
+  check(epctx_session_options_set(static_cast<epctx_session_options*>(user), key, value));
+  return 0;
+}
 
 void version(Out& o, const char* k, const epctx::ContainerVersion& v) {
   char b[48];
@@ -165,27 +165,28 @@ int main(int argc, char** argv) {
   Out o;
   epctx_session_options* options = nullptr;
   check(epctx_session_options_create(&options));
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--json")) {
-      o.json = true;
-    } else if (!strcmp(argv[i], "-C") && i + 1 < argc) {
-      char kv[2048];
-      snprintf(kv, sizeof kv, "%s", argv[++i]);
-      char* eq = strchr(kv, '=');
-      if (!eq) die("-C expects key=value, found '%s'", kv);
-      *eq = '\0';
-      check(epctx_session_options_set(options, kv, eq + 1));
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      printf("usage: epctx-inspect MODEL_ctx.onnx [--json] [-C key=value ...]\n");
-      return 0;
-    } else if (argv[i][0] == '-' || model) {
-      die("unexpected argument '%s' (usage: epctx-inspect MODEL_ctx.onnx [--json] "
-          "[-C key=value ...])", argv[i]);
-    } else {
-      model = argv[i];
+  epctx_cli_parser p;
+  epctx_cli_init(&p, &kTool, argc, argv);
+  const char* v = nullptr;
+  int id;
+  while ((id = epctx_cli_next(&p, &v)) > 0) {
+    char err[512];
+    switch (id) {
+      case EPCTX_CLI_HELP: epctx_cli_help(&kTool, stdout); return 0;
+      case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); return 0;
+      case EPCTX_CLI_JSON: o.json = true; break;
+      case EPCTX_CLI_CONFIG:
+        if (epctx_cli_split_config(const_cast<char*>(v), add_option, options, err, sizeof err))
+          return epctx_cli_usage_error(&kTool, "%s", err);
+        break;
+      default: break;
     }
   }
-  if (!model) die("no model given (usage: epctx-inspect MODEL_ctx.onnx [--json])");
+  if (id < 0) return EPCTX_CLI_EXIT_USAGE;
+  if (p.num_operands != 1)
+    return epctx_cli_usage_error(&kTool, p.num_operands ? "more than one model given"
+                                                        : "no model given");
+  model = p.operands[0];
   char err[256];
   if (epctx_tool_vnpu_from_env(err, sizeof err)) die("%s", err);
 
@@ -214,6 +215,18 @@ int main(int argc, char** argv) {
   o.s("producer", m.producer_name);
   o.s("producer_version", m.producer_version);
   o.u("ir_version", static_cast<unsigned long long>(m.ir_version));
+  o.s("domain", m.domain);
+  o.u("model_version", static_cast<unsigned long long>(m.model_version));
+  o.s("graph_name", m.graph.name);
+  o.open("metadata_props", '[');
+  for (uint32_t i = 0; i < m.num_metadata; ++i) {
+    o.item_text("metadata_prop", i);
+    o.open(nullptr, '{');
+    o.s("key", m.metadata[i].key);
+    o.s("value", m.metadata[i].value);
+    o.close('}');
+  }
+  o.close(']');
   epctx::Env* e = epctx::capi::EnvOf(env);
   o.open("drivers", '[');
   for (int i = 0; i < e->num_drivers; ++i) {
@@ -323,7 +336,7 @@ int main(int argc, char** argv) {
   }
   o.close(']');
   o.close('}');
-  if (o.json) fputc('\n', stdout);
+  if (o.json) epctx_json_finish(&o.j);
   epctx_pal_unmap(&region);
   epctx_compat_report_release(report);
   epctx_env_release(env);

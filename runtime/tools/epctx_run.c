@@ -15,6 +15,8 @@
 
 #include <epctx/epctx.h>
 
+#include "cli_args.h"
+#include "json_writer.h"
 #include "npy.h"
 #include "vnpu_env.h"
 
@@ -22,23 +24,36 @@
 #define MAX_OPTIONS 64
 #define PREVIEW_VALUES 6
 
-static void usage(FILE* to) {
-  fprintf(to,
-          "usage: epctx-run MODEL_ctx.onnx --input NAME=FILE.npy ... "
-          "[--output-dir DIR]\n"
-          "                 [--repeat N] [-C key=value]... [--quiet]\n"
-          "  --input NAME=FILE   bind graph input NAME to a .npy file "
-          "(every input is required)\n"
-          "  --output-dir DIR    write each output as DIR/<name>.npy "
-          "(created if missing)\n"
-          "  --repeat N          timed runs after the first (default 10)\n"
-          "  -C key=value        session option (ep.context_file_path, "
-          "epctx.*, ...)\n"
-          "  --quiet             print only the JSON timing line\n"
-          "  --trusted-key FILE  trust this P-256 public key (PEM) for signed "
-          "packages (repeatable)\n"
-          "  --rollback-store DIR  anti-rollback counters of signed packages\n");
-}
+enum {
+  OPT_INPUT = 1,
+  OPT_OUTPUT_DIR,
+  OPT_REPEAT,
+  OPT_TRUSTED_KEY,
+  OPT_ROLLBACK_STORE,
+  OPT_LOG_LEVEL,
+  OPT_TIMEOUT_US,
+  OPT_QUIET
+};
+
+static const epctx_cli_option kOptions[] = {
+    {OPT_INPUT, "input", 'i', "NAME=FILE", "bind graph input NAME to a .npy file (every input is required)"},
+    {OPT_OUTPUT_DIR, "output-dir", 'o', "DIR", "write each output as DIR/<name>.npy (created if missing)"},
+    {OPT_REPEAT, "repeat", 'n', "N", "timed runs after the first (default 10)"},
+    {OPT_TRUSTED_KEY, "trusted-key", 0, "FILE",
+     "trust this P-256 public key (PEM) for signed packages (repeatable, at most 8)"},
+    {OPT_ROLLBACK_STORE, "rollback-store", 0, "DIR",
+     "folder of the anti-rollback counters of signed packages"},
+    {OPT_LOG_LEVEL, "log-level", 0, "N", "runtime log on stderr: 0 error (default) .. 3 verbose"},
+    {OPT_TIMEOUT_US, "timeout-us", 0, "N",
+     "stop any run that takes longer (RUN_DEADLINE_EXCEEDED; default: none)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "print only the JSON timing line"},
+    {0, NULL, 0, NULL, NULL}};
+
+static const epctx_cli_tool kTool = {
+    "epctx-run", "[options] MODEL_ctx.onnx --input NAME=FILE.npy ...",
+    "Loads a precompiled EPContext model, runs it on .npy inputs, prints outputs and timings.",
+    kOptions, NULL,
+    "print one JSON object (model, timings, outputs) and nothing else on stdout"};
 
 /* Prints the one error line and exits. Newlines in the message are folded so
  * the line stays one line whatever the runtime says. */
@@ -102,6 +117,9 @@ struct args {
   const char* trusted_keys[8];
   size_t num_trusted_keys;
   const char* rollback_store;
+  long log_level;
+  long timeout_us;
+  int json;
 };
 
 /* Splits "a=b" in place; NULL when there is no '=' or the key is empty. */
@@ -112,75 +130,83 @@ static char* split_eq(char* s) {
   return eq + 1;
 }
 
+static int add_option(void* user, const char* key, const char* value, char* err,
+                      size_t err_size) {
+  struct args* a = (struct args*)user;
+  if (a->num_options == MAX_OPTIONS) {
+    snprintf(err, err_size, "more than %d -C entries", MAX_OPTIONS);
+    return -1;
+  }
+  a->option_keys[a->num_options] = key;
+  a->option_values[a->num_options] = value;
+  a->num_options++;
+  return 0;
+}
+
+/* Exits 0 for --help/--version and 2 for a usage error. */
+static int parse_long(const char* opt, const char* v, long lo, long hi, long* out) {
+  char* end;
+  errno = 0;
+  *out = strtol(v, &end, 10);
+  if (errno || *end || end == v || *out < lo || *out > hi)
+    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %ld to %ld", opt, v,
+                               lo, hi));
+  return 0;
+}
+
 static void parse_args(int argc, char** argv, struct args* a) {
   memset(a, 0, sizeof(*a));
   a->repeat = 10;
-  for (int i = 1; i < argc; ++i) {
-    const char* arg = argv[i];
-    int has_value = i + 1 < argc;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(stdout);
-      exit(0);
-    } else if (!strcmp(arg, "--input") || !strcmp(arg, "-i")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs NAME=FILE.npy", arg);
-      char* spec = argv[++i];
-      char* path = split_eq(spec);
-      if (!path || !*path)
-        die(EPCTX_INVALID_ARGUMENT, "--input '%s': expected NAME=FILE.npy",
-            spec);
-      if (a->num_inputs == MAX_BINDINGS)
-        die(EPCTX_INVALID_ARGUMENT, "more than %d --input options",
-            MAX_BINDINGS);
-      for (size_t k = 0; k < a->num_inputs; ++k)
-        if (!strcmp(a->inputs[k].name, spec))
-          die(EPCTX_INVALID_ARGUMENT, "--input '%s' given twice", spec);
-      a->inputs[a->num_inputs].name = spec;
-      a->inputs[a->num_inputs].path = path;
-      a->num_inputs++;
-    } else if (!strcmp(arg, "--output-dir") || !strcmp(arg, "-o")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs a directory", arg);
-      a->output_dir = argv[++i];
-    } else if (!strcmp(arg, "--repeat") || !strcmp(arg, "-n")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "%s needs a count", arg);
-      char* end;
-      errno = 0;
-      a->repeat = strtol(argv[++i], &end, 10);
-      if (errno || *end || end == argv[i] || a->repeat < 0 ||
-          a->repeat > 1000000)
-        die(EPCTX_INVALID_ARGUMENT,
-            "--repeat '%s': expected an integer from 0 to 1000000", argv[i]);
-    } else if (!strcmp(arg, "-C")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "-C needs key=value");
-      char* key = argv[++i];
-      char* value = split_eq(key);
-      if (!value) die(EPCTX_INVALID_ARGUMENT, "-C '%s': expected key=value", key);
-      if (a->num_options == MAX_OPTIONS)
-        die(EPCTX_INVALID_ARGUMENT, "more than %d -C options", MAX_OPTIONS);
-      a->option_keys[a->num_options] = key;
-      a->option_values[a->num_options] = value;
-      a->num_options++;
-    } else if (!strcmp(arg, "--trusted-key")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "--trusted-key needs a file");
-      if (a->num_trusted_keys == 8) die(EPCTX_INVALID_ARGUMENT, "more than 8 --trusted-key");
-      a->trusted_keys[a->num_trusted_keys++] = argv[++i];
-    } else if (!strcmp(arg, "--rollback-store")) {
-      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "--rollback-store needs a folder");
-      a->rollback_store = argv[++i];
-    } else if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
-      a->quiet = 1;
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      die(EPCTX_INVALID_ARGUMENT, "unknown option '%s' (see --help)", arg);
-    } else if (!a->model) {
-      a->model = arg;
-    } else {
-      die(EPCTX_INVALID_ARGUMENT,
-          "more than one model given ('%s' and '%s')", a->model, arg);
+  a->timeout_us = 0;
+  epctx_cli_parser p;
+  epctx_cli_init(&p, &kTool, argc, argv);
+  const char* v;
+  int id;
+  while ((id = epctx_cli_next(&p, &v)) > 0) {
+    char err[512];
+    switch (id) {
+      case EPCTX_CLI_HELP: epctx_cli_help(&kTool, stdout); exit(0);
+      case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); exit(0);
+      case EPCTX_CLI_JSON: a->json = 1; break;
+      case EPCTX_CLI_CONFIG:
+        if (epctx_cli_split_config((char*)v, add_option, a, err, sizeof err))
+          exit(epctx_cli_usage_error(&kTool, "%s", err));
+        break;
+      case OPT_INPUT: {
+        char* spec = (char*)v;
+        char* path = split_eq(spec);
+        if (!path || !*path)
+          exit(epctx_cli_usage_error(&kTool, "--input '%s': expected NAME=FILE.npy", spec));
+        if (a->num_inputs == MAX_BINDINGS)
+          exit(epctx_cli_usage_error(&kTool, "more than %d --input options", MAX_BINDINGS));
+        for (size_t k = 0; k < a->num_inputs; ++k)
+          if (!strcmp(a->inputs[k].name, spec))
+            exit(epctx_cli_usage_error(&kTool, "--input '%s' given twice", spec));
+        a->inputs[a->num_inputs].name = spec;
+        a->inputs[a->num_inputs].path = path;
+        a->num_inputs++;
+        break;
+      }
+      case OPT_OUTPUT_DIR: a->output_dir = v; break;
+      case OPT_REPEAT: parse_long("--repeat", v, 0, 1000000, &a->repeat); break;
+      case OPT_TRUSTED_KEY:
+        if (a->num_trusted_keys == 8)
+          exit(epctx_cli_usage_error(&kTool, "more than 8 --trusted-key"));
+        a->trusted_keys[a->num_trusted_keys++] = v;
+        break;
+      case OPT_ROLLBACK_STORE: a->rollback_store = v; break;
+      case OPT_LOG_LEVEL: parse_long("--log-level", v, 0, 3, &a->log_level); break;
+      case OPT_TIMEOUT_US: parse_long("--timeout-us", v, 1, 2000000000L, &a->timeout_us); break;
+      case OPT_QUIET: a->quiet = 1; break;
+      default: break;
     }
   }
-  if (!a->model) {
-    usage(stderr);
-    die(EPCTX_INVALID_ARGUMENT, "no model given");
-  }
+  if (id < 0) exit(EPCTX_CLI_EXIT_USAGE);
+  if (p.num_operands == 0) exit(epctx_cli_usage_error(&kTool, "no model given"));
+  if (p.num_operands > 1)
+    exit(epctx_cli_usage_error(&kTool, "more than one model given ('%s' and '%s')",
+                               p.operands[0], p.operands[1]));
+  a->model = p.operands[0];
 }
 
 /* "a, b, c": the session's input names, for error messages. */
@@ -356,20 +382,67 @@ static void write_outputs(const struct args* a, const char** names,
   free(files);
 }
 
-static void print_json_string(const char* s) {
-  putchar('"');
-  for (; *s; ++s) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
+static epctx_status* run_once(epctx_session* s, const char** names, const epctx_tensor** in,
+                              size_t n_in, epctx_tensor** outs, size_t n_out,
+                              const epctx_run_options* ro) {
+  epctx_run_args r;
+  memset(&r, 0, sizeof r);
+  r.input_names = names;
+  r.inputs = in;
+  r.input_count = n_in;
+  r.outputs = outs;
+  r.output_count = n_out;
+  r.run_options = ro;
+  for (size_t i = 0; i < n_out; ++i) outs[i] = NULL;
+  return epctx_session_run_with(s, &r);
+}
+
+/* Milliseconds to the microsecond, as the text line shows them. */
+static double ms3(double ms) { return (double)(long long)(ms * 1000.0 + 0.5) / 1000.0; }
+
+/* The JSON line (or, with --json, the whole document). */
+static void print_json(const struct args* a, double create_ms, double first_ms, double median_ms,
+                       const char** names, epctx_tensor** outs, size_t num_out) {
+  epctx_json j;
+  epctx_json_init(&j, stdout, 0);
+  epctx_json_begin_object(&j);
+  epctx_json_key(&j, "model");
+  epctx_json_string(&j, a->model);
+  epctx_json_key(&j, "session_create_ms");
+  epctx_json_double(&j, ms3(create_ms));
+  epctx_json_key(&j, "first_run_ms");
+  epctx_json_double(&j, ms3(first_ms));
+  epctx_json_key(&j, "repeat");
+  epctx_json_int(&j, a->repeat);
+  epctx_json_key(&j, "median_run_ms");
+  if (a->repeat > 0) epctx_json_double(&j, ms3(median_ms));
+  else epctx_json_null(&j);
+  if (a->json) {
+    epctx_json_key(&j, "outputs");
+    epctx_json_begin_array(&j);
+    for (size_t i = 0; i < num_out; ++i) {
+      epctx_json_begin_object(&j);
+      epctx_json_key(&j, "name");
+      epctx_json_string(&j, names[i]);
+      epctx_json_key(&j, "dtype");
+      epctx_json_string(&j, epctx_npy_dtype_name(epctx_tensor_dtype(outs[i])));
+      epctx_json_key(&j, "dims");
+      epctx_json_begin_array(&j);
+      for (size_t d = 0; d < epctx_tensor_rank(outs[i]); ++d)
+        epctx_json_int(&j, epctx_tensor_dims(outs[i])[d]);
+      epctx_json_end_array(&j);
+      epctx_json_end_object(&j);
+    }
+    epctx_json_end_array(&j);
   }
-  putchar('"');
+  epctx_json_end_object(&j);
+  epctx_json_finish(&j);
 }
 
 int main(int argc, char** argv) {
   struct args a;
   parse_args(argc, argv, &a);
+  if (a.json) a.quiet = 1;
 
   char env_err[256];
   if (epctx_tool_vnpu_from_env(env_err, sizeof env_err) != 0) {
@@ -377,7 +450,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   epctx_env* env = NULL;
-  check(epctx_env_create(NULL, 0, &env), NULL);
+  check(epctx_env_create(NULL, (int)a.log_level, &env), NULL);
   check(epctx_env_register_builtin_drivers(env), NULL);
   for (size_t i = 0; i < a.num_trusted_keys; ++i) {
     char key[4096];
@@ -421,16 +494,17 @@ int main(int argc, char** argv) {
     out_names[i] = info.name;
   }
 
+  epctx_run_options* ro = NULL;
+  if (a.timeout_us) {
+    check(epctx_run_options_create(&ro), NULL);
+    check(epctx_run_options_set_timeout_us(ro, (uint64_t)a.timeout_us), NULL);
+  }
   t0 = now_ms();
-  check(epctx_session_run(session, in_names, in_tensors, a.num_inputs, NULL,
-                          outs, num_out),
-        a.model);
+  check(run_once(session, in_names, in_tensors, a.num_inputs, outs, num_out, ro), a.model);
   double first_ms = now_ms() - t0;
   for (long r = 0; r < a.repeat; ++r) {
     t0 = now_ms();
-    check(epctx_session_run(session, in_names, in_tensors, a.num_inputs, NULL,
-                            scratch, num_out),
-          a.model);
+    check(run_once(session, in_names, in_tensors, a.num_inputs, scratch, num_out, ro), a.model);
     times[r] = now_ms() - t0;
     for (size_t i = 0; i < num_out; ++i) epctx_tensor_release(scratch[i]);
   }
@@ -452,13 +526,7 @@ int main(int argc, char** argv) {
     else
       printf("median run (0): n/a\n");
   }
-  printf("{\"model\": ");
-  print_json_string(a.model);
-  printf(", \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
-         "\"repeat\": %ld, \"median_run_ms\": ",
-         create_ms, first_ms, a.repeat);
-  if (a.repeat > 0) printf("%.3f}\n", median_ms);
-  else printf("null}\n");
+  print_json(&a, create_ms, first_ms, median_ms, out_names, outs, num_out);
 
   for (size_t i = 0; i < num_out; ++i) epctx_tensor_release(outs[i]);
   for (size_t i = 0; i < a.num_inputs; ++i) {
@@ -471,6 +539,7 @@ int main(int argc, char** argv) {
   free(out_names);
   epctx_session_release(session);
   epctx_session_options_release(options);
+  epctx_run_options_release(ro);
   epctx_env_release(env);
   return 0;
 }

@@ -421,9 +421,9 @@ void report_gives_macs_partitions_and_cpu_reasons(void**) {
   r = Run({in, "--input-shape", "x:1,3,4,4", "--force", "--json"});
   assert_int_equal(r.code, 0);
   assert_non_null(strstr(r.err.c_str(), "nodes (Conv x1, Relu x1), 144 MACs"));
-  assert_non_null(strstr(r.out.c_str(), "\"macs_total\":288,\"macs_npu\":288"));
-  assert_non_null(strstr(r.out.c_str(), "\"op_types\":{\"Conv\":1,\"Relu\":1}"));
-  assert_non_null(strstr(r.out.c_str(), "\"op_type\":\"Sqrt\",\"reason\":\"vnpu: Sqrt has no vnpu op\""));
+  assert_non_null(strstr(r.out.c_str(), "\"macs_total\": 288, \"macs_npu\": 288"));
+  assert_non_null(strstr(r.out.c_str(), "\"op_types\": {\"Conv\": 1, \"Relu\": 1}"));
+  assert_non_null(strstr(r.out.c_str(), "\"op_type\": \"Sqrt\", \"reason\": \"vnpu: Sqrt has no vnpu op\""));
   assert_int_equal(Lines(r.out), 1);
 }
 

@@ -86,10 +86,45 @@ def bool_models():
     return as_input, as_init
 
 
+def metadata_model():
+    m = add_model()
+    m.producer_name = "epctx-tests"
+    m.producer_version = "1.2.3"
+    m.domain = "org.example"
+    m.model_version = 7
+    helper.set_model_props(m, {"author": "runtime tests", "license": "Apache-2.0"})
+    m.metadata_props.add(key="author", value="a duplicate key")
+    return m
+
+
+def endless_loop_model():
+    """A Loop whose trip count is an input: with INT64_MAX it never ends on
+    its own, so only run options can stop it."""
+    one = helper.make_node("Constant", [], ["one"],
+                           value=numpy_helper.from_array(np.ones([1], np.float32)))
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]), one,
+         helper.make_node("Add", ["v", "one"], ["v_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1])])
+    loop = helper.make_node("Loop", ["m", "", "v0"], ["v"], body=body, name="loop")
+    g = helper.make_graph([loop], "endless",
+                          [helper.make_tensor_value_info("m", TensorProto.INT64, []),
+                           helper.make_tensor_value_info("v0", TensorProto.FLOAT, [1])],
+                          [helper.make_tensor_value_info("v", TensorProto.FLOAT, [1])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     onnx.save(add_model(), os.path.join(out, "add_relu.onnx"))
+    onnx.save(metadata_model(), os.path.join(out, "metadata.onnx"))
+    onnx.save(endless_loop_model(), os.path.join(out, "endless_loop.onnx"))
     data = open(os.path.join(out, "add_relu.onnx"), "rb").read()
     with open(os.path.join(out, "truncated.onnx"), "wb") as f:
         f.write(data[: len(data) // 2])

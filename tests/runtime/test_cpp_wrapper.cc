@@ -39,6 +39,31 @@ static void wrapper_runs_model_and_owns_outputs(void**) {
   assert_int_equal(out[0].rank(), 2);
 }
 
+static void wrapper_gives_metadata_and_stops_runs_with_run_options(void**) {
+  epctx::cpp::Env env;
+  assert_true(epctx::cpp::Env::Create(&env, 0).ok());
+  assert_true(epctx::cpp::Version()[0] != '\0');
+  char path[4096];
+  snprintf(path, sizeof path, "%s/metadata.onnx", g_dir);
+  epctx::cpp::Session s;
+  assert_true(epctx::cpp::Session::Create(env, path, nullptr, &s).ok());
+  assert_string_equal(s.Metadata(EPCTX_METADATA_PRODUCER_NAME), "epctx-tests");
+  assert_string_equal(s.MetadataProp("license"), "Apache-2.0");
+  float x[6] = {0};
+  int64_t dims[2] = {2, 3};
+  epctx::cpp::Tensor in[1];
+  assert_true(epctx::cpp::Tensor::Wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, &in[0]).ok());
+  const char* names[1] = {"x"};
+  epctx::cpp::Tensor out[1];
+  epctx::cpp::RunOptions ro;
+  assert_true(epctx::cpp::RunOptions::Create(&ro).ok());
+  assert_true(s.Run(names, in, 1, nullptr, out, 1, ro).ok());
+  assert_float_equal(out[0].data<float>()[5], 5.0f, 0.0f);
+  ro.SetTerminate(true);
+  epctx::cpp::Result r = s.Run(names, in, 1, nullptr, out, 1, ro);
+  assert_int_equal(r.code(), EPCTX_RUN_TERMINATED);
+}
+
 static void wrapper_reports_errors_as_results(void**) {
   epctx::cpp::Env env;
   assert_true(epctx::cpp::Env::Create(&env, 0).ok());
@@ -55,6 +80,7 @@ int main(int argc, char** argv) {
   g_dir = argv[1];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(wrapper_runs_model_and_owns_outputs),
+      cmocka_unit_test(wrapper_gives_metadata_and_stops_runs_with_run_options),
       cmocka_unit_test(wrapper_reports_errors_as_results),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -18,6 +18,7 @@
 #include "epctx_host/model_io.h"
 #include "epctx_host/sign.h"
 #include "session/options.h"
+#include "session/trust_config.h"
 #include "trust/verifier.h"
 
 using namespace epctx;
@@ -109,7 +110,9 @@ int main(int argc, char** argv) {
     Arena arena(Allocator::Default());
     trust::PackageVerifier v;
     uint64_t t0 = epctx_pal_now_ns();
-    Status st = v.Begin(keys, opts, model.c_str(), arena, "bench");
+    trust::VerifyConfig config;
+    Status st = ResolveVerifyConfig(opts, model.c_str(), arena, "bench", &config);
+    if (st.ok()) st = v.Begin(keys, config, arena, "bench");
     uint64_t t1 = epctx_pal_now_ns();
     if (st.ok()) st = v.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, name, file, nullptr, 0);
     uint64_t t2 = epctx_pal_now_ns();

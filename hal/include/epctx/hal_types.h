@@ -40,7 +40,10 @@ typedef enum epctx_code {
   EPCTX_SIGNATURE_INVALID = 120,
   EPCTX_KEY_REJECTED = 121,
   EPCTX_HASH_MISMATCH = 122,
-  EPCTX_ROLLBACK = 123
+  EPCTX_ROLLBACK = 123,
+  /* a run stopped between two steps (epctx_run_options) */
+  EPCTX_RUN_TERMINATED = 130,
+  EPCTX_RUN_DEADLINE_EXCEEDED = 131
 } epctx_code;
 
 /* Element types: ONNX TensorProto.DataType values. */

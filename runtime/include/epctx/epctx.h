@@ -28,7 +28,19 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-#define EPCTX_API_VERSION 1
+/* ---- versions ----
+ * EPCTX_API_VERSION is the level of this header: it rises whenever a call,
+ * type or field is added (never removed; see runtime/COMPATIBILITY.md). An
+ * application built against level N runs with a library of level >= N. */
+#define EPCTX_API_VERSION 2
+
+/* The library's release, "MAJOR.MINOR.PATCH" (static storage). */
+const char* epctx_version(void);
+/* The EPCTX_API_VERSION the library was built with. */
+int epctx_api_version(void);
+/* The HAL driver ABI version the library accepts (EPCTX_HAL_ABI_VERSION of
+ * the <epctx/hal.h> it was built with). */
+uint32_t epctx_hal_abi_version(void);
 
 /* ---- status ---- */
 typedef struct epctx_status epctx_status;
@@ -51,11 +63,30 @@ typedef struct epctx_allocator {
 typedef struct epctx_env epctx_env;
 typedef struct epctx_hal_driver epctx_hal_driver; /* see <epctx/hal.h> */
 
-/* allocator may be NULL (the PAL's default allocator). log_level: 0 error,
- * 1 warning, 2 info, 3 verbose. */
+/* Log levels: a message is delivered when its level <= the env's level. */
+typedef enum epctx_log_level {
+  EPCTX_LOG_ERROR = 0,
+  EPCTX_LOG_WARNING = 1, /* e.g. a model that should be recompiled */
+  EPCTX_LOG_INFO = 2,    /* one line per session created, per context routed */
+  EPCTX_LOG_VERBOSE = 3  /* every load step, every run */
+} epctx_log_level;
+
+/* allocator may be NULL (the PAL's default allocator). log_level: an
+ * epctx_log_level (messages go to the PAL's log, stderr or logcat, until a
+ * callback is set). */
 epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level,
                                epctx_env** out);
 void epctx_env_release(epctx_env* env);
+/* Receives every message at or below the env's level instead of the PAL's
+ * log. `message` is one line without a newline, valid for the call only.
+ * Called from any thread that creates or runs a session of this env, so it
+ * must be thread-safe; it must not call back into epctx. fn NULL: the PAL's
+ * log again. Set it before creating sessions. */
+typedef void (*epctx_log_fn)(void* user, int level, const char* message);
+epctx_status* epctx_env_set_log_callback(epctx_env* env, epctx_log_fn fn,
+                                         void* user);
+/* INVALID_ARGUMENT outside EPCTX_LOG_ERROR..EPCTX_LOG_VERBOSE. */
+epctx_status* epctx_env_set_log_level(epctx_env* env, int level);
 /* Registers a driver. The driver struct must stay valid while the env lives.
  * Fails with INCOMPATIBLE_DRIVER on a HAL ABI the runtime does not accept
  * (another major, a newer minor) or an alignment above a page, and with
@@ -73,7 +104,8 @@ epctx_status* epctx_env_register_builtin_drivers(epctx_env* env);
 epctx_status* epctx_env_load_driver_library(epctx_env* env, const char* path);
 
 /* ---- session options: string config entries ----
- * Keys use ORT's names (ep.context_file_path, ...) and epctx.* for ours.
+ * Keys use ORT's names (ep.context_file_path, ...) and epctx.* for ours;
+ * <epctx/session_config_keys.h> lists every key with its values and default.
  * Unknown keys are rejected with INVALID_ARGUMENT naming the key. */
 typedef struct epctx_session_options epctx_session_options;
 epctx_status* epctx_session_options_create(epctx_session_options** out);
@@ -205,8 +237,53 @@ typedef struct epctx_run_args {
    * by epctx. NULL: the session's own. Concurrent runs need one each. */
   void* arena;
   size_t arena_size;
+  /* Optional (API level 2): terminate flag and deadline; NULL: none. */
+  const struct epctx_run_options* run_options;
 } epctx_run_args;
 epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_args* args);
+
+/* ---- run options: stopping a run ----
+ * A run given run options checks them before every step of every graph it
+ * runs (subgraphs too): a set terminate flag stops it with
+ * EPCTX_RUN_TERMINATED, a passed deadline with EPCTX_RUN_DEADLINE_EXCEEDED.
+ * A step already started (one CPU kernel, one driver execute) is finished
+ * first, so a run stops within one step; its outputs are released as for
+ * any failed run. One options object may serve many concurrent runs; the
+ * terminate flag then stops all of them. The options must outlive the runs
+ * using them. */
+typedef struct epctx_run_options epctx_run_options;
+epctx_status* epctx_run_options_create(epctx_run_options** out);
+void epctx_run_options_release(epctx_run_options* options);
+/* Thread-safe: may be called from any thread while runs are going on.
+ * 1 asks every run using these options to stop (and every later one, until
+ * it is set back to 0); 0 lets runs proceed (ORT's RunOptionsUnsetTerminate). */
+void epctx_run_options_set_terminate(epctx_run_options* options, int terminate);
+/* Each run using these options must end within timeout_us microseconds of
+ * its start (0: no deadline, the default). Not thread-safe: set it before
+ * the runs start. */
+epctx_status* epctx_run_options_set_timeout_us(epctx_run_options* options,
+                                               uint64_t timeout_us);
+
+/* ---- model metadata ----
+ * Fields of the model's ModelProto, NUL-terminated copies valid while the
+ * session lives ("" when the model does not set one). */
+typedef enum epctx_metadata_field {
+  EPCTX_METADATA_PRODUCER_NAME = 0,    /* ModelProto.producer_name */
+  EPCTX_METADATA_PRODUCER_VERSION = 1, /* ModelProto.producer_version */
+  EPCTX_METADATA_DOMAIN = 2,           /* ModelProto.domain */
+  EPCTX_METADATA_GRAPH_NAME = 3        /* GraphProto.name of the main graph */
+} epctx_metadata_field;
+/* NULL for a NULL session or a field this library does not know. */
+const char* epctx_session_metadata(const epctx_session* s, epctx_metadata_field field);
+/* ModelProto.model_version and ir_version. */
+int64_t epctx_session_model_version(const epctx_session* s);
+int64_t epctx_session_ir_version(const epctx_session* s);
+/* ModelProto.metadata_props, in file order (duplicate keys kept). */
+size_t epctx_session_metadata_prop_count(const epctx_session* s);
+epctx_status* epctx_session_metadata_prop(const epctx_session* s, size_t index,
+                                          const char** key, const char** value);
+/* The value of the first entry named key; NULL when there is none. */
+const char* epctx_session_metadata_lookup(const epctx_session* s, const char* key);
 
 /* Number of nodes handled by drivers (EPContext) and by CPU kernels. */
 size_t epctx_session_driver_node_count(const epctx_session* s);

@@ -20,6 +20,8 @@
 namespace epctx {
 namespace cpp {
 
+inline const char* Version() { return epctx_version(); }
+
 // Owns an epctx_status*; ok() when it holds nullptr.
 class [[nodiscard]] Result {
  public:
@@ -77,6 +79,11 @@ class Env : public Handle<epctx_env, epctx_env_release> {
   Result RegisterDriver(const epctx_hal_driver* d) {
     return Result(epctx_env_register_driver(p_, d));
   }
+  // fn must be thread-safe (see epctx_env_set_log_callback).
+  Result SetLogCallback(epctx_log_fn fn, void* user) {
+    return Result(epctx_env_set_log_callback(p_, fn, user));
+  }
+  Result SetLogLevel(int level) { return Result(epctx_env_set_log_level(p_, level)); }
 
  private:
   using Handle::Handle;
@@ -101,6 +108,23 @@ class SessionOptions : public Handle<epctx_session_options, epctx_session_option
   Result AddExternalFd(const char* name, int fd, uint64_t offset, uint64_t length) {
     return Result(epctx_session_options_add_external_fd(p_, name, fd, offset, length));
   }
+
+ private:
+  using Handle::Handle;
+};
+
+// Terminate flag and deadline for runs (epctx_run_options).
+class RunOptions : public Handle<epctx_run_options, epctx_run_options_release> {
+ public:
+  static Result Create(RunOptions* out) {
+    epctx_run_options* o = nullptr;
+    Result r(epctx_run_options_create(&o));
+    if (r.ok()) *out = RunOptions(o);
+    return r;
+  }
+  // Thread-safe.
+  void SetTerminate(bool terminate) { epctx_run_options_set_terminate(p_, terminate ? 1 : 0); }
+  Result SetTimeoutUs(uint64_t us) { return Result(epctx_run_options_set_timeout_us(p_, us)); }
 
  private:
   using Handle::Handle;
@@ -158,8 +182,41 @@ class Session : public Handle<epctx_session, epctx_session_release> {
   Result OutputInfo(size_t i, epctx_io_info* out) const {
     return Result(epctx_session_output_info(p_, i, out));
   }
+  // "" when the model does not set the field; see epctx_metadata_field.
+  const char* Metadata(epctx_metadata_field f) const {
+    const char* v = epctx_session_metadata(p_, f);
+    return v ? v : "";
+  }
+  // metadata_props: the first value of `key`, or nullptr.
+  const char* MetadataProp(const char* key) const {
+    return epctx_session_metadata_lookup(p_, key);
+  }
   // outputs[i] receives a new Tensor for output_names[i] (every graph output
   // in order when output_names is nullptr and n_out == output_count()).
+  // run_options (optional) can stop the run from another thread.
+  Result Run(const char* const* input_names, const Tensor* inputs, size_t n_in,
+             const char* const* output_names, Tensor* outputs, size_t n_out,
+             const RunOptions& run_options) {
+    constexpr size_t kMax = EPCTX_MAX_RUN_TENSORS;
+    if (n_in > kMax || n_out > kMax)
+      return Run(input_names, inputs, n_in, output_names, outputs, n_out);
+    const epctx_tensor* in[kMax];
+    epctx_tensor* out[kMax];
+    for (size_t i = 0; i < n_in; ++i) in[i] = inputs[i].get();
+    for (size_t i = 0; i < n_out; ++i) out[i] = nullptr;
+    epctx_run_args a{};
+    a.input_names = input_names;
+    a.inputs = in;
+    a.input_count = n_in;
+    a.output_names = output_names;
+    a.outputs = out;
+    a.output_count = n_out;
+    a.run_options = run_options.get();
+    Result r(epctx_session_run_with(p_, &a));
+    if (r.ok())
+      for (size_t i = 0; i < n_out; ++i) outputs[i] = Tensor(out[i]);
+    return r;
+  }
   Result Run(const char* const* input_names, const Tensor* inputs, size_t n_in,
              const char* const* output_names, Tensor* outputs, size_t n_out) {
     // The C API's own limit; past it the C API reports the error.

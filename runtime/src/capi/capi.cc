@@ -9,6 +9,7 @@
 
 #include <cstring>
 
+#include "capi/capi_internal.h"
 #include "core/memory.h"
 #include "core/status.h"
 #include "core/types.h"
@@ -41,6 +42,7 @@ struct epctx_tensor {
 struct epctx_session {
   epctx::Session* s;
   epctx::Allocator alloc;
+  epctx::capi::ModelMetadata* meta;
 };
 
 namespace {
@@ -299,12 +301,16 @@ static epctx_status* create_session(epctx_env* env, const char* path, const void
   epctx::Status st = epctx::Session::Create(&env->env, path, data, size, opts, &s);
   if (!st.ok()) return make_status(st);
   epctx_session* h = env->env.alloc.New<epctx_session>();
-  if (!h) {
+  epctx::capi::ModelMetadata* meta =
+      h ? epctx::capi::BuildMetadata(env->env.alloc, s->model()) : nullptr;
+  if (!meta) {
+    env->env.alloc.Delete(h);
     env->env.alloc.Delete(s);
     return error(EPCTX_OUT_OF_MEMORY, "session create: out of memory");
   }
   h->s = s;
   h->alloc = env->env.alloc;
+  h->meta = meta;
   *out = h;
   return nullptr;
 }
@@ -325,6 +331,7 @@ epctx_status* epctx_session_create_from_buffer(epctx_env* env, const void* data,
 void epctx_session_release(epctx_session* s) {
   if (!s) return;
   epctx::Allocator a = s->alloc;
+  epctx::capi::FreeMetadata(a, s->meta);
   a.Delete(s->s);
   a.Delete(s);
 }
@@ -436,6 +443,7 @@ epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_arg
   req.bound_outputs = bound_refs;
   req.arena = args->arena;
   req.arena_size = args->arena_size;
+  req.run_options = args->run_options ? &args->run_options->o : nullptr;
   epctx::Status st = session->s->Run(req);
   if (!st.ok()) {
     for (size_t i = 0; i < output_count; ++i) {
@@ -493,6 +501,8 @@ namespace epctx {
 namespace capi {
 epctx_status* MakeStatus(const Status& st) { return make_status(st); }
 Env* EnvOf(epctx_env* env) { return &env->env; }
+const ModelMetadata* MetadataOf(const epctx_session* s) { return s->meta; }
+const Session* SessionOf(const epctx_session* s) { return s->s; }
 const Options* OptionsOf(const epctx_session_options* options) {
   return options ? &options->options : nullptr;
 }

@@ -9,6 +9,12 @@
 #include "core/status.h"
 #include "session/env.h"
 #include "session/options.h"
+#include "session/run_control.h"
+#include "session/session.h"
+
+struct epctx_run_options {
+  epctx::RunOptions o;
+};
 
 namespace epctx {
 namespace capi {
@@ -18,6 +24,16 @@ epctx_status* MakeStatus(const Status& st);
 Env* EnvOf(epctx_env* env);  // env must not be NULL
 // The options inside the handle; nullptr for NULL.
 const Options* OptionsOf(const epctx_session_options* options);
+
+// NUL-terminated copies of a model's metadata, made once at session create
+// (the model holds views that are not terminated), owned by the session
+// handle. capi_info.cc.
+struct ModelMetadata;
+// nullptr when out of memory.
+ModelMetadata* BuildMetadata(const Allocator& alloc, const onnx::ModelView& model);
+void FreeMetadata(const Allocator& alloc, ModelMetadata* m);
+const ModelMetadata* MetadataOf(const epctx_session* s);  // s must not be NULL
+const Session* SessionOf(const epctx_session* s);         // s must not be NULL
 
 }  // namespace capi
 }  // namespace epctx

@@ -201,6 +201,10 @@ Status Session::LoadContexts() {
     }
     // cpu_steps() counts the main graph's steps only.
     if (&step >= main_.steps && &step < main_.steps + main_.num_steps) ++driver_steps_;
+    env_->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
+              label_, eps[i].node->name.len(), eps[i].node->name.data, name,
+              bound->driver->info.name, eps[i].embed_mode == 1 ? "embedded" : "file ",
+              eps[i].embed_mode == 1 ? "" : meta_.CStr(eps[i].ep_cache_context));
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
                             ? 0 : bound->container.Find(StrView{name, cstr_len(name)});
@@ -295,6 +299,9 @@ Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out
   const DriverEntry* drv = nullptr;
   EPCTX_RETURN_IF_ERROR(ChooseDriver(*env_, ep, label_, &drv));
   out->driver = drv;
+  env_->Log(EPCTX_LOG_VERBOSE, "%s: EPContext node '%.*s': source '%.*s' routes to driver '%s'",
+            label_, node.name.len(), node.name.data, ep.source.len(), ep.source.data,
+            drv->info.name);
   // 2. Compatibility from names and versions only: the runtime's own rules
   // (compat.h), then the driver's veto. The container header, when there is
   // one, is checked once it is parsed (LoadContextBytes).

@@ -145,7 +145,10 @@ void Env::Log(int level, const char* fmt, ...) const {
   va_start(ap, fmt);
   vformat(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  epctx_pal_log(level, buf);
+  if (log_fn)
+    log_fn(log_user, level, buf);
+  else
+    epctx_pal_log(level, buf);
 }
 
 }  // namespace epctx

@@ -36,6 +36,9 @@ struct Env {
 
   Allocator alloc;
   int log_level = 1;
+  // The application's log sink (nullptr: the PAL's log).
+  epctx_log_fn log_fn = nullptr;
+  void* log_user = nullptr;
   DriverEntry drivers[kMaxDrivers];
   int num_drivers = 0;
   // Driver libraries loaded through the PAL; closed when the env goes.
@@ -59,6 +62,9 @@ struct Env {
   // Opens a driver shared library, asks its entry point for the driver and
   // registers it; `path` names the library in every error.
   Status LoadDriverLibrary(const char* path);
+  // Whether a message of `level` would be delivered: callers test it before
+  // formatting anything costly, e.g. on the run path.
+  bool LogOn(int level) const { return level <= log_level; }
   void Log(int level, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/options.h"
 
+#include <epctx/session_config_keys.h>
+
 #include "core/types.h"
 #include "trust/verifier.h"
 
@@ -8,38 +10,41 @@
 
 namespace epctx {
 
-const char* const kOptEpContextFilePath = "ep.context_file_path";
-const char* const kOptExternalInitializersFolder =
-    "session.model_external_initializers_file_folder_path";
-const char* const kOptLoadMode = "epctx.load_mode";
-const char* const kOptShareEpContexts = "ep.share_ep_contexts";
-const char* const kOptStopShareEpContexts = "ep.stop_share_ep_contexts";
-const char* const kOptAdvise = "epctx.advise";
-const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_model";
-const char* const kOptSignaturePolicy = "epctx.signature_policy";
-const char* const kOptSignaturePath = "epctx.signature_path";
-const char* const kOptExpectedModelId = "epctx.expected_model_id";
+const char* const kOptEpContextFilePath = EPCTX_CONFIG_EP_CONTEXT_FILE_PATH;
+const char* const kOptExternalInitializersFolder = EPCTX_CONFIG_EXTERNAL_INITIALIZERS_FOLDER;
+const char* const kOptLoadMode = EPCTX_CONFIG_LOAD_MODE;
+const char* const kOptShareEpContexts = EPCTX_CONFIG_SHARE_EP_CONTEXTS;
+const char* const kOptStopShareEpContexts = EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS;
+const char* const kOptAdvise = EPCTX_CONFIG_ADVISE;
+const char* const kOptFailOnSuboptimal = EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL;
+const char* const kOptSignaturePolicy = EPCTX_CONFIG_SIGNATURE_POLICY;
+const char* const kOptSignaturePath = EPCTX_CONFIG_SIGNATURE_PATH;
+const char* const kOptExpectedModelId = EPCTX_CONFIG_EXPECTED_MODEL_ID;
 
 namespace {
-// Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
+// Keys accepted at inference (the public header documents each; a test
+// checks the two lists agree). Generation-only keys (ep.context_enable, ...)
 // are accepted and ignored so one options set can serve both workflows.
 const char* const kKnownKeys[] = {
-    "ep.context_file_path",
-    "session.model_external_initializers_file_folder_path",
-    "epctx.load_mode",
-    "ep.context_enable",
-    "ep.context_embed_mode",
-    "ep.context_node_name_prefix",
-    "ep.context_model_external_initializers_file_name",
-    "ep.share_ep_contexts",
-    "ep.stop_share_ep_contexts",
-    "epctx.signature_policy",
-    "epctx.signature_path",
-    "epctx.expected_model_id",
-    "epctx.advise",
-    "session.fail_on_suboptimal_compiled_model",
+    EPCTX_CONFIG_EP_CONTEXT_FILE_PATH,
+    EPCTX_CONFIG_EXTERNAL_INITIALIZERS_FOLDER,
+    EPCTX_CONFIG_LOAD_MODE,
+    EPCTX_CONFIG_EP_CONTEXT_ENABLE,
+    EPCTX_CONFIG_EP_CONTEXT_EMBED_MODE,
+    EPCTX_CONFIG_EP_CONTEXT_NODE_NAME_PREFIX,
+    EPCTX_CONFIG_EP_CONTEXT_EXTERNAL_INITIALIZERS_FILE,
+    EPCTX_CONFIG_SHARE_EP_CONTEXTS,
+    EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS,
+    EPCTX_CONFIG_SIGNATURE_POLICY,
+    EPCTX_CONFIG_SIGNATURE_PATH,
+    EPCTX_CONFIG_EXPECTED_MODEL_ID,
+    EPCTX_CONFIG_ADVISE,
+    EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL,
 };
 }  // namespace
+
+uint32_t Options::KnownKeyCount() { return sizeof kKnownKeys / sizeof kKnownKeys[0]; }
+const char* Options::KnownKey(uint32_t i) { return i < KnownKeyCount() ? kKnownKeys[i] : nullptr; }
 
 Status Options::Set(const char* key, const char* value) {
   if (!key || !value)

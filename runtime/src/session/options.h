@@ -39,6 +39,10 @@ class Options {
   // True when a 0/1 key is set to 1.
   bool Flag(const char* key) const;
 
+  // The keys Set accepts (<epctx/session_config_keys.h> documents them).
+  static uint32_t KnownKeyCount();
+  static const char* KnownKey(uint32_t i);  // nullptr past the end
+
   // A file the model names by a relative path (an EPContext node's
   // ep_cache_context, an initializer's external location) given by the app
   // instead of the file system: bytes in memory (borrowed: valid and

@@ -85,6 +85,7 @@ struct RunState {
   Buffer scratch;  // sentinel of this step's scratch buffers
   const Step* step;
   const char* label;  // plan->label
+  const RunControl* control;  // terminate flag and deadline; nullptr: none
 
   void Init() {
     live.prev = live.next = &live;
@@ -370,6 +371,7 @@ Status run_steps(RunState& rs) {
   for (uint32_t si = 0; si < p.num_steps; ++si) {
     const Step& s = p.steps[si];
     rs.step = &s;
+    if (rs.control) EPCTX_RETURN_IF_ERROR(rs.control->Check(rs.label, si));
     if (s.num_inputs > 64 || s.num_outputs > 64)
       return node_error(s, rs.label, EPCTX_NOT_IMPLEMENTED, "more than 64 inputs or outputs");
     for (uint32_t i = 0; i < s.num_inputs; ++i) {
@@ -420,6 +422,7 @@ struct MainRun {
   uint8_t* arena;
   const TensorRef* const* bound;
   uint64_t* seen;  // nullptr once the session has learned from a first run
+  const RunControl* control;
 };
 
 // Runs plan p. Graph input i is inputs[i] (initializer-backed inputs keep
@@ -441,6 +444,7 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.mem = main ? main->mem : parent ? parent->mem : nullptr;
   rs.scratch_mark = rs.mem ? rs.mem->scratch_used : 0;
   rs.seen = main ? main->seen : nullptr;
+  rs.control = main ? main->control : parent ? parent->control : nullptr;
   rs.Init();
   rs.slots = main ? main->mem->slots
                   : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
@@ -674,7 +678,9 @@ Status Session::Run(const RunRequest& req) const {
                              label_, req.output_names[i]);
       outs[i] = k;
     }
-    MainRun main{m, plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr};
+    const RunControl control = RunControl::From(req.run_options);
+    MainRun main{m,       plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr,
+                 control.active() ? &control : nullptr};
     Status rs = RunPlan(env_->alloc, main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;
@@ -692,6 +698,11 @@ Status Session::Run(const RunRequest& req) const {
     }
   }
   ReturnRunMemory(m);
+  if (!st.ok())
+    env_->Log(EPCTX_LOG_INFO, "run failed: %s: %s", epctx_code_name(st.code()), st.message());
+  else if (env_->LogOn(EPCTX_LOG_VERBOSE))
+    env_->Log(EPCTX_LOG_VERBOSE, "%s: run: %zu inputs, %zu outputs", label_, req.num_inputs,
+              req.output_names ? req.num_outputs : (size_t)g.num_outputs);
   return st;
 }
 

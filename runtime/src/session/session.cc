@@ -2,6 +2,7 @@
 // Session creation: mapping, parsing, the value table, constants and steps.
 // EPContext binding is in contexts.cc, Run in run.cc.
 #include "session/session.h"
+#include "session/trust_config.h"
 
 #include <cstring>
 
@@ -92,13 +93,30 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
     model_bytes_ = Bytes{static_cast<const uint8_t*>(buffer), size};
   }
   if (!label_) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
+  env_->Log(EPCTX_LOG_VERBOSE, "%s: loading (%llu bytes, %s)", label_,
+            (unsigned long long)model_bytes_.size,
+            path ? (load_mode_ == EPCTX_PAL_LOAD_READ ? "read" : "mmap") : "caller's buffer");
   // Signed packages: manifest, key, signature, rollback, then the model's
   // hash, all before the model is parsed.
-  EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, options, path, meta_, label_));
+  trust::VerifyConfig trust_config;
+  EPCTX_RETURN_IF_ERROR(ResolveVerifyConfig(options, path, meta_, label_, &trust_config));
+  EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, trust_config, meta_, label_));
   EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
+  if (verifier_.active())
+    env_->Log(EPCTX_LOG_INFO, "%s: signed package: manifest %s verified for model id '%.*s', "
+              "security counter %llu", label_, verifier_.signature_path(),
+              verifier_.manifest().model_id.len(), verifier_.manifest().model_id.data,
+              (unsigned long long)verifier_.manifest().security_counter);
+  else
+    env_->Log(EPCTX_LOG_VERBOSE, "%s: not verified (signature policy %s, no manifest)", label_,
+              trust_config.policy == trust::Policy::kOff ? "off" : "if_signed");
   if (model_bytes_.size == 0)
     return Status::Error(EPCTX_INVALID_PROTOBUF, "%s: empty file, not an ONNX model", label_);
   EPCTX_RETURN_IF_ERROR(onnx::ParseModel(model_bytes_, label_, meta_, &model_));
+  env_->Log(EPCTX_LOG_VERBOSE, "%s: parsed: IR version %lld, producer '%.*s', %u nodes, %u inputs, "
+            "%u outputs", label_, (long long)model_.ir_version, model_.producer_name.len(),
+            model_.producer_name.data, model_.graph.num_nodes, model_.graph.num_inputs,
+            model_.graph.num_outputs);
   if (model_.graph.num_nodes == 0 && model_.graph.num_outputs == 0)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: the graph has no nodes and no outputs", label_);
   ext_folder_ = options.Get(kOptExternalInitializersFolder);
@@ -122,6 +140,9 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
   for (uint32_t i = 0; i < num_data_regions_; ++i)
     epctx_pal_advise(&data_regions_[i], 0, data_regions_[i].size, EPCTX_PAL_ADVISE_NORMAL);
+  env_->Log(EPCTX_LOG_INFO, "%s: session created: %u driver steps, %u CPU steps, %u contexts, "
+            "run arena %llu bytes, metadata %zu bytes", label_, driver_steps(), cpu_steps(),
+            num_contexts_, (unsigned long long)arena_bytes(), meta_.bytes_allocated());
   return Status::Ok();
 }
 

@@ -34,6 +34,7 @@
 #include "session/memory_plan.h"
 #include "session/options.h"
 #include "session/plan.h"
+#include "session/run_control.h"
 #include "trust/verifier.h"
 
 namespace epctx {
@@ -89,10 +90,13 @@ class Session {
     // arena_bytes() long and aligned to kArenaAlignment.
     void* arena = nullptr;
     uint64_t arena_size = 0;
+    // Optional: the caller's terminate flag and deadline (run_control.h).
+    const RunOptions* run_options = nullptr;
   };
   Status Run(const RunRequest& request) const;
 
   const onnx::GraphView& graph() const { return model_.graph; }
+  const onnx::ModelView& model() const { return model_; }
   // Bytes of the planned run arena now (the first run may add values whose
   // shapes were unknown at create); 0 when nothing is planned.
   uint64_t arena_bytes() const;

@@ -4,7 +4,6 @@
 // it rather than loading it unchecked.
 #include <manifest_format.h>
 
-#include "session/options.h"
 #include "trust/keyring.h"
 #include "trust/verifier.h"
 
@@ -22,23 +21,19 @@ const TrustedKey* Keyring::Find(const uint8_t*) const { return nullptr; }
 
 PackageVerifier::~PackageVerifier() {}
 
-Status PackageVerifier::Begin(const Keyring&, const Options& options, const char* model_path,
-                              Arena&, const char* label) {
-  Policy p = DefaultPolicy();
-  const char* v = options.Get(kOptSignaturePolicy);
-  if (v) ParsePolicy(v, &p);
-  if (p == Policy::kOff) return Status::Ok();
+Status PackageVerifier::Begin(const Keyring&, const VerifyConfig& config, Arena&,
+                              const char* label) {
+  if (config.policy == Policy::kOff) return Status::Ok();
   bool signed_pkg = false;
-  if (model_path) {
-    char path[1100];
-    format(path, sizeof path, "%s%s", model_path, EPCTX_MF_SIG_SUFFIX);
+  if (config.signature_path) {
     epctx_pal_region r{};
     char msg[Status::kMaxMessage];
     // Only whether it exists matters: a limit of 0 bytes reads nothing.
-    signed_pkg = epctx_pal_read_file(path, 0, &r, msg, sizeof msg) != EPCTX_NO_SUCHFILE;
+    signed_pkg =
+        epctx_pal_read_file(config.signature_path, 0, &r, msg, sizeof msg) != EPCTX_NO_SUCHFILE;
     epctx_pal_unmap(&r);
   }
-  if (p == Policy::kRequired || signed_pkg || options.Get(kOptExpectedModelId))
+  if (config.policy == Policy::kRequired || signed_pkg || config.expected_model_id)
     return Status::Error(EPCTX_NOT_IMPLEMENTED,
                          "%s: signed package, but this runtime was built without signature "
                          "support (EPCTX_TRUST=OFF)", label);

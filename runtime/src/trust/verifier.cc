@@ -22,49 +22,20 @@ const char* role_name(uint8_t role) {
 
 PackageVerifier::~PackageVerifier() { epctx_pal_unmap(&region_); }
 
-Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
-                              const char* model_path, Arena& arena, const char* label) {
+Status PackageVerifier::Begin(const Keyring& keys, const VerifyConfig& config, Arena& arena,
+                              const char* label) {
   label_ = label;
   keys_ = &keys;
-  Policy policy = DefaultPolicy();
-  const char* pv = options.Get(kOptSignaturePolicy);
-  if (pv && !ParsePolicy(pv, &policy))
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': bad value '%s'",
-                         kOptSignaturePolicy, pv);
+  const Policy policy = config.policy;
   // The application's binding: a package must be signed, and signed for
   // this id (otherwise any validly signed package of another model, or an
   // older one re-signed under a new id, would load under this name).
-  const char* expected_id = options.Get(kOptExpectedModelId);
-  if (policy == Policy::kOff) {
-    if (expected_id)
-      return Status::Error(EPCTX_INVALID_ARGUMENT,
-                           "%s: session option '%s' needs signature checks, but '%s' is 'off'",
-                           label, kOptExpectedModelId, kOptSignaturePolicy);
-    return Status::Ok();
-  }
+  const char* expected_id = config.expected_model_id;
+  if (policy == Policy::kOff || !config.signature_path) return Status::Ok();
 
-  // 1. Find and read the manifest into private memory (never a shared map:
-  //    the bytes checked must be the bytes parsed).
-  const char* base = model_path ? model_path : options.Get(kOptEpContextFilePath);
-  const char* explicit_path = options.Get(kOptSignaturePath);
-  if (explicit_path) {
-    sig_path_ = arena.Strdup(explicit_path, cstr_len(explicit_path));
-  } else if (base) {
-    size_t n = cstr_len(base), s = sizeof(EPCTX_MF_SIG_SUFFIX) - 1;
-    char* p = static_cast<char*>(arena.Alloc(n + s + 1, 1));
-    if (p) {
-      memcpy(p, base, n);
-      memcpy(p + n, EPCTX_MF_SIG_SUFFIX, s + 1);
-    }
-    sig_path_ = p;
-  } else {
-    if (policy == Policy::kRequired)
-      return Status::Error(EPCTX_SIGNATURE_INVALID,
-                           "%s: signature policy 'required': a model loaded from a buffer needs "
-                           "session option '%s' or '%s' to find its manifest",
-                           label_, kOptSignaturePath, kOptEpContextFilePath);
-    return Status::Ok();
-  }
+  // 1. Read the manifest into private memory (never a shared map: the bytes
+  //    checked must be the bytes parsed).
+  sig_path_ = arena.Strdup(config.signature_path, cstr_len(config.signature_path));
   if (!sig_path_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
   char msg[Status::kMaxMessage];
   // Read privately (the bytes checked are the bytes parsed), with the size
@@ -73,8 +44,9 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   if (rc == EPCTX_NO_SUCHFILE) {
     if (expected_id)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
-                           "%s: session option '%s' = '%s', but the package is not signed (no "
-                           "manifest %s)", label_, kOptExpectedModelId, expected_id, sig_path_);
+                           "%s: session option 'epctx.expected_model_id' = '%s', but the "
+                           "package is not signed (no manifest %s)", label_, expected_id,
+                           sig_path_);
     if (policy == Policy::kRequired)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
                            "%s: signature policy 'required' but the package is not signed (no "
@@ -107,8 +79,8 @@ Status PackageVerifier::Begin(const Keyring& keys, const Options& options,
   if (expected_id && !manifest_.model_id.eq(expected_id))
     return Status::Error(EPCTX_SIGNATURE_INVALID,
                          "%s: signed for model id '%.*s', the application expects '%s' (session "
-                         "option '%s')", sig_path_, manifest_.model_id.len(),
-                         manifest_.model_id.data, expected_id, kOptExpectedModelId);
+                         "option 'epctx.expected_model_id')", sig_path_, manifest_.model_id.len(),
+                         manifest_.model_id.data, expected_id);
   if (keys.counter_dir[0]) {
     // One counter per (signing key, model id): a package re-signed under
     // another id, or an id reused by another key, cannot reset it.

@@ -24,7 +24,6 @@
 
 #include "core/memory.h"
 #include "core/status.h"
-#include "session/options.h"
 #include "trust/keyring.h"
 #include "trust/manifest.h"
 
@@ -39,6 +38,18 @@ bool ParsePolicy(const char* value, Policy* out);
 // EPCTX_REQUIRE_SIGNATURES, else if_signed.
 Policy DefaultPolicy();
 
+// What the verifier is told, resolved by the session from its options
+// (session/trust_config.h): trust reads no session options itself.
+struct VerifyConfig {
+  Policy policy = DefaultPolicy();
+  // The model id the manifest must name (the application's binding);
+  // nullptr: any.
+  const char* expected_model_id = nullptr;
+  // The manifest to read; nullptr when none can be known (a model from a
+  // buffer without a path), which only if_signed accepts.
+  const char* signature_path = nullptr;
+};
+
 class PackageVerifier {
  public:
   PackageVerifier() = default;
@@ -46,11 +57,12 @@ class PackageVerifier {
   PackageVerifier(const PackageVerifier&) = delete;
   PackageVerifier& operator=(const PackageVerifier&) = delete;
 
-  // model_path: the model's path, or nullptr for a buffer-loaded model
-  // (then epctx.signature_path, else "<ep.context_file_path>.sig").
-  Status Begin(const Keyring& keys, const Options& options, const char* model_path,
-               Arena& arena, const char* label);
+  // Reads and checks the manifest config.signature_path names (copied).
+  Status Begin(const Keyring& keys, const VerifyConfig& config, Arena& arena, const char* label);
+  // True when a manifest was found and verified (Begin succeeded).
   bool active() const { return active_; }
+  const Manifest& manifest() const { return manifest_; }
+  const char* signature_path() const { return sig_path_; }
 
   Status VerifyModel(Bytes model) const;
   // `file` is the whole file named `name` (as the model references it); it

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// From session options to what the package verifier needs: the policy, the
+// expected model id and the manifest's path. The session resolves them so
+// that trust/ depends on no session type.
+#ifndef EPCTX_SESSION_TRUST_CONFIG_H
+#define EPCTX_SESSION_TRUST_CONFIG_H
+
+#include "core/memory.h"
+#include "core/status.h"
+#include "session/options.h"
+#include "trust/verifier.h"
+
+namespace epctx {
+
+// model_path: the model's path, or nullptr for a buffer (then
+// epctx.signature_path, else "<ep.context_file_path>.sig"). Strings made
+// here live in `arena`. INVALID_ARGUMENT for an expected model id with the
+// policy off; SIGNATURE_INVALID for 'required' without any manifest path.
+Status ResolveVerifyConfig(const Options& options, const char* model_path, Arena& arena,
+                           const char* label, trust::VerifyConfig* out);
+
+}  // namespace epctx
+
+#endif
