@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/options.h"
 
+#include "core/budget.h"
 #include "core/types.h"
 #include "trust/verifier.h"
 
@@ -19,6 +20,7 @@ const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_mo
 const char* const kOptSignaturePolicy = "epctx.signature_policy";
 const char* const kOptSignaturePath = "epctx.signature_path";
 const char* const kOptExpectedModelId = "epctx.expected_model_id";
+const char* const kOptMaxMemoryBytes = "epctx.max_memory_bytes";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -37,6 +39,7 @@ const char* const kKnownKeys[] = {
     "epctx.signature_path",
     "epctx.expected_model_id",
     "epctx.advise",
+    "epctx.max_memory_bytes",
     "session.fail_on_suboptimal_compiled_model",
 };
 }  // namespace
@@ -57,6 +60,11 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.expected_model_id': expected a model id, found an "
                          "empty string");
+  uint64_t bytes = 0;
+  if (cstr_eq(known, kOptMaxMemoryBytes) && !ParseByteCount(value, &bytes))
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.max_memory_bytes': expected a positive byte "
+                         "count (digits, optionally K, M or G), found '%s'", value);
   if (cstr_eq(known, kOptLoadMode) && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
