@@ -440,6 +440,15 @@ static void ka_expand_beyond_max_memory(buf* m) {
   one_op(m, "Expand", (const char* const[]){"X", "S", NULL}, NULL, ex_expand_huge, 13);
 }
 
+static void ex_resize_scales(buf* g) {
+  const int64_t d[1] = {2};
+  const float v[2] = {1.0f, 1.0e8f}; /* [2,3] -> [2,300000000] float: 2.4 GB */
+  initializer(g, "S", F, 1, d, v, sizeof v);
+}
+static void ka_resize_to_2gib_beyond_max_memory(buf* m) {
+  one_op(m, "Resize", (const char* const[]){"X", "", "S", NULL}, NULL, ex_resize_scales, 13);
+}
+
 /* run inputs (on the valid model) */
 static const bad_case kCases[] = {
     {"pb_empty_buffer", pb_empty, AT_CREATE, 0, 0, {0}, 0, EPCTX_INVALID_PROTOBUF, "empty"},
@@ -481,6 +490,7 @@ static const bad_case kCases[] = {
     {"ka_gather_index_out_of_range", ka_gather_index_out_of_range, AT_RUN, 0, 0, {0}, 0, EPCTX_INVALID_ARGUMENT, "indices[0] = 5"},
     {"ka_gemm_inner_dims_differ", ka_gemm_inner_dims_differ, AT_RUN, 0, 0, {0}, 0, EPCTX_INVALID_ARGUMENT, "inner dimensions differ"},
     {"ka_expand_beyond_max_memory", ka_expand_beyond_max_memory, AT_RUN, 0, 0, {0}, 0, EPCTX_OUT_OF_MEMORY, "epctx.max_memory_bytes"},
+    {"ka_resize_to_2gib_beyond_max_memory", ka_resize_to_2gib_beyond_max_memory, AT_RUN, 0, 0, {0}, 0, EPCTX_OUT_OF_MEMORY, "epctx.max_memory_bytes"},
     {"run_input_wrong_dtype", base, AT_RUN, I64, 2, {2, 3}, 0, EPCTX_INVALID_ARGUMENT, "'X'"},
     {"run_input_wrong_rank", base, AT_RUN, F, 3, {2, 3, 1}, 0, EPCTX_INVALID_ARGUMENT, "'X'"},
     {"run_input_wrong_dims", base, AT_RUN, F, 2, {3, 2}, 0, EPCTX_INVALID_ARGUMENT, "'X'"},
