@@ -387,6 +387,38 @@ void resize_half_bfloat16_and_uint8(void**) {
               EPCTX_NOT_IMPLEMENTED, "int16");
 }
 
+// An axis of more than 2^20 tap cells has no index table: its taps are
+// computed as the walk reaches each coordinate (a Resize to 2 GiB along one
+// axis took a 4 GB table). Same values as the table: linear align_corners
+// is exact, nearest splits the axis into equal thirds, rows stay apart.
+void resize_long_axis_computes_taps_without_a_table(void**) {
+  kt::Host host;
+  const int64_t n = 1000001;  // linear: 2 taps each, 2,000,002 cells
+  kt::Node lin("Resize", "lin");
+  lin.Str("mode", "linear").Str("coordinate_transformation_mode", "align_corners");
+  EXPECT_OK(host.Run(lin, 13, {host.F({2, 3}, {0, 1, 2, 10, 11, 12}), nullptr, nullptr,
+                               host.I64({2}, {2, n})}));
+  const float* y = static_cast<const float*>(host.out(0)->data);
+  for (int64_t o = 0; o < n; o += 997) {
+    const float want = static_cast<float>(o) * 2.0f / static_cast<float>(n - 1);
+    if (std::fabs(y[o] - want) > 1e-4f || std::fabs(y[n + o] - (want + 10.0f)) > 1e-4f)
+      fail_msg("y[%lld] = %g, %g; expected %g, %g", (long long)o, y[o], y[n + o], want,
+               want + 10.0f);
+  }
+  assert_true(y[n - 1] == 2.0f);
+  kt::Node near("Resize", "near");
+  const int64_t m = 3000000;  // nearest: 1 tap each
+  EXPECT_OK(host.Run(near, 13, {host.F({1, 3}, {0, 1, 2}), nullptr, nullptr,
+                                host.I64({2}, {1, m})}));
+  y = static_cast<const float*>(host.out(0)->data);
+  int64_t count[3] = {0, 0, 0};
+  for (int64_t o = 0; o < m; ++o) {
+    if (o && y[o] < y[o - 1]) fail_msg("y[%lld] = %g after %g", (long long)o, y[o], y[o - 1]);
+    count[static_cast<int>(y[o])]++;
+  }
+  for (int v = 0; v < 3; ++v) assert_true(count[v] >= m / 3 - 2 && count[v] <= m / 3 + 2);
+}
+
 void upsample_reads_scales_by_opset(void**) {
   kt::Host host;
   TensorRef* x = host.F({1, 2}, {1, 2});
@@ -523,7 +555,8 @@ int main() {
       cmocka_unit_test(resize_opset18_axes_and_aspect_policy),
       cmocka_unit_test(resize_rejects_hostile_scales_and_rank0),
       cmocka_unit_test(resize_half_bfloat16_and_uint8),
-      cmocka_unit_test(upsample_reads_scales_by_opset),
+      cmocka_unit_test(resize_long_axis_computes_taps_without_a_table),
+    cmocka_unit_test(upsample_reads_scales_by_opset),
       cmocka_unit_test(nms_orders_by_score_and_limits),
       cmocka_unit_test(grid_sample_nearest_rounds_half_to_even_and_pads),
       cmocka_unit_test(grid_sample_3d_linear_from_opset20),

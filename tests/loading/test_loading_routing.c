@@ -112,8 +112,25 @@ static void main_context0_without_graph_is_invalid_graph(void** state) {
   epctx_env* env = env_with(1, 0);
   epctx_session* s;
   expect(load(env, "main0_dangling.onnx", NULL, &s), EPCTX_INVALID_GRAPH, EPCTX_INVALID_GRAPH,
-         LOAD_FAILED, "'dangling'", "'nope'", NULL);
+         LOAD_FAILED, "'dangling'", "'nope'", "no primary EPContext node's context holds",
+         "(tqnn: no graph 'nope')", NULL);
   assert_null(s);
+  epctx_env_release(env);
+}
+
+/* The container lists g2, so its driver's refusal is the reason to report,
+ * with the driver's code, not "no primary's context holds it". */
+static void main_context0_reports_driver_refusal_of_listed_graph(void** state) {
+  (void)state;
+  tqnn_reset();
+  snprintf(tqnn_config_get()->refuse_graph, sizeof tqnn_config_get()->refuse_graph, "g2");
+  epctx_env* env = env_with(1, 0);
+  epctx_session* s;
+  expect(load(env, "main0_binding.onnx", NULL, &s), EPCTX_INVALID_GRAPH, EPCTX_INVALID_GRAPH,
+         LOAD_FAILED, "EPContext node 'n2'", "graph 'g2'",
+         "tqnn: graph 'g2' refused by its driver", NULL);
+  assert_null(s);
+  assert_int_equal(tqnn_record_get()->releases, tqnn_record_get()->loads);
   epctx_env_release(env);
 }
 
@@ -281,6 +298,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(single_graph_binds_whatever_its_name),
     cmocka_unit_test(main_context0_binds_by_partition_name_and_node_name),
     cmocka_unit_test(main_context0_without_graph_is_invalid_graph),
+    cmocka_unit_test(main_context0_reports_driver_refusal_of_listed_graph),
     cmocka_unit_test(duplicate_epcontext_names_are_rejected),
     cmocka_unit_test(unknown_source_is_not_implemented_naming_node_and_source),
     cmocka_unit_test(source_aliases_match_case_insensitively),

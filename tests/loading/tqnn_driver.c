@@ -130,6 +130,10 @@ static int get_graph(const epctx_hal_driver* self, epctx_hal_context* c, const c
     snprintf(g_rec.asked[k], sizeof g_rec.asked[k], "%s", name);
     snprintf(g_rec.bound[k], sizeof g_rec.bound[k], "%s", found ? found->name : "");
   }
+  if (found && g_cfg.refuse_graph[0] && strcmp(name, g_cfg.refuse_graph) == 0) {
+    snprintf(msg, cap, "tqnn: graph '%s' refused by its driver", name);
+    return EPCTX_INVALID_GRAPH;
+  }
   if (!found) {
     snprintf(msg, cap, "tqnn: no graph '%s'", name);
     return EPCTX_NOT_FOUND;

@@ -39,6 +39,7 @@ typedef struct tqnn_config {
   char hardware_architecture[32];   /* default "tq-1.2" */
   uint32_t flags;                   /* EPCTX_HAL_FLAG_* (default 0) */
   int veto;                         /* check_compatibility returns this when != 0 */
+  char refuse_graph[64];            /* get_graph of this name fails (INVALID_GRAPH) */
 } tqnn_config;
 
 /* The driver, configured by tqnn_config() (reset by tqnn_reset()). */

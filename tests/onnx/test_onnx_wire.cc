@@ -275,6 +275,68 @@ void node_nested_wrongly_is_invalid_protobuf(void**) {
   ExpectError(Model(as_init), EPCTX_INVALID_PROTOBUF, "initializer #0");
 }
 
+// Issue 14 finding 9: 16 MiB of empty messages cost 2.4-2.6 GB of arena
+// (~230 bytes per 2-byte entry). Unnamed value_info entries describe no value
+// and are dropped; unnamed initializers and graph inputs/outputs are refused
+// while counting, before any array is sized by their count.
+constexpr size_t kSixteenMiB = size_t(16) << 20;
+
+Buf GraphWithRepeatedEmpty(uint32_t field) {
+  Buf g = GraphWithNode(NodeWithAttr(Buf()));
+  g.reserve(g.size() + kSixteenMiB);
+  while (g.size() < kSixteenMiB) PutLen(g, field, Buf());
+  return g;
+}
+
+void sixteen_mib_of_empty_value_infos_cost_no_arena(void**) {
+  Buf bytes = Model(GraphWithRepeatedEmpty(13));
+  Arena arena(Allocator::Default());
+  ModelView m;
+  assert_true(Parse(bytes, &m, arena).ok());
+  assert_int_equal(m.graph.num_value_infos, 0);
+  assert_int_equal(m.graph.num_nodes, 1);
+  assert_true(arena.bytes_allocated() < 64 * 1024);
+}
+
+void named_value_infos_cost_arena_in_proportion_to_their_bytes(void**) {
+  Buf vi, type, tensor, shape, dim;
+  PutInt(dim, 1, 3);
+  PutLen(shape, 1, dim);
+  PutInt(tensor, 1, 1);
+  PutLen(tensor, 2, shape);
+  PutLen(type, 1, tensor);
+  PutStr(vi, 1, "v");
+  PutLen(vi, 2, type);
+  Buf g = GraphWithNode(NodeWithAttr(Buf()));
+  size_t n = 0;
+  for (; g.size() < (size_t(1) << 20); ++n) PutLen(g, 13, vi);
+  Buf bytes = Model(g);
+  Arena arena(Allocator::Default());
+  ModelView m;
+  assert_true(Parse(bytes, &m, arena).ok());
+  assert_int_equal(m.graph.num_value_infos, n);
+  assert_int_equal(m.graph.value_infos[n - 1].rank, 1);
+  assert_int_equal(m.graph.value_infos[n - 1].dims[0], 3);
+  // 19 bytes in the file each; kMaxRank dims per entry would be ~13x that.
+  assert_true(arena.bytes_allocated() < 8 * bytes.size());
+}
+
+void sixteen_mib_of_empty_initializers_or_inputs_are_refused_unallocated(void**) {
+  const uint32_t fields[3] = {5, 11, 12};
+  const char* what[3] = {"initializer #0 at offset", "graph input #0 at offset",
+                         "graph output #0 at offset"};
+  for (int k = 0; k < 3; ++k) {
+    Buf bytes = Model(GraphWithRepeatedEmpty(fields[k]));
+    Arena arena(Allocator::Default());
+    ModelView m;
+    Status st = Parse(bytes, &m, arena);
+    assert_int_equal(st.code(), EPCTX_INVALID_GRAPH);
+    if (!strstr(st.message(), what[k]) || !strstr(st.message(), "has no name"))
+      fail_msg("%s", st.message());
+    assert_true(arena.bytes_allocated() < 64 * 1024);
+  }
+}
+
 void sparse_initializers_and_attribute_refs_are_not_implemented(void**) {
   Buf g;
   PutLen(g, 15, Buf{0x08, 0x01});
@@ -311,6 +373,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(rank_above_max_is_not_implemented),
     cmocka_unit_test(node_nested_wrongly_is_invalid_protobuf),
     cmocka_unit_test(sparse_initializers_and_attribute_refs_are_not_implemented),
+    cmocka_unit_test(sixteen_mib_of_empty_value_infos_cost_no_arena),
+    cmocka_unit_test(named_value_infos_cost_arena_in_proportion_to_their_bytes),
+    cmocka_unit_test(sixteen_mib_of_empty_initializers_or_inputs_are_refused_unallocated),
     cmocka_unit_test(model_without_graph_or_opset_is_invalid),
 };
 

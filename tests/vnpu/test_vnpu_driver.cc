@@ -2,6 +2,7 @@
 // vnpu driver: op numerics against reference loops, graph binding,
 // compatibility decisions, and that only bound graphs' payloads are read.
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -287,6 +288,44 @@ void get_graph_unknown_name_lists_available(void**) {
   assert_non_null(strstr(msg, "'first', 'second'"));
 }
 
+// Graphs are found through a name index sorted at load (100k EPContext
+// nodes made the linear scan quadratic): names in scrambled order, prefixes
+// of one another and the empty name each bind their own graph, whose input
+// length (k + 1) says which one it is.
+void get_graph_finds_each_of_many_names(void**) {
+  const uint32_t n = 2003;
+  std::vector<std::string> names(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "g%u", (k * 7919u) % n);  // g1 < g10 < g100 < g1000 < g2
+    names[k] = buf;
+  }
+  names[0] = "";
+  names[1] = "g1000x";
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> graphs;
+  for (uint32_t k = 0; k < n; ++k) {
+    Stream st;
+    uint32_t ti = st.Tensor("x", {int64_t(k) + 1}, L::INPUT, 0);
+    uint32_t ty = st.Tensor("y", {int64_t(k) + 1}, L::OUTPUT, 0);
+    st.Op(fb::CreateCopy(st.fbb, ti, ty));
+    graphs.push_back({names[k], st.Finish(0, names[k].c_str())});
+  }
+  Loaded l;
+  Load(&l, graphs, {});
+  assert_int_equal(l.rc, 0);
+  for (uint32_t k = n; k-- > 0;) {
+    epctx_hal_graph* g = nullptr;
+    epctx_hal_graph_info info;
+    if (Bind(&l, names[k].c_str(), &g, &info) != 0) fail_msg("'%s': %s", names[k].c_str(), l.msg.c_str());
+    assert_int_equal(info.inputs[0].dims[0], int64_t(k) + 1);
+  }
+  epctx_hal_graph* g = nullptr;
+  epctx_hal_graph_info info;
+  assert_int_equal(Bind(&l, "g10000", &g, &info), EPCTX_INVALID_GRAPH);
+  assert_int_equal(Bind(&l, "g", &g, &info), EPCTX_INVALID_GRAPH);
+  assert_non_null(strstr(l.msg.c_str(), "no graph 'g'"));
+}
+
 // load_context reads no payload and get_graph reads only the bound graph's:
 // the other graph's payload sits on a page with no access, so any read of
 // it would fault. Binding that graph later reports it, and the good graph
@@ -374,6 +413,7 @@ int main(void) {
       cmocka_unit_test(softmax_transpose_concat_match_reference),
       cmocka_unit_test(get_graph_binds_single_graph_by_any_name),
       cmocka_unit_test(get_graph_unknown_name_lists_available),
+      cmocka_unit_test(get_graph_finds_each_of_many_names),
       cmocka_unit_test(only_bound_graphs_payloads_are_read),
       cmocka_unit_test(check_compatibility_accepts_and_rejects),
   };

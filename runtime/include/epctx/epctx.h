@@ -119,6 +119,14 @@ epctx_status* epctx_session_options_set(epctx_session_options* options,
  * The anti-rollback counter is kept per (signing key, model id). */
 epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options* options,
                                                           const char* model_id);
+/* Caps what a session takes from the env's allocator for its metadata
+ * (the parsed model, plans) and its runs (arena, intermediates): the same
+ * as epctx.max_memory_bytes = bytes (the key also takes a K, M or G suffix).
+ * A request that would exceed it is refused before anything is allocated:
+ * create or run fails with OUT_OF_MEMORY naming the limit. Driver contexts
+ * and the caller's tensors are not counted. 0 is INVALID_ARGUMENT. */
+epctx_status* epctx_session_options_set_max_memory_bytes(epctx_session_options* options,
+                                                         uint64_t bytes);
 
 /* External files from memory or a file descriptor (Android APK assets, a
  * package downloaded into memory): a file the model names by a relative path

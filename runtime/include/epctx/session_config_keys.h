@@ -90,6 +90,14 @@
  * epctx.signature_policy=off. Default: unset (any id). */
 #define EPCTX_CONFIG_EXPECTED_MODEL_ID "epctx.expected_model_id"
 
+/* RUN, a byte count with an optional K, M or G suffix (powers of 1024). Caps
+ * what one session allocates for its metadata and run memory (the arena,
+ * intermediates, outputs it allocates): a request past it is refused with
+ * OUT_OF_MEMORY naming the limit, before anything is allocated.
+ * epctx_session_options_set_max_memory_bytes sets it. Default: unset (no
+ * limit beyond what the input justifies). */
+#define EPCTX_CONFIG_MAX_MEMORY_BYTES "epctx.max_memory_bytes"
+
 /* The whole list, for tools and tests: X(key, scope, default), scope and
  * default as strings ("" for a default that is "unset"). */
 #define EPCTX_SESSION_CONFIG_KEYS(X)                                    \
@@ -106,6 +114,7 @@
   X(EPCTX_CONFIG_ADVISE, "RUN", "none")                                 \
   X(EPCTX_CONFIG_SIGNATURE_POLICY, "RUN", "if_signed")                  \
   X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                             \
-  X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")
+  X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                          \
+  X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")
 
 #endif

@@ -220,6 +220,13 @@ epctx_status* epctx_session_options_add_external_fd(epctx_session_options* o, co
   return make_status(o->options.AddExternalFile(name, nullptr, length, fd, offset));
 }
 
+epctx_status* epctx_session_options_set_max_memory_bytes(epctx_session_options* o,
+                                                         uint64_t bytes) {
+  char digits[24];
+  epctx::format(digits, sizeof digits, "%llu", static_cast<unsigned long long>(bytes));
+  return epctx_session_options_set(o, epctx::kOptMaxMemoryBytes, digits);
+}
+
 epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
                                   size_t rank, epctx_tensor** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");

@@ -303,81 +303,140 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
 
 // Taps of one axis: for output index o, taps idx[o*n .. o*n+n) (element
 // offsets, already times the axis stride) with weights w; idx[o*n] < 0 marks
-// an extrapolated position.
+// an extrapolated position. An axis of up to kTableCells cells keeps them in
+// a table; a longer one computes the taps of a coordinate when the walk
+// reaches it (At), so the index map never grows with the output (a Resize to
+// 2 GiB along one axis took a 4 GB table).
 struct AxisTaps {
   uint32_t n;
-  int64_t* idx;
-  float* w;
+  int64_t* idx;  // [out * n], or nullptr: computed by At
+  float* w;      // [out * n] when idx is (axes with n > 1 only)
+  // What At needs for an axis without a table.
+  const Params* p;
+  int64_t in, out, stride;
+  float scale, r0, r1;
+  int64_t cur = -1;  // the coordinate cur_idx/cur_w hold
+  int64_t cur_idx[4];
+  float cur_w[4];
 };
+
+constexpr uint64_t kTableCells = uint64_t(1) << 20;
+
+// The taps of output coordinate o into idx[0..n), w[0..n); false for a cubic
+// source coordinate out of range.
+bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) {
+  const Params& p = *t.p;
+  const int64_t in = t.in, stride = t.stride;
+  const float scale = t.scale;
+  const bool identity = scale == 1.0f && in == t.out;
+  const bool extrapolate = p.coord == Coord::kTfCropAndResize;
+  const float last = static_cast<float>(in - 1);
+  const float fo = static_cast<float>(o);
+  const float x = scale == 1.0f ? fo
+                                : Original(p.coord, fo, scale, static_cast<float>(t.out),
+                                           static_cast<float>(in), t.r0, t.r1);
+  if (identity) {
+    idx[0] = o * stride;
+    w[0] = 1.0f;
+    return true;
+  }
+  if (extrapolate && (x < 0 || x > last)) {
+    for (uint32_t k = 0; k < t.n; ++k) { idx[k] = -1; w[k] = 0.0f; }
+    return true;
+  }
+  if (p.mode == Mode::kNearest) {
+    int64_t i = NearestIndex(p.round, x, scale < 1.0f);
+    if (i > in - 1) i = in - 1;
+    if (i < 0) i = 0;
+    idx[0] = i * stride;
+    w[0] = 1.0f;
+  } else if (p.mode == Mode::kLinear) {
+    float v = x > 0.0f ? x : 0.0f;  // NaN -> 0
+    if (v > last) v = last;
+    int64_t i1 = static_cast<int64_t>(v);
+    if (i1 > in - 1) i1 = in - 1;
+    const int64_t i2 = i1 + 1 < in ? i1 + 1 : in - 1;
+    float d1 = fabsf(v - static_cast<float>(i1)), d2 = fabsf(v - static_cast<float>(i2));
+    if (i1 == i2) d1 = d2 = 0.5f;
+    idx[0] = i1 * stride; w[0] = d2;
+    idx[1] = i2 * stride; w[1] = d1;
+  } else {
+    const float fl = floorf(x);
+    if (!(fl > -1e15f && fl < 1e15f)) {
+      *bad_x = x;
+      return false;
+    }
+    const int64_t xi = static_cast<int64_t>(fl);
+    float c[4];
+    CubicCoeffs(x - fl, p.cubic_a, c);
+    float sum = 1.0f;
+    if (p.exclude_outside) {
+      sum = 0.0f;
+      for (int k = 0; k < 4; ++k) {
+        const int64_t j = xi - 1 + k;
+        if (j < 0 || j >= in) c[k] = 0.0f;
+        sum += c[k];
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      int64_t j = xi - 1 + k;
+      if (j < 0) j = 0;
+      if (j > in - 1) j = in - 1;
+      idx[k] = j * stride;
+      w[k] = sum != 0.0f ? c[k] / sum : 0.0f;
+    }
+  }
+  return true;
+}
+
+// The taps of coordinate o: the table's, or computed into t's cur_* fields.
+inline const int64_t* IdxAt(AxisTaps& t, int64_t o) {
+  if (t.idx) return t.idx + o * t.n;
+  if (t.cur != o) {
+    float bad;
+    (void)TapsOf(t, o, t.cur_idx, t.cur_w, &bad);  // the range was checked by BuildTaps
+    t.cur = o;
+  }
+  return t.cur_idx;
+}
+inline const float* WAt(AxisTaps& t, int64_t o) {
+  if (t.idx) return t.w + o * t.n;
+  (void)IdxAt(t, o);
+  return t.cur_w;
+}
 
 Status BuildTaps(KernelContext& ctx, const Params& p, int64_t in, int64_t out, float scale,
                  float r0, float r1, int64_t stride, AxisTaps* t) {
   const bool identity = scale == 1.0f && in == out;
   t->n = identity || p.mode == Mode::kNearest ? 1 : p.mode == Mode::kLinear ? 2 : 4;
+  t->p = &p;
+  t->in = in;
+  t->out = out;
+  t->stride = stride;
+  t->scale = scale;
+  t->r0 = r0;
+  t->r1 = r1;
+  t->cur = -1;
+  t->idx = nullptr;
+  t->w = nullptr;
+  float bad_x = 0.0f;
+  int64_t bad_o = -1;
   const uint64_t cells = static_cast<uint64_t>(out) * t->n;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->idx));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->w));
-  const bool extrapolate = p.coord == Coord::kTfCropAndResize;
-  const float last = static_cast<float>(in - 1);
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t* idx = t->idx + o * t->n;
-    float* w = t->w + o * t->n;
-    const float fo = static_cast<float>(o);
-    const float x = scale == 1.0f ? fo
-                                  : Original(p.coord, fo, scale, static_cast<float>(out),
-                                             static_cast<float>(in), r0, r1);
-    if (identity) {
-      idx[0] = o * stride;
-      w[0] = 1.0f;
-      continue;
-    }
-    if (extrapolate && (x < 0 || x > last)) {
-      for (uint32_t k = 0; k < t->n; ++k) { idx[k] = -1; w[k] = 0.0f; }
-      continue;
-    }
-    if (p.mode == Mode::kNearest) {
-      int64_t i = NearestIndex(p.round, x, scale < 1.0f);
-      if (i > in - 1) i = in - 1;
-      if (i < 0) i = 0;
-      idx[0] = i * stride;
-      w[0] = 1.0f;
-    } else if (p.mode == Mode::kLinear) {
-      float v = x > 0.0f ? x : 0.0f;  // NaN -> 0
-      if (v > last) v = last;
-      int64_t i1 = static_cast<int64_t>(v);
-      if (i1 > in - 1) i1 = in - 1;
-      const int64_t i2 = i1 + 1 < in ? i1 + 1 : in - 1;
-      float d1 = fabsf(v - static_cast<float>(i1)), d2 = fabsf(v - static_cast<float>(i2));
-      if (i1 == i2) d1 = d2 = 0.5f;
-      idx[0] = i1 * stride; w[0] = d2;
-      idx[1] = i2 * stride; w[1] = d1;
-    } else {
-      const float fl = floorf(x);
-      if (!(fl > -1e15f && fl < 1e15f))
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "cubic source coordinate %g for output %lld is out of range",
-                        static_cast<double>(x), static_cast<long long>(o));
-      const int64_t xi = static_cast<int64_t>(fl);
-      float c[4];
-      CubicCoeffs(x - fl, p.cubic_a, c);
-      float sum = 1.0f;
-      if (p.exclude_outside) {
-        sum = 0.0f;
-        for (int k = 0; k < 4; ++k) {
-          const int64_t j = xi - 1 + k;
-          if (j < 0 || j >= in) c[k] = 0.0f;
-          sum += c[k];
-        }
-      }
-      for (int k = 0; k < 4; ++k) {
-        int64_t j = xi - 1 + k;
-        if (j < 0) j = 0;
-        if (j > in - 1) j = in - 1;
-        idx[k] = j * stride;
-        w[k] = sum != 0.0f ? c[k] / sum : 0.0f;
-      }
-    }
+  if (cells > kTableCells) {
+    // Source coordinates are affine in o: in range at both ends, in range
+    // everywhere (cubic is the only mode that can refuse one).
+    if (!TapsOf(*t, 0, t->cur_idx, t->cur_w, &bad_x)) bad_o = 0;
+    else if (!TapsOf(*t, out - 1, t->cur_idx, t->cur_w, &bad_x)) bad_o = out - 1;
+  } else {
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->idx));
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, cells, &t->w));
+    for (int64_t o = 0; o < out && bad_o < 0; ++o)
+      if (!TapsOf(*t, o, t->idx + o * t->n, t->w + o * t->n, &bad_x)) bad_o = o;
   }
+  if (bad_o >= 0)
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "cubic source coordinate %g for output %lld is out of range",
+                    static_cast<double>(bad_x), static_cast<long long>(bad_o));
   return Status::Ok();
 }
 
@@ -398,7 +457,7 @@ T FromFloat(float v) {
 
 // Walks every output element; per element, the taps of every axis combine.
 template <typename T>
-void Interpolate(const TensorRef& x, const int64_t* out, const AxisTaps* taps, float extra,
+void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float extra,
                  T* y) {
   using C = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const uint32_t r = x.rank;
@@ -418,7 +477,7 @@ void Interpolate(const TensorRef& x, const int64_t* out, const AxisTaps* taps, f
       bool extrap = false;
       int64_t base = 0;
       for (uint32_t a = 0; a < r; ++a) {
-        const int64_t v = taps[a].idx[o[a] * taps[a].n];
+        const int64_t v = IdxAt(taps[a], o[a])[0];
         if (v < 0) { extrap = true; break; }
         if (taps[a].n == 1) base += v;
       }
@@ -430,10 +489,9 @@ void Interpolate(const TensorRef& x, const int64_t* out, const AxisTaps* taps, f
         int64_t off = base;
         C w = 1;
         for (uint32_t k = 0; k < na; ++k) {
-          const AxisTaps& at = taps[act[k]];
-          const int64_t cell = o[act[k]] * at.n + t[k];
-          off += at.idx[cell];
-          w *= at.w[cell];
+          AxisTaps& at = taps[act[k]];
+          off += IdxAt(at, o[act[k]])[t[k]];
+          w *= WAt(at, o[act[k]])[t[k]];
         }
         acc += w * static_cast<C>(Load(src[off]));
         uint32_t k = 0;

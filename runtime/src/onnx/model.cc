@@ -77,9 +77,9 @@ Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g);
 
 // ---- ValueInfoProto ----
 
-Status ParseDim(const Ctx& c, Bytes msg, ValueInfoView* v, uint32_t i) {
+Status ParseDim(const Ctx& c, Bytes msg, int64_t* dims, StrView* params, uint32_t i) {
   Reader r(c.file, msg, &kDimInfo);
-  v->dims[i] = -1;
+  dims[i] = -1;
   Field f;
   while (r.more()) {
     EPCTX_RETURN_IF_ERROR(r.Next(&f));
@@ -90,11 +90,11 @@ Status ParseDim(const Ctx& c, Bytes msg, ValueInfoView* v, uint32_t i) {
         return Status::Error(EPCTX_INVALID_PROTOBUF,
                              "dim %u has negative dim_value %lld at offset %zu", i,
                              static_cast<long long>(d), f.offset);
-      v->dims[i] = d;
-      v->dim_params[i] = StrView();
+      dims[i] = d;
+      params[i] = StrView();
     } else if (f.number == 2) {
-      EPCTX_RETURN_IF_ERROR(r.Str(f, &v->dim_params[i]));
-      v->dims[i] = -1;
+      EPCTX_RETURN_IF_ERROR(r.Str(f, &params[i]));
+      dims[i] = -1;
     }
   }
   return Status::Ok();
@@ -116,13 +116,23 @@ Status ParseShape(const Ctx& c, Bytes msg, ValueInfoView* v) {
   if (rank > static_cast<uint64_t>(kMaxRank))
     return Status::Error(EPCTX_NOT_IMPLEMENTED, "rank %llu exceeds the supported maximum %d",
                          static_cast<unsigned long long>(rank), kMaxRank);
+  // A second shape (the field repeated) replaces the first, as protobuf
+  // merging of a singular message field would for its dims.
   v->rank = static_cast<uint32_t>(rank);
+  v->dims = nullptr;
+  v->dim_params = nullptr;
+  int64_t* dims;
+  StrView* params;
+  EPCTX_RETURN_IF_ERROR(detail::AllocViews(*c.arena, rank, "dims", &dims));
+  EPCTX_RETURN_IF_ERROR(detail::AllocViews(*c.arena, rank, "dim_params", &params));
   Reader again(c.file, msg, &kShapeInfo);
   uint32_t i = 0;
   while (again.more()) {
     EPCTX_RETURN_IF_ERROR(again.Next(&f));
-    if (f.number == 1) EPCTX_RETURN_IF_ERROR(ParseDim(c, f.bytes, v, i++));
+    if (f.number == 1) EPCTX_RETURN_IF_ERROR(ParseDim(c, f.bytes, dims, params, i++));
   }
+  v->dims = dims;
+  v->dim_params = params;
   return Status::Ok();
 }
 
@@ -382,6 +392,42 @@ Status ParseNode(const Ctx& c, Bytes msg, uint32_t index, NodeView* n) {
 
 // ---- GraphProto ----
 
+// Whether the message's field `number` holds a non-empty string; a walk over
+// its top-level tags only. Malformed bytes count as named: the full parse
+// reports them.
+bool HasName(const Ctx& c, Bytes msg, const MsgInfo* info, uint32_t number) {
+  Reader r(c.file, msg, info);
+  Field f;
+  bool named = false;
+  while (r.more()) {
+    if (!r.Next(&f).ok()) return true;
+    if (f.number == number) named = f.bytes.size > 0;  // the last occurrence wins
+  }
+  return named;
+}
+
+// Graph inputs, outputs and initializers must be named (nothing can refer to
+// them otherwise). Checked while counting, before the arrays are allocated,
+// so megabytes of empty entries are refused instead of costing ~100 bytes of
+// arena each. An unnamed entry is parsed first (into a discarded view), so a
+// malformed one still reports its protobuf error.
+Status NamedOrError(const Ctx& c, const Field& f, bool tensor, const char* what,
+                    uint64_t index) {
+  if (HasName(c, f.bytes, tensor ? &detail::kTensorInfo : &kValueInfoInfo, tensor ? 8 : 1))
+    return Status::Ok();
+  const uint32_t i = static_cast<uint32_t>(index);
+  if (tensor) {
+    TensorView t;
+    Status st = detail::ParseTensorAt(c.file, f.bytes, *c.arena, &t);
+    if (!st.ok()) return st.Prefix("%s #%u", what, i);
+  } else {
+    ValueInfoView v;
+    EPCTX_RETURN_IF_ERROR(ParseValueInfo(c, f.bytes, what, i, &v));
+  }
+  return Status::Error(EPCTX_INVALID_GRAPH, "%s #%llu at offset %zu has no name", what,
+                       static_cast<unsigned long long>(index), f.offset);
+}
+
 Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g) {
   Reader r(c.file, msg, &kGraphInfo);
   Field f;
@@ -392,10 +438,25 @@ Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g) {
     switch (f.number) {
       case 1: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_node; break;
       case 2: EPCTX_RETURN_IF_ERROR(r.Str(f, &g->name)); break;
-      case 5: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_init; break;
-      case 11: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_in; break;
-      case 12: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_out; break;
-      case 13: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_vi; break;
+      case 5:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        EPCTX_RETURN_IF_ERROR(NamedOrError(c, f, true, "initializer", n_init));
+        ++n_init;
+        break;
+      case 11:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        EPCTX_RETURN_IF_ERROR(NamedOrError(c, f, false, "graph input", n_in));
+        ++n_in;
+        break;
+      case 12:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        EPCTX_RETURN_IF_ERROR(NamedOrError(c, f, false, "graph output", n_out));
+        ++n_out;
+        break;
+      case 13:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        if (HasName(c, f.bytes, &kValueInfoInfo, 1)) ++n_vi;
+        break;
       case 15:
         return Status::Error(EPCTX_NOT_IMPLEMENTED,
                              "GraphProto.sparse_initializer at offset %zu: sparse "
@@ -434,10 +495,15 @@ Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g) {
         EPCTX_RETURN_IF_ERROR(ParseValueInfo(c, f.bytes, "graph output", i_out, &outs[i_out]));
         ++i_out;
         break;
-      case 13:
-        EPCTX_RETURN_IF_ERROR(ParseValueInfo(c, f.bytes, "value_info", i_vi, &vis[i_vi]));
-        ++i_vi;
+      case 13: {
+        // An unnamed value_info describes nothing: parsed for errors, not kept.
+        ValueInfoView unnamed;
+        const bool keep = HasName(c, f.bytes, &kValueInfoInfo, 1);
+        EPCTX_RETURN_IF_ERROR(
+            ParseValueInfo(c, f.bytes, "value_info", i_vi, keep ? &vis[i_vi] : &unnamed));
+        if (keep) ++i_vi;
         break;
+      }
       default: break;
     }
   }

@@ -88,14 +88,17 @@ struct NodeView {
   const AttributeView* attr(const char* attr_name) const;
 };
 
+// dims and dim_params are arena arrays of `rank` entries (nullptr when rank
+// is 0): a value info costs memory in proportion to its bytes in the file,
+// not kMaxRank dims for every (possibly empty) entry.
 struct ValueInfoView {
   StrView name;
   bool is_tensor = false;  // type.tensor_type present
   int32_t dtype = 0;
   bool has_shape = false;
   uint32_t rank = 0;
-  int64_t dims[kMaxRank] = {};  // -1: symbolic or unknown
-  StrView dim_params[kMaxRank];  // the dim_param names of symbolic dims
+  const int64_t* dims = nullptr;        // -1: symbolic or unknown
+  const StrView* dim_params = nullptr;  // the dim_param names of symbolic dims
 };
 
 struct GraphView {
@@ -108,6 +111,7 @@ struct GraphView {
   uint32_t num_inputs = 0;
   const ValueInfoView* outputs = nullptr;
   uint32_t num_outputs = 0;
+  // Named value_info entries only: an unnamed one describes no value.
   const ValueInfoView* value_infos = nullptr;
   uint32_t num_value_infos = 0;
 };

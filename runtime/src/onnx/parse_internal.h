@@ -39,6 +39,9 @@ Status AllocViews(Arena& arena, uint64_t n, const char* what, T** out) {
   return Status::Ok();
 }
 
+// TensorProto's field names, for readers of its messages.
+extern const wire::MsgInfo kTensorInfo;
+
 // Parses the TensorProto `msg`, which lies inside `file` (for offsets).
 Status ParseTensorAt(const uint8_t* file, Bytes msg, Arena& arena, TensorView* out);
 

@@ -14,17 +14,18 @@
 namespace epctx {
 namespace onnx {
 namespace detail {
-namespace {
-
-using wire::Field;
-using wire::Reader;
-using wire::Scalar;
 
 const char* const kTensorFields[] = {
     nullptr,      "dims",     "data_type",   "segment",       "float_data",
     "int32_data", "string_data", "int64_data", "name",        "raw_data",
     "double_data", "uint64_data", "doc_string", "external_data", "data_location"};
 const wire::MsgInfo kTensorInfo = {"TensorProto", kTensorFields, 15};
+
+namespace {
+
+using wire::Field;
+using wire::Reader;
+using wire::Scalar;
 
 const char* const kEntryFields[] = {nullptr, "key", "value"};
 const wire::MsgInfo kEntryInfo = {"StringStringEntryProto", kEntryFields, 3};

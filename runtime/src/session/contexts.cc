@@ -142,6 +142,7 @@ Status Session::LoadContexts() {
     StrView want = graph_name_of(eps[i]);
     const char* name = meta_.CStr(want);
     char msg[Status::kMaxMessage];
+    char retry_msg[Status::kMaxMessage];
     msg[0] = '\0';
     int rc = EPCTX_INVALID_GRAPH;
     LoadedContext* bound = nullptr;
@@ -151,23 +152,30 @@ Status Session::LoadContexts() {
     } else {
       // main_context=0: the graph of that name inside a primary's context.
       // Pass 0: epctx containers that list the name. Pass 1: foreign blobs,
-      // whose graphs only their driver can look up.
+      // whose graphs only their driver can look up. The first driver failure
+      // is the one reported: NOT_FOUND says that context lacks the graph (the
+      // node dangles), any other code why the graph it has cannot run.
+      int first_rc = EPCTX_OK;
       for (int pass = 0; pass < 2 && !bound; ++pass) {
         for (uint32_t c = 0; c < num_contexts_ && !bound; ++c) {
           LoadedContext& lc = contexts_[c];
           if (eps[i].has_source && !lc.driver->Accepts(eps[i].source)) continue;
           const bool listed = lc.container.Find(StrView{name, cstr_len(name)}) >= 0;
           if (pass == 0 ? !listed : lc.is_container) continue;
-          rc = GetGraph(lc, name, &step.graph, &step.graph_info, msg, sizeof msg);
+          char* out_msg = first_rc == EPCTX_OK ? msg : retry_msg;
+          out_msg[0] = '\0';
+          rc = GetGraph(lc, name, &step.graph, &step.graph_info, out_msg, sizeof msg);
           if (rc == EPCTX_OK) bound = &lc;
+          else if (first_rc == EPCTX_OK) first_rc = rc;
         }
       }
-      if (!bound)
+      if (!bound && first_rc != EPCTX_OK && first_rc != EPCTX_NOT_FOUND) rc = first_rc;
+      if (!bound && (first_rc == EPCTX_OK || first_rc == EPCTX_NOT_FOUND))
         return Status::Error(EPCTX_INVALID_GRAPH,
                              "%s %s: EPContext node '%.*s' (main_context=0) refers to graph '%s', "
-                             "which no primary EPContext node's context holds",
+                             "which no primary EPContext node's context holds%s%s%s",
                              kLoadFailed, label_, eps[i].node->name.len(), eps[i].node->name.data,
-                             name);
+                             name, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
     }
     if (rc != EPCTX_OK)
       return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': %s", label_,

@@ -3,6 +3,7 @@
 
 #include <epctx/session_config_keys.h>
 
+#include "core/budget.h"
 #include "core/types.h"
 #include "trust/verifier.h"
 
@@ -20,6 +21,7 @@ const char* const kOptFailOnSuboptimal = EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL;
 const char* const kOptSignaturePolicy = EPCTX_CONFIG_SIGNATURE_POLICY;
 const char* const kOptSignaturePath = EPCTX_CONFIG_SIGNATURE_PATH;
 const char* const kOptExpectedModelId = EPCTX_CONFIG_EXPECTED_MODEL_ID;
+const char* const kOptMaxMemoryBytes = EPCTX_CONFIG_MAX_MEMORY_BYTES;
 
 namespace {
 // Keys accepted at inference (the public header documents each; a test
@@ -40,6 +42,7 @@ const char* const kKnownKeys[] = {
     EPCTX_CONFIG_EXPECTED_MODEL_ID,
     EPCTX_CONFIG_ADVISE,
     EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL,
+    EPCTX_CONFIG_MAX_MEMORY_BYTES,
 };
 }  // namespace
 
@@ -62,6 +65,11 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.expected_model_id': expected a model id, found an "
                          "empty string");
+  uint64_t bytes = 0;
+  if (cstr_eq(known, kOptMaxMemoryBytes) && !ParseByteCount(value, &bytes))
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.max_memory_bytes': expected a positive byte "
+                         "count (digits, optionally K, M or G), found '%s'", value);
   if (cstr_eq(known, kOptLoadMode) && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",

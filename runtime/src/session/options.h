@@ -18,6 +18,7 @@ extern const char* const kOptLoadMode;                    // epctx.load_mode = m
 extern const char* const kOptShareEpContexts;             // ep.share_ep_contexts = 0 | 1
 extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_contexts = 0 | 1
 extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
+extern const char* const kOptMaxMemoryBytes;  // epctx.max_memory_bytes = N[K|M|G] (arena + metadata)
 extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
 // Read by trust/verifier.cc:
 extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off

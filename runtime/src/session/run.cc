@@ -524,25 +524,25 @@ Status Session::BuildPlan() {
   pool_mutex_ = epctx_pal_mutex_create();
   if (!pool_mutex_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: no mutex for runs", label_);
   uint64_t* bytes = static_cast<uint64_t*>(
-      env_->alloc.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+      alloc_.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
   if (!bytes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory planning", label_);
   DeclaredBytes(main_, bytes);
-  Status st = BuildMemoryPlan(main_, bytes, env_->alloc, &created_plan_);
-  env_->alloc.Free(bytes);
+  Status st = BuildMemoryPlan(main_, bytes, alloc_, &created_plan_);
+  alloc_.Free(bytes);
   plan_.store(created_plan_, std::memory_order_release);
   return st;
 }
 
 void Session::LearnPlan(const uint64_t* seen) const {
   uint64_t* bytes = static_cast<uint64_t*>(
-      env_->alloc.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+      alloc_.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
   if (!bytes) return;  // the plan at create stays; runs still work
   DeclaredBytes(main_, bytes);
   for (uint32_t v = 0; v < main_.num_values; ++v)
     if (seen[v] > bytes[v]) bytes[v] = seen[v];
   MemoryPlan* plan = nullptr;
-  Status st = BuildMemoryPlan(main_, bytes, env_->alloc, &plan);
-  env_->alloc.Free(bytes);
+  Status st = BuildMemoryPlan(main_, bytes, alloc_, &plan);
+  alloc_.Free(bytes);
   if (!st.ok()) return;
   learned_plan_ = plan;  // written once: learning_ admits one run here
   plan_.store(plan, std::memory_order_release);
@@ -563,7 +563,7 @@ RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) con
   RunMemory* m = pool_;
   if (m) pool_ = m->next_idle;
   epctx_pal_mutex_unlock(pool_mutex_);
-  const Allocator& a = env_->alloc;
+  const Allocator& a = alloc_;
   if (!m) {
     const uint32_t nv = main_.num_values, ni = model_.graph.num_inputs;
     size_t bytes = sizeof(RunMemory) + sizeof(Slot) * (nv + 1) + sizeof(TensorRef*) * (ni + 1) +
@@ -600,7 +600,7 @@ RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) con
 void Session::ReturnRunMemory(RunMemory* m) const {
   if (m->scratch_peak > m->scratch_cap) {
     // Grow once to what the busiest step asked for, so the next run fits.
-    const Allocator& a = env_->alloc;
+    const Allocator& a = alloc_;
     a.Free(m->scratch);
     uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
     m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap),
@@ -617,7 +617,7 @@ void Session::ReturnRunMemory(RunMemory* m) const {
 }
 
 void Session::FreeRunMemory() {
-  const Allocator& a = env_->alloc;
+  const Allocator& a = alloc_;
   for (RunMemory* m = all_; m;) {
     RunMemory* next = m->next_all;
     a.Free(m->arena);
@@ -681,10 +681,14 @@ Status Session::Run(const RunRequest& req) const {
     const RunControl control = RunControl::From(req.run_options);
     MainRun main{m,       plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr,
                  control.active() ? &control : nullptr};
-    Status rs = RunPlan(env_->alloc, main_, nullptr, &main, bound,
+    Status rs = RunPlan(alloc_, main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;
   }();
+  if (st.code() == EPCTX_OUT_OF_MEMORY && budget_.refused())
+    st.Prefix("epctx.max_memory_bytes=%llu refused %llu more bytes",
+              static_cast<unsigned long long>(budget_.limit()),
+              static_cast<unsigned long long>(budget_.refused()));
   if (learn && st.ok() && learning_.exchange(1, std::memory_order_acq_rel) == 0) {
     bool any = false;
     for (uint32_t v = 0; v < main_.num_values && !any; ++v) any = m->seen[v] != 0;
@@ -692,8 +696,8 @@ Status Session::Run(const RunRequest& req) const {
     // This run's memory fits the new plan before it goes back to the pool.
     const MemoryPlan* now = plan_.load(std::memory_order_acquire);
     if (now != plan && now->arena_bytes > m->arena_cap) {
-      env_->alloc.Free(m->arena);
-      m->arena = static_cast<uint8_t*>(env_->alloc.Alloc(static_cast<size_t>(now->arena_bytes), 64));
+      alloc_.Free(m->arena);
+      m->arena = static_cast<uint8_t*>(alloc_.Alloc(static_cast<size_t>(now->arena_bytes), 64));
       m->arena_cap = m->arena ? now->arena_bytes : 0;
     }
   }

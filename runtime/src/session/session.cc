@@ -29,7 +29,8 @@ const char* ContextBaseDir(const Options& options, const char* model_path, Arena
   return model_path ? dir_of(arena, model_path) : nullptr;
 }
 
-Session::Session(Env* env) : env_(env), meta_(env->alloc, 8 * 1024) {}
+Session::Session(Env* env)
+    : env_(env), budget_(env->alloc), alloc_(budget_.allocator()), meta_(alloc_, 8 * 1024) {}
 
 Session::~Session() {
   FreeRunMemory();
@@ -57,6 +58,11 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
   if (!s) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory creating a session");
   s->options_ = &options;
   Status st = s->Load(path, buffer, size, options);
+  if (st.code() == EPCTX_OUT_OF_MEMORY && s->budget_.refused())
+    st.Prefix("epctx.max_memory_bytes=%llu refused %llu more bytes (%llu in use)",
+              static_cast<unsigned long long>(s->budget_.limit()),
+              static_cast<unsigned long long>(s->budget_.refused()),
+              static_cast<unsigned long long>(s->budget_.in_use()));
   s->options_ = nullptr;  // the caller's: valid only while creating
   if (!st.ok()) {
     env->alloc.Delete(s);
@@ -67,6 +73,9 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
 }
 
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
+  uint64_t max_memory = 0;
+  if (const char* v = options.Get(kOptMaxMemoryBytes)) (void)ParseByteCount(v, &max_memory);
+  budget_.set_limit(max_memory);  // checked when set: a value here parses
   const char* mode = options.Get(kOptLoadMode);
   if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
   group_ = options.group;

@@ -24,6 +24,7 @@
 #include <epctx/pal.h>
 
 #include "container/container.h"
+#include "core/budget.h"
 #include "core/memory.h"
 #include "core/status.h"
 #include "kernels/kernel.h"
@@ -185,6 +186,10 @@ class Session {
                     epctx_pal_region* out);
 
   Env* env_;
+  // epctx.max_memory_bytes: the metadata arena and every run's memory are
+  // taken through alloc_, the budget's allocator (unlimited by default).
+  Budget budget_;
+  Allocator alloc_;
   Arena meta_;
   int load_mode_ = EPCTX_PAL_LOAD_MMAP;
   bool advise_willneed_ = false;

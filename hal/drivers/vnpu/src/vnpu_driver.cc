@@ -62,6 +62,55 @@ bool StrEq(const char* a, const char* b) {
   while (*a && *a == *b) ++a, ++b;
   return *a == *b;
 }
+int StrCmp(const char* a, const char* b) {
+  while (*a && *a == *b) ++a, ++b;
+  return int(static_cast<unsigned char>(*a)) - int(static_cast<unsigned char>(*b));
+}
+
+// Sorts ctx->by_name (graph indices) by graph name, index breaking ties so
+// the first of equal names is found first. Heapsort: O(n log n) whatever the
+// order of the names in the file, no recursion, no allocation.
+void SortByName(epctx_hal_context* ctx) {
+  uint32_t* a = ctx->by_name;
+  const Graph* g = ctx->graphs;
+  auto less = [g](uint32_t x, uint32_t y) {
+    int c = StrCmp(g[x].name, g[y].name);
+    return c < 0 || (c == 0 && x < y);
+  };
+  auto sift = [&](size_t root, size_t end) {
+    for (;;) {
+      size_t child = 2 * root + 1;
+      if (child >= end) return;
+      if (child + 1 < end && less(a[child], a[child + 1])) ++child;
+      if (!less(a[root], a[child])) return;
+      uint32_t t = a[root];
+      a[root] = a[child];
+      a[child] = t;
+      root = child;
+    }
+  };
+  size_t n = ctx->num_graphs;
+  for (size_t i = n / 2; i-- > 0;) sift(i, n);
+  for (size_t end = n; end-- > 1;) {
+    uint32_t t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    sift(0, end);
+  }
+}
+
+// The first graph of that name (binary search over by_name), or nullptr.
+Graph* FindGraph(epctx_hal_context* ctx, const char* name) {
+  size_t lo = 0, hi = ctx->num_graphs;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (StrCmp(ctx->graphs[ctx->by_name[mid]].name, name) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < ctx->num_graphs && StrEq(ctx->graphs[ctx->by_name[lo]].name, name))
+    return &ctx->graphs[ctx->by_name[lo]];
+  return nullptr;
+}
 
 // "M.m.p" (patch optional for SDK strings written as "M.m").
 bool ParseVersion(const char* s, epctx_hal_version* v) {
@@ -288,11 +337,12 @@ int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx
     msg.s("vnpu: weight segment is missing or not 4-byte aligned");
     return EPCTX_INVALID_GRAPH;
   }
-  // One allocation: context, graph table, then the graph names.
+  // One allocation: context, graph table, name index, then the graph names.
   size_t names = 0;
   for (uint32_t i = 0; i < blob->num_graphs; ++i)
     names += (blob->graphs[i].name ? StrLen(blob->graphs[i].name) : 0) + 1;
-  size_t head = sizeof(epctx_hal_context) + blob->num_graphs * sizeof(Graph);
+  static_assert(sizeof(Graph) % alignof(uint32_t) == 0, "index follows the graph table");
+  size_t head = sizeof(epctx_hal_context) + blob->num_graphs * (sizeof(Graph) + sizeof(uint32_t));
   auto* ctx = static_cast<epctx_hal_context*>(host->alloc(host->user, head + names, 16));
   if (!ctx) {
     msg.s("vnpu: out of memory for ").u(head + names).s(" bytes of context state");
@@ -304,6 +354,7 @@ int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx
   ctx->weights_size = blob->weights ? blob->weights_size : 0;
   ctx->num_graphs = blob->num_graphs;
   ctx->graphs = reinterpret_cast<Graph*>(ctx + 1);
+  ctx->by_name = reinterpret_cast<uint32_t*>(ctx->graphs + blob->num_graphs);
   char* name = reinterpret_cast<char*>(ctx) + head;
   for (uint32_t i = 0; i < blob->num_graphs; ++i) {
     const char* src = blob->graphs[i].name ? blob->graphs[i].name : "";
@@ -315,8 +366,10 @@ int LoadContext(const epctx_hal_driver*, const epctx_hal_blob* blob, const epctx
     g->name = name;
     g->data = blob->graphs[i].data;
     g->size = blob->graphs[i].size;
+    ctx->by_name[i] = i;
     name += n + 1;
   }
+  SortByName(ctx);
   *out = ctx;
   return EPCTX_OK;
 }
@@ -359,9 +412,8 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   Graph* g = nullptr;
   if (ctx->num_graphs == 1) {
     g = &ctx->graphs[0];
-  } else {
-    for (uint32_t i = 0; i < ctx->num_graphs && !g; ++i)
-      if (name && StrEq(name, ctx->graphs[i].name)) g = &ctx->graphs[i];
+  } else if (name) {
+    g = FindGraph(ctx, name);
   }
   if (!g) {
     msg.s("vnpu: no graph '").s(name ? name : "").s("' in context; available:");

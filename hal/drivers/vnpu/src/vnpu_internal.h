@@ -89,6 +89,7 @@ struct epctx_hal_context {
   uint64_t weights_size;
   uint32_t num_graphs;
   epctx::vnpu::Graph* graphs;  // [num_graphs]
+  uint32_t* by_name;           // [num_graphs] graph indices sorted by name
 };
 
 namespace epctx {
