@@ -16,8 +16,11 @@ import sys
 
 root = sys.argv[1]
 doc = open(os.path.join(root, "tests/BAD_INPUTS.md"), encoding="utf-8").read()
-codes = set(re.findall(r"EPCTX_([A-Z_]+)\s*=",
-                       open(os.path.join(root, "runtime/include/epctx/status.h")).read()))
+# The codes live in the HAL's leaf header (hal_types.h), status.h includes it.
+codes = set()
+for header in ("hal/include/epctx/hal_types.h", "runtime/include/epctx/status.h"):
+    codes |= set(re.findall(r"EPCTX_([A-Z_]+)\s*=",
+                            open(os.path.join(root, header)).read()))
 codes.add("OK")
 table = "tests/hostile/test_bad_inputs.c"
 table_src = open(os.path.join(root, table), encoding="utf-8").read()
