@@ -19,6 +19,7 @@ const char* const kOptFailOnSuboptimal = "session.fail_on_suboptimal_compiled_mo
 const char* const kOptSignaturePolicy = "epctx.signature_policy";
 const char* const kOptSignaturePath = "epctx.signature_path";
 const char* const kOptExpectedModelId = "epctx.expected_model_id";
+const char* const kOptIntraOpThreads = "session.intra_op_num_threads";
 
 namespace {
 // Keys accepted at inference. Generation-only keys (ep.context_enable, ...)
@@ -38,8 +39,21 @@ const char* const kKnownKeys[] = {
     "epctx.expected_model_id",
     "epctx.advise",
     "session.fail_on_suboptimal_compiled_model",
+    "session.intra_op_num_threads",
 };
 }  // namespace
+
+bool ParseThreadCount(const char* value, uint32_t* out) {
+  uint32_t v = 0;
+  if (!*value) return false;
+  for (const char* c = value; *c; ++c) {
+    if (*c < '0' || *c > '9' || c - value >= 3) return false;
+    v = v * 10 + static_cast<uint32_t>(*c - '0');
+  }
+  if (v > 256) return false;
+  *out = v;
+  return true;
+}
 
 Status Options::Set(const char* key, const char* value) {
   if (!key || !value)
@@ -82,6 +96,13 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.advise': expected none or willneed, found '%s'",
                          value);
+  if (cstr_eq(known, kOptIntraOpThreads)) {
+    uint32_t t = 0;
+    if (!ParseThreadCount(value, &t))
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'session.intra_op_num_threads': expected a thread "
+                           "count from 0 (all cores) to 256, found '%s'", value);
+  }
   if (cstr_eq(known, kOptEpContextFilePath) && n > 0) {
     // ORT's rule: the key names a model file, never a folder.
     const char* slash = cstr_rchr(value, '/');

@@ -4,6 +4,8 @@
 #ifndef EPCTX_SESSION_OPTIONS_H
 #define EPCTX_SESSION_OPTIONS_H
 
+#include <cstdint>
+
 #include "core/status.h"
 
 namespace epctx {
@@ -16,12 +18,18 @@ extern const char* const kOptShareEpContexts;             // ep.share_ep_context
 extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_contexts = 0 | 1
 extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
 extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
+// session.intra_op_num_threads = 0 (the cores the process may use) | 1 (the
+// caller only) | N (the caller and N - 1 pool threads), at most 256.
+extern const char* const kOptIntraOpThreads;
 // Read by trust/verifier.cc:
 extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off
 extern const char* const kOptSignaturePath;    // epctx.signature_path = the manifest's path
 extern const char* const kOptExpectedModelId;  // epctx.expected_model_id = the id signed packages must carry
 
 class ContextGroup;
+
+// session.intra_op_num_threads: decimal 0..256; false for anything else.
+bool ParseThreadCount(const char* value, uint32_t* out);
 
 class Options {
  public:

@@ -84,6 +84,7 @@ struct RunState {
   Buffer scratch;  // sentinel of this step's scratch buffers
   const Step* step;
   const char* label;  // plan->label
+  ThreadPool* pool;   // the session's intra-op pool, or nullptr
 
   void Init() {
     live.prev = live.next = &live;
@@ -346,6 +347,7 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
 Status run_steps(RunState& rs) {
   const GraphPlan& p = *rs.plan;
   KernelHost host{&rs, alloc_output, view_output, scratch, run_subgraph};
+  host.pool = rs.pool;
   const TensorRef* in_refs[64];
   for (uint32_t si = 0; si < p.num_steps; ++si) {
     const Step& s = p.steps[si];
@@ -400,6 +402,7 @@ struct MainRun {
   uint8_t* arena;
   const TensorRef* const* bound;
   uint64_t* seen;  // nullptr once the session has learned from a first run
+  ThreadPool* pool;
 };
 
 // Runs plan p. Graph input i is inputs[i] (initializer-backed inputs keep
@@ -421,6 +424,7 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.mem = main ? main->mem : parent ? parent->mem : nullptr;
   rs.scratch_mark = rs.mem ? rs.mem->scratch_used : 0;
   rs.seen = main ? main->seen : nullptr;
+  rs.pool = main ? main->pool : parent ? parent->pool : nullptr;
   rs.Init();
   rs.slots = main ? main->mem->slots
                   : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
@@ -653,7 +657,8 @@ Status Session::Run(const RunRequest& req) const {
                              label_, req.output_names[i]);
       outs[i] = k;
     }
-    MainRun main{m, plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr};
+    MainRun main{m, plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr,
+                 intra_pool_};
     Status rs = RunPlan(env_->alloc, main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;
