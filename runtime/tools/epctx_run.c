@@ -26,12 +26,15 @@ static void usage(FILE* to) {
   fprintf(to,
           "usage: epctx-run MODEL_ctx.onnx --input NAME=FILE.npy ... "
           "[--output-dir DIR]\n"
-          "                 [--repeat N] [-C key=value]... [--quiet]\n"
+          "                 [--repeat N] [--threads N] [-C key=value]... [--quiet]\n"
           "  --input NAME=FILE   bind graph input NAME to a .npy file "
           "(every input is required)\n"
           "  --output-dir DIR    write each output as DIR/<name>.npy "
           "(created if missing)\n"
           "  --repeat N          timed runs after the first (default 10)\n"
+          "  --threads N         threads a run may use, the caller's included: "
+          "-C session.intra_op_num_threads=N\n"
+          "                      (default: the cores the process may use)\n"
           "  -C key=value        session option (ep.context_file_path, "
           "epctx.*, ...)\n"
           "  --quiet             print only the JSON timing line\n"
@@ -149,6 +152,13 @@ static void parse_args(int argc, char** argv, struct args* a) {
           a->repeat > 1000000)
         die(EPCTX_INVALID_ARGUMENT,
             "--repeat '%s': expected an integer from 0 to 1000000", argv[i]);
+    } else if (!strcmp(arg, "--threads")) {
+      if (!has_value) die(EPCTX_INVALID_ARGUMENT, "--threads needs a count");
+      if (a->num_options == MAX_OPTIONS)
+        die(EPCTX_INVALID_ARGUMENT, "more than %d -C options", MAX_OPTIONS);
+      a->option_keys[a->num_options] = "session.intra_op_num_threads";
+      a->option_values[a->num_options] = argv[++i];
+      a->num_options++;
     } else if (!strcmp(arg, "-C")) {
       if (!has_value) die(EPCTX_INVALID_ARGUMENT, "-C needs key=value");
       char* key = argv[++i];
@@ -455,8 +465,8 @@ int main(int argc, char** argv) {
   printf("{\"model\": ");
   print_json_string(a.model);
   printf(", \"session_create_ms\": %.3f, \"first_run_ms\": %.3f, "
-         "\"repeat\": %ld, \"median_run_ms\": ",
-         create_ms, first_ms, a.repeat);
+         "\"intra_op_threads\": %zu, \"repeat\": %ld, \"median_run_ms\": ",
+         create_ms, first_ms, epctx_session_intra_op_thread_count(session), a.repeat);
   if (a.repeat > 0) printf("%.3f}\n", median_ms);
   else printf("null}\n");
 
