@@ -122,6 +122,7 @@ void ThreadPool::ParallelFor(uint32_t chunks, ChunkFn fn, void* user) {
     for (uint32_t c = 0; c < chunks; ++c) fn(user, c, 0);
     return;
   }
+  parallel_calls_.fetch_add(1, std::memory_order_relaxed);
   fn_ = fn;
   user_ = user;
   done_.store(0, std::memory_order_relaxed);

@@ -47,6 +47,8 @@ class ThreadPool {
   static void Destroy(ThreadPool* pool);
 
   uint32_t threads() const { return threads_; }
+  // Calls that ran on the pool's threads (not serially): for tests.
+  uint64_t parallel_calls() const { return parallel_calls_.load(std::memory_order_relaxed); }
   // More than kMaxChunks chunks run serially.
   void ParallelFor(uint32_t chunks, ChunkFn fn, void* user);
 
@@ -80,6 +82,7 @@ class ThreadPool {
   // has moved on, nor reads a job's fields unless it holds one of its chunks.
   std::atomic<uint64_t> claim_{0};
   std::atomic<uint32_t> done_{0};  // chunks finished in this job
+  std::atomic<uint64_t> parallel_calls_{0};
 };
 
 // What chunk c of `chunks` covers when [0, n) is cut into that many pieces

@@ -125,6 +125,18 @@ class KernelContext {
         const_cast<F*>(&f));
   }
 
+  // Calls f(lo, hi) over [0, n) cut into Chunks(n, work_per_unit) even
+  // runs of independent units (planes, rows, elements).
+  template <typename F>
+  void ParallelRange(int64_t n, int64_t work_per_unit, const F& f) const {
+    const uint32_t chunks = Chunks(n, work_per_unit);
+    ParallelFor(chunks, [&](uint32_t c, uint32_t) {
+      int64_t lo, hi;
+      ChunkRange(n, chunks, c, 1, &lo, &hi);
+      if (lo < hi) f(lo, hi);
+    });
+  }
+
   // Attribute helpers: the value, or `def` when the attribute is absent.
   // An attribute present with another type also yields `def`, and is
   // remembered: the session fails the node with AttrStatus() after the
