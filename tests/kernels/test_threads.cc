@@ -26,14 +26,14 @@ void pool_of_one_thread_is_no_pool(void**) {
 }
 
 struct Counts {
-  std::atomic<uint32_t> hits[1000];
+  std::atomic<uint32_t> hits[2000];
   std::atomic<uint32_t> bad_worker{0};
   uint32_t threads;
 };
 
 void parallel_for_runs_every_chunk_once(void**) {
   ThreadPool* p = MakePool(4);
-  for (uint32_t chunks : {1u, 2u, 3u, 4u, 7u, 1000u}) {
+  for (uint32_t chunks : {1u, 2u, 3u, 4u, 7u, 1000u, 2000u}) {  // 2000: serial
     for (int round = 0; round < 20; ++round) {
       Counts c;
       c.threads = p->threads();
@@ -47,7 +47,7 @@ void parallel_for_runs_every_chunk_once(void**) {
           },
           &c);
       for (uint32_t i = 0; i < chunks; ++i) assert_int_equal(c.hits[i].load(), 1);
-      for (uint32_t i = chunks; i < 1000; ++i) assert_int_equal(c.hits[i].load(), 0);
+      for (uint32_t i = chunks; i < 2000; ++i) assert_int_equal(c.hits[i].load(), 0);
       assert_int_equal(c.bad_worker.load(), 0);
     }
   }

@@ -14,10 +14,13 @@ inline void CpuRelax() {
 #endif
 }
 
-// The claim word: generation << 32 | chunks << 16 | next chunk.
-inline uint32_t GenOf(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
-inline uint32_t ChunksOf(uint64_t claim) { return static_cast<uint32_t>(claim >> 16) & 0xffff; }
-inline uint32_t NextOf(uint64_t claim) { return static_cast<uint32_t>(claim) & 0xffff; }
+// The claim word: generation (12 bits) << 20 | chunks << 10 | next chunk.
+// 32 bits, not 64: Cortex-M has no 64-bit atomics (they would be libatomic
+// calls). A generation that wraps is harmless: a compare-exchange that
+// succeeds claims a chunk of the job the word describes now.
+inline uint32_t GenOf(uint32_t claim) { return claim >> 20; }
+inline uint32_t ChunksOf(uint32_t claim) { return (claim >> 10) & 0x3ff; }
+inline uint32_t NextOf(uint32_t claim) { return claim & 0x3ff; }
 
 }  // namespace
 
@@ -69,7 +72,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::RunChunks(uint32_t gen, uint32_t worker) {
-  uint64_t c = claim_.load(std::memory_order_acquire);
+  uint32_t c = claim_.load(std::memory_order_acquire);
   for (;;) {
     if (GenOf(c) != gen || NextOf(c) >= ChunksOf(c)) return;
     if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
@@ -126,9 +129,9 @@ void ThreadPool::ParallelFor(uint32_t chunks, ChunkFn fn, void* user) {
   fn_ = fn;
   user_ = user;
   done_.store(0, std::memory_order_relaxed);
-  const uint32_t gen = GenOf(claim_.load(std::memory_order_relaxed)) + 1;
+  const uint32_t gen = (GenOf(claim_.load(std::memory_order_relaxed)) + 1) & 0xfff;
   epctx_pal_mutex_lock(mu_);
-  claim_.store(static_cast<uint64_t>(gen) << 32 | chunks << 16, std::memory_order_release);
+  claim_.store(gen << 20 | chunks << 10, std::memory_order_release);
   epctx_pal_cond_broadcast(work_cv_);
   epctx_pal_mutex_unlock(mu_);
   RunChunks(gen, 0);

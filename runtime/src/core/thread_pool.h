@@ -37,7 +37,7 @@ class ThreadPool {
  public:
   using ChunkFn = void (*)(void* user, uint32_t chunk, uint32_t worker);
   static constexpr uint32_t kMaxThreads = 256;
-  static constexpr uint32_t kMaxChunks = 0xffff;
+  static constexpr uint32_t kMaxChunks = 1023;
 
   // A pool of `threads` (caller included, at most kMaxThreads); nullptr
   // when threads <= 1, out of memory, or the PAL starts no thread (bare
@@ -48,7 +48,7 @@ class ThreadPool {
 
   uint32_t threads() const { return threads_; }
   // Calls that ran on the pool's threads (not serially): for tests.
-  uint64_t parallel_calls() const { return parallel_calls_.load(std::memory_order_relaxed); }
+  uint32_t parallel_calls() const { return parallel_calls_.load(std::memory_order_relaxed); }
   // More than kMaxChunks chunks run serially.
   void ParallelFor(uint32_t chunks, ChunkFn fn, void* user);
 
@@ -77,12 +77,13 @@ class ThreadPool {
   // The job: set by the caller before it publishes the generation.
   ChunkFn fn_ = nullptr;
   void* user_ = nullptr;
-  // generation << 32 | chunks << 16 | next chunk to claim: a claim is one
-  // compare-exchange, so a late thread never claims a chunk of a job that
-  // has moved on, nor reads a job's fields unless it holds one of its chunks.
-  std::atomic<uint64_t> claim_{0};
+  // generation | chunks | next chunk to claim (thread_pool.cc): a claim is
+  // one compare-exchange, so a late thread never claims a chunk of a job
+  // that has moved on, nor reads a job's fields unless it holds one of its
+  // chunks.
+  std::atomic<uint32_t> claim_{0};
   std::atomic<uint32_t> done_{0};  // chunks finished in this job
-  std::atomic<uint64_t> parallel_calls_{0};
+  std::atomic<uint32_t> parallel_calls_{0};
 };
 
 // What chunk c of `chunks` covers when [0, n) is cut into that many pieces
