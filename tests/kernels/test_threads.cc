@@ -183,6 +183,11 @@ void pooling_and_elementwise_same_bits_at_any_thread_count(void**) {
   SameBitsAtAnyThreadCount(add, 14, [](kt::Host& h) {
     return std::vector<TensorRef*>{h.Random({2, 37, 55, 57}, 21), h.Random({37, 1, 57}, 22)};
   });
+  kt::Node mean("Mean");  // three inputs folded in order, then divided
+  SameBitsAtAnyThreadCount(mean, 13, [](kt::Host& h) {
+    return std::vector<TensorRef*>{h.Random({5, 40000}, 24), h.Random({1, 40000}, 25),
+                                   h.Random({5, 1}, 26)};
+  });
   kt::Node sigmoid("Sigmoid");
   SameBitsAtAnyThreadCount(sigmoid, 13, [](kt::Host& h) {
     return std::vector<TensorRef*>{h.Random({3, 100003}, 23)};

@@ -273,14 +273,18 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
       if (i == 0) {
         BroadcastCopy(bc, in->data, out, sizeof(T));
       } else {
-        RunRows(bc, out, static_cast<const T*>(in->data), out, f);
+        // Element runs per thread; each element still folds in input order.
+        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+          RunRowsSpan(bc, e0, e1, out, static_cast<const T*>(in->data), out, f);
+        });
       }
     }
     if constexpr (kIsFloatLike<T>) {
       if (mean) {
         const Compute<T> count = static_cast<Compute<T>>(ctx.num_inputs());
-        const uint64_t n = y->elements();
-        for (uint64_t j = 0; j < n; ++j) out[j] = Store<T>(Load(out[j]) / count);
+        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j) out[j] = Store<T>(Load(out[j]) / count);
+        });
       }
     }
   });
