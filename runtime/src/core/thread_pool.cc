@@ -121,7 +121,8 @@ void ThreadPool::WorkerMain(void* arg) {
 void ThreadPool::ParallelFor(uint32_t chunks, ChunkFn fn, void* user) {
   if (chunks == 0) return;
   uint32_t idle = 0;
-  if (chunks == 1 || chunks > kMaxChunks || !busy_.compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
+  if (chunks == 1 || chunks > kMaxChunks ||
+      !busy_.compare_exchange_strong(idle, 1, std::memory_order_acquire)) {
     for (uint32_t c = 0; c < chunks; ++c) fn(user, c, 0);
     return;
   }

@@ -10,8 +10,9 @@
 // a shared counter, so a thread the OS delays does not hold the others up.
 // Chunks write disjoint outputs and never combine partial results, so the
 // output is bit-identical whatever the thread count and the interleaving.
-// `worker` is in [0, threads()) and unique among the chunks running at one
-// time: index per-thread scratch with it.
+// `worker` is in [0, threads()) and unique among the chunks of one call
+// running at one time (a serial call elsewhere may also be worker 0), so it
+// may index scratch the call's caller allocated.
 //
 // One ParallelFor at a time: a call that finds the pool busy (a concurrent
 // Run of the same session, or a kernel calling in from inside a chunk) runs

@@ -114,15 +114,12 @@ class KernelContext {
   // threads when there is one; returns when all are done. Chunks must
   // write disjoint outputs so results never depend on the thread count;
   // worker < threads() indexes per-thread scratch.
+  // f's body is compiled once, into the trampoline: the serial path calls
+  // it too (an inlined serial loop would double every elementwise op).
   template <typename F>
   void ParallelFor(uint32_t chunks, const F& f) const {
-    if (chunks <= 1 || !host_.pool) {
-      for (uint32_t c = 0; c < chunks; ++c) f(c, 0u);
-      return;
-    }
-    host_.pool->ParallelFor(
-        chunks, [](void* u, uint32_t c, uint32_t w) { (*static_cast<const F*>(u))(c, w); },
-        const_cast<F*>(&f));
+    RunChunks(chunks, [](void* u, uint32_t c, uint32_t w) { (*static_cast<const F*>(u))(c, w); },
+              const_cast<F*>(&f));
   }
 
   // Calls f(lo, hi) over [0, n) cut into Chunks(n, work_per_unit) even
@@ -173,6 +170,8 @@ class KernelContext {
   mutable onnx::AttrType bad_expected_ = onnx::AttrType::kUndefined;
 
   const onnx::AttributeView* Typed(const char* name, onnx::AttrType type) const;
+  // On the pool, or serially (worker 0) without one or for one chunk.
+  void RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const;
 };
 
 // The kernel for (domain, op_type) at that opset; nullptr when there is none.
