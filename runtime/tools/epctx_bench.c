@@ -11,9 +11,10 @@
  *   create_warm   median of 5 creates with the files cached
  *   first_run     the first Run of a fresh session
  *   run median/p99 over --repeat runs, spread over --threads threads
- *   threads       the callers (--threads) and the session's intra-op threads
- *                 (--intra-op-threads sets session.intra_op_num_threads; a
- *                 runtime without the key runs on the caller's thread)
+ *   threads       the callers (--threads) and the threads each Run may use
+ *                 (--intra-op-threads sets session.intra_op_num_threads;
+ *                 default: the cores the process may use), as the session
+ *                 reports them
  *   allocations   through a counting allocator (the env's): calls and bytes
  *                 during create and the first run, and during one later run
  *                 alone: calls, bytes, peak live bytes (the arena that run
@@ -472,6 +473,7 @@ int main(int argc, char** argv) {
   double wall = now_ms() - wall0;
   int total = per * c.threads;
   size_t arena = epctx_session_arena_size(s);
+  size_t intra_op = epctx_session_intra_op_thread_count(s);
   double median = percentile(times, total, 0.5), p99 = percentile(times, total, 0.99);
   mem after_runs = read_mem();
 
@@ -535,8 +537,7 @@ int main(int argc, char** argv) {
     J_INT("private_dirty_after_runs_bytes", pd_runs);
     J_INT("rss_after_create_bytes", rss_create);
     J_INT("rss_after_first_run_bytes", rss_run);
-    if (c.intra_op_threads > 0) J_INT("intra_op_threads", c.intra_op_threads);
-    else J_STR("intra_op_threads", has_intra_op ? "default" : "caller");
+    J_INT("intra_op_threads", intra_op);
     J_INT("create_allocs", create_allocs);
     J_INT("create_held_bytes", create_held);
     J_INT("first_run_allocs", first_run_allocs);
@@ -575,10 +576,10 @@ int main(int argc, char** argv) {
            total, c.threads, median, p99, total / (wall / 1e3));
     printf("run arena:          %.1f KiB (planned at create or after the first run)\n",
            arena / 1024.0);
-    if (c.intra_op_threads > 0) printf("intra-op threads:   %d\n", c.intra_op_threads);
-    else if (has_intra_op) printf("intra-op threads:   the runtime's default\n");
-    else printf("intra-op threads:   none, Run works on its caller's thread (no "
-                "session.intra_op_num_threads)\n");
+    printf("intra-op threads:   %zu per run, the caller's included (%s)\n", intra_op,
+           c.intra_op_threads > 0 ? "--intra-op-threads"
+           : has_intra_op         ? "the runtime's default"
+                                  : "no session.intra_op_num_threads in this runtime");
     printf("allocations:        create %lld (%.1f KiB held), first run %lld\n", create_allocs,
            create_held / 1024.0, first_run_allocs);
     printf("per later run:      %lld allocations, %.1f KiB, peak %.1f KiB live (the arena it "

@@ -32,6 +32,7 @@ enum {
   OPT_ROLLBACK_STORE,
   OPT_LOG_LEVEL,
   OPT_TIMEOUT_US,
+  OPT_THREADS,
   OPT_QUIET
 };
 
@@ -46,6 +47,8 @@ static const epctx_cli_option kOptions[] = {
     {OPT_LOG_LEVEL, "log-level", 0, "N", "runtime log on stderr: 0 error (default) .. 3 verbose"},
     {OPT_TIMEOUT_US, "timeout-us", 0, "N",
      "stop any run that takes longer (RUN_DEADLINE_EXCEEDED; default: none)"},
+    {OPT_THREADS, "threads", 0, "N",
+     "threads a run may use, the caller's included: -C session.intra_op_num_threads=N"},
     {OPT_QUIET, "quiet", 'q', NULL, "print only the JSON timing line"},
     {0, NULL, 0, NULL, NULL}};
 
@@ -197,6 +200,12 @@ static void parse_args(int argc, char** argv, struct args* a) {
       case OPT_ROLLBACK_STORE: a->rollback_store = v; break;
       case OPT_LOG_LEVEL: parse_long("--log-level", v, 0, 3, &a->log_level); break;
       case OPT_TIMEOUT_US: parse_long("--timeout-us", v, 1, 2000000000L, &a->timeout_us); break;
+      case OPT_THREADS: {
+        char err[256];
+        if (add_option(a, "session.intra_op_num_threads", v, err, sizeof err))
+          exit(epctx_cli_usage_error(&kTool, "%s", err));
+        break;
+      }
       case OPT_QUIET: a->quiet = 1; break;
       default: break;
     }
@@ -402,7 +411,8 @@ static double ms3(double ms) { return (double)(long long)(ms * 1000.0 + 0.5) / 1
 
 /* The JSON line (or, with --json, the whole document). */
 static void print_json(const struct args* a, double create_ms, double first_ms, double median_ms,
-                       const char** names, epctx_tensor** outs, size_t num_out) {
+                       size_t intra_op_threads, const char** names, epctx_tensor** outs,
+                       size_t num_out) {
   epctx_json j;
   epctx_json_init(&j, stdout, 0);
   epctx_json_begin_object(&j);
@@ -412,6 +422,8 @@ static void print_json(const struct args* a, double create_ms, double first_ms, 
   epctx_json_double(&j, ms3(create_ms));
   epctx_json_key(&j, "first_run_ms");
   epctx_json_double(&j, ms3(first_ms));
+  epctx_json_key(&j, "intra_op_threads");
+  epctx_json_int(&j, (int64_t)intra_op_threads);
   epctx_json_key(&j, "repeat");
   epctx_json_int(&j, a->repeat);
   epctx_json_key(&j, "median_run_ms");
@@ -526,7 +538,8 @@ int main(int argc, char** argv) {
     else
       printf("median run (0): n/a\n");
   }
-  print_json(&a, create_ms, first_ms, median_ms, out_names, outs, num_out);
+  print_json(&a, create_ms, first_ms, median_ms, epctx_session_intra_op_thread_count(session),
+             out_names, outs, num_out);
 
   for (size_t i = 0; i < num_out; ++i) epctx_tensor_release(outs[i]);
   for (size_t i = 0; i < a.num_inputs; ++i) {

@@ -96,10 +96,8 @@ static void bench_reports_threads_and_allocations_per_run(void** state) {
   assert_true(json_int(p.out, "run_peak_bytes") <= json_int(p.out, "alloc_bytes_per_run"));
   assert_true(json_int(p.out, "page_faults_per_run") >= 0);
   assert_int_equal(json_int(p.out, "threads"), 1);
-  const char* t = strstr(p.out, "\"intra_op_threads\": ");
-  assert_non_null(t);
-  t += strlen("\"intra_op_threads\": ");
-  assert_true(!strncmp(t, "\"caller\"", 8) || !strncmp(t, "\"default\"", 9));
+  /* The session's own count: the cores by default, at least the caller. */
+  assert_true(json_int(p.out, "intra_op_threads") >= 1);
   tu_proc_free(&p);
 }
 

@@ -61,6 +61,8 @@ class Host {
   bool viewed(uint32_t i) const { return viewed_[i]; }
   uint64_t scratch_bytes() const { return scratch_bytes_; }
   void ResetScratch();
+  // Kernels run with this intra-op pool (nullptr: the calling thread only).
+  void SetPool(epctx::ThreadPool* pool) { kh_.pool = pool; }
 
  private:
   static epctx::Status Alloc(void*, uint32_t, int32_t, uint32_t, const int64_t*,

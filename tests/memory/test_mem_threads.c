@@ -2,9 +2,11 @@
 /* One session Run from many threads, and sessions created and released from
  * many threads with sharing on. CI runs this program under ThreadSanitizer
  * too (preset host-tsan).
- * usage: test_mem_threads PACKAGE_DIR [cpu]
+ * usage: test_mem_threads PACKAGE_DIR [cpu | intra]
  *   PACKAGE_DIR holds model_ctx.onnx; with `cpu` the runs use its source
- *   model.onnx (no EPContext nodes), exercising the CPU kernels, not vnpu. */
+ *   model.onnx (no EPContext nodes), exercising the CPU kernels, not vnpu;
+ *   with `intra`, model.onnx again, on sessions with intra-op threads: the
+ *   concurrent runs share one pool and must match a one-thread session. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 
 static char g_model[4096];
 static int g_cpu; /* the package runs on CPU kernels only */
+static int g_runs; /* runs per thread */
 static epctx_env* g_env;
 static float g_ref[SEEDS][MEM_MAX_OUT];
 static size_t g_ref_n;
@@ -36,7 +39,7 @@ typedef struct job {
 static void* run_many(void* arg) {
   job* j = arg;
   static __thread float out[MEM_MAX_OUT];
-  for (int r = 0; r < RUNS; ++r) {
+  for (int r = 0; r < g_runs; ++r) {
     int seed = (r + j->index) % SEEDS;
     size_t n = mem_run(g_env, j->s, seed, out);
     if (n != g_ref_n || memcmp(out, g_ref[seed], n * 4) != 0) j->mismatches++;
@@ -134,12 +137,46 @@ static void sessions_created_concurrently_with_sharing(void** state) {
   pthread_barrier_destroy(&ready);
 }
 
+/* The model's products are large enough to be cut over threads; runs from
+ * THREADS callers find the pool busy or free in every interleaving. */
+static void intra_op_threads_match_one_thread_under_concurrent_runs(void** state) {
+  (void)state;
+  static const char* const kOne[] = {"session.intra_op_num_threads", "1", NULL};
+  static const char* const kThree[] = {"session.intra_op_num_threads", "3", NULL};
+  epctx_session* one = mem_create(g_env, g_model, NULL, kOne, NULL);
+  assert_int_equal(epctx_session_intra_op_thread_count(one), 1);
+  references(one);
+  epctx_session_release(one);
+  epctx_session* s = mem_create(g_env, g_model, NULL, kThree, NULL);
+  assert_int_equal(epctx_session_intra_op_thread_count(s), 3);
+  static float out[MEM_MAX_OUT];
+  for (int seed = 0; seed < SEEDS; ++seed) {
+    assert_int_equal(mem_run(g_env, s, seed, out), g_ref_n);
+    assert_memory_equal(out, g_ref[seed], g_ref_n * 4);
+  }
+  pthread_t t[THREADS];
+  job jobs[THREADS];
+  for (int i = 0; i < THREADS; ++i) {
+    jobs[i] = (job){s, i, 0, NULL, NULL};
+    assert_int_equal(pthread_create(&t[i], NULL, run_many, &jobs[i]), 0);
+  }
+  int bad = 0;
+  for (int i = 0; i < THREADS; ++i) {
+    pthread_join(t[i], NULL);
+    bad += jobs[i].mismatches;
+  }
+  assert_int_equal(bad, 0);
+  epctx_session_release(s);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2 && !(argc == 3 && strcmp(argv[2], "cpu") == 0)) {
-    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR [cpu]\n");
+  int intra = argc == 3 && strcmp(argv[2], "intra") == 0;
+  if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "cpu") == 0 || intra))) {
+    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR [cpu | intra]\n");
     return 2;
   }
   g_cpu = argc == 3;
+  g_runs = intra ? 50 : RUNS;
   snprintf(g_model, sizeof g_model, "%s/%s", argv[1], g_cpu ? "model.onnx" : "model_ctx.onnx");
   mem_check(epctx_env_create(NULL, 1, &g_env), "env");
   mem_check(epctx_env_register_builtin_drivers(g_env), "drivers");
@@ -147,7 +184,11 @@ int main(int argc, char** argv) {
       cmocka_unit_test(eight_threads_thousand_runs_are_bit_identical),
       cmocka_unit_test(sessions_created_concurrently_with_sharing),
   };
-  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  const struct CMUnitTest intra_tests[] = {
+      cmocka_unit_test(intra_op_threads_match_one_thread_under_concurrent_runs),
+  };
+  int rc = intra ? cmocka_run_group_tests(intra_tests, NULL, NULL)
+                 : cmocka_run_group_tests(tests, NULL, NULL);
   epctx_env_release(g_env);
   return rc;
 }

@@ -207,6 +207,32 @@ static void unknown_option_key_is_rejected_by_name(void** state) {
   epctx_session_options_release(o);
 }
 
+/* ORT's key: a count from 0 (all cores) to 256; anything else is refused at
+ * set time, naming the key and the value. (Thread counts above 1 are
+ * exercised on the host only: kernels_threads_test, test_mem_threads_intra.) */
+static void intra_op_num_threads_takes_a_count_and_refuses_the_rest(void** state) {
+  (void)state;
+  epctx_session_options* o = NULL;
+  assert_null(epctx_session_options_create(&o));
+  static const char* const kBad[] = {"", "-1", "two", "257", "1000", "2 "};
+  for (size_t i = 0; i < sizeof kBad / sizeof kBad[0]; ++i) {
+    epctx_status* st = epctx_session_options_set(o, "session.intra_op_num_threads", kBad[i]);
+    assert_int_equal(epctx_status_code(st), EPCTX_INVALID_ARGUMENT);
+    assert_non_null(strstr(epctx_status_message(st), "session.intra_op_num_threads"));
+    assert_non_null(strstr(epctx_status_message(st), "0 (all cores) to 256"));
+    epctx_status_release(st);
+  }
+  assert_null(epctx_session_options_set(o, "session.intra_op_num_threads", "0"));
+  assert_null(epctx_session_options_set(o, "session.intra_op_num_threads", "256"));
+  assert_null(epctx_session_options_set(o, "session.intra_op_num_threads", "1"));
+  epctx_session* s = NULL;
+  epctx_status* st = epctx_session_create(g_env, path_of("add_relu.onnx"), o, &s);
+  if (st) fail_msg("%s", epctx_status_message(st));
+  assert_int_equal(epctx_session_intra_op_thread_count(s), 1);
+  epctx_session_release(s);
+  epctx_session_options_release(o);
+}
+
 static void buffer_model_with_external_context_needs_context_file_path(void** state) {
   (void)state;
   size_t n;
@@ -246,6 +272,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(corrupt_container_is_invalid_graph),
       cmocka_unit_test(unknown_op_requires_compilation),
       cmocka_unit_test(unknown_option_key_is_rejected_by_name),
+      cmocka_unit_test(intra_op_num_threads_takes_a_count_and_refuses_the_rest),
       cmocka_unit_test(reverse_ordered_graph_is_sorted_and_runs),
       cmocka_unit_test(cycle_is_invalid_graph_naming_a_node),
       cmocka_unit_test(buffer_model_with_external_context_needs_context_file_path),

@@ -47,6 +47,16 @@ epctx_pal_mutex* epctx_pal_mutex_create(void) { return NULL; }
 void epctx_pal_mutex_destroy(epctx_pal_mutex* m) { (void)m; }
 void epctx_pal_mutex_lock(epctx_pal_mutex* m) { (void)m; }
 void epctx_pal_mutex_unlock(epctx_pal_mutex* m) { (void)m; }
+uint32_t epctx_pal_cpu_count(void) { return 1; }
+epctx_pal_thread* epctx_pal_thread_start(void (*fn)(void*), void* arg) {
+  (void)fn, (void)arg;
+  return NULL;
+}
+void epctx_pal_thread_join(epctx_pal_thread* t) { (void)t; }
+epctx_pal_cond* epctx_pal_cond_create(void) { return NULL; }
+void epctx_pal_cond_destroy(epctx_pal_cond* c) { (void)c; }
+void epctx_pal_cond_wait(epctx_pal_cond* c, epctx_pal_mutex* m) { (void)c, (void)m; }
+void epctx_pal_cond_broadcast(epctx_pal_cond* c) { (void)c; }
 int epctx_pal_counter_read(const char* s, const char* n, uint64_t* v, int* f, char* msg,
                            size_t cap) {
   (void)s, (void)n, (void)v, (void)f;

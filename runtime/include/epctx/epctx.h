@@ -296,6 +296,11 @@ const char* epctx_session_metadata_lookup(const epctx_session* s, const char* ke
 /* Number of nodes handled by drivers (EPContext) and by CPU kernels. */
 size_t epctx_session_driver_node_count(const epctx_session* s);
 size_t epctx_session_cpu_node_count(const epctx_session* s);
+/* Threads one Run may use, the caller's included: session.intra_op_num_threads
+ * (0 or unset: the cores the process may use), 1 when the model has no CPU
+ * node or the platform has no threads. Concurrent Runs share them: a Run
+ * that finds them busy runs on its own thread. */
+size_t epctx_session_intra_op_thread_count(const epctx_session* s);
 
 /* ---- signed packages (see runtime/schema/manifest_format.h) ----
  * A package is signed when "<model>.sig" lies beside the model (for a model

@@ -108,6 +108,25 @@ void epctx_pal_mutex_destroy(epctx_pal_mutex* m);
 void epctx_pal_mutex_lock(epctx_pal_mutex* m);
 void epctx_pal_mutex_unlock(epctx_pal_mutex* m);
 
+/* Threads, for the intra-op thread pool (runtime/src/core/thread_pool.h).
+ * A PAL without threads (bare metal) returns 1 from cpu_count and NULL from
+ * thread_start; the pool then runs everything on the caller. */
+/* Cores this process may run on (Linux: its affinity mask), at least 1. */
+uint32_t epctx_pal_cpu_count(void);
+typedef struct epctx_pal_thread epctx_pal_thread;
+/* Starts fn(arg) on a new thread; NULL when that is not possible. */
+epctx_pal_thread* epctx_pal_thread_start(void (*fn)(void* arg), void* arg);
+/* Waits for the thread to return and releases it. */
+void epctx_pal_thread_join(epctx_pal_thread* t);
+/* A condition variable used with an epctx_pal_mutex: wait releases the
+ * mutex while it sleeps and holds it again on return (wakeups may be
+ * spurious); broadcast wakes every waiter. */
+typedef struct epctx_pal_cond epctx_pal_cond;
+epctx_pal_cond* epctx_pal_cond_create(void);
+void epctx_pal_cond_destroy(epctx_pal_cond* c);
+void epctx_pal_cond_wait(epctx_pal_cond* c, epctx_pal_mutex* m);
+void epctx_pal_cond_broadcast(epctx_pal_cond* c);
+
 
 /* Anti-rollback counters (signed packages): one unsigned 64-bit value per
  * `name` (64 hex digits, made by the runtime from the model id) inside the

@@ -98,6 +98,14 @@
  * limit beyond what the input justifies). */
 #define EPCTX_CONFIG_MAX_MEMORY_BYTES "epctx.max_memory_bytes"
 
+/* RUN, "0".."256": threads one Run of the session uses for its CPU kernels
+ * (GEMM, convolution, pooling, large elementwise ops), the caller included:
+ * 1 runs on the caller only; N starts N - 1 pool threads at create; 0 means
+ * the cores the process may use (builds whose tests run under qemu-user
+ * default to 1, EPCTX_DEFAULT_INTRA_OP_THREADS). Results are identical at
+ * any count. ORT's key. Default: 0. */
+#define EPCTX_CONFIG_INTRA_OP_NUM_THREADS "session.intra_op_num_threads"
+
 /* The whole list, for tools and tests: X(key, scope, default), scope and
  * default as strings ("" for a default that is "unset"). */
 #define EPCTX_SESSION_CONFIG_KEYS(X)                                    \
@@ -115,6 +123,7 @@
   X(EPCTX_CONFIG_SIGNATURE_POLICY, "RUN", "if_signed")                  \
   X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                             \
   X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                          \
-  X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")
+  X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")                           \
+  X(EPCTX_CONFIG_INTRA_OP_NUM_THREADS, "RUN", "0")
 
 #endif

@@ -467,6 +467,10 @@ size_t epctx_session_driver_node_count(const epctx_session* s) {
 }
 size_t epctx_session_cpu_node_count(const epctx_session* s) { return s ? s->s->cpu_steps() : 0; }
 
+size_t epctx_session_intra_op_thread_count(const epctx_session* s) {
+  return s ? s->s->intra_op_threads() : 0;
+}
+
 epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key, size_t size) {
   if (!env) return error(EPCTX_INVALID_ARGUMENT, "trusted key: env is NULL");
   return make_status(env->env.trust.AddKey(key, size));

@@ -37,20 +37,39 @@ Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da,
 Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
                      uint32_t rb, const int64_t* db, Broadcast* out);
 
-// Calls row(a_off, b_off, out_off, n, a_step, b_step) for every inner row;
+// Calls row(a_off, b_off, out_off, n, a_step, b_step) for every inner row,
+// or the part of it inside output elements [e0, e1) (a thread's share);
 // steps are 0 or 1.
 template <typename Row>
-void ForEachRow(const Broadcast& bc, Row row) {
+void ForEachRowSpan(const Broadcast& bc, int64_t e0, int64_t e1, Row row) {
   const uint32_t r = bc.rank;
   const int64_t n = bc.dims[r - 1];
-  int64_t outer = 1;
-  for (uint32_t i = 0; i + 1 < r; ++i) outer *= bc.dims[i];
+  if (n <= 0 || e0 >= e1) return;
+  const int64_t da = bc.sa[r - 1], db = bc.sb[r - 1];
+  // The outer index of e0's row, and the operands' offsets there.
   int64_t idx[kMaxRank] = {};
   int64_t oa = 0, ob = 0;
-  for (int64_t t = 0; t < outer; ++t) {
-    row(oa, ob, t * n, n, bc.sa[r - 1], bc.sb[r - 1]);
+  for (int64_t t = e0 / n, i = OuterRank(r); i-- > 0;) {
+    idx[i] = t % bc.dims[i];
+    t /= bc.dims[i];
+    oa += idx[i] * bc.sa[i];
+    ob += idx[i] * bc.sb[i];
+  }
+  int64_t e = e0, j = e0 % n;
+  while (e < e1) {
+    const int64_t len = n - j < e1 - e ? n - j : e1 - e;
+    row(oa + j * da, ob + j * db, e, len, da, db);
+    e += len;
+    j = 0;
     NextIndex(OuterRank(r), bc.dims, idx, bc.sa, &oa, bc.sb, &ob);
   }
+}
+
+template <typename Row>
+void ForEachRow(const Broadcast& bc, Row row) {
+  int64_t total = 1;
+  for (uint32_t i = 0; i < bc.rank; ++i) total *= bc.dims[i];
+  ForEachRowSpan(bc, 0, total, row);
 }
 
 }  // namespace kern

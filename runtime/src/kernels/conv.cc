@@ -222,12 +222,18 @@ Status Conv(KernelContext& ctx) {
   // A single group with one input channel (an STFT frame bank: 1 -> 257
   // channels, 512 taps) is an ordinary GEMM with K = taps.
   if (cs.cin_g == 1 && cs.group > 1) {
-    for (int64_t n = 0; n < cs.batch; ++n)
-      for (int64_t oc = 0; oc < cs.cout; ++oc) {
-        const int64_t ic = oc / cs.cout_g;
-        DepthwiseChannel(cs, X + (n * cs.cin + ic) * HW, Wt + oc * KHW,
-                         B ? B[oc] : 0.0f, Y + (n * cs.cout + oc) * OHW);
+    // Output channels are independent: the threads take runs of them.
+    const int64_t planes = cs.batch * cs.cout;
+    const uint32_t chunks = ctx.Chunks(planes, KHW && OHW > INT64_MAX / KHW ? INT64_MAX : OHW * KHW);
+    ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t) {
+      int64_t lo, hi;
+      ChunkRange(planes, chunks, c, 1, &lo, &hi);
+      for (int64_t p = lo; p < hi; ++p) {
+        const int64_t n = p / cs.cout, oc = p % cs.cout, ic = oc / cs.cout_g;
+        DepthwiseChannel(cs, X + (n * cs.cin + ic) * HW, Wt + oc * KHW, B ? B[oc] : 0.0f,
+                         Y + p * OHW);
       }
+    });
     return Status::Ok();
   }
 
@@ -235,8 +241,8 @@ Status Conv(KernelContext& ctx) {
   bool pointwise = KHW == 1;
   for (uint32_t a = 0; a < kMaxSpatial; ++a)
     pointwise = pointwise && w.stride[a] == 1 && w.pad_begin[a] == 0 && w.pad_end[a] == 0;
-  float* ws = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uk::SgemmWorkspaceFloats(cs.cout_g, OHW, K), &ws));
+  GemmRunner gemm;
+  EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, cs.cout_g, OHW, K));
   for (int64_t n = 0; n < cs.batch; ++n) {
     for (int64_t g = 0; g < cs.group; ++g) {
       const float* xg = X + (n * cs.cin + g * cs.cin_g) * HW;
@@ -257,7 +263,7 @@ Status Conv(KernelContext& ctx) {
       gm.C = Y + (n * cs.cout + g * cs.cout_g) * OHW;
       gm.ldc = OHW;
       gm.row_bias = B ? B + g * cs.cout_g : nullptr;
-      uk::Sgemm(gm, ws);
+      gemm.Run(gm);
     }
   }
   return Status::Ok();

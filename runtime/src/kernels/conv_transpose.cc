@@ -83,14 +83,14 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
   return CheckWindowOut(ctx, *g);
 }
 
-// Adds the columns of one group (rows: c, kd, kh, kw; columns: id, ih, iw)
-// into y.
-void Col2Im(const Window& g, int64_t cout_g, const float* col, float* y) {
+// Adds the columns of channels [c0, c1) of one group (rows: c, kd, kh, kw;
+// columns: id, ih, iw) into y, the group's first output channel.
+void Col2Im(const Window& g, int64_t c0, int64_t c1, const float* col, float* y) {
   const int64_t D = g.in[0], H = g.in[1], W = g.in[2];
   const int64_t OD = g.out[0], OH = g.out[1], OW = g.out[2];
   const int64_t DHW = D * H * W;
-  const float* src = col;
-  for (int64_t c = 0; c < cout_g; ++c) {
+  const float* src = col + c0 * g.kernel[0] * g.kernel[1] * g.kernel[2] * DHW;
+  for (int64_t c = c0; c < c1; ++c) {
     float* volume = y + c * OD * OH * OW;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
@@ -165,9 +165,10 @@ Status ConvTranspose(KernelContext& ctx) {
   if (!Product(wt->dims, 1, wt->rank, &M) || !MulOk(M, HW, &col_n) || col_n > (int64_t{1} << 40))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "column buffer for X %s, W %s is too large",
                     ShapeOf(*x).s, ShapeOf(*wt).s);
-  float *col = nullptr, *ws = nullptr;
+  float* col = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, static_cast<uint64_t>(col_n), &col));
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, HW, cin_g), &ws));
+  GemmRunner gemm;
+  EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, M, HW, cin_g));
   const float* X = static_cast<const float*>(x->data);
   const float* Wt = static_cast<const float*>(wt->data);
   const float* B = b ? static_cast<const float*>(b->data) : nullptr;
@@ -180,9 +181,15 @@ Status ConvTranspose(KernelContext& ctx) {
     }
     for (int64_t gi = 0; gi < group; ++gi) {
       // W_g is [cin_g, M] row-major; we need W_g^T x X_g.
-      Sgemm(true, false, M, HW, cin_g, 1.0f, Wt + gi * cin_g * M, M,
-            X + (n * cin + gi * cin_g) * HW, HW, 0.0f, col, HW, ws);
-      Col2Im(g, cout_g, col, Y + (n * cout + gi * cout_g) * OHW);
+      gemm.Run(true, false, M, HW, cin_g, 1.0f, Wt + gi * cin_g * M, M,
+               X + (n * cin + gi * cin_g) * HW, HW, 0.0f, col, HW);
+      // Output channels are independent: the threads take runs of them.
+      const uint32_t chunks = ctx.Chunks(cout_g, M / (cout_g ? cout_g : 1) * HW);
+      ctx.ParallelFor(chunks, [&](uint32_t ch, uint32_t) {
+        int64_t c0, c1;
+        ChunkRange(cout_g, chunks, ch, 1, &c0, &c1);
+        Col2Im(g, c0, c1, col, Y + (n * cout + gi * cout_g) * OHW);
+      });
     }
   }
   return Status::Ok();

@@ -106,21 +106,24 @@ Status MapUnary(KernelContext& ctx, F f) {
     if (!st.ok()) return;
     const T* in = static_cast<const T*>(x->data);
     O* out = static_cast<O*>(y->data);
-    const uint64_t n = x->elements();
-    for (uint64_t i = 0; i < n; ++i) out[i] = Store<O>(f(Get(in, i)));
+    ctx.ParallelRange(static_cast<int64_t>(x->elements()), 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) out[i] = Store<O>(f(Get(in, i)));
+    });
   });
   if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return st;
 }
 
-// out = f(a, b) over the broadcast iteration space bc. out may alias a
+// out = f(a, b) over output elements [e0, e1) of the broadcast iteration
+// space bc (RunRows: all of them). out may alias a
 // (the in-place variadic fold). Two loops per (op, type), not four: rows
 // where both operands advance, and rows where one repeats (step 0) — the
 // scalar-operand loops would double the code for little gain unvectorized.
 template <typename TA, typename TB, typename TO, typename F>
-void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
-  ForEachRow(bc, [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da,
-                     int64_t db) {
+void RunRowsSpan(const Broadcast& bc, int64_t e0, int64_t e1, const TA* a, const TB* b, TO* out,
+                 F f) {
+  ForEachRowSpan(bc, e0, e1, [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da,
+                                 int64_t db) {
     const TA* pa = a + oa;
     const TB* pb = b + ob;
     TO* po = out + oo;
@@ -130,6 +133,13 @@ void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
       for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
     }
   });
+}
+
+template <typename TA, typename TB, typename TO, typename F>
+void RunRows(const Broadcast& bc, const TA* a, const TB* b, TO* out, F f) {
+  int64_t total = 1;
+  for (uint32_t i = 0; i < bc.rank; ++i) total *= bc.dims[i];
+  RunRowsSpan(bc, 0, total, a, b, out, f);
 }
 
 // dst = src broadcast over bc (dst as operand a, src as b), copying raw
@@ -214,8 +224,12 @@ Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
     const int32_t out_dtype = std::is_same<Out, SameType>::value ? a->dtype : DtypeOf<O>();
     st = ctx.AllocOutput(0, out_dtype, bc.out_rank, bc.out_dims, &y);
     if (!st.ok() || y->elements() == 0) return;
-    RunRows(bc, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
-            static_cast<O*>(y->data), f);
+    // Each thread takes a run of output elements: no element depends on
+    // another, so the split never changes a result.
+    ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+      RunRowsSpan(bc, e0, e1, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
+                  static_cast<O*>(y->data), f);
+    });
   });
   return st;
 }
@@ -259,14 +273,18 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
       if (i == 0) {
         BroadcastCopy(bc, in->data, out, sizeof(T));
       } else {
-        RunRows(bc, out, static_cast<const T*>(in->data), out, f);
+        // Element runs per thread; each element still folds in input order.
+        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+          RunRowsSpan(bc, e0, e1, out, static_cast<const T*>(in->data), out, f);
+        });
       }
     }
     if constexpr (kIsFloatLike<T>) {
       if (mean) {
         const Compute<T> count = static_cast<Compute<T>>(ctx.num_inputs());
-        const uint64_t n = y->elements();
-        for (uint64_t j = 0; j < n; ++j) out[j] = Store<T>(Load(out[j]) / count);
+        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j) out[j] = Store<T>(Load(out[j]) / count);
+        });
       }
     }
   });

@@ -1,9 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
-// The BLAS-like entry of gemm.h over the micro-kernel library's SGEMM.
+// The BLAS-like entry of gemm.h over the micro-kernel library's SGEMM, and
+// the same products cut into tile blocks over the intra-op threads.
 #include "kernels/gemm.h"
+
+#include "kernels/kernel.h"
+#include "kernels/kernel_util.h"
 
 namespace epctx {
 namespace kern {
+namespace {
+
+// Multiply-adds below which a block is not worth a thread: about 10 us of
+// work, the cost of waking a sleeping worker.
+constexpr int64_t kMinBlockMacs = int64_t{1} << 18;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Split {
+  bool columns;
+  int64_t units, align;
+  uint32_t blocks;
+};
+
+Split ChooseSplit(uint32_t threads, int64_t M, int64_t N, int64_t K, bool packed_b) {
+  Split s{true, 1, uk::kNr, 1};
+  if (threads <= 1 || M <= 0 || N <= 0 || K <= 0) return s;
+  s.columns = packed_b || N >= M;
+  s.align = s.columns ? uk::kNr : uk::kMr;
+  s.units = CeilDiv(s.columns ? N : M, s.align);
+  const int64_t other = s.columns ? M : N;
+  // Overflow-safe: a unit's multiply-adds, saturated at kMinBlockMacs.
+  const int64_t per_unit =
+      other > kMinBlockMacs / s.align / K ? kMinBlockMacs : s.align * other * K;
+  s.blocks = ChunkCount(threads, s.units, CeilDiv(kMinBlockMacs, per_unit > 0 ? per_unit : 1));
+  return s;
+}
+
+// B packed by a callback, for a block starting at column j0 of the product.
+struct ShiftedPack {
+  uk::PackBFn fn;
+  const void* ctx;
+  int64_t j0;
+};
+
+void PackShifted(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
+                 int64_t strip_stride) {
+  const ShiftedPack& s = *static_cast<const ShiftedPack*>(vctx);
+  s.fn(s.ctx, k0, kc, s.j0 + j0, nc, dst, strip_stride);
+}
+
+}  // namespace
 
 void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
            const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
@@ -23,6 +69,69 @@ void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
   g.C = C;
   g.ldc = ldc;
   uk::Sgemm(g, workspace);
+}
+
+Status GemmRunner::Init(KernelContext& ctx, int64_t M, int64_t N, int64_t K) {
+  ctx_ = &ctx;
+  // The most blocks either cut could use (a conv packs B by callback).
+  const Split a = ChooseSplit(ctx.threads(), M, N, K, false);
+  const Split b = ChooseSplit(ctx.threads(), M, N, K, true);
+  blocks_ = a.blocks > b.blocks ? a.blocks : b.blocks;
+  ws_stride_ = (uk::SgemmWorkspaceFloats(M, N, K) + 15) / 16 * 16;
+  return ScratchArray(ctx, ws_stride_ * blocks_, &ws_);
+}
+
+void GemmRunner::Run(const uk::Gemm& g) const {
+  Split s = ChooseSplit(blocks_, g.M, g.N, g.K, g.pack_b != nullptr);
+  if (s.blocks <= 1) {
+    uk::Sgemm(g, ws_);
+    return;
+  }
+  ctx_->ParallelFor(s.blocks, [&](uint32_t c, uint32_t) {
+    int64_t lo, hi;
+    ChunkRange(s.units * s.align, s.blocks, c, s.align, &lo, &hi);
+    uk::Gemm b = g;
+    ShiftedPack shifted{g.pack_b, g.pack_b_ctx, lo};
+    if (s.columns) {
+      if (hi > g.N) hi = g.N;
+      b.N = hi - lo;
+      if (g.pack_b) {
+        b.pack_b = PackShifted;
+        b.pack_b_ctx = &shifted;
+      } else {
+        b.B = g.trans_b ? g.B + lo * g.ldb : g.B + lo;
+      }
+      b.C = g.C + lo;
+      if (g.col_bias) b.col_bias = g.col_bias + lo;
+    } else {
+      if (hi > g.M) hi = g.M;
+      b.M = hi - lo;
+      b.A = g.trans_a ? g.A + lo : g.A + lo * g.lda;
+      b.C = g.C + lo * g.ldc;
+      if (g.row_bias) b.row_bias = g.row_bias + lo;
+    }
+    if (b.M > 0 && b.N > 0) uk::Sgemm(b, ws_ + c * ws_stride_);
+  });
+}
+
+void GemmRunner::Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                     float* C, int64_t ldc) const {
+  uk::Gemm g;
+  g.trans_a = trans_a;
+  g.trans_b = trans_b;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.alpha = alpha;
+  g.A = A;
+  g.lda = lda;
+  g.B = B;
+  g.ldb = ldb;
+  g.beta = beta;
+  g.C = C;
+  g.ldc = ldc;
+  Run(g);
 }
 
 }  // namespace kern

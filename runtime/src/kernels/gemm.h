@@ -5,16 +5,19 @@
 // chosen at run time) behind the BLAS-like call the kernels were written
 // against. Kernels that fuse a bias or an activation call uk::Sgemm directly.
 //
-// Single-threaded and re-entrant: all temporary memory is the caller's
-// workspace, so concurrent runs never share state.
+// Sgemm is single-threaded and re-entrant: all temporary memory is the
+// caller's workspace, so concurrent runs never share state. GemmRunner runs
+// the same products on the session's intra-op threads.
 #ifndef EPCTX_KERNELS_GEMM_H
 #define EPCTX_KERNELS_GEMM_H
 
 #include <cstdint>
 
+#include "core/status.h"
 #include "epctx_uk/sgemm.h"
 
 namespace epctx {
+class KernelContext;
 namespace kern {
 
 // Floats of workspace Sgemm needs for these sizes (at most ~110k floats).
@@ -30,6 +33,34 @@ inline uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
 void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
            float alpha, const float* A, int64_t lda, const float* B,
            int64_t ldb, float beta, float* C, int64_t ldc, float* workspace);
+
+// Runs products on the kernel's threads: each is cut into blocks of whole
+// tiles (columns in multiples of uk::kNr, or rows in multiples of
+// uk::kMr), one per thread, each block an ordinary uk::Sgemm with a
+// workspace of its own. The tiles and the order in which each sums over K
+// are those of one uk::Sgemm over the whole product, so the result is
+// bit-identical at any thread count. Columns are cut when there are at least
+// as many as rows (each thread then packs all of A, the smaller operand) or
+// when B is packed by a callback (a convolution's implicit im2col, which
+// should not be done twice); rows otherwise. Products too small to pay for
+// a wake-up run on the calling thread.
+class GemmRunner {
+ public:
+  // Scratch (from ctx) for products up to M x N x K; Run only products no
+  // larger in any dimension.
+  Status Init(KernelContext& ctx, int64_t M, int64_t N, int64_t K);
+  void Run(const uk::Gemm& g) const;
+  // The BLAS-like call of Sgemm above.
+  void Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+           int64_t ldc) const;
+
+ private:
+  const KernelContext* ctx_ = nullptr;
+  float* ws_ = nullptr;
+  uint64_t ws_stride_ = 0;  // floats per block's workspace
+  uint32_t blocks_ = 1;     // workspaces held
+};
 
 }  // namespace kern
 }  // namespace epctx

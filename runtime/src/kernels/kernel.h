@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "core/status.h"
+#include "core/thread_pool.h"
 #include "core/types.h"
 #include "onnx/model.h"
 
@@ -60,6 +61,9 @@ struct KernelHost {
   Status (*run_subgraph)(void* user, const onnx::AttributeView& attr,
                          const TensorRef* const* inputs, uint32_t num_inputs,
                          ValueSink emit, void* emit_user) = nullptr;
+  // The session's intra-op pool, shared with concurrent runs; nullptr: the
+  // kernel runs on the caller's thread only.
+  ThreadPool* pool = nullptr;
 };
 
 class KernelContext {
@@ -90,6 +94,44 @@ class KernelContext {
   }
   void* Scratch(uint64_t bytes, uint32_t alignment = 16) {
     return host_.scratch(host_.user, bytes, alignment);
+  }
+
+  // Threads ParallelFor may use (1 without a pool).
+  uint32_t threads() const { return host_.pool ? host_.pool->threads() : 1; }
+  // Operations (multiply-adds, elements visited) below which a chunk does
+  // not pay for waking a thread.
+  static constexpr int64_t kMinChunkWork = int64_t{1} << 16;
+  // How many chunks to cut `units` independent units of `work_per_unit`
+  // operations each into: at most threads(), each at least kMinChunkWork;
+  // chunk c then covers ChunkRange(units, chunks, c, ...).
+  uint32_t Chunks(int64_t units, int64_t work_per_unit) const {
+    if (work_per_unit < 1) work_per_unit = 1;
+    const int64_t min_units =
+        work_per_unit >= kMinChunkWork ? 1 : (kMinChunkWork + work_per_unit - 1) / work_per_unit;
+    return ChunkCount(threads(), units, min_units);
+  }
+  // Calls f(chunk, worker) for every chunk in [0, chunks), on the pool's
+  // threads when there is one; returns when all are done. Chunks must
+  // write disjoint outputs so results never depend on the thread count;
+  // worker < threads() indexes per-thread scratch.
+  // f's body is compiled once, into the trampoline: the serial path calls
+  // it too (an inlined serial loop would double every elementwise op).
+  template <typename F>
+  void ParallelFor(uint32_t chunks, const F& f) const {
+    RunChunks(chunks, [](void* u, uint32_t c, uint32_t w) { (*static_cast<const F*>(u))(c, w); },
+              const_cast<F*>(&f));
+  }
+
+  // Calls f(lo, hi) over [0, n) cut into Chunks(n, work_per_unit) even
+  // runs of independent units (planes, rows, elements).
+  template <typename F>
+  void ParallelRange(int64_t n, int64_t work_per_unit, const F& f) const {
+    const uint32_t chunks = Chunks(n, work_per_unit);
+    ParallelFor(chunks, [&](uint32_t c, uint32_t) {
+      int64_t lo, hi;
+      ChunkRange(n, chunks, c, 1, &lo, &hi);
+      if (lo < hi) f(lo, hi);
+    });
   }
 
   // Attribute helpers: the value, or `def` when the attribute is absent.
@@ -128,6 +170,8 @@ class KernelContext {
   mutable onnx::AttrType bad_expected_ = onnx::AttrType::kUndefined;
 
   const onnx::AttributeView* Typed(const char* name, onnx::AttrType type) const;
+  // On the pool, or serially (worker 0) without one or for one chunk.
+  void RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const;
 };
 
 // The kernel for (domain, op_type) at that opset; nullptr when there is none.

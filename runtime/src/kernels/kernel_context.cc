@@ -98,4 +98,12 @@ Status KernelContext::Fail(int code, const char* fmt, ...) const {
                        msg);
 }
 
+void KernelContext::RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const {
+  if (chunks > 1 && host_.pool) {
+    host_.pool->ParallelFor(chunks, fn, user);
+    return;
+  }
+  for (uint32_t c = 0; c < chunks; ++c) fn(user, c, 0);
+}
+
 }  // namespace epctx

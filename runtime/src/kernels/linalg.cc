@@ -69,10 +69,10 @@ Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
   } else {
     beta = 0.0f;
   }
-  float* ws = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
-  Sgemm(ta, tb, M, N, K, alpha, static_cast<const float*>(a.data), a.dims[1],
-        static_cast<const float*>(b.data), b.dims[1], beta, Y, N, ws);
+  GemmRunner gemm;
+  EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, M, N, K));
+  gemm.Run(ta, tb, M, N, K, alpha, static_cast<const float*>(a.data), a.dims[1],
+           static_cast<const float*>(b.data), b.dims[1], beta, Y, N);
   return Status::Ok();
 }
 
@@ -240,15 +240,15 @@ Status MatMul(KernelContext& ctx) {
     if (bc.sa[i] == 0 && bc.dims[i] != 1) a_full = false;
   }
   if (b_shared && a_full) {
-    float* ws = nullptr;
-    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(p.batches * M, N, K), &ws));
-    Sgemm(false, false, p.batches * M, N, K, 1.0f, A, K, B, N, 0.0f, Y, N, ws);
+    GemmRunner gemm;
+    EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, p.batches * M, N, K));
+    gemm.Run(false, false, p.batches * M, N, K, 1.0f, A, K, B, N, 0.0f, Y, N);
     return Status::Ok();
   }
-  float* ws = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, SgemmWorkspaceFloats(M, N, K), &ws));
+  GemmRunner gemm;
+  EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, M, N, K));
   ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
-    Sgemm(false, false, M, N, K, 1.0f, A + ia * MK, K, B + ib * KN, N, 0.0f, Y + iy * MN, N, ws);
+    gemm.Run(false, false, M, N, K, 1.0f, A + ia * MK, K, B + ib * KN, N, 0.0f, Y + iy * MN, N);
   });
   return Status::Ok();
 }

@@ -53,6 +53,17 @@ Status SetupPool(KernelContext& ctx, bool allow_ceil, uint32_t types, PoolSetup*
   return ctx.AllocOutput(0, x.dtype, x.rank, ps->ydims, &ps->y);
 }
 
+// Taps visited per plane (saturated): what a plane costs.
+int64_t PlaneWork(const PoolSetup& ps) {
+  int64_t taps = 1;
+  for (uint32_t a = 0; a < kMaxSpatial; ++a) {
+    const int64_t k = ps.w.kernel[a] > 0 ? ps.w.kernel[a] : 1;
+    taps = taps > INT64_MAX / k ? INT64_MAX : taps * k;
+  }
+  const int64_t out = ps.w.out_size();
+  return taps > 0 && out > INT64_MAX / taps ? INT64_MAX : out * taps;
+}
+
 // One output position's window: where it starts on each axis (input
 // coordinates, negative in the begin padding), and its kernel taps inside
 // the input, [k0, k1) per axis.
@@ -68,12 +79,13 @@ inline int64_t PaddedTaps(const Window& w, int axis, int64_t start) {
   return hi - lo;
 }
 
-// Calls fn(plane, out_index, taps) for every output position of every plane.
+// Calls fn(plane, out_index, taps) for every output position of planes
+// [p0, p1).
 template <typename Fn>
-void ForEachWindow(const Window& w, int64_t planes, Fn fn) {
+void ForEachWindow(const Window& w, int64_t p0, int64_t p1, Fn fn) {
   const int64_t OSZ = w.out_size();
   Taps t;
-  for (int64_t p = 0; p < planes; ++p) {
+  for (int64_t p = p0; p < p1; ++p) {
     int64_t o = p * OSZ;
     for (int64_t od = 0; od < w.out[0]; ++od) {
       t.start[0] = od * w.stride[0] - w.pad_begin[0];
@@ -108,13 +120,13 @@ inline void ForEachTap(const Window& w, const Taps& t, Visit visit) {
 }
 
 template <typename T>
-void MaxPoolT(const PoolSetup& ps, int64_t* indices, bool column_major) {
+void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, bool column_major) {
   using C = Compute<T>;
   const Window& w = ps.w;
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     C m = std::numeric_limits<C>::lowest();
     int64_t best = -1, bd = 0, bh = 0, bw = 0;
@@ -135,13 +147,13 @@ void MaxPoolT(const PoolSetup& ps, int64_t* indices, bool column_major) {
 }
 
 template <typename T>
-void AveragePoolT(const PoolSetup& ps, bool include_pad) {
+void AveragePoolT(const PoolSetup& ps, int64_t p0, int64_t p1, bool include_pad) {
   using C = Compute<T>;
   const Window& w = ps.w;
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     C sum = 0;
     ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) { sum += Load(in[off]); });
@@ -153,13 +165,13 @@ void AveragePoolT(const PoolSetup& ps, bool include_pad) {
 }
 
 template <typename T>
-void LpPoolT(const PoolSetup& ps, float pw) {
+void LpPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, float pw) {
   using C = Compute<T>;
   const Window& w = ps.w;
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, ps.planes, [&](int64_t p, int64_t o, const Taps& t) {
+  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     float sum = 0;
     ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) {
@@ -187,7 +199,9 @@ Status MaxPool(KernelContext& ctx) {
     indices = static_cast<int64_t*>(it->data);
   }
   Dispatch<kMaxPoolTypes>(ps.x->dtype, [&](auto tag) {
-    MaxPoolT<decltype(tag)>(ps, indices, storage_order == 1);
+    ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
+      MaxPoolT<decltype(tag)>(ps, p0, p1, indices, storage_order == 1);
+    });
   });
   return Status::Ok();
 }
@@ -196,8 +210,11 @@ Status AveragePool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, kPoolFloats, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
-  Dispatch<kPoolFloats>(ps.x->dtype,
-               [&](auto tag) { AveragePoolT<decltype(tag)>(ps, include_pad); });
+  Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) {
+    ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
+      AveragePoolT<decltype(tag)>(ps, p0, p1, include_pad);
+    });
+  });
   return Status::Ok();
 }
 
@@ -219,7 +236,11 @@ Status LpPool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadP(ctx, &p));
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, ctx.opset() >= 18, kPoolFloats, &ps));
-  Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) { LpPoolT<decltype(tag)>(ps, p); });
+  Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) {
+    ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
+      LpPoolT<decltype(tag)>(ps, p0, p1, p);
+    });
+  });
   return Status::Ok();
 }
 
@@ -254,27 +275,29 @@ Status GlobalPool(KernelContext& ctx) {
     using C = Compute<T>;
     const T* X = static_cast<const T*>(x->data);
     T* Y = static_cast<T*>(y->data);
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* in = X + p * spatial;
-      if (kKind == Global::kMax) {
-        C m = std::numeric_limits<C>::lowest();
-        for (int64_t i = 0; i < spatial; ++i) {
-          const C v = Load(in[i]);
-          if (v > m || v != v) m = v;
-          if (m != m) break;
+    ctx.ParallelRange(planes, spatial, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const T* in = X + p * spatial;
+        if (kKind == Global::kMax) {
+          C m = std::numeric_limits<C>::lowest();
+          for (int64_t i = 0; i < spatial; ++i) {
+            const C v = Load(in[i]);
+            if (v > m || v != v) m = v;
+            if (m != m) break;
+          }
+          Y[p] = Store<T>(m);
+        } else if (kKind == Global::kAverage) {
+          C s = 0;
+          for (int64_t i = 0; i < spatial; ++i) s += Load(in[i]);
+          Y[p] = Store<T>(spatial > 0 ? static_cast<C>(s / static_cast<C>(spatial)) : C(0));
+        } else {
+          float s = 0;
+          for (int64_t i = 0; i < spatial; ++i)
+            s += powf(fabsf(static_cast<float>(Load(in[i]))), pw);
+          Y[p] = Store<T>(static_cast<C>(powf(s, 1.0f / pw)));
         }
-        Y[p] = Store<T>(m);
-      } else if (kKind == Global::kAverage) {
-        C s = 0;
-        for (int64_t i = 0; i < spatial; ++i) s += Load(in[i]);
-        Y[p] = Store<T>(spatial > 0 ? static_cast<C>(s / static_cast<C>(spatial)) : C(0));
-      } else {
-        float s = 0;
-        for (int64_t i = 0; i < spatial; ++i)
-          s += powf(fabsf(static_cast<float>(Load(in[i]))), pw);
-        Y[p] = Store<T>(static_cast<C>(powf(s, 1.0f / pw)));
       }
-    }
+    });
   });
   return Status::Ok();
 }

@@ -22,6 +22,7 @@ const char* const kOptSignaturePolicy = EPCTX_CONFIG_SIGNATURE_POLICY;
 const char* const kOptSignaturePath = EPCTX_CONFIG_SIGNATURE_PATH;
 const char* const kOptExpectedModelId = EPCTX_CONFIG_EXPECTED_MODEL_ID;
 const char* const kOptMaxMemoryBytes = EPCTX_CONFIG_MAX_MEMORY_BYTES;
+const char* const kOptIntraOpThreads = EPCTX_CONFIG_INTRA_OP_NUM_THREADS;
 
 namespace {
 // Keys accepted at inference (the public header documents each; a test
@@ -43,11 +44,24 @@ const char* const kKnownKeys[] = {
     EPCTX_CONFIG_ADVISE,
     EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL,
     EPCTX_CONFIG_MAX_MEMORY_BYTES,
+    EPCTX_CONFIG_INTRA_OP_NUM_THREADS,
 };
 }  // namespace
 
 uint32_t Options::KnownKeyCount() { return sizeof kKnownKeys / sizeof kKnownKeys[0]; }
 const char* Options::KnownKey(uint32_t i) { return i < KnownKeyCount() ? kKnownKeys[i] : nullptr; }
+
+bool ParseThreadCount(const char* value, uint32_t* out) {
+  uint32_t v = 0;
+  if (!*value) return false;
+  for (const char* c = value; *c; ++c) {
+    if (*c < '0' || *c > '9' || c - value >= 3) return false;
+    v = v * 10 + static_cast<uint32_t>(*c - '0');
+  }
+  if (v > 256) return false;
+  *out = v;
+  return true;
+}
 
 Status Options::Set(const char* key, const char* value) {
   if (!key || !value)
@@ -95,6 +109,13 @@ Status Options::Set(const char* key, const char* value) {
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.advise': expected none or willneed, found '%s'",
                          value);
+  if (cstr_eq(known, kOptIntraOpThreads)) {
+    uint32_t t = 0;
+    if (!ParseThreadCount(value, &t))
+      return Status::Error(EPCTX_INVALID_ARGUMENT,
+                           "session option 'session.intra_op_num_threads': expected a thread "
+                           "count from 0 (all cores) to 256, found '%s'", value);
+  }
   if (cstr_eq(known, kOptEpContextFilePath) && n > 0) {
     // ORT's rule: the key names a model file, never a folder.
     const char* slash = cstr_rchr(value, '/');

@@ -20,12 +20,18 @@ extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_co
 extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
 extern const char* const kOptMaxMemoryBytes;  // epctx.max_memory_bytes = N[K|M|G] (arena + metadata)
 extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
+// session.intra_op_num_threads = 0 (the cores the process may use) | 1 (the
+// caller only) | N (the caller and N - 1 pool threads), at most 256.
+extern const char* const kOptIntraOpThreads;
 // Read by trust/verifier.cc:
 extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off
 extern const char* const kOptSignaturePath;    // epctx.signature_path = the manifest's path
 extern const char* const kOptExpectedModelId;  // epctx.expected_model_id = the id signed packages must carry
 
 class ContextGroup;
+
+// session.intra_op_num_threads: decimal 0..256; false for anything else.
+bool ParseThreadCount(const char* value, uint32_t* out);
 
 class Options {
  public:

@@ -86,6 +86,7 @@ struct RunState {
   const Step* step;
   const char* label;  // plan->label
   const RunControl* control;  // terminate flag and deadline; nullptr: none
+  ThreadPool* pool;           // the session's intra-op pool, or nullptr
 
   void Init() {
     live.prev = live.next = &live;
@@ -367,6 +368,7 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
 Status run_steps(RunState& rs) {
   const GraphPlan& p = *rs.plan;
   KernelHost host{&rs, alloc_output, view_output, scratch, run_subgraph};
+  host.pool = rs.pool;
   const TensorRef* in_refs[64];
   for (uint32_t si = 0; si < p.num_steps; ++si) {
     const Step& s = p.steps[si];
@@ -423,6 +425,7 @@ struct MainRun {
   const TensorRef* const* bound;
   uint64_t* seen;  // nullptr once the session has learned from a first run
   const RunControl* control;
+  ThreadPool* pool;
 };
 
 // Runs plan p. Graph input i is inputs[i] (initializer-backed inputs keep
@@ -445,6 +448,7 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.scratch_mark = rs.mem ? rs.mem->scratch_used : 0;
   rs.seen = main ? main->seen : nullptr;
   rs.control = main ? main->control : parent ? parent->control : nullptr;
+  rs.pool = main ? main->pool : parent ? parent->pool : nullptr;
   rs.Init();
   rs.slots = main ? main->mem->slots
                   : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
@@ -680,7 +684,7 @@ Status Session::Run(const RunRequest& req) const {
     }
     const RunControl control = RunControl::From(req.run_options);
     MainRun main{m,       plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr,
-                 control.active() ? &control : nullptr};
+                 control.active() ? &control : nullptr, intra_pool_};
     Status rs = RunPlan(alloc_, main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;

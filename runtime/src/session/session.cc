@@ -33,6 +33,7 @@ Session::Session(Env* env)
     : env_(env), budget_(env->alloc), alloc_(budget_.allocator()), meta_(alloc_, 8 * 1024) {}
 
 Session::~Session() {
+  ThreadPool::Destroy(intra_pool_);
   FreeRunMemory();
   for (uint32_t i = 0; i < main_.num_steps; ++i) {
     Step& st = main_.steps[i];
@@ -70,6 +71,21 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
   }
   *out = s;
   return Status::Ok();
+}
+
+// Without the key, EPCTX_DEFAULT_INTRA_OP_THREADS (0: the cores the process
+// may use; cross builds tested under qemu-user set 1, see runtime/CMakeLists).
+#ifndef EPCTX_DEFAULT_INTRA_OP_THREADS
+#define EPCTX_DEFAULT_INTRA_OP_THREADS 0
+#endif
+
+void Session::StartThreads(const Options& options) {
+  uint32_t threads = EPCTX_DEFAULT_INTRA_OP_THREADS;
+  const char* v = options.Get(kOptIntraOpThreads);
+  if (v && !ParseThreadCount(v, &threads)) threads = 1;  // Set refused it already
+  if (threads == 0) threads = epctx_pal_cpu_count();
+  // Only CPU kernels split their work; a pool would idle beside drivers.
+  if (threads > 1 && cpu_steps() > 0) intra_pool_ = ThreadPool::Create(env_->alloc, threads);
 }
 
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
@@ -145,6 +161,7 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(BuildPlan());
   EPCTX_RETURN_IF_ERROR(verifier_.Commit());
   if (group_ && options.Flag(kOptStopShareEpContexts)) group_->StopSharing();
+  StartThreads(options);
   // Loading is done: runs read initializers, let the OS read ahead for them.
   epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
   for (uint32_t i = 0; i < num_data_regions_; ++i)

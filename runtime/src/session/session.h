@@ -27,6 +27,7 @@
 #include "core/budget.h"
 #include "core/memory.h"
 #include "core/status.h"
+#include "core/thread_pool.h"
 #include "kernels/kernel.h"
 #include "onnx/epcontext.h"
 #include "onnx/model.h"
@@ -106,6 +107,8 @@ class Session {
   uint32_t driver_steps() const { return driver_steps_; }
   uint32_t cpu_steps() const { return main_.num_steps - driver_steps_; }
   Env* env() const { return env_; }
+  // Threads a Run may use, the caller's included (session.intra_op_num_threads).
+  uint32_t intra_op_threads() const { return intra_pool_ ? intra_pool_->threads() : 1; }
 
   // Graph inputs that are not backed by an initializer, and graph outputs,
   // with NUL-terminated names valid while the session lives.
@@ -122,6 +125,8 @@ class Session {
   void ReturnRunMemory(RunMemory* m) const;
   void LearnPlan(const uint64_t* seen) const;
   Status BuildPlan();  // at create, from the declared types
+  // The intra-op pool (session.intra_op_num_threads), once loading is done.
+  void StartThreads(const Options& options);
   void FreeRunMemory();
 
   Status Load(const char* path, const void* buffer, size_t size, const Options& options);
@@ -226,6 +231,8 @@ class Session {
   mutable std::atomic<const MemoryPlan*> plan_{nullptr};
   // 32-bit, not bool: riscv64 has no byte atomics (they would need libatomic).
   mutable std::atomic<uint32_t> learning_{0};
+  // Shared by concurrent Runs (core/thread_pool.h); nullptr: one thread.
+  ThreadPool* intra_pool_ = nullptr;
   epctx_pal_mutex* pool_mutex_ = nullptr;
   mutable RunMemory* pool_ = nullptr;  // idle run memories
   mutable RunMemory* all_ = nullptr;   // every run memory, for the destructor

@@ -340,6 +340,21 @@ void epctx_pal_mutex_destroy(epctx_pal_mutex*) {}
 void epctx_pal_mutex_lock(epctx_pal_mutex*) {}
 void epctx_pal_mutex_unlock(epctx_pal_mutex*) {}
 
+// No threads to start: the intra-op pool runs everything on the caller.
+uint32_t epctx_pal_cpu_count(void) { return 1; }
+epctx_pal_thread* epctx_pal_thread_start(void (*)(void*), void*) { return nullptr; }
+void epctx_pal_thread_join(epctx_pal_thread*) {}
+struct epctx_pal_cond {
+  char unused;
+};
+epctx_pal_cond* epctx_pal_cond_create(void) {
+  static epctx_pal_cond token;
+  return &token;
+}
+void epctx_pal_cond_destroy(epctx_pal_cond*) {}
+void epctx_pal_cond_wait(epctx_pal_cond*, epctx_pal_mutex*) {}
+void epctx_pal_cond_broadcast(epctx_pal_cond*) {}
+
 int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value, int* found,
                            char* msg, size_t msg_cap) {
   *found = 0;

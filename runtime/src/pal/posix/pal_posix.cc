@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The POSIX PAL (Linux, Android): files through open/mmap, memory through
-// posix_memalign, time through CLOCK_MONOTONIC, mutexes through pthreads.
+// posix_memalign, time through CLOCK_MONOTONIC, mutexes and threads through pthreads
+// (pal_threads.cc).
 // Logging is in pal_log.cc (stderr, or Android's log).
 //
 // Containment (epctx_pal_map_file_beneath): on Linux >= 5.6 openat2 with
@@ -471,24 +472,6 @@ uint64_t epctx_pal_now_ns(void) {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-struct epctx_pal_mutex {
-  pthread_mutex_t m;
-};
-
-epctx_pal_mutex* epctx_pal_mutex_create(void) {
-  epctx_pal_mutex* m = static_cast<epctx_pal_mutex*>(malloc(sizeof(epctx_pal_mutex)));
-  if (m && pthread_mutex_init(&m->m, nullptr) != 0) {
-    free(m);
-    return nullptr;
-  }
-  return m;
-}
-void epctx_pal_mutex_destroy(epctx_pal_mutex* m) {
-  if (!m) return;
-  pthread_mutex_destroy(&m->m);
-  free(m);
-}
-void epctx_pal_mutex_lock(epctx_pal_mutex* m) { pthread_mutex_lock(&m->m); }
-void epctx_pal_mutex_unlock(epctx_pal_mutex* m) { pthread_mutex_unlock(&m->m); }
+// Mutexes, condition variables and threads: pal_threads.cc.
 
 }  // extern "C"
