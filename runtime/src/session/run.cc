@@ -67,6 +67,7 @@ struct RunMemory {
   uint32_t* outs;            // kMaxRunOutputs
   const TensorRef** bound_out;  // kMaxRunOutputs: RunRequest::bound_output_objects read in place
   uint64_t* seen;            // per value: bytes allocated beyond the plan
+  bool slots_primed;         // slots hold the constants (after a first run)
 };
 
 namespace {
@@ -431,15 +432,28 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.slots = main ? main->mem->slots
                   : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
   if (!rs.slots) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", p.label);
-  for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
+  // The main graph's slots outlive the run in its RunMemory: the constants
+  // bound by its first run stay bound, later runs reset only the rest.
+  const bool primed = main && main->mem->slots_primed;
+  if (!primed)
+    for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
+  else
+    rs.slots[p.num_values] = Slot{};
+  if (main) main->mem->slots_primed = true;
   Status st = [&]() -> Status {
     for (uint32_t v = 0; v < p.num_values; ++v) {
       const Value& val = p.values[v];
       Slot& slot = rs.slots[v];
       slot.remaining = val.consumers;
       if (val.constant >= 0) {
-        slot.t = p.constants[val.constant];
-        slot.set = true;
+        if (!primed) {
+          slot.t = p.constants[val.constant];
+          slot.set = true;
+        }
+      } else if (primed) {
+        slot.buf = nullptr;
+        slot.bound = nullptr;
+        slot.set = false;
       } else if (val.outer != UINT32_MAX && parent) {
         // A capture: the parent's value, owned (and freed) by the parent run.
         slot.t = parent->slots[val.outer].t;
