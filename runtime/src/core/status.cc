@@ -175,42 +175,6 @@ namespace {
 
 Status::Rep g_slots[EPCTX_STATUS_SLOTS];
 
-const char* GenericMessage(int code) {
-  // When the pool is empty an error still says what kind it is.
-#define EPCTX_GENERIC(name) \
-  case EPCTX_##name:        \
-    return #name " (no detail: every error message slot was in use)";
-  switch (code) {
-    EPCTX_GENERIC(FAIL)
-    EPCTX_GENERIC(INVALID_ARGUMENT)
-    EPCTX_GENERIC(NO_SUCHFILE)
-    EPCTX_GENERIC(NO_MODEL)
-    EPCTX_GENERIC(ENGINE_ERROR)
-    EPCTX_GENERIC(RUNTIME_EXCEPTION)
-    EPCTX_GENERIC(INVALID_PROTOBUF)
-    EPCTX_GENERIC(MODEL_LOADED)
-    EPCTX_GENERIC(NOT_IMPLEMENTED)
-    EPCTX_GENERIC(INVALID_GRAPH)
-    EPCTX_GENERIC(EP_FAIL)
-    EPCTX_GENERIC(MODEL_LOAD_CANCELED)
-    EPCTX_GENERIC(MODEL_REQUIRES_COMPILATION)
-    EPCTX_GENERIC(NOT_FOUND)
-    EPCTX_GENERIC(OUT_OF_MEMORY)
-    EPCTX_GENERIC(PATH_REJECTED)
-    EPCTX_GENERIC(INVALID_CONTAINER)
-    EPCTX_GENERIC(INCOMPATIBLE_DRIVER)
-    EPCTX_GENERIC(INCOMPATIBLE_SDK)
-    EPCTX_GENERIC(INCOMPATIBLE_HARDWARE)
-    EPCTX_GENERIC(SIGNATURE_INVALID)
-    EPCTX_GENERIC(KEY_REJECTED)
-    EPCTX_GENERIC(HASH_MISMATCH)
-    EPCTX_GENERIC(ROLLBACK)
-    default:
-      return "error of an unknown code (no detail: every error message slot was in use)";
-  }
-#undef EPCTX_GENERIC
-}
-
 }  // namespace
 
 Status::Rep* Status::Take() {
@@ -224,6 +188,32 @@ Status::Rep* Status::Take() {
     }
   }
   return nullptr;
+}
+
+// Copies are rare (moves carry errors up the stack), so they stay out of
+// line: a Status costs its callers little code.
+Status::Status(const Status& other) : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
+  if (rep_) Share(rep_);
+}
+
+Status& Status::operator=(const Status& other) {
+  if (other.rep_) Share(other.rep_);
+  if (rep_) Release(rep_);
+  code_ = other.code_;
+  cause_ = other.cause_;
+  rep_ = other.rep_;
+  return *this;
+}
+
+Status& Status::operator=(Status&& other) noexcept {
+  if (this != &other) {
+    if (rep_) Release(rep_);
+    code_ = other.code_;
+    cause_ = other.cause_;
+    rep_ = other.rep_;
+    other.rep_ = nullptr;
+  }
+  return *this;
 }
 
 void Status::Share(Rep* rep) { rep->refs.fetch_add(1, std::memory_order_relaxed); }
@@ -240,7 +230,8 @@ size_t Status::PoolSlotsInUse() {
 
 const char* Status::message() const {
   if (rep_) return rep_->text;
-  return code_ == EPCTX_OK ? "" : GenericMessage(code_);
+  // No slot was left: the code's name is the message (static storage).
+  return code_ == EPCTX_OK ? "" : epctx_code_name(code_);
 }
 
 Status Status::Error(int code, const char* fmt, ...) {

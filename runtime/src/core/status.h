@@ -6,7 +6,7 @@
 // An error's message lives in a slot of a small fixed pool (reference
 // counted, so copies share it); reporting an error still never allocates
 // and never fails: when every slot is taken the error keeps its code and
-// message() names the code. Messages name the file, node, attribute or
+// message() is the code's name. Messages name the file, node, attribute or
 // field concerned and what was expected vs found; when a message is too
 // long it is cut, never dropped.
 #ifndef EPCTX_CORE_STATUS_H
@@ -31,31 +31,13 @@ class [[nodiscard]] Status {
   static constexpr size_t kMaxMessage = 384;
 
   Status() = default;
-  Status(const Status& other) : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
-    if (rep_) Share(rep_);
-  }
+  Status(const Status& other);
   Status(Status&& other) noexcept
       : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
     other.rep_ = nullptr;
   }
-  Status& operator=(const Status& other) {
-    if (other.rep_) Share(other.rep_);
-    if (rep_) Release(rep_);
-    code_ = other.code_;
-    cause_ = other.cause_;
-    rep_ = other.rep_;
-    return *this;
-  }
-  Status& operator=(Status&& other) noexcept {
-    if (this != &other) {
-      if (rep_) Release(rep_);
-      code_ = other.code_;
-      cause_ = other.cause_;
-      rep_ = other.rep_;
-      other.rep_ = nullptr;
-    }
-    return *this;
-  }
+  Status& operator=(const Status& other);
+  Status& operator=(Status&& other) noexcept;
   ~Status() {
     if (rep_) Release(rep_);
   }
@@ -70,8 +52,8 @@ class [[nodiscard]] Status {
   // broader code (a load failure as INVALID_GRAPH), the code it had before,
   // e.g. INCOMPATIBLE_SDK or NO_SUCHFILE; otherwise code().
   int cause() const { return cause_ ? cause_ : code_; }
-  // "" for OK; for an error whose message found no slot, a sentence naming
-  // the code. Valid while this Status (or a copy of it) lives.
+  // "" for OK; for an error whose message found no slot, the code's name
+  // (epctx_code_name). Valid while this Status (or a copy of it) lives.
   const char* message() const;
 
   // Puts context in front of the message: "<prefix>: <old message>".
