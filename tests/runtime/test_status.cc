@@ -2,7 +2,9 @@
 // Status: two words on the stack, its message in a reference-counted slot
 // of a fixed pool; reporting an error still cannot fail when the pool is
 // empty (the message then names the code).
+#if EPCTX_TEST_THREADS
 #include <pthread.h>
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,6 +102,7 @@ void an_empty_pool_still_reports_the_code(void**) {
   assert_int_equal(Status::PoolSlotsInUse(), 0);
 }
 
+#if EPCTX_TEST_THREADS
 void* churn(void* arg) {
   const int id = static_cast<int>(reinterpret_cast<intptr_t>(arg));
   for (int i = 0; i < 20000; ++i) {
@@ -124,6 +127,7 @@ void threads_take_and_return_slots_without_losing_any(void**) {
   }
   assert_int_equal(Status::PoolSlotsInUse(), 0);
 }
+#endif
 
 }  // namespace
 
@@ -134,7 +138,9 @@ int main() {
       cmocka_unit_test(copies_share_one_slot_and_prefix_leaves_other_copies_alone),
       cmocka_unit_test(long_messages_are_cut_and_lose_no_slot),
       cmocka_unit_test(an_empty_pool_still_reports_the_code),
+#if EPCTX_TEST_THREADS
       cmocka_unit_test(threads_take_and_return_slots_without_losing_any),
+#endif
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
