@@ -7,6 +7,7 @@
 #include <epctx/epctx.h>
 #include <epctx/pal.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "capi/capi_internal.h"
@@ -39,6 +40,10 @@ struct epctx_tensor {
   bool owns;
 };
 
+// Where an epctx_tensor keeps its TensorRef: Session::Run reads inputs and
+// bound outputs in place through it.
+constexpr size_t kRefOffset = offsetof(epctx_tensor, t);
+
 struct epctx_session {
   epctx::Session* s;
   epctx::Allocator alloc;
@@ -56,7 +61,12 @@ epctx_status* make_status(const epctx::Status& st) {
   if (!out) return &g_oom;
   out->code = st.code();
   out->cause = st.cause();
-  memcpy(out->message, st.message(), sizeof out->message);
+  // message() may be a short static string: copy up to its NUL only.
+  const char* m = st.message();
+  size_t n = 0;
+  while (n + 1 < sizeof out->message && m[n]) ++n;
+  memcpy(out->message, m, n);
+  out->message[n] = '\0';
   return out;
 }
 
@@ -110,7 +120,10 @@ epctx::Status emit_copy(void* user, size_t index, const epctx::TensorRef& v) {
 
 struct BoundTarget {
   EmitTarget et;
-  epctx_tensor* const* bound;  // per output: the caller's tensor or NULL
+  // Per output, whether the caller bound a tensor (a bit set, not a copy of
+  // the pointers: no 2 KB array on the run's stack).
+  uint64_t bound[EPCTX_MAX_RUN_TENSORS / 64];
+  bool Bound(size_t i) const { return (bound[i / 64] >> (i % 64)) & 1; }
 };
 
 // Writes output `index` into the caller's tensor when it has one (in place
@@ -118,8 +131,8 @@ struct BoundTarget {
 // it into a new tensor.
 epctx::Status emit_bound(void* user, size_t index, const epctx::TensorRef& v) {
   BoundTarget* bt = static_cast<BoundTarget*>(user);
-  epctx_tensor* b = bt->bound[index];
-  if (!b) return emit_copy(&bt->et, index, v);
+  if (!bt->Bound(index)) return emit_copy(&bt->et, index, v);
+  epctx_tensor* b = bt->et.outputs[index];
   if (v.data == b->t.data) return epctx::Status::Ok();
   bool same = v.dtype == b->t.dtype && v.rank == b->t.rank;
   for (uint32_t d = 0; same && d < v.rank; ++d) same = v.dims[d] == b->t.dims[d];
@@ -302,10 +315,15 @@ static epctx_status* create_session(epctx_env* env, const char* path, const void
                                     epctx_session** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "session create: env or out is NULL");
   *out = nullptr;
-  epctx::Options defaults;
-  const epctx::Options& opts = options ? options->options : defaults;
+  epctx::Options* defaults = nullptr;
+  if (!options) {
+    defaults = epctx::capi::NewEmptyOptions(env->env.alloc);
+    if (!defaults) return error(EPCTX_OUT_OF_MEMORY, "session create: out of memory");
+  }
   epctx::Session* s = nullptr;
-  epctx::Status st = epctx::Session::Create(&env->env, path, data, size, opts, &s);
+  epctx::Status st = epctx::Session::Create(&env->env, path, data, size,
+                                            options ? options->options : *defaults, &s);
+  env->env.alloc.Delete(defaults);
   if (!st.ok()) return make_status(st);
   epctx_session* h = env->env.alloc.New<epctx_session>();
   epctx::capi::ModelMetadata* meta =
@@ -392,15 +410,15 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
     return make_status(epctx::Status::Error(
         EPCTX_INVALID_ARGUMENT, "run: output_names is NULL, so output_count must be %u, found %zu",
         session->s->graph().num_outputs, output_count));
-  epctx::TensorRef refs[EPCTX_MAX_RUN_TENSORS];
-  for (size_t i = 0; i < input_count; ++i) {
+  for (size_t i = 0; i < input_count; ++i)
     if (!inputs[i] || !input_names[i]) return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
-    refs[i] = inputs[i]->t;
-  }
   for (size_t i = 0; i < output_count; ++i) outputs[i] = nullptr;
   EmitTarget et{outputs, &session->alloc};
-  epctx::Session::RunRequest req{input_names, refs,        input_count, output_names,
+  epctx::Session::RunRequest req{input_names, nullptr,      input_count, output_names,
                                  output_count, emit_copy, &et};
+  // The session reads each input's TensorRef inside the caller's tensor.
+  req.input_objects = reinterpret_cast<const void* const*>(inputs);
+  req.ref_offset = kRefOffset;
   epctx::Status st = session->s->Run(req);
   if (!st.ok()) {
     for (size_t i = 0; i < output_count; ++i) {
@@ -432,29 +450,26 @@ epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_arg
         session->s->graph().num_outputs, output_count));
   if (!args->arena && args->arena_size)
     return error(EPCTX_INVALID_ARGUMENT, "run: arena_size is set but arena is NULL");
-  epctx::TensorRef refs[EPCTX_MAX_RUN_TENSORS];
-  const epctx::TensorRef* bound_refs[EPCTX_MAX_RUN_TENSORS];
-  epctx_tensor* bound[EPCTX_MAX_RUN_TENSORS];
-  for (size_t i = 0; i < input_count; ++i) {
+  for (size_t i = 0; i < input_count; ++i)
     if (!args->inputs[i] || !args->input_names[i])
       return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
-    refs[i] = args->inputs[i]->t;
-  }
-  for (size_t i = 0; i < output_count; ++i) {
-    bound[i] = args->outputs[i];
-    bound_refs[i] = bound[i] ? &bound[i]->t : nullptr;
-  }
-  BoundTarget bt{{args->outputs, &session->alloc}, bound};
-  epctx::Session::RunRequest req{args->input_names, refs, input_count, args->output_names,
+  BoundTarget bt{{args->outputs, &session->alloc}, {}};
+  for (size_t i = 0; i < output_count; ++i)
+    if (args->outputs[i]) bt.bound[i / 64] |= uint64_t{1} << (i % 64);
+  epctx::Session::RunRequest req{args->input_names, nullptr, input_count, args->output_names,
                                  output_count, emit_bound, &bt};
-  req.bound_outputs = bound_refs;
+  // The session reads the TensorRefs inside the caller's tensors, and takes
+  // the bound outputs' before any output is emitted into args->outputs.
+  req.input_objects = reinterpret_cast<const void* const*>(args->inputs);
+  req.bound_output_objects = reinterpret_cast<const void* const*>(args->outputs);
+  req.ref_offset = kRefOffset;
   req.arena = args->arena;
   req.arena_size = args->arena_size;
   req.run_options = args->run_options ? &args->run_options->o : nullptr;
   epctx::Status st = session->s->Run(req);
   if (!st.ok()) {
     for (size_t i = 0; i < output_count; ++i) {
-      if (bound[i]) continue;
+      if (bt.Bound(i)) continue;
       epctx_tensor_release(args->outputs[i]);
       args->outputs[i] = nullptr;
     }
@@ -516,6 +531,10 @@ const ModelMetadata* MetadataOf(const epctx_session* s) { return s->meta; }
 const Session* SessionOf(const epctx_session* s) { return s->s; }
 const Options* OptionsOf(const epctx_session_options* options) {
   return options ? &options->options : nullptr;
+}
+Options* NewEmptyOptions(const Allocator& a) {
+  void* p = a.Alloc(sizeof(Options), alignof(Options));
+  return p ? new (p) Options : nullptr;
 }
 }  // namespace capi
 }  // namespace epctx

@@ -24,6 +24,10 @@ epctx_status* MakeStatus(const Status& st);
 Env* EnvOf(epctx_env* env);  // env must not be NULL
 // The options inside the handle; nullptr for NULL.
 const Options* OptionsOf(const epctx_session_options* options);
+// Empty options from the allocator, for a call given none (Options are 33 KB:
+// too big for a frame); default-initialised, so the entries stay untouched.
+// nullptr when out of memory; free with a.Delete.
+Options* NewEmptyOptions(const Allocator& a);
 
 // NUL-terminated copies of a model's metadata, made once at session create
 // (the model holds views that are not terminated), owned by the session

@@ -28,12 +28,14 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
                                            "check compatibility: env or out is NULL"));
   *out = nullptr;
   epctx::Env* e = epctx::capi::EnvOf(env);
-  epctx::Options defaults;
   const epctx::Options* opts = epctx::capi::OptionsOf(options);
-  if (!opts) opts = &defaults;
-  epctx_compat_report* r = e->alloc.New<epctx_compat_report>(e->alloc);
-  if (!r)
+  epctx::Options* defaults = opts ? nullptr : epctx::capi::NewEmptyOptions(e->alloc);
+  if (!opts) opts = defaults;
+  epctx_compat_report* r = opts ? e->alloc.New<epctx_compat_report>(e->alloc) : nullptr;
+  if (!r) {
+    e->alloc.Delete(defaults);
     return MakeStatus(epctx::Status::Error(EPCTX_OUT_OF_MEMORY, "check compatibility: out of memory"));
+  }
   epctx_pal_region region{};
   epctx::Bytes bytes{static_cast<const uint8_t*>(data), size};
   const char* label = "<buffer>";
@@ -43,6 +45,7 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
     int rc = epctx_pal_map_file(path, EPCTX_PAL_LOAD_MMAP, &region, msg, sizeof msg);
     if (rc != EPCTX_OK) {
       e->alloc.Delete(r);
+      e->alloc.Delete(defaults);
       return MakeStatus(epctx::Status::Error(rc, "%s", msg));
     }
     bytes = epctx::Bytes{region.data, static_cast<size_t>(region.size)};
@@ -50,6 +53,7 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
   }
   epctx::Status st = epctx::Preflight(*e, bytes, label, base, *opts, r->arena, &r->report);
   epctx_pal_unmap(&region);
+  e->alloc.Delete(defaults);
   if (!st.ok()) {
     e->alloc.Delete(r);
     return MakeStatus(st);

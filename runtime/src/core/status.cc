@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/status.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -157,31 +158,114 @@ size_t format(char* buf, size_t cap, const char* fmt, ...) {
   return n;
 }
 
+// The message pool. Slots are few because an error lives only while it is
+// returned up the stack and copied into an epctx_status; a board may size it
+// with -DEPCTX_STATUS_SLOTS=n. Taking a slot is a scan with one
+// compare-exchange per free candidate: only failures pay for it.
+#ifndef EPCTX_STATUS_SLOTS
+#define EPCTX_STATUS_SLOTS 32
+#endif
+
+struct Status::Rep {
+  std::atomic<uint32_t> refs{0};  // 0: free (32-bit: riscv64 has no byte atomics)
+  char text[kMaxMessage];
+};
+
+namespace {
+
+Status::Rep g_slots[EPCTX_STATUS_SLOTS];
+
+}  // namespace
+
+Status::Rep* Status::Take() {
+  for (Rep& r : g_slots) {
+    uint32_t expected = 0;
+    if (r.refs.load(std::memory_order_relaxed) == 0 &&
+        r.refs.compare_exchange_strong(expected, 1, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      r.text[0] = '\0';
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+// Copies are rare (moves carry errors up the stack), so they stay out of
+// line: a Status costs its callers little code.
+Status::Status(const Status& other) : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
+  if (rep_) Share(rep_);
+}
+
+Status& Status::operator=(const Status& other) {
+  if (other.rep_) Share(other.rep_);
+  if (rep_) Release(rep_);
+  code_ = other.code_;
+  cause_ = other.cause_;
+  rep_ = other.rep_;
+  return *this;
+}
+
+Status& Status::operator=(Status&& other) noexcept {
+  if (this != &other) {
+    if (rep_) Release(rep_);
+    code_ = other.code_;
+    cause_ = other.cause_;
+    rep_ = other.rep_;
+    other.rep_ = nullptr;
+  }
+  return *this;
+}
+
+void Status::Share(Rep* rep) { rep->refs.fetch_add(1, std::memory_order_relaxed); }
+
+void Status::Release(Rep* rep) { rep->refs.fetch_sub(1, std::memory_order_acq_rel); }
+
+size_t Status::PoolSlots() { return EPCTX_STATUS_SLOTS; }
+
+size_t Status::PoolSlotsInUse() {
+  size_t n = 0;
+  for (const Rep& r : g_slots) n += r.refs.load(std::memory_order_relaxed) != 0;
+  return n;
+}
+
+const char* Status::message() const {
+  if (rep_) return rep_->text;
+  // No slot was left: the code's name is the message (static storage).
+  return code_ == EPCTX_OK ? "" : epctx_code_name(code_);
+}
+
 Status Status::Error(int code, const char* fmt, ...) {
   Status s;
   s.code_ = code == EPCTX_OK ? EPCTX_FAIL : code;
-  va_list ap;
-  va_start(ap, fmt);
-  vformat(s.msg_, kMaxMessage, fmt, ap);
-  va_end(ap);
+  s.rep_ = Take();
+  if (s.rep_) {
+    va_list ap;
+    va_start(ap, fmt);
+    vformat(s.rep_->text, kMaxMessage, fmt, ap);
+    va_end(ap);
+  }
   return s;
 }
 
 bool Status::HasRoom() const {
+  if (!rep_) return true;
   size_t n = 0;
-  while (n < kMaxMessage / 2 && msg_[n] != '\0') ++n;
+  while (n < kMaxMessage / 2 && rep_->text[n] != '\0') ++n;
   return n < kMaxMessage / 2;
 }
 
 Status& Status::Prefix(const char* fmt, ...) {
-  char head[kMaxMessage];
+  // The prefixed message goes to a fresh slot (copies may share the old
+  // one); with no slot left the context is dropped and the cause kept.
+  Rep* fresh = Take();
+  if (!fresh) return *this;
   va_list ap;
   va_start(ap, fmt);
-  size_t n = vformat(head, kMaxMessage, fmt, ap);
+  size_t n = vformat(fresh->text, kMaxMessage, fmt, ap);
   va_end(ap);
-  char old[kMaxMessage];
-  memcpy(old, msg_, kMaxMessage);
-  format(msg_, kMaxMessage, "%.*s: %s", static_cast<int>(n), head, old);
+  format(fresh->text + n, kMaxMessage - n, ": %s", message());
+  if (rep_) Release(rep_);
+  rep_ = fresh;
   return *this;
 }
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // Status: the one error channel of the device code (no exceptions).
 //
-// A Status is a code plus an inline, fixed-size message, so reporting an
-// error never allocates and never fails. Messages name the file, node,
-// attribute or field concerned and what was expected vs found; when a
-// message is too long it is cut, never dropped.
+// A Status is a code plus a pointer to its message: OK carries nothing, so
+// a Status is two words on the stack and returning success costs nothing.
+// An error's message lives in a slot of a small fixed pool (reference
+// counted, so copies share it); reporting an error still never allocates
+// and never fails: when every slot is taken the error keeps its code and
+// message() is the code's name. Messages name the file, node, attribute or
+// field concerned and what was expected vs found; when a message is too
+// long it is cut, never dropped.
 #ifndef EPCTX_CORE_STATUS_H
 #define EPCTX_CORE_STATUS_H
 
@@ -26,7 +30,18 @@ class [[nodiscard]] Status {
  public:
   static constexpr size_t kMaxMessage = 384;
 
-  Status() : code_(EPCTX_OK) { msg_[0] = '\0'; }
+  Status() = default;
+  Status(const Status& other);
+  Status(Status&& other) noexcept
+      : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
+    other.rep_ = nullptr;
+  }
+  Status& operator=(const Status& other);
+  Status& operator=(Status&& other) noexcept;
+  ~Status() {
+    if (rep_) Release(rep_);
+  }
+
   static Status Ok() { return Status(); }
   static Status Error(int code, const char* fmt, ...)
       __attribute__((format(printf, 2, 3)));
@@ -37,7 +52,9 @@ class [[nodiscard]] Status {
   // broader code (a load failure as INVALID_GRAPH), the code it had before,
   // e.g. INCOMPATIBLE_SDK or NO_SUCHFILE; otherwise code().
   int cause() const { return cause_ ? cause_ : code_; }
-  const char* message() const { return msg_; }
+  // "" for OK; for an error whose message found no slot, the code's name
+  // (epctx_code_name). Valid while this Status (or a copy of it) lives.
+  const char* message() const;
 
   // Puts context in front of the message: "<prefix>: <old message>".
   Status& Prefix(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,10 +71,22 @@ class [[nodiscard]] Status {
     return *this;
   }
 
+  // How many message slots the pool has and how many are taken now (tests,
+  // diagnostics).
+  static size_t PoolSlots();
+  static size_t PoolSlotsInUse();
+
+ // The pool's slot type (public so status.cc can define the pool).
+  struct Rep;
+
  private:
-  int code_;
+  static Rep* Take();
+  static void Share(Rep* rep);
+  static void Release(Rep* rep);
+
+  int code_ = EPCTX_OK;
   int cause_ = 0;  // 0: none, cause() is code()
-  char msg_[kMaxMessage];
+  Rep* rep_ = nullptr;
 };
 
 }  // namespace epctx

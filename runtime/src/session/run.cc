@@ -66,7 +66,9 @@ struct RunMemory {
   Slot* slots;               // the main graph's, num_values + 1
   const TensorRef** bound;   // per graph input, num_inputs + 1
   uint32_t* outs;            // kMaxRunOutputs
+  const TensorRef** bound_out;  // kMaxRunOutputs: RunRequest::bound_output_objects read in place
   uint64_t* seen;            // per value: bytes allocated beyond the plan
+  bool slots_primed;         // slots hold the constants (after a first run)
 };
 
 namespace {
@@ -318,8 +320,13 @@ Status check_input(const char* label, const onnx::ValueInfoView& info, const Ten
 // An EPContext step: the driver executes its graph.
 __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
                                                  const TensorRef* const* in_refs) {
-  epctx_hal_tensor hal_in[64], hal_out[64];
   const epctx_hal_graph_info& gi = s.graph_info;
+  // The HAL tensors go with the step's scratch, not a 5 KB frame.
+  epctx_hal_tensor* hal_in = static_cast<epctx_hal_tensor*>(
+      scratch(&rs, sizeof(epctx_hal_tensor) * (s.num_inputs + s.num_outputs + 1), 16));
+  if (!hal_in)
+    return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory for the driver's tensors");
+  epctx_hal_tensor* hal_out = hal_in + s.num_inputs;
   for (uint32_t i = 0; i < s.num_inputs; ++i) {
     const TensorRef* t = in_refs[i];
     hal_in[i] = epctx_hal_tensor{t ? t->dtype : 0, t ? t->rank : 0, t ? t->dims : nullptr,
@@ -453,15 +460,28 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   rs.slots = main ? main->mem->slots
                   : static_cast<Slot*>(alloc.Alloc(sizeof(Slot) * (p.num_values + 1), 16));
   if (!rs.slots) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", p.label);
-  for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
+  // The main graph's slots outlive the run in its RunMemory: the constants
+  // bound by its first run stay bound, later runs reset only the rest.
+  const bool primed = main && main->mem->slots_primed;
+  if (!primed)
+    for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
+  else
+    rs.slots[p.num_values] = Slot{};
+  if (main) main->mem->slots_primed = true;
   Status st = [&]() -> Status {
     for (uint32_t v = 0; v < p.num_values; ++v) {
       const Value& val = p.values[v];
       Slot& slot = rs.slots[v];
       slot.remaining = val.consumers;
       if (val.constant >= 0) {
-        slot.t = p.constants[val.constant];
-        slot.set = true;
+        if (!primed) {
+          slot.t = p.constants[val.constant];
+          slot.set = true;
+        }
+      } else if (primed) {
+        slot.buf = nullptr;
+        slot.bound = nullptr;
+        slot.set = false;
       } else if (val.outer != UINT32_MAX && parent) {
         // A capture: the parent's value, owned (and freed) by the parent run.
         slot.t = parent->slots[val.outer].t;
@@ -571,7 +591,8 @@ RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) con
   if (!m) {
     const uint32_t nv = main_.num_values, ni = model_.graph.num_inputs;
     size_t bytes = sizeof(RunMemory) + sizeof(Slot) * (nv + 1) + sizeof(TensorRef*) * (ni + 1) +
-                   sizeof(uint32_t) * kMaxRunOutputs + sizeof(uint64_t) * (nv + 1) + 64;
+                   sizeof(uint32_t) * kMaxRunOutputs + sizeof(TensorRef*) * kMaxRunOutputs +
+                   sizeof(uint64_t) * (nv + 1) + 64;
     uint8_t* p = static_cast<uint8_t*>(a.Alloc(bytes, 64));
     if (!p) return nullptr;
     m = reinterpret_cast<RunMemory*>(p);
@@ -583,6 +604,8 @@ RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) con
     p += sizeof(uint64_t) * (nv + 1);
     m->bound = reinterpret_cast<const TensorRef**>(p);
     p += sizeof(TensorRef*) * (ni + 1);
+    m->bound_out = reinterpret_cast<const TensorRef**>(p);
+    p += sizeof(TensorRef*) * kMaxRunOutputs;
     m->outs = reinterpret_cast<uint32_t*>(p);
     epctx_pal_mutex_lock(pool_mutex_);
     m->next_all = all_;
@@ -635,10 +658,19 @@ void Session::FreeRunMemory() {
   if (pool_mutex_) epctx_pal_mutex_destroy(pool_mutex_);
 }
 
+namespace {
+// The TensorRef `offset` bytes into a caller's object (nullptr for none).
+const TensorRef* ref_in(const void* object, size_t offset) {
+  return object ? reinterpret_cast<const TensorRef*>(static_cast<const uint8_t*>(object) + offset)
+                : nullptr;
+}
+}  // namespace
+
 Status Session::Run(const RunRequest& req) const {
   const onnx::GraphView& g = model_.graph;
   size_t n_out = req.output_names ? req.num_outputs : 0;
-  if (n_out > kMaxRunOutputs || (req.bound_outputs && !req.output_names && g.num_outputs > kMaxRunOutputs))
+  const bool binds = req.bound_outputs || req.bound_output_objects;
+  if (n_out > kMaxRunOutputs || (binds && !req.output_names && g.num_outputs > kMaxRunOutputs))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: more than %u outputs requested", label_,
                          kMaxRunOutputs);
   // The plan the arena fits: the latest, or for a caller's arena sized
@@ -672,7 +704,7 @@ Status Session::Run(const RunRequest& req) const {
       if (k == g.num_inputs || main_.input_ids[k] == UINT32_MAX)
         return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: '%s' is not an input of the model",
                              label_, name);
-      bound[k] = &req.inputs[i];
+      bound[k] = req.inputs ? &req.inputs[i] : ref_in(req.input_objects[i], req.ref_offset);
     }
     for (size_t i = 0; i < n_out; ++i) {
       uint32_t k = 0;
@@ -682,8 +714,15 @@ Status Session::Run(const RunRequest& req) const {
                              label_, req.output_names[i]);
       outs[i] = k;
     }
+    const TensorRef* const* bound_outs = req.bound_outputs;
+    if (req.bound_output_objects) {
+      const size_t nb = req.output_names ? n_out : g.num_outputs;
+      for (size_t i = 0; i < nb; ++i)
+        m->bound_out[i] = ref_in(req.bound_output_objects[i], req.ref_offset);
+      bound_outs = m->bound_out;
+    }
     const RunControl control = RunControl::From(req.run_options);
-    MainRun main{m,       plan, arena ? arena : m->arena, req.bound_outputs, learn ? m->seen : nullptr,
+    MainRun main{m,       plan, arena ? arena : m->arena, bound_outs, learn ? m->seen : nullptr,
                  control.active() ? &control : nullptr, intra_pool_};
     Status rs = RunPlan(alloc_, main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);

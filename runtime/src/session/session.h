@@ -94,6 +94,13 @@ class Session {
     uint64_t arena_size = 0;
     // Optional: the caller's terminate flag and deadline (run_control.h).
     const RunOptions* run_options = nullptr;
+    // Instead of `inputs` (nullptr) and `bound_outputs`: the caller's
+    // objects (the C API's tensors) that each hold a TensorRef ref_offset
+    // bytes in, read in place so no TensorRef array is built per run. A
+    // null bound object leaves that output to the run.
+    const void* const* input_objects = nullptr;
+    const void* const* bound_output_objects = nullptr;
+    size_t ref_offset = 0;
   };
   Status Run(const RunRequest& request) const;
 
