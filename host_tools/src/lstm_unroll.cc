@@ -22,12 +22,6 @@ int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def) {
   return def;
 }
 
-bool HasAttr(const onnx::NodeProto& n, const char* name) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return true;
-  return false;
-}
-
 // The values of a float32 constant held in the model, `count` of them.
 bool FloatValues(const TensorProto* t, size_t count, std::vector<float>* out) {
   if (!t || t->data_type() != TensorProto::FLOAT || t->data_location() == TensorProto::EXTERNAL)
