@@ -15,7 +15,7 @@ int64_t IoStaging::Stage(epctx_hal_tensor* t, uint32_t n, bool input) {
   for (uint32_t i = 0; i < n; ++i) {
     if (!t[i].data || !t[i].bytes) continue;
     if (f.is_device_visible && f.is_device_visible(d_.driver, g_, t[i].data, t[i].bytes)) continue;
-    if (n_ == kMax || t[i].bytes > SIZE_MAX) return i;
+    if (n_ == cap_ || t[i].bytes > SIZE_MAX) return i;
     void* p = f.alloc_io(d_.driver, g_, t[i].bytes, 64);
     if (!p) return i;
     e_[n_++] = Entry{p, t[i].data, t[i].bytes, !input};

@@ -10,11 +10,20 @@
 
 namespace epctx {
 
-// One per execute, on the stack: every buffer it staged is freed when it
-// goes, whatever path the step leaves by.
+// One per execute: every buffer it staged is freed when it goes, whatever
+// path the step leaves by. Its entries live in memory the caller gives
+// (the step's scratch; room for every tensor of the step), not in the
+// execute frame (which must stay under 4 KiB).
 class IoStaging {
  public:
-  IoStaging(const DriverEntry& d, epctx_hal_graph* g) : d_(d), g_(g) {}
+  struct Entry {
+    void* staged;
+    void* orig;
+    uint64_t bytes;
+    bool output;
+  };
+  IoStaging(const DriverEntry& d, epctx_hal_graph* g, Entry* entries, uint32_t capacity)
+      : d_(d), g_(g), e_(entries), cap_(entries ? capacity : 0) {}
   ~IoStaging();
   IoStaging(const IoStaging&) = delete;
   IoStaging& operator=(const IoStaging&) = delete;
@@ -26,16 +35,10 @@ class IoStaging {
   void CopyOut();
 
  private:
-  struct Entry {
-    void* staged;
-    void* orig;
-    uint64_t bytes;
-    bool output;
-  };
-  static constexpr uint32_t kMax = 128;  // 64 inputs + 64 outputs (run.cc)
   const DriverEntry& d_;
   epctx_hal_graph* g_;
-  Entry e_[kMax];
+  Entry* e_;
+  uint32_t cap_;
   uint32_t n_ = 0;
 };
 

@@ -347,7 +347,15 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
   char msg[Status::kMaxMessage];
   msg[0] = '\0';
   const epctx_hal_driver& fns = s.driver->fns;
-  IoStaging staging(*s.driver, s.graph);
+  // Staging entries only for a driver with device-visible I/O buffers.
+  const uint32_t n_io = s.num_inputs + s.num_outputs;
+  IoStaging::Entry* entries =
+      fns.alloc_io ? static_cast<IoStaging::Entry*>(
+                         scratch(&rs, sizeof(IoStaging::Entry) * (n_io ? n_io : 1), 16))
+                   : nullptr;
+  if (fns.alloc_io && !entries)
+    return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory staging driver buffers");
+  IoStaging staging(*s.driver, s.graph, entries, n_io);
   int64_t refused = staging.Stage(hal_in, s.num_inputs, true);
   if (refused < 0) refused = staging.Stage(hal_out, s.num_outputs, false);
   if (refused >= 0)
