@@ -160,11 +160,23 @@ void container(Out& o, epctx::Bytes blob, const char* label, const epctx::Driver
 
 }  // namespace
 
+// Released at exit, whichever path leaves (die() and usage errors exit
+// early; LeakSanitizer builds check that nothing is left).
+static epctx_session_options* g_options = nullptr;
+static epctx_env* g_env = nullptr;
+static epctx_compat_report* g_report = nullptr;
+static void release_options() {
+  epctx_compat_report_release(g_report);
+  epctx_env_release(g_env);
+  epctx_session_options_release(g_options);
+}
+
 int main(int argc, char** argv) {
   const char* model = nullptr;
   Out o;
-  epctx_session_options* options = nullptr;
-  check(epctx_session_options_create(&options));
+  check(epctx_session_options_create(&g_options));
+  atexit(release_options);
+  epctx_session_options* options = g_options;
   epctx_cli_parser p;
   epctx_cli_init(&p, &kTool, argc, argv);
   const char* v = nullptr;
@@ -190,11 +202,11 @@ int main(int argc, char** argv) {
   char err[256];
   if (epctx_tool_vnpu_from_env(err, sizeof err)) die("%s", err);
 
-  epctx_env* env = nullptr;
-  check(epctx_env_create(nullptr, 0, &env));
+  check(epctx_env_create(nullptr, 0, &g_env));
+  epctx_env* env = g_env;
   check(epctx_env_register_builtin_drivers(env));
-  epctx_compat_report* report = nullptr;
-  check(epctx_model_check_compatibility(env, model, options, &report));
+  check(epctx_model_check_compatibility(env, model, options, &g_report));
+  epctx_compat_report* report = g_report;
 
   char msg[512];
   epctx_pal_region region{};
@@ -338,8 +350,6 @@ int main(int argc, char** argv) {
   o.close('}');
   if (o.json) epctx_json_finish(&o.j);
   epctx_pal_unmap(&region);
-  epctx_compat_report_release(report);
-  epctx_env_release(env);
-  epctx_session_options_release(options);
+  // options, env and report: released at exit (release_options).
   return 0;
 }
