@@ -51,9 +51,9 @@ void PackShifted(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t n
 
 }  // namespace
 
-void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, float* workspace) {
+static uk::Gemm MakeGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                         const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                         int64_t ldc) {
   uk::Gemm g;
   g.trans_a = trans_a;
   g.trans_b = trans_b;
@@ -68,7 +68,13 @@ void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
   g.beta = beta;
   g.C = C;
   g.ldc = ldc;
-  uk::Sgemm(g, workspace);
+  return g;
+}
+
+void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+           int64_t ldc, float* workspace) {
+  uk::Sgemm(MakeGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), workspace);
 }
 
 Status GemmRunner::Init(KernelContext& ctx, int64_t M, int64_t N, int64_t K) {
@@ -117,21 +123,7 @@ void GemmRunner::Run(const uk::Gemm& g) const {
 void GemmRunner::Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                      const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                      float* C, int64_t ldc) const {
-  uk::Gemm g;
-  g.trans_a = trans_a;
-  g.trans_b = trans_b;
-  g.M = M;
-  g.N = N;
-  g.K = K;
-  g.alpha = alpha;
-  g.A = A;
-  g.lda = lda;
-  g.B = B;
-  g.ldb = ldb;
-  g.beta = beta;
-  g.C = C;
-  g.ldc = ldc;
-  Run(g);
+  Run(MakeGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 }  // namespace kern
