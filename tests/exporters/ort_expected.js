@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const npy = require('../real/npy.js');
+const { writeExpected } = require('../real/ort_case.js');
 
 const [cacheDir, caseDir] = process.argv.slice(2);
 if (!cacheDir || !caseDir) {
@@ -28,19 +28,8 @@ async function main() {
     const field = (k) => manifest.find((l) => l.startsWith(k + ' ')).slice(k.length + 1).split(' ');
     const inputs = field('inputs');
     const outputs = field('outputs');
-    const session = await ort.InferenceSession.create(path.join(caseDir, 'models', `${name}.onnx`),
-      { executionProviders: ['cpu'], graphOptimizationLevel: 'all' });
-    const feeds = {};
-    inputs.forEach((n, i) => {
-      const t = npy.load(path.join(dir, `input_${i}.npy`));
-      feeds[n] = new ort.Tensor(t.type, t.data, t.dims);
-    });
-    const result = await session.run(feeds);
-    outputs.forEach((n, i) => {
-      const t = result[n];
-      npy.save(path.join(dir, `expected_${i}.npy`), t.type, t.dims, t.data);
-    });
-    console.log(`${name}: ${outputs.map((n) => `${n}[${result[n].dims.join(',')}]`).join(' ')}`);
+    const shapes = await writeExpected(ort, path.join(caseDir, 'models', `${name}.onnx`), dir, inputs, outputs);
+    console.log(`${name}: ${shapes}`);
   }
 }
 

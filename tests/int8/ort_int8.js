@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const npy = require('../real/npy.js');
+const { writeExpected } = require('../real/ort_case.js');
 
 const [cacheDir, workDir] = process.argv.slice(2);
 if (!cacheDir || !workDir) {
@@ -26,20 +26,8 @@ async function main() {
     const manifest = fs.readFileSync(path.join(dir, 'manifest.txt'), 'utf8');
     const inputs = manifest.match(/^inputs (.*)$/m)[1].split(' ');
     const outputs = manifest.match(/^outputs (.*)$/m)[1].split(' ');
-    const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
-      executionProviders: ['cpu'], graphOptimizationLevel: 'all',
-    });
-    const feeds = {};
-    inputs.forEach((n, i) => {
-      const t = npy.load(path.join(dir, `input_${i}.npy`));
-      feeds[n] = new ort.Tensor(t.type, t.data, t.dims);
-    });
-    const result = await session.run(feeds);
-    outputs.forEach((n, i) => {
-      const t = result[n];
-      npy.save(path.join(dir, `expected_${i}.npy`), t.type, t.dims, t.data);
-    });
-    console.log(`${name}: ${outputs.map((n) => `${n}[${result[n].dims.join(',')}]`).join(' ')}`);
+    const shapes = await writeExpected(ort, path.join(dir, 'model.onnx'), dir, inputs, outputs);
+    console.log(`${name}: ${shapes}`);
   }
 }
 

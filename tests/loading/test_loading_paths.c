@@ -117,41 +117,7 @@ static void buffer_without_context_file_path_names_the_key(void** state) {
   free(buf);
 }
 
-static void buffer_with_context_file_path_loads_and_runs_two_inputs(void** state) {
-  (void)state;
-  size_t size;
-  void* buf = read_all(model_path("two_inputs.onnx"), &size);
-  tqnn_reset();
-  epctx_env* env = env_with(1, 0);
-  char ctx[4096];
-  snprintf(ctx, sizeof ctx, "%s", model_path("two_inputs.onnx"));
-  epctx_session_options* o = opts("ep.context_file_path", ctx, NULL);
-  epctx_session* s;
-  ok(epctx_session_create_from_buffer(env, buf, size, o, &s)); /* items 23, 29 */
-  tqnn_record* r = tqnn_record_get();
-  assert_int_equal(r->blob_size[0], strlen("TQNN\nadd2 2 1 1 4\n"));
-  assert_memory_equal(r->blob_copy[0], "TQNN\nadd2 2 1 1 4\n", r->blob_size[0]);
-  float a[4] = {1, 2, 3, 4}, b[4] = {10, 20, 30, 40};
-  int64_t dims[2] = {1, 4};
-  epctx_tensor *ta, *tb, *out = NULL;
-  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, a, sizeof a, &ta));
-  ok(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, 2, b, sizeof b, &tb));
-  const char* names[2] = {"x1", "x2"};
-  const epctx_tensor* ins[2] = {ta, tb};
-  ok(epctx_session_run(s, names, ins, 2, NULL, &out, 1));
-  const float* y = epctx_tensor_data(out);
-  assert_true(y[0] == 11 && y[3] == 44);
-  epctx_tensor_release(ta);
-  epctx_tensor_release(tb);
-  epctx_tensor_release(out);
-  epctx_session_release(s);
-  epctx_session_options_release(o);
-  epctx_env_release(env);
-  free(buf);
-}
-
-/* Android APK assets and downloaded packages: the context binary from the
- * app's memory, zero-copy, with no ep.context_file_path. */
+/* two_inputs.onnx's context binary, add2.bin, and a run of it: y = x1 + x2. */
 static const char kAdd2[] = "TQNN\nadd2 2 1 1 4\n";
 
 static void run_two_inputs(epctx_env* env, epctx_session* s) {
@@ -170,6 +136,29 @@ static void run_two_inputs(epctx_env* env, epctx_session* s) {
   epctx_tensor_release(out);
 }
 
+static void buffer_with_context_file_path_loads_and_runs_two_inputs(void** state) {
+  (void)state;
+  size_t size;
+  void* buf = read_all(model_path("two_inputs.onnx"), &size);
+  tqnn_reset();
+  epctx_env* env = env_with(1, 0);
+  char ctx[4096];
+  snprintf(ctx, sizeof ctx, "%s", model_path("two_inputs.onnx"));
+  epctx_session_options* o = opts("ep.context_file_path", ctx, NULL);
+  epctx_session* s;
+  ok(epctx_session_create_from_buffer(env, buf, size, o, &s)); /* items 23, 29 */
+  tqnn_record* r = tqnn_record_get();
+  assert_int_equal(r->blob_size[0], strlen(kAdd2));
+  assert_memory_equal(r->blob_copy[0], kAdd2, r->blob_size[0]);
+  run_two_inputs(env, s);
+  epctx_session_release(s);
+  epctx_session_options_release(o);
+  epctx_env_release(env);
+  free(buf);
+}
+
+/* Android APK assets and downloaded packages: the context binary from the
+ * app's memory, zero-copy, with no ep.context_file_path. */
 static void external_buffer_stands_in_for_the_file_zero_copy(void** state) {
   (void)state;
   size_t size;
