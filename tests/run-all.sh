@@ -26,6 +26,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
 failures=()
+failed_tests=()  # "<preset> <test>" per failed ctest test
 logdir=build/logs
 start=$(date +%s)
 
@@ -63,7 +64,16 @@ run_ctest() {  # run_ctest <preset>: runs ctest, adds its pass/fail counts
   total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$summary")
   passed=$((passed + total - bad))
   failed=$((failed + bad))
-  [ "$bad" -eq 0 ] || failures+=("$preset: $bad test(s), see $log")
+  if [ "$bad" -ne 0 ]; then
+    failures+=("$preset: $bad test(s), see $log")
+    # The names, so the end of the run (all CI shows) says which.
+    local name
+    while read -r name; do
+      failures+=("  $preset: $name")
+      failed_tests+=("$preset $name")
+    done < <(sed -n '/The following tests FAILED:/,$p' "$log" |
+      sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+) .*/\1/p')
+  fi
   if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
     failed=$((failed + 1))
     failures+=("$preset: ctest exited $rc")
@@ -115,6 +125,15 @@ elapsed=$(($(date +%s) - start))
 echo
 echo "run-all: finished in $((elapsed / 60)) min $((elapsed % 60)) s"
 for l in "${node_suite_lines[@]+"${node_suite_lines[@]}"}"; do echo "$l"; done
+# The tail of each failed test's output, last, where a truncated CI log keeps it.
+for t in "${failed_tests[@]+"${failed_tests[@]}"}"; do
+  read -r p n <<<"$t"
+  echo "---- $p: $n (last 40 lines of its output in $logdir/ctest-$p.log) ----"
+  awk -v n="$n" '$0 ~ "Test +#[0-9]+: " n " " && $0 !~ "Passed" {on = 1; print; next}
+    on && /^ *[0-9]+\/[0-9]+ Test +#/ {on = 0}
+    on && /^[0-9]+% tests passed/ {on = 0}
+    on {print}' "$logdir/ctest-$p.log" | tail -n 40
+done
 for f in "${failures[@]+"${failures[@]}"}"; do echo "  FAILED: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
