@@ -30,7 +30,9 @@ async function sameOutputs(file, caseDir) {
   const outs = [];
   for (const f of [file, path.join(caseDir, 'model.onnx')]) {
     try {
-      const s = await ort.InferenceSession.create(f);
+      // One thread: bit-identity must not hang on how ORT splits work
+      // between threads on a busy machine.
+      const s = await ort.InferenceSession.create(f, {intraOpNumThreads: 1, interOpNumThreads: 1});
       outs.push(await s.run(feeds));
       await s.release();
     } catch (e) {
