@@ -387,6 +387,25 @@ void resize_half_bfloat16_and_uint8(void**) {
               EPCTX_NOT_IMPLEMENTED, "int16");
 }
 
+// align_corners with scales divides by in * scale - 1, as the ONNX reference
+// (test_resize_downsample_scales_linear_align_corners): [1 2 3 4] by 0.6 is
+// 2 outputs (floor 2.4), the second at x = 3 / 1.4 = 2.142857 -> 3.142857.
+// Given as sizes, the same 2 outputs divide by 2 - 1 and land on 4.
+void resize_align_corners_uses_scale_length_for_scales(void**) {
+  kt::Host host;
+  kt::Node lin("Resize", "lin");
+  lin.Str("mode", "linear").Str("coordinate_transformation_mode", "align_corners");
+  EXPECT_OK(host.Run(lin, 13, {host.F({1, 4}, {1, 2, 3, 4}), nullptr, host.F({2}, {1.0f, 0.6f})}));
+  const float* y = static_cast<const float*>(host.out(0)->data);
+  assert_int_equal(host.out(0)->dims[1], 2);
+  assert_true(y[0] == 1.0f);
+  assert_true(std::fabs(y[1] - (1.0f + 3.0f / 1.4f)) < 1e-6f);
+  EXPECT_OK(host.Run(lin, 13, {host.F({1, 4}, {1, 2, 3, 4}), nullptr, nullptr,
+                               host.I64({2}, {1, 2})}));
+  y = static_cast<const float*>(host.out(0)->data);
+  assert_true(y[0] == 1.0f && y[1] == 4.0f);
+}
+
 // An axis of more than 2^20 tap cells has no index table: its taps are
 // computed as the walk reaches each coordinate (a Resize to 2 GiB along one
 // axis took a 4 GB table). Same values as the table: linear align_corners
@@ -556,6 +575,7 @@ int main() {
       cmocka_unit_test(resize_rejects_hostile_scales_and_rank0),
       cmocka_unit_test(resize_half_bfloat16_and_uint8),
       cmocka_unit_test(resize_long_axis_computes_taps_without_a_table),
+      cmocka_unit_test(resize_align_corners_uses_scale_length_for_scales),
     cmocka_unit_test(upsample_reads_scales_by_opset),
       cmocka_unit_test(nms_orders_by_score_and_limits),
       cmocka_unit_test(grid_sample_nearest_rounds_half_to_even_and_pads),

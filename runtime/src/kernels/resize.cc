@@ -16,10 +16,10 @@
 // extrapolation_value. Linear and cubic compute in float (double for double)
 // and store integers truncated after clamping to the type's range.
 //
-// Deviation from the ONNX reference (matches ORT): align_corners uses the
-// integer output length, not in * scale, so downsampling by a scale whose
-// product is fractional differs from the reference (ORT fails those two
-// node tests too). Opset 10 and Upsample are asymmetric with ORT's "simple"
+// align_corners divides by length_resized - 1 where length_resized is
+// in * scale when scales are given (as the ONNX reference does; ORT uses the
+// floored output length, so the two differ when in * scale is fractional)
+// and the output length when sizes are. Opset 10 and Upsample are asymmetric with ORT's "simple"
 // rounding (floor when upsampling, ceil when downsampling). antialias (opset
 // 18+) is not implemented.
 #include <cmath>
@@ -199,7 +199,7 @@ Status ReadResizeAxes(KernelContext& ctx, uint32_t r, uint32_t* axes, uint32_t* 
 // Output sizes, per-axis scales and roi (starts in roi[0..r), ends in
 // roi[r..2r)).
 Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int64_t* out,
-                   float* scales, float* roi) {
+                   float* scales, float* roi, bool* from_scales) {
   const uint32_t r = x.rank;
   uint32_t axes[kMaxRank], na = 0;
   EPCTX_RETURN_IF_ERROR(ReadResizeAxes(ctx, r, axes, &na));
@@ -251,6 +251,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
       }
     }
   }
+  *from_scales = have_scales;
   if (have_scales) {
     for (uint32_t i = 0; i < na; ++i) {
       const uint32_t a = axes[i];
@@ -315,6 +316,7 @@ struct AxisTaps {
   const Params* p;
   int64_t in, out, stride;
   float scale, r0, r1;
+  float len;  // length_resized: in * scale for given scales, else out
   int64_t cur = -1;  // the coordinate cur_idx/cur_w hold
   int64_t cur_idx[4];
   float cur_w[4];
@@ -333,7 +335,10 @@ bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) 
   const float last = static_cast<float>(in - 1);
   const float fo = static_cast<float>(o);
   const float x = scale == 1.0f ? fo
-                                : Original(p.coord, fo, scale, static_cast<float>(t.out),
+                                : Original(p.coord, fo, scale,
+                                           p.coord == Coord::kAlignCorners
+                                               ? t.len
+                                               : static_cast<float>(t.out),
                                            static_cast<float>(in), t.r0, t.r1);
   if (identity) {
     idx[0] = o * stride;
@@ -406,7 +411,7 @@ inline const float* WAt(AxisTaps& t, int64_t o) {
 }
 
 Status BuildTaps(KernelContext& ctx, const Params& p, int64_t in, int64_t out, float scale,
-                 float r0, float r1, int64_t stride, AxisTaps* t) {
+                 bool from_scale, float r0, float r1, int64_t stride, AxisTaps* t) {
   const bool identity = scale == 1.0f && in == out;
   t->n = identity || p.mode == Mode::kNearest ? 1 : p.mode == Mode::kLinear ? 2 : 4;
   t->p = &p;
@@ -414,6 +419,7 @@ Status BuildTaps(KernelContext& ctx, const Params& p, int64_t in, int64_t out, f
   t->out = out;
   t->stride = stride;
   t->scale = scale;
+  t->len = from_scale ? scale * static_cast<float>(in) : static_cast<float>(out);
   t->r0 = r0;
   t->r1 = r1;
   t->cur = -1;
@@ -522,7 +528,8 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
     return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t out[kMaxRank];
   float scales[kMaxRank], roi[2 * kMaxRank];
-  EPCTX_RETURN_IF_ERROR(OutputShape(ctx, p, *x, out, scales, roi));
+  bool from_scales = false;
+  EPCTX_RETURN_IF_ERROR(OutputShape(ctx, p, *x, out, scales, roi, &from_scales));
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, r, out, es, "output Y"));
   for (uint32_t i = 0; i < r; ++i)
     if (x->dims[i] == 0 && out[i] != 0)
@@ -541,7 +548,8 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
   Strides(r, x->dims, strides);
   AxisTaps taps[kMaxRank];
   for (uint32_t a = 0; a < r; ++a)
-    EPCTX_RETURN_IF_ERROR(BuildTaps(ctx, p, x->dims[a], out[a], scales[a], roi[a], roi[r + a],
+    EPCTX_RETURN_IF_ERROR(BuildTaps(ctx, p, x->dims[a], out[a], scales[a], from_scales, roi[a],
+                                    roi[r + a],
                                     strides[a], &taps[a]));
   // Types outside interp_types were refused above for the other modes.
   bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
