@@ -107,11 +107,15 @@ void global_pools_reduce_spatial_axes(void**) {
 
 // ---- Resize ---------------------------------------------------------------
 
-float RefOriginal(const std::string& mode, float x, float scale, int64_t in, int64_t out) {
+// align_corners divides by length_resized - 1: in * scale when the scales
+// were given (the ONNX reference's resize.py), the output length for sizes.
+float RefOriginal(const std::string& mode, float x, float scale, int64_t in, int64_t out,
+                  bool from_sizes = false) {
   if (mode == "half_pixel") return (x + 0.5f) / scale - 0.5f;
   if (mode == "asymmetric") return x / scale;
   if (mode == "pytorch_half_pixel") return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-  return out == 1 ? 0.0f : x * (in - 1) / static_cast<float>(out - 1);  // align_corners
+  const float len = from_sizes ? static_cast<float>(out) : scale * static_cast<float>(in);
+  return out == 1 ? 0.0f : x * (in - 1) / (len - 1);  // align_corners
 }
 
 int64_t RefNearest(const std::string& nm, float x, int64_t in) {
@@ -181,8 +185,10 @@ void resize_linear_matches_reference(void**) {
       for (int64_t p = 0; p < 2; ++p)
         for (int64_t i = 0; i < OH; ++i)
           for (int64_t j = 0; j < OW; ++j) {
-            float fy = std::min<float>(std::max(RefOriginal(c, i, sh, H, OH), 0.0f), H - 1);
-            float fx = std::min<float>(std::max(RefOriginal(c, j, sw, W, OW), 0.0f), W - 1);
+            float fy = std::min<float>(std::max(RefOriginal(c, i, sh, H, OH, use_sizes), 0.0f),
+                                       H - 1);
+            float fx = std::min<float>(std::max(RefOriginal(c, j, sw, W, OW, use_sizes), 0.0f),
+                                       W - 1);
             int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
             int64_t y1 = std::min<int64_t>(y0 + 1, H - 1), x1 = std::min<int64_t>(x0 + 1, W - 1);
             float ly = fy - y0, lx = fx - x0;

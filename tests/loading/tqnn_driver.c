@@ -177,7 +177,7 @@ static void release(const epctx_hal_driver* self, epctx_hal_context* c) {
 
 static const epctx_hal_driver kDriver = {EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL,
                                          get_info, check, load, get_graph, execute, release,
-                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 
 const epctx_hal_driver* tqnn_driver(void) { return &kDriver; }
 tqnn_config* tqnn_config_get(void) { return &g_cfg; }

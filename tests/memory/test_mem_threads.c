@@ -2,11 +2,13 @@
 /* One session Run from many threads, and sessions created and released from
  * many threads with sharing on. CI runs this program under ThreadSanitizer
  * too (preset host-tsan).
- * usage: test_mem_threads PACKAGE_DIR [cpu | intra]
+ * usage: test_mem_threads PACKAGE_DIR [cpu | intra | intra-vnpu]
  *   PACKAGE_DIR holds model_ctx.onnx; with `cpu` the runs use its source
  *   model.onnx (no EPContext nodes), exercising the CPU kernels, not vnpu;
  *   with `intra`, model.onnx again, on sessions with intra-op threads: the
- *   concurrent runs share one pool and must match a one-thread session. */
+ *   concurrent runs share one pool and must match a one-thread session;
+ *   with `intra-vnpu`, the same on model_ctx.onnx: the vnpu driver splits
+ *   its work over the pool (HAL 2.2 execute_parallel). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 
 static char g_model[4096];
 static int g_cpu; /* the package runs on CPU kernels only */
+static int g_vnpu_intra; /* intra-op threads on the vnpu package */
 static int g_runs; /* runs per thread */
 static epctx_env* g_env;
 static float g_ref[SEEDS][MEM_MAX_OUT];
@@ -148,6 +151,8 @@ static void intra_op_threads_match_one_thread_under_concurrent_runs(void** state
   references(one);
   epctx_session_release(one);
   epctx_session* s = mem_create(g_env, g_model, NULL, kThree, NULL);
+  /* every node on vnpu: the pool is there for the driver alone */
+  if (g_vnpu_intra) assert_int_equal(epctx_session_cpu_node_count(s), 0);
   assert_int_equal(epctx_session_intra_op_thread_count(s), 3);
   static float out[MEM_MAX_OUT];
   for (int seed = 0; seed < SEEDS; ++seed) {
@@ -170,12 +175,13 @@ static void intra_op_threads_match_one_thread_under_concurrent_runs(void** state
 }
 
 int main(int argc, char** argv) {
-  int intra = argc == 3 && strcmp(argv[2], "intra") == 0;
+  g_vnpu_intra = argc == 3 && strcmp(argv[2], "intra-vnpu") == 0;
+  int intra = g_vnpu_intra || (argc == 3 && strcmp(argv[2], "intra") == 0);
   if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "cpu") == 0 || intra))) {
-    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR [cpu | intra]\n");
+    fprintf(stderr, "usage: test_mem_threads PACKAGE_DIR [cpu | intra | intra-vnpu]\n");
     return 2;
   }
-  g_cpu = argc == 3;
+  g_cpu = argc == 3 && !g_vnpu_intra;
   g_runs = intra ? 50 : RUNS;
   snprintf(g_model, sizeof g_model, "%s/%s", argv[1], g_cpu ? "model.onnx" : "model_ctx.onnx");
   mem_check(epctx_env_create(NULL, 1, &g_env), "env");

@@ -67,9 +67,9 @@ extern "C" {
 /* The major changes on any incompatible change to the structs below; the
  * minor when fields or hooks are appended. 2.0: struct sizes everywhere;
  * 2.1: the optional graph hooks (prepare/unprepare, cache sync, I/O
- * buffers). */
+ * buffers); 2.2: execute_parallel (the session's intra-op threads). */
 #define EPCTX_HAL_ABI_MAJOR 2u
-#define EPCTX_HAL_ABI_MINOR 1u
+#define EPCTX_HAL_ABI_MINOR 2u
 #define EPCTX_HAL_ABI(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define EPCTX_HAL_ABI_VERSION EPCTX_HAL_ABI(EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR)
 #define EPCTX_HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -172,6 +172,22 @@ typedef struct epctx_hal_tensor {
   uint64_t bytes;
 } epctx_hal_tensor;
 
+/* ABI 2.2: the session's intra-op threads, lent to one execute_parallel
+ * call. parallel_for calls fn(arg, chunk, worker) once for every chunk in
+ * [0, chunks), on up to `threads` workers at once (worker < threads, the
+ * caller's thread among them), and returns when all are done. Chunks must
+ * write disjoint memory; which worker runs a chunk changes from call to
+ * call, so results must not depend on it (per-worker scratch is indexed by
+ * worker). parallel_for may be called any number of times within the
+ * execute, never after it returns, and never from inside a chunk. */
+typedef void (*epctx_hal_chunk_fn)(void* arg, uint32_t chunk, uint32_t worker);
+typedef struct epctx_hal_parallel {
+  uint32_t struct_size;
+  uint32_t threads; /* >= 1 */
+  void* user;
+  void (*parallel_for)(void* user, uint32_t chunks, epctx_hal_chunk_fn fn, void* arg);
+} epctx_hal_parallel;
+
 typedef struct epctx_hal_context epctx_hal_context; /* driver-defined */
 typedef struct epctx_hal_graph epctx_hal_graph;     /* driver-defined */
 
@@ -254,6 +270,20 @@ typedef struct epctx_hal_driver {
   int (*is_device_visible)(const struct epctx_hal_driver* self,
                            epctx_hal_graph* graph, const void* ptr,
                            uint64_t bytes);
+
+  /* ---- ABI 2.2: optional ---- */
+
+  /* execute, with threads: a driver whose device is the CPU (or that has
+   * host-side work worth splitting) may run chunks of it on `par`. The
+   * runtime calls it instead of execute when the session has more than one
+   * intra-op thread; same contract as execute, and the outputs must be the
+   * same bytes as execute's at every thread count. */
+  int (*execute_parallel)(const struct epctx_hal_driver* self,
+                          epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
+                          uint32_t num_inputs, epctx_hal_tensor* outputs,
+                          uint32_t num_outputs, void* scratch,
+                          uint64_t scratch_bytes, const epctx_hal_parallel* par,
+                          char* msg, size_t msg_cap);
 } epctx_hal_driver;
 
 /* The one function a driver shared library exports (the major is part of

@@ -249,7 +249,8 @@ static void release_context(const epctx_hal_driver* self, epctx_hal_context* c) 
 static const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL, get_info, check_compatibility,
     load_context, get_graph, execute, release_context, prepare_graph, unprepare_graph,
-    sync_for_device, sync_for_cpu, alloc_io, free_io, is_device_visible};
+    sync_for_device, sync_for_cpu, alloc_io, free_io, is_device_visible,
+    NULL /* execute_parallel: the device threads itself */};
 
 const epctx_hal_driver* epctx_hello_npu_driver(void) { return &kDriver; }
 

@@ -463,8 +463,11 @@ T FromFloat(float v) {
 
 // Walks every output element; per element, the taps of every axis combine.
 template <typename T>
+// Output rows [row0, row1) (a row: every index but the last axis's). taps
+// is the caller's own copy: axes without a table keep their current
+// coordinate in it.
 void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float extra,
-                 T* y) {
+                 bool extrapolates, int64_t row0, int64_t row1, T* y_all) {
   using C = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
   const uint32_t r = x.rank;
   const T* src = static_cast<const T*>(x.data);
@@ -474,10 +477,33 @@ void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float e
   for (uint32_t a = r; a-- > 0;)
     if (taps[a].n > 1) act[na++] = a;
   const int64_t n_last = out[r - 1];
-  int64_t outer = 1;
-  for (uint32_t i = 0; i + 1 < r; ++i) outer *= out[i];
   int64_t o[kMaxRank] = {};
-  for (int64_t row = 0; row < outer; ++row) {
+  for (int64_t a = int64_t(r) - 2, rest = row0; a >= 0; --a) {
+    o[a] = rest % out[a];
+    rest /= out[a];
+  }
+  T* y = y_all + row0 * n_last;
+  // One tap per axis and a table for the last: a row is a gather from one
+  // source row, and a row that reads the same source row as the one before
+  // (upsampling along an outer axis) is a copy of it.
+  const bool gather = na == 0 && !extrapolates && taps[r - 1].idx != nullptr;
+  int64_t prev_base = -1;
+  for (int64_t row = row0; row < row1; ++row) {
+    if (gather) {
+      int64_t base = 0;
+      for (uint32_t a = 0; a + 1 < r; ++a) base += IdxAt(taps[a], o[a])[0];
+      if (base == prev_base) {
+        memcpy(y, y - n_last, size_t(n_last) * sizeof(T));
+      } else {
+        const T* __restrict sr = src + base;
+        const int64_t* __restrict xi = taps[r - 1].idx;
+        for (int64_t j = 0; j < n_last; ++j) y[j] = sr[xi[j]];
+      }
+      prev_base = base;
+      y += n_last;
+      NextIndex(OuterRank(r), out, o, nullptr, nullptr);
+      continue;
+    }
     for (int64_t j = 0; j < n_last; ++j, ++y) {
       o[r - 1] = j;
       bool extrap = false;
@@ -552,9 +578,19 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
                                     roi[r + a],
                                     strides[a], &taps[a]));
   // Types outside interp_types were refused above for the other modes.
+  int64_t outer = 1, taps_per_out = 1;
+  for (uint32_t i = 0; i + 1 < r; ++i) outer *= out[i];
+  for (uint32_t i = 0; i < r; ++i) taps_per_out *= taps[i].n;
+  const bool extrapolates = p.coord == Coord::kTfCropAndResize;
   bool ok = Dispatch<kAll>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
-    Interpolate<T>(*x, out, taps, p.extrapolation, static_cast<T*>(y->data));
+    // Threads split the output rows, each with its own copy of the taps.
+    ctx.ParallelRange(outer, out[r - 1] * taps_per_out, [&](int64_t lo, int64_t hi) {
+      AxisTaps mine[kMaxRank];
+      for (uint32_t a = 0; a < r; ++a) mine[a] = taps[a];
+      Interpolate<T>(*x, out, mine, p.extrapolation, extrapolates, lo, hi,
+                     static_cast<T*>(y->data));
+    });
   });
   if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return Status::Ok();

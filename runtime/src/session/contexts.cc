@@ -209,6 +209,7 @@ Status Session::LoadContexts() {
     }
     // cpu_steps() counts the main graph's steps only.
     if (&step >= main_.steps && &step < main_.steps + main_.num_steps) ++driver_steps_;
+    if (step.driver->fns.execute_parallel) threaded_driver_steps_ = true;
     env_->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
               label_, eps[i].node->name.len(), eps[i].node->name.data, name,
               bound->driver->info.name, eps[i].embed_mode == 1 ? "embedded" : "file ",

@@ -364,8 +364,22 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
                          "device-visible buffer for a tensor", rs.label, s.node->name.len(),
                          s.node->name.data, s.driver->info.name);
   if (fns.sync_for_device) fns.sync_for_device(s.driver->driver, s.graph, hal_in, s.num_inputs);
-  int rc = s.driver->driver->execute(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
-                                     s.num_outputs, arena, gi.scratch_bytes, msg, sizeof msg);
+  int rc;
+  if (fns.execute_parallel && rs.pool) {
+    // The session's intra-op threads, lent for this call (ABI 2.2).
+    epctx_hal_parallel par;
+    par.struct_size = sizeof par;
+    par.threads = rs.pool->threads();
+    par.user = rs.pool;
+    par.parallel_for = [](void* user, uint32_t chunks, epctx_hal_chunk_fn fn, void* arg) {
+      static_cast<ThreadPool*>(user)->ParallelFor(chunks, fn, arg);
+    };
+    rc = fns.execute_parallel(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
+                              s.num_outputs, arena, gi.scratch_bytes, &par, msg, sizeof msg);
+  } else {
+    rc = s.driver->driver->execute(s.driver->driver, s.graph, hal_in, s.num_inputs, hal_out,
+                                   s.num_outputs, arena, gi.scratch_bytes, msg, sizeof msg);
+  }
   if (rc != EPCTX_OK)
     // The driver's own code stays the cause (epctx_status_cause).
     return Status::Error(rc, "%s: EPContext node '%.*s' on driver '%s': %s", rs.label,

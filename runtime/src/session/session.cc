@@ -84,8 +84,10 @@ void Session::StartThreads(const Options& options) {
   const char* v = options.Get(kOptIntraOpThreads);
   if (v && !ParseThreadCount(v, &threads)) threads = 1;  // Set refused it already
   if (threads == 0) threads = epctx_pal_cpu_count();
-  // Only CPU kernels split their work; a pool would idle beside drivers.
-  if (threads > 1 && cpu_steps() > 0) intra_pool_ = ThreadPool::Create(env_->alloc, threads);
+  // CPU kernels and drivers with execute_parallel split their work; a pool
+  // would idle beside other drivers.
+  if (threads > 1 && (cpu_steps() > 0 || threaded_driver_steps_))
+    intra_pool_ = ThreadPool::Create(env_->alloc, threads);
 }
 
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {

@@ -219,6 +219,7 @@ class Session {
   epctx_pal_region* data_regions_ = nullptr;  // external-data files, of every graph
   uint32_t num_data_regions_ = 0;
   uint32_t driver_steps_ = 0;
+  bool threaded_driver_steps_ = false;  // a bound driver has execute_parallel
 
   LoadedContext* contexts_ = nullptr;
   uint32_t num_contexts_ = 0;

@@ -110,58 +110,64 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
   }
 }
 
+// Threads split each group's pixel blocks: every block is packed and
+// computed whole by one of them, so the bytes do not depend on the split.
 void Dense(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-           const fb::Conv2D* c) {
+           const fb::Conv2D* c, const epctx_hal_parallel* par) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
-  uk::Tile t{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
   const bool pointwise = s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
                          s.pl == 0 && s.OH == s.H && s.OW == s.W;
-  float buf[kChunkK * uk::kNr];
-  t.a_rs = 1;
-  t.a_ks = 8;
-  t.ldc = OHW;
+  base.a_rs = 1;
+  base.a_ks = 8;
+  base.ldc = OHW;
+  const int64_t blocks = (OHW + uk::kNr - 1) / uk::kNr;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      for (int64_t p0 = 0; p0 < OHW; p0 += uk::kNr) {
-        const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
-        // Input rows read in place need whole 8-wide strips inside the row.
-        const bool direct = pointwise && np % 8 == 0;
-        t.cols = static_cast<int32_t>(np);
-        for (int64_t k0 = 0; k0 < K;) {
-          const int64_t kc = direct ? K : (K - k0 < kChunkK ? K - k0 : kChunkK);
-          if (direct) {
-            t.b = xg + p0;
-            t.b_ss = 8;
-            t.b_ks = HW;
-          } else {
-            PackPatch(s, xg, k0, kc, p0, np, buf);
-            t.b = buf;
-            t.b_ss = 8;
-            t.b_ks = uk::kNr;
+      ForRange(par, blocks, MinUnits(s.cog * K * uk::kNr), [&](int64_t b0, int64_t b1) {
+        float buf[kChunkK * uk::kNr];
+        uk::Tile t = base;
+        for (int64_t p0 = b0 * uk::kNr; p0 < OHW && p0 < b1 * uk::kNr; p0 += uk::kNr) {
+          const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
+          // Input rows read in place need whole 8-wide strips inside the row.
+          const bool direct = pointwise && np % 8 == 0;
+          t.cols = static_cast<int32_t>(np);
+          for (int64_t k0 = 0; k0 < K;) {
+            const int64_t kc = direct ? K : (K - k0 < kChunkK ? K - k0 : kChunkK);
+            if (direct) {
+              t.b = xg + p0;
+              t.b_ss = 8;
+              t.b_ks = HW;
+            } else {
+              PackPatch(s, xg, k0, kc, p0, np, buf);
+              t.b = buf;
+              t.b_ss = 8;
+              t.b_ks = uk::kNr;
+            }
+            t.kc = kc;
+            t.accumulate = k0 > 0;
+            t.last = k0 + kc == K;
+            for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+              t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8 + r0 % 8;
+              t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+              t.c = yg + r0 * OHW + p0;
+              t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+              tile(t);
+            }
+            k0 += kc;
           }
-          t.kc = kc;
-          t.accumulate = k0 > 0;
-          t.last = k0 + kc == K;
-          for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-            t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8 + r0 % 8;
-            t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
-            t.c = yg + r0 * OHW + p0;
-            t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-            tile(t);
-          }
-          k0 += kc;
+          if (post)
+            for (int64_t j = 0; j < s.cog; ++j) {
+              float* yr = yg + j * OHW + p0;
+              ActivateRow(c->activation(), yr, yr, uint64_t(np), c->alpha(), c->beta());
+            }
         }
-        if (post)
-          for (int64_t j = 0; j < s.cog; ++j) {
-            float* yr = yg + j * OHW + p0;
-            ActivateRow(c->activation(), yr, yr, uint64_t(np), c->alpha(), c->beta());
-          }
-      }
+      });
     }
 }
 
@@ -178,44 +184,53 @@ bool ShiftApplies(const Shape& s) {
          s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
 }
 
+// Threads split the pixel blocks; the overlapping last block stays with the
+// one before it (both write the overlap), so no two threads write one pixel.
 void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-                 const fb::Conv2D* c) {
+                 const fb::Conv2D* c, const epctx_hal_parallel* par) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
-  uk::Tile t{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
-  t.kc = s.cig;
-  t.a_rs = 1;
-  t.a_ks = s.kstride;
-  t.b_ss = 8;
-  t.b_ks = HW;
-  t.ldc = OHW;
-  t.cols = uk::kNr;
+  base.kc = s.cig;
+  base.a_rs = 1;
+  base.a_ks = s.kstride;
+  base.b_ss = 8;
+  base.b_ks = HW;
+  base.ldc = OHW;
+  base.cols = uk::kNr;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      for (int64_t p0 = 0; p0 < OHW; p0 += uk::kNr) {
-        const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
-        for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-          t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
-          t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-          t.c = yg + r0 * OHW + q0;
-          for (int64_t kh = 0; kh < s.KH; ++kh) {
-            t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
-            t.b = xg + q0 + kh * s.dh * s.W;
-            t.accumulate = kh > 0;
-            t.last = kh == s.KH - 1;
-            tile(t);
+      const int64_t blocks = (OHW + uk::kNr - 1) / uk::kNr;
+      const bool overlap = OHW % uk::kNr != 0 && blocks > 1;
+      const int64_t units = overlap ? blocks - 1 : blocks;
+      ForRange(par, units, MinUnits(s.cog * s.cig * s.KH * uk::kNr), [&](int64_t u0, int64_t u1) {
+        uk::Tile t = base;
+        const int64_t b1 = overlap && u1 == units ? blocks : u1;
+        for (int64_t p0 = u0 * uk::kNr; p0 < b1 * uk::kNr; p0 += uk::kNr) {
+          const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
+          for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+            t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+            t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+            t.c = yg + r0 * OHW + q0;
+            for (int64_t kh = 0; kh < s.KH; ++kh) {
+              t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
+              t.b = xg + q0 + kh * s.dh * s.W;
+              t.accumulate = kh > 0;
+              t.last = kh == s.KH - 1;
+              tile(t);
+            }
           }
+          if (post)
+            for (int64_t j = 0; j < s.cog; ++j) {
+              float* yr = yg + j * OHW + q0;
+              ActivateRow(c->activation(), yr, yr, uint64_t(uk::kNr), c->alpha(), c->beta());
+            }
         }
-        if (post)
-          for (int64_t j = 0; j < s.cog; ++j) {
-            float* yr = yg + j * OHW + q0;
-            ActivateRow(c->activation(), yr, yr, uint64_t(uk::kNr), c->alpha(), c->beta());
-          }
-      }
+      });
     }
 }
 
@@ -320,9 +335,11 @@ void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float
 // One input and one output channel per group: channel gi's taps are lane 0 of
 // its 8-wide weight block.
 void Depthwise(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-               const fb::Conv2D* c) {
-  for (int64_t n = 0; n < s.N; ++n)
-    for (int64_t ch = 0; ch < s.G; ++ch) {
+               const fb::Conv2D* c, const epctx_hal_parallel* par) {
+  // Threads split the channels (of every image).
+  ForRange(par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW), [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t n = u / s.G, ch = u % s.G;
       const float* xc = x + (n * s.C + ch) * s.H * s.W;
       const float* wc = w + ch * s.kstride;
       float* yc = y + (n * s.CO + ch) * s.OH * s.OW;
@@ -361,6 +378,7 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
           ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
       }
     }
+  });
 }
 
 }  // namespace
@@ -381,13 +399,13 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
   if (s.cig == 1 && s.cog == 1)
-    Depthwise(s, x, w, bias, y, c);
+    Depthwise(s, x, w, bias, y, c, b.par);
   else if (NarrowApplies(s))
     Narrow(s, x, w, bias, y, c);
   else if (ShiftApplies(s))
-    ShiftedTaps(s, x, w, bias, y, c);
+    ShiftedTaps(s, x, w, bias, y, c, b.par);
   else
-    Dense(s, x, w, bias, y, c);
+    Dense(s, x, w, bias, y, c, b.par);
 }
 
 }  // namespace vnpu

@@ -469,9 +469,11 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
   return EPCTX_OK;
 }
 
-int Execute(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
-            uint32_t num_inputs, epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
-            uint64_t scratch_bytes, char* buf, size_t cap) {
+int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
+                    const epctx_hal_tensor* inputs, uint32_t num_inputs,
+                    epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
+                    uint64_t scratch_bytes, const epctx_hal_parallel* par, char* buf,
+                    size_t cap) {
   Msg msg(buf, cap);
   const Graph* g = reinterpret_cast<const Graph*>(graph);
   if (!g) {
@@ -493,15 +495,30 @@ int Execute(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_ten
   int rc = CheckTensors(g, inputs, num_inputs, g->inputs, "input", msg);
   if (rc == EPCTX_OK) rc = CheckTensors(g, outputs, num_outputs, g->outputs, "output", msg);
   if (rc != EPCTX_OK) return rc;
-  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch)};
+  // A runtime of another minor may hand a shorter struct: threads only
+  // when every field is there.
+  if (par && (par->struct_size < sizeof *par || !par->parallel_for || par->threads < 2))
+    par = nullptr;
+  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch), par};
   return RunGraph(b, msg);
+}
+
+int Execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
+            const epctx_hal_tensor* inputs, uint32_t num_inputs, epctx_hal_tensor* outputs,
+            uint32_t num_outputs, void* scratch, uint64_t scratch_bytes, char* buf,
+            size_t cap) {
+  return ExecuteParallel(self, graph, inputs, num_inputs, outputs, num_outputs, scratch,
+                         scratch_bytes, nullptr, buf, cap);
 }
 
 const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
     LoadContext,           GetGraph,                  Execute, Release,
     // vnpu runs on the CPU: nothing to page in, its memory is coherent.
-    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+    // Its units are the CPU's cores: conv, GEMM and large elementwise ops
+    // split by output blocks.
+    ExecuteParallel};
 
 bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
   if (!value) {

@@ -112,8 +112,46 @@ struct Bindings {
   const epctx_hal_tensor* inputs;
   epctx_hal_tensor* outputs;
   uint8_t* scratch;
+  const epctx_hal_parallel* par;  // the session's threads, or nullptr (execute)
   float* ptr(uint32_t t) const;
 };
+
+// Calls f(lo, hi) over [0, n) independent units cut into at most par's
+// thread count of even runs, none under `min_units` units (serial without
+// par or with one run). Units must write disjoint memory and be computed the
+// same whichever run holds them, so the bytes never depend on the threads.
+template <typename F>
+void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
+  if (n <= 0) return;
+  uint32_t chunks = 1;
+  if (par && par->threads > 1) {
+    const int64_t most = n / (min_units < 1 ? 1 : min_units);
+    chunks = most < int64_t(par->threads) ? uint32_t(most) : par->threads;
+  }
+  if (chunks <= 1) {
+    f(int64_t(0), n);
+    return;
+  }
+  struct Job {
+    const F* f;
+    int64_t n;
+    uint32_t chunks;
+  } job{&f, n, chunks};
+  par->parallel_for(
+      par->user, chunks,
+      [](void* arg, uint32_t c, uint32_t) {
+        const Job& j = *static_cast<const Job*>(arg);
+        const int64_t lo = j.n * c / j.chunks, hi = j.n * (c + 1) / j.chunks;
+        if (lo < hi) (*j.f)(lo, hi);
+      },
+      &job);
+}
+
+// Units of `work` multiply-adds each that make a run worth a thread.
+inline int64_t MinUnits(int64_t work) {
+  constexpr int64_t kMinRunWork = int64_t{1} << 16;
+  return work >= kMinRunWork ? 1 : (kMinRunWork + (work < 1 ? 1 : work) - 1) / (work < 1 ? 1 : work);
+}
 
 // Element i of an [int64] vector, loaded at any alignment. The flatbuffers
 // Verifier checks a vector's 4-byte length prefix for alignment, not its

@@ -43,27 +43,44 @@ void Runner::Gemm(const fb::Gemm* c) {
   const int64_t M = c->m(), K = c->k(), N = c->n();
   const Act act = c->activation();
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
-  uk::Tile t{};
-  const bool post = !FusedClamp(act, c->alpha(), c->beta(), &t.lo, &t.hi);
-  t.kc = K;
-  t.a_rs = K;
-  t.a_ks = 1;
-  t.b_ss = K * 8;
-  t.b_ks = 8;
-  t.ldc = N;
-  t.last = true;
-  for (int64_t j0 = 0; j0 < N; j0 += uk::kNr) {
-    t.b = w + j0 * K;  // strip j0 / 8
-    t.cols = static_cast<int32_t>(N - j0 < uk::kNr ? N - j0 : uk::kNr);
-    t.col_bias = bias ? bias + j0 : nullptr;
-    for (int64_t m = 0; m < M; m += uk::kMr) {
-      t.a = a + m * K;
-      t.rows = static_cast<int32_t>(M - m < uk::kMr ? M - m : uk::kMr);
-      t.c = y + m * N + j0;
-      tile(t);
+  uk::Tile base{};
+  const bool post = !FusedClamp(act, c->alpha(), c->beta(), &base.lo, &base.hi);
+  base.kc = K;
+  base.a_rs = K;
+  base.a_ks = 1;
+  base.b_ss = K * 8;
+  base.b_ks = 8;
+  base.ldc = N;
+  base.last = true;
+  // Threads split the output by 24-column blocks, or by 4-row blocks when
+  // there are fewer column blocks than rows blocks; each tile is computed
+  // whole by one thread, so the bytes do not depend on the split.
+  const int64_t col_blocks = (N + uk::kNr - 1) / uk::kNr, row_blocks = (M + uk::kMr - 1) / uk::kMr;
+  const bool by_cols = col_blocks >= row_blocks;
+  const int64_t units = by_cols ? col_blocks : row_blocks;
+  const int64_t unit_work = by_cols ? M * K * uk::kNr : uk::kMr * K * N;
+  ForRange(b.par, units, MinUnits(unit_work), [&](int64_t u0, int64_t u1) {
+    uk::Tile t = base;
+    const int64_t j_lo = by_cols ? u0 * uk::kNr : 0;
+    const int64_t j_hi = by_cols ? (u1 * uk::kNr < N ? u1 * uk::kNr : N) : N;
+    const int64_t m_lo = by_cols ? 0 : u0 * uk::kMr;
+    const int64_t m_hi = by_cols ? M : (u1 * uk::kMr < M ? u1 * uk::kMr : M);
+    for (int64_t j0 = j_lo; j0 < j_hi; j0 += uk::kNr) {
+      t.b = w + j0 * K;  // strip j0 / 8
+      t.cols = static_cast<int32_t>(N - j0 < uk::kNr ? N - j0 : uk::kNr);
+      t.col_bias = bias ? bias + j0 : nullptr;
+      for (int64_t m = m_lo; m < m_hi; m += uk::kMr) {
+        t.a = a + m * K;
+        t.rows = static_cast<int32_t>(M - m < uk::kMr ? M - m : uk::kMr);
+        t.c = y + m * N + j0;
+        tile(t);
+      }
     }
-  }
-  if (post) ActivateRow(act, y, y, uint64_t(M * N), c->alpha(), c->beta());
+    if (post)
+      for (int64_t m = m_lo; m < m_hi; ++m)
+        ActivateRow(act, y + m * N + j_lo, y + m * N + j_lo, uint64_t(j_hi - j_lo), c->alpha(),
+                    c->beta());
+  });
 }
 
 // One output row of a Binary op. The op is a template argument so each
@@ -148,19 +165,39 @@ void Runner::Binary(const fb::Binary* c) {
     inner *= Dim(yt, d);
     outer_r = d;
   }
-  int64_t idx[8] = {0};
-  int64_t oa = 0, ob = 0;
-  for (uint64_t done = 0; done < total; done += uint64_t(inner)) {
-    row(pa + oa, pb + ob, y + done, inner, sa, sb);
+  // Threads split the rows, and long rows into segments of kSegment; a run
+  // starts its odometer from its first row's index.
+  constexpr int64_t kSegment = 16384;
+  const int64_t rows = int64_t(total) / inner;
+  const int64_t segs = (inner + kSegment - 1) / kSegment;
+  const int64_t seg_len = (inner + segs - 1) / segs;
+  ForRange(b.par, rows * segs, MinUnits(seg_len), [&](int64_t u0, int64_t u1) {
+    int64_t idx[8] = {0};
+    int64_t oa = 0, ob = 0;
+    int64_t rest = u0 / segs;
     for (int32_t d = int32_t(outer_r) - 1; d >= 0; --d) {
-      oa += I64(as, d);
-      ob += I64(bs, d);
-      if (++idx[d] < Dim(yt, d)) break;
-      oa -= I64(as, d) * idx[d];
-      ob -= I64(bs, d) * idx[d];
-      idx[d] = 0;
+      idx[d] = rest % Dim(yt, d);
+      rest /= Dim(yt, d);
+      oa += idx[d] * I64(as, d);
+      ob += idx[d] * I64(bs, d);
     }
-  }
+    for (int64_t u = u0; u < u1;) {
+      const int64_t rw = u / segs, s0 = u % segs;
+      const int64_t s1 = segs - s0 < u1 - u ? segs : s0 + (u1 - u);
+      const int64_t e0 = s0 * seg_len, e1 = s1 * seg_len < inner ? s1 * seg_len : inner;
+      row(pa + oa + e0 * sa, pb + ob + e0 * sb, y + rw * inner + e0, e1 - e0, sa, sb);
+      u += s1 - s0;
+      if (s1 < segs) break;  // the run ends inside this row
+      for (int32_t d = int32_t(outer_r) - 1; d >= 0; --d) {
+        oa += I64(as, d);
+        ob += I64(bs, d);
+        if (++idx[d] < Dim(yt, d)) break;
+        oa -= I64(as, d) * idx[d];
+        ob -= I64(bs, d) * idx[d];
+        idx[d] = 0;
+      }
+    }
+  });
 }
 
 struct PoolWindow {
@@ -430,7 +467,12 @@ int RunGraph(const Bindings& b, Msg& msg) {
         const fb::Unary* c = o->params_as_Unary();
         const float* x = b.ptr(c->input());
         float* y = b.ptr(c->output());
-        ActivateRow(c->kind(), x, y, Elements(r.T(c->input())), c->alpha(), c->beta());
+        // Threads split the elements (runs of at least 64k).
+        ForRange(b.par, int64_t(Elements(r.T(c->input()))), int64_t{1} << 16,
+                 [&](int64_t lo, int64_t hi) {
+                   ActivateRow(c->kind(), x + lo, y + lo, uint64_t(hi - lo), c->alpha(),
+                               c->beta());
+                 });
         break;
       }
       case fb::OpParams::Pool: r.Pool(o->params_as_Pool()); break;
