@@ -122,7 +122,8 @@ uint16_t RefHalf(float v) {
 // Compiles the model's partition, loads it in the driver, runs it once.
 std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<float>> inputs,
                                               uint64_t* arena = nullptr,
-                                              uint32_t* num_ops = nullptr) {
+                                              uint32_t* num_ops = nullptr,
+                                              uint32_t* stream_minor = nullptr) {
   auto backend = CreateVnpuBackend();
   for (const auto* n : m.part.nodes) {
     Support s = backend->Supports(*n, m.info);
@@ -132,6 +133,8 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
   WeightStore ws;
   CompiledGraph cg = backend->Compile(m.part, m.info, ws);
   if (num_ops) *num_ops = epctx::vnpu::fb::GetGraph(cg.payload.data())->ops()->size();
+  if (stream_minor)
+    *stream_minor = epctx::vnpu::fb::GetGraph(cg.payload.data())->version_minor();
   // The container gives weights 64-byte aligned; so does this copy.
   size_t wsize = ws.bytes().size();
   uint8_t* weights = static_cast<uint8_t*>(Alloc(nullptr, wsize + 64, 64));
@@ -442,6 +445,52 @@ void conv_scalar_affine_folds_into_weights(void**) {
   }
 }
 
+// Conv -> x * clip(x + 3, 0, 6) / 6 -> Mul(s) -> Add(t), as ocr_det writes
+// hard-swish, fuses into one CONV2D with HARD_SWISH (alpha s, beta t) in a
+// 1.3 stream, with the unfused ops' results (the driver does their
+// operations in their order). With 5 in place of 6 it is not hard-swish: 7
+// ops stay.
+void conv_hard_swish_fuses_into_the_conv(void**) {
+  for (float six : {6.f, 5.f}) {
+    const int64_t C = 2, H = 4, W = 7, CO = 3;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    auto w = Ramp(size_t(CO * C), 0.9f, 1.f);
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {CO, C, 1, 1}, w);
+    m.Const("three", {1}, {3.f});
+    m.Const("zero", {}, {0.f});
+    m.Const("six", {}, {six});
+    m.Const("d", {1}, {six});
+    m.Const("s", {1}, {-1.25f});
+    m.Const("t", {1}, {0.5f});
+    for (const char* v : {"c", "p", "k", "q", "h", "m", "y"}) m.Value(v, {1, CO, H, W});
+    m.Node("Conv", {"x", "w"}, {"c"});
+    m.Node("Add", {"c", "three"}, {"p"});
+    m.Node("Clip", {"p", "zero", "six"}, {"k"});
+    m.Node("Mul", {"c", "k"}, {"q"});
+    m.Node("Div", {"q", "d"}, {"h"});
+    m.Node("Mul", {"s", "h"}, {"m"});
+    m.Node("Add", {"m", "t"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    uint32_t ops = 0, minor = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops, &minor);
+    assert_int_equal(ops, six == 6.f ? 1 : 7);
+    assert_int_equal(minor, six == 6.f ? 3 : 0);
+    std::vector<float> want(size_t(CO * H * W));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t p = 0; p < H * W; ++p) {
+        float acc = 0.f;
+        for (int64_t c = 0; c < C; ++c) acc += x[size_t(c * H * W + p)] * w[size_t(o * C + c)];
+        float k = acc + 3.f;
+        k = k < 0.f ? 0.f : (k > six ? six : k);
+        const float q = acc * k, hs = q / six, mm = -1.25f * hs;
+        want[size_t(o * H * W + p)] = mm + 0.5f;
+      }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -580,6 +629,7 @@ int main(void) {
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(conv_scalar_affine_folds_into_weights),
+      cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),

@@ -101,6 +101,40 @@ uint32_t HalfTensor(Stream& s, std::vector<int64_t> shape, L loc, uint64_t offse
   return uint32_t(s.tensors.size() - 1);
 }
 
+// HARD_SWISH came with stream 1.3: a 1.2 stream naming it (as a fused
+// activation or a UNARY kind) is refused like an unknown kind; at 1.3 both
+// load.
+void hard_swish_needs_stream_1_3(void**) {
+  std::vector<float> weights(8, 0.5f);
+  for (uint16_t minor : {2, 3}) {
+    Stream a;
+    uint32_t x = a.Tensor("x", {1, 1, 1, 8}, L::INPUT, 0);
+    uint32_t w = a.Tensor("w", {8}, L::WEIGHT, 0);
+    uint32_t y = a.Tensor("y", {1, 1, 1, 8}, L::OUTPUT, 0);
+    a.Op(fb::CreateConv2D(a.fbb, x, w, y, false, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+                          fb::Activation::HARD_SWISH, 1.f, 0.f));
+    Stream b;
+    x = b.Tensor("x", {8}, L::INPUT, 0);
+    y = b.Tensor("y", {8}, L::OUTPUT, 0);
+    b.Op(fb::CreateUnary(b.fbb, fb::Activation::HARD_SWISH, x, y));
+    if (minor == 2) {
+      ExpectRejected(a.Finish(0, "g", minor), weights, "unknown activation 7");
+      ExpectRejected(b.Finish(0, "g", minor), {}, "unknown kind 7");
+      continue;
+    }
+    for (Stream* s : {&a, &b}) {
+      Loaded l;
+      Load(&l, {{"g", s->Finish(0, "g", minor)}}, s == &a ? weights : std::vector<float>{});
+      assert_int_equal(l.rc, 0);
+      epctx_hal_graph* g = nullptr;
+      epctx_hal_graph_info info;
+      Bind(&l, "g", &g, &info);
+      if (l.rc) print_error("%s\n", l.msg.c_str());
+      assert_int_equal(l.rc, 0);
+    }
+  }
+}
+
 // The vnpu computes in float32: float16 lives at the graph's edges (only
 // CONVERT touches those) and in the weight segment (widened once at bind).
 void float16_only_at_edges_and_only_through_convert(void**) {
@@ -387,6 +421,7 @@ int main(void) {
       cmocka_unit_test(eighty_thousand_input_bindings_checked_in_one_pass),
       cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
       cmocka_unit_test(float16_only_at_edges_and_only_through_convert),
+      cmocka_unit_test(hard_swish_needs_stream_1_3),
       cmocka_unit_test(conv_transpose_output_shape_checked),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
       cmocka_unit_test(every_op_rejects_weight_offset_past_segment),

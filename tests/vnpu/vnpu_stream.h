@@ -42,8 +42,8 @@ struct Stream {
   void Op(flatbuffers::Offset<T> params) {
     ops.push_back(fb::CreateOp(fbb, fb::OpParamsTraits<T>::enum_value, params.Union()));
   }
-  std::vector<uint8_t> Finish(uint64_t arena, const char* name = "g") {
-    auto g = fb::CreateGraphDirect(fbb, 1, 0, name, &tensors, arena, &ops);
+  std::vector<uint8_t> Finish(uint64_t arena, const char* name = "g", uint16_t minor = 0) {
+    auto g = fb::CreateGraphDirect(fbb, 1, minor, name, &tensors, arena, &ops);
     fb::FinishGraphBuffer(fbb, g);
     return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   }

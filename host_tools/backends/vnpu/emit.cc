@@ -118,6 +118,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   for (const IrTensor& t : g.tensors)
     if (t.dtype != fb::DType::FLOAT32 && t.loc == fb::Location::WEIGHT) minor = 2;
   if (UsesInt8(g)) minor = 2;  // the int8 level
+  // 1.3: the HARD_SWISH activation (a 1.2 driver refuses the unknown kind).
+  for (const IrOp& o : g.ops)
+    if (o.act == fb::Activation::HARD_SWISH) minor = 3;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

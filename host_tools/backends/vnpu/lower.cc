@@ -176,6 +176,11 @@ class Lowerer {
     if (t == "Relu") op.act = fb::Activation::RELU;
     if (t == "Sigmoid") op.act = fb::Activation::SIGMOID;
     if (t == "Tanh") op.act = fb::Activation::TANH;
+    if (t == "HardSwish") {
+      op.act = fb::Activation::HARD_SWISH;
+      op.alpha = 1.0f;
+      op.beta = 0.0f;
+    }
     if (t == "LeakyRelu") {
       op.act = fb::Activation::LEAKY_RELU;
       op.alpha = AttrFloat(n, "alpha", 0.01f);
@@ -220,6 +225,88 @@ class Lowerer {
     *v = f[0];
     *mul = c->op_type() == "Mul";
     return c;
+  }
+
+  // The one-element float constant operand of binary node n whose other
+  // operand is `value`, in *k; false when n is not that.
+  bool ScalarOperand(const onnx::NodeProto& n, const std::string& value, float* k) {
+    if (n.input_size() != 2) return false;
+    const int other = n.input(0) == value ? 1 : 0;
+    if (n.input(1 - other) != value || n.input(other) == value) return false;
+    const auto* c = info_.constant(n.input(other));
+    if (!c || c->data_type() != onnx::TensorProto::FLOAT) return false;
+    if (Dims(*c).size() > Shape(value).size()) return false;
+    std::vector<float> f = Floats(*c, NodeLabel(n));
+    if (f.size() != 1) return false;
+    *k = f[0];
+    return true;
+  }
+
+  // The only consumer of `value` when it has exactly one and is not a
+  // partition output.
+  const onnx::NodeProto* OnlyConsumer(const std::string& value) {
+    if (outputs_.count(value)) return nullptr;
+    auto it = consumers_.find(value);
+    return it == consumers_.end() || it->second.size() != 1 ? nullptr : it->second[0];
+  }
+
+  // Hard-swish as exporters write it, x * clip(x + 3, 0, 6) / 6 (Add, Clip,
+  // Mul, Div: 24 in ocr_det, each a pass over memory), then at most one
+  // scalar Mul and one scalar Add, in that order: into op's HARD_SWISH
+  // activation, whose alpha and beta are that Mul and Add (the driver keeps
+  // the ops' order, so the result is the same floats). Returns the value op
+  // now produces.
+  std::string FuseHardSwish(IrOp& op, const std::string& x) {
+    if (outputs_.count(x)) return x;
+    auto it = consumers_.find(x);
+    if (it == consumers_.end() || it->second.size() != 2) return x;
+    const onnx::NodeProto *add = nullptr, *mul = nullptr;
+    for (const onnx::NodeProto* c : it->second) {
+      if (c->op_type() == "Add") add = c;
+      if (c->op_type() == "Mul") mul = c;
+    }
+    float k = 0.f;
+    if (!add || !mul || !ScalarOperand(*add, x, &k) || k != 3.f) return x;
+    const onnx::NodeProto* clip = OnlyConsumer(add->output(0));
+    if (!clip || clip->op_type() != "Clip") return x;
+    for (int i = 1; i < 3; ++i) {  // SetAct refuses bounds that are not constant scalars
+      if (!Has(*clip, i)) continue;
+      const auto* bc = info_.constant(clip->input(i));
+      if (!bc || bc->data_type() != onnx::TensorProto::FLOAT ||
+          Floats(*bc, NodeLabel(*clip)).size() != 1)
+        return x;
+    }
+    IrOp bounds;
+    SetAct(bounds, *clip);
+    if (bounds.alpha != 0.f || bounds.beta != 6.f) return x;
+    const std::string& c = clip->output(0);
+    if (OnlyConsumer(c) != mul || mul->input_size() != 2 ||
+        !((mul->input(0) == x && mul->input(1) == c) || (mul->input(0) == c && mul->input(1) == x)))
+      return x;
+    const onnx::NodeProto* div = OnlyConsumer(mul->output(0));
+    if (!div || div->op_type() != "Div" || div->input(0) != mul->output(0) ||
+        !ScalarOperand(*div, mul->output(0), &k) || k != 6.f)
+      return x;
+    for (const onnx::NodeProto* n : {add, clip, mul, div}) consumed_.insert(n);
+    op.act = fb::Activation::HARD_SWISH;
+    op.alpha = 1.0f;
+    op.beta = 0.0f;
+    std::string value = div->output(0);
+    float sv = 0.f;
+    bool is_mul = false;
+    const onnx::NodeProto* a = ScalarAffine(value, &sv, &is_mul);
+    if (a && is_mul) {
+      op.alpha = sv;
+      consumed_.insert(a);
+      value = a->output(0);
+      a = ScalarAffine(value, &sv, &is_mul);
+    }
+    if (a && !is_mul) {
+      op.beta = sv;
+      consumed_.insert(a);
+      value = a->output(0);
+    }
+    return value;
   }
 
   // Fuses a following activation into op; returns the value op now produces.
@@ -347,6 +434,7 @@ class Lowerer {
       value = a->output(0);
     }
     value = FuseAct(op, value);
+    if (op.act == fb::Activation::NONE) value = FuseHardSwish(op, value);
 
     // Pack [G][ceil(CO_g/8)][cig][KH*KW][8], channel tail zero-padded.
     const int64_t cog = CO / G, nb = (cog + 7) / 8, ks = KH * KW;

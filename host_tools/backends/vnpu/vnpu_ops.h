@@ -17,7 +17,8 @@ namespace vnpu {
 
 // UNARY ops; also fused into a preceding CONV2D/GEMM.
 inline const std::set<std::string> kActivationOps = {"Relu", "LeakyRelu",   "Sigmoid",
-                                                     "HardSigmoid", "Clip", "Tanh"};
+                                                     "HardSigmoid", "Clip", "Tanh",
+                                                     "HardSwish"};
 // BINARY ops (numpy broadcasting), by kind.
 inline const std::map<std::string, fb::BinaryKind> kBinaryOps = {
     {"Add", fb::BinaryKind::ADD}, {"Sub", fb::BinaryKind::SUB},

@@ -378,6 +378,12 @@ inline float Activate(float v, float alpha, float beta) {
       return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
     }
     case Act::TANH: return tanhf(v);
+    case Act::HARD_SWISH: {
+      // The ONNX ops' order and roundings: (x + 3) clipped, times x, / 6.
+      float h = v + 3.f;
+      h = h < 0.f ? 0.f : (h > 6.f ? 6.f : h);
+      return v * h / 6.f * alpha + beta;
+    }
   }
   return v;
 }
@@ -409,6 +415,21 @@ void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
   for (; i < n; ++i) y[i] = Activate<Act::CLIP>(x[i], lo, hi);
 }
 
+// HARD_SWISH four lanes at a time (ocr_det and ocr_cls follow most convs
+// with it), the same operations as Activate's.
+void ActRowHardSwish(const float* x, float* y, uint64_t n, float alpha, float beta) {
+  const V4 z = {}, three = z + 3.f, six = z + 6.f, a = z + alpha, b = z + beta;
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const V4 v = Load4(x + i);
+    V4 h = v + three;
+    h = h < z ? z : h;
+    h = h > six ? six : h;
+    Store4(y + i, v * h / six * a + b);
+  }
+  for (; i < n; ++i) y[i] = Activate<Act::HARD_SWISH>(x[i], alpha, beta);
+}
+
 // LEAKY_RELU four lanes at a time (embedding_model follows every conv with it).
 void ActRowLeaky(const float* x, float* y, uint64_t n, float alpha) {
   const V4 z = {};
@@ -433,6 +454,7 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
     case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
+    case Act::HARD_SWISH: return ActRowHardSwish(x, y, n, alpha, beta);
   }
 }
 

@@ -38,6 +38,12 @@ struct Checker {
   // buffer held) is refused.
   uint8_t* output_written = nullptr;
 
+  // HARD_SWISH came with stream 1.3: an older stream naming it is as wrong
+  // as an unknown kind.
+  fb::Activation MaxActivation() const {
+    return g->version_minor() >= 3 ? fb::Activation::HARD_SWISH : fb::Activation::TANH;
+  }
+
   uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
   uint32_t Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
@@ -243,7 +249,7 @@ int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
       !Window(c->output_pad_h(), true, "output_pad_h") ||
       !Window(c->output_pad_w(), true, "output_pad_w") || !Window(c->groups(), false, "groups"))
     return Fail();
-  if (uint32_t(c->activation()) > uint32_t(fb::Activation::TANH)) {
+  if (uint32_t(c->activation()) > uint32_t(MaxActivation())) {
     OpErr().s("unknown activation ").u(uint64_t(c->activation()));
     return Fail();
   }
@@ -313,6 +319,10 @@ bool Checker::ConvShape(uint32_t x, uint32_t y, const ConvWindow& k) {
 int Checker::Conv(const fb::Conv2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
   if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
+  if (uint32_t(c->activation()) > uint32_t(MaxActivation())) {
+    OpErr().s("unknown activation ").u(uint64_t(c->activation()));
+    return Fail();
+  }
   if (!ConvShape(x, y, ConvWindow::Of(c))) return Fail();
   int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
   uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
@@ -329,6 +339,10 @@ int Checker::Conv(const fb::Conv2D* c) {
 int Checker::Gemm(const fb::Gemm* c) {
   if (!Ref(c->input(), "input") || !Writable(c->output(), "output") || !Ref(c->weights(), "weights"))
     return Fail();
+  if (uint32_t(c->activation()) > uint32_t(MaxActivation())) {
+    OpErr().s("unknown activation ").u(uint64_t(c->activation()));
+    return Fail();
+  }
   uint64_t m = c->m(), k = c->k(), n = c->n(), mk, mn, kn;
   if (m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) || n > uint64_t(kMaxDim) ||
       !Mul(m, k, &mk) || !Mul(m, n, &mn) || !Mul((n + 7) / 8 * 8, k, &kn)) {
@@ -485,7 +499,7 @@ int Checker::Op(const fb::Op* o) {
       if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
           !ElemsIs(c->output(), Elements(T(c->input())), "output"))
         return Fail();
-      if (c->kind() == fb::Activation::NONE || uint32_t(c->kind()) > uint32_t(fb::Activation::TANH)) {
+      if (c->kind() == fb::Activation::NONE || uint32_t(c->kind()) > uint32_t(MaxActivation())) {
         OpErr().s("unknown kind ").u(uint64_t(c->kind()));
         return Fail();
       }
