@@ -437,6 +437,21 @@ void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
 void ActRowHardSwish(const float* x, float* y, uint64_t n, float alpha, float beta) {
   const V4 z = {}, three = z + 3.f, six = z + 6.f, a = z + alpha, b = z + beta;
   uint64_t i = 0;
+  if (alpha == 1.f && beta == 0.f) {  // a bare hard-swish: no Mul and Add to mirror
+    for (; i + 4 <= n; i += 4) {
+      const V4 v = Load4(x + i);
+      V4 h = v + three;
+      h = h < z ? z : h;
+      h = h > six ? six : h;
+      Store4(y + i, v * h / six);
+    }
+    for (; i < n; ++i) {
+      float h = x[i] + 3.f;
+      h = h < 0.f ? 0.f : (h > 6.f ? 6.f : h);
+      y[i] = x[i] * h / 6.f;
+    }
+    return;
+  }
   for (; i + 4 <= n; i += 4) {
     const V4 v = Load4(x + i);
     V4 h = v + three;
