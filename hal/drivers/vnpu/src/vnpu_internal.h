@@ -123,6 +123,11 @@ struct Bindings {
 template <typename F>
 void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
   if (n <= 0) return;
+#if defined(EPCTX_VNPU_SERIAL) && EPCTX_VNPU_SERIAL
+  (void)par;
+  (void)min_units;
+  f(int64_t(0), n);
+#else
   uint32_t chunks = 1;
   if (par && par->threads > 1) {
     const int64_t most = n / (min_units < 1 ? 1 : min_units);
@@ -145,6 +150,7 @@ void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const
         if (lo < hi) (*j.f)(lo, hi);
       },
       &job);
+#endif
 }
 
 // Units of `work` multiply-adds each that make a run worth a thread.
