@@ -162,10 +162,8 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
             k0 += kc;
           }
           if (post)
-            for (int64_t j = 0; j < s.cog; ++j) {
-              float* yr = yg + j * OHW + p0;
-              ActivateRow(c->activation(), yr, yr, uint64_t(np), c->alpha(), c->beta());
-            }
+            ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
+                         c->alpha(), c->beta());
         }
       });
     }
@@ -225,10 +223,8 @@ void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bi
             }
           }
           if (post)
-            for (int64_t j = 0; j < s.cog; ++j) {
-              float* yr = yg + j * OHW + q0;
-              ActivateRow(c->activation(), yr, yr, uint64_t(uk::kNr), c->alpha(), c->beta());
-            }
+            ActivateRows(c->activation(), yg + q0, uint64_t(s.cog), uint64_t(uk::kNr),
+                         uint64_t(OHW), c->alpha(), c->beta());
         }
       });
     }

@@ -258,6 +258,11 @@ inline bool FusedClamp(fb::Activation kind, float alpha, float beta, float* lo, 
 // loop so each activation is one tight loop (vnpu_kernels.cc).
 void ActivateRow(fb::Activation kind, const float* x, float* y, uint64_t n, float alpha,
                  float beta);
+// In place over `rows` rows of n floats, ld apart: one switch for all of them
+// (a conv's block is cog rows of 24 pixels; a call per row cost as much as
+// the activation).
+void ActivateRows(fb::Activation kind, float* y, uint64_t rows, uint64_t n, uint64_t ld,
+                  float alpha, float beta);
 
 }  // namespace vnpu
 }  // namespace epctx

@@ -77,9 +77,8 @@ void Runner::Gemm(const fb::Gemm* c) {
       }
     }
     if (post)
-      for (int64_t m = m_lo; m < m_hi; ++m)
-        ActivateRow(act, y + m * N + j_lo, y + m * N + j_lo, uint64_t(j_hi - j_lo), c->alpha(),
-                    c->beta());
+      ActivateRows(act, y + m_lo * N + j_lo, uint64_t(m_hi - m_lo), uint64_t(j_hi - j_lo),
+                   uint64_t(N), c->alpha(), c->beta());
   });
 }
 
@@ -487,6 +486,24 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
     case Act::HARD_SWISH: return ActRowHardSwish(x, y, n, alpha, beta);
+  }
+}
+
+void ActivateRows(Act kind, float* y, uint64_t rows, uint64_t n, uint64_t ld, float alpha,
+                  float beta) {
+  auto each = [&](auto row) {
+    for (uint64_t r = 0; r < rows; ++r) row(y + r * ld);
+  };
+  switch (kind) {
+    case Act::NONE: return;
+    case Act::RELU: return each([&](float* p) { ActRowRelu(p, p, n); });
+    case Act::LEAKY_RELU: return each([&](float* p) { ActRowLeaky(p, p, n, alpha); });
+    case Act::CLIP: return each([&](float* p) { ActRowClip(p, p, n, alpha, beta); });
+    case Act::SIGMOID: return each([&](float* p) { ActRow<Act::SIGMOID>(p, p, n, alpha, beta); });
+    case Act::HARD_SIGMOID:
+      return each([&](float* p) { ActRow<Act::HARD_SIGMOID>(p, p, n, alpha, beta); });
+    case Act::TANH: return each([&](float* p) { ActRow<Act::TANH>(p, p, n, alpha, beta); });
+    case Act::HARD_SWISH: return each([&](float* p) { ActRowHardSwish(p, p, n, alpha, beta); });
   }
 }
 
