@@ -128,6 +128,7 @@ void conv2d_matches_reference_loops(void**) {
   CheckConv(1, 4, 9, 30, 6, 3, 1, 1, 1, 2, false);   // grouped, wide
   CheckConv(1, 5, 11, 23, 5, 5, 1, 2, 1, 5, true);   // depthwise 5x5, wide
   CheckConv(1, 5, 11, 23, 5, 5, 2, 2, 1, 5, false);  // depthwise 5x5, strided
+  CheckConv(1, 4, 9, 37, 4, 3, 2, 1, 1, 4, true);    // depthwise 3x3 stride 2: even-lane body, tails
   CheckConv(1, 3, 6, 20, 6, 3, 1, 1, 1, 3, false);   // channel multiplier 2, wide
 }
 

@@ -365,6 +365,17 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
               for (; ow + 4 <= hi; ow += 4)
                 Store4(yr + ow, Load4(yr + ow) + wv * Load4(row + ow + off));
               for (; ow < hi; ++ow) yr[ow] += wv * row[ow + off];
+            } else if (s.sw == 2) {
+              // Four outputs read the even lanes of eight inputs: two loads
+              // and a shuffle, while all eight lie inside the row.
+              const V4 w4 = V4{} + wv;
+              int64_t ow = lo;
+              for (; ow + 4 <= hi && 2 * ow + off + 8 <= s.W; ow += 4) {
+                const float* p = row + 2 * ow + off;
+                const V4 even = __builtin_shuffle(Load4(p), Load4(p + 4), VI4{0, 2, 4, 6});
+                Store4(yr + ow, Load4(yr + ow) + w4 * even);
+              }
+              for (; ow < hi; ++ow) yr[ow] += wv * row[2 * ow + off];
             } else {
               for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * row[ow * s.sw + off];
             }
