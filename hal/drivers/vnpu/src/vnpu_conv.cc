@@ -372,7 +372,7 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
               int64_t ow = lo;
               for (; ow + 4 <= hi && 2 * ow + off + 8 <= s.W; ow += 4) {
                 const float* p = row + 2 * ow + off;
-                const V4 even = __builtin_shuffle(Load4(p), Load4(p + 4), VI4{0, 2, 4, 6});
+                const V4 even = __builtin_shufflevector(Load4(p), Load4(p + 4), 0, 2, 4, 6);
                 Store4(yr + ow, Load4(yr + ow) + w4 * even);
               }
               for (; ow < hi; ++ow) yr[ow] += wv * row[2 * ow + off];

@@ -175,7 +175,6 @@ inline int64_t Dim(const fb::Tensor* t, uint32_t d) { return I64(t->shape(), d);
 
 // Four floats as one GCC vector, loaded and stored at any alignment.
 typedef float V4 __attribute__((vector_size(16)));
-typedef int32_t VI4 __attribute__((vector_size(16)));  // shuffle masks
 inline V4 Load4(const float* p) {
   V4 v;
   __builtin_memcpy(&v, p, sizeof(v));
