@@ -73,7 +73,7 @@ mbedtls_source() {
       printf '%s\n' "$stanzas" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.sources >/dev/null
     [ -z "$lines" ] ||
       printf '%s\n' "$lines" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.list >/dev/null
-    "${SUDO[@]}" apt-get update -q
+    apt_update
   fi
   tmp=$(mktemp -d)
   chmod 755 "$tmp"  # apt fetches as its own user
@@ -127,7 +127,31 @@ if [ $cross -eq 1 ] && foreign_missing; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -q
-"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# A mirror in the middle of a sync serves index files of the wrong size for a
+# minute or two ("File has unexpected size ... Mirror sync in progress?") and
+# apt-get update then fails: try again a few times before giving up, and let
+# the install go ahead on what was fetched (it fails by itself if a package is
+# really missing).
+apt_update() {
+  local try
+  for try in 1 2 3 4 5; do
+    "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && return 0
+    echo "setup-deps: apt-get update failed (try $try of 5); again in $((try * 15)) s" >&2
+    sleep $((try * 15))
+  done
+  echo "setup-deps: apt-get update kept failing; installing from the lists fetched" >&2
+}
+apt_install() {
+  local try
+  for try in 1 2 3; do
+    "${SUDO[@]}" apt-get install -y -q -o Acquire::Retries=3 --no-install-recommends "$@" && return 0
+    echo "setup-deps: apt-get install failed (try $try of 3)" >&2
+    sleep 20
+    apt_update
+  done
+  return 1
+}
+apt_update
+apt_install "${missing[@]}"
 [ $cross -eq 0 ] || mbedtls_source
 riscv64

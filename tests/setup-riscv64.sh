@@ -24,14 +24,22 @@ if ! apt-get source --print-uris cmocka >/dev/null 2>&1; then
   . /etc/os-release
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
     "${VERSION_CODENAME}" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.sources >/dev/null
-  "${SUDO[@]}" apt-get update -q
+  # a mirror mid-sync fails an update for a minute or two: try again
+  for try in 1 2 3 4 5; do
+    "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && break
+    echo "setup-riscv64: apt-get update failed (try $try of 5)" >&2
+    sleep $((try * 15))
+  done
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-apt-get source -q cmocka mbedtls >/dev/null 2>&1 ||
-  { echo "setup-riscv64: error: apt-get source cmocka mbedtls failed" >&2; exit 1; }
+for try in 1 2 3 0; do
+  [ $try -ne 0 ] || { echo "setup-riscv64: error: apt-get source cmocka mbedtls failed" >&2; exit 1; }
+  apt-get source -q -o Acquire::Retries=3 cmocka mbedtls >/dev/null 2>&1 && break
+  sleep 20
+done
 
 cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=riscv64
   -DCMAKE_C_COMPILER=riscv64-linux-gnu-gcc -DCMAKE_BUILD_TYPE=Release
