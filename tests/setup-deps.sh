@@ -134,10 +134,10 @@ export DEBIAN_FRONTEND=noninteractive
 # really missing).
 apt_update() {
   local try
-  for try in 1 2 3 4 5; do
+  for try in 1 2 3; do
     "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && return 0
-    echo "setup-deps: apt-get update failed (try $try of 5); again in $((try * 15)) s" >&2
-    sleep $((try * 15))
+    echo "setup-deps: apt-get update failed (try $try of 3); again in $((try * 10)) s" >&2
+    sleep $((try * 10))
   done
   echo "setup-deps: apt-get update kept failing; installing from the lists fetched" >&2
 }

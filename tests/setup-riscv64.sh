@@ -25,10 +25,10 @@ if ! apt-get source --print-uris cmocka >/dev/null 2>&1; then
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
     "${VERSION_CODENAME}" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.sources >/dev/null
   # a mirror mid-sync fails an update for a minute or two: try again
-  for try in 1 2 3 4 5; do
+  for try in 1 2 3; do
     "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && break
-    echo "setup-riscv64: apt-get update failed (try $try of 5)" >&2
-    sleep $((try * 15))
+    echo "setup-riscv64: apt-get update failed (try $try of 3)" >&2
+    sleep $((try * 10))
   done
 fi
 

@@ -347,6 +347,11 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},  // 3x1 dilated, grouped
       {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},   // depthwise, dilated
       {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
+      // taps read in place (>= 16 input channels, >= 24 interior columns)
+      {16, 7, 30, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // 3x3 pad 1, overlap
+      {32, 5, 40, 9, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
+      {16, 9, 34, 6, 3, 3, 2, 1, 2, 2, 2, 2, 1, 3, 1, true},   // row stride 2, dilated, pads
+      {32, 4, 30, 8, 2, 3, 1, 1, 1, 1, 3, 1, 3, 1, 2, false},  // grouped; rows all padding
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }
