@@ -155,9 +155,21 @@ void Strides(uint32_t rank, const int64_t* dims, int64_t* strides) {
 }
 
 bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out) {
+  // A zero dim makes the product 0 whatever the others: multiplied in order,
+  // [3, 2^62, 0] would overflow before it reached the 0.
+  for (uint32_t i = begin; i < end; ++i)
+    if (dims[i] == 0) {
+      *out = 0;
+      return true;
+    }
   int64_t p = 1;
   for (uint32_t i = begin; i < end; ++i)
-    if (dims[i] < 0 || !MulOk(p, dims[i], &p)) return false;
+    if (dims[i] < 0 || !MulOk(p, dims[i], &p)) {
+      // Only an empty tensor's dims can do this (a tensor's element count
+      // fits in int64): a caller that loops over the product does nothing.
+      *out = 0;
+      return false;
+    }
   *out = p;
   return true;
 }

@@ -75,7 +75,8 @@ inline void NextIndex(uint32_t n, const int64_t* dims, int64_t* idx, const int64
 // The number of outer indices NextIndex walks for a rank-r tensor.
 inline uint32_t OuterRank(uint32_t r) { return r ? r - 1 : 0; }
 
-// Product of dims[begin, end); 0 dims allowed. False on overflow.
+// Product of dims[begin, end); 0 dims allowed (any 0 makes it 0, however
+// large the others). False on overflow, with *out set to 0.
 bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out);
 
 // a * b for non-negative values; false on overflow.

@@ -76,9 +76,16 @@ Status Flatten(KernelContext& ctx) {
                     static_cast<long long>(axis), static_cast<long long>(-r),
                     static_cast<long long>(r), ShapeOf(*x).s);
   if (axis < 0) axis += r;
+  // An empty input's dims on one side of the axis can multiply past int64
+  // ([3, 2^62, 0] at axis 2 or 3): refused, never a wrapped or stale shape
+  // (which made [1, 1] out of [1, 3, 2^62, 0] at axis 4: one element read
+  // from an empty tensor).
   int64_t dims[2] = {1, 1};
-  Product(x->dims, 0, static_cast<uint32_t>(axis), &dims[0]);
-  Product(x->dims, static_cast<uint32_t>(axis), x->rank, &dims[1]);
+  if (!Product(x->dims, 0, static_cast<uint32_t>(axis), &dims[0]) ||
+      !Product(x->dims, static_cast<uint32_t>(axis), x->rank, &dims[1]))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "flattening %s at axis %lld gives a dimension past int64", ShapeOf(*x).s,
+                    static_cast<long long>(axis));
   return ViewAs(ctx, *x, 2, dims);
 }
 
