@@ -45,6 +45,8 @@ elif command -v sudo >/dev/null; then
 else
   SUDO=(false)  # only an error when something must be installed
 fi
+APT_TAG=setup-deps
+. "$(dirname "${BASH_SOURCE[0]}")/apt_retry.sh"
 
 # The bare-metal board builds libmbedcrypto itself, with its own config
 # (boards/baremetal.cmake): Debian's source package of the installed
@@ -127,31 +129,7 @@ if [ $cross -eq 1 ] && foreign_missing; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-# A mirror in the middle of a sync serves index files of the wrong size for a
-# minute or two ("File has unexpected size ... Mirror sync in progress?") and
-# apt-get update then fails: try again a few times before giving up, and let
-# the install go ahead on what was fetched (it fails by itself if a package is
-# really missing).
-apt_update() {
-  local try
-  for try in 1 2 3; do
-    "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && return 0
-    echo "setup-deps: apt-get update failed (try $try of 3); again in $((try * 10)) s" >&2
-    sleep $((try * 10))
-  done
-  echo "setup-deps: apt-get update kept failing; installing from the lists fetched" >&2
-}
-apt_install() {
-  local try
-  for try in 1 2 3; do
-    "${SUDO[@]}" apt-get install -y -q -o Acquire::Retries=3 --no-install-recommends "$@" && return 0
-    echo "setup-deps: apt-get install failed (try $try of 3)" >&2
-    sleep 20
-    apt_update
-  done
-  return 1
-}
 apt_update
-apt_install "${missing[@]}"
+apt_retry "${SUDO[@]}" apt-get install -y -q -o Acquire::Retries=3 --no-install-recommends "${missing[@]}"
 [ $cross -eq 0 ] || mbedtls_source
 riscv64

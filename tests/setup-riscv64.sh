@@ -18,28 +18,22 @@ if [ -f "$prefix/include/cmocka.h" ] && [ -f "$prefix/lib/libmbedcrypto.a" ] &&
 fi
 SUDO=()
 [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+APT_TAG=setup-riscv64
+. "$(dirname "${BASH_SOURCE[0]}")/apt_retry.sh"
 
 # Source packages need a deb-src entry for the release's main archive.
 if ! apt-get source --print-uris cmocka >/dev/null 2>&1; then
   . /etc/os-release
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
     "${VERSION_CODENAME}" | "${SUDO[@]}" tee /etc/apt/sources.list.d/epctx-src.sources >/dev/null
-  # a mirror mid-sync fails an update for a minute or two: try again
-  for try in 1 2 3; do
-    "${SUDO[@]}" apt-get update -q -o Acquire::Retries=3 && break
-    echo "setup-riscv64: apt-get update failed (try $try of 3)" >&2
-    sleep $((try * 10))
-  done
+  apt_update
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-for try in 1 2 3 0; do
-  [ $try -ne 0 ] || { echo "setup-riscv64: error: apt-get source cmocka mbedtls failed" >&2; exit 1; }
-  apt-get source -q -o Acquire::Retries=3 cmocka mbedtls >/dev/null 2>&1 && break
-  sleep 20
-done
+apt_retry apt-get source -q -o Acquire::Retries=3 cmocka mbedtls >/dev/null 2>&1 ||
+  { echo "setup-riscv64: error: apt-get source cmocka mbedtls failed" >&2; exit 1; }
 
 cross=(-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=riscv64
   -DCMAKE_C_COMPILER=riscv64-linux-gnu-gcc -DCMAKE_BUILD_TYPE=Release
