@@ -76,6 +76,12 @@ void IntAttr(onnx::NodeProto* n, const char* name, int64_t v) {
   a->set_type(onnx::AttributeProto::INT);
   a->set_i(v);
 }
+void FloatAttr(onnx::NodeProto* n, const char* name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
 void IntsAttr(onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
   auto* a = n->add_attribute();
   a->set_name(name);
@@ -280,7 +286,7 @@ void conv_bn_relu_pool_gemm_softmax_matches_reference(void**) {
 
 struct ConvCase {
   int64_t C, H, W, CO, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr, group;
-  bool relu;
+  int act;  // 0 none, 1 Relu (fused as a clamp), 2 LeakyRelu 0.1 (run after the tile)
 };
 
 // One Conv (+ Relu) through the vnpu driver against a double reference.
@@ -300,11 +306,14 @@ void RunConvCase(const ConvCase& k) {
   IntsAttr(conv, "strides", {k.sh, k.sw});
   IntsAttr(conv, "dilations", {k.dh, k.dw});
   IntAttr(conv, "group", k.group);
-  if (k.relu) {
+  if (k.act == 1) {
     m.Value("y", {1, k.CO, OH, OW});
     m.Node("Relu", {"c"}, {"y"});
+  } else if (k.act == 2) {
+    m.Value("y", {1, k.CO, OH, OW});
+    FloatAttr(m.Node("LeakyRelu", {"c"}, {"y"}), "alpha", 0.1f);
   }
-  m.Finish({"x"}, {k.relu ? "y" : "c"});
+  m.Finish({"x"}, {k.act ? "y" : "c"});
   auto out = CompileAndRun(m, {x});
   std::vector<float> want(size_t(k.CO * OH * OW));
   for (int64_t o = 0; o < k.CO; ++o)
@@ -320,7 +329,8 @@ void RunConvCase(const ConvCase& k) {
                 acc += double(x[size_t(((g * cig + c) * k.H + ii) * k.W + jj)]) *
                        w[size_t(((o * cig + c) * k.KH + u) * k.KW + v)];
             }
-        if (k.relu && acc < 0) acc = 0;
+        if (k.act == 1 && acc < 0) acc = 0;
+        if (k.act == 2 && acc < 0) acc *= 0.1;
         want[size_t((o * OH + i) * OW + j)] = float(acc);
       }
   ExpectNear(out[0], want);
@@ -332,10 +342,12 @@ void RunConvCase(const ConvCase& k) {
 // pixels (an STFT as a convolution), with groups, a partial last channel
 // tile and one pixel row of a tile; 3x1 convolutions as shifted 1x1 taps
 // with an overlapping last block; depthwise rows whose interior runs 16
-// and 4 columns at a time next to edge columns.
+// and 4 columns at a time next to edge columns, and padded depthwise rows;
+// the transposed path (pixels as tile rows, output channels as columns)
+// with strides, dilation, groups, padded edges and all-padding rows.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
-      // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp relu
+      // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
       {5, 9, 11, 13, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, true},   // im2col, tap runs cut
       {3, 7, 30, 10, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
       {6, 4, 8, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, false},    // grouped 1x1 in place
@@ -347,11 +359,18 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},  // 3x1 dilated, grouped
       {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},   // depthwise, dilated
       {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
-      // taps read in place (>= 16 input channels, >= 24 interior columns)
-      {16, 7, 30, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // 3x3 pad 1, overlap
+      {4, 7, 19, 4, 5, 5, 1, 1, 1, 2, 2, 4, 2, 4, 4, 2},       // depthwise padded rows, leaky
+      {8, 6, 9, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 8, 0},        // depthwise padded, row stride
+      // transposed: >= 16 input channels, <= 24 output channels, taps read in place
+      {16, 7, 30, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // 3x3 pad 1
       {32, 5, 40, 9, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
       {16, 9, 34, 6, 3, 3, 2, 1, 2, 2, 2, 2, 1, 3, 1, true},   // row stride 2, dilated, pads
       {32, 4, 30, 8, 2, 3, 1, 1, 1, 1, 3, 1, 3, 1, 2, false},  // grouped; rows all padding
+      {144, 3, 9, 8, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, false},  // column stride 2, edge chunks
+      {24, 6, 13, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // 24 channels, 1-pixel tail, leaky
+      {96, 8, 10, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // the ocr_det head's 96 -> 24
+      // 1x1 convolutions read in place, several block groups, leaky after the tile
+      {16, 20, 21, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }

@@ -169,6 +169,120 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
     }
 }
 
+// Taps of the depthwise row kernel below (a 7x7 window at most).
+constexpr int64_t kMaxTaps = 49;
+
+// Input channels gathered per call at the edges of Transposed (a 4 x 128
+// float stack tile).
+constexpr int64_t kEdgeChunk = 128;
+
+// Few output channels (at most one tile's 24 columns) from many input
+// channels, e.g. the 96 -> 24 3x3 convolutions of a detection head: as
+// Dense, each 24-pixel block would pack its whole K (864 rows for those)
+// for only 6 four-row tiles, so packing costs about as much as the
+// multiply-adds. Transposed, C^T = im2col^T x W^T, the tile's rows are 4
+// output pixels of one row and its columns the output channels: for each
+// kernel tap, A is the input itself (pixel r at column stride sw, channel
+// stride H * W) and B the packed weights at that tap (strip = 8-channel
+// block, k stride one tap's 8 floats), one call of K = Cin_g per tap
+// accumulated in a stack tile, so nothing is packed. Taps whose input row
+// lies outside are skipped; at the left and right edges the 4 pixels'
+// inputs are gathered with zeros for the padding. The 4 x 24 result goes
+// to the channel-major output through the stack tile.
+bool TransposedApplies(const Shape& s) {
+  return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps && s.OW >= uk::kMr;
+}
+
+// Threads split the output rows (of every image and group).
+void Transposed(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+                const fb::Conv2D* c, const epctx_hal_parallel* par) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, units = s.N * s.G * s.OH;
+  base.b_ss = s.cig * s.kstride;
+  base.b_ks = s.kstride;
+  base.ldc = uk::kNr;
+  base.cols = static_cast<int32_t>(s.cog);
+  ForRange(par, units, MinUnits(s.cog * s.cig * s.KH * s.KW * s.OW), [&](int64_t u0, int64_t u1) {
+    float cbuf[uk::kMr * uk::kNr];
+    float abuf[uk::kMr * kEdgeChunk];
+    uk::Tile t = base;
+    t.c = cbuf;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t oh = u % s.OH, gi = (u / s.OH) % s.G, n = u / (s.OH * s.G);
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW + oh * s.OW;
+      t.col_bias = bias ? bias + gi * s.cog : nullptr;
+      // Input rows of this output row's taps (-1: outside, skipped).
+      int64_t ihs[kMaxTaps];
+      int64_t last = -1;
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+        ihs[kh] = ih >= 0 && ih < s.H ? ih : -1;
+        if (ihs[kh] >= 0) last = kh;
+      }
+      for (int64_t ow0 = 0; ow0 < s.OW; ow0 += uk::kMr) {
+        const int64_t nr = s.OW - ow0 < uk::kMr ? s.OW - ow0 : uk::kMr;
+        t.rows = static_cast<int32_t>(nr);
+        bool first = true;
+        if (last < 0) {  // every tap in the padding: bias and activation only
+          t.kc = 0;
+          t.accumulate = false;
+          t.last = true;
+          tile(t);
+        }
+        for (int64_t kh = 0; kh <= last; ++kh) {
+          if (ihs[kh] < 0) continue;
+          const float* xrow = xg + ihs[kh] * s.W;
+          for (int64_t kw = 0; kw < s.KW; ++kw) {
+            const int64_t iw0 = ow0 * s.sw + kw * s.dw - s.pl;
+            const int64_t iwn = iw0 + (nr - 1) * s.sw;
+            const float* wt = wg + (kh * s.KW + kw) * 8;
+            const bool final_tap = kh == last && kw == s.KW - 1;
+            if (iw0 >= 0 && iwn < s.W) {
+              t.a = xrow + iw0;
+              t.a_rs = s.sw;
+              t.a_ks = HW;
+              t.b = wt;
+              t.kc = s.cig;
+              t.accumulate = !first;
+              t.last = final_tap;
+              tile(t);
+              first = false;
+              continue;
+            }
+            for (int64_t ic0 = 0; ic0 < s.cig; ic0 += kEdgeChunk) {
+              const int64_t kc = s.cig - ic0 < kEdgeChunk ? s.cig - ic0 : kEdgeChunk;
+              for (int64_t r = 0; r < nr; ++r) {
+                const int64_t iw = iw0 + r * s.sw;
+                const bool in = iw >= 0 && iw < s.W;
+                for (int64_t k = 0; k < kc; ++k)
+                  abuf[k * uk::kMr + r] = in ? xrow[(ic0 + k) * HW + iw] : 0.0f;
+              }
+              t.a = abuf;
+              t.a_rs = 1;
+              t.a_ks = uk::kMr;
+              t.b = wt + ic0 * s.kstride;
+              t.kc = kc;
+              t.accumulate = !first;
+              t.last = final_tap && ic0 + kc == s.cig;
+              tile(t);
+              first = false;
+            }
+          }
+        }
+        for (int64_t j = 0; j < s.cog; ++j)
+          for (int64_t r = 0; r < nr; ++r) yg[j * OHW + ow0 + r] = cbuf[r * uk::kNr + j];
+      }
+      if (post)
+        ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW), uint64_t(OHW),
+                     c->alpha(), c->beta());
+    }
+  });
+}
+
 // A column convolution (KW = 1, stride 1, no padding, e.g. 3x1) is a sum
 // over its KH taps of 1x1 convolutions of the input shifted by whole rows:
 // for tap kh, pixel p reads input p + kh * dh * W of every channel, so B is
@@ -181,6 +295,9 @@ bool ShiftApplies(const Shape& s) {
   return s.KW == 1 && s.sw == 1 && s.sh == 1 && s.pl == 0 && s.pt == 0 && s.OW == s.W &&
          s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
 }
+
+// Pixel blocks per run of ShiftedTaps' output rows.
+constexpr int64_t kShiftGroup = 8;
 
 // Threads split the pixel blocks; the overlapping last block stays with the
 // one before it (both write the overlap), so no two threads write one pixel.
@@ -208,23 +325,38 @@ void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bi
       ForRange(par, units, MinUnits(s.cog * s.cig * s.KH * uk::kNr), [&](int64_t u0, int64_t u1) {
         uk::Tile t = base;
         const int64_t b1 = overlap && u1 == units ? blocks : u1;
-        for (int64_t p0 = u0 * uk::kNr; p0 < b1 * uk::kNr; p0 += uk::kNr) {
-          const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
+        // Blocks go in groups: each 4-row tile of weights runs over the
+        // group's blocks in turn, so every output row is written in runs of
+        // kShiftGroup blocks rather than 24 pixels at a time (few output
+        // streams at once: the 1x1 convolutions of a large map are bound
+        // by memory).
+        for (int64_t g0 = u0; g0 < b1; g0 += kShiftGroup) {
+          const int64_t g1 = b1 - g0 < kShiftGroup ? b1 : g0 + kShiftGroup;
           for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
             t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
             t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-            t.c = yg + r0 * OHW + q0;
-            for (int64_t kh = 0; kh < s.KH; ++kh) {
-              t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
-              t.b = xg + q0 + kh * s.dh * s.W;
-              t.accumulate = kh > 0;
-              t.last = kh == s.KH - 1;
-              tile(t);
+            for (int64_t bi = g0; bi < g1; ++bi) {
+              const int64_t p0 = bi * uk::kNr;
+              const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
+              t.c = yg + r0 * OHW + q0;
+              for (int64_t kh = 0; kh < s.KH; ++kh) {
+                t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
+                t.b = xg + q0 + kh * s.dh * s.W;
+                t.accumulate = kh > 0;
+                t.last = kh == s.KH - 1;
+                tile(t);
+              }
             }
           }
-          if (post)
-            ActivateRows(c->activation(), yg + q0, uint64_t(s.cog), uint64_t(uk::kNr),
+          // The group's pixels are one contiguous range, activated once
+          // (from the overlapping last block's start when it opens the
+          // group: it rewrote pixels the group before had activated).
+          if (post) {
+            const int64_t a0 = OHW - g0 * uk::kNr < uk::kNr ? OHW - uk::kNr : g0 * uk::kNr;
+            const int64_t a1 = g1 * uk::kNr < OHW ? g1 * uk::kNr : OHW;
+            ActivateRows(c->activation(), yg + a0, uint64_t(s.cog), uint64_t(a1 - a0),
                          uint64_t(OHW), c->alpha(), c->beta());
+          }
         }
       });
     }
@@ -285,8 +417,6 @@ void Narrow(const Shape& s, const float* x, const float* w, const float* bias, f
     }
 }
 
-// Taps of the depthwise row kernel below (a 7x7 window at most).
-constexpr int64_t kMaxTaps = 49;
 
 // Output row oh of one depthwise channel at column stride 1. Columns whose
 // every tap lies inside the row ([i0, i1)) go to the micro-kernel library's
@@ -328,22 +458,80 @@ void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float
   uk::WeightedRows(rows, wv, nt, bv, yr + i0, i1 - i0);
 }
 
+// Floats of DepthwiseRowPadded's ring of zero-padded input rows (2.25 KiB).
+constexpr int64_t kPadRingFloats = 576;
+
+// The rows of a depthwise channel with horizontal padding, zero-padded once
+// each into a ring of KH rows: with the padding in the buffer every output
+// column is interior, so a whole output row is one WeightedRows call (on a
+// 20-column row of a 5x5 kernel the 4 edge columns, tap by tap with bounds
+// checks, took longer than the other 16). Needs column stride 1, row
+// dilation 1 (the KH rows of an output row are consecutive, so they never
+// share a slot) and KH padded rows within the ring.
+struct PadRing {
+  float buf[kPadRingFloats];
+  int64_t tag[kMaxTaps];  // input row held by each slot, -1: none
+};
+
+int64_t PaddedWidth(const Shape& s) { return s.OW + (s.KW - 1) * s.dw; }
+
+bool PaddedApplies(const Shape& s) {
+  return s.sw == 1 && s.dh == 1 && (s.pl > 0 || s.pl + s.W < PaddedWidth(s)) &&
+         s.KH * s.KW <= kMaxTaps &&
+         PaddedWidth(s) * s.KH <= kPadRingFloats;
+}
+
+void DepthwiseRowPadded(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
+                        PadRing* ring, float* __restrict yr) {
+  const int64_t PW = PaddedWidth(s);
+  const float* rows[kMaxTaps];
+  float wv[kMaxTaps];
+  int64_t nt = 0;
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const int64_t ih = oh * s.sh - s.pt + kh;
+    if (ih < 0 || ih >= s.H) continue;
+    const int64_t slot = ih % s.KH;
+    float* pr = ring->buf + slot * PW;
+    if (ring->tag[slot] != ih) {
+      // Padded column j holds input column j - pl.
+      const int64_t n = s.W < PW - s.pl ? s.W : PW - s.pl;
+      const float* src = xc + ih * s.W;
+      for (int64_t j = 0; j < s.pl; ++j) pr[j] = 0.0f;
+      for (int64_t j = 0; j < n; ++j) pr[s.pl + j] = src[j];
+      for (int64_t j = s.pl + n; j < PW; ++j) pr[j] = 0.0f;
+      ring->tag[slot] = ih;
+    }
+    for (int64_t kw = 0; kw < s.KW; ++kw) {
+      rows[nt] = pr + kw * s.dw;
+      wv[nt] = wc[(kh * s.KW + kw) * 8];
+      ++nt;
+    }
+  }
+  uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
+}
+
 // One input and one output channel per group: channel gi's taps are lane 0 of
 // its 8-wide weight block.
 void Depthwise(const Shape& s, const float* x, const float* w, const float* bias, float* y,
                const fb::Conv2D* c, const epctx_hal_parallel* par) {
   // Threads split the channels (of every image).
+  const bool padded = PaddedApplies(s);
   ForRange(par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW), [&](int64_t u0, int64_t u1) {
+    PadRing ring;
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t n = u / s.G, ch = u % s.G;
       const float* xc = x + (n * s.C + ch) * s.H * s.W;
       const float* wc = w + ch * s.kstride;
       float* yc = y + (n * s.CO + ch) * s.OH * s.OW;
       const float bv = bias ? bias[ch] : 0.f;
+      for (int64_t t = 0; t < s.KH && t < kMaxTaps; ++t) ring.tag[t] = -1;
       for (int64_t oh = 0; oh < s.OH; ++oh) {
         float* __restrict yr = yc + oh * s.OW;
-        if (s.sw == 1 && s.KH * s.KW <= kMaxTaps) {
-          DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
+        if (padded || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
+          if (padded)
+            DepthwiseRowPadded(s, xc, wc, bv, oh, &ring, yr);
+          else
+            DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
           if (c->activation() != fb::Activation::NONE)
             ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
           continue;
@@ -411,6 +599,8 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
     Narrow(s, x, w, bias, y, c);
   else if (ShiftApplies(s))
     ShiftedTaps(s, x, w, bias, y, c, b.par);
+  else if (TransposedApplies(s))
+    Transposed(s, x, w, bias, y, c, b.par);
   else
     Dense(s, x, w, bias, y, c, b.par);
 }
