@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -19,6 +20,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "epctx_uk/elementwise.h"
 #include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 
@@ -262,6 +264,86 @@ void weighted_rows_match_reference_at_every_length(void**) {
       }
 }
 
+// The scalar meaning of each activation and binary op, as the vnpu driver's
+// Activate and BinOp spell it.
+float ActRef(uk::Act k, float v, float alpha, float beta) {
+  switch (k) {
+    case uk::Act::kRelu: return v > 0.f ? v : 0.f;
+    case uk::Act::kLeaky: return v >= 0.f ? v : v * alpha;
+    case uk::Act::kClip: return v < alpha ? alpha : (v > beta ? beta : v);
+    case uk::Act::kHardSwish: {
+      float h = v + 3.f;
+      h = h < 0.f ? 0.f : (h > 6.f ? 6.f : h);
+      const float r = v * h / 6.f;
+      return alpha == 1.f && beta == 0.f ? r : r * alpha + beta;
+    }
+  }
+  return v;
+}
+float BinRef(uk::Bin k, float a, float b) {
+  switch (k) {
+    case uk::Bin::kAdd: return a + b;
+    case uk::Bin::kSub: return a - b;
+    case uk::Bin::kMul: return a * b;
+    case uk::Bin::kDiv: return a / b;
+    case uk::Bin::kMax: return a > b ? a : b;
+    case uk::Bin::kMin: return a < b ? a : b;
+  }
+  return a;
+}
+bool SameBits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
+
+// ActivateRow and BinaryRow on every instruction set, at every length up to
+// past two vectors of the widest (every tail runs), in place and not, with
+// NaN, infinities and signed zeros among the inputs: bit for bit the scalar
+// operations; y past n keeps its sentinel.
+void elementwise_rows_match_scalar_bit_for_bit(void**) {
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  std::vector<float> x = Random(80, 41), z = Random(80, 42);
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 8.f;
+  x[3] = __builtin_nanf("");
+  x[17] = __builtin_inff();
+  x[18] = -__builtin_inff();
+  x[33] = -0.0f;
+  x[34] = -3.0f;
+  z[5] = 0.0f;
+  z[21] = __builtin_nanf("");
+  const uk::Act acts[] = {uk::Act::kRelu, uk::Act::kLeaky, uk::Act::kClip, uk::Act::kHardSwish};
+  const float params[][2] = {{0.1f, 6.f}, {1.f, 0.f}, {0.5f, 0.25f}};
+  for (uk::Isa isa : isas)
+    for (int64_t n = 0; n <= 70; ++n) {
+      for (uk::Act k : acts)
+        for (const auto& p : params)
+          for (bool in_place : {false, true}) {
+            std::vector<float> y(size_t(n + 1), 7.0f);
+            if (in_place) std::copy(x.begin(), x.begin() + n, y.begin());
+            uk::ActivateRow(k, in_place ? y.data() : x.data(), y.data(), n, p[0], p[1], isa);
+            for (int64_t i = 0; i < n; ++i) {
+              const float want = ActRef(k, x[size_t(i)], p[0], p[1]);
+              if (!SameBits(y[size_t(i)], want) && !(want != want && y[size_t(i)] != y[size_t(i)]))
+                fail_msg("%s act %u n %lld i %lld: %g, want %g", uk::IsaName(isa), unsigned(k),
+                         (long long)n, (long long)i, double(y[size_t(i)]), double(want));
+            }
+            assert_true(y[size_t(n)] == 7.0f);
+          }
+      for (uint32_t kb = 0; kb < 6; ++kb)
+        for (int sa : {0, 1})
+          for (int sb : {0, 1}) {
+            const uk::Bin k = static_cast<uk::Bin>(kb);
+            std::vector<float> y(size_t(n + 1), 7.0f);
+            uk::BinaryRow(k, x.data() + 1, z.data() + 2, y.data(), n, sa, sb, isa);
+            for (int64_t i = 0; i < n; ++i) {
+              const float want = BinRef(k, x[size_t(1 + (sa ? i : 0))], z[size_t(2 + (sb ? i : 0))]);
+              if (!SameBits(y[size_t(i)], want) && !(want != want && y[size_t(i)] != y[size_t(i)]))
+                fail_msg("%s bin %u sa %d sb %d n %lld i %lld: %g, want %g", uk::IsaName(isa), kb,
+                         sa, sb, (long long)n, (long long)i, double(y[size_t(i)]), double(want));
+            }
+            assert_true(y[size_t(n)] == 7.0f);
+          }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -272,6 +354,7 @@ int main() {
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
+      cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "epctx_uk/elementwise.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -100,26 +101,22 @@ inline T BinOp(T a, T b) {
   return a;
 }
 
+// Contiguous and held-scalar operands go to the micro-kernel library's
+// BinaryRow (vectors as wide as the CPU has); other strides lane by lane.
 // Loads are done before the store of the same lanes, so y may equal a or b.
 template <fb::BinaryKind K>
 void BinRow(const float* a, const float* b, float* y, int64_t n, int64_t sa, int64_t sb) {
-  int64_t i = 0;
-  if (sa == 1 && sb == 1) {
-    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(Load4(a + i), Load4(b + i)));
-    for (; i < n; ++i) y[i] = BinOp<K>(a[i], b[i]);
-  } else if (sa == 1 && sb == 0) {
-    const float bv = b[0];
-    const V4 b4 = V4{} + bv;
-    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(Load4(a + i), b4));
-    for (; i < n; ++i) y[i] = BinOp<K>(a[i], bv);
-  } else if (sa == 0 && sb == 1) {
-    const float av = a[0];
-    const V4 a4 = V4{} + av;
-    for (; i + 4 <= n; i += 4) Store4(y + i, BinOp<K>(a4, Load4(b + i)));
-    for (; i < n; ++i) y[i] = BinOp<K>(av, b[i]);
-  } else {
-    for (; i < n; ++i) y[i] = BinOp<K>(a[i * sa], b[i * sb]);
+  if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && (sa || sb)) {
+    constexpr uk::Bin kUk = K == fb::BinaryKind::ADD       ? uk::Bin::kAdd
+                            : K == fb::BinaryKind::SUB     ? uk::Bin::kSub
+                            : K == fb::BinaryKind::MUL     ? uk::Bin::kMul
+                            : K == fb::BinaryKind::DIV     ? uk::Bin::kDiv
+                            : K == fb::BinaryKind::MAXIMUM ? uk::Bin::kMax
+                                                           : uk::Bin::kMin;
+    uk::BinaryRow(kUk, a, b, y, n, int(sa), int(sb));
+    return;
   }
+  for (int64_t i = 0; i < n; ++i) y[i] = BinOp<K>(a[i * sa], b[i * sb]);
 }
 
 using BinRowFn = void (*)(const float*, const float*, float*, int64_t, int64_t, int64_t);
@@ -409,67 +406,20 @@ void ActRow(const float* x, float* y, uint64_t n, float alpha, float beta) {
   for (uint64_t i = 0; i < n; ++i) y[i] = Activate<K>(x[i], alpha, beta);
 }
 
-// RELU and CLIP four lanes at a time (the activations fused into most convs).
+// RELU, LEAKY_RELU, CLIP and HARD_SWISH (the activations that follow convs)
+// through the micro-kernel library, as wide as the CPU has; the scalar
+// Activate above does the same operations.
 void ActRowRelu(const float* x, float* y, uint64_t n) {
-  const V4 z = {};
-  uint64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const V4 v = Load4(x + i);
-    Store4(y + i, v > z ? v : z);
-  }
-  for (; i < n; ++i) y[i] = Activate<Act::RELU>(x[i], 0.f, 0.f);
+  uk::ActivateRow(uk::Act::kRelu, x, y, int64_t(n), 0.f, 0.f);
 }
-
 void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
-  const V4 l = V4{} + lo, h = V4{} + hi;
-  uint64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    V4 v = Load4(x + i);
-    v = v < l ? l : v;
-    Store4(y + i, v > h ? h : v);
-  }
-  for (; i < n; ++i) y[i] = Activate<Act::CLIP>(x[i], lo, hi);
+  uk::ActivateRow(uk::Act::kClip, x, y, int64_t(n), lo, hi);
 }
-
-// HARD_SWISH four lanes at a time (ocr_det and ocr_cls follow most convs
-// with it), the same operations as Activate's.
 void ActRowHardSwish(const float* x, float* y, uint64_t n, float alpha, float beta) {
-  const V4 z = {}, three = z + 3.f, six = z + 6.f, a = z + alpha, b = z + beta;
-  uint64_t i = 0;
-  if (alpha == 1.f && beta == 0.f) {  // a bare hard-swish: no Mul and Add to mirror
-    for (; i + 4 <= n; i += 4) {
-      const V4 v = Load4(x + i);
-      V4 h = v + three;
-      h = h < z ? z : h;
-      h = h > six ? six : h;
-      Store4(y + i, v * h / six);
-    }
-    for (; i < n; ++i) {
-      float h = x[i] + 3.f;
-      h = h < 0.f ? 0.f : (h > 6.f ? 6.f : h);
-      y[i] = x[i] * h / 6.f;
-    }
-    return;
-  }
-  for (; i + 4 <= n; i += 4) {
-    const V4 v = Load4(x + i);
-    V4 h = v + three;
-    h = h < z ? z : h;
-    h = h > six ? six : h;
-    Store4(y + i, v * h / six * a + b);
-  }
-  for (; i < n; ++i) y[i] = Activate<Act::HARD_SWISH>(x[i], alpha, beta);
+  uk::ActivateRow(uk::Act::kHardSwish, x, y, int64_t(n), alpha, beta);
 }
-
-// LEAKY_RELU four lanes at a time (embedding_model follows every conv with it).
 void ActRowLeaky(const float* x, float* y, uint64_t n, float alpha) {
-  const V4 z = {};
-  uint64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const V4 v = Load4(x + i);
-    Store4(y + i, v >= z ? v : v * alpha);
-  }
-  for (; i < n; ++i) y[i] = Activate<Act::LEAKY_RELU>(x[i], alpha, 0.f);
+  uk::ActivateRow(uk::Act::kLeaky, x, y, int64_t(n), alpha, 0.f);
 }
 
 }  // namespace
@@ -496,14 +446,21 @@ void ActivateRows(Act kind, float* y, uint64_t rows, uint64_t n, uint64_t ld, fl
   };
   switch (kind) {
     case Act::NONE: return;
-    case Act::RELU: return each([&](float* p) { ActRowRelu(p, p, n); });
-    case Act::LEAKY_RELU: return each([&](float* p) { ActRowLeaky(p, p, n, alpha); });
-    case Act::CLIP: return each([&](float* p) { ActRowClip(p, p, n, alpha, beta); });
+    case Act::RELU:
+      return uk::ActivateRows(uk::Act::kRelu, y, int64_t(rows), int64_t(n), int64_t(ld), 0.f, 0.f);
+    case Act::LEAKY_RELU:
+      return uk::ActivateRows(uk::Act::kLeaky, y, int64_t(rows), int64_t(n), int64_t(ld), alpha,
+                              0.f);
+    case Act::CLIP:
+      return uk::ActivateRows(uk::Act::kClip, y, int64_t(rows), int64_t(n), int64_t(ld), alpha,
+                              beta);
     case Act::SIGMOID: return each([&](float* p) { ActRow<Act::SIGMOID>(p, p, n, alpha, beta); });
     case Act::HARD_SIGMOID:
       return each([&](float* p) { ActRow<Act::HARD_SIGMOID>(p, p, n, alpha, beta); });
     case Act::TANH: return each([&](float* p) { ActRow<Act::TANH>(p, p, n, alpha, beta); });
-    case Act::HARD_SWISH: return each([&](float* p) { ActRowHardSwish(p, p, n, alpha, beta); });
+    case Act::HARD_SWISH:
+      return uk::ActivateRows(uk::Act::kHardSwish, y, int64_t(rows), int64_t(n), int64_t(ld),
+                              alpha, beta);
   }
 }
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// Elementwise rows: the activations that follow convolutions and the binary
+// ops of residual connections, chosen per instruction set like the SGEMM
+// tile (AVX-512, AVX2, and the portable 4-float vectors: SSE2 on baseline
+// x86-64, NEON on aarch64). Every width runs the same operations in the same
+// order with no fused multiply-add, so results are bit-identical whichever
+// instruction set runs them. y may equal an input (each lane is loaded
+// before it is stored); re-entrant.
+#ifndef EPCTX_UK_ELEMENTWISE_H
+#define EPCTX_UK_ELEMENTWISE_H
+
+#include <cstdint>
+
+#include "epctx_uk/sgemm.h"
+
+namespace epctx {
+namespace uk {
+
+enum class Act : uint32_t {
+  kRelu = 0,       // x > 0 ? x : 0 (NaN becomes 0)
+  kLeaky = 1,      // x >= 0 ? x : x * alpha
+  kClip = 2,       // x < alpha ? alpha : (x > beta ? beta : x) (NaN stays NaN)
+  kHardSwish = 3,  // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
+};
+
+// y[i] = act(x[i]) for i in [0, n).
+void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float beta,
+                 Isa isa = Isa::kAuto);
+
+// In place on `rows` rows of n floats, ld apart (one dispatch for a block
+// of a convolution's output).
+void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
+                  Isa isa = Isa::kAuto);
+
+enum class Bin : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMax, kMin };
+
+// y[i] = a[i * sa] op b[i * sb] for i in [0, n), where each of sa and sb is
+// 0 (a held scalar) or 1 (contiguous). Max and min return a when a > b
+// (resp. a < b), else b, as the scalar code does.
+void BinaryRow(Bin k, const float* a, const float* b, float* y, int64_t n, int sa, int sb,
+               Isa isa = Isa::kAuto);
+
+}  // namespace uk
+}  // namespace epctx
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// ActivateRow and BinaryRow (elementwise.h): one body (elementwise_body.h)
+// compiled at three vector widths. The AVX2 and AVX-512 copies are compiled
+// under a target pragma and called only when BestIsa() says the CPU runs
+// them; the portable one (4 floats: SSE2 on baseline x86-64, NEON on
+// aarch64) serves the rest. The build is ISO C++ (-ffp-contract=off), so no
+// width fuses a multiply and an add: the results agree bit for bit.
+#include "epctx_uk/elementwise.h"
+
+#define EPCTX_EW_SUFFIX Portable
+#define EPCTX_EW_LANES 4
+#include "elementwise_body.h"
+#undef EPCTX_EW_SUFFIX
+#undef EPCTX_EW_LANES
+
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define EPCTX_EW_SUFFIX Avx2
+#define EPCTX_EW_LANES 8
+#include "elementwise_body.h"
+#undef EPCTX_EW_SUFFIX
+#undef EPCTX_EW_LANES
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512vl")
+#define EPCTX_EW_SUFFIX Avx512
+#define EPCTX_EW_LANES 16
+#include "elementwise_body.h"
+#undef EPCTX_EW_SUFFIX
+#undef EPCTX_EW_LANES
+#pragma GCC pop_options
+#endif
+
+namespace epctx {
+namespace uk {
+
+void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float beta, Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::ActivateRowAvx512(k, x, y, n, alpha, beta);
+  if (isa == Isa::kAvx2) return detail::ActivateRowAvx2(k, x, y, n, alpha, beta);
+#endif
+  detail::ActivateRowPortable(k, x, y, n, alpha, beta);
+}
+
+void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
+                  Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::ActivateRowsAvx512(k, y, rows, n, ld, alpha, beta);
+  if (isa == Isa::kAvx2) return detail::ActivateRowsAvx2(k, y, rows, n, ld, alpha, beta);
+#endif
+  detail::ActivateRowsPortable(k, y, rows, n, ld, alpha, beta);
+}
+
+void BinaryRow(Bin k, const float* a, const float* b, float* y, int64_t n, int sa, int sb,
+               Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::BinaryRowAvx512(k, a, b, y, n, sa, sb);
+  if (isa == Isa::kAvx2) return detail::BinaryRowAvx2(k, a, b, y, n, sa, sb);
+#endif
+  detail::BinaryRowPortable(k, a, b, y, n, sa, sb);
+}
+
+}  // namespace uk
+}  // namespace epctx

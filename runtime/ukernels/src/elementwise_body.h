@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// The bodies of ActivateRow and BinaryRow for one vector width, included
+// once per instruction set by elementwise.cc with EPCTX_EW_SUFFIX (appended
+// to the names) and EPCTX_EW_LANES (floats per vector) defined. Tails run
+// 8 and 4 lanes wide, then scalar, all the same operations. No include guard
+// on purpose.
+#define EPCTX_EW_CAT2(a, b) a##b
+#define EPCTX_EW_CAT(a, b) EPCTX_EW_CAT2(a, b)
+#define EPCTX_EW_NAME(n) EPCTX_EW_CAT(n, EPCTX_EW_SUFFIX)
+
+namespace epctx {
+namespace uk {
+namespace detail {
+namespace {
+
+typedef float EPCTX_EW_NAME(V) __attribute__((vector_size(EPCTX_EW_LANES * 4)));
+typedef float EPCTX_EW_NAME(VU)
+    __attribute__((vector_size(EPCTX_EW_LANES * 4), aligned(4), may_alias));
+
+// One activation on a vector or a scalar (T is either): the same operations.
+template <Act K, typename T>
+inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
+  if constexpr (K == Act::kRelu) {
+    return v > 0.0f ? v : T{} + 0.0f;
+  } else if constexpr (K == Act::kLeaky) {
+    return v >= 0.0f ? v : v * alpha;
+  } else if constexpr (K == Act::kClip) {
+    const T r = v > beta ? T{} + beta : v;
+    return v < alpha ? T{} + alpha : r;
+  } else {
+    T h = v + 3.0f;
+    h = h < 0.0f ? T{} + 0.0f : h;
+    h = h > 6.0f ? T{} + 6.0f : h;
+    T r = v * h / 6.0f;
+    return affine ? r * alpha + beta : r;
+  }
+}
+
+template <Act K>
+void EPCTX_EW_NAME(ActRow)(const float* x, float* y, int64_t n, float alpha, float beta) {
+  typedef EPCTX_EW_NAME(VU) VU;
+  constexpr int64_t L = EPCTX_EW_LANES;
+  const bool affine = !(alpha == 1.0f && beta == 0.0f);
+  int64_t i = 0;
+  for (; i + 2 * L <= n; i += 2 * L) {
+    const VU v0 = *reinterpret_cast<const VU*>(x + i);
+    const VU v1 = *reinterpret_cast<const VU*>(x + i + L);
+    *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Apply)<K>(v0, alpha, beta, affine);
+    *reinterpret_cast<VU*>(y + i + L) = EPCTX_EW_NAME(Apply)<K>(v1, alpha, beta, affine);
+  }
+  for (; i + L <= n; i += L)
+    *reinterpret_cast<VU*>(y + i) =
+        EPCTX_EW_NAME(Apply)<K>(*reinterpret_cast<const VU*>(x + i), alpha, beta, affine);
+  // Narrower vectors for the tail (a 24-column block of a conv is 16 + 8),
+  // then at most 3 scalars.
+  typedef float V8 __attribute__((vector_size(32), aligned(4), may_alias));
+  typedef float V4 __attribute__((vector_size(16), aligned(4), may_alias));
+  if constexpr (L > 8) {
+    if (i + 8 <= n) {
+      *reinterpret_cast<V8*>(y + i) =
+          EPCTX_EW_NAME(Apply)<K>(*reinterpret_cast<const V8*>(x + i), alpha, beta, affine);
+      i += 8;
+    }
+  }
+  if constexpr (L > 4) {
+    if (i + 4 <= n) {
+      *reinterpret_cast<V4*>(y + i) =
+          EPCTX_EW_NAME(Apply)<K>(*reinterpret_cast<const V4*>(x + i), alpha, beta, affine);
+      i += 4;
+    }
+  }
+  for (; i < n; ++i) y[i] = EPCTX_EW_NAME(Apply)<K>(x[i], alpha, beta, affine);
+}
+
+template <Bin K, typename T, typename U>
+inline auto EPCTX_EW_NAME(Op)(T a, U b) {
+  if constexpr (K == Bin::kAdd) return a + b;
+  if constexpr (K == Bin::kSub) return a - b;
+  if constexpr (K == Bin::kMul) return a * b;
+  if constexpr (K == Bin::kDiv) return a / b;
+  if constexpr (K == Bin::kMax) return a > b ? a : b;
+  if constexpr (K == Bin::kMin) return a < b ? a : b;
+}
+
+// SA, SB: 1 contiguous, 0 a held scalar.
+template <Bin K, int SA, int SB>
+void EPCTX_EW_NAME(BinRow)(const float* a, const float* b, float* y, int64_t n) {
+  typedef EPCTX_EW_NAME(V) V;
+  typedef EPCTX_EW_NAME(VU) VU;
+  constexpr int64_t L = EPCTX_EW_LANES;
+  const V as = V{} + a[0], bs = V{} + b[0];
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    const V va = SA ? V(*reinterpret_cast<const VU*>(a + i)) : as;
+    const V vb = SB ? V(*reinterpret_cast<const VU*>(b + i)) : bs;
+    *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+  }
+  typedef float V8 __attribute__((vector_size(32)));
+  typedef float V8U __attribute__((vector_size(32), aligned(4), may_alias));
+  typedef float V4 __attribute__((vector_size(16)));
+  typedef float V4U __attribute__((vector_size(16), aligned(4), may_alias));
+  if constexpr (L > 8) {
+    if (i + 8 <= n) {
+      const V8 va = SA ? V8(*reinterpret_cast<const V8U*>(a + i)) : V8{} + a[0];
+      const V8 vb = SB ? V8(*reinterpret_cast<const V8U*>(b + i)) : V8{} + b[0];
+      *reinterpret_cast<V8U*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+      i += 8;
+    }
+  }
+  if constexpr (L > 4) {
+    if (i + 4 <= n) {
+      const V4 va = SA ? V4(*reinterpret_cast<const V4U*>(a + i)) : V4{} + a[0];
+      const V4 vb = SB ? V4(*reinterpret_cast<const V4U*>(b + i)) : V4{} + b[0];
+      *reinterpret_cast<V4U*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+      i += 4;
+    }
+  }
+  for (; i < n; ++i) {
+    const float va = a[SA ? i : 0], vb = b[SB ? i : 0];
+    y[i] = EPCTX_EW_NAME(Op)<K>(va, vb);
+  }
+}
+
+}  // namespace
+
+void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, float alpha,
+                                float beta) {
+  switch (k) {
+    case Act::kRelu: return EPCTX_EW_NAME(ActRow)<Act::kRelu>(x, y, n, alpha, beta);
+    case Act::kLeaky: return EPCTX_EW_NAME(ActRow)<Act::kLeaky>(x, y, n, alpha, beta);
+    case Act::kClip: return EPCTX_EW_NAME(ActRow)<Act::kClip>(x, y, n, alpha, beta);
+    case Act::kHardSwish: return EPCTX_EW_NAME(ActRow)<Act::kHardSwish>(x, y, n, alpha, beta);
+  }
+}
+
+template <Act K>
+void EPCTX_EW_NAME(ActRowsK)(float* y, int64_t rows, int64_t n, int64_t ld, float alpha,
+                             float beta) {
+  for (int64_t r = 0; r < rows; ++r) EPCTX_EW_NAME(ActRow)<K>(y + r * ld, y + r * ld, n, alpha, beta);
+}
+
+void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64_t ld,
+                                 float alpha, float beta) {
+  switch (k) {
+    case Act::kRelu: return EPCTX_EW_NAME(ActRowsK)<Act::kRelu>(y, rows, n, ld, alpha, beta);
+    case Act::kLeaky: return EPCTX_EW_NAME(ActRowsK)<Act::kLeaky>(y, rows, n, ld, alpha, beta);
+    case Act::kClip: return EPCTX_EW_NAME(ActRowsK)<Act::kClip>(y, rows, n, ld, alpha, beta);
+    case Act::kHardSwish:
+      return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);
+  }
+}
+
+template <Bin K>
+void EPCTX_EW_NAME(BinK)(const float* a, const float* b, float* y, int64_t n, int sa, int sb) {
+  if (sa && sb) return EPCTX_EW_NAME(BinRow)<K, 1, 1>(a, b, y, n);
+  if (sa) return EPCTX_EW_NAME(BinRow)<K, 1, 0>(a, b, y, n);
+  if (sb) return EPCTX_EW_NAME(BinRow)<K, 0, 1>(a, b, y, n);
+  return EPCTX_EW_NAME(BinRow)<K, 0, 0>(a, b, y, n);
+}
+
+void EPCTX_EW_NAME(BinaryRow)(Bin k, const float* a, const float* b, float* y, int64_t n, int sa,
+                              int sb) {
+  switch (k) {
+    case Bin::kAdd: return EPCTX_EW_NAME(BinK)<Bin::kAdd>(a, b, y, n, sa, sb);
+    case Bin::kSub: return EPCTX_EW_NAME(BinK)<Bin::kSub>(a, b, y, n, sa, sb);
+    case Bin::kMul: return EPCTX_EW_NAME(BinK)<Bin::kMul>(a, b, y, n, sa, sb);
+    case Bin::kDiv: return EPCTX_EW_NAME(BinK)<Bin::kDiv>(a, b, y, n, sa, sb);
+    case Bin::kMax: return EPCTX_EW_NAME(BinK)<Bin::kMax>(a, b, y, n, sa, sb);
+    case Bin::kMin: return EPCTX_EW_NAME(BinK)<Bin::kMin>(a, b, y, n, sa, sb);
+  }
+}
+
+}  // namespace detail
+}  // namespace uk
+}  // namespace epctx
+
+#undef EPCTX_EW_NAME
+#undef EPCTX_EW_CAT
+#undef EPCTX_EW_CAT2
