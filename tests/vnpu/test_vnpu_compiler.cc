@@ -375,6 +375,49 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
   for (const ConvCase& k : cases) RunConvCase(k);
 }
 
+// MaxPool with 2-wide windows at column stride 2 (the vector path, four
+// outputs at a time, then the scalar tail and clipped edges), 2x2 and 1x2,
+// with and without padding, against a reference; a NaN input is skipped as
+// the scalar loop skips it.
+void maxpool_stride2_windows_match_reference(void**) {
+  struct Case {
+    int64_t H, W, KH, sh, pt, pl, pb, pr;
+  };
+  const Case cases[] = {{6, 19, 2, 2, 0, 0, 0, 0}, {5, 38, 1, 1, 0, 0, 0, 0},
+                        {7, 21, 2, 2, 1, 1, 1, 1}, {4, 9, 2, 1, 0, 1, 0, 0}};
+  for (const Case& k : cases) {
+    const int64_t C = 3;
+    const int64_t OH = (k.H + k.pt + k.pb - k.KH) / k.sh + 1;
+    const int64_t OW = (k.W + k.pl + k.pr - 2) / 2 + 1;
+    Model m;
+    auto x = Ramp(size_t(C * k.H * k.W), 1.f);
+    x[size_t(k.W + 3)] = __builtin_nanf("");
+    m.Value("x", {1, C, k.H, k.W});
+    m.Value("y", {1, C, OH, OW});
+    auto* pool = m.Node("MaxPool", {"x"}, {"y"});
+    IntsAttr(pool, "kernel_shape", {k.KH, 2});
+    IntsAttr(pool, "strides", {k.sh, 2});
+    IntsAttr(pool, "pads", {k.pt, k.pl, k.pb, k.pr});
+    m.Finish({"x"}, {"y"});
+    auto out = CompileAndRun(m, {x});
+    std::vector<float> want(size_t(C * OH * OW));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          float acc = -__builtin_inff();
+          for (int64_t u = 0; u < k.KH; ++u)
+            for (int64_t v = 0; v < 2; ++v) {
+              const int64_t ii = i * k.sh - k.pt + u, jj = j * 2 - k.pl + v;
+              if (ii < 0 || ii >= k.H || jj < 0 || jj >= k.W) continue;
+              const float e = x[size_t((c * k.H + ii) * k.W + jj)];
+              acc = e > acc ? e : acc;
+            }
+          want[size_t((c * OH + i) * OW + j)] = acc;
+        }
+    ExpectNear(out[0], want);
+  }
+}
+
 // ConvTranspose whose kernel equals its stride runs as a GEMM whose last
 // pixel block overlaps the one before; a padded one takes the scatter path.
 // Both against a double reference, with groups, bias and a fused Relu.
@@ -650,6 +693,7 @@ void weight_store_dedupes_and_aligns(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
+      cmocka_unit_test(maxpool_stride2_windows_match_reference),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(conv_scalar_affine_folds_into_weights),

@@ -42,11 +42,15 @@ void EPCTX_EW_NAME(ActRow)(const float* x, float* y, int64_t n, float alpha, flo
   constexpr int64_t L = EPCTX_EW_LANES;
   const bool affine = !(alpha == 1.0f && beta == 0.0f);
   int64_t i = 0;
-  for (; i + 2 * L <= n; i += 2 * L) {
-    const VU v0 = *reinterpret_cast<const VU*>(x + i);
-    const VU v1 = *reinterpret_cast<const VU*>(x + i + L);
-    *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Apply)<K>(v0, alpha, beta, affine);
-    *reinterpret_cast<VU*>(y + i + L) = EPCTX_EW_NAME(Apply)<K>(v1, alpha, beta, affine);
+  if constexpr (L > 4) {
+    // Two vectors per step where vectors are wide (the portable one keeps
+    // its code small for microcontrollers).
+    for (; i + 2 * L <= n; i += 2 * L) {
+      const VU v0 = *reinterpret_cast<const VU*>(x + i);
+      const VU v1 = *reinterpret_cast<const VU*>(x + i + L);
+      *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Apply)<K>(v0, alpha, beta, affine);
+      *reinterpret_cast<VU*>(y + i + L) = EPCTX_EW_NAME(Apply)<K>(v1, alpha, beta, affine);
+    }
   }
   for (; i + L <= n; i += L)
     *reinterpret_cast<VU*>(y + i) =
@@ -82,43 +86,41 @@ inline auto EPCTX_EW_NAME(Op)(T a, U b) {
   if constexpr (K == Bin::kMin) return a < b ? a : b;
 }
 
-// SA, SB: 1 contiguous, 0 a held scalar.
-template <Bin K, int SA, int SB>
-void EPCTX_EW_NAME(BinRow)(const float* a, const float* b, float* y, int64_t n) {
-  typedef EPCTX_EW_NAME(V) V;
+// A held scalar operand (stride 0) is read from a splat of it on the stack
+// through the same vector loads (a + i * 0 is the splat), so one loop serves
+// every stride pair.
+template <Bin K>
+void EPCTX_EW_NAME(BinRow)(const float* a, const float* b, float* y, int64_t n, int sa, int sb) {
   typedef EPCTX_EW_NAME(VU) VU;
   constexpr int64_t L = EPCTX_EW_LANES;
-  const V as = V{} + a[0], bs = V{} + b[0];
-  int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    const V va = SA ? V(*reinterpret_cast<const VU*>(a + i)) : as;
-    const V vb = SB ? V(*reinterpret_cast<const VU*>(b + i)) : bs;
-    *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+  float as[L], bs[L];
+  for (int64_t j = 0; j < L; ++j) {
+    as[j] = a[0];
+    bs[j] = b[0];
   }
-  typedef float V8 __attribute__((vector_size(32)));
-  typedef float V8U __attribute__((vector_size(32), aligned(4), may_alias));
-  typedef float V4 __attribute__((vector_size(16)));
-  typedef float V4U __attribute__((vector_size(16), aligned(4), may_alias));
+  if (!sa) a = as;
+  if (!sb) b = bs;
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    *reinterpret_cast<VU*>(y + i) = EPCTX_EW_NAME(Op)<K>(*reinterpret_cast<const VU*>(a + i * sa),
+                                                         *reinterpret_cast<const VU*>(b + i * sb));
+  typedef float V8 __attribute__((vector_size(32), aligned(4), may_alias));
+  typedef float V4 __attribute__((vector_size(16), aligned(4), may_alias));
   if constexpr (L > 8) {
     if (i + 8 <= n) {
-      const V8 va = SA ? V8(*reinterpret_cast<const V8U*>(a + i)) : V8{} + a[0];
-      const V8 vb = SB ? V8(*reinterpret_cast<const V8U*>(b + i)) : V8{} + b[0];
-      *reinterpret_cast<V8U*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+      *reinterpret_cast<V8*>(y + i) = EPCTX_EW_NAME(Op)<K>(
+          *reinterpret_cast<const V8*>(a + i * sa), *reinterpret_cast<const V8*>(b + i * sb));
       i += 8;
     }
   }
   if constexpr (L > 4) {
     if (i + 4 <= n) {
-      const V4 va = SA ? V4(*reinterpret_cast<const V4U*>(a + i)) : V4{} + a[0];
-      const V4 vb = SB ? V4(*reinterpret_cast<const V4U*>(b + i)) : V4{} + b[0];
-      *reinterpret_cast<V4U*>(y + i) = EPCTX_EW_NAME(Op)<K>(va, vb);
+      *reinterpret_cast<V4*>(y + i) = EPCTX_EW_NAME(Op)<K>(
+          *reinterpret_cast<const V4*>(a + i * sa), *reinterpret_cast<const V4*>(b + i * sb));
       i += 4;
     }
   }
-  for (; i < n; ++i) {
-    const float va = a[SA ? i : 0], vb = b[SB ? i : 0];
-    y[i] = EPCTX_EW_NAME(Op)<K>(va, vb);
-  }
+  for (; i < n; ++i) y[i] = EPCTX_EW_NAME(Op)<K>(a[i * sa], b[i * sb]);
 }
 
 }  // namespace
@@ -150,23 +152,15 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
   }
 }
 
-template <Bin K>
-void EPCTX_EW_NAME(BinK)(const float* a, const float* b, float* y, int64_t n, int sa, int sb) {
-  if (sa && sb) return EPCTX_EW_NAME(BinRow)<K, 1, 1>(a, b, y, n);
-  if (sa) return EPCTX_EW_NAME(BinRow)<K, 1, 0>(a, b, y, n);
-  if (sb) return EPCTX_EW_NAME(BinRow)<K, 0, 1>(a, b, y, n);
-  return EPCTX_EW_NAME(BinRow)<K, 0, 0>(a, b, y, n);
-}
-
 void EPCTX_EW_NAME(BinaryRow)(Bin k, const float* a, const float* b, float* y, int64_t n, int sa,
                               int sb) {
   switch (k) {
-    case Bin::kAdd: return EPCTX_EW_NAME(BinK)<Bin::kAdd>(a, b, y, n, sa, sb);
-    case Bin::kSub: return EPCTX_EW_NAME(BinK)<Bin::kSub>(a, b, y, n, sa, sb);
-    case Bin::kMul: return EPCTX_EW_NAME(BinK)<Bin::kMul>(a, b, y, n, sa, sb);
-    case Bin::kDiv: return EPCTX_EW_NAME(BinK)<Bin::kDiv>(a, b, y, n, sa, sb);
-    case Bin::kMax: return EPCTX_EW_NAME(BinK)<Bin::kMax>(a, b, y, n, sa, sb);
-    case Bin::kMin: return EPCTX_EW_NAME(BinK)<Bin::kMin>(a, b, y, n, sa, sb);
+    case Bin::kAdd: return EPCTX_EW_NAME(BinRow)<Bin::kAdd>(a, b, y, n, sa, sb);
+    case Bin::kSub: return EPCTX_EW_NAME(BinRow)<Bin::kSub>(a, b, y, n, sa, sb);
+    case Bin::kMul: return EPCTX_EW_NAME(BinRow)<Bin::kMul>(a, b, y, n, sa, sb);
+    case Bin::kDiv: return EPCTX_EW_NAME(BinRow)<Bin::kDiv>(a, b, y, n, sa, sb);
+    case Bin::kMax: return EPCTX_EW_NAME(BinRow)<Bin::kMax>(a, b, y, n, sa, sb);
+    case Bin::kMin: return EPCTX_EW_NAME(BinRow)<Bin::kMin>(a, b, y, n, sa, sb);
   }
 }
 

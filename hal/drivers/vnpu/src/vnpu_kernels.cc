@@ -242,6 +242,25 @@ void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
     }
     for (; ow < ow_lo; ++ow) clipped(ow);
     const float* xr = xc + h0 * p.W - p.pl;
+    if (kMax && p.KW == 2 && p.sw == 2) {
+      // 2-wide windows at column stride 2 (embedding_model's 2x2 and 1x2
+      // pools), four outputs at a time: the even and odd lanes of 8 inputs
+      // per window row, compared in the scalar loop's order (so a NaN is
+      // skipped the same way).
+      const V4 ninf = V4{} - INFINITY;
+      for (; ow + 4 <= ow_hi; ow += 4) {
+        const float* xw = xr + ow * 2;
+        V4 acc = ninf;
+        for (int64_t kh = 0; kh < p.KH; ++kh, xw += p.W) {
+          const V4 lo = Load4(xw), hi = Load4(xw + 4);
+          const V4 even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
+          const V4 odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+          acc = even > acc ? even : acc;
+          acc = odd > acc ? odd : acc;
+        }
+        Store4(yr + ow, acc);
+      }
+    }
     for (; ow < ow_hi; ++ow) {
       const float* xw = xr + ow * p.sw;
       float acc = kMax ? -INFINITY : 0.f;
