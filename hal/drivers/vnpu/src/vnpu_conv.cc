@@ -33,8 +33,12 @@ struct Shape {
   int64_t N, C, H, W, CO, OH, OW, G, cig, cog, nb, KH, KW, sh, sw, dh, dw, pt, pl, kstride;
 };
 
-// K rows per packed B chunk: kChunkK x 24 floats = 3 KiB of stack.
+// K rows per packed B chunk: kChunkK x 24 floats = 3 KiB of stack, or up to
+// kWorkK rows (96 KiB) in a workspace slot from the host's scratch, so that
+// most convolutions pack their whole K once per pixel block and every tile
+// runs it in one call (no partial sums stored and reloaded between chunks).
 constexpr int64_t kChunkK = 32;
+constexpr int64_t kWorkK = 1024;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
 // im2col matrix into buf as rows of one whole tile: buf[k * kNr + j] (the
@@ -113,7 +117,11 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
 // Threads split each group's pixel blocks: every block is packed and
 // computed whole by one of them, so the bytes do not depend on the split.
 void Dense(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-           const fb::Conv2D* c, const epctx_hal_parallel* par) {
+           const fb::Conv2D* c, const Bindings& bd) {
+  // K rows packed per chunk: all of K (up to kWorkK) in the worker's
+  // workspace slot, else kChunkK on the stack.
+  const int64_t work_k = bd.work ? int64_t(bd.graph->work_floats / uk::kNr) : 0;
+  const int64_t chunk_k = work_k > kChunkK ? work_k : kChunkK;
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
@@ -129,8 +137,10 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      ForRange(par, blocks, MinUnits(s.cog * K * uk::kNr), [&](int64_t b0, int64_t b1) {
-        float buf[kChunkK * uk::kNr];
+      ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr), [&](int64_t b0, int64_t b1,
+                                                                     uint32_t slot) {
+        float stack_buf[kChunkK * uk::kNr];
+        float* buf = work_k > kChunkK ? bd.slot(slot) : stack_buf;
         uk::Tile t = base;
         for (int64_t p0 = b0 * uk::kNr; p0 < OHW && p0 < b1 * uk::kNr; p0 += uk::kNr) {
           const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
@@ -138,7 +148,7 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
           const bool direct = pointwise && np % 8 == 0;
           t.cols = static_cast<int32_t>(np);
           for (int64_t k0 = 0; k0 < K;) {
-            const int64_t kc = direct ? K : (K - k0 < kChunkK ? K - k0 : kChunkK);
+            const int64_t kc = direct ? K : (K - k0 < chunk_k ? K - k0 : chunk_k);
             if (direct) {
               t.b = xg + p0;
               t.b_ss = 8;
@@ -576,10 +586,7 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
   });
 }
 
-}  // namespace
-
-void RunConv(const Bindings& b, const fb::Conv2D* c) {
-  const fb::Graph* g = b.graph->stream;
+Shape ShapeOf(const fb::Graph* g, const fb::Conv2D* c) {
   const fb::Tensor* xt = g->tensors()->Get(c->input());
   const fb::Tensor* yt = g->tensors()->Get(c->output());
   Shape s;
@@ -589,20 +596,41 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
   s.KH = c->kernel_h(), s.KW = c->kernel_w(), s.sh = c->stride_h(), s.sw = c->stride_w();
   s.dh = c->dilation_h(), s.dw = c->dilation_w(), s.pt = c->pad_top(), s.pl = c->pad_left();
   s.kstride = s.KH * s.KW * 8;
+  return s;
+}
+
+enum class Path { kDepthwise, kNarrow, kShift, kTransposed, kDense };
+
+Path PathOf(const Shape& s) {
+  if (s.cig == 1 && s.cog == 1) return Path::kDepthwise;
+  if (NarrowApplies(s)) return Path::kNarrow;
+  if (ShiftApplies(s)) return Path::kShift;
+  if (TransposedApplies(s)) return Path::kTransposed;
+  return Path::kDense;
+}
+
+}  // namespace
+
+uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c) {
+  const Shape s = ShapeOf(g, c);
+  if (PathOf(s) != Path::kDense) return 0;
+  const int64_t K = s.cig * s.KH * s.KW;
+  return uint64_t(K < kWorkK ? K : kWorkK) * uk::kNr;
+}
+
+void RunConv(const Bindings& b, const fb::Conv2D* c) {
+  const Shape s = ShapeOf(b.graph->stream, c);
   const float* x = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
-  if (s.cig == 1 && s.cog == 1)
-    Depthwise(s, x, w, bias, y, c, b.par);
-  else if (NarrowApplies(s))
-    Narrow(s, x, w, bias, y, c);
-  else if (ShiftApplies(s))
-    ShiftedTaps(s, x, w, bias, y, c, b.par);
-  else if (TransposedApplies(s))
-    Transposed(s, x, w, bias, y, c, b.par);
-  else
-    Dense(s, x, w, bias, y, c, b.par);
+  switch (PathOf(s)) {
+    case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b.par);
+    case Path::kNarrow: return Narrow(s, x, w, bias, y, c);
+    case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b.par);
+    case Path::kTransposed: return Transposed(s, x, w, bias, y, c, b.par);
+    case Path::kDense: return Dense(s, x, w, bias, y, c, b);
+  }
 }
 
 }  // namespace vnpu

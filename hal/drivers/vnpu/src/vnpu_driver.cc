@@ -292,7 +292,19 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   int rc = ValidateGraph(s, ctx->weights_size, name, ctx->host, &g->num_inputs, &g->num_outputs,
                          msg);
   if (rc != EPCTX_OK) return rc;
+  if (s->arena_size() > (uint64_t(1) << 56)) {
+    msg.s("vnpu: graph '").s(name).s("': arena_size ").u(s->arena_size())
+        .s(" exceeds the largest arena a vnpu graph may declare (2^56 bytes)");
+    return EPCTX_INVALID_GRAPH;
+  }
   g->stream = s;
+  g->work_floats = 0;
+  for (uint32_t i = 0; s->ops() && i < s->ops()->size(); ++i) {
+    const fb::Op* o = s->ops()->Get(i);
+    if (o->params_type() != fb::OpParams::Conv2D) continue;
+    const uint64_t w = ConvWorkFloats(s, o->params_as_Conv2D());
+    g->work_floats = w > g->work_floats ? w : g->work_floats;
+  }
   uint32_t nio = g->num_inputs + g->num_outputs;
   size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
   void* mem = ctx->host.alloc(ctx->host.user, bytes ? bytes : 1, alignof(epctx_hal_tensor_desc));
@@ -402,6 +414,16 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   return rc;
 }
 
+// The workspace starts at the arena's end rounded up to kAlignment (the
+// arena is at most 2^56 bytes: no overflow).
+uint64_t WorkOffset(const Graph* g) {
+  return (g->stream->arena_size() + kAlignment - 1) / kAlignment * kAlignment;
+}
+uint64_t ScratchBytes(const Graph* g) {
+  return g->work_floats ? WorkOffset(g) + uint64_t(kWorkSlots) * g->work_floats * 4
+                        : g->stream->arena_size();
+}
+
 int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
              epctx_hal_graph** out, epctx_hal_graph_info* info, char* buf, size_t cap) {
   Msg msg(buf, cap);
@@ -426,7 +448,7 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   info->num_outputs = g->num_outputs;
   info->inputs = g->inputs;
   info->outputs = g->outputs;
-  info->scratch_bytes = g->stream->arena_size();
+  info->scratch_bytes = ScratchBytes(g);
   info->scratch_alignment = kAlignment;
   *out = reinterpret_cast<epctx_hal_graph*>(g);
   return EPCTX_OK;
@@ -486,9 +508,10 @@ int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
         .u(g->num_outputs).s(" outputs, got ").u(num_inputs).s(" and ").u(num_outputs);
     return EPCTX_INVALID_ARGUMENT;
   }
-  const uint64_t arena_size = g->stream->arena_size();
-  if (scratch_bytes < arena_size || (arena_size && !scratch)) {
-    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(arena_size).s(" scratch bytes, got ")
+  const uint64_t need = ScratchBytes(g);
+  if (scratch_bytes < need || (need && !scratch)) {
+    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(need).s(" scratch bytes (arena ")
+        .u(g->stream->arena_size()).s(", workspace ").u(need - WorkOffset(g)).s("), got ")
         .u(scratch ? scratch_bytes : 0);
     return EPCTX_INVALID_ARGUMENT;
   }
@@ -499,7 +522,10 @@ int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
   // when every field is there.
   if (par && (par->struct_size < sizeof *par || !par->parallel_for || par->threads < 2))
     par = nullptr;
-  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch), par};
+  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch), par,
+             g->work_floats ? reinterpret_cast<float*>(static_cast<uint8_t*>(scratch) +
+                                                       WorkOffset(g))
+                            : nullptr};
   return RunGraph(b, msg);
 }
 

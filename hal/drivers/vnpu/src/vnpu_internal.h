@@ -78,7 +78,19 @@ struct Graph {
   // The weight segment keeps float16 (half the file and mapping); the
   // copies are what ops read, so execute does no conversion.
   float** widened;
+  // Floats of workspace each of kWorkSlots workers needs (the largest of the
+  // graph's ops: ConvWorkFloats), placed after the arena in the scratch the
+  // host hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
+  uint64_t work_floats;
 };
+
+// Workers with a workspace slot of their own: the most runs ForRangeSlots
+// cuts an op that uses workspace into (1 where the driver runs serially).
+#if defined(EPCTX_VNPU_SERIAL) && EPCTX_VNPU_SERIAL
+constexpr uint32_t kWorkSlots = 1;
+#else
+constexpr uint32_t kWorkSlots = 8;
+#endif
 
 }  // namespace vnpu
 }  // namespace epctx
@@ -113,8 +125,14 @@ struct Bindings {
   epctx_hal_tensor* outputs;
   uint8_t* scratch;
   const epctx_hal_parallel* par;  // the session's threads, or nullptr (execute)
+  float* work;                    // kWorkSlots x graph->work_floats floats, or nullptr
   float* ptr(uint32_t t) const;
+  // Worker slot's workspace (graph->work_floats floats).
+  float* slot(uint32_t s) const { return work + uint64_t(s) * graph->work_floats; }
 };
+
+// Workspace floats a CONV2D op needs per worker (0: none), from its shapes.
+uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
 
 // Calls f(lo, hi) over [0, n) independent units cut into at most par's
 // thread count of even runs, none under `min_units` units (serial without
@@ -148,6 +166,48 @@ void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const
         const Job& j = *static_cast<const Job*>(arg);
         const int64_t lo = j.n * c / j.chunks, hi = j.n * (c + 1) / j.chunks;
         if (lo < hi) (*j.f)(lo, hi);
+      },
+      &job);
+#endif
+}
+
+// ForRange for ops that use a workspace slot: at most kWorkSlots runs, and
+// f(lo, hi, slot) with a slot no other run of this call has.
+template <typename F>
+void ForRangeSlots(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
+  if (n <= 0) return;
+  epctx_hal_parallel capped;
+  const epctx_hal_parallel* p = par;
+  if (par && par->threads > kWorkSlots) {
+    capped = *par;
+    capped.threads = kWorkSlots;
+    p = &capped;
+  }
+#if defined(EPCTX_VNPU_SERIAL) && EPCTX_VNPU_SERIAL
+  (void)p;
+  (void)min_units;
+  f(int64_t(0), n, 0u);
+#else
+  uint32_t chunks = 1;
+  if (p && p->threads > 1) {
+    const int64_t most = n / (min_units < 1 ? 1 : min_units);
+    chunks = most < int64_t(p->threads) ? uint32_t(most) : p->threads;
+  }
+  if (chunks <= 1) {
+    f(int64_t(0), n, 0u);
+    return;
+  }
+  struct Job {
+    const F* f;
+    int64_t n;
+    uint32_t chunks;
+  } job{&f, n, chunks};
+  p->parallel_for(
+      p->user, chunks,
+      [](void* arg, uint32_t c, uint32_t) {
+        const Job& j = *static_cast<const Job*>(arg);
+        const int64_t lo = j.n * c / j.chunks, hi = j.n * (c + 1) / j.chunks;
+        if (lo < hi) (*j.f)(lo, hi, c);
       },
       &job);
 #endif
