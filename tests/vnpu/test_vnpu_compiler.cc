@@ -376,12 +376,34 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {144, 3, 9, 8, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, false},  // column stride 2, edge chunks
       {24, 6, 13, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // 24 channels, 1-pixel tail, leaky
       {96, 8, 10, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // the ocr_det head's 96 -> 24
+      {16, 6, 9, 8, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0},       // 3x1 padded: blocked weights
       // im2col of K = 1152 rows: a 1024-row workspace chunk, then 128
       {128, 4, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       // 1x1 convolutions read in place, several block groups, leaky after the tile
       {16, 20, 21, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},
   };
   for (const ConvCase& k : cases) RunConvCase(k);
+}
+
+// The compiler writes CONV2D_TAPS (stream 1.4, taps-major weights) for a
+// conv of at most 24 output channels from at least 16 inputs with a window
+// wider than one column, and CONV2D (blocked) otherwise; both run.
+void few_output_channels_compile_to_conv2d_taps(void**) {
+  for (int64_t co : {16, 32}) {
+    Model m;
+    const int64_t C = 32, H = 5, W = 9;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {co, C, 3, 3}, Ramp(size_t(co * C * 9), 0.4f, 1.f));
+    m.Value("y", {1, co, H, W});
+    auto* conv = m.Node("Conv", {"x", "w"}, {"y"});
+    IntsAttr(conv, "pads", {1, 1, 1, 1});
+    m.Finish({"x"}, {"y"});
+    uint32_t minor = 99;
+    auto out = CompileAndRun(m, {x}, nullptr, nullptr, &minor);
+    assert_int_equal(out[0].size(), size_t(co * H * W));
+    assert_int_equal(minor, co <= 24 ? 4 : 0);
+  }
 }
 
 // MaxPool with 2-wide windows at column stride 2 (the vector path, four
@@ -703,6 +725,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
       cmocka_unit_test(maxpool_stride2_windows_match_reference),
+      cmocka_unit_test(few_output_channels_compile_to_conv2d_taps),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(conv_scalar_affine_folds_into_weights),

@@ -40,6 +40,66 @@ void ExpectRejected(const std::vector<uint8_t>& payload, const std::vector<float
   }
 }
 
+// CONV2D_TAPS (stream 1.4): the CONV2D table with its weights taps-major.
+// A 1.3 stream naming it is refused like an unknown op; more than 24 output
+// channels per group are refused; and it computes bit for bit what CONV2D
+// computes from the same weights in the blocked layout.
+void conv2d_taps_needs_stream_1_4_and_matches_conv2d(void**) {
+  const int C = 16, H = 3, W = 6, KH = 3, KW = 3;
+  auto make = [&](int co, fb::OpParams kind, std::vector<float>* wts, uint16_t minor) {
+    std::vector<float> w(size_t(co * C * KH * KW));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i * 7 % 23) - 11) / 16.f;
+    const int nb = (co + 7) / 8, ks = KH * KW;
+    if (kind == fb::OpParams::Conv2D) {
+      *wts = PackConv(w, co, C, KH, KW, 1);
+    } else {
+      wts->assign(size_t(ks * C * nb * 8), 0.f);
+      for (int o = 0; o < co; ++o)
+        for (int i = 0; i < C; ++i)
+          for (int k = 0; k < ks; ++k)
+            (*wts)[size_t((k * C + i) * nb * 8 + o)] = w[size_t((o * C + i) * ks + k)];
+    }
+    Stream s;
+    uint32_t x = s.Tensor("x", {1, C, H, W}, L::INPUT, 0);
+    uint32_t wt = s.Tensor("w", {int64_t(wts->size())}, L::WEIGHT, 0);
+    uint32_t y = s.Tensor("y", {1, co, H, W}, L::OUTPUT, 0);
+    s.Op(kind, fb::CreateConv2D(s.fbb, x, wt, y, false, 0, KH, KW, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                fb::Activation::RELU));
+    return s.Finish(0, "g", minor);
+  };
+  std::vector<float> wb, wt;
+  ExpectRejected(make(8, fb::OpParams::Conv2DTaps, &wt, 3), wt, "CONV2D_TAPS came with 1.4");
+  ExpectRejected(make(32, fb::OpParams::Conv2DTaps, &wt, 4), wt, "at most 24");
+  std::vector<float> outs[2];
+  int k = 0;
+  for (fb::OpParams kind : {fb::OpParams::Conv2D, fb::OpParams::Conv2DTaps}) {
+    std::vector<float>& weights = kind == fb::OpParams::Conv2D ? wb : wt;
+    Loaded l;
+    Load(&l, {{"g", make(8, kind, &weights, 4)}}, weights);
+    assert_int_equal(l.rc, 0);
+    epctx_hal_graph* g = nullptr;
+    epctx_hal_graph_info info;
+    assert_int_equal(Bind(&l, "g", &g, &info), 0);
+    int64_t xd[4] = {1, C, H, W}, yd[4] = {1, 8, H, W};
+    std::vector<float> in(size_t(C * H * W));
+    for (size_t i = 0; i < in.size(); ++i) in[i] = float(int(i * 5 % 17) - 8) / 8.f;
+    outs[k].assign(size_t(8 * H * W), -1.f);
+    std::vector<uint8_t> arena(info.scratch_bytes + 64);
+    epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, 4, xd, in.data(), in.size() * 4};
+    epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, 4, yd, outs[k].data(), outs[k].size() * 4};
+    char msg[256];
+    int rc = epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1, arena.data(),
+                                          info.scratch_bytes, msg, sizeof msg);
+    if (rc) print_error("%s\n", msg);
+    assert_int_equal(rc, 0);
+    ++k;
+  }
+  assert_memory_equal(outs[0].data(), outs[1].data(), outs[0].size() * 4);
+  bool nonzero = false;
+  for (float v : outs[1]) nonzero = nonzero || v > 0.f;
+  assert_true(nonzero);
+}
+
 // One small valid graph per op type; `bad` selects which tensor of the op is
 // replaced by an out-of-range arena tensor (or index when bad_index).
 using OpMaker = std::function<void(Stream&, uint32_t x, uint32_t w, uint32_t y)>;
@@ -422,6 +482,7 @@ int main(void) {
       cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
       cmocka_unit_test(float16_only_at_edges_and_only_through_convert),
       cmocka_unit_test(hard_swish_needs_stream_1_3),
+      cmocka_unit_test(conv2d_taps_needs_stream_1_4_and_matches_conv2d),
       cmocka_unit_test(conv_transpose_output_shape_checked),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
       cmocka_unit_test(every_op_rejects_weight_offset_past_segment),

@@ -18,6 +18,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
     flatbuffers::Offset<void> p;
     switch (o.kind) {
       case fb::OpParams::Conv2D:
+      case fb::OpParams::Conv2DTaps:
         p = fb::CreateConv2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0, uint32_t(std::max(o.bias, 0)),
                              o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr, o.dh, o.dw, o.groups,
                              o.act, o.alpha, o.beta).Union();
@@ -121,6 +122,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.3: the HARD_SWISH activation (a 1.2 driver refuses the unknown kind).
   for (const IrOp& o : g.ops)
     if (o.act == fb::Activation::HARD_SWISH) minor = 3;
+  // 1.4: CONV2D_TAPS (a 1.3 driver refuses the unknown op type).
+  for (const IrOp& o : g.ops)
+    if (o.kind == fb::OpParams::Conv2DTaps) minor = 4;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -436,14 +436,23 @@ class Lowerer {
     value = FuseAct(op, value);
     if (op.act == fb::Activation::NONE) value = FuseHardSwish(op, value);
 
-    // Pack [G][ceil(CO_g/8)][cig][KH*KW][8], channel tail zero-padded.
+    // Pack [G][ceil(CO_g/8)][cig][KH*KW][8], channel tail zero-padded; or,
+    // for the driver's transposed path (few output channels from many
+    // inputs, a window wider than one column), CONV2D_TAPS' taps-major
+    // [G][KH*KW][cig][ceil(CO_g/8)*8], where one tap's weights for all
+    // output channels are one row of the tile's B panel.
     const int64_t cog = CO / G, nb = (cog + 7) / 8, ks = KH * KW;
+    const std::vector<int64_t> ys = Shape(value);
+    const int64_t OW = ys.empty() ? 0 : ys.back();
+    const bool taps = cog <= 24 && cig >= 16 && KW > 1 && ks <= 49 && OW >= 4;
+    if (taps) op.kind = fb::OpParams::Conv2DTaps;
     std::vector<float> packed(size_t(G * nb * cig * ks * 8), 0.f);
     for (int64_t o = 0; o < CO; ++o) {
       int64_t gi = o / cog, ol = o % cog;
       for (int64_t i = 0; i < cig; ++i)
         for (int64_t k = 0; k < ks; ++k)
-          packed[size_t((((gi * nb + ol / 8) * cig + i) * ks + k) * 8 + ol % 8)] =
+          packed[size_t(taps ? ((gi * ks + k) * cig + i) * nb * 8 + ol
+                             : (((gi * nb + ol / 8) * cig + i) * ks + k) * 8 + ol % 8)] =
               w[size_t((o * cig + i) * ks + k)];
     }
     op.ins = {In(n.input(0))};
@@ -455,9 +464,9 @@ class Lowerer {
       g_.ops.push_back(op);
       return;
     }
-    std::vector<int64_t> ys = Shape(value);
-    ys.insert(ys.begin() + 2, 1);
-    op.out = Add(IrTensor{value + ":nchw", ys});
+    std::vector<int64_t> ys1 = ys;
+    ys1.insert(ys1.begin() + 2, 1);
+    op.out = Add(IrTensor{value + ":nchw", ys1});
     g_.ops.push_back(op);
     BindAs(op.out, value);
   }

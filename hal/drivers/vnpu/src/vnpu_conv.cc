@@ -199,19 +199,147 @@ constexpr int64_t kEdgeChunk = 128;
 // lies outside are skipped; at the left and right edges the 4 pixels'
 // inputs are gathered with zeros for the padding. The 4 x 24 result goes
 // to the channel-major output through the stack tile.
+// Where the transposed path finds tap t's weights for input channel ic and
+// output channel j: w_group + t * tap + ic * ks + (j / 8) * ss + j % 8.
+struct WLayout {
+  int64_t tap, ss, ks;
+};
+
+// CONV2D's blocked layout [ceil(Cout_g / 8)][Cin_g][KH][KW][8]: one tap's
+// output channel blocks lie Cin_g x KH x KW x 8 floats apart. CONV2D_TAPS'
+// [KH][KW][Cin_g][ceil(Cout_g / 8) * 8]: side by side (the tile then loads
+// two blocks as one 16-float vector).
+WLayout BlockedLayout(const Shape& s) { return WLayout{8, s.cig * s.kstride, s.kstride}; }
+WLayout TapsLayout(const Shape& s) { return WLayout{s.cig * s.nb * 8, 8, s.nb * 8}; }
+
 bool TransposedApplies(const Shape& s) {
   return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps && s.OW >= uk::kMr;
 }
 
-// Threads split the output rows (of every image and group).
-void Transposed(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-                const fb::Conv2D* c, const epctx_hal_parallel* par) {
+// Transposed with the input rows packed: a ring of KH rows per worker (in
+// its workspace slot), each holding one input row of every channel of the
+// group, zero-padded left and right, channel rows PackedStride apart. The
+// channels of the input itself lie H x W floats apart, a multiple of 4 KiB
+// on 160x160 and 320x320 maps, so the tile's A loads (one line per channel,
+// per k step) all fall in one L1 set and miss; packed, they do not, and the
+// padding needs no edge path. Each input row is packed once per worker run
+// (output rows go in order), a copy of 1/(KW * Cout) of the row's work.
+// Needs row dilation 1 (an output row's KH input rows are consecutive, so
+// they never share a slot) and the ring within kWorkK * 24 floats.
+constexpr int64_t kRingFloats = 65536;
+
+int64_t PackedWidth(const Shape& s) { return (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1; }
+
+int64_t PackedStride(const Shape& s) {
+  int64_t st = (PackedWidth(s) + 15) / 16 * 16;
+  if (st % 1024 == 0) st += 16;  // 4 KiB apart again: shift by a line
+  return st;
+}
+
+uint64_t PackedRingFloats(const Shape& s) {
+  return uint64_t(s.KH) * uint64_t(s.cig) * uint64_t(PackedStride(s));
+}
+
+bool PackedRingApplies(const Shape& s) {
+  return s.dh == 1 && PackedRingFloats(s) <= uint64_t(kRingFloats);
+}
+
+void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const float* w,
+                      const float* bias, float* y, const fb::Conv2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, units = s.N * s.G * s.OH;
-  base.b_ss = s.cig * s.kstride;
-  base.b_ks = s.kstride;
+  const int64_t PW = PackedWidth(s), PS = PackedStride(s);
+  base.b_ss = L.ss;
+  base.b_ks = L.ks;
+  base.ldc = uk::kNr;
+  base.cols = static_cast<int32_t>(s.cog);
+  base.a_rs = s.sw;
+  base.a_ks = PS;
+  base.kc = s.cig;
+  ForRangeSlots(bd.par, units, MinUnits(s.cog * s.cig * s.KH * s.KW * s.OW),
+                [&](int64_t u0, int64_t u1, uint32_t slot) {
+    float* ring = bd.slot(slot);
+    int64_t tag[kMaxTaps];  // image-group and input row held by each slot
+    for (int64_t k = 0; k < s.KH; ++k) tag[k] = -1;
+    float cbuf[uk::kMr * uk::kNr];
+    uk::Tile t = base;
+    t.c = cbuf;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t oh = u % s.OH, ng = u / s.OH, gi = ng % s.G, n = ng / s.G;
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW + oh * s.OW;
+      t.col_bias = bias ? bias + gi * s.cog : nullptr;
+      const float* rows[kMaxTaps];  // packed row of tap kh, or null (padding)
+      int64_t last = -1;
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const int64_t ih = oh * s.sh - s.pt + kh;
+        rows[kh] = nullptr;
+        if (ih < 0 || ih >= s.H) continue;
+        last = kh;
+        const int64_t k = ih % s.KH, want = ng * s.H + ih;
+        float* pr = ring + k * s.cig * PS;
+        if (tag[k] != want) {
+          // Packed column j holds input column j - pl.
+          const int64_t lo = s.pl < PW ? s.pl : PW;
+          const int64_t n_in = s.W < PW - lo ? s.W : PW - lo;
+          for (int64_t ic = 0; ic < s.cig; ++ic) {
+            float* d = pr + ic * PS;
+            const float* src = xg + ic * HW + ih * s.W;
+            int64_t j = 0;
+            for (; j < lo; ++j) d[j] = 0.0f;
+            int64_t q = 0;
+            for (; q + 4 <= n_in; q += 4) Store4(d + lo + q, Load4(src + q));
+            for (; q < n_in; ++q) d[lo + q] = src[q];
+            for (j = lo + n_in; j < PW; ++j) d[j] = 0.0f;
+          }
+          tag[k] = want;
+        }
+        rows[kh] = pr;
+      }
+      for (int64_t ow0 = 0; ow0 < s.OW; ow0 += uk::kMr) {
+        const int64_t nr = s.OW - ow0 < uk::kMr ? s.OW - ow0 : uk::kMr;
+        t.rows = static_cast<int32_t>(nr);
+        if (last < 0) {  // every tap in the padding: bias and activation only
+          t.kc = 0;
+          t.accumulate = false;
+          t.last = true;
+          tile(t);
+          t.kc = s.cig;
+        }
+        bool first = true;
+        for (int64_t kh = 0; kh <= last; ++kh) {
+          if (!rows[kh]) continue;
+          for (int64_t kw = 0; kw < s.KW; ++kw) {
+            t.a = rows[kh] + ow0 * s.sw + kw * s.dw;
+            t.b = wg + (kh * s.KW + kw) * L.tap;
+            t.accumulate = !first;
+            t.last = kh == last && kw == s.KW - 1;
+            tile(t);
+            first = false;
+          }
+        }
+        for (int64_t j = 0; j < s.cog; ++j)
+          for (int64_t r = 0; r < nr; ++r) yg[j * OHW + ow0 + r] = cbuf[r * uk::kNr + j];
+      }
+      if (post)
+        ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW), uint64_t(OHW),
+                     c->alpha(), c->beta());
+    }
+  });
+}
+
+// Threads split the output rows (of every image and group).
+void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w,
+                const float* bias, float* y, const fb::Conv2D* c, const epctx_hal_parallel* par) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, units = s.N * s.G * s.OH;
+  base.b_ss = L.ss;
+  base.b_ks = L.ks;
   base.ldc = uk::kNr;
   base.cols = static_cast<int32_t>(s.cog);
   ForRange(par, units, MinUnits(s.cog * s.cig * s.KH * s.KW * s.OW), [&](int64_t u0, int64_t u1) {
@@ -249,7 +377,7 @@ void Transposed(const Shape& s, const float* x, const float* w, const float* bia
           for (int64_t kw = 0; kw < s.KW; ++kw) {
             const int64_t iw0 = ow0 * s.sw + kw * s.dw - s.pl;
             const int64_t iwn = iw0 + (nr - 1) * s.sw;
-            const float* wt = wg + (kh * s.KW + kw) * 8;
+            const float* wt = wg + (kh * s.KW + kw) * L.tap;
             const bool final_tap = kh == last && kw == s.KW - 1;
             if (iw0 >= 0 && iwn < s.W) {
               t.a = xrow + iw0;
@@ -274,7 +402,7 @@ void Transposed(const Shape& s, const float* x, const float* w, const float* bia
               t.a = abuf;
               t.a_rs = 1;
               t.a_ks = uk::kMr;
-              t.b = wt + ic0 * s.kstride;
+              t.b = wt + ic0 * L.ks;
               t.kc = kc;
               t.accumulate = !first;
               t.last = final_tap && ic0 + kc == s.cig;
@@ -609,13 +737,32 @@ Path PathOf(const Shape& s) {
   return Path::kDense;
 }
 
+void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float* w,
+                   const float* bias, float* y, const fb::Conv2D* c, const Bindings& b) {
+  if (b.work && PackedRingApplies(s))
+    return TransposedPacked(s, L, x, w, bias, y, c, b);
+  Transposed(s, L, x, w, bias, y, c, b.par);
+}
+
 }  // namespace
+
+uint64_t ConvTapsWorkFloats(const fb::Graph* g, const fb::Conv2D* c) {
+  const Shape s = ShapeOf(g, c);
+  return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
+}
 
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c) {
   const Shape s = ShapeOf(g, c);
+  if (PathOf(s) == Path::kTransposed) return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
   if (PathOf(s) != Path::kDense) return 0;
   const int64_t K = s.cig * s.KH * s.KW;
   return uint64_t(K < kWorkK ? K : kWorkK) * uk::kNr;
+}
+
+void RunConvTaps(const Bindings& b, const fb::Conv2D* c) {
+  const Shape s = ShapeOf(b.graph->stream, c);
+  RunTransposed(s, TapsLayout(s), b.ptr(c->input()), b.ptr(c->weights()),
+                c->has_bias() ? b.ptr(c->bias()) : nullptr, b.ptr(c->output()), c, b);
 }
 
 void RunConv(const Bindings& b, const fb::Conv2D* c) {
@@ -628,7 +775,7 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
     case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b.par);
     case Path::kNarrow: return Narrow(s, x, w, bias, y, c);
     case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b.par);
-    case Path::kTransposed: return Transposed(s, x, w, bias, y, c, b.par);
+    case Path::kTransposed: return RunTransposed(s, BlockedLayout(s), x, w, bias, y, c, b);
     case Path::kDense: return Dense(s, x, w, bias, y, c, b);
   }
 }

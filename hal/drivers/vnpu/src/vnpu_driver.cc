@@ -301,8 +301,11 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   g->work_floats = 0;
   for (uint32_t i = 0; s->ops() && i < s->ops()->size(); ++i) {
     const fb::Op* o = s->ops()->Get(i);
-    if (o->params_type() != fb::OpParams::Conv2D) continue;
-    const uint64_t w = ConvWorkFloats(s, o->params_as_Conv2D());
+    uint64_t w = 0;
+    if (o->params_type() == fb::OpParams::Conv2D)
+      w = ConvWorkFloats(s, o->params_as_Conv2D());
+    else if (o->params_type() == fb::OpParams::Conv2DTaps)
+      w = ConvTapsWorkFloats(s, o->params_as_Conv2DTaps());
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
   uint32_t nio = g->num_inputs + g->num_outputs;

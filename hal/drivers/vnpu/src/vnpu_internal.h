@@ -133,6 +133,7 @@ struct Bindings {
 
 // Workspace floats a CONV2D op needs per worker (0: none), from its shapes.
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
+uint64_t ConvTapsWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
 
 // Calls f(lo, hi) over [0, n) independent units cut into at most par's
 // thread count of even runs, none under `min_units` units (serial without
@@ -295,6 +296,8 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c);
 
 // Runs one CONV2D op of a validated graph (vnpu_conv.cc).
 void RunConv(const Bindings& b, const fb::Conv2D* c);
+// CONV2D_TAPS: the same table, weights taps-major (vnpu.fbs), the transposed path.
+void RunConvTaps(const Bindings& b, const fb::Conv2D* c);
 
 // For activations that are a clamp (NONE, RELU, CLIP with alpha <= beta):
 // sets [*lo, *hi] for a fused epilogue and returns true. Otherwise returns

@@ -508,6 +508,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
     const fb::Op* o = g->ops()->Get(i);
     switch (o->params_type()) {
       case fb::OpParams::Conv2D: RunConv(b, o->params_as_Conv2D()); break;
+      case fb::OpParams::Conv2DTaps: RunConvTaps(b, o->params_as_Conv2DTaps()); break;
       case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm()); break;
       case fb::OpParams::Binary: r.Binary(o->params_as_Binary()); break;
       case fb::OpParams::Unary: {

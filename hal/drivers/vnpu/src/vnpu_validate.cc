@@ -487,6 +487,25 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::Conv2D:
       op_name = "CONV2D";
       return Conv(o->params_as_Conv2D());
+    case fb::OpParams::Conv2DTaps: {
+      // Stream 1.4: the taps-major weight layout of the transposed path.
+      op_name = "CONV2D_TAPS";
+      if (g->version_minor() < 4) {
+        OpErr().s("unknown op type ").u(uint64_t(o->params_type())).s(" in a stream 1.")
+            .u(g->version_minor()).s(" (CONV2D_TAPS came with 1.4)");
+        return Fail();
+      }
+      const fb::Conv2D* c = o->params_as_Conv2DTaps();
+      int rc = Conv(c);
+      if (rc != EPCTX_OK) return rc;
+      const int64_t cout_g = Dim(c->output(), 1) / int64_t(c->groups());
+      if (cout_g > 24) {
+        OpErr().s("output channels per group: expected at most 24 (one tile's columns), found ")
+            .i(cout_g);
+        return Fail();
+      }
+      return EPCTX_OK;
+    }
     case fb::OpParams::Gemm:
       op_name = "GEMM";
       return Gemm(o->params_as_Gemm());
