@@ -3,16 +3,19 @@
 # The whole test run, as on a fresh Debian 12 / Ubuntu machine:
 #   1. installs the packages (tests/setup-deps.sh --cross; skipped when present)
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)
-#   3. host-tsan preset: the threading test under ThreadSanitizer (uses the
+#   3. host-nodrivers preset: the same with no built-in NPU driver
+#      (EPCTX_DRIVERS empty): the runtime, host tools and CPU-only tests build
+#      and pass without vnpu
+#   4. host-tsan preset: the threading test under ThreadSanitizer (uses the
 #      host build's epctx-compile)
-#   4. host-asan preset: every host test again under AddressSanitizer + UBSan
-#   5. aarch64-linux, armhf-linux, riscv64-linux presets: cross builds, ctest
+#   5. host-asan preset: every host test again under AddressSanitizer + UBSan
+#   6. aarch64-linux, armhf-linux, riscv64-linux presets: cross builds, ctest
 #      under qemu-aarch64 / qemu-arm / qemu-riscv64
-#   6. mps3-an547 preset: bare-metal Cortex-M55 images (a signed package
+#   7. mps3-an547 preset: bare-metal Cortex-M55 images (a signed package
 #      compiled by the host build's tools) under qemu-system-arm
-#   7. size-<target> presets: the runtime's size per part and target
+#   8. size-<target> presets: the runtime's size per part and target
 #      (tests/size), failing when a part grows past tests/size/budget.txt
-#   8. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
+#   9. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
 #      seeded from the host build's generated models (tests/fuzz/run.sh)
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
@@ -94,7 +97,7 @@ node_suite_line() {  # node_suite_line <preset>: collects the node suite's total
   node_suite_lines+=("node suite: ${joined%, } ($preset)")
 }
 
-for preset in host host-tsan host-asan aarch64-linux armhf-linux riscv64-linux mps3-an547; do
+for preset in host host-nodrivers host-tsan host-asan aarch64-linux armhf-linux riscv64-linux mps3-an547; do
   rm -f build/"$preset"/tests/conformance/work/*/summary.txt
   extra=()
   t0=$(date +%s)

@@ -17,7 +17,9 @@
 #include <cmocka.h>
 
 #include <epctx/epctx.h>
+#if EPCTX_TEST_HAS_VNPU
 #include <epctx/vnpu.h>
+#endif
 
 #include "test_io.h"
 #include "tqnn_driver.h"
@@ -57,7 +59,11 @@ static inline epctx_env* env_with(int with_tqnn, int with_vnpu) {
   epctx_env* env = NULL;
   assert_null(epctx_env_create(NULL, 0, &env));
   if (with_tqnn) assert_null(epctx_env_register_driver(env, tqnn_driver()));
+#if EPCTX_TEST_HAS_VNPU
   if (with_vnpu) assert_null(epctx_env_register_driver(env, epctx_vnpu_driver()));
+#else
+  if (with_vnpu) fail_msg("vnpu is not in this build (EPCTX_DRIVERS)");
+#endif
   return env;
 }
 

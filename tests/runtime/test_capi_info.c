@@ -67,6 +67,7 @@ static void collect(void* user, int level, const char* message) {
   pthread_mutex_unlock(&l->mu);
 }
 
+#if EPCTX_TEST_HAS_VNPU
 static void verbose_log_covers_create_route_and_run(void** state) {
   (void)state;
   static log_sink l = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}};
@@ -99,6 +100,7 @@ static void verbose_log_covers_create_route_and_run(void** state) {
   epctx_session_release(s);
   epctx_env_release(env);
 }
+#endif
 
 static void log_level_filters_what_the_callback_gets(void** state) {
   (void)state;
@@ -298,7 +300,9 @@ int main(int argc, char** argv) {
   g_dir = argv[1];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(version_is_the_project_version),
+#if EPCTX_TEST_HAS_VNPU
       cmocka_unit_test(verbose_log_covers_create_route_and_run),
+#endif
       cmocka_unit_test(log_level_filters_what_the_callback_gets),
       cmocka_unit_test(terminate_set_before_the_run_stops_it_at_step_0),
 #if EPCTX_TEST_THREADS

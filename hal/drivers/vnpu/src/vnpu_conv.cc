@@ -33,11 +33,13 @@ struct Shape {
   int64_t N, C, H, W, CO, OH, OW, G, cig, cog, nb, KH, KW, sh, sw, dh, dw, pt, pl, kstride;
 };
 
-// K rows per packed B chunk: kChunkK x 24 floats = 3 KiB of stack, or up to
-// kWorkK rows (96 KiB) in a workspace slot from the host's scratch, so that
+// K rows per packed B chunk: up to kWorkK rows (96 KiB) in a workspace slot
+// from the host's scratch (get_graph sizes it for every dense conv), so that
 // most convolutions pack their whole K once per pixel block and every tile
 // runs it in one call (no partial sums stored and reloaded between chunks).
-constexpr int64_t kChunkK = 32;
+// kChunkK rows on the stack only if a slot were missing (it cannot be: the
+// execute that would lack one is refused).
+constexpr int64_t kChunkK = 8;
 constexpr int64_t kWorkK = 1024;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
@@ -119,7 +121,7 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
 void Dense(const Shape& s, const float* x, const float* w, const float* bias, float* y,
            const fb::Conv2D* c, const Bindings& bd) {
   // K rows packed per chunk: all of K (up to kWorkK) in the worker's
-  // workspace slot, else kChunkK on the stack.
+  // workspace slot.
   const int64_t work_k = bd.work ? int64_t(bd.graph->work_floats / uk::kNr) : 0;
   const int64_t chunk_k = work_k > kChunkK ? work_k : kChunkK;
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
