@@ -362,6 +362,52 @@ static void test_hooks_called_around_execute_and_bind(void** state) {
   epctx_env_release(env);
 }
 
+/* The driver's device-visible buffers handed to the application
+ * (epctx_session_create_io_tensor): bound as input and output, a run stages
+ * nothing (no alloc_io call) and still computes y = 2x; releasing them
+ * returns them to the driver. An unknown name is refused naming it. */
+static void test_driver_io_buffers_handed_to_the_app(void** state) {
+  (void)state;
+  epctx_env* env = new_env();
+  assert_null(epctx_env_register_driver(env, epctx_hello_npu_driver()));
+  epctx_session* s = NULL;
+  assert_null(epctx_session_create(env, path_in(g_models, "hello_ctx.onnx"), NULL, &s));
+  hello_npu_counters c0, c1, c2;
+  hello_npu_get_counters(&c0);
+  epctx_tensor *x = NULL, *y = NULL, *t = NULL;
+  assert_null(epctx_session_create_io_tensor(s, "x", &x));
+  assert_null(epctx_session_create_io_tensor(s, "y", &y));
+  assert_int_equal(epctx_tensor_is_device_io(x), 1);
+  assert_int_equal(epctx_tensor_is_device_io(y), 1);
+  assert_int_equal(epctx_tensor_bytes(x), 8 * sizeof(float));
+  assert_int_equal(epctx_tensor_rank(y), 1);
+  assert_int_equal(epctx_tensor_dims(y)[0], 8);
+  hello_npu_get_counters(&c1);
+  assert_int_equal(c1.io_allocs, c0.io_allocs + 2);
+  float* xd = (float*)epctx_tensor_data(x);
+  for (int i = 0; i < 8; ++i) xd[i] = (float)(i - 3);
+  const char* names[1] = {"x"};
+  const epctx_tensor* ins[1] = {x};
+  for (int r = 0; r < 3; ++r) {
+    epctx_run_args a = {names, ins, 1, NULL, &y, 1, NULL, 0, NULL};
+    assert_null(epctx_session_run_with(s, &a));
+    const float* yd = (const float*)epctx_tensor_data(y);
+    for (int i = 0; i < 8; ++i) assert_true(yd[i] == 2.0f * (float)(i - 3));
+  }
+  hello_npu_get_counters(&c2);
+  assert_int_equal(c2.io_allocs, c1.io_allocs); /* nothing staged */
+  assert_int_equal(c2.device_syncs, c1.device_syncs + 3);
+  expect_status(epctx_session_create_io_tensor(s, "nope", &t), EPCTX_INVALID_ARGUMENT,
+                EPCTX_INVALID_ARGUMENT, "no input or output named 'nope'");
+  assert_null(t);
+  epctx_tensor_release(x);
+  epctx_tensor_release(y);
+  hello_npu_get_counters(&c2);
+  assert_int_equal(c2.io_live, c0.io_live);
+  epctx_session_release(s);
+  epctx_env_release(env);
+}
+
 static int execute_device_fault(const epctx_hal_driver* self, epctx_hal_graph* g,
                                 const epctx_hal_tensor* in, uint32_t nin, epctx_hal_tensor* out,
                                 uint32_t nout, void* scratch, uint64_t bytes, char* msg,
@@ -435,6 +481,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_container_segments_checked_against_payload_alignment),
       cmocka_unit_test(test_aligned_scratch_reused_across_runs),
       cmocka_unit_test(test_hooks_called_around_execute_and_bind),
+      cmocka_unit_test(test_driver_io_buffers_handed_to_the_app),
       cmocka_unit_test(test_io_staging_refused_is_out_of_memory),
       cmocka_unit_test(test_driver_code_survives_as_cause),
       cmocka_unit_test(test_bad_blob_names_field),

@@ -187,32 +187,67 @@ static void sync_for_cpu(const epctx_hal_driver* self, epctx_hal_graph* g,
   __atomic_add_fetch(&g_counters.cpu_syncs, 1, __ATOMIC_RELAXED);
 }
 
-/* This "NPU" reaches only memory from its own carve-out, so the runtime
- * stages every input and output through these buffers (a real driver
- * allocates from its DMA heap or maps through its IOMMU here, and answers
- * is_device_visible from the ranges it handed out). */
+/* This "NPU" reaches only memory from its own carve-out: the runtime stages
+ * inputs and outputs in ordinary memory through these buffers, and an
+ * application that asks for them (epctx_session_create_io_tensor) binds
+ * them directly. A real driver allocates from its DMA heap or maps through
+ * its IOMMU here; hello_npu remembers the ranges it handed out (up to
+ * HELLO_MAX_IO live at once) and answers is_device_visible from them. */
+#define HELLO_MAX_IO 64
+static struct {
+  const void* p;
+  uint64_t bytes;
+} g_io[HELLO_MAX_IO];
+static int g_io_lock;
+static void io_lock(void) {
+  while (__atomic_exchange_n(&g_io_lock, 1, __ATOMIC_ACQUIRE)) {
+  }
+}
+static void io_unlock(void) { __atomic_store_n(&g_io_lock, 0, __ATOMIC_RELEASE); }
+
 static void* alloc_io(const epctx_hal_driver* self, epctx_hal_graph* graph, uint64_t bytes,
                       uint32_t alignment) {
   (void)self;
   const hello_graph* g = (const hello_graph*)graph;
   if (bytes > (uint64_t)HELLO_MAX_N * 4) return NULL;
   void* p = g->host->alloc(g->host->user, (size_t)bytes, alignment);
-  if (p) {
-    __atomic_add_fetch(&g_counters.io_allocs, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
+  if (!p) return NULL;
+  io_lock();
+  int slot = -1;
+  for (int i = 0; i < HELLO_MAX_IO && slot < 0; ++i)
+    if (!g_io[i].p) slot = i;
+  if (slot >= 0) g_io[slot].p = p, g_io[slot].bytes = bytes;
+  io_unlock();
+  if (slot < 0) { /* the carve-out is full */
+    g->host->free(g->host->user, p);
+    return NULL;
   }
+  __atomic_add_fetch(&g_counters.io_allocs, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
   return p;
 }
 static void free_io(const epctx_hal_driver* self, epctx_hal_graph* graph, void* p) {
   (void)self;
   const hello_graph* g = (const hello_graph*)graph;
+  io_lock();
+  for (int i = 0; i < HELLO_MAX_IO; ++i)
+    if (g_io[i].p == p) g_io[i].p = NULL;
+  io_unlock();
   __atomic_sub_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
   g->host->free(g->host->user, p);
 }
 static int is_device_visible(const epctx_hal_driver* self, epctx_hal_graph* graph,
                              const void* p, uint64_t bytes) {
-  (void)self, (void)graph, (void)p, (void)bytes;
-  return 0;
+  (void)self, (void)graph;
+  const char* c = (const char*)p;
+  int yes = 0;
+  io_lock();
+  for (int i = 0; i < HELLO_MAX_IO && !yes; ++i) {
+    const char* b = (const char*)g_io[i].p;
+    yes = b && c >= b && bytes <= g_io[i].bytes && (uint64_t)(c - b) <= g_io[i].bytes - bytes;
+  }
+  io_unlock();
+  return yes;
 }
 
 /* Thread-safe: reads only the graph, writes only its scratch and outputs. */

@@ -32,7 +32,7 @@ extern "C" {
  * EPCTX_API_VERSION is the level of this header: it rises whenever a call,
  * type or field is added (never removed; see runtime/COMPATIBILITY.md). An
  * application built against level N runs with a library of level >= N. */
-#define EPCTX_API_VERSION 2
+#define EPCTX_API_VERSION 3
 
 /* The library's release, "MAJOR.MINOR.PATCH" (static storage). */
 const char* epctx_version(void);
@@ -193,6 +193,23 @@ epctx_status* epctx_session_input_info(const epctx_session* s, size_t index,
                                        epctx_io_info* out);
 epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
                                         epctx_io_info* out);
+
+/* A tensor for graph input or output `name` that an NPU reaches without a
+ * copy. When an EPContext node reads that input (or writes that output)
+ * directly on a driver with device-visible I/O memory (a carve-out, an IOMMU
+ * window: hal.h alloc_io), the buffer is the driver's, in the type and shape
+ * its graph takes; bound as that input, or as that output in
+ * epctx_run_args.outputs, it is not staged (no copy in or out) when the
+ * driver recognises its own buffers (is_device_visible). Otherwise it is
+ * ordinary memory in the type and shape the model declares
+ * (INVALID_ARGUMENT for a symbolic dimension), usable the same way.
+ * Contents start zeroed. epctx_tensor_release frees it; the session must
+ * outlive it. */
+/* (API level 3) */
+epctx_status* epctx_session_create_io_tensor(epctx_session* session, const char* name,
+                                             epctx_tensor** out);
+/* 1 when the tensor's buffer came from a driver (above), else 0. */
+int epctx_tensor_is_device_io(const epctx_tensor* t);
 
 /* Most inputs and outputs one run takes. */
 #define EPCTX_MAX_RUN_TENSORS 256

@@ -38,6 +38,10 @@ struct epctx_tensor {
   epctx::Allocator alloc;
   epctx::TensorRef t;
   bool owns;
+  // A driver's device-visible I/O buffer (epctx_session_create_io_tensor):
+  // returned with its free_io on release.
+  const epctx::DriverEntry* io_driver = nullptr;
+  epctx_hal_graph* io_graph = nullptr;
 };
 
 // Where an epctx_tensor keeps its TensorRef: Session::Run reads inputs and
@@ -295,9 +299,14 @@ epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t
 void epctx_tensor_release(epctx_tensor* t) {
   if (!t) return;
   epctx::Allocator a = t->alloc;
-  if (t->owns) a.Free(t->t.data);
+  if (t->io_driver)
+    t->io_driver->fns.free_io(t->io_driver->driver, t->io_graph, t->t.data);
+  else if (t->owns)
+    a.Free(t->t.data);
   a.Delete(t);
 }
+
+int epctx_tensor_is_device_io(const epctx_tensor* t) { return t && t->io_driver ? 1 : 0; }
 
 epctx_dtype epctx_tensor_dtype(const epctx_tensor* t) {
   return t ? static_cast<epctx_dtype>(t->t.dtype) : EPCTX_DTYPE_UNDEFINED;
@@ -395,6 +404,78 @@ epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
   if (index >= g.num_outputs) return error(EPCTX_INVALID_ARGUMENT, "output info: index out of range");
   uint32_t i = static_cast<uint32_t>(index);
   io_info(g.outputs[i], s->s->output_name(i), out);
+  return nullptr;
+}
+
+epctx_status* epctx_session_create_io_tensor(epctx_session* session, const char* name,
+                                             epctx_tensor** out) {
+  if (!session || !name || !out)
+    return error(EPCTX_INVALID_ARGUMENT, "create io tensor: session, name or out is NULL");
+  *out = nullptr;
+  const epctx::Allocator& a = session->alloc;
+  const epctx::DriverEntry* drv = nullptr;
+  epctx_hal_graph* graph = nullptr;
+  const epctx_hal_tensor_desc* desc = nullptr;
+  epctx::TensorRef ref;
+  uint64_t bytes = 0;
+  if (session->s->DeviceIo(name, &drv, &graph, &desc)) {
+    // The driver's buffer, in the shape and type its graph takes.
+    epctx::Status st = fill_ref(static_cast<epctx_dtype>(desc->dtype), desc->dims, desc->rank,
+                                &ref, &bytes);
+    if (!st.ok()) return make_status(st);
+    epctx_tensor* t = a.New<epctx_tensor>();
+    if (!t) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory");
+    t->alloc = a;
+    t->t = ref;
+    t->owns = false;
+    t->t.data = drv->fns.alloc_io(drv->driver, graph, bytes, 64);
+    if (!t->t.data) {
+      a.Delete(t);
+      return make_status(epctx::Status::Error(
+          EPCTX_OUT_OF_MEMORY,
+          "create io tensor '%s': driver '%s' refused a device-visible buffer of %llu bytes",
+          name, drv->info.name, static_cast<unsigned long long>(bytes)));
+    }
+    t->io_driver = drv;
+    t->io_graph = graph;
+    if (bytes) memset(t->t.data, 0, static_cast<size_t>(bytes));
+    *out = t;
+    return nullptr;
+  }
+  // No EPContext node on such a driver takes it directly: ordinary memory in
+  // the shape the model declares.
+  epctx_io_info info{};
+  bool found = false;
+  for (size_t i = 0; !found && i < epctx_session_input_count(session); ++i)
+    found = !epctx_session_input_info(session, i, &info) && epctx::cstr_eq(info.name, name);
+  for (size_t i = 0; !found && i < epctx_session_output_count(session); ++i)
+    found = !epctx_session_output_info(session, i, &info) && epctx::cstr_eq(info.name, name);
+  if (!found)
+    return make_status(epctx::Status::Error(
+        EPCTX_INVALID_ARGUMENT, "create io tensor: the model has no input or output named '%s'",
+        name));
+  for (size_t d = 0; d < info.rank; ++d)
+    if (info.dims[d] < 0)
+      return make_status(epctx::Status::Error(
+          EPCTX_INVALID_ARGUMENT,
+          "create io tensor '%s': dimension %zu is symbolic; create the tensor in the run's "
+          "shape with epctx_tensor_create",
+          name, d));
+  epctx::Status st = fill_ref(info.dtype, info.dims, info.rank, &ref, &bytes);
+  if (!st.ok()) return make_status(st);
+  if (bytes > SIZE_MAX) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: too large");
+  epctx_tensor* t = a.New<epctx_tensor>();
+  if (!t) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory");
+  t->alloc = a;
+  t->t = ref;
+  t->owns = true;
+  t->t.data = a.Alloc(bytes ? static_cast<size_t>(bytes) : 1, 64);
+  if (!t->t.data) {
+    a.Delete(t);
+    return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory for data");
+  }
+  memset(t->t.data, 0, static_cast<size_t>(bytes));
+  *out = t;
   return nullptr;
 }
 

@@ -193,6 +193,36 @@ Status Session::BuildNames() {
   return Status::Ok();
 }
 
+bool Session::DeviceIo(const char* name, const DriverEntry** driver, epctx_hal_graph** graph,
+                       const epctx_hal_tensor_desc** desc) const {
+  const onnx::GraphView& g = model_.graph;
+  if (!name) return false;
+  for (int output = 0; output < 2; ++output) {
+    const uint32_t n = output ? g.num_outputs : g.num_inputs;
+    for (uint32_t i = 0; i < n; ++i) {
+      const char* nm = output ? output_names_[i] : input_names_[i];
+      if (!cstr_eq(name, nm)) continue;
+      const uint32_t id = output ? main_.output_ids[i] : main_.input_ids[i];
+      if (id == UINT32_MAX) continue;
+      for (uint32_t k = 0; k < main_.num_steps; ++k) {
+        const Step& st = main_.steps[k];
+        if (!st.driver || !st.graph || !st.driver->fns.alloc_io) continue;
+        const uint32_t m = output ? st.num_outputs : st.num_inputs;
+        const uint32_t* ids = output ? st.outputs : st.inputs;
+        const uint32_t nd = output ? st.graph_info.num_outputs : st.graph_info.num_inputs;
+        for (uint32_t j = 0; j < m && j < nd; ++j)
+          if (ids[j] == id) {
+            *driver = st.driver;
+            *graph = st.graph;
+            *desc = output ? &st.graph_info.outputs[j] : &st.graph_info.inputs[j];
+            return true;
+          }
+      }
+    }
+  }
+  return false;
+}
+
 Status Session::LoadConstants(GraphPlan* p) {
   const onnx::GraphView& g = *p->graph;
   p->constants = meta_.AllocArray<TensorRef>(g.num_initializers + 1);

@@ -126,6 +126,13 @@ class Session {
   const char* public_input_name(uint32_t i) const { return input_names_[public_inputs_[i]]; }
   const char* output_name(uint32_t i) const { return output_names_[i]; }
 
+  // Graph input or output `name` as an EPContext node's own I/O on a driver
+  // with device-visible I/O buffers (hal.h alloc_io): the first such step of
+  // the main graph that reads it (input) or writes it (output), with the
+  // driver's descriptor of that tensor. False when none does.
+  bool DeviceIo(const char* name, const DriverEntry** driver, epctx_hal_graph** graph,
+                const epctx_hal_tensor_desc** desc) const;
+
  private:
   // run.cc: the run memory pool and the plan the first run completes.
   RunMemory* TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const;
