@@ -244,16 +244,11 @@ epctx_status* epctx_session_options_set_max_memory_bytes(epctx_session_options* 
   return epctx_session_options_set(o, epctx::kOptMaxMemoryBytes, digits);
 }
 
-epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
-                                  size_t rank, epctx_tensor** out) {
-  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");
-  *out = nullptr;
-  epctx::TensorRef ref;
-  uint64_t bytes = 0;
-  epctx::Status st = fill_ref(dtype, dims, rank, &ref, &bytes);
-  if (!st.ok()) return make_status(st);
+namespace {
+// A tensor owning `bytes` zeroed bytes from `a`, described by `ref`.
+epctx_status* new_owned_tensor(const epctx::Allocator& a, const epctx::TensorRef& ref,
+                               uint64_t bytes, epctx_tensor** out) {
   if (bytes > SIZE_MAX) return error(EPCTX_OUT_OF_MEMORY, "tensor create: too large");
-  const epctx::Allocator& a = env->env.alloc;
   epctx_tensor* t = a.New<epctx_tensor>();
   if (!t) return error(EPCTX_OUT_OF_MEMORY, "tensor create: out of memory");
   t->alloc = a;
@@ -267,6 +262,18 @@ epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64
   memset(t->t.data, 0, static_cast<size_t>(bytes));
   *out = t;
   return nullptr;
+}
+}  // namespace
+
+epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
+                                  size_t rank, epctx_tensor** out) {
+  if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor create: env or out is NULL");
+  *out = nullptr;
+  epctx::TensorRef ref;
+  uint64_t bytes = 0;
+  epctx::Status st = fill_ref(dtype, dims, rank, &ref, &bytes);
+  if (!st.ok()) return make_status(st);
+  return new_owned_tensor(env->env.alloc, ref, bytes, out);
 }
 
 epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
@@ -463,20 +470,7 @@ epctx_status* epctx_session_create_io_tensor(epctx_session* session, const char*
           name, d));
   epctx::Status st = fill_ref(info.dtype, info.dims, info.rank, &ref, &bytes);
   if (!st.ok()) return make_status(st);
-  if (bytes > SIZE_MAX) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: too large");
-  epctx_tensor* t = a.New<epctx_tensor>();
-  if (!t) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory");
-  t->alloc = a;
-  t->t = ref;
-  t->owns = true;
-  t->t.data = a.Alloc(bytes ? static_cast<size_t>(bytes) : 1, 64);
-  if (!t->t.data) {
-    a.Delete(t);
-    return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory for data");
-  }
-  memset(t->t.data, 0, static_cast<size_t>(bytes));
-  *out = t;
-  return nullptr;
+  return new_owned_tensor(a, ref, bytes, out);
 }
 
 epctx_status* epctx_session_run(epctx_session* session, const char* const* input_names,

@@ -218,6 +218,13 @@ bool TransposedApplies(const Shape& s) {
   return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps && s.OW >= uk::kMr;
 }
 
+// A transposed tile's nr pixels x cog channels (rows kNr floats apart) into
+// the channel-major output: channel j's pixels at y + j * ld.
+void StoreTransposed(const float* cbuf, int64_t cog, int64_t nr, float* y, int64_t ld) {
+  for (int64_t j = 0; j < cog; ++j)
+    for (int64_t r = 0; r < nr; ++r) y[j * ld + r] = cbuf[r * uk::kNr + j];
+}
+
 // Transposed with the input rows packed: a ring of KH rows per worker (in
 // its workspace slot), each holding one input row of every channel of the
 // group, zero-padded left and right, channel rows PackedStride apart. The
@@ -323,8 +330,7 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
             first = false;
           }
         }
-        for (int64_t j = 0; j < s.cog; ++j)
-          for (int64_t r = 0; r < nr; ++r) yg[j * OHW + ow0 + r] = cbuf[r * uk::kNr + j];
+        StoreTransposed(cbuf, s.cog, nr, yg + ow0, OHW);
       }
       if (post)
         ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW), uint64_t(OHW),
@@ -413,8 +419,7 @@ void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w
             }
           }
         }
-        for (int64_t j = 0; j < s.cog; ++j)
-          for (int64_t r = 0; r < nr; ++r) yg[j * OHW + ow0 + r] = cbuf[r * uk::kNr + j];
+        StoreTransposed(cbuf, s.cog, nr, yg + ow0, OHW);
       }
       if (post)
         ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW), uint64_t(OHW),

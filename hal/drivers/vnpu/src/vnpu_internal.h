@@ -135,25 +135,27 @@ struct Bindings {
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
 uint64_t ConvTapsWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
 
-// Calls f(lo, hi) over [0, n) independent units cut into at most par's
-// thread count of even runs, none under `min_units` units (serial without
-// par or with one run). Units must write disjoint memory and be computed the
-// same whichever run holds them, so the bytes never depend on the threads.
+// Runs f(lo, hi, chunk) over [0, n) cut into at most min(par's threads,
+// max_chunks) even runs, none under `min_units` units (serial, chunk 0,
+// without par or with one run). Chunk indices of one call are distinct.
 template <typename F>
-void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
+void ForChunks(const epctx_hal_parallel* par, int64_t n, int64_t min_units, uint32_t max_chunks,
+               const F& f) {
   if (n <= 0) return;
 #if defined(EPCTX_VNPU_SERIAL) && EPCTX_VNPU_SERIAL
   (void)par;
   (void)min_units;
-  f(int64_t(0), n);
+  (void)max_chunks;
+  f(int64_t(0), n, 0u);
 #else
   uint32_t chunks = 1;
   if (par && par->threads > 1) {
+    const uint32_t most_threads = par->threads < max_chunks ? par->threads : max_chunks;
     const int64_t most = n / (min_units < 1 ? 1 : min_units);
-    chunks = most < int64_t(par->threads) ? uint32_t(most) : par->threads;
+    chunks = most < int64_t(most_threads) ? uint32_t(most) : most_threads;
   }
   if (chunks <= 1) {
-    f(int64_t(0), n);
+    f(int64_t(0), n, 0u);
     return;
   }
   struct Job {
@@ -166,52 +168,26 @@ void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const
       [](void* arg, uint32_t c, uint32_t) {
         const Job& j = *static_cast<const Job*>(arg);
         const int64_t lo = j.n * c / j.chunks, hi = j.n * (c + 1) / j.chunks;
-        if (lo < hi) (*j.f)(lo, hi);
+        if (lo < hi) (*j.f)(lo, hi, c);
       },
       &job);
 #endif
+}
+
+// Calls f(lo, hi) over [0, n) independent units cut into at most par's
+// thread count of even runs, none under `min_units` units (serial without
+// par or with one run). Units must write disjoint memory and be computed the
+// same whichever run holds them, so the bytes never depend on the threads.
+template <typename F>
+void ForRange(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
+  ForChunks(par, n, min_units, UINT32_MAX, [&](int64_t lo, int64_t hi, uint32_t) { f(lo, hi); });
 }
 
 // ForRange for ops that use a workspace slot: at most kWorkSlots runs, and
 // f(lo, hi, slot) with a slot no other run of this call has.
 template <typename F>
 void ForRangeSlots(const epctx_hal_parallel* par, int64_t n, int64_t min_units, const F& f) {
-  if (n <= 0) return;
-  epctx_hal_parallel capped;
-  const epctx_hal_parallel* p = par;
-  if (par && par->threads > kWorkSlots) {
-    capped = *par;
-    capped.threads = kWorkSlots;
-    p = &capped;
-  }
-#if defined(EPCTX_VNPU_SERIAL) && EPCTX_VNPU_SERIAL
-  (void)p;
-  (void)min_units;
-  f(int64_t(0), n, 0u);
-#else
-  uint32_t chunks = 1;
-  if (p && p->threads > 1) {
-    const int64_t most = n / (min_units < 1 ? 1 : min_units);
-    chunks = most < int64_t(p->threads) ? uint32_t(most) : p->threads;
-  }
-  if (chunks <= 1) {
-    f(int64_t(0), n, 0u);
-    return;
-  }
-  struct Job {
-    const F* f;
-    int64_t n;
-    uint32_t chunks;
-  } job{&f, n, chunks};
-  p->parallel_for(
-      p->user, chunks,
-      [](void* arg, uint32_t c, uint32_t) {
-        const Job& j = *static_cast<const Job*>(arg);
-        const int64_t lo = j.n * c / j.chunks, hi = j.n * (c + 1) / j.chunks;
-        if (lo < hi) (*j.f)(lo, hi, c);
-      },
-      &job);
-#endif
+  ForChunks(par, n, min_units, kWorkSlots, f);
 }
 
 // Units of `work` multiply-adds each that make a run worth a thread.
