@@ -450,13 +450,20 @@ void maxpool_stride2_windows_match_reference(void**) {
 }
 
 // ConvTranspose whose kernel equals its stride runs as a GEMM whose last
-// pixel block overlaps the one before; a padded one takes the scatter path.
-// Both against a double reference, with groups, bias and a fused Relu.
+// pixel block overlaps the one before (2x2: blocks inside one input row
+// interleave their two kernel columns, blocks across rows scatter); a padded
+// one takes the scatter path. Both against a double reference, with groups,
+// bias and a fused Relu, or a Sigmoid run after the GEMM.
 void conv_transpose_matches_reference(void**) {
   struct T {
     int64_t C, H, W, CO, K, S, pad, group;
+    bool sigmoid;
   };
-  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2}, {3, 4, 9, 5, 3, 3, 0, 1}, {3, 4, 6, 4, 3, 2, 1, 1}};
+  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2, false},
+                     {3, 4, 9, 5, 3, 3, 0, 1, false},
+                     {3, 4, 6, 4, 3, 2, 1, 1, false},
+                     {5, 3, 50, 3, 2, 2, 0, 1, false},
+                     {4, 2, 37, 1, 2, 2, 0, 1, true}};
   for (const T& k : cases) {
     const int64_t OH = (k.H - 1) * k.S + k.K - 2 * k.pad, OW = (k.W - 1) * k.S + k.K - 2 * k.pad;
     const int64_t cig = k.C / k.group, cog = k.CO / k.group;
@@ -473,7 +480,7 @@ void conv_transpose_matches_reference(void**) {
     IntsAttr(ct, "strides", {k.S, k.S});
     IntsAttr(ct, "pads", {k.pad, k.pad, k.pad, k.pad});
     IntAttr(ct, "group", k.group);
-    m.Node("Relu", {"c"}, {"y"});
+    m.Node(k.sigmoid ? "Sigmoid" : "Relu", {"c"}, {"y"});
     m.Finish({"x"}, {"y"});
     auto out = CompileAndRun(m, {x});
     std::vector<double> acc(size_t(k.CO * OH * OW));
@@ -493,7 +500,8 @@ void conv_transpose_matches_reference(void**) {
                     w[size_t(((ci * cog + oc) * k.K + u) * k.K + v)];
               }
     std::vector<float> want(acc.size());
-    for (size_t i = 0; i < acc.size(); ++i) want[i] = float(acc[i] < 0 ? 0 : acc[i]);
+    for (size_t i = 0; i < acc.size(); ++i)
+      want[i] = k.sigmoid ? float(1.0 / (1.0 + std::exp(-acc[i]))) : float(acc[i] < 0 ? 0 : acc[i]);
     ExpectNear(out[0], want);
   }
 }

@@ -34,56 +34,85 @@ bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
          d.H * d.W >= uk::kNr;
 }
 
+// Threads split the pixel blocks (the overlapping last block stays with the
+// one before it, so no two threads write one output); the activation that
+// is no clamp runs after, split by output rows.
 void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
-               const fb::ConvTranspose2D* c) {
+               const fb::ConvTranspose2D* c, const epctx_hal_parallel* par) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
-  uk::Tile t{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t HW = d.H * d.W, taps = d.KH * d.KW, R = d.cog * taps;
-  float cbuf[uk::kMr * uk::kNr];
-  float rb[uk::kMr];
-  int64_t orow[uk::kNr], ocol[uk::kNr];
-  t.kc = d.cig;
-  t.a_rs = 1;
-  t.a_ks = R;
-  t.b_ss = 8;
-  t.b_ks = HW;
-  t.c = cbuf;
-  t.ldc = uk::kNr;
-  t.cols = uk::kNr;
-  t.last = true;
+  base.kc = d.cig;
+  base.a_rs = 1;
+  base.a_ks = R;
+  base.b_ss = 8;
+  base.b_ks = HW;
+  base.ldc = uk::kNr;
+  base.cols = uk::kNr;
+  base.last = true;
+  const int64_t blocks = (HW + uk::kNr - 1) / uk::kNr;
+  const bool overlap = HW % uk::kNr != 0 && blocks > 1;
+  const int64_t units = overlap ? blocks - 1 : blocks;
   for (int64_t gi = 0; gi < d.G; ++gi) {
     const float* xg = x + gi * d.cig * HW;
     const float* wg = w + gi * d.cig * R;
     float* yg = y + gi * d.cog * d.OH * d.OW;
-    for (int64_t p0 = 0; p0 < HW; p0 += uk::kNr) {
-      const int64_t q0 = HW - p0 < uk::kNr ? HW - uk::kNr : p0;
-      for (int64_t j = 0; j < uk::kNr; ++j) {
-        const int64_t ih = (q0 + j) / d.W;
-        orow[j] = ih * d.KH;
-        ocol[j] = (q0 + j - ih * d.W) * d.KW;
-      }
-      t.b = xg + q0;
-      for (int64_t r0 = 0; r0 < R; r0 += uk::kMr) {
-        const int64_t rows = R - r0 < uk::kMr ? R - r0 : uk::kMr;
-        t.a = wg + r0;
-        t.rows = static_cast<int32_t>(rows);
-        if (bias) {
-          for (int64_t i = 0; i < rows; ++i) rb[i] = bias[gi * d.cog + (r0 + i) / taps];
-          t.row_bias = rb;
+    ForRange(par, units, MinUnits(R * d.cig * uk::kNr), [&](int64_t u0, int64_t u1) {
+      float cbuf[uk::kMr * uk::kNr];
+      float rb[uk::kMr];
+      int64_t orow[uk::kNr], ocol[uk::kNr];
+      uk::Tile t = base;
+      t.c = cbuf;
+      const int64_t b1 = overlap && u1 == units ? blocks : u1;
+      for (int64_t p0 = u0 * uk::kNr; p0 < b1 * uk::kNr; p0 += uk::kNr) {
+        const int64_t q0 = HW - p0 < uk::kNr ? HW - uk::kNr : p0;
+        for (int64_t j = 0; j < uk::kNr; ++j) {
+          const int64_t ih = (q0 + j) / d.W;
+          orow[j] = ih * d.KH;
+          ocol[j] = (q0 + j - ih * d.W) * d.KW;
         }
-        tile(t);
-        for (int64_t i = 0; i < rows; ++i) {
-          const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
-          float* yp = yg + (oc * d.OH + kh) * d.OW + kw;
-          const float* cr = cbuf + i * uk::kNr;
-          for (int64_t j = 0; j < uk::kNr; ++j) yp[orow[j] * d.OW + ocol[j]] = cr[j];
+        // Kernel width 2 with the block inside one input row: the two
+        // kernel columns of a tap row interleave into 48 consecutive outputs.
+        const bool pairs = d.KW == 2 && orow[0] == orow[uk::kNr - 1];
+        t.b = xg + q0;
+        for (int64_t r0 = 0; r0 < R; r0 += uk::kMr) {
+          const int64_t rows = R - r0 < uk::kMr ? R - r0 : uk::kMr;
+          t.a = wg + r0;
+          t.rows = static_cast<int32_t>(rows);
+          if (bias) {
+            for (int64_t i = 0; i < rows; ++i) rb[i] = bias[gi * d.cog + (r0 + i) / taps];
+            t.row_bias = rb;
+          }
+          tile(t);
+          for (int64_t i = 0; i < rows; ++i) {
+            const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
+            float* yp = yg + (oc * d.OH + kh) * d.OW + kw;
+            const float* cr = cbuf + i * uk::kNr;
+            if (pairs && kw == 0 && i + 1 < rows) {
+              float* yr = yp + orow[0] * d.OW + ocol[0];
+              const float* cn = cr + uk::kNr;
+              for (int64_t j = 0; j < uk::kNr; j += 4) {
+                const V4 e = Load4(cr + j), o = Load4(cn + j);
+                Store4(yr + 2 * j, __builtin_shufflevector(e, o, 0, 4, 1, 5));
+                Store4(yr + 2 * j + 4, __builtin_shufflevector(e, o, 2, 6, 3, 7));
+              }
+              ++i;
+              continue;
+            }
+            for (int64_t j = 0; j < uk::kNr; ++j) yp[orow[j] * d.OW + ocol[j]] = cr[j];
+          }
         }
       }
-    }
+    });
   }
-  if (post)
-    ActivateRow(c->activation(), y, y, uint64_t(d.CO * d.OH * d.OW), c->alpha(), c->beta());
+  if (post) {
+    const int64_t rows = d.CO * d.OH;
+    ForRange(par, rows, MinUnits(d.OW * 8), [&](int64_t r0, int64_t r1) {
+      ActivateRows(c->activation(), y + r0 * d.OW, uint64_t(r1 - r0), uint64_t(d.OW),
+                   uint64_t(d.OW), c->alpha(), c->beta());
+    });
+  }
 }
 
 }  // namespace
@@ -105,7 +134,7 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
   const Dims d{C, H, W, CO, OH, OW, G, cig, cog, KH, KW};
   if (TilesExactly(d, c)) {
     for (int64_t n = 0; n < N; ++n)
-      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c);
+      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c, b.par);
     return;
   }
   for (int64_t n = 0; n < N; ++n) {
