@@ -4,7 +4,13 @@
 // the ONNX reader, EPContext extraction, the embedded container, the vnpu
 // validator, session planning and, when it loads, one run on zero-filled
 // inputs of the declared shapes (symbolic dims as 1) are all reached.
-// Nothing may crash or leak; every failure needs a message.
+// Nothing may crash or leak; every failure needs a message. Sessions run
+// with epctx.max_memory_bytes=256M, as an application bounding its memory
+// would: a model may legitimately declare outputs of gigabytes (a conv with
+// huge pads or dilations), and the budget turns those into OUT_OF_MEMORY
+// naming the limit instead of a request libFuzzer's malloc limit reports
+// (the 11-25 CI run: a 581 KB model whose Conv output was 7.2 GB; the
+// runtime's unlimited default is by design, tests/memory/test_max_memory.c).
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -33,6 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> model(data, data + size);
   epctx_session_options* opt = nullptr;
   if (epctx_session_options_create(&opt)) abort();
+  if (epctx_session_options_set(opt, "epctx.max_memory_bytes", "256M")) abort();
   epctx_session* s = nullptr;
   epctx_status* st = epctx_session_create_from_buffer(g_env, model.data(), model.size(), opt, &s);
   epctx_session_options_release(opt);
