@@ -76,6 +76,11 @@ bool IsaAvailable(Isa isa) {
   return false;
 }
 
+Isa ResolveIsa(Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  return IsaAvailable(isa) ? isa : Isa::kPortable;
+}
+
 const char* IsaName(Isa isa) {
   switch (isa) {
     case Isa::kAuto: return IsaName(BestIsa());

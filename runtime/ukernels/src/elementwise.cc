@@ -37,8 +37,7 @@ namespace epctx {
 namespace uk {
 
 void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float beta, Isa isa) {
-  if (isa == Isa::kAuto) isa = BestIsa();
-  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+  isa = ResolveIsa(isa);
 #if defined(__x86_64__)
   if (isa == Isa::kAvx512) return detail::ActivateRowAvx512(k, x, y, n, alpha, beta);
   if (isa == Isa::kAvx2) return detail::ActivateRowAvx2(k, x, y, n, alpha, beta);
@@ -48,8 +47,7 @@ void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float 
 
 void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
                   Isa isa) {
-  if (isa == Isa::kAuto) isa = BestIsa();
-  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+  isa = ResolveIsa(isa);
 #if defined(__x86_64__)
   if (isa == Isa::kAvx512) return detail::ActivateRowsAvx512(k, y, rows, n, ld, alpha, beta);
   if (isa == Isa::kAvx2) return detail::ActivateRowsAvx2(k, y, rows, n, ld, alpha, beta);
@@ -59,8 +57,7 @@ void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float al
 
 void BinaryRow(Bin k, const float* a, const float* b, float* y, int64_t n, int sa, int sb,
                Isa isa) {
-  if (isa == Isa::kAuto) isa = BestIsa();
-  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+  isa = ResolveIsa(isa);
 #if defined(__x86_64__)
   if (isa == Isa::kAvx512) return detail::BinaryRowAvx512(k, a, b, y, n, sa, sb);
   if (isa == Isa::kAvx2) return detail::BinaryRowAvx2(k, a, b, y, n, sa, sb);

@@ -36,8 +36,7 @@ namespace uk {
 
 void WeightedRows(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
                   int64_t n, Isa isa) {
-  if (isa == Isa::kAuto) isa = BestIsa();
-  if (!IsaAvailable(isa)) isa = Isa::kPortable;
+  isa = ResolveIsa(isa);
 #if defined(__x86_64__)
   if (isa == Isa::kAvx512) return detail::WeightedRowsAvx512(rows, w, nt, bias, y, n);
   if (isa == Isa::kAvx2) return detail::WeightedRowsAvx2(rows, w, nt, bias, y, n);

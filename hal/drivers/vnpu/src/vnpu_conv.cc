@@ -37,9 +37,8 @@ struct Shape {
 // from the host's scratch (get_graph sizes it for every dense conv), so that
 // most convolutions pack their whole K once per pixel block and every tile
 // runs it in one call (no partial sums stored and reloaded between chunks).
-// kChunkK rows on the stack only if a slot were missing (it cannot be: the
-// execute that would lack one is refused).
-constexpr int64_t kChunkK = 8;
+// get_graph reserves the slots whenever a dense conv exists and execute
+// refuses a scratch without them, so Dense always has one.
 constexpr int64_t kWorkK = 1024;
 
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
@@ -122,8 +121,7 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
            const fb::Conv2D* c, const Bindings& bd) {
   // K rows packed per chunk: all of K (up to kWorkK) in the worker's
   // workspace slot.
-  const int64_t work_k = bd.work ? int64_t(bd.graph->work_floats / uk::kNr) : 0;
-  const int64_t chunk_k = work_k > kChunkK ? work_k : kChunkK;
+  const int64_t chunk_k = int64_t(bd.graph->work_floats / uk::kNr);
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
@@ -141,8 +139,7 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
       ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr), [&](int64_t b0, int64_t b1,
                                                                      uint32_t slot) {
-        float stack_buf[kChunkK * uk::kNr];
-        float* buf = work_k > kChunkK ? bd.slot(slot) : stack_buf;
+        float* buf = bd.slot(slot);
         uk::Tile t = base;
         for (int64_t p0 = b0 * uk::kNr; p0 < OHW && p0 < b1 * uk::kNr; p0 += uk::kNr) {
           const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
@@ -753,14 +750,10 @@ void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float
 
 }  // namespace
 
-uint64_t ConvTapsWorkFloats(const fb::Graph* g, const fb::Conv2D* c) {
+uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   const Shape s = ShapeOf(g, c);
-  return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
-}
-
-uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c) {
-  const Shape s = ShapeOf(g, c);
-  if (PathOf(s) == Path::kTransposed) return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
+  if (taps || PathOf(s) == Path::kTransposed)
+    return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
   if (PathOf(s) != Path::kDense) return 0;
   const int64_t K = s.cig * s.KH * s.KW;
   return uint64_t(K < kWorkK ? K : kWorkK) * uk::kNr;

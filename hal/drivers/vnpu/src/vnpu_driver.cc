@@ -301,11 +301,9 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   g->work_floats = 0;
   for (uint32_t i = 0; s->ops() && i < s->ops()->size(); ++i) {
     const fb::Op* o = s->ops()->Get(i);
-    uint64_t w = 0;
-    if (o->params_type() == fb::OpParams::Conv2D)
-      w = ConvWorkFloats(s, o->params_as_Conv2D());
-    else if (o->params_type() == fb::OpParams::Conv2DTaps)
-      w = ConvTapsWorkFloats(s, o->params_as_Conv2DTaps());
+    const bool taps = o->params_type() == fb::OpParams::Conv2DTaps;
+    if (!taps && o->params_type() != fb::OpParams::Conv2D) continue;
+    const uint64_t w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
   uint32_t nio = g->num_inputs + g->num_outputs;

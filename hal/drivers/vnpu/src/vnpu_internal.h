@@ -131,9 +131,9 @@ struct Bindings {
   float* slot(uint32_t s) const { return work + uint64_t(s) * graph->work_floats; }
 };
 
-// Workspace floats a CONV2D op needs per worker (0: none), from its shapes.
-uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
-uint64_t ConvTapsWorkFloats(const fb::Graph* g, const fb::Conv2D* c);
+// Workspace floats a CONV2D (taps: CONV2D_TAPS) op needs per worker (0:
+// none), from its shapes.
+uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps);
 
 // Runs f(lo, hi, chunk) over [0, n) cut into at most min(par's threads,
 // max_chunks) even runs, none under `min_units` units (serial, chunk 0,

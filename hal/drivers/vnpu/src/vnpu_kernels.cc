@@ -426,61 +426,39 @@ void ActRow(const float* x, float* y, uint64_t n, float alpha, float beta) {
 }
 
 // RELU, LEAKY_RELU, CLIP and HARD_SWISH (the activations that follow convs)
-// through the micro-kernel library, as wide as the CPU has; the scalar
-// Activate above does the same operations.
-void ActRowRelu(const float* x, float* y, uint64_t n) {
-  uk::ActivateRow(uk::Act::kRelu, x, y, int64_t(n), 0.f, 0.f);
-}
-void ActRowClip(const float* x, float* y, uint64_t n, float lo, float hi) {
-  uk::ActivateRow(uk::Act::kClip, x, y, int64_t(n), lo, hi);
-}
-void ActRowHardSwish(const float* x, float* y, uint64_t n, float alpha, float beta) {
-  uk::ActivateRow(uk::Act::kHardSwish, x, y, int64_t(n), alpha, beta);
-}
-void ActRowLeaky(const float* x, float* y, uint64_t n, float alpha) {
-  uk::ActivateRow(uk::Act::kLeaky, x, y, int64_t(n), alpha, 0.f);
+// run in the micro-kernel library, as wide as the CPU has; the scalar
+// Activate above does the same operations. False for the others.
+bool UkAct(Act kind, uk::Act* out) {
+  switch (kind) {
+    case Act::RELU: *out = uk::Act::kRelu; return true;
+    case Act::LEAKY_RELU: *out = uk::Act::kLeaky; return true;
+    case Act::CLIP: *out = uk::Act::kClip; return true;
+    case Act::HARD_SWISH: *out = uk::Act::kHardSwish; return true;
+    default: return false;
+  }
 }
 
 }  // namespace
 
 void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, float beta) {
+  uk::Act k;
+  if (UkAct(kind, &k)) return uk::ActivateRow(k, x, y, int64_t(n), alpha, beta);
   switch (kind) {
-    case Act::NONE:
-      if (x != y && n > 0) memmove(y, x, n * 4);
-      return;
-    case Act::RELU: return ActRowRelu(x, y, n);
-    case Act::LEAKY_RELU: return ActRowLeaky(x, y, n, alpha);
-    case Act::CLIP: return ActRowClip(x, y, n, alpha, beta);
     case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
-    case Act::HARD_SWISH: return ActRowHardSwish(x, y, n, alpha, beta);
+    default:  // NONE
+      if (x != y && n > 0) memmove(y, x, n * 4);
   }
 }
 
 void ActivateRows(Act kind, float* y, uint64_t rows, uint64_t n, uint64_t ld, float alpha,
                   float beta) {
-  auto each = [&](auto row) {
-    for (uint64_t r = 0; r < rows; ++r) row(y + r * ld);
-  };
-  switch (kind) {
-    case Act::NONE: return;
-    case Act::RELU:
-      return uk::ActivateRows(uk::Act::kRelu, y, int64_t(rows), int64_t(n), int64_t(ld), 0.f, 0.f);
-    case Act::LEAKY_RELU:
-      return uk::ActivateRows(uk::Act::kLeaky, y, int64_t(rows), int64_t(n), int64_t(ld), alpha,
-                              0.f);
-    case Act::CLIP:
-      return uk::ActivateRows(uk::Act::kClip, y, int64_t(rows), int64_t(n), int64_t(ld), alpha,
-                              beta);
-    case Act::SIGMOID: return each([&](float* p) { ActRow<Act::SIGMOID>(p, p, n, alpha, beta); });
-    case Act::HARD_SIGMOID:
-      return each([&](float* p) { ActRow<Act::HARD_SIGMOID>(p, p, n, alpha, beta); });
-    case Act::TANH: return each([&](float* p) { ActRow<Act::TANH>(p, p, n, alpha, beta); });
-    case Act::HARD_SWISH:
-      return uk::ActivateRows(uk::Act::kHardSwish, y, int64_t(rows), int64_t(n), int64_t(ld),
-                              alpha, beta);
-  }
+  uk::Act k;
+  if (UkAct(kind, &k))
+    return uk::ActivateRows(k, y, int64_t(rows), int64_t(n), int64_t(ld), alpha, beta);
+  if (kind == Act::NONE) return;
+  for (uint64_t r = 0; r < rows; ++r) ActivateRow(kind, y + r * ld, y + r * ld, n, alpha, beta);
 }
 
 float* Bindings::ptr(uint32_t t) const {

@@ -44,6 +44,9 @@ Isa BestIsa();
 // Whether `isa` runs on this CPU with this build (kAuto and kPortable: yes).
 bool IsaAvailable(Isa isa);
 const char* IsaName(Isa isa);
+// The instruction set a kernel call runs on: kAuto becomes BestIsa(), one
+// this CPU or build lacks becomes kPortable.
+Isa ResolveIsa(Isa isa);
 
 // One tile: C = clamp(acc + row_bias[r] + col_bias[j], lo, hi) where acc is
 // A[rows x kc] * B[kc x cols], plus C's previous values when `accumulate`.
