@@ -18,7 +18,7 @@
 
 #include "session/bound_graphs.h"
 #include "session/compat.h"
-#include "session/session.h"
+#include "session/context_binder.h"
 #include "session/workspace.h"
 
 namespace epctx {
@@ -39,7 +39,37 @@ StrView graph_name_of(const onnx::EpContextNode& ep) {
 
 }  // namespace
 
-GraphNames Session::NamesFor(const onnx::EpContextNode& ep) const {
+ContextBinder::~ContextBinder() {
+  for (uint32_t i = 0; i < num_contexts_; ++i) {
+    LoadedContext& c = contexts_[i];
+    if (c.shared)
+      group_->Unuse(c.shared);
+    else
+      ReleaseLoaded(m_.env()->alloc, &c);
+  }
+  if (group_) group_->Release();
+}
+
+Status ContextBinder::Configure(const Options& options) {
+  group_ = options.group;
+  if (!group_ && options.Flag(kOptShareEpContexts)) {
+    group_ = m_.env()->shared_group;
+    if (!group_)
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
+                           "workspace (out of memory when it was created)");
+  }
+  if (group_) group_->AddRef();
+  const char* advise = options.Get(kOptAdvise);
+  advise_willneed_ = advise && cstr_eq(advise, "willneed");
+  fail_on_suboptimal_ = options.Flag(kOptFailOnSuboptimal);
+  return Status::Ok();
+}
+
+void ContextBinder::StopSharing() {
+  if (group_) group_->StopSharing();
+}
+
+GraphNames ContextBinder::NamesFor(const onnx::EpContextNode& ep) const {
   GraphNames names;
   names.primary = graph_name_of(ep);
   names.others = secondary_names_;
@@ -47,33 +77,33 @@ GraphNames Session::NamesFor(const onnx::EpContextNode& ep) const {
   return names;
 }
 
-Status Session::VerifyContextHead(const onnx::EpContextNode& ep, Bytes file, bool container,
+Status ContextBinder::VerifyContextHead(const onnx::EpContextNode& ep, Bytes file, bool container,
                                   uint64_t* verified) {
-  if (container) return verifier_.VerifyContainerHead(ep.ep_cache_context, file, verified);
+  if (container) return m_.verifier().VerifyContainerHead(ep.ep_cache_context, file, verified);
   *verified = file.size;
-  return verifier_.VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
+  return m_.verifier().VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
 }
 
-Status Session::VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c,
+Status ContextBinder::VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c,
                                     Bytes file, uint64_t verified) {
-  if (!verifier_.active()) return Status::Ok();
+  if (!m_.verifier().active()) return Status::Ok();
   const Bytes* skip = nullptr;
   uint32_t num_skip = 0;
-  EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), meta_, &skip, &num_skip));
-  return verifier_.VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, skip,
+  EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), m_.meta(), &skip, &num_skip));
+  return m_.verifier().VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, skip,
                                     num_skip, verified);
 }
 
-Status Session::CheckVersions(const DriverEntry& drv, const onnx::EpContextNode& ep,
+Status ContextBinder::CheckVersions(const DriverEntry& drv, const onnx::EpContextNode& ep,
                               const ContainerView* container, bool log_suboptimal) {
   CompatResult r;
   CheckCompiledFor(drv, CompiledFor{ep.node->name, ep.ep_sdk_version, ep.hardware_architecture,
                                     container},
                    &r);
   Status st = CompatStatus(r, fail_on_suboptimal_);
-  if (!st.ok()) return load_failure(st.Prefix("%s", label_));
+  if (!st.ok()) return load_failure(st.Prefix("%s", m_.label()));
   if (log_suboptimal && r.verdict == kCompatPreferRecompilation)
-    env_->Log(1, "%s: PREFER_RECOMPILATION: %s", label_, r.reason);
+    m_.env()->Log(1, "%s: PREFER_RECOMPILATION: %s", m_.label(), r.reason);
   return Status::Ok();
 }
 
@@ -96,20 +126,21 @@ void ForEachEpStep(GraphPlan* p, F&& f) {
 
 // EPContext nodes inside If/Loop/Scan bodies bind here too, once, so a run of
 // a body calls the driver exactly as the main graph does.
-Status Session::LoadContexts() {
+Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
+  *out = BindResult{};
   uint32_t num_ep = 0, num_primary = 0;
-  ForEachEpStep(&main_, [&](Step*) { ++num_ep; });
+  ForEachEpStep(main, [&](Step*) { ++num_ep; });
   if (num_ep == 0) return Status::Ok();
-  onnx::EpContextNode* eps = meta_.AllocArray<onnx::EpContextNode>(num_ep);
-  Step** step_of = meta_.AllocArray<Step*>(num_ep);
-  int32_t* ctx_of = meta_.AllocArray<int32_t>(num_ep);
+  onnx::EpContextNode* eps = m_.meta().AllocArray<onnx::EpContextNode>(num_ep);
+  Step** step_of = m_.meta().AllocArray<Step*>(num_ep);
+  int32_t* ctx_of = m_.meta().AllocArray<int32_t>(num_ep);
   if (!eps || !step_of || !ctx_of)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", m_.label());
   uint32_t num_steps = 0;
-  ForEachEpStep(&main_, [&](Step* s) { step_of[num_steps++] = s; });
+  ForEachEpStep(main, [&](Step* s) { step_of[num_steps++] = s; });
   for (uint32_t k = 0; k < num_ep; ++k) {
     Status st = onnx::ExtractEpContext(*step_of[k]->node, &eps[k]);
-    if (!st.ok()) return st.Prefix("%s", label_);
+    if (!st.ok()) return st.Prefix("%s", m_.label());
     // Nodes bind to graphs by name: two of one name (as in carelessly merged
     // models) would bind ambiguously.
     for (uint32_t j = 0; j < k; ++j)
@@ -117,14 +148,14 @@ Status Session::LoadContexts() {
         return Status::Error(EPCTX_INVALID_GRAPH,
                              "%s %s: EPContext node name '%.*s' appears twice; EPContext nodes "
                              "bind to graphs by name, so names must be unique",
-                             kLoadFailed, label_, eps[k].node->name.len(), eps[k].node->name.data);
+                             kLoadFailed, m_.label(), eps[k].node->name.len(), eps[k].node->name.data);
     ctx_of[k] = -1;
     if (eps[k].main_context == 1) ++num_primary;
   }
-  contexts_ = meta_.AllocArray<LoadedContext>(num_primary + 1);
-  secondary_names_ = meta_.AllocArray<StrView>(num_ep - num_primary + 1);
+  contexts_ = m_.meta().AllocArray<LoadedContext>(num_primary + 1);
+  secondary_names_ = m_.meta().AllocArray<StrView>(num_ep - num_primary + 1);
   if (!contexts_ || !secondary_names_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", m_.label());
   for (uint32_t i = 0; i < num_ep; ++i)
     if (eps[i].main_context != 1) secondary_names_[num_secondary_names_++] = graph_name_of(eps[i]);
   for (uint32_t i = 0; i < num_ep; ++i) {
@@ -140,7 +171,7 @@ Status Session::LoadContexts() {
   for (uint32_t i = 0; i < num_ep; ++i) {
     Step& step = *step_of[i];
     StrView want = graph_name_of(eps[i]);
-    const char* name = meta_.CStr(want);
+    const char* name = m_.meta().CStr(want);
     char msg[Status::kMaxMessage];
     char retry_msg[Status::kMaxMessage];
     msg[0] = '\0';
@@ -174,11 +205,11 @@ Status Session::LoadContexts() {
         return Status::Error(EPCTX_INVALID_GRAPH,
                              "%s %s: EPContext node '%.*s' (main_context=0) refers to graph '%s', "
                              "which no primary EPContext node's context holds%s%s%s",
-                             kLoadFailed, label_, eps[i].node->name.len(), eps[i].node->name.data,
+                             kLoadFailed, m_.label(), eps[i].node->name.len(), eps[i].node->name.data,
                              name, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
     }
     if (rc != EPCTX_OK)
-      return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': %s", label_,
+      return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': %s", m_.label(),
                                         eps[i].node->name.len(), eps[i].node->name.data, name,
                                         msg));
     const epctx_hal_graph_info& gi = step.graph_info;
@@ -186,7 +217,7 @@ Status Session::LoadContexts() {
       return load_failure(Status::Error(
           EPCTX_INVALID_GRAPH,
           "%s: EPContext node '%.*s' has %u inputs and %u outputs, its graph '%s' expects %u and %u",
-          label_, eps[i].node->name.len(), eps[i].node->name.data, step.num_inputs,
+          m_.label(), eps[i].node->name.len(), eps[i].node->name.data, step.num_inputs,
           step.num_outputs, name, gi.num_inputs, gi.num_outputs));
     if (!gi.scratch_alignment) step.graph_info.scratch_alignment = 16;
     const uint32_t sa = step.graph_info.scratch_alignment;
@@ -195,7 +226,7 @@ Status Session::LoadContexts() {
           EPCTX_INCOMPATIBLE_DRIVER,
           "%s: EPContext node '%.*s': driver '%s' asks for scratch_alignment %u, expected a "
           "power of two up to %u",
-          label_, eps[i].node->name.len(), eps[i].node->name.data, bound->driver->info.name, sa,
+          m_.label(), eps[i].node->name.len(), eps[i].node->name.data, bound->driver->info.name, sa,
           EPCTX_HAL_MAX_ALIGNMENT));
     step.driver = bound->driver;
     if (step.driver->fns.prepare_graph) {
@@ -203,17 +234,17 @@ Status Session::LoadContexts() {
       rc = step.driver->fns.prepare_graph(step.driver->driver, step.graph, msg, sizeof msg);
       if (rc != EPCTX_OK)
         return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': prepare: %s",
-                                          label_, eps[i].node->name.len(),
+                                          m_.label(), eps[i].node->name.len(),
                                           eps[i].node->name.data, name, msg));
       step.prepared = true;
     }
     // cpu_steps() counts the main graph's steps only.
-    if (&step >= main_.steps && &step < main_.steps + main_.num_steps) ++driver_steps_;
-    if (step.driver->fns.execute_parallel) threaded_driver_steps_ = true;
-    env_->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
-              label_, eps[i].node->name.len(), eps[i].node->name.data, name,
+    if (&step >= main->steps && &step < main->steps + main->num_steps) ++out->driver_steps;
+    if (step.driver->fns.execute_parallel) out->threaded = true;
+    m_.env()->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
+              m_.label(), eps[i].node->name.len(), eps[i].node->name.data, name,
               bound->driver->info.name, eps[i].embed_mode == 1 ? "embedded" : "file ",
-              eps[i].embed_mode == 1 ? "" : meta_.CStr(eps[i].ep_cache_context));
+              eps[i].embed_mode == 1 ? "" : m_.meta().CStr(eps[i].ep_cache_context));
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
                             ? 0 : bound->container.Find(StrView{name, cstr_len(name)});
@@ -230,7 +261,7 @@ Status Session::LoadContexts() {
   return Status::Ok();
 }
 
-int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
+int ContextBinder::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                       epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;
@@ -238,12 +269,12 @@ int Session::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph
   return lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
 }
 
-const epctx_pal_region& Session::RegionOf(const LoadedContext& lc) {
+const epctx_pal_region& ContextBinder::RegionOf(const LoadedContext& lc) {
   return lc.shared ? lc.shared->loaded.region : lc.region;
 }
 
-void Session::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
-  const epctx_pal_region* regions[2] = {&RegionOf(lc), &model_region_};
+void ContextBinder::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
+  const epctx_pal_region* regions[2] = {&RegionOf(lc), &m_.region()};
   for (const epctx_pal_region* r : regions) {
     if (!r->data || !bytes.data || bytes.data < r->data || bytes.data > r->data + r->size)
       continue;
@@ -253,22 +284,22 @@ void Session::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
   }
 }
 
-Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
+Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
                               LoadedContext* out) {
   ContextKey key;
   key.driver = drv;
-  key.load_mode = load_mode_;
+  key.load_mode = m_.load_mode();
   char msg[Status::kMaxMessage];
   msg[0] = '\0';
-  char* rel = meta_.Strdup(ep.ep_cache_context.data, ep.ep_cache_context.size);
+  char* rel = m_.meta().Strdup(ep.ep_cache_context.data, ep.ep_cache_context.size);
   if (!rel) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
   // A PAL without file identities (or a path it refuses) loads privately:
   // LoadContextBytes then reports any path error with the usual message.
-  if (!base_dir_ || memchr(ep.ep_cache_context.data, '\0', ep.ep_cache_context.size) ||
-      epctx_pal_file_id_beneath(base_dir_, rel, &key.file, msg, sizeof msg) != EPCTX_OK)
-    return LoadContextBytes(ep, drv, meta_, out);
+  if (!m_.base_dir() || memchr(ep.ep_cache_context.data, '\0', ep.ep_cache_context.size) ||
+      epctx_pal_file_id_beneath(m_.base_dir(), rel, &key.file, msg, sizeof msg) != EPCTX_OK)
+    return LoadContextBytes(ep, drv, m_.meta(), out);
   struct Call {
-    Session* self;
+    ContextBinder* self;
     const onnx::EpContextNode* ep;
     const DriverEntry* drv;
     bool loaded;  // this session loaded it (and so checked it already)
@@ -294,41 +325,41 @@ Status Session::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* 
   // session binds, which may differ from the loading session's.
   const LoadedContext& lc = sc->loaded;
   if (lc.is_container) EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, &lc.container, false));
-  if (!verifier_.active()) return Status::Ok();
+  if (!m_.verifier().active()) return Status::Ok();
   Bytes file{lc.region.data, static_cast<size_t>(lc.region.size)};
   uint64_t verified = 0;
   EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, file, lc.is_container, &verified));
   return lc.is_container ? VerifyContainerFile(ep, lc.container, file, verified) : Status::Ok();
 }
 
-Status Session::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
+Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   out->node = &node;
   // 1. The driver, by source.
   const DriverEntry* drv = nullptr;
-  EPCTX_RETURN_IF_ERROR(ChooseDriver(*env_, ep, label_, &drv));
+  EPCTX_RETURN_IF_ERROR(ChooseDriver(*m_.env(), ep, m_.label(), &drv));
   out->driver = drv;
-  env_->Log(EPCTX_LOG_VERBOSE, "%s: EPContext node '%.*s': source '%.*s' routes to driver '%s'",
-            label_, node.name.len(), node.name.data, ep.source.len(), ep.source.data,
+  m_.env()->Log(EPCTX_LOG_VERBOSE, "%s: EPContext node '%.*s': source '%.*s' routes to driver '%s'",
+            m_.label(), node.name.len(), node.name.data, ep.source.len(), ep.source.data,
             drv->info.name);
   // 2. Compatibility from names and versions only: the runtime's own rules
   // (compat.h), then the driver's veto. The container header, when there is
   // one, is checked once it is parsed (LoadContextBytes).
   EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, nullptr, false));
   char msg[Status::kMaxMessage];
-  int rc = DriverVeto(*drv, ep, meta_, msg, sizeof msg);
+  int rc = DriverVeto(*drv, ep, m_.meta(), msg, sizeof msg);
   if (rc != EPCTX_OK)
-    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
+    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", m_.label(),
                                       node.name.len(), node.name.data, drv->info.name, msg));
   // Shared by file identity; a file the app gave from memory or a
   // descriptor has none, so it loads privately.
   if (group_ && ep.embed_mode != 1 &&
-      !FindExternal(ep.ep_cache_context.data, ep.ep_cache_context.size))
+      !m_.FindExternal(ep.ep_cache_context.data, ep.ep_cache_context.size))
     return AcquireShared(ep, drv, out);
-  return LoadContextBytes(ep, drv, meta_, out);
+  return LoadContextBytes(ep, drv, m_.meta(), out);
 }
 
-Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv,
+Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv,
                                  Arena& arena, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   char msg[Status::kMaxMessage];
@@ -341,7 +372,7 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
     char what[160];
     format(what, sizeof what, "EPContext node '%.*s' context file", node.name.len(),
            node.name.data);
-    Status st = MapBeneath(base_dir_, ep.ep_cache_context.data, ep.ep_cache_context.size, what,
+    Status st = m_.MapBeneath(m_.base_dir(), ep.ep_cache_context.data, ep.ep_cache_context.size, what,
                            &out->region);
     if (!st.ok()) return load_failure(st);
     blob = Bytes{out->region.data, static_cast<size_t>(out->region.size)};
@@ -350,12 +381,12 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   if (blob.size && (reinterpret_cast<uintptr_t>(blob.data) & (align - 1)) != 0) {
     // Only files written by other tools get here: epctx-compile aligns
     // embedded payloads. Keep working, but say that this costs a copy.
-    out->aligned_copy = env_->alloc.Alloc(blob.size, align < 16 ? 16 : align);
+    out->aligned_copy = m_.env()->alloc.Alloc(blob.size, align < 16 ? 16 : align);
     if (!out->aligned_copy)
-      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory copying a context", label_);
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory copying a context", m_.label());
     memcpy(out->aligned_copy, blob.data, blob.size);
-    env_->Log(1, "%s: EPContext node '%.*s': payload not aligned to %u bytes; copied %zu bytes",
-              label_, node.name.len(), node.name.data, align, blob.size);
+    m_.env()->Log(1, "%s: EPContext node '%.*s': payload not aligned to %u bytes; copied %zu bytes",
+              m_.label(), node.name.len(), node.name.data, align, blob.size);
     blob.data = static_cast<const uint8_t*>(out->aligned_copy);
   }
   epctx_hal_blob hb;
@@ -372,7 +403,7 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   if (ep.embed_mode != 1) EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, blob, container, &verified));
   if (container) {
     char label[200];
-    format(label, sizeof label, "%s: EPContext node '%.*s' context", label_, node.name.len(),
+    format(label, sizeof label, "%s: EPContext node '%.*s' context", m_.label(), node.name.len(),
            node.name.data);
     Status st = ParseContainer(blob, label, arena, &out->container);
     if (!st.ok()) return load_failure(st);
@@ -387,7 +418,7 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
     hb.weights_size = out->container.weights.size;
     hb.num_graphs = out->container.num_graphs;
     graphs = arena.AllocArray<epctx_hal_graph_blob>(hb.num_graphs + 1);
-    if (!graphs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+    if (!graphs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", m_.label());
     for (uint32_t i = 0; i < hb.num_graphs; ++i) {
       graphs[i].name = out->container.graphs[i].name;
       graphs[i].data = out->container.graphs[i].payload.data;
@@ -421,14 +452,14 @@ Status Session::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntr
   EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, container ? &out->container : nullptr, true));
   // 4. The driver.
   msg[0] = '\0';
-  int rc = drv->driver->load_context(drv->driver, &hb, &env_->hal_host, &out->ctx, msg, sizeof msg);
+  int rc = drv->driver->load_context(drv->driver, &hb, &m_.env()->hal_host, &out->ctx, msg, sizeof msg);
   if (rc != EPCTX_OK) {
     out->ctx = nullptr;
-    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", label_,
+    return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", m_.label(),
                                       node.name.len(), node.name.data, drv->info.name, msg));
   }
   // Read-ahead stays off until the session's graphs are bound (get_graph
-  // reads their payloads): see LoadContexts.
+  // reads their payloads): see Bind.
   if (advise_willneed_) AdviseWillNeed(*out, out->container.weights);
   return Status::Ok();
 }

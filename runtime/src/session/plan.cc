@@ -13,7 +13,7 @@
 #include <new>
 
 #include "onnx/epcontext.h"
-#include "session/session.h"
+#include "session/execution_plan.h"
 
 namespace epctx {
 namespace {
@@ -85,7 +85,7 @@ uint64_t CountInitializers(const onnx::GraphView& g) {
   return n;
 }
 
-Status Session::Resolve(GraphPlan* p, StrView name, uint32_t* id) {
+Status ExecutionPlan::Resolve(GraphPlan* p, StrView name, uint32_t* id) {
   *id = p->Find(name);
   if (*id != UINT32_MAX || !p->parent) return Status::Ok();
   uint32_t outer;
@@ -96,7 +96,7 @@ Status Session::Resolve(GraphPlan* p, StrView name, uint32_t* id) {
   return Status::Ok();
 }
 
-Status Session::PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth,
+Status ExecutionPlan::PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth,
                           const char* label, GraphPlan* p) {
   if (depth > onnx::kMaxGraphDepth)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: subgraph nesting deeper than the limit of %u",
@@ -120,7 +120,7 @@ Status Session::PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t 
   return parent ? OrderSteps(p) : Status::Ok();
 }
 
-Status Session::BuildValues(GraphPlan* p) {
+Status ExecutionPlan::BuildValues(GraphPlan* p) {
   const onnx::GraphView& g = *p->graph;
   uint64_t max_values = static_cast<uint64_t>(g.num_inputs) + g.num_initializers;
   for (uint32_t i = 0; i < g.num_nodes; ++i) max_values += g.nodes[i].num_outputs;
@@ -131,10 +131,10 @@ Status Session::BuildValues(GraphPlan* p) {
   uint32_t cap = 16;
   while (cap < 2 * max_values) cap <<= 1;
   p->max_values = static_cast<uint32_t>(max_values);
-  p->values = meta_.AllocArray<Value>(max_values ? max_values : 1);
-  p->table = meta_.AllocArray<uint32_t>(cap);
-  p->input_ids = meta_.AllocArray<uint32_t>(g.num_inputs + 1);
-  p->output_ids = meta_.AllocArray<uint32_t>(g.num_outputs + 1);
+  p->values = m_.meta().AllocArray<Value>(max_values ? max_values : 1);
+  p->table = m_.meta().AllocArray<uint32_t>(cap);
+  p->input_ids = m_.meta().AllocArray<uint32_t>(g.num_inputs + 1);
+  p->output_ids = m_.meta().AllocArray<uint32_t>(g.num_outputs + 1);
   if (!p->values || !p->table || !p->input_ids || !p->output_ids)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the value table", p->label);
   p->table_mask = cap - 1;
@@ -165,12 +165,12 @@ Status Session::BuildValues(GraphPlan* p) {
   return Status::Ok();
 }
 
-Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
+Status ExecutionPlan::BuildSteps(GraphPlan* p, uint32_t depth) {
   const onnx::GraphView& g = *p->graph;
   p->num_steps = g.num_nodes;
-  p->steps = meta_.AllocArray<Step>(g.num_nodes + 1);
+  p->steps = m_.meta().AllocArray<Step>(g.num_nodes + 1);
   // Marks the implicit inputs of one node while they are gathered.
-  uint8_t* marked = meta_.AllocArray<uint8_t>(p->max_values + 1);
+  uint8_t* marked = m_.meta().AllocArray<uint8_t>(p->max_values + 1);
   if (!p->steps || !marked)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for steps", p->label);
   for (uint32_t n = 0; n < g.num_nodes; ++n) {
@@ -180,8 +180,8 @@ Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
     s.node = &node;
     s.num_inputs = node.num_inputs;
     s.num_outputs = node.num_outputs;
-    s.inputs = meta_.AllocArray<uint32_t>(node.num_inputs + 1);
-    s.outputs = meta_.AllocArray<uint32_t>(node.num_outputs + 1);
+    s.inputs = m_.meta().AllocArray<uint32_t>(node.num_inputs + 1);
+    s.outputs = m_.meta().AllocArray<uint32_t>(node.num_outputs + 1);
     if (!s.inputs || !s.outputs)
       return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for steps", p->label);
     for (uint32_t i = 0; i < node.num_inputs; ++i) {
@@ -202,9 +202,9 @@ Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
     for (uint32_t o = 0; o < node.num_outputs; ++o)
       s.outputs[o] = node.outputs[o].empty() ? UINT32_MAX : p->Find(node.outputs[o]);
     if (HasSubgraph(node)) EPCTX_RETURN_IF_ERROR(PlanSubgraphs(p, depth, marked, &s));
-    // Bound in LoadContexts, at any depth.
+    // Bound by the context binder (ContextBinder::Bind), at any depth.
     if (onnx::IsEpContextNode(node)) continue;
-    s.opset = model_.opset(node.domain);
+    s.opset = m_.view().opset(node.domain);
     s.kernel = FindKernel(node.domain, node.op_type, s.opset);
     if (!s.kernel && KernelLeftOutOfBuild(node.domain, node.op_type, s.opset))
       return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
@@ -225,20 +225,20 @@ Status Session::BuildSteps(GraphPlan* p, uint32_t depth) {
   return Status::Ok();
 }
 
-Status Session::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Step* s) {
+Status ExecutionPlan::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Step* s) {
   const onnx::NodeView& node = *s->node;
-  const GraphPlan** subs = meta_.AllocArray<const GraphPlan*>(node.num_attrs);
+  const GraphPlan** subs = m_.meta().AllocArray<const GraphPlan*>(node.num_attrs);
   if (!subs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for subgraphs", p->label);
   uint64_t captures = 0;
   for (uint32_t a = 0; a < node.num_attrs; ++a) {
     const onnx::AttributeView& attr = node.attrs[a];
     if (!attr.g) continue;
-    void* mem = meta_.Alloc(sizeof(GraphPlan), alignof(GraphPlan));
+    void* mem = m_.meta().Alloc(sizeof(GraphPlan), alignof(GraphPlan));
     char label[160];
     format(label, sizeof label, "attribute '%.*s' of %.*s node '%.*s'", attr.name.len(),
            attr.name.data, node.op_type.len(), node.op_type.data, node.name.len(),
            node.name.data);
-    const char* kept = meta_.Strdup(label, cstr_len(label));
+    const char* kept = m_.meta().Strdup(label, cstr_len(label));
     if (!mem || !kept)
       return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for subgraphs", p->label);
     GraphPlan* child = new (mem) GraphPlan();
@@ -252,7 +252,7 @@ Status Session::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Ste
   }
   s->subgraphs = subs;
   // The implicit inputs: each outer value the subgraphs read, once.
-  s->implicit = meta_.AllocArray<uint32_t>(captures + 1);
+  s->implicit = m_.meta().AllocArray<uint32_t>(captures + 1);
   if (!s->implicit)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for subgraphs", p->label);
   for (uint32_t a = 0; a < node.num_attrs; ++a) {
@@ -271,18 +271,18 @@ Status Session::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Ste
 
 // Kahn's algorithm over value producers, keeping the file's order among
 // ready nodes (ONNX requires files to be sorted; we do not trust that).
-Status Session::OrderSteps(GraphPlan* p) {
+Status ExecutionPlan::OrderSteps(GraphPlan* p) {
   // Kahn's algorithm with a min-heap on the file position: O((V + E) log V)
   // for any node order (a hostile reverse-ordered file included), and a
   // file that is already sorted keeps its order exactly.
   uint32_t n = p->num_steps;
   if (n == 0) return Status::Ok();
   const uint32_t nv = p->num_values;
-  uint8_t* done_value = meta_.AllocArray<uint8_t>(nv + 1);
-  Step* sorted = meta_.AllocArray<Step>(n);
-  uint32_t* pending = meta_.AllocArray<uint32_t>(n);
-  uint32_t* first = meta_.AllocArray<uint32_t>(nv + 2);  // CSR: consumers of each value
-  uint32_t* heap = meta_.AllocArray<uint32_t>(n);
+  uint8_t* done_value = m_.meta().AllocArray<uint8_t>(nv + 1);
+  Step* sorted = m_.meta().AllocArray<Step>(n);
+  uint32_t* pending = m_.meta().AllocArray<uint32_t>(n);
+  uint32_t* first = m_.meta().AllocArray<uint32_t>(nv + 2);  // CSR: consumers of each value
+  uint32_t* heap = m_.meta().AllocArray<uint32_t>(n);
   if (!done_value || !sorted || !pending || !first || !heap)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory ordering nodes", p->label);
   for (uint32_t v = 0; v < nv; ++v) {
@@ -306,8 +306,8 @@ Status Session::OrderSteps(GraphPlan* p) {
     ++edges;
   });
   for (uint32_t v = 0; v < nv; ++v) first[v + 1] += first[v];
-  uint32_t* consumer = meta_.AllocArray<uint32_t>(edges ? edges : 1);
-  uint32_t* fill = meta_.AllocArray<uint32_t>(nv + 1);
+  uint32_t* consumer = m_.meta().AllocArray<uint32_t>(edges ? edges : 1);
+  uint32_t* fill = m_.meta().AllocArray<uint32_t>(nv + 1);
   if (!consumer || !fill)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory ordering nodes", p->label);
   each_wait([&](uint32_t s, uint32_t v) { consumer[first[v] + fill[v]++] = s; });
@@ -363,6 +363,104 @@ Status Session::OrderSteps(GraphPlan* p) {
   }
   p->steps = sorted;
   return Status::Ok();
+}
+
+ExecutionPlan::~ExecutionPlan() {
+  ThreadPool::Destroy(intra_pool_);
+  FreeRunMemory();
+  for (uint32_t i = 0; i < main_.num_steps; ++i) {
+    Step& st = main_.steps[i];
+    if (st.prepared && st.driver->fns.unprepare_graph)
+      st.driver->fns.unprepare_graph(st.driver->driver, st.graph);
+  }
+}
+
+Status ExecutionPlan::Build() {
+  EPCTX_RETURN_IF_ERROR(PlanGraph(m_.view().graph, nullptr, 0, m_.label(), &main_));
+  return BuildNames();
+}
+
+Status ExecutionPlan::Order(const BindResult& bound) {
+  driver_steps_ = bound.driver_steps;
+  threaded_driver_steps_ = bound.threaded;
+  EPCTX_RETURN_IF_ERROR(OrderSteps(&main_));
+  return BuildPlan();
+}
+
+Status ExecutionPlan::LoadConstants(GraphPlan* p) {
+  const onnx::GraphView& g = *p->graph;
+  p->constants = m_.meta().AllocArray<TensorRef>(g.num_initializers + 1);
+  if (!p->constants)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for initializers", p->label);
+  for (uint32_t i = 0; i < g.num_initializers; ++i)
+    EPCTX_RETURN_IF_ERROR(m_.InitializerData(g.initializers[i], p->label, &p->constants[i]));
+  return Status::Ok();
+}
+
+Status ExecutionPlan::BuildNames() {
+  const onnx::GraphView& g = m_.view().graph;
+  public_inputs_ = m_.meta().AllocArray<uint32_t>(g.num_inputs + 1);
+  input_names_ = m_.meta().AllocArray<const char*>(g.num_inputs + 1);
+  output_names_ = m_.meta().AllocArray<const char*>(g.num_outputs + 1);
+  if (!public_inputs_ || !input_names_ || !output_names_)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the value table", m_.label());
+  for (uint32_t i = 0; i < g.num_inputs; ++i) {
+    input_names_[i] = m_.meta().Strdup(g.inputs[i].name.data, g.inputs[i].name.size);
+    if (!input_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
+    if (main_.input_ids[i] != UINT32_MAX) public_inputs_[num_public_inputs_++] = i;
+  }
+  for (uint32_t i = 0; i < g.num_outputs; ++i) {
+    output_names_[i] = m_.meta().Strdup(g.outputs[i].name.data, g.outputs[i].name.size);
+    if (!output_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
+  }
+  return Status::Ok();
+}
+
+bool ExecutionPlan::DeviceIo(const char* name, const DriverEntry** driver, epctx_hal_graph** graph,
+                       const epctx_hal_tensor_desc** desc) const {
+  const onnx::GraphView& g = m_.view().graph;
+  if (!name) return false;
+  for (int output = 0; output < 2; ++output) {
+    const uint32_t n = output ? g.num_outputs : g.num_inputs;
+    for (uint32_t i = 0; i < n; ++i) {
+      const char* nm = output ? output_names_[i] : input_names_[i];
+      if (!cstr_eq(name, nm)) continue;
+      const uint32_t id = output ? main_.output_ids[i] : main_.input_ids[i];
+      if (id == UINT32_MAX) continue;
+      for (uint32_t k = 0; k < main_.num_steps; ++k) {
+        const Step& st = main_.steps[k];
+        if (!st.driver || !st.graph || !st.driver->fns.alloc_io) continue;
+        const uint32_t m = output ? st.num_outputs : st.num_inputs;
+        const uint32_t* ids = output ? st.outputs : st.inputs;
+        const uint32_t nd = output ? st.graph_info.num_outputs : st.graph_info.num_inputs;
+        for (uint32_t j = 0; j < m && j < nd; ++j)
+          if (ids[j] == id) {
+            *driver = st.driver;
+            *graph = st.graph;
+            *desc = output ? &st.graph_info.outputs[j] : &st.graph_info.inputs[j];
+            return true;
+          }
+      }
+    }
+  }
+  return false;
+}
+
+// Without the key, EPCTX_DEFAULT_INTRA_OP_THREADS (0: the cores the process
+// may use; cross builds tested under qemu-user set 1, see runtime/CMakeLists).
+#ifndef EPCTX_DEFAULT_INTRA_OP_THREADS
+#define EPCTX_DEFAULT_INTRA_OP_THREADS 0
+#endif
+
+void ExecutionPlan::StartThreads(const Options& options) {
+  uint32_t threads = EPCTX_DEFAULT_INTRA_OP_THREADS;
+  const char* v = options.Get(kOptIntraOpThreads);
+  if (v && !ParseThreadCount(v, &threads)) threads = 1;  // Set refused it already
+  if (threads == 0) threads = epctx_pal_cpu_count();
+  // CPU kernels and drivers with execute_parallel split their work; a pool
+  // would idle beside other drivers.
+  if (threads > 1 && (cpu_steps() > 0 || threaded_driver_steps_))
+    intra_pool_ = ThreadPool::Create(m_.env()->alloc, threads);
 }
 
 }  // namespace epctx

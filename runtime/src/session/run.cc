@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Session::Run: executes the ordered steps with per-run state only.
+// ExecutionPlan::Run: executes the ordered steps with per-run state only.
 //
 // Memory: a run takes a RunMemory from the session's pool (one per
 // concurrent run, kept for the next): the arena the memory plan places the
@@ -24,7 +24,7 @@
 #include <cstring>
 
 #include "session/driver_io.h"
-#include "session/session.h"
+#include "session/execution_plan.h"
 
 namespace epctx {
 namespace runmem {
@@ -566,52 +566,52 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
 
 }  // namespace
 
-Status Session::BuildPlan() {
+Status ExecutionPlan::BuildPlan() {
   pool_mutex_ = epctx_pal_mutex_create();
-  if (!pool_mutex_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: no mutex for runs", label_);
+  if (!pool_mutex_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: no mutex for runs", m_.label());
   uint64_t* bytes = static_cast<uint64_t*>(
-      alloc_.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
-  if (!bytes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory planning", label_);
+      m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+  if (!bytes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory planning", m_.label());
   DeclaredBytes(main_, bytes);
-  Status st = BuildMemoryPlan(main_, bytes, alloc_, &created_plan_);
-  alloc_.Free(bytes);
+  Status st = BuildMemoryPlan(main_, bytes, m_.alloc(), &created_plan_);
+  m_.alloc().Free(bytes);
   plan_.store(created_plan_, std::memory_order_release);
   return st;
 }
 
-void Session::LearnPlan(const uint64_t* seen) const {
+void ExecutionPlan::LearnPlan(const uint64_t* seen) const {
   uint64_t* bytes = static_cast<uint64_t*>(
-      alloc_.Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+      m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
   if (!bytes) return;  // the plan at create stays; runs still work
   DeclaredBytes(main_, bytes);
   for (uint32_t v = 0; v < main_.num_values; ++v)
     if (seen[v] > bytes[v]) bytes[v] = seen[v];
   MemoryPlan* plan = nullptr;
-  Status st = BuildMemoryPlan(main_, bytes, alloc_, &plan);
-  alloc_.Free(bytes);
+  Status st = BuildMemoryPlan(main_, bytes, m_.alloc(), &plan);
+  m_.alloc().Free(bytes);
   if (!st.ok()) return;
   learned_plan_ = plan;  // written once: learning_ admits one run here
   plan_.store(plan, std::memory_order_release);
 }
 
-uint64_t Session::arena_bytes() const {
+uint64_t ExecutionPlan::arena_bytes() const {
   const MemoryPlan* p = plan_.load(std::memory_order_acquire);
   return p ? p->arena_bytes : 0;
 }
 
-uint32_t Session::planned_values() const {
+uint32_t ExecutionPlan::planned_values() const {
   const MemoryPlan* p = plan_.load(std::memory_order_acquire);
   return p ? p->planned : 0;
 }
 
-RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const {
+RunMemory* ExecutionPlan::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const {
   epctx_pal_mutex_lock(pool_mutex_);
   RunMemory* m = pool_;
   if (m) pool_ = m->next_idle;
   epctx_pal_mutex_unlock(pool_mutex_);
-  const Allocator& a = alloc_;
+  const Allocator& a = m_.alloc();
   if (!m) {
-    const uint32_t nv = main_.num_values, ni = model_.graph.num_inputs;
+    const uint32_t nv = main_.num_values, ni = m_.view().graph.num_inputs;
     size_t bytes = sizeof(RunMemory) + sizeof(Slot) * (nv + 1) + sizeof(TensorRef*) * (ni + 1) +
                    sizeof(uint32_t) * kMaxRunOutputs + sizeof(TensorRef*) * kMaxRunOutputs +
                    sizeof(uint64_t) * (nv + 1) + 64;
@@ -646,10 +646,10 @@ RunMemory* Session::TakeRunMemory(const MemoryPlan* plan, bool caller_arena) con
   return m;
 }
 
-void Session::ReturnRunMemory(RunMemory* m) const {
+void ExecutionPlan::ReturnRunMemory(RunMemory* m) const {
   if (m->scratch_peak > m->scratch_cap) {
     // Grow once to what the busiest step asked for, so the next run fits.
-    const Allocator& a = alloc_;
+    const Allocator& a = m_.alloc();
     a.Free(m->scratch);
     uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
     m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap),
@@ -665,8 +665,8 @@ void Session::ReturnRunMemory(RunMemory* m) const {
   epctx_pal_mutex_unlock(pool_mutex_);
 }
 
-void Session::FreeRunMemory() {
-  const Allocator& a = alloc_;
+void ExecutionPlan::FreeRunMemory() {
+  const Allocator& a = m_.alloc();
   for (RunMemory* m = all_; m;) {
     RunMemory* next = m->next_all;
     a.Free(m->arena);
@@ -688,12 +688,12 @@ const TensorRef* ref_in(const void* object, size_t offset) {
 }
 }  // namespace
 
-Status Session::Run(const RunRequest& req) const {
-  const onnx::GraphView& g = model_.graph;
+Status ExecutionPlan::Run(const RunRequest& req) const {
+  const onnx::GraphView& g = m_.view().graph;
   size_t n_out = req.output_names ? req.num_outputs : 0;
   const bool binds = req.bound_outputs || req.bound_output_objects;
   if (n_out > kMaxRunOutputs || (binds && !req.output_names && g.num_outputs > kMaxRunOutputs))
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: more than %u outputs requested", label_,
+    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: more than %u outputs requested", m_.label(),
                          kMaxRunOutputs);
   // The plan the arena fits: the latest, or for a caller's arena sized
   // before the first run completed the plan, the plan at create.
@@ -702,16 +702,16 @@ Status Session::Run(const RunRequest& req) const {
   if (arena) {
     if (reinterpret_cast<uintptr_t>(arena) % kArenaAlignment)
       return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: the run arena must be aligned to %u bytes",
-                           label_, (unsigned)kArenaAlignment);
+                           m_.label(), (unsigned)kArenaAlignment);
     if (plan && req.arena_size < plan->arena_bytes) plan = created_plan_;
     if (plan && req.arena_size < plan->arena_bytes)
       return Status::Error(EPCTX_INVALID_ARGUMENT,
-                           "%s: the run arena has %llu bytes, the memory plan needs %llu", label_,
+                           "%s: the run arena has %llu bytes, the memory plan needs %llu", m_.label(),
                            (unsigned long long)req.arena_size,
                            (unsigned long long)plan->arena_bytes);
   }
   RunMemory* m = TakeRunMemory(plan, arena != nullptr);
-  if (!m) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", label_);
+  if (!m) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", m_.label());
   const bool learn = learning_.load(std::memory_order_relaxed) == 0;
   if (learn)
     for (uint32_t v = 0; v < main_.num_values; ++v) m->seen[v] = 0;
@@ -725,7 +725,7 @@ Status Session::Run(const RunRequest& req) const {
       while (k < g.num_inputs && !g.inputs[k].name.eq(name)) ++k;
       if (k == g.num_inputs || main_.input_ids[k] == UINT32_MAX)
         return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: '%s' is not an input of the model",
-                             label_, name);
+                             m_.label(), name);
       bound[k] = req.inputs ? &req.inputs[i] : ref_in(req.input_objects[i], req.ref_offset);
     }
     for (size_t i = 0; i < n_out; ++i) {
@@ -733,7 +733,7 @@ Status Session::Run(const RunRequest& req) const {
       while (k < g.num_outputs && !g.outputs[k].name.eq(req.output_names[i])) ++k;
       if (k == g.num_outputs)
         return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: '%s' is not an output of the model",
-                             label_, req.output_names[i]);
+                             m_.label(), req.output_names[i]);
       outs[i] = k;
     }
     const TensorRef* const* bound_outs = req.bound_outputs;
@@ -746,14 +746,14 @@ Status Session::Run(const RunRequest& req) const {
     const RunControl control = RunControl::From(req.run_options);
     MainRun main{m,       plan, arena ? arena : m->arena, bound_outs, learn ? m->seen : nullptr,
                  control.active() ? &control : nullptr, intra_pool_};
-    Status rs = RunPlan(alloc_, main_, nullptr, &main, bound,
+    Status rs = RunPlan(m_.alloc(), main_, nullptr, &main, bound,
                         req.output_names ? outs : nullptr, n_out, req.emit, req.user);
     return rs;
   }();
-  if (st.code() == EPCTX_OUT_OF_MEMORY && budget_.refused())
+  if (st.code() == EPCTX_OUT_OF_MEMORY && m_.budget().refused())
     st.Prefix("epctx.max_memory_bytes=%llu refused %llu more bytes",
-              static_cast<unsigned long long>(budget_.limit()),
-              static_cast<unsigned long long>(budget_.refused()));
+              static_cast<unsigned long long>(m_.budget().limit()),
+              static_cast<unsigned long long>(m_.budget().refused()));
   if (learn && st.ok() && learning_.exchange(1, std::memory_order_acq_rel) == 0) {
     bool any = false;
     for (uint32_t v = 0; v < main_.num_values && !any; ++v) any = m->seen[v] != 0;
@@ -761,16 +761,16 @@ Status Session::Run(const RunRequest& req) const {
     // This run's memory fits the new plan before it goes back to the pool.
     const MemoryPlan* now = plan_.load(std::memory_order_acquire);
     if (now != plan && now->arena_bytes > m->arena_cap) {
-      alloc_.Free(m->arena);
-      m->arena = static_cast<uint8_t*>(alloc_.Alloc(static_cast<size_t>(now->arena_bytes), 64));
+      m_.alloc().Free(m->arena);
+      m->arena = static_cast<uint8_t*>(m_.alloc().Alloc(static_cast<size_t>(now->arena_bytes), 64));
       m->arena_cap = m->arena ? now->arena_bytes : 0;
     }
   }
   ReturnRunMemory(m);
   if (!st.ok())
-    env_->Log(EPCTX_LOG_INFO, "run failed: %s: %s", epctx_code_name(st.code()), st.message());
-  else if (env_->LogOn(EPCTX_LOG_VERBOSE))
-    env_->Log(EPCTX_LOG_VERBOSE, "%s: run: %zu inputs, %zu outputs", label_, req.num_inputs,
+    m_.env()->Log(EPCTX_LOG_INFO, "run failed: %s: %s", epctx_code_name(st.code()), st.message());
+  else if (m_.env()->LogOn(EPCTX_LOG_VERBOSE))
+    m_.env()->Log(EPCTX_LOG_VERBOSE, "%s: run: %zu inputs, %zu outputs", m_.label(), req.num_inputs,
               req.output_names ? req.num_outputs : (size_t)g.num_outputs);
   return st;
 }

@@ -1,70 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// Session creation: mapping, parsing, the value table, constants and steps.
-// EPContext binding is in contexts.cc, Run in run.cc.
+// Session creation: the three parts (session.h) built in order.
 #include "session/session.h"
-#include "session/trust_config.h"
-
-#include <cstring>
-
-#include <manifest_format.h>
-#include "session/workspace.h"
 
 namespace epctx {
-namespace {
-
-// Folder part of a path ("" for a bare file name), copied into the arena.
-const char* dir_of(Arena& arena, const char* path) {
-  const char* slash = cstr_rchr(path, '/');
-  if (!slash) return arena.Strdup("", 0);
-  size_t n = static_cast<size_t>(slash - path);
-  return arena.Strdup(path, n == 0 ? 1 : n);  // "/x" -> "/"
-}
-
-}  // namespace
-
-const char* ContextBaseDir(const Options& options, const char* model_path, Arena& arena) {
-  const char* ctx_path = options.Get(kOptEpContextFilePath);
-  if (ctx_path && !ctx_path[0]) ctx_path = nullptr;  // "" is no path (ORT refuses it too)
-  if (ctx_path) return dir_of(arena, ctx_path);
-  return model_path ? dir_of(arena, model_path) : nullptr;
-}
-
-Session::Session(Env* env)
-    : env_(env), budget_(env->alloc), alloc_(budget_.allocator()), meta_(alloc_, 8 * 1024) {}
-
-Session::~Session() {
-  ThreadPool::Destroy(intra_pool_);
-  FreeRunMemory();
-  for (uint32_t i = 0; i < main_.num_steps; ++i) {
-    Step& st = main_.steps[i];
-    if (st.prepared && st.driver->fns.unprepare_graph)
-      st.driver->fns.unprepare_graph(st.driver->driver, st.graph);
-  }
-  for (uint32_t i = 0; i < num_contexts_; ++i) {
-    LoadedContext& c = contexts_[i];
-    if (c.shared)
-      group_->Unuse(c.shared);
-    else
-      ReleaseLoaded(env_->alloc, &c);
-  }
-  if (group_) group_->Release();
-  for (uint32_t i = 0; i < num_data_regions_; ++i) ReleaseRegion(&data_regions_[i]);
-  epctx_pal_unmap(&model_region_);
-}
 
 Status Session::Create(Env* env, const char* path, const void* buffer, size_t size,
                        const Options& options, Session** out) {
   *out = nullptr;
   Session* s = env->alloc.New<Session>(env);
   if (!s) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory creating a session");
-  s->options_ = &options;
   Status st = s->Load(path, buffer, size, options);
-  if (st.code() == EPCTX_OUT_OF_MEMORY && s->budget_.refused())
+  const Budget& budget = s->model_.budget();
+  if (st.code() == EPCTX_OUT_OF_MEMORY && budget.refused())
     st.Prefix("epctx.max_memory_bytes=%llu refused %llu more bytes (%llu in use)",
-              static_cast<unsigned long long>(s->budget_.limit()),
-              static_cast<unsigned long long>(s->budget_.refused()),
-              static_cast<unsigned long long>(s->budget_.in_use()));
-  s->options_ = nullptr;  // the caller's: valid only while creating
+              static_cast<unsigned long long>(budget.limit()),
+              static_cast<unsigned long long>(budget.refused()),
+              static_cast<unsigned long long>(budget.in_use()));
   if (!st.ok()) {
     env->alloc.Delete(s);
     return st;
@@ -73,258 +24,20 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
   return Status::Ok();
 }
 
-// Without the key, EPCTX_DEFAULT_INTRA_OP_THREADS (0: the cores the process
-// may use; cross builds tested under qemu-user set 1, see runtime/CMakeLists).
-#ifndef EPCTX_DEFAULT_INTRA_OP_THREADS
-#define EPCTX_DEFAULT_INTRA_OP_THREADS 0
-#endif
-
-void Session::StartThreads(const Options& options) {
-  uint32_t threads = EPCTX_DEFAULT_INTRA_OP_THREADS;
-  const char* v = options.Get(kOptIntraOpThreads);
-  if (v && !ParseThreadCount(v, &threads)) threads = 1;  // Set refused it already
-  if (threads == 0) threads = epctx_pal_cpu_count();
-  // CPU kernels and drivers with execute_parallel split their work; a pool
-  // would idle beside other drivers.
-  if (threads > 1 && (cpu_steps() > 0 || threaded_driver_steps_))
-    intra_pool_ = ThreadPool::Create(env_->alloc, threads);
-}
-
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
-  uint64_t max_memory = 0;
-  if (const char* v = options.Get(kOptMaxMemoryBytes)) (void)ParseByteCount(v, &max_memory);
-  budget_.set_limit(max_memory);  // checked when set: a value here parses
-  const char* mode = options.Get(kOptLoadMode);
-  if (mode && cstr_eq(mode, "read")) load_mode_ = EPCTX_PAL_LOAD_READ;
-  group_ = options.group;
-  if (!group_ && options.Flag(kOptShareEpContexts)) {
-    group_ = env_->shared_group;
-    if (!group_)
-      return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
-                           "workspace (out of memory when it was created)");
-  }
-  if (group_) group_->AddRef();
-  const char* advise = options.Get(kOptAdvise);
-  advise_willneed_ = advise && cstr_eq(advise, "willneed");
-  fail_on_suboptimal_ = options.Flag(kOptFailOnSuboptimal);
-  base_dir_ = ContextBaseDir(options, path, meta_);
-  if (path) {
-    label_ = meta_.Strdup(path, cstr_len(path));
-    char msg[Status::kMaxMessage];
-    int rc = epctx_pal_map_file(path, load_mode_, &model_region_, msg, sizeof msg);
-    if (rc != EPCTX_OK) return Status::Error(rc, "%s", msg);
-    model_bytes_ = Bytes{model_region_.data, static_cast<size_t>(model_region_.size)};
-  } else {
-    label_ = "<buffer>";
-    if (!buffer && size) return Status::Error(EPCTX_INVALID_ARGUMENT, "model buffer is NULL");
-    model_bytes_ = Bytes{static_cast<const uint8_t*>(buffer), size};
-  }
-  if (!label_) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
-  env_->Log(EPCTX_LOG_VERBOSE, "%s: loading (%llu bytes, %s)", label_,
-            (unsigned long long)model_bytes_.size,
-            path ? (load_mode_ == EPCTX_PAL_LOAD_READ ? "read" : "mmap") : "caller's buffer");
-  // Signed packages: manifest, key, signature, rollback, then the model's
-  // hash, all before the model is parsed.
-  trust::VerifyConfig trust_config;
-  EPCTX_RETURN_IF_ERROR(ResolveVerifyConfig(options, path, meta_, label_, &trust_config));
-  EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, trust_config, meta_, label_));
-  EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
-  if (verifier_.active())
-    env_->Log(EPCTX_LOG_INFO, "%s: signed package: manifest %s verified for model id '%.*s', "
-              "security counter %llu", label_, verifier_.signature_path(),
-              verifier_.manifest().model_id.len(), verifier_.manifest().model_id.data,
-              (unsigned long long)verifier_.manifest().security_counter);
-  else
-    env_->Log(EPCTX_LOG_VERBOSE, "%s: not verified (signature policy %s, no manifest)", label_,
-              trust_config.policy == trust::Policy::kOff ? "off" : "if_signed");
-  if (model_bytes_.size == 0)
-    return Status::Error(EPCTX_INVALID_PROTOBUF, "%s: empty file, not an ONNX model", label_);
-  EPCTX_RETURN_IF_ERROR(onnx::ParseModel(model_bytes_, label_, meta_, &model_));
-  env_->Log(EPCTX_LOG_VERBOSE, "%s: parsed: IR version %lld, producer '%.*s', %u nodes, %u inputs, "
-            "%u outputs", label_, (long long)model_.ir_version, model_.producer_name.len(),
-            model_.producer_name.data, model_.graph.num_nodes, model_.graph.num_inputs,
-            model_.graph.num_outputs);
-  if (model_.graph.num_nodes == 0 && model_.graph.num_outputs == 0)
-    return Status::Error(EPCTX_INVALID_GRAPH, "%s: the graph has no nodes and no outputs", label_);
-  ext_folder_ = options.Get(kOptExternalInitializersFolder);
-  // Every graph's initializers may have external data: one region each.
-  uint64_t inits = CountInitializers(model_.graph);
-  if (inits > (1u << 24))
-    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu initializers exceed the limit of 16M",
-                         label_, (unsigned long long)inits);
-  data_regions_ = meta_.AllocArray<epctx_pal_region>(inits + 1);
-  if (!data_regions_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %llu initializers", label_,
-                         (unsigned long long)inits);
-  EPCTX_RETURN_IF_ERROR(PlanGraph(model_.graph, nullptr, 0, label_, &main_));
-  EPCTX_RETURN_IF_ERROR(BuildNames());
-  EPCTX_RETURN_IF_ERROR(LoadContexts());
-  EPCTX_RETURN_IF_ERROR(OrderSteps(&main_));
-  EPCTX_RETURN_IF_ERROR(BuildPlan());
-  EPCTX_RETURN_IF_ERROR(verifier_.Commit());
-  if (group_ && options.Flag(kOptStopShareEpContexts)) group_->StopSharing();
-  StartThreads(options);
-  // Loading is done: runs read initializers, let the OS read ahead for them.
-  epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
-  for (uint32_t i = 0; i < num_data_regions_; ++i)
-    epctx_pal_advise(&data_regions_[i], 0, data_regions_[i].size, EPCTX_PAL_ADVISE_NORMAL);
-  env_->Log(EPCTX_LOG_INFO, "%s: session created: %u driver steps, %u CPU steps, %u contexts, "
-            "run arena %llu bytes, metadata %zu bytes", label_, driver_steps(), cpu_steps(),
-            num_contexts_, (unsigned long long)arena_bytes(), meta_.bytes_allocated());
-  return Status::Ok();
-}
-
-Status Session::BuildNames() {
-  const onnx::GraphView& g = model_.graph;
-  public_inputs_ = meta_.AllocArray<uint32_t>(g.num_inputs + 1);
-  input_names_ = meta_.AllocArray<const char*>(g.num_inputs + 1);
-  output_names_ = meta_.AllocArray<const char*>(g.num_outputs + 1);
-  if (!public_inputs_ || !input_names_ || !output_names_)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the value table", label_);
-  for (uint32_t i = 0; i < g.num_inputs; ++i) {
-    input_names_[i] = meta_.Strdup(g.inputs[i].name.data, g.inputs[i].name.size);
-    if (!input_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
-    if (main_.input_ids[i] != UINT32_MAX) public_inputs_[num_public_inputs_++] = i;
-  }
-  for (uint32_t i = 0; i < g.num_outputs; ++i) {
-    output_names_[i] = meta_.Strdup(g.outputs[i].name.data, g.outputs[i].name.size);
-    if (!output_names_[i]) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
-  }
-  return Status::Ok();
-}
-
-bool Session::DeviceIo(const char* name, const DriverEntry** driver, epctx_hal_graph** graph,
-                       const epctx_hal_tensor_desc** desc) const {
-  const onnx::GraphView& g = model_.graph;
-  if (!name) return false;
-  for (int output = 0; output < 2; ++output) {
-    const uint32_t n = output ? g.num_outputs : g.num_inputs;
-    for (uint32_t i = 0; i < n; ++i) {
-      const char* nm = output ? output_names_[i] : input_names_[i];
-      if (!cstr_eq(name, nm)) continue;
-      const uint32_t id = output ? main_.output_ids[i] : main_.input_ids[i];
-      if (id == UINT32_MAX) continue;
-      for (uint32_t k = 0; k < main_.num_steps; ++k) {
-        const Step& st = main_.steps[k];
-        if (!st.driver || !st.graph || !st.driver->fns.alloc_io) continue;
-        const uint32_t m = output ? st.num_outputs : st.num_inputs;
-        const uint32_t* ids = output ? st.outputs : st.inputs;
-        const uint32_t nd = output ? st.graph_info.num_outputs : st.graph_info.num_inputs;
-        for (uint32_t j = 0; j < m && j < nd; ++j)
-          if (ids[j] == id) {
-            *driver = st.driver;
-            *graph = st.graph;
-            *desc = output ? &st.graph_info.outputs[j] : &st.graph_info.inputs[j];
-            return true;
-          }
-      }
-    }
-  }
-  return false;
-}
-
-Status Session::LoadConstants(GraphPlan* p) {
-  const onnx::GraphView& g = *p->graph;
-  p->constants = meta_.AllocArray<TensorRef>(g.num_initializers + 1);
-  if (!p->constants)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for initializers", p->label);
-  for (uint32_t i = 0; i < g.num_initializers; ++i) {
-    const onnx::TensorView& t = g.initializers[i];
-    TensorRef& r = p->constants[i];
-    r.dtype = t.dtype;
-    r.rank = t.rank;
-    for (uint32_t d = 0; d < t.rank; ++d) r.dims[d] = t.dims[d];
-    uint64_t elems = 0;
-    size_t esize = dtype_size(t.dtype);
-    if (!shape_elements(t.dims, t.rank, &elems) || esize == 0 || elems > UINT64_MAX / esize)
-      return Status::Error(EPCTX_NOT_IMPLEMENTED,
-                           "%s: initializer '%.*s': type %s or shape not supported", p->label,
-                           t.name.len(), t.name.data, dtype_name(t.dtype));
-    uint64_t want = elems * esize;
-    if (t.storage != onnx::Storage::kExternal) {
-      if (t.bytes != want)
-        return Status::Error(EPCTX_INVALID_GRAPH,
-                             "%s: initializer '%.*s': expected %llu data bytes, found %llu",
-                             p->label,
-                             t.name.len(), t.name.data, (unsigned long long)want,
-                             (unsigned long long)t.bytes);
-      r.data = const_cast<void*>(t.data);
-      r.bytes = want;
-      EPCTX_RETURN_IF_ERROR(CheckBool(r, t.name));
-      continue;
-    }
-    // External data: resolved beneath the model folder (or the configured
-    // external-initializers folder), mapped, and viewed in place.
-    char what[160];
-    format(what, sizeof what, "initializer '%.*s' external data", t.name.len(), t.name.data);
-    epctx_pal_region* region = &data_regions_[num_data_regions_];
-    EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_,
-                                     t.external_location.data, t.external_location.size, what,
-                                     region));
-    ++num_data_regions_;
-    Bytes file{region->data, static_cast<size_t>(region->size)};
-    // Signed packages: listed and of the signed size before any range check.
-    EPCTX_RETURN_IF_ERROR(
-        verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
-    uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
-    uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
-    if (len != want || off > region->size || len > region->size - off)
-      return Status::Error(EPCTX_INVALID_GRAPH,
-                           "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of a "
-                           "%llu-byte file",
-                           p->label, what, (unsigned long long)off, (unsigned long long)len,
-                           (unsigned long long)want, (unsigned long long)region->size);
-    if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
-      return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu",
-                           p->label, what, (unsigned long long)off, esize);
-    EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file,
-                                                off, len));
-    r.data = const_cast<uint8_t*>(region->data + off);
-    r.bytes = want;
-    EPCTX_RETURN_IF_ERROR(CheckBool(r, t.name));
-  }
-  return Status::Ok();
-}
-
-Status Session::CheckBool(const TensorRef& r, StrView name) const {
-  int64_t bad = r.dtype == EPCTX_DTYPE_BOOL ? first_non_bool(r.data, r.bytes) : -1;
-  if (bad < 0) return Status::Ok();
-  return Status::Error(EPCTX_INVALID_GRAPH,
-                       "%s: initializer '%.*s': bool element %lld is byte %u, expected 0 or 1",
-                       label_, name.len(), name.data, static_cast<long long>(bad),
-                       static_cast<const uint8_t*>(r.data)[bad]);
-}
-
-Status Session::MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
-                           epctx_pal_region* out) {
-  if (const Options::ExternalFile* f = FindExternal(rel, rel_len)) {
-    if (f->fd < 0) {
-      out->data = static_cast<const uint8_t*>(f->data);
-      out->size = f->data ? f->size : 0;
-      out->handle = &kBorrowedRegion;
-      return Status::Ok();
-    }
-    char msg[Status::kMaxMessage];
-    int rc = epctx_pal_map_fd(f->fd, f->offset, f->size, load_mode_, out, msg, sizeof msg);
-    if (rc != EPCTX_OK)
-      return Status::Error(rc, "%s: %s: external file '%s' given by descriptor: %s", label_, what,
-                           f->name, msg);
-    return Status::Ok();
-  }
-  if (!base)
-    return Status::Error(EPCTX_INVALID_ARGUMENT,
-                         "%s: %s '%.*s' is relative to the model's folder, which is unknown for a "
-                         "model loaded from a buffer. Please specify a valid %s",
-                         label_, what, rel_len > 0x7fffffff ? 0 : (int)rel_len, rel,
-                         kOptEpContextFilePath);
-  if (const void* nul = memchr(rel, '\0', rel_len))
-    return Status::Error(EPCTX_PATH_REJECTED, "%s: %s: path '%.*s' contains a NUL byte", label_,
-                         what, static_cast<int>(static_cast<const char*>(nul) - rel), rel);
-  char* path = meta_.Strdup(rel, rel_len);
-  if (!path) return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory");
-  char msg[Status::kMaxMessage];
-  int rc = epctx_pal_map_file_beneath(base, path, load_mode_, out, msg, sizeof msg);
-  if (rc != EPCTX_OK) return Status::Error(rc, "%s: %s: %s", label_, what, msg);
+  EPCTX_RETURN_IF_ERROR(binder_.Configure(options));
+  EPCTX_RETURN_IF_ERROR(model_.Open(path, buffer, size, options));
+  EPCTX_RETURN_IF_ERROR(plan_.Build());
+  BindResult bound;
+  EPCTX_RETURN_IF_ERROR(binder_.Bind(plan_.main(), &bound));
+  EPCTX_RETURN_IF_ERROR(plan_.Order(bound));
+  EPCTX_RETURN_IF_ERROR(model_.Finish());
+  if (options.Flag(kOptStopShareEpContexts)) binder_.StopSharing();
+  plan_.StartThreads(options);
+  model_.env()->Log(EPCTX_LOG_INFO, "%s: session created: %u driver steps, %u CPU steps, "
+                    "%u contexts, run arena %llu bytes, metadata %zu bytes", model_.label(),
+                    driver_steps(), cpu_steps(), binder_.num_contexts(),
+                    (unsigned long long)arena_bytes(), model_.meta_bytes());
   return Status::Ok();
 }
 

@@ -28,7 +28,7 @@
 
 #include "core/memory.h"
 #include "core/status.h"
-#include "session/session.h"
+#include "session/context_binder.h"
 
 namespace epctx {
 
