@@ -4,13 +4,19 @@
 // the ONNX reader, EPContext extraction, the embedded container, the vnpu
 // validator, session planning and, when it loads, one run on zero-filled
 // inputs of the declared shapes (symbolic dims as 1) are all reached.
-// Nothing may crash or leak; every failure needs a message. Sessions run
-// with epctx.max_memory_bytes=256M, as an application bounding its memory
-// would: a model may legitimately declare outputs of gigabytes (a conv with
-// huge pads or dilations), and the budget turns those into OUT_OF_MEMORY
-// naming the limit instead of a request libFuzzer's malloc limit reports
-// (the 11-25 CI run: a 581 KB model whose Conv output was 7.2 GB; the
-// runtime's unlimited default is by design, tests/memory/test_max_memory.c).
+// Nothing may crash or leak; every failure needs a message.
+//
+// A small model may legitimately ask for a great deal of work: a mutated pad
+// or dilation turns a 581 KB model's first Conv into a 7.2 GB output (CI,
+// 11-25), or, within a memory budget, into minutes of multiply-adds (CI,
+// 11-25 again: a libFuzzer timeout; ocr_cls with its first Conv's pads
+// set to 1000/2000 ran 5 min 44 s here under ASan). Those are the model's demands, not runtime
+// bugs, so sessions run as an application bounding its costs would: one
+// thread, epctx.max_memory_bytes=8M (every seed model runs within it; a
+// larger request is OUT_OF_MEMORY naming the limit) and a run deadline of
+// 1 s (RUN_DEADLINE_EXCEEDED between steps; with the budget no single step
+// of those models takes long). The runtime's unlimited defaults are by
+// design (tests/memory/test_max_memory.c, tests/runtime run options).
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -20,6 +26,7 @@
 namespace {
 
 epctx_env* g_env = nullptr;
+epctx_run_options* g_run_options = nullptr;
 constexpr uint64_t kMaxInputBytes = 1u << 20;
 
 void Check(epctx_status* st) {
@@ -31,6 +38,9 @@ void Check(epctx_status* st) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (epctx_env_create(nullptr, 0, &g_env) || epctx_env_register_builtin_drivers(g_env)) abort();
+  if (epctx_run_options_create(&g_run_options) ||
+      epctx_run_options_set_timeout_us(g_run_options, 1000000))
+    abort();
   return 0;
 }
 
@@ -39,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> model(data, data + size);
   epctx_session_options* opt = nullptr;
   if (epctx_session_options_create(&opt)) abort();
-  if (epctx_session_options_set(opt, "epctx.max_memory_bytes", "256M")) abort();
+  if (epctx_session_options_set(opt, "session.intra_op_num_threads", "1")) abort();
+  if (epctx_session_options_set(opt, "epctx.max_memory_bytes", "8M")) abort();
   epctx_session* s = nullptr;
   epctx_status* st = epctx_session_create_from_buffer(g_env, model.data(), model.size(), opt, &s);
   epctx_session_options_release(opt);
@@ -77,8 +88,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t no = epctx_session_output_count(s);
   if (runnable && no <= EPCTX_MAX_RUN_TENSORS) {
     std::vector<epctx_tensor*> outputs(no, nullptr);
-    Check(epctx_session_run(s, names.data(), inputs.data(), inputs.size(), nullptr,
-                            outputs.data(), no));
+    epctx_run_args args{};
+    args.input_names = names.data();
+    args.inputs = inputs.data();
+    args.input_count = inputs.size();
+    args.outputs = outputs.data();
+    args.output_count = no;
+    args.run_options = g_run_options;
+    Check(epctx_session_run_with(s, &args));
     for (epctx_tensor* t : outputs) epctx_tensor_release(t);
   }
   for (epctx_tensor* t : inputs) epctx_tensor_release(t);
