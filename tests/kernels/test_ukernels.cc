@@ -130,6 +130,67 @@ void tile_matches_portable_on_every_edge_shape(void**) {
     }
 }
 
+// Tile::segs: a K of several slices (a convolution's taps: A and B offset by
+// a_seg and b_seg per slice) in one call equals one call per slice, the later
+// ones accumulating, bias and clamp on the last: exactly on the portable
+// kernel (which runs slices that way), within rounding on every vector one
+// (whose accumulators run on across slices), on every tile shape.
+void tile_slices_equal_one_call_per_slice(void**) {
+  const uk::TileFn port = uk::TileKernel(uk::Isa::kPortable);
+  std::vector<uk::TileFn> kernels{port};
+  for (uk::Isa isa : VectorIsas()) kernels.push_back(uk::TileKernel(isa));
+  const int64_t a_rs = 3, a_ks = 11, b_ks = 24, ldc = 27, a_seg = 1, b_seg = 7;
+  for (int32_t segs : {2, 3, 5})
+    for (int64_t kc : {0, 1, 6, 24}) {
+      const std::vector<float> a = Random(size_t(4 * a_rs + kc * a_ks + segs * a_seg + 1), 11);
+      const std::vector<float> b = Random(size_t(kc * b_ks + segs * b_seg + 24), 12);
+      const std::vector<float> rb = Random(4, 13), cb = Random(24, 14);
+      for (int rows : {1, 3, 4})
+        for (int cols : {5, 8, 16, 24})
+          for (int mode = 0; mode < 4; ++mode)
+            for (size_t ki = 0; ki < kernels.size(); ++ki) {
+              uk::Tile t{};
+              t.kc = kc;
+              t.a = a.data();
+              t.a_rs = a_rs;
+              t.a_ks = a_ks;
+              t.b = b.data();
+              t.b_ss = 8;
+              t.b_ks = b_ks;
+              t.ldc = ldc;
+              t.rows = rows;
+              t.cols = cols;
+              t.row_bias = rb.data();
+              t.col_bias = cb.data();
+              t.lo = -1.5f;
+              t.hi = 1.75f;
+              std::vector<float> one = Random(size_t(4 * ldc), 15), each = one;
+              uk::Tile u = t;
+              u.c = each.data();
+              for (int32_t sg = 0; sg < segs; ++sg) {
+                u.a = a.data() + sg * a_seg;
+                u.b = b.data() + sg * b_seg;
+                u.accumulate = (mode & 1) || sg > 0;
+                u.last = (mode & 2) && sg == segs - 1;
+                port(u);
+              }
+              t.segs = segs;
+              t.a_seg = a_seg;
+              t.b_seg = b_seg;
+              t.accumulate = mode & 1;
+              t.last = mode & 2;
+              t.c = one.data();
+              kernels[ki](t);
+              if (ki == 0) {
+                assert_memory_equal(one.data(), each.data(), one.size() * sizeof(float));
+              } else {
+                std::vector<double> want(each.begin(), each.end());
+                ExpectClose(one, want, double(kc * segs) + 2.0, "tile slices");
+              }
+            }
+    }
+}
+
 struct Case {
   int64_t M, N, K;
   bool ta, tb;
@@ -351,6 +412,7 @@ int main() {
       cmocka_unit_test(best_isa_is_available_and_named),
       cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
+      cmocka_unit_test(tile_slices_equal_one_call_per_slice),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),

@@ -351,7 +351,9 @@ void RunConvCase(const ConvCase& k) {
 // with an overlapping last block; depthwise rows whose interior runs 16
 // and 4 columns at a time next to edge columns, and padded depthwise rows;
 // the transposed path (pixels as tile rows, output channels as columns)
-// with strides, dilation, groups, padded edges and all-padding rows.
+// with strides, dilation, groups, padded edges and all-padding rows; 1xK
+// convolutions as row shifts with their edge columns redone, in both weight
+// layouts; stride-2 im2col rows.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
       // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
@@ -381,6 +383,13 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {128, 4, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       // 1x1 convolutions read in place, several block groups, leaky after the tile
       {16, 20, 21, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},
+      // row shifts: 1xK taps over the flattened plane, edge columns redone
+      {24, 5, 32, 24, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 2},     // CONV2D_TAPS weights, leaky
+      {48, 4, 16, 40, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true},  // blocked weights, relu
+      {8, 3, 36, 10, 1, 5, 1, 1, 1, 2, 0, 3, 0, 5, 1, false},  // dilated, pads 3 / 5
+      {16, 3, 16, 16, 1, 3, 1, 1, 1, 1, 0, 2, 0, 0, 2, 2},     // grouped, left pads only
+      // stride-2 im2col rows gathered 4 at a time (ocr_det's first conv)
+      {3, 9, 40, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }

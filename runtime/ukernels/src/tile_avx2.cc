@@ -221,7 +221,9 @@ EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
     Full<1>(t);
 }
 
-void TileAvx2(const Tile& t) { RunTile(t, FullStripsAvx2); }
+void TileAvx2(const Tile& t) {
+  RunTile(t, [](const Tile& u, int strips) { ForSegments(u, strips, FullStripsAvx2); });
+}
 
 }  // namespace detail
 }  // namespace uk

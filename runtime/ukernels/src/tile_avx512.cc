@@ -67,17 +67,27 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
       Y3 = _mm256_fmadd_ps(_mm512_castps512_ps256(x3), b1, Y3);                   \
     }                                                                             \
   }
-  int64_t k = 0;
-  for (; k + 2 <= t.kc; k += 2) {
-    EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
-    EPCTX_STEP(w0, w1, w2, w3, v0, v1, v2, v3, ks, b + bks)
-    a0 += 2 * ks;
-    a1 += 2 * ks;
-    a2 += 2 * ks;
-    a3 += 2 * ks;
-    b += 2 * bks;
+  // Slices (Tile::segs) continue the same accumulators.
+  for (int32_t sg = 0, nsg = t.segs > 1 ? t.segs : 1; sg < nsg; ++sg) {
+    if (sg) {
+      a0 = RowA(t, 0) + sg * t.a_seg;
+      a1 = RowA(t, 1) + sg * t.a_seg;
+      a2 = RowA(t, 2) + sg * t.a_seg;
+      a3 = RowA(t, 3) + sg * t.a_seg;
+      b = t.b + sg * t.b_seg;
+    }
+    int64_t k = 0;
+    for (; k + 2 <= t.kc; k += 2) {
+      EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
+      EPCTX_STEP(w0, w1, w2, w3, v0, v1, v2, v3, ks, b + bks)
+      a0 += 2 * ks;
+      a1 += 2 * ks;
+      a2 += 2 * ks;
+      a3 += 2 * ks;
+      b += 2 * bks;
+    }
+    if (k < t.kc) EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
   }
-  if (k < t.kc) EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
 #undef EPCTX_STEP
   __m512 z[kMr] = {_mm512_add_ps(z0, w0), _mm512_add_ps(z1, w1), _mm512_add_ps(z2, w2),
                    _mm512_add_ps(z3, w3)};
@@ -123,14 +133,12 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
 
 EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
   const bool side = t.b_ss == kStrip;
-  if (t.rows == 1)
-    FullStripsAvx2(t, strips);  // its one-row kernel (a zmm one is left to do)
+  if (t.rows == 1 || strips == 1)
+    ForSegments(t, strips, FullStripsAvx2);  // its one-row and one-strip kernels
   else if (strips == 3)
     side ? Full<3, true>(t) : Full<3, false>(t);
-  else if (strips == 2)
-    side ? Full<2, true>(t) : Full<2, false>(t);
   else
-    FullStripsAvx2(t, strips);
+    side ? Full<2, true>(t) : Full<2, false>(t);
 }
 
 }  // namespace

@@ -46,6 +46,25 @@ inline void RunTile(const Tile& t, Full full) {
     for (int j = 0; j < t.cols; ++j) t.c[r * t.ldc + j] = cbuf[r * kNr + j];
 }
 
+// For kernels without slices of their own: one call of `full` per slice,
+// the slices after the first accumulating, bias and clamp on the last.
+template <typename Full>
+inline void ForSegments(const Tile& t, int strips, Full full) {
+  if (t.segs <= 1) {
+    full(t, strips);
+    return;
+  }
+  Tile u = t;
+  u.segs = 1;
+  for (int32_t s = 0; s < t.segs; ++s) {
+    u.a = t.a + s * t.a_seg;
+    u.b = t.b + s * t.b_seg;
+    u.accumulate = t.accumulate || s > 0;
+    u.last = t.last && s == t.segs - 1;
+    full(u, strips);
+  }
+}
+
 // A row pointers for a tile: row r reads row min(r, rows - 1).
 inline const float* RowA(const Tile& t, int r) {
   return t.a + (r < t.rows ? r : t.rows - 1) * t.a_rs;

@@ -101,7 +101,9 @@ void FullStrips(const Tile& t, int strips) {
 
 }  // namespace
 
-void TileNeon(const Tile& t) { RunTile(t, FullStrips); }
+void TileNeon(const Tile& t) {
+  RunTile(t, [](const Tile& u, int strips) { ForSegments(u, strips, FullStrips); });
+}
 
 }  // namespace detail
 }  // namespace uk

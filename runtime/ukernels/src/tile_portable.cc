@@ -107,7 +107,9 @@ void Strip(const Tile& t, int s) {
 
 void TilePortable(const Tile& t) {
   RunTile(t, [](const Tile& u, int strips) {
-    for (int s = 0; s < strips; ++s) Strip(u, s);
+    ForSegments(u, strips, [](const Tile& v, int n) {
+      for (int s = 0; s < n; ++s) Strip(v, s);
+    });
   });
 }
 

@@ -13,9 +13,10 @@
 //   1x1 stride-1 convolution reads its input rows directly. Bias, RELU and
 //   CLIP are fused into the tile's last K slice; other activations run on
 //   the block while it is in cache.
-// - ShiftedTaps (KW = 1, stride 1, unpadded) and Narrow (one-channel 1-D
-//   convolutions with few output pixels): the same tile with nothing packed;
-//   see each.
+// - ShiftedTaps (KW = 1, stride 1, unpadded), RowShift (1xK, stride 1, the
+//   row padded to its width; edge columns redone) and Narrow (one-channel
+//   1-D convolutions with few output pixels): the same tile with nothing
+//   packed, a conv's taps as slices of one tile call (Tile::segs); see each.
 // - Depthwise (one input and one output channel per group): at column
 //   stride 1, the micro-kernel library's WeightedRows sums every tap of a
 //   row in registers; else a row-wise multiply-add, one tap at a time. Only
@@ -99,8 +100,14 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
           int64_t o = a;
           for (; o + 4 <= b; o += 4) Store4(ds + o, Load4(row + o));
           for (; o < b; ++o) ds[o] = row[o];
-        } else
-          for (int64_t o = a; o < b; ++o) ds[o] = row[o * s.sw];
+        } else {
+          int64_t o = a;
+          if (s.sw == 2)  // even lanes of two vectors, while both lie in the row
+            for (; o + 4 <= b && 2 * o + 8 <= s.W - off; o += 4)
+              Store4(ds + o, __builtin_shufflevector(Load4(row + 2 * o), Load4(row + 2 * o + 4),
+                                                     0, 2, 4, 6));
+          for (; o < b; ++o) ds[o] = row[o * s.sw];
+        }
       }
       for (int64_t o = b; o < sg.ow1; ++o) ds[o] = 0.0f;
     }
@@ -264,6 +271,9 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
   base.a_rs = s.sw;
   base.a_ks = PS;
   base.kc = s.cig;
+  base.segs = static_cast<int32_t>(s.KW);
+  base.a_seg = s.dw;
+  base.b_seg = L.tap;
   ForRangeSlots(bd.par, units, MinUnits(s.cog * s.cig * s.KH * s.KW * s.OW),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
     float* ring = bd.slot(slot);
@@ -318,14 +328,12 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
         bool first = true;
         for (int64_t kh = 0; kh <= last; ++kh) {
           if (!rows[kh]) continue;
-          for (int64_t kw = 0; kw < s.KW; ++kw) {
-            t.a = rows[kh] + ow0 * s.sw + kw * s.dw;
-            t.b = wg + (kh * s.KW + kw) * L.tap;
-            t.accumulate = !first;
-            t.last = kh == last && kw == s.KW - 1;
-            tile(t);
-            first = false;
-          }
+          t.a = rows[kh] + ow0 * s.sw;  // the row's KW taps: slices dw apart
+          t.b = wg + kh * s.KW * L.tap;
+          t.accumulate = !first;
+          t.last = kh == last;
+          tile(t);
+          first = false;
         }
         StoreTransposed(cbuf, s.cog, nr, yg + ow0, OHW);
       }
@@ -434,73 +442,182 @@ void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w
 // the overlap is written twice with the same values) rather than reading
 // past the input.
 bool ShiftApplies(const Shape& s) {
-  return s.KW == 1 && s.sw == 1 && s.sh == 1 && s.pl == 0 && s.pt == 0 && s.OW == s.W &&
-         s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
+  return s.KW == 1 && s.KH <= kMaxTaps && s.sw == 1 && s.sh == 1 && s.pl == 0 && s.pt == 0 &&
+         s.OW == s.W && s.OH == s.H - (s.KH - 1) * s.dh && s.OH * s.OW >= uk::kNr;
 }
 
-// Pixel blocks per run of ShiftedTaps' output rows.
+// A row convolution (KH = 1, KW > 1, stride 1, the row padded to keep its
+// width, e.g. 1x3 with pads 1/1) the same way over the flattened plane: for
+// tap kw, pixel p reads input p + kw * dw - pl, right for every column whose
+// window lies inside its row. The pl + pr columns at each row's edges read
+// a neighbouring row instead of the padding; they are computed again
+// afterwards (EdgeColumns) and overwritten. Pixels [pl, H * W - pr) only, so
+// nothing is read outside the input. Dense would pack Cin * KW rows per
+// 24-pixel block, each packed float feeding only Cout multiply-adds: on the
+// 24..48-channel 1x3 layers of a keyword model, a quarter of the layer.
+// Worth it where the edges are few (W >= 16).
+bool RowShiftApplies(const Shape& s) {
+  const int64_t ext = (s.KW - 1) * s.dw;
+  return s.KH == 1 && s.KW > 1 && s.KW <= kMaxTaps && s.sw == 1 && s.sh == 1 && s.pt == 0 &&
+         s.OH == s.H && s.OW == s.W && s.W >= 16 && ext * 4 <= s.W && s.pl <= ext &&
+         s.cig >= 8 && s.cig * s.KW <= kWorkK && s.OH * s.OW - ext >= uk::kNr;
+}
+
+// Workspace floats of EdgeColumns per worker: a packed B of Cin * KW rows
+// of one tile, and the tile's Cout x 24 results.
+uint64_t EdgeWorkFloats(const Shape& s) { return uint64_t((s.cig * s.KW + s.cog) * uk::kNr); }
+
+// Pixel blocks per run of ShiftedPass' output rows.
 constexpr int64_t kShiftGroup = 8;
 
+// One image and group of a shifted-taps convolution over pixels [q0, q0 + n)
+// (n >= 24): tap t reads B at xg + q + b0 + t * bstep with A at the tap's
+// weights in layout L, all taps one tile call (slices).
 // Threads split the pixel blocks; the overlapping last block stays with the
 // one before it (both write the overlap), so no two threads write one pixel.
-void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-                 const fb::Conv2D* c, const epctx_hal_parallel* par) {
+void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float* wg,
+                 const float* bias, float* yg, const fb::Conv2D* c,
+                 const epctx_hal_parallel* par, int64_t q0, int64_t n, int64_t taps, int64_t b0,
+                 int64_t bstep) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
   base.kc = s.cig;
   base.a_rs = 1;
-  base.a_ks = s.kstride;
+  base.a_ks = L.ks;
   base.b_ss = 8;
   base.b_ks = HW;
   base.ldc = OHW;
   base.cols = uk::kNr;
+  base.segs = static_cast<int32_t>(taps);
+  base.a_seg = L.tap;
+  base.b_seg = bstep;
+  base.last = true;
+  const int64_t blocks = (n + uk::kNr - 1) / uk::kNr;
+  const bool overlap = n % uk::kNr != 0 && blocks > 1;
+  const int64_t units = overlap ? blocks - 1 : blocks;
+  ForRange(par, units, MinUnits(s.cog * s.cig * taps * uk::kNr), [&](int64_t u0, int64_t u1) {
+    uk::Tile t = base;
+    const int64_t b1 = overlap && u1 == units ? blocks : u1;
+    // Blocks go in groups: each 4-row tile of weights runs over the group's
+    // blocks in turn, so every output row is written in runs of
+    // kShiftGroup blocks rather than 24 pixels at a time (few output
+    // streams at once: the 1x1 convolutions of a large map are bound by
+    // memory).
+    for (int64_t g0 = u0; g0 < b1; g0 += kShiftGroup) {
+      const int64_t g1 = b1 - g0 < kShiftGroup ? b1 : g0 + kShiftGroup;
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+        t.row_bias = bias ? bias + r0 : nullptr;
+        const float* wr = wg + (r0 / 8) * L.ss + r0 % 8;
+        for (int64_t bi = g0; bi < g1; ++bi) {
+          const int64_t p0 = bi * uk::kNr;
+          const int64_t q = q0 + (n - p0 < uk::kNr ? n - uk::kNr : p0);
+          t.c = yg + r0 * OHW + q;
+          t.a = wr;
+          t.b = xg + q + b0;
+          tile(t);
+        }
+      }
+      // The group's pixels are one contiguous range, activated once (from
+      // the overlapping last block's start when it opens the group: it
+      // rewrote pixels the group before had activated).
+      if (post) {
+        const int64_t a0 = n - g0 * uk::kNr < uk::kNr ? n - uk::kNr : g0 * uk::kNr;
+        const int64_t a1 = g1 * uk::kNr < n ? g1 * uk::kNr : n;
+        ActivateRows(c->activation(), yg + q0 + a0, uint64_t(s.cog), uint64_t(a1 - a0),
+                     uint64_t(OHW), c->alpha(), c->beta());
+      }
+    }
+  });
+}
+
+void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+                 const fb::Conv2D* c, const epctx_hal_parallel* par) {
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t gi = 0; gi < s.G; ++gi)
+      ShiftedPass(s, BlockedLayout(s), x + (n * s.C + gi * s.cig) * HW, w + gi * s.nb * s.cig * s.kstride,
+                  bias ? bias + gi * s.cog : nullptr, y + (n * s.CO + gi * s.cog) * OHW, c, par,
+                  0, OHW, s.KH, 0, s.dh * s.W);
+}
+
+// The pl + pr edge columns of every row of a RowShift convolution, 24 at a
+// time: their im2col columns packed tap-major (zeros for the padding), one
+// tile call (a slice of K = Cin per tap) into the worker's slot, then
+// scattered to the output.
+void EdgeColumns(const Shape& s, const WLayout& L, const float* xg, const float* wg,
+                 const float* bias, float* yg, const fb::Conv2D* c, const Bindings& bd) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const int64_t ext = (s.KW - 1) * s.dw, pr = ext - s.pl, OHW = s.OH * s.OW, HW = s.H * s.W;
+  const int64_t K = s.cig * s.KW, edges = s.OH * ext;
+  const int64_t chunks = (edges + uk::kNr - 1) / uk::kNr;
+  base.kc = s.cig;
+  base.a_rs = 1;
+  base.a_ks = L.ks;
+  base.b_ss = 8;
+  base.b_ks = uk::kNr;
+  base.ldc = uk::kNr;
+  base.last = true;
+  base.segs = static_cast<int32_t>(s.KW);
+  base.a_seg = L.tap;
+  base.b_seg = s.cig * uk::kNr;
+  ForRangeSlots(bd.par, chunks, MinUnits(s.cog * K * uk::kNr), [&](int64_t c0, int64_t c1,
+                                                                   uint32_t slot) {
+    float* buf = bd.slot(slot);
+    float* cb = buf + K * uk::kNr;
+    uk::Tile t = base;
+    t.b = buf;
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      const int64_t e0 = ch * uk::kNr, ne = edges - e0 < uk::kNr ? edges - e0 : uk::kNr;
+      int64_t pos[uk::kNr], oh[uk::kNr], ow[uk::kNr];
+      for (int64_t j = 0; j < ne; ++j) {
+        const int64_t e = e0 + j, r = e / ext, k = e - r * ext;
+        oh[j] = r;
+        ow[j] = k < s.pl ? k : s.W - pr + (k - s.pl);
+        pos[j] = r * s.OW + ow[j];
+      }
+      for (int64_t kw = 0, k = 0; kw < s.KW; ++kw)
+        for (int64_t ic = 0; ic < s.cig; ++ic, ++k) {
+          float* d = buf + k * uk::kNr;
+          const float* xc = xg + ic * HW;
+          for (int64_t j = 0; j < ne; ++j) {
+            const int64_t iw = ow[j] + kw * s.dw - s.pl;
+            d[j] = iw >= 0 && iw < s.W ? xc[oh[j] * s.W + iw] : 0.0f;
+          }
+          for (int64_t j = ne; j < uk::kNr; ++j) d[j] = 0.0f;
+        }
+      t.cols = static_cast<int32_t>(ne);
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+        t.a = wg + (r0 / 8) * L.ss + r0 % 8;
+        t.c = cb + r0 * uk::kNr;
+        t.row_bias = bias ? bias + r0 : nullptr;
+        tile(t);
+      }
+      if (post)
+        ActivateRows(c->activation(), cb, uint64_t(s.cog), uint64_t(ne), uint64_t(uk::kNr),
+                     c->alpha(), c->beta());
+      for (int64_t oc = 0; oc < s.cog; ++oc)
+        for (int64_t j = 0; j < ne; ++j) yg[oc * OHW + pos[j]] = cb[oc * uk::kNr + j];
+    }
+  });
+}
+
+void RowShift(const Shape& s, const WLayout& L, const float* x, const float* w,
+              const float* bias, float* y, const fb::Conv2D* c, const Bindings& bd) {
+  const int64_t ext = (s.KW - 1) * s.dw, OHW = s.OH * s.OW, HW = s.H * s.W;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      const float* bg = bias ? bias + gi * s.cog : nullptr;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      const int64_t blocks = (OHW + uk::kNr - 1) / uk::kNr;
-      const bool overlap = OHW % uk::kNr != 0 && blocks > 1;
-      const int64_t units = overlap ? blocks - 1 : blocks;
-      ForRange(par, units, MinUnits(s.cog * s.cig * s.KH * uk::kNr), [&](int64_t u0, int64_t u1) {
-        uk::Tile t = base;
-        const int64_t b1 = overlap && u1 == units ? blocks : u1;
-        // Blocks go in groups: each 4-row tile of weights runs over the
-        // group's blocks in turn, so every output row is written in runs of
-        // kShiftGroup blocks rather than 24 pixels at a time (few output
-        // streams at once: the 1x1 convolutions of a large map are bound
-        // by memory).
-        for (int64_t g0 = u0; g0 < b1; g0 += kShiftGroup) {
-          const int64_t g1 = b1 - g0 < kShiftGroup ? b1 : g0 + kShiftGroup;
-          for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-            t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
-            t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-            for (int64_t bi = g0; bi < g1; ++bi) {
-              const int64_t p0 = bi * uk::kNr;
-              const int64_t q0 = OHW - p0 < uk::kNr ? OHW - uk::kNr : p0;
-              t.c = yg + r0 * OHW + q0;
-              for (int64_t kh = 0; kh < s.KH; ++kh) {
-                t.a = wg + (r0 / 8) * s.cig * s.kstride + kh * 8 + r0 % 8;
-                t.b = xg + q0 + kh * s.dh * s.W;
-                t.accumulate = kh > 0;
-                t.last = kh == s.KH - 1;
-                tile(t);
-              }
-            }
-          }
-          // The group's pixels are one contiguous range, activated once
-          // (from the overlapping last block's start when it opens the
-          // group: it rewrote pixels the group before had activated).
-          if (post) {
-            const int64_t a0 = OHW - g0 * uk::kNr < uk::kNr ? OHW - uk::kNr : g0 * uk::kNr;
-            const int64_t a1 = g1 * uk::kNr < OHW ? g1 * uk::kNr : OHW;
-            ActivateRows(c->activation(), yg + a0, uint64_t(s.cog), uint64_t(a1 - a0),
-                         uint64_t(OHW), c->alpha(), c->beta());
-          }
-        }
-      });
+      ShiftedPass(s, L, xg, wg, bg, yg, c, bd.par, s.pl, OHW - ext, s.KW, -s.pl, s.dw);
+      EdgeColumns(s, L, xg, wg, bg, yg, c, bd);
     }
 }
 
@@ -731,12 +848,13 @@ Shape ShapeOf(const fb::Graph* g, const fb::Conv2D* c) {
   return s;
 }
 
-enum class Path { kDepthwise, kNarrow, kShift, kTransposed, kDense };
+enum class Path { kDepthwise, kNarrow, kShift, kRowShift, kTransposed, kDense };
 
 Path PathOf(const Shape& s) {
   if (s.cig == 1 && s.cog == 1) return Path::kDepthwise;
   if (NarrowApplies(s)) return Path::kNarrow;
   if (ShiftApplies(s)) return Path::kShift;
+  if (RowShiftApplies(s)) return Path::kRowShift;
   if (TransposedApplies(s)) return Path::kTransposed;
   return Path::kDense;
 }
@@ -752,6 +870,7 @@ void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float
 
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   const Shape s = ShapeOf(g, c);
+  if (RowShiftApplies(s)) return EdgeWorkFloats(s);
   if (taps || PathOf(s) == Path::kTransposed)
     return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
   if (PathOf(s) != Path::kDense) return 0;
@@ -761,6 +880,9 @@ uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
 
 void RunConvTaps(const Bindings& b, const fb::Conv2D* c) {
   const Shape s = ShapeOf(b.graph->stream, c);
+  if (RowShiftApplies(s))
+    return RowShift(s, TapsLayout(s), b.ptr(c->input()), b.ptr(c->weights()),
+                    c->has_bias() ? b.ptr(c->bias()) : nullptr, b.ptr(c->output()), c, b);
   RunTransposed(s, TapsLayout(s), b.ptr(c->input()), b.ptr(c->weights()),
                 c->has_bias() ? b.ptr(c->bias()) : nullptr, b.ptr(c->output()), c, b);
 }
@@ -775,6 +897,7 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
     case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b.par);
     case Path::kNarrow: return Narrow(s, x, w, bias, y, c);
     case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b.par);
+    case Path::kRowShift: return RowShift(s, BlockedLayout(s), x, w, bias, y, c, b);
     case Path::kTransposed: return RunTransposed(s, BlockedLayout(s), x, w, bias, y, c, b);
     case Path::kDense: return Dense(s, x, w, bias, y, c, b);
   }

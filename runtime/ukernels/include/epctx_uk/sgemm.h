@@ -54,6 +54,10 @@ Isa ResolveIsa(Isa isa);
 // cols 1..24; only rows x cols of C (and of the biases) are read or written.
 // A rows past `rows` are never read; B strips past ceil(cols / 8) are never
 // read, but the last strip is read 8 columns wide (packed strips are padded).
+// segs > 1: K is segs slices of kc steps each, slice s reading A at
+// a + s * a_seg and B at b + s * b_seg (a convolution's taps, each a shift of
+// the same input), summed as one K: C is read and written once, not once per
+// slice. segs 0 and 1 are one slice.
 struct Tile {
   int64_t kc;
   const float* a;
@@ -67,6 +71,8 @@ struct Tile {
   const float* row_bias;  // [rows] or null
   const float* col_bias;  // [cols] or null
   float lo, hi;           // -inf, +inf for no activation
+  int32_t segs;
+  int64_t a_seg, b_seg;
 };
 
 using TileFn = void (*)(const Tile& t);
