@@ -331,6 +331,10 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
   switch (k) {
     case uk::Act::kRelu: return v > 0.f ? v : 0.f;
     case uk::Act::kLeaky: return v >= 0.f ? v : v * alpha;
+    case uk::Act::kLeakyMax: {
+      const float l = v >= 0.f ? v : v * alpha;
+      return l > beta ? l : beta;
+    }
     case uk::Act::kClip: return v < alpha ? alpha : (v > beta ? beta : v);
     case uk::Act::kHardSwish: {
       float h = v + 3.f;
@@ -370,7 +374,8 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
   x[34] = -3.0f;
   z[5] = 0.0f;
   z[21] = __builtin_nanf("");
-  const uk::Act acts[] = {uk::Act::kRelu, uk::Act::kLeaky, uk::Act::kClip, uk::Act::kHardSwish};
+  const uk::Act acts[] = {uk::Act::kRelu, uk::Act::kLeaky, uk::Act::kClip, uk::Act::kHardSwish,
+                          uk::Act::kLeakyMax};
   const float params[][2] = {{0.1f, 6.f}, {1.f, 0.f}, {0.5f, 0.25f}};
   for (uk::Isa isa : isas)
     for (int64_t n = 0; n <= 70; ++n) {

@@ -606,6 +606,44 @@ void conv_hard_swish_fuses_into_the_conv(void**) {
   }
 }
 
+// Conv -> LeakyRelu -> Max(scalar constant), as the keyword embedding model
+// writes it 19 times, fuses into one CONV2D with LEAKY_RELU_MAX in a 1.5
+// stream, with the unfused ops' floats (NaN-free inputs here; the ukernels
+// test covers NaN). A Max of two tensors, or a LeakyRelu with a second
+// consumer, is not fused.
+void conv_leaky_relu_max_fuses_into_the_conv(void**) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const int64_t C = 2, H = 3, W = 9, CO = 5;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    auto w = Ramp(size_t(CO * C), 0.9f, 1.f);
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {CO, C, 1, 1}, w);
+    m.Const("floor", {1, 1, 1, 1}, {-0.4f});
+    for (const char* v : {"c", "l", "y", "z"}) m.Value(v, {1, CO, H, W});
+    m.Node("Conv", {"x", "w"}, {"c"});
+    FloatAttr(m.Node("LeakyRelu", {"c"}, {"l"}), "alpha", 0.2f);
+    m.Node("Max", {"l", variant == 1 ? "c" : "floor"}, {"y"});
+    if (variant == 2) m.Node("Relu", {"l"}, {"z"});
+    m.Finish({"x"}, variant == 2 ? std::vector<std::string>{"y", "z"}
+                                 : std::vector<std::string>{"y"});
+    uint32_t ops = 0, minor = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops, &minor);
+    assert_int_equal(ops, variant == 0 ? 1 : 3);
+    assert_int_equal(minor == 5, variant == 0);
+    std::vector<float> want(size_t(CO * H * W));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t p = 0; p < H * W; ++p) {
+        float acc = 0.f;
+        for (int64_t c = 0; c < C; ++c) acc += x[size_t(c * H * W + p)] * w[size_t(o * C + c)];
+        const float l = acc >= 0.f ? acc : acc * 0.2f;
+        const float other = variant == 1 ? acc : -0.4f;
+        want[size_t(o * H * W + p)] = l > other ? l : other;
+      }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Add with a broadcast constant, Sigmoid, Transpose and Concat, with a chain
 // long enough that the planner must reuse arena space.
 void elementwise_transpose_concat_and_arena_reuse(void**) {
@@ -747,6 +785,7 @@ int main(void) {
       cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(conv_scalar_affine_folds_into_weights),
       cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),
+      cmocka_unit_test(conv_leaky_relu_max_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
       cmocka_unit_test(weight_store_dedupes_and_aligns),

@@ -195,6 +195,49 @@ void hard_swish_needs_stream_1_3(void**) {
   }
 }
 
+// LEAKY_RELU_MAX came with stream 1.5: a 1.4 stream naming it (fused or as
+// a UNARY kind) is refused like an unknown kind; at 1.5 both load and the
+// UNARY computes max(leaky(x), beta), a NaN becoming beta.
+void leaky_relu_max_needs_stream_1_5(void**) {
+  std::vector<float> weights(8, 0.5f);
+  for (uint16_t minor : {4, 5}) {
+    Stream a;
+    uint32_t x = a.Tensor("x", {1, 1, 1, 8}, L::INPUT, 0);
+    uint32_t w = a.Tensor("w", {8}, L::WEIGHT, 0);
+    uint32_t y = a.Tensor("y", {1, 1, 1, 8}, L::OUTPUT, 0);
+    a.Op(fb::CreateConv2D(a.fbb, x, w, y, false, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,
+                          fb::Activation::LEAKY_RELU_MAX, 0.25f, -0.5f));
+    Stream b;
+    x = b.Tensor("x", {8}, L::INPUT, 0);
+    y = b.Tensor("y", {8}, L::OUTPUT, 0);
+    b.Op(fb::CreateUnary(b.fbb, fb::Activation::LEAKY_RELU_MAX, x, y, 0.25f, -0.5f));
+    if (minor == 4) {
+      ExpectRejected(a.Finish(0, "g", minor), weights, "unknown activation 8");
+      ExpectRejected(b.Finish(0, "g", minor), {}, "unknown kind 8");
+      continue;
+    }
+    Loaded l;
+    Load(&l, {{"g", b.Finish(0, "g", minor)}}, {});
+    assert_int_equal(l.rc, 0);
+    epctx_hal_graph* g = nullptr;
+    epctx_hal_graph_info info;
+    assert_int_equal(Bind(&l, "g", &g, &info), 0);
+    int64_t d[1] = {8};
+    std::vector<float> in = {3.f, 0.f, -1.f, -2.f, -4.f, -8.f, __builtin_nanf(""), -0.f};
+    std::vector<float> out(8, 7.f);
+    std::vector<uint8_t> arena(info.scratch_bytes + 64);
+    epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, 1, d, in.data(), 32};
+    epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, 1, d, out.data(), 32};
+    char msg[256];
+    assert_int_equal(epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1,
+                                                  arena.data(), info.scratch_bytes, msg,
+                                                  sizeof msg),
+                     0);
+    const float want[8] = {3.f, 0.f, -0.25f, -0.5f, -0.5f, -0.5f, -0.5f, -0.f};
+    assert_memory_equal(out.data(), want, sizeof want);
+  }
+}
+
 // The vnpu computes in float32: float16 lives at the graph's edges (only
 // CONVERT touches those) and in the weight segment (widened once at bind).
 void float16_only_at_edges_and_only_through_convert(void**) {
@@ -482,6 +525,7 @@ int main(void) {
       cmocka_unit_test(every_op_valid_baseline_loads_and_runs),
       cmocka_unit_test(float16_only_at_edges_and_only_through_convert),
       cmocka_unit_test(hard_swish_needs_stream_1_3),
+      cmocka_unit_test(leaky_relu_max_needs_stream_1_5),
       cmocka_unit_test(conv2d_taps_needs_stream_1_4_and_matches_conv2d),
       cmocka_unit_test(conv_transpose_output_shape_checked),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),

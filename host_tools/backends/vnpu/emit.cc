@@ -125,6 +125,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.4: CONV2D_TAPS (a 1.3 driver refuses the unknown op type).
   for (const IrOp& o : g.ops)
     if (o.kind == fb::OpParams::Conv2DTaps) minor = 4;
+  // 1.5: the LEAKY_RELU_MAX activation (a 1.4 driver refuses the unknown kind).
+  for (const IrOp& o : g.ops)
+    if (o.act == fb::Activation::LEAKY_RELU_MAX) minor = 5;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

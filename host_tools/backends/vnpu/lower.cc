@@ -310,12 +310,25 @@ class Lowerer {
   }
 
   // Fuses a following activation into op; returns the value op now produces.
+  // A LeakyRelu whose only consumer is a Max with a one-element constant
+  // takes the Max too (LEAKY_RELU_MAX, stream 1.5: the same floats, one
+  // pass over the output while it is in cache instead of two more).
   std::string FuseAct(IrOp& op, const std::string& value) {
     const onnx::NodeProto* a = SoleConsumer(value, kActivationOps);
     if (!a) return value;
     SetAct(op, *a);
     consumed_.insert(a);
-    return a->output(0);
+    std::string out = a->output(0);
+    float floor = 0.f;
+    if (op.act == fb::Activation::LEAKY_RELU)
+      if (const onnx::NodeProto* m = OnlyConsumer(out))
+        if (m->op_type() == "Max" && ScalarOperand(*m, out, &floor)) {
+          op.act = fb::Activation::LEAKY_RELU_MAX;
+          op.beta = floor;
+          consumed_.insert(m);
+          out = m->output(0);
+        }
+    return out;
   }
 
   // Pads [top, left, bottom, right] from pads / auto_pad.

@@ -24,6 +24,9 @@ inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
     return v > 0.0f ? v : T{} + 0.0f;
   } else if constexpr (K == Act::kLeaky) {
     return v >= 0.0f ? v : v * alpha;
+  } else if constexpr (K == Act::kLeakyMax) {
+    const T l = v >= 0.0f ? v : v * alpha;
+    return l > beta ? l : T{} + beta;
   } else if constexpr (K == Act::kClip) {
     const T r = v > beta ? T{} + beta : v;
     return v < alpha ? T{} + alpha : r;
@@ -130,6 +133,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
   switch (k) {
     case Act::kRelu: return EPCTX_EW_NAME(ActRow)<Act::kRelu>(x, y, n, alpha, beta);
     case Act::kLeaky: return EPCTX_EW_NAME(ActRow)<Act::kLeaky>(x, y, n, alpha, beta);
+    case Act::kLeakyMax: return EPCTX_EW_NAME(ActRow)<Act::kLeakyMax>(x, y, n, alpha, beta);
     case Act::kClip: return EPCTX_EW_NAME(ActRow)<Act::kClip>(x, y, n, alpha, beta);
     case Act::kHardSwish: return EPCTX_EW_NAME(ActRow)<Act::kHardSwish>(x, y, n, alpha, beta);
   }
@@ -146,6 +150,8 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
   switch (k) {
     case Act::kRelu: return EPCTX_EW_NAME(ActRowsK)<Act::kRelu>(y, rows, n, ld, alpha, beta);
     case Act::kLeaky: return EPCTX_EW_NAME(ActRowsK)<Act::kLeaky>(y, rows, n, ld, alpha, beta);
+    case Act::kLeakyMax:
+      return EPCTX_EW_NAME(ActRowsK)<Act::kLeakyMax>(y, rows, n, ld, alpha, beta);
     case Act::kClip: return EPCTX_EW_NAME(ActRowsK)<Act::kClip>(y, rows, n, ld, alpha, beta);
     case Act::kHardSwish:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);

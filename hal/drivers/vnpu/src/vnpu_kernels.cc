@@ -403,6 +403,10 @@ inline float Activate(float v, float alpha, float beta) {
     case Act::NONE: return v;
     case Act::RELU: return v > 0.f ? v : 0.f;
     case Act::LEAKY_RELU: return v >= 0.f ? v : v * alpha;
+    case Act::LEAKY_RELU_MAX: {
+      const float l = v >= 0.f ? v : v * alpha;
+      return l > beta ? l : beta;
+    }
     case Act::CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
     case Act::SIGMOID: return 1.f / (1.f + expf(-v));
     case Act::HARD_SIGMOID: {
@@ -425,13 +429,14 @@ void ActRow(const float* x, float* y, uint64_t n, float alpha, float beta) {
   for (uint64_t i = 0; i < n; ++i) y[i] = Activate<K>(x[i], alpha, beta);
 }
 
-// RELU, LEAKY_RELU, CLIP and HARD_SWISH (the activations that follow convs)
+// RELU, LEAKY_RELU(_MAX), CLIP and HARD_SWISH (the activations that follow convs)
 // run in the micro-kernel library, as wide as the CPU has; the scalar
 // Activate above does the same operations. False for the others.
 bool UkAct(Act kind, uk::Act* out) {
   switch (kind) {
     case Act::RELU: *out = uk::Act::kRelu; return true;
     case Act::LEAKY_RELU: *out = uk::Act::kLeaky; return true;
+    case Act::LEAKY_RELU_MAX: *out = uk::Act::kLeakyMax; return true;
     case Act::CLIP: *out = uk::Act::kClip; return true;
     case Act::HARD_SWISH: *out = uk::Act::kHardSwish; return true;
     default: return false;

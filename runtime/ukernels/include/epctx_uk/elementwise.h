@@ -21,6 +21,7 @@ enum class Act : uint32_t {
   kLeaky = 1,      // x >= 0 ? x : x * alpha
   kClip = 2,       // x < alpha ? alpha : (x > beta ? beta : x) (NaN stays NaN)
   kHardSwish = 3,  // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
+  kLeakyMax = 4,   // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
