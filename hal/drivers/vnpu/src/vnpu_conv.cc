@@ -769,14 +769,73 @@ void DepthwiseRowPadded(const Shape& s, const float* xc, const float* wc, float 
   uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
 }
 
+// Column stride 2 (the downsampling depthwise layers of MobileNet-style
+// backbones): each input row is zero-padded and split once into its even and
+// odd columns, a ring of KH such rows in the worker's workspace slot. Output
+// column ow's tap kw reads padded column 2 * ow + kw, which is column
+// ow + kw / 2 of the even half (kw even) or of the odd half (kw odd), so
+// every tap is a stride-1 row again and a whole output row is one
+// WeightedRows call; tap by tap, each output was loaded and stored once per
+// tap with a shuffle per four. Needs row dilation 1 and column dilation 1.
+int64_t HalfWidth(const Shape& s) { return (s.OW + (s.KW + 1) / 2 + 15) / 16 * 16; }
+
+uint64_t S2RingFloats(const Shape& s) { return uint64_t(s.KH) * 2 * uint64_t(HalfWidth(s)); }
+
+bool S2Applies(const Shape& s) {
+  return s.sw == 2 && s.dw == 1 && s.dh == 1 && s.KH * s.KW <= kMaxTaps &&
+         S2RingFloats(s) <= uint64_t(kRingFloats);
+}
+
+void DepthwiseRowS2(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
+                    float* ring, int64_t* tag, float* __restrict yr) {
+  const int64_t HW2 = HalfWidth(s);
+  const float* rows[kMaxTaps];
+  float wv[kMaxTaps];
+  int64_t nt = 0;
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const int64_t ih = oh * s.sh - s.pt + kh;
+    if (ih < 0 || ih >= s.H) continue;
+    const int64_t slot = ih % s.KH;
+    float* ev = ring + slot * 2 * HW2;
+    float* od = ev + HW2;
+    if (tag[slot] != ih) {
+      // ev[i] = padded column 2i, od[i] = 2i + 1; padded j is input j - pl.
+      const float* src = xc + ih * s.W;
+      int64_t i = 0;
+      auto one = [&](int64_t k) {
+        const int64_t je = 2 * k - s.pl, jo = je + 1;
+        ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
+        od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
+      };
+      for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
+      for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
+        const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
+        Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+        Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
+      }
+      for (; i < HW2; ++i) one(i);
+      tag[slot] = ih;
+    }
+    for (int64_t kw = 0; kw < s.KW; ++kw) {
+      rows[nt] = (kw % 2 ? od : ev) + kw / 2;
+      wv[nt] = wc[(kh * s.KW + kw) * 8];
+      ++nt;
+    }
+  }
+  uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
+}
+
 // One input and one output channel per group: channel gi's taps are lane 0 of
 // its 8-wide weight block.
 void Depthwise(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-               const fb::Conv2D* c, const epctx_hal_parallel* par) {
+               const fb::Conv2D* c, const Bindings& bd) {
   // Threads split the channels (of every image).
-  const bool padded = PaddedApplies(s);
-  ForRange(par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW), [&](int64_t u0, int64_t u1) {
+  const bool padded = PaddedApplies(s), s2 = bd.work && S2Applies(s);
+  ForRangeSlots(bd.par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW), [&](int64_t u0,
+                                                                          int64_t u1,
+                                                                          uint32_t slot) {
     PadRing ring;
+    float* s2ring = s2 ? bd.slot(slot) : nullptr;
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t n = u / s.G, ch = u % s.G;
       const float* xc = x + (n * s.C + ch) * s.H * s.W;
@@ -786,6 +845,12 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
       for (int64_t t = 0; t < s.KH && t < kMaxTaps; ++t) ring.tag[t] = -1;
       for (int64_t oh = 0; oh < s.OH; ++oh) {
         float* __restrict yr = yc + oh * s.OW;
+        if (s2) {
+          DepthwiseRowS2(s, xc, wc, bv, oh, s2ring, ring.tag, yr);
+          if (c->activation() != fb::Activation::NONE)
+            ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
+          continue;
+        }
         if (padded || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
           if (padded)
             DepthwiseRowPadded(s, xc, wc, bv, oh, &ring, yr);
@@ -870,6 +935,7 @@ void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float
 
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   const Shape s = ShapeOf(g, c);
+  if (PathOf(s) == Path::kDepthwise) return S2Applies(s) ? S2RingFloats(s) : 0;
   if (RowShiftApplies(s)) return EdgeWorkFloats(s);
   if (taps || PathOf(s) == Path::kTransposed)
     return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
@@ -894,7 +960,7 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
   switch (PathOf(s)) {
-    case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b.par);
+    case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b);
     case Path::kNarrow: return Narrow(s, x, w, bias, y, c);
     case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b.par);
     case Path::kRowShift: return RowShift(s, BlockedLayout(s), x, w, bias, y, c, b);
