@@ -543,18 +543,18 @@ void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bi
                   0, OHW, s.KH, 0, s.dh * s.W);
 }
 
-// The pl + pr edge columns of every row of a RowShift convolution, 24 at a
-// time: their im2col columns packed tap-major (zeros for the padding), one
-// tile call (a slice of K = Cin per tap) into the worker's slot, then
-// scattered to the output.
+// The pl + pr edge columns of every row of a RowShift convolution, 24 rows
+// of one edge column at a time: their im2col columns packed tap-major (a tap
+// outside the row is a zero row; inside, a read down the column), one tile
+// call (a slice of K = Cin per tap) into the worker's slot, then written to
+// the output column.
 void EdgeColumns(const Shape& s, const WLayout& L, const float* xg, const float* wg,
                  const float* bias, float* yg, const fb::Conv2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t ext = (s.KW - 1) * s.dw, pr = ext - s.pl, OHW = s.OH * s.OW, HW = s.H * s.W;
-  const int64_t K = s.cig * s.KW, edges = s.OH * ext;
-  const int64_t chunks = (edges + uk::kNr - 1) / uk::kNr;
+  const int64_t K = s.cig * s.KW, row_blocks = (s.OH + uk::kNr - 1) / uk::kNr;
   base.kc = s.cig;
   base.a_rs = 1;
   base.a_ks = L.ks;
@@ -565,44 +565,43 @@ void EdgeColumns(const Shape& s, const WLayout& L, const float* xg, const float*
   base.segs = static_cast<int32_t>(s.KW);
   base.a_seg = L.tap;
   base.b_seg = s.cig * uk::kNr;
-  ForRangeSlots(bd.par, chunks, MinUnits(s.cog * K * uk::kNr), [&](int64_t c0, int64_t c1,
-                                                                   uint32_t slot) {
+  ForRangeSlots(bd.par, ext * row_blocks, MinUnits(s.cog * K * uk::kNr),
+                [&](int64_t c0, int64_t c1, uint32_t slot) {
     float* buf = bd.slot(slot);
     float* cb = buf + K * uk::kNr;
     uk::Tile t = base;
     t.b = buf;
     for (int64_t ch = c0; ch < c1; ++ch) {
-      const int64_t e0 = ch * uk::kNr, ne = edges - e0 < uk::kNr ? edges - e0 : uk::kNr;
-      int64_t pos[uk::kNr], oh[uk::kNr], ow[uk::kNr];
-      for (int64_t j = 0; j < ne; ++j) {
-        const int64_t e = e0 + j, r = e / ext, k = e - r * ext;
-        oh[j] = r;
-        ow[j] = k < s.pl ? k : s.W - pr + (k - s.pl);
-        pos[j] = r * s.OW + ow[j];
-      }
-      for (int64_t kw = 0, k = 0; kw < s.KW; ++kw)
+      const int64_t e = ch / row_blocks, r0 = (ch % row_blocks) * uk::kNr;
+      const int64_t nr = s.OH - r0 < uk::kNr ? s.OH - r0 : uk::kNr;
+      const int64_t ow = e < s.pl ? e : s.W - pr + (e - s.pl);
+      for (int64_t kw = 0, k = 0; kw < s.KW; ++kw) {
+        const int64_t iw = ow + kw * s.dw - s.pl;
+        const bool in = iw >= 0 && iw < s.W;
         for (int64_t ic = 0; ic < s.cig; ++ic, ++k) {
           float* d = buf + k * uk::kNr;
-          const float* xc = xg + ic * HW;
-          for (int64_t j = 0; j < ne; ++j) {
-            const int64_t iw = ow[j] + kw * s.dw - s.pl;
-            d[j] = iw >= 0 && iw < s.W ? xc[oh[j] * s.W + iw] : 0.0f;
-          }
-          for (int64_t j = ne; j < uk::kNr; ++j) d[j] = 0.0f;
+          const float* xr = xg + ic * HW + r0 * s.W + iw;
+          int64_t j = 0;
+          if (in)
+            for (; j < nr; ++j) d[j] = xr[j * s.W];
+          for (; j < uk::kNr; ++j) d[j] = 0.0f;
         }
-      t.cols = static_cast<int32_t>(ne);
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
-        t.a = wg + (r0 / 8) * L.ss + r0 % 8;
-        t.c = cb + r0 * uk::kNr;
-        t.row_bias = bias ? bias + r0 : nullptr;
+      }
+      t.cols = static_cast<int32_t>(nr);
+      for (int64_t o0 = 0; o0 < s.cog; o0 += uk::kMr) {
+        t.rows = static_cast<int32_t>(s.cog - o0 < uk::kMr ? s.cog - o0 : uk::kMr);
+        t.a = wg + (o0 / 8) * L.ss + o0 % 8;
+        t.c = cb + o0 * uk::kNr;
+        t.row_bias = bias ? bias + o0 : nullptr;
         tile(t);
       }
       if (post)
-        ActivateRows(c->activation(), cb, uint64_t(s.cog), uint64_t(ne), uint64_t(uk::kNr),
+        ActivateRows(c->activation(), cb, uint64_t(s.cog), uint64_t(nr), uint64_t(uk::kNr),
                      c->alpha(), c->beta());
-      for (int64_t oc = 0; oc < s.cog; ++oc)
-        for (int64_t j = 0; j < ne; ++j) yg[oc * OHW + pos[j]] = cb[oc * uk::kNr + j];
+      for (int64_t oc = 0; oc < s.cog; ++oc) {
+        float* yc = yg + oc * OHW + r0 * s.OW + ow;
+        for (int64_t j = 0; j < nr; ++j) yc[j * s.OW] = cb[oc * uk::kNr + j];
+      }
     }
   });
 }
