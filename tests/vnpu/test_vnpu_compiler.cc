@@ -353,7 +353,8 @@ void RunConvCase(const ConvCase& k) {
 // the transposed path (pixels as tile rows, output channels as columns)
 // with strides, dilation, groups, padded edges and all-padding rows; 1xK
 // convolutions as row shifts with their edge columns redone, in both weight
-// layouts; stride-2 im2col rows; depthwise rows at column stride 2.
+// layouts; stride-2 im2col rows; im2col of maps a few columns wide;
+// depthwise rows at column stride 2.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
       // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
@@ -390,6 +391,10 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {16, 3, 16, 16, 1, 3, 1, 1, 1, 1, 0, 2, 0, 0, 2, 2},     // grouped, left pads only
       // stride-2 im2col rows gathered 4 at a time (ocr_det's first conv)
       {3, 9, 40, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
+      // im2col of maps a few columns wide: each tap's offsets gathered
+      {8, 6, 5, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},       // 3x3 on 5 columns, leaky
+      {6, 9, 7, 10, 3, 3, 2, 2, 2, 1, 2, 1, 1, 0, 1, false},   // strided, dilated, uneven pads
+      {16, 5, 2, 40, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true},   // 1x3 on 2 columns (embedding_model)
       // depthwise at column stride 2: rows split into even and odd halves
       {8, 9, 40, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 2},   // padded, leaky
       {6, 7, 33, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, 0},   // 5x5, odd width

@@ -42,6 +42,9 @@ struct Shape {
 // refuses a scratch without them, so Dense always has one.
 constexpr int64_t kWorkK = 1024;
 
+// Taps up to which PackPatch gathers the rows of narrow maps (3x3, 1x3).
+constexpr int64_t kGatherTaps = 9;
+
 // Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
 // im2col matrix into buf as rows of one whole tile: buf[k * kNr + j] (the
 // tile reads it with strip stride 8 and k stride kNr), columns past np zero.
@@ -69,6 +72,41 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
   const int64_t padded = (np + 7) / 8 * 8, HW = s.H * s.W;
   int64_t kw = k0 % s.KW, t = k0 / s.KW;
   int64_t kh = t % s.KH, ic = t / s.KH;
+  if (nseg > 3 && s.KH * s.KW <= kGatherTaps && HW < (int64_t(1) << 31)) {
+    // Rows of a few columns (a block spans more than 3 output rows): the
+    // segment bookkeeping would cost more than the copies. Each tap's
+    // offsets into a channel plane (-1: padding) are the same for every
+    // input channel, so they are computed once and each K row is a gather.
+    int32_t map[kGatherTaps][uk::kNr];
+    for (int64_t th = 0; th < s.KH; ++th)
+      for (int64_t tw = 0; tw < s.KW; ++tw) {
+        int32_t* m = map[th * s.KW + tw];
+        for (int64_t g = 0; g < nseg; ++g) {
+          const Seg& sg = seg[g];
+          const int64_t ih = sg.oh * s.sh - s.pt + th * s.dh;
+          for (int64_t o = sg.ow0; o < sg.ow1; ++o) {
+            const int64_t iw = o * s.sw + tw * s.dw - s.pl;
+            m[sg.j + o - sg.ow0] =
+                ih >= 0 && ih < s.H && iw >= 0 && iw < s.W ? int32_t(ih * s.W + iw) : -1;
+          }
+        }
+      }
+    for (int64_t k = 0; k < kc; ++k) {
+      float* __restrict d = buf + k * uk::kNr;
+      const float* xc = xg + ic * HW;
+      const int32_t* m = map[kh * s.KW + kw];
+      for (int64_t j = 0; j < np; ++j) d[j] = m[j] >= 0 ? xc[m[j]] : 0.0f;
+      for (int64_t j = np; j < padded; ++j) d[j] = 0.0f;
+      if (++kw == s.KW) {
+        kw = 0;
+        if (++kh == s.KH) {
+          kh = 0;
+          ++ic;
+        }
+      }
+    }
+    return;
+  }
   for (int64_t k = 0; k < kc; ++k) {
     float* __restrict d = buf + k * uk::kNr;
     const float* xc = xg + ic * HW;
@@ -99,7 +137,10 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
         if (s.sw == 1) {
           int64_t o = a;
           for (; o + 4 <= b; o += 4) Store4(ds + o, Load4(row + o));
-          for (; o < b; ++o) ds[o] = row[o];
+          if (o < b && b - a >= 4)  // the last four again, overlapping: no scalar tail
+            Store4(ds + b - 4, Load4(row + b - 4));
+          else
+            for (; o < b; ++o) ds[o] = row[o];
         } else {
           int64_t o = a;
           if (s.sw == 2)  // even lanes of two vectors, while both lie in the row
