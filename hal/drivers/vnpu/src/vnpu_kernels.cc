@@ -390,10 +390,15 @@ void Runner::ScaleShift(const fb::ScaleShift* c) {
   const float* sh = b.ptr(c->shift());
   float* y = b.ptr(c->output());
   const uint64_t outer = c->outer(), C = c->channels(), inner = c->inner();
+  // Four lanes at a time (a multiply, then an add: the same floats as one at
+  // a time; the scalar loop was 1.2% of ocr_det's samples).
   for (uint64_t o = 0; o < outer; ++o)
     for (uint64_t ch = 0; ch < C; ++ch) {
       const uint64_t base = (o * C + ch) * inner;
-      for (uint64_t i = 0; i < inner; ++i) y[base + i] = x[base + i] * sc[ch] + sh[ch];
+      const V4 s4 = V4{} + sc[ch], h4 = V4{} + sh[ch];
+      uint64_t i = 0;
+      for (; i + 4 <= inner; i += 4) Store4(y + base + i, Load4(x + base + i) * s4 + h4);
+      for (; i < inner; ++i) y[base + i] = x[base + i] * sc[ch] + sh[ch];
     }
 }
 
