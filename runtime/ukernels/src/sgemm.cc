@@ -26,6 +26,14 @@ int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 int64_t StripStride(int64_t kc) { return kc * kStrip + 16; }
 
+typedef float V4 __attribute__((vector_size(16)));
+inline V4 Load4(const float* p) {
+  V4 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
+
 // Rows [0, mc) x cols [0, kc) of op(A) (already offset), times alpha, into
 // panels of kMr rows: dst[panel][k][r]; rows past mc are zero.
 void PackA(bool trans, const float* A, int64_t lda, int64_t mc, int64_t kc, float alpha,
@@ -74,7 +82,24 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
   for (int64_t j0 = 0; j0 < nc; j0 += kStrip) {
     const int64_t cols = Min(kStrip, nc - j0);
     float* d = dst + (j0 / kStrip) * ss;
-    for (int64_t k = 0; k < kc; ++k, d += kStrip)
+    int64_t k = 0;
+    if (cols == kStrip)  // 8 rows x 4 k at a time: vector loads, two 4x4 transposes
+      for (; k + 4 <= kc; k += 4, d += 4 * kStrip) {
+        const float* b = B + j0 * ldb + k;
+        for (int h = 0; h < 2; ++h, b += 4 * ldb) {
+          const V4 r0 = Load4(b), r1 = Load4(b + ldb), r2 = Load4(b + 2 * ldb),
+                   r3 = Load4(b + 3 * ldb);
+          const V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5);
+          const V4 t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+          const V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+          const V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+          Store4(d + 4 * h, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
+          Store4(d + kStrip + 4 * h, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+          Store4(d + 2 * kStrip + 4 * h, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+          Store4(d + 3 * kStrip + 4 * h, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+        }
+      }
+    for (; k < kc; ++k, d += kStrip)
       for (int64_t j = 0; j < kStrip; ++j) d[j] = j < cols ? B[(j0 + j) * ldb + k] : 0.0f;
   }
 }
