@@ -780,9 +780,14 @@ bool PaddedApplies(const Shape& s) {
          PaddedWidth(s) * s.KH <= kPadRingFloats;
 }
 
-void DepthwiseRowPadded(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
-                        PadRing* ring, float* __restrict yr) {
-  const int64_t PW = PaddedWidth(s);
+// One output row of a depthwise channel from a ring of KH prepared input
+// rows (row dilation 1: an output row's KH input rows are consecutive, so
+// they never share a slot): fill(slot, ih) prepares input row ih in its slot
+// once, tap(slot, kw) is where tap kw of that row reads output column 0 at
+// stride 1; every tap of the row then goes to one WeightedRows call.
+template <typename Fill, typename Tap>
+void DepthwiseRingRow(const Shape& s, const float* wc, float bv, int64_t oh, int64_t* tag,
+                      const Fill& fill, const Tap& tap, float* __restrict yr) {
   const float* rows[kMaxTaps];
   float wv[kMaxTaps];
   int64_t nt = 0;
@@ -790,23 +795,35 @@ void DepthwiseRowPadded(const Shape& s, const float* xc, const float* wc, float 
     const int64_t ih = oh * s.sh - s.pt + kh;
     if (ih < 0 || ih >= s.H) continue;
     const int64_t slot = ih % s.KH;
-    float* pr = ring->buf + slot * PW;
-    if (ring->tag[slot] != ih) {
-      // Padded column j holds input column j - pl.
-      const int64_t n = s.W < PW - s.pl ? s.W : PW - s.pl;
-      const float* src = xc + ih * s.W;
-      for (int64_t j = 0; j < s.pl; ++j) pr[j] = 0.0f;
-      for (int64_t j = 0; j < n; ++j) pr[s.pl + j] = src[j];
-      for (int64_t j = s.pl + n; j < PW; ++j) pr[j] = 0.0f;
-      ring->tag[slot] = ih;
+    if (tag[slot] != ih) {
+      fill(slot, ih);
+      tag[slot] = ih;
     }
     for (int64_t kw = 0; kw < s.KW; ++kw) {
-      rows[nt] = pr + kw * s.dw;
+      rows[nt] = tap(slot, kw);
       wv[nt] = wc[(kh * s.KW + kw) * 8];
       ++nt;
     }
   }
   uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
+}
+
+void DepthwiseRowPadded(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
+                        PadRing* ring, float* __restrict yr) {
+  const int64_t PW = PaddedWidth(s);
+  auto fill = [&](int64_t slot, int64_t ih) {
+    // Padded column j holds input column j - pl.
+    float* pr = ring->buf + slot * PW;
+    const int64_t n = s.W < PW - s.pl ? s.W : PW - s.pl;
+    const float* src = xc + ih * s.W;
+    for (int64_t j = 0; j < s.pl; ++j) pr[j] = 0.0f;
+    for (int64_t j = 0; j < n; ++j) pr[s.pl + j] = src[j];
+    for (int64_t j = s.pl + n; j < PW; ++j) pr[j] = 0.0f;
+  };
+  auto tap = [&](int64_t slot, int64_t kw) -> const float* {
+    return ring->buf + slot * PW + kw * s.dw;
+  };
+  DepthwiseRingRow(s, wc, bv, oh, ring->tag, fill, tap, yr);
 }
 
 // Column stride 2 (the downsampling depthwise layers of MobileNet-style
@@ -829,40 +846,29 @@ bool S2Applies(const Shape& s) {
 void DepthwiseRowS2(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
                     float* ring, int64_t* tag, float* __restrict yr) {
   const int64_t HW2 = HalfWidth(s);
-  const float* rows[kMaxTaps];
-  float wv[kMaxTaps];
-  int64_t nt = 0;
-  for (int64_t kh = 0; kh < s.KH; ++kh) {
-    const int64_t ih = oh * s.sh - s.pt + kh;
-    if (ih < 0 || ih >= s.H) continue;
-    const int64_t slot = ih % s.KH;
+  auto fill = [&](int64_t slot, int64_t ih) {
+    // ev[i] = padded column 2i, od[i] = 2i + 1; padded j is input j - pl.
     float* ev = ring + slot * 2 * HW2;
     float* od = ev + HW2;
-    if (tag[slot] != ih) {
-      // ev[i] = padded column 2i, od[i] = 2i + 1; padded j is input j - pl.
-      const float* src = xc + ih * s.W;
-      int64_t i = 0;
-      auto one = [&](int64_t k) {
-        const int64_t je = 2 * k - s.pl, jo = je + 1;
-        ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
-        od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
-      };
-      for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
-      for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
-        const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
-        Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
-        Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
-      }
-      for (; i < HW2; ++i) one(i);
-      tag[slot] = ih;
+    const float* src = xc + ih * s.W;
+    auto one = [&](int64_t k) {
+      const int64_t je = 2 * k - s.pl, jo = je + 1;
+      ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
+      od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
+    };
+    int64_t i = 0;
+    for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
+    for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
+      const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
+      Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+      Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
     }
-    for (int64_t kw = 0; kw < s.KW; ++kw) {
-      rows[nt] = (kw % 2 ? od : ev) + kw / 2;
-      wv[nt] = wc[(kh * s.KW + kw) * 8];
-      ++nt;
-    }
-  }
-  uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
+    for (; i < HW2; ++i) one(i);
+  };
+  auto tap = [&](int64_t slot, int64_t kw) -> const float* {
+    return ring + slot * 2 * HW2 + (kw % 2 ? HW2 : 0) + kw / 2;
+  };
+  DepthwiseRingRow(s, wc, bv, oh, tag, fill, tap, yr);
 }
 
 // One input and one output channel per group: channel gi's taps are lane 0 of
@@ -885,14 +891,10 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
       for (int64_t t = 0; t < s.KH && t < kMaxTaps; ++t) ring.tag[t] = -1;
       for (int64_t oh = 0; oh < s.OH; ++oh) {
         float* __restrict yr = yc + oh * s.OW;
-        if (s2) {
-          DepthwiseRowS2(s, xc, wc, bv, oh, s2ring, ring.tag, yr);
-          if (c->activation() != fb::Activation::NONE)
-            ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
-          continue;
-        }
-        if (padded || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
-          if (padded)
+        if (s2 || padded || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
+          if (s2)
+            DepthwiseRowS2(s, xc, wc, bv, oh, s2ring, ring.tag, yr);
+          else if (padded)
             DepthwiseRowPadded(s, xc, wc, bv, oh, &ring, yr);
           else
             DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
