@@ -111,6 +111,11 @@ void conv_matches_reference_on_varied_shapes(void**) {
       {1, 2, 6, 6, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, false, "VALID", false},
       {2, 4, 1, 50, 6, 1, 5, 1, 2, 1, 2, 0, 3, 0, 1, 2, true, nullptr, true},    // 1-D
       {1, 64, 30, 30, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, nullptr, false},  // K > 256, M > 64
+      // Left padding wider than a 384-column SGEMM block: the block ends
+      // before the row's first valid column (a fuzz_session finding wrote
+      // zeros past the packed strips here).
+      {1, 2, 1, 10, 3, 1, 3, 1, 1, 1, 1, 0, 500, 0, 500, 1, true, nullptr, true},
+      {1, 2, 3, 4, 3, 2, 2, 1, 1, 1, 1, 1, 450, 1, 450, 1, false, nullptr, false},
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) RunConvCase(c, seed += 7);

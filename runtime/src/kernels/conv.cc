@@ -105,7 +105,10 @@ void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
         zero(jbase + ow0, jbase + ow1);
       } else {
         const float* irow = volume + (id * H + ih) * W;
-        const int64_t a = lo > ow0 ? lo : ow0;
+        // The valid columns [lo, hi) clipped to this run [ow0, ow1); a run
+        // may end before lo (wide left padding) or start after hi.
+        int64_t a = lo > ow0 ? lo : ow0;
+        if (a > ow1) a = ow1;
         int64_t b = hi < ow1 ? hi : ow1;
         if (b < a) b = a;
         zero(jbase + ow0, jbase + a);
