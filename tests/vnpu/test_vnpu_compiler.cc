@@ -475,32 +475,57 @@ void maxpool_stride2_windows_match_reference(void**) {
 void conv_transpose_matches_reference(void**) {
   struct T {
     int64_t C, H, W, CO, K, S, pad, group;
-    bool sigmoid;
+    bool sigmoid, affine;
   };
-  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2, false},
-                     {3, 4, 9, 5, 3, 3, 0, 1, false},
-                     {3, 4, 6, 4, 3, 2, 1, 1, false},
-                     {5, 3, 50, 3, 2, 2, 0, 1, false},
-                     {4, 2, 37, 1, 2, 2, 0, 1, true}};
+  // affine: the bias comes as an Add of a [CO, 1, 1] constant, then a
+  // BatchNormalization, as a detection head's upsampling is exported; both
+  // fold into the weights and bias (one op).
+  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2, false, false},
+                     {3, 4, 9, 5, 3, 3, 0, 1, false, false},
+                     {3, 4, 6, 4, 3, 2, 1, 1, false, false},
+                     {5, 3, 50, 3, 2, 2, 0, 1, false, false},
+                     {4, 2, 37, 1, 2, 2, 0, 1, true, false},
+                     {6, 5, 30, 4, 2, 2, 0, 2, false, true},
+                     {4, 2, 37, 2, 2, 2, 0, 1, true, true}};
   for (const T& k : cases) {
     const int64_t OH = (k.H - 1) * k.S + k.K - 2 * k.pad, OW = (k.W - 1) * k.S + k.K - 2 * k.pad;
     const int64_t cig = k.C / k.group, cog = k.CO / k.group;
     Model m;
     auto x = Ramp(size_t(k.C * k.H * k.W), 1.f);
     auto w = Ramp(size_t(k.C * cog * k.K * k.K), 0.4f, 1.f), b = Ramp(size_t(k.CO), 0.3f, 2.f);
+    auto bn_scale = Ramp(size_t(k.CO), 0.5f, 0.8f), bn_b = Ramp(size_t(k.CO), 0.2f, -0.3f);
+    auto bn_mean = Ramp(size_t(k.CO), 0.1f, 0.05f), bn_var = Ramp(size_t(k.CO), 0.3f, 0.9f);
     m.Value("x", {1, k.C, k.H, k.W});
     m.Const("w", {k.C, cog, k.K, k.K}, w);
-    m.Const("b", {k.CO}, b);
     m.Value("c", {1, k.CO, OH, OW});
     m.Value("y", {1, k.CO, OH, OW});
-    auto* ct = m.Node("ConvTranspose", {"x", "w", "b"}, {"c"});
+    std::string last = "c";
+    onnx::NodeProto* ct = nullptr;
+    if (k.affine) {
+      m.Const("b", {k.CO, 1, 1}, b);
+      m.Const("sc", {k.CO}, bn_scale);
+      m.Const("bb", {k.CO}, bn_b);
+      m.Const("mean", {k.CO}, bn_mean);
+      m.Const("var", {k.CO}, bn_var);
+      m.Value("a", {1, k.CO, OH, OW});
+      m.Value("n", {1, k.CO, OH, OW});
+      ct = m.Node("ConvTranspose", {"x", "w"}, {"c"});
+      m.Node("Add", {"c", "b"}, {"a"});
+      m.Node("BatchNormalization", {"a", "sc", "bb", "mean", "var"}, {"n"});
+      last = "n";
+    } else {
+      m.Const("b", {k.CO}, b);
+      ct = m.Node("ConvTranspose", {"x", "w", "b"}, {"c"});
+    }
     IntsAttr(ct, "kernel_shape", {k.K, k.K});
     IntsAttr(ct, "strides", {k.S, k.S});
     IntsAttr(ct, "pads", {k.pad, k.pad, k.pad, k.pad});
     IntAttr(ct, "group", k.group);
-    m.Node(k.sigmoid ? "Sigmoid" : "Relu", {"c"}, {"y"});
+    m.Node(k.sigmoid ? "Sigmoid" : "Relu", {last}, {"y"});
     m.Finish({"x"}, {"y"});
-    auto out = CompileAndRun(m, {x});
+    uint32_t ops = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops);
+    assert_int_equal(ops, 1);
     std::vector<double> acc(size_t(k.CO * OH * OW));
     for (int64_t o = 0; o < k.CO; ++o)
       for (int64_t i = 0; i < OH * OW; ++i) acc[size_t(o * OH * OW + i)] = b[size_t(o)];
@@ -517,6 +542,13 @@ void conv_transpose_matches_reference(void**) {
                     double(x[size_t((ci * k.H + ih) * k.W + iw)]) *
                     w[size_t(((ci * cog + oc) * k.K + u) * k.K + v)];
               }
+    if (k.affine)
+      for (int64_t o = 0; o < k.CO; ++o)
+        for (int64_t i = 0; i < OH * OW; ++i) {
+          double& a = acc[size_t(o * OH * OW + i)];
+          a = (a - bn_mean[size_t(o)]) / std::sqrt(double(bn_var[size_t(o)]) + 1e-5) *
+                  bn_scale[size_t(o)] + bn_b[size_t(o)];
+        }
     std::vector<float> want(acc.size());
     for (size_t i = 0; i < acc.size(); ++i)
       want[i] = k.sigmoid ? float(1.0 / (1.0 + std::exp(-acc[i]))) : float(acc[i] < 0 ? 0 : acc[i]);
@@ -524,21 +556,24 @@ void conv_transpose_matches_reference(void**) {
   }
 }
 
-// Conv -> Mul(scalar, y) -> Add(y, scalar) -> Relu folds into one CONV2D
-// (weights and bias scaled, bias shifted, activation fused); a Mul by a
-// per-channel constant is not a scalar and stays a separate op.
-void conv_scalar_affine_folds_into_weights(void**) {
-  for (bool per_channel : {false, true}) {
-    const int64_t C = 2, H = 5, W = 6, CO = 3;
+// Conv -> Mul(s, y) -> Add(y, scalar) -> Relu folds into one CONV2D
+// (weights and bias scaled, bias shifted, activation fused) when s is a
+// scalar or one value per channel ([CO, 1, 1]); an s of shape [CO, 1] scales
+// rows (H = CO here), not channels, and stays a separate op.
+void conv_channel_affine_folds_into_weights(void**) {
+  for (int kind : {0, 1, 2}) {  // scalar, per channel, per row
+    const int64_t C = 2, H = 3, W = 6, CO = 3;
     Model m;
     auto x = Ramp(size_t(C * H * W), 1.f);
     auto w = Ramp(size_t(CO * C * 9), 0.4f, 1.f), b = Ramp(size_t(CO), 0.3f, 2.f);
-    const std::vector<float> sv = per_channel ? std::vector<float>{1.5f, -0.5f, 2.f}
-                                              : std::vector<float>{-1.25f};
+    const std::vector<float> sv = kind ? std::vector<float>{1.5f, -0.5f, 2.f}
+                                       : std::vector<float>{-1.25f};
     m.Value("x", {1, C, H, W});
     m.Const("w", {CO, C, 3, 3}, w);
     m.Const("b", {CO}, b);
-    m.Const("s", per_channel ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{1}, sv);
+    m.Const("s", kind == 0 ? std::vector<int64_t>{1}
+                           : (kind == 1 ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{CO, 1}),
+            sv);
     m.Const("t", {1}, {0.75f});
     for (const char* v : {"c", "m", "a", "y"}) m.Value(v, {1, CO, H, W});
     IntsAttr(m.Node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
@@ -548,7 +583,7 @@ void conv_scalar_affine_folds_into_weights(void**) {
     m.Finish({"x"}, {"y"});
     uint32_t ops = 0;
     auto out = CompileAndRun(m, {x}, nullptr, &ops);
-    assert_int_equal(ops, per_channel ? 4 : 1);  // unfolded: CONV2D, MUL, ADD, RELU
+    assert_int_equal(ops, kind == 2 ? 4 : 1);  // unfolded: CONV2D, MUL, ADD, RELU
     std::vector<float> want(size_t(CO * H * W));
     for (int64_t o = 0; o < CO; ++o)
       for (int64_t i = 0; i < H; ++i)
@@ -562,7 +597,7 @@ void conv_scalar_affine_folds_into_weights(void**) {
                   acc += double(x[size_t((c * H + ii) * W + jj)]) *
                          w[size_t(((o * C + c) * 3 + u) * 3 + v)];
               }
-          acc = acc * sv[per_channel ? size_t(o) : 0] + 0.75;
+          acc = acc * sv[size_t(kind == 0 ? 0 : (kind == 1 ? o : i))] + 0.75;
           want[size_t((o * H + i) * W + j)] = float(acc < 0 ? 0 : acc);
         }
     ExpectNear(out[0], want);
@@ -792,7 +827,7 @@ int main(void) {
       cmocka_unit_test(few_output_channels_compile_to_conv2d_taps),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
-      cmocka_unit_test(conv_scalar_affine_folds_into_weights),
+      cmocka_unit_test(conv_channel_affine_folds_into_weights),
       cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),
       cmocka_unit_test(conv_leaky_relu_max_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),

@@ -2,10 +2,12 @@
 // Lowering: ONNX nodes of one partition -> vnpu ops (vnpu_ir.h).
 //
 // Besides the one-to-one mappings it does the compile-time work the README
-// promises: a BatchNormalization right after a Conv, and Mul/Add by a scalar
-// constant after that, are folded into the conv's weights and bias, and an
-// activation is fused into the CONV2D/GEMM before it, all only when the intermediate value has that one consumer and is not a
-// partition output (otherwise someone else still needs the unfused value).
+// promises: BatchNormalizations and Mul/Add by a constant (one value, or one
+// per channel) right after a Conv or ConvTranspose are folded into its
+// weights and bias, and an activation is fused into the CONV2D/GEMM/
+// CONV_TRANSPOSE2D before it, all only when the intermediate value has that
+// one consumer and is not a partition output (otherwise someone else still
+// needs the unfused value).
 // Reshape-like nodes whose input and output both live in the arena become
 // aliases (no op); the others become COPY.
 #include <cfloat>
@@ -209,7 +211,12 @@ class Lowerer {
   // one-element float constant (either operand order), with that constant in
   // *v and whether it multiplies in *mul; else null. A convolution folds it
   // into its weights and bias (ocr_det: 28 Conv -> Mul(s) -> Add(t)).
-  const onnx::NodeProto* ScalarAffine(const std::string& value, float* v, bool* mul) {
+  // The sole consumer of `value` when it is a Mul or Add by a float constant
+  // that is one value or, when C > 0, one per channel of axis 1 (shape
+  // [C, 1, 1], [1, C, 1, 1], ...: the Add of a bias that an exporter kept
+  // apart from its conv); the constant comes back as C values (1 for C 0).
+  const onnx::NodeProto* ChannelAffine(const std::string& value, int64_t C,
+                                       std::vector<float>* v, bool* mul) {
     if (outputs_.count(value)) return nullptr;
     auto it = consumers_.find(value);
     if (it == consumers_.end() || it->second.size() != 1) return nullptr;
@@ -219,12 +226,58 @@ class Lowerer {
     if (c->input(1 - other) != value || c->input(other) == value) return nullptr;
     const auto* k = info_.constant(c->input(other));
     if (!k || k->data_type() != onnx::TensorProto::FLOAT) return nullptr;
-    if (Dims(*k).size() > Shape(value).size()) return nullptr;  // would raise the rank
+    const auto kd = Dims(*k);
+    const size_t rank = Shape(value).size();
+    if (kd.size() > rank) return nullptr;  // would raise the rank
     std::vector<float> f = Floats(*k, NodeLabel(*c));
-    if (f.size() != 1) return nullptr;
-    *v = f[0];
+    if (f.size() != 1) {
+      // Per channel: every dimension 1 but axis 1 (aligned to the right).
+      if (C <= 0 || f.size() != size_t(C) || rank < 2) return nullptr;
+      for (size_t i = 0; i < kd.size(); ++i)
+        if (kd[i] != 1 && i + rank - kd.size() != 1) return nullptr;
+    }
+    v->assign(size_t(C > 0 ? C : 1), f[0]);
+    if (f.size() != 1) *v = f;
     *mul = c->op_type() == "Mul";
     return c;
+  }
+
+  const onnx::NodeProto* ScalarAffine(const std::string& value, float* v, bool* mul) {
+    std::vector<float> f;
+    const onnx::NodeProto* c = ChannelAffine(value, 0, &f, mul);
+    if (c) *v = f[0];
+    return c;
+  }
+
+  // Folds what follows a convolution's output into its weights and bias for
+  // as long as it is affine per output channel: a BatchNormalization, or a
+  // Mul or Add by a constant that is one value or one per channel.
+  // scale(o, s) multiplies output channel o's weights by s. Returns the value
+  // the convolution now produces.
+  template <typename Scale>
+  std::string FoldChannelAffine(std::string value, int64_t CO, std::vector<float>& b,
+                                bool* has_bias, const Scale& scale) {
+    for (;;) {
+      std::vector<float> s, t;
+      const onnx::NodeProto* n = SoleConsumer(value, {"BatchNormalization"});
+      if (n) {
+        ScaleShiftOf(*n, size_t(CO), &s, &t);
+      } else {
+        bool mul = false;
+        std::vector<float> v;
+        if (!(n = ChannelAffine(value, CO, &v, &mul))) return value;
+        s.assign(size_t(CO), 1.f);
+        t.assign(size_t(CO), 0.f);
+        (mul ? s : t) = v;
+      }
+      for (size_t o = 0; o < size_t(CO); ++o) {
+        if (s[o] != 1.f) scale(int64_t(o), s[o]);
+        b[o] = b[o] * s[o] + t[o];
+      }
+      *has_bias = true;
+      consumed_.insert(n);
+      value = n->output(0);
+    }
   }
 
   // The one-element float constant operand of binary node n whose other
@@ -420,32 +473,10 @@ class Lowerer {
     op.dh = uint32_t(dl[0]), op.dw = uint32_t(dl[1]), op.groups = uint32_t(G);
     Pads(n, xs, KH, KW, st[0], st[1], dl[0], dl[1], op);
 
-    std::string value = n.output(0);
-    if (const onnx::NodeProto* bn = SoleConsumer(value, {"BatchNormalization"})) {
-      std::vector<float> scale, shift;
-      ScaleShiftOf(*bn, size_t(CO), &scale, &shift);
-      const size_t per = size_t(cig * KH * KW);
-      for (size_t o = 0; o < size_t(CO); ++o) {
-        for (size_t i = 0; i < per; ++i) w[o * per + i] *= scale[o];
-        b[o] = b[o] * scale[o] + shift[o];
-      }
-      has_bias = true;
-      consumed_.insert(bn);
-      value = bn->output(0);
-    }
-    float sv = 0.f;
-    bool mul = false;
-    while (const onnx::NodeProto* a = ScalarAffine(value, &sv, &mul)) {
-      if (mul) {
-        for (float& x : w) x *= sv;
-        for (float& x : b) x *= sv;
-      } else {
-        for (float& x : b) x += sv;
-      }
-      has_bias = true;
-      consumed_.insert(a);
-      value = a->output(0);
-    }
+    const size_t per = size_t(cig * KH * KW);
+    std::string value = FoldChannelAffine(n.output(0), CO, b, &has_bias, [&](int64_t o, float sv) {
+      for (size_t i = 0; i < per; ++i) w[size_t(o) * per + i] *= sv;
+    });
     value = FuseAct(op, value);
     if (op.act == fb::Activation::NONE) value = FuseHardSwish(op, value);
 
@@ -537,15 +568,24 @@ class Lowerer {
       }
       *begin[i] = uint32_t(b), *end[i] = uint32_t(e), *extra[i] = uint32_t(opad);
     }
-    std::string value = FuseAct(op, n.output(0));
+    // A bias Add, BatchNormalization or per-channel Mul after it folds in
+    // (the 2x2 upsampling of a detection head is ConvTranspose, Add, BN,
+    // Relu), then the activation fuses.
+    std::vector<float> b(size_t(ys[1]), 0.f);
+    bool has_bias = Has(n, 2);
+    if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
+    if (b.size() != size_t(ys[1])) Fail("bias has " + std::to_string(b.size()) + " values");
+    const int64_t cig = CI / G, taps = KH * KW;
+    std::string value = FoldChannelAffine(n.output(0), ys[1], b, &has_bias, [&](int64_t o, float sv) {
+      const int64_t gi = o / cog, ol = o % cog;
+      for (int64_t ci = gi * cig; ci < (gi + 1) * cig; ++ci)
+        for (int64_t t = 0; t < taps; ++t) w[size_t((ci * cog + ol) * taps + t)] *= sv;
+    });
+    value = FuseAct(op, value);
     op.ins = {In(n.input(0))};
     if (one_d) op.ins[0] = View(op.ins[0], xs, n.input(0) + ":nchw");
     op.weights = Weight(w, {int64_t(w.size())}, n.input(1) + ":weights");
-    if (Has(n, 2)) {
-      std::vector<float> b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
-      if (b.size() != size_t(ys[1])) Fail("bias has " + std::to_string(b.size()) + " values");
-      op.bias = Weight(b, {ys[1]}, n.input(2) + ":bias");
-    }
+    if (has_bias) op.bias = Weight(b, {ys[1]}, n.output(0) + ":bias");
     if (!one_d) {
       op.out = Out(value);
       g_.ops.push_back(op);
