@@ -342,6 +342,7 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
       const float r = v * h / 6.f;
       return alpha == 1.f && beta == 0.f ? r : r * alpha + beta;
     }
+    case uk::Act::kSigmoid: break;  // sigmoid_rows_* below
   }
   return v;
 }
@@ -410,6 +411,51 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
     }
 }
 
+// Sigmoid's polynomial exp: every instruction set gives the portable
+// kernel's bits at every length (tails included), and those are within
+// 3e-7 (relative, or absolute below 1e-30) of the exact value from -100 to
+// 100; NaN stays NaN, +inf gives 1 and -inf nearly 0.
+void sigmoid_rows_agree_across_isas_and_with_exp(void**) {
+  std::vector<float> x;
+  for (int i = -200000; i <= 200000; ++i) x.push_back(float(i) * 5e-4f);
+  x.push_back(__builtin_nanf(""));
+  x.push_back(__builtin_inff());
+  x.push_back(-__builtin_inff());
+  x.push_back(-0.0f);
+  const int64_t n = int64_t(x.size());
+  std::vector<float> port(x.size());
+  uk::ActivateRow(uk::Act::kSigmoid, x.data(), port.data(), n, 1.f, 0.f, uk::Isa::kPortable);
+  double worst = 0;
+  for (int64_t i = 0; i < n - 4; ++i) {
+    const double want = 1.0 / (1.0 + std::exp(-double(x[size_t(i)])));
+    const double err = std::fabs(port[size_t(i)] - want);
+    const double rel = want > 1e-30 ? err / want : err;
+    worst = rel > worst ? rel : worst;
+  }
+  if (worst > 3e-7) fail_msg("sigmoid worst relative error %g", worst);
+  assert_true(port[size_t(n - 4)] != port[size_t(n - 4)]);
+  assert_true(port[size_t(n - 3)] == 1.0f);
+  assert_true(port[size_t(n - 2)] >= 0.0f && port[size_t(n - 2)] < 1e-37f);
+  assert_true(port[size_t(n - 1)] == 0.5f);
+  for (uk::Isa isa : VectorIsas()) {
+    for (int64_t len = 0; len <= 70; ++len) {
+      std::vector<float> y(size_t(len + 1), 7.0f);
+      uk::ActivateRow(uk::Act::kSigmoid, x.data() + n - 4 - len, y.data(), len, 1.f, 0.f, isa);
+      for (int64_t i = 0; i < len; ++i)
+        if (!SameBits(y[size_t(i)], port[size_t(n - 4 - len + i)]))
+          fail_msg("%s sigmoid n %lld i %lld: %g, portable %g", uk::IsaName(isa), (long long)len,
+                   (long long)i, double(y[size_t(i)]), double(port[size_t(n - 4 - len + i)]));
+      assert_true(y[size_t(len)] == 7.0f);
+    }
+    std::vector<float> y(x.size());
+    uk::ActivateRow(uk::Act::kSigmoid, x.data(), y.data(), n, 1.f, 0.f, isa);
+    for (int64_t i = 0; i < n; ++i)
+      if (!SameBits(y[size_t(i)], port[size_t(i)]) && port[size_t(i)] == port[size_t(i)])
+        fail_msg("%s sigmoid(%a) = %a, portable %a", uk::IsaName(isa), double(x[size_t(i)]),
+                 double(y[size_t(i)]), double(port[size_t(i)]));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -422,6 +468,7 @@ int main() {
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
+      cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);
 }

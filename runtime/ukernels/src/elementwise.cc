@@ -3,8 +3,9 @@
 // compiled at three vector widths. The AVX2 and AVX-512 copies are compiled
 // under a target pragma and called only when BestIsa() says the CPU runs
 // them; the portable one (4 floats: SSE2 on baseline x86-64, NEON on
-// aarch64) serves the rest. The build is ISO C++ (-ffp-contract=off), so no
-// width fuses a multiply and an add: the results agree bit for bit.
+// aarch64) serves the rest. This file is compiled with -ffp-contract=off
+// (CMakeLists.txt), so no width fuses a multiply and an add: the results
+// agree bit for bit.
 #include "epctx_uk/elementwise.h"
 
 #define EPCTX_EW_SUFFIX Portable

@@ -17,10 +17,50 @@ typedef float EPCTX_EW_NAME(V) __attribute__((vector_size(EPCTX_EW_LANES * 4)));
 typedef float EPCTX_EW_NAME(VU)
     __attribute__((vector_size(EPCTX_EW_LANES * 4), aligned(4), may_alias));
 
+// 2^n for whole n in [-126, 127] held in a float vector or scalar: n + 127
+// is the exponent field.
+template <typename T>
+inline T EPCTX_EW_NAME(Pow2)(T n) {
+  if constexpr (sizeof(T) == 4) {
+    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+    T r;
+    __builtin_memcpy(&r, &bits, 4);
+    return r;
+  } else {
+    typedef int32_t VI __attribute__((vector_size(sizeof(T))));
+    const VI bits = (__builtin_convertvector(n, VI) + 127) << 23;
+    return (T)bits;  // same size: a bit cast
+  }
+}
+
+// exp(-v) for the sigmoid: -v clamped to [-87, 88] (where exp neither
+// overflows nor leaves the normal range), split into n ln2 + r with n whole
+// (rounded by the 1.5 * 2^23 shifter) and |r| <= ln2 / 2, then Cephes'
+// degree-6 polynomial for exp(r), scaled by 2^n. NaN stays NaN (every
+// comparison with it is false). Within 2 ulp of expf.
+template <typename T>
+inline T EPCTX_EW_NAME(ExpNeg)(T v) {
+  T t = T{} - v;
+  t = t > 88.0f ? T{} + 88.0f : t;
+  t = t < -87.0f ? T{} + -87.0f : t;
+  const T n = (t * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const T r = (t - n * 0.693359375f) - n * -2.12194440e-4f;
+  T p = T{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = (p * r * r + r) + 1.0f;
+  return p * EPCTX_EW_NAME(Pow2)(n);
+}
+
 // One activation on a vector or a scalar (T is either): the same operations.
 template <Act K, typename T>
 inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
-  if constexpr (K == Act::kRelu) {
+  if constexpr (K == Act::kSigmoid) {
+    return 1.0f / (EPCTX_EW_NAME(ExpNeg)(v) + 1.0f);
+  } else if constexpr (K == Act::kRelu) {
     return v > 0.0f ? v : T{} + 0.0f;
   } else if constexpr (K == Act::kLeaky) {
     return v >= 0.0f ? v : v * alpha;
@@ -136,6 +176,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
     case Act::kLeakyMax: return EPCTX_EW_NAME(ActRow)<Act::kLeakyMax>(x, y, n, alpha, beta);
     case Act::kClip: return EPCTX_EW_NAME(ActRow)<Act::kClip>(x, y, n, alpha, beta);
     case Act::kHardSwish: return EPCTX_EW_NAME(ActRow)<Act::kHardSwish>(x, y, n, alpha, beta);
+    case Act::kSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kSigmoid>(x, y, n, alpha, beta);
   }
 }
 
@@ -155,6 +196,8 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kClip: return EPCTX_EW_NAME(ActRowsK)<Act::kClip>(y, rows, n, ld, alpha, beta);
     case Act::kHardSwish:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);
+    case Act::kSigmoid:
+      return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
   }
 }
 

@@ -12,10 +12,12 @@
 // pixel comes from one input pixel and one tap, so the op is a GEMM,
 // [Cout_g x KH x KW] x [Cin_g] times [Cin_g x pixels], on the micro-kernel
 // tile: the ONNX weights are its A in place (row stride 1, K stride
-// Cout_g*KH*KW) and the input planes its B (24 pixels of every channel side
-// by side), with K in one slice. Each 4 x 24 result is written, not added,
-// to its output pixels, so the last block may overlap the one before it
-// instead of reading past the input.
+// Cout_g*KH*KW) and B 24 pixels of one input row from every input channel,
+// packed into the worker's workspace slot once per block (the channels lie
+// H x W floats apart, a multiple of 4 KiB on 160x160 maps: read in place,
+// every k step's line would fall in one L1 set). Each 4 x 24 result is
+// written, not added, to its output pixels; a row's last block overlaps the
+// one before it when W is not a multiple of 24.
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -27,88 +29,119 @@ struct Dims {
   int64_t C, H, W, CO, OH, OW, G, cig, cog, KH, KW;
 };
 
+// Input pixels per packed segment of a row (8 tiles), and input channels
+// per packed chunk: the slot holds kDeconvWorkK x kSegment floats; more
+// channels than that repack per 4-row tile, accumulating.
+constexpr int64_t kSegment = 8 * uk::kNr;
+constexpr int64_t kDeconvWorkK = 512;
+
+Dims DimsOf(const fb::Graph* g, const fb::ConvTranspose2D* c) {
+  const fb::Tensor* xt = g->tensors()->Get(c->input());
+  const fb::Tensor* yt = g->tensors()->Get(c->output());
+  const int64_t C = Dim(xt, 1), CO = Dim(yt, 1), G = c->groups();
+  return Dims{C, Dim(xt, 2), Dim(xt, 3), CO, Dim(yt, 2), Dim(yt, 3), G, C / G, CO / G,
+              c->kernel_h(), c->kernel_w()};
+}
+
 bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
   return c->kernel_h() == c->stride_h() && c->kernel_w() == c->stride_w() &&
          c->dilation_h() == 1 && c->dilation_w() == 1 && c->pad_top() == 0 &&
-         c->pad_left() == 0 && d.OH == d.H * d.KH && d.OW == d.W * d.KW &&
-         d.H * d.W >= uk::kNr;
+         c->pad_left() == 0 && d.OH == d.H * d.KH && d.OW == d.W * d.KW && d.W >= 1;
 }
 
-// Threads split the pixel blocks (the overlapping last block stays with the
-// one before it, so no two threads write one output); the activation that
-// is no clamp runs after, split by output rows.
+// Threads split the input rows (a row's output rows are its own). A row
+// goes in segments of up to kSegment pixels: the segment is packed (every
+// channel), then each 4-row tile of A (one output channel's taps for a 2x2
+// kernel) runs over the segment's 24-pixel blocks, so the output is written
+// one plane's rows at a time rather than 24 planes at once (those lie a
+// multiple of 4 KiB apart too, and would evict each other from L1).
 void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
-               const fb::ConvTranspose2D* c, const epctx_hal_parallel* par) {
+               const fb::ConvTranspose2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
   const int64_t HW = d.H * d.W, taps = d.KH * d.KW, R = d.cog * taps;
-  base.kc = d.cig;
+  const int64_t chunk = d.cig < kDeconvWorkK ? d.cig : kDeconvWorkK;
   base.a_rs = 1;
   base.a_ks = R;
   base.b_ss = 8;
-  base.b_ks = HW;
   base.ldc = uk::kNr;
-  base.cols = uk::kNr;
-  base.last = true;
-  const int64_t blocks = (HW + uk::kNr - 1) / uk::kNr;
-  const bool overlap = HW % uk::kNr != 0 && blocks > 1;
-  const int64_t units = overlap ? blocks - 1 : blocks;
   for (int64_t gi = 0; gi < d.G; ++gi) {
     const float* xg = x + gi * d.cig * HW;
     const float* wg = w + gi * d.cig * R;
     float* yg = y + gi * d.cog * d.OH * d.OW;
-    ForRange(par, units, MinUnits(R * d.cig * uk::kNr), [&](int64_t u0, int64_t u1) {
+    ForRangeSlots(bd.par, d.H, MinUnits(R * d.cig * d.W), [&](int64_t h0, int64_t h1,
+                                                               uint32_t slot) {
+      float* buf = bd.slot(slot);
       float cbuf[uk::kMr * uk::kNr];
       float rb[uk::kMr];
-      int64_t orow[uk::kNr], ocol[uk::kNr];
       uk::Tile t = base;
       t.c = cbuf;
-      const int64_t b1 = overlap && u1 == units ? blocks : u1;
-      for (int64_t p0 = u0 * uk::kNr; p0 < b1 * uk::kNr; p0 += uk::kNr) {
-        const int64_t q0 = HW - p0 < uk::kNr ? HW - uk::kNr : p0;
-        for (int64_t j = 0; j < uk::kNr; ++j) {
-          const int64_t ih = (q0 + j) / d.W;
-          orow[j] = ih * d.KH;
-          ocol[j] = (q0 + j - ih * d.W) * d.KW;
-        }
-        // Kernel width 2 with the block inside one input row: the two
-        // kernel columns of a tap row interleave into 48 consecutive outputs.
-        const bool pairs = d.KW == 2 && orow[0] == orow[uk::kNr - 1];
-        t.b = xg + q0;
-        for (int64_t r0 = 0; r0 < R; r0 += uk::kMr) {
-          const int64_t rows = R - r0 < uk::kMr ? R - r0 : uk::kMr;
-          t.a = wg + r0;
-          t.rows = static_cast<int32_t>(rows);
-          if (bias) {
-            for (int64_t i = 0; i < rows; ++i) rb[i] = bias[gi * d.cog + (r0 + i) / taps];
-            t.row_bias = rb;
-          }
-          tile(t);
-          for (int64_t i = 0; i < rows; ++i) {
-            const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
-            float* yp = yg + (oc * d.OH + kh) * d.OW + kw;
-            const float* cr = cbuf + i * uk::kNr;
-            if (pairs && kw == 0 && i + 1 < rows) {
-              float* yr = yp + orow[0] * d.OW + ocol[0];
-              const float* cn = cr + uk::kNr;
-              for (int64_t j = 0; j < uk::kNr; j += 4) {
-                const V4 e = Load4(cr + j), o = Load4(cn + j);
-                Store4(yr + 2 * j, __builtin_shufflevector(e, o, 0, 4, 1, 5));
-                Store4(yr + 2 * j + 4, __builtin_shufflevector(e, o, 2, 6, 3, 7));
-              }
-              ++i;
-              continue;
+      for (int64_t ih = h0; ih < h1; ++ih)
+        for (int64_t s0 = 0; s0 < d.W; s0 += kSegment) {
+          // Blocks of 24 from the segment's start, the last one ending at
+          // its end (overlapping the one before); a row under 24 pixels is
+          // one short block, its packed rows zero-padded to 24.
+          const int64_t len = d.W - s0 < kSegment ? d.W - s0 : kSegment;
+          const int64_t cols = len < uk::kNr ? len : uk::kNr, ld = len < uk::kNr ? uk::kNr : len;
+          const int64_t blocks = (len + uk::kNr - 1) / uk::kNr;
+          const float* src = xg + ih * d.W + s0;
+          t.cols = static_cast<int32_t>(cols);
+          t.b_ks = ld;
+          auto pack = [&](int64_t k0, int64_t kc) {
+            for (int64_t k = 0; k < kc; ++k) {
+              float* dst = buf + k * ld;
+              __builtin_memcpy(dst, src + (k0 + k) * HW, size_t(len) * 4);
+              for (int64_t j = len; j < ld; ++j) dst[j] = 0.0f;
             }
-            for (int64_t j = 0; j < uk::kNr; ++j) yp[orow[j] * d.OW + ocol[j]] = cr[j];
+          };
+          if (chunk == d.cig) pack(0, d.cig);
+          const bool pairs = d.KW == 2 && cols == uk::kNr;
+          for (int64_t r0 = 0; r0 < R; r0 += uk::kMr) {
+            const int64_t rows = R - r0 < uk::kMr ? R - r0 : uk::kMr;
+            t.rows = static_cast<int32_t>(rows);
+            if (bias) {
+              for (int64_t i = 0; i < rows; ++i) rb[i] = bias[gi * d.cog + (r0 + i) / taps];
+              t.row_bias = rb;
+            }
+            for (int64_t bi = 0; bi < blocks; ++bi) {
+              const int64_t o = bi * uk::kNr < len - cols ? bi * uk::kNr : len - cols;
+              for (int64_t k0 = 0; k0 < d.cig; k0 += chunk) {
+                const int64_t kc = d.cig - k0 < chunk ? d.cig - k0 : chunk;
+                if (chunk < d.cig) pack(k0, kc);
+                t.a = wg + k0 * R + r0;
+                t.b = buf + o;
+                t.kc = kc;
+                t.accumulate = k0 > 0;
+                t.last = k0 + kc == d.cig;
+                tile(t);
+              }
+              for (int64_t i = 0; i < rows; ++i) {
+                const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
+                float* yr = yg + (oc * d.OH + ih * d.KH + kh) * d.OW + (s0 + o) * d.KW + kw;
+                const float* cr = cbuf + i * uk::kNr;
+                // Kernel width 2: the tap row's two kernel columns
+                // interleave into 48 consecutive outputs.
+                if (pairs && kw == 0 && i + 1 < rows) {
+                  const float* cn = cr + uk::kNr;
+                  for (int64_t j = 0; j < uk::kNr; j += 4) {
+                    const V4 e = Load4(cr + j), f = Load4(cn + j);
+                    Store4(yr + 2 * j, __builtin_shufflevector(e, f, 0, 4, 1, 5));
+                    Store4(yr + 2 * j + 4, __builtin_shufflevector(e, f, 2, 6, 3, 7));
+                  }
+                  ++i;
+                  continue;
+                }
+                for (int64_t j = 0; j < cols; ++j) yr[j * d.KW] = cr[j];
+              }
+            }
           }
         }
-      }
     });
   }
   if (post) {
     const int64_t rows = d.CO * d.OH;
-    ForRange(par, rows, MinUnits(d.OW * 8), [&](int64_t r0, int64_t r1) {
+    ForRange(bd.par, rows, MinUnits(d.OW * 8), [&](int64_t r0, int64_t r1) {
       ActivateRows(c->activation(), y + r0 * d.OW, uint64_t(r1 - r0), uint64_t(d.OW),
                    uint64_t(d.OW), c->alpha(), c->beta());
     });
@@ -117,24 +150,28 @@ void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias,
 
 }  // namespace
 
+uint64_t ConvTransposeWorkFloats(const fb::Graph* g, const fb::ConvTranspose2D* c) {
+  const Dims d = DimsOf(g, c);
+  if (!TilesExactly(d, c)) return 0;
+  return uint64_t(d.cig < kDeconvWorkK ? d.cig : kDeconvWorkK) * kSegment;
+}
+
 void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
   const fb::Graph* g = b.graph->stream;
-  const fb::Tensor* xt = g->tensors()->Get(c->input());
-  const fb::Tensor* yt = g->tensors()->Get(c->output());
   const float* x = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
-  const int64_t N = Dim(xt, 0), C = Dim(xt, 1), H = Dim(xt, 2), W = Dim(xt, 3);
-  const int64_t CO = Dim(yt, 1), OH = Dim(yt, 2), OW = Dim(yt, 3), G = c->groups();
-  const int64_t cig = C / G, cog = CO / G, KH = c->kernel_h(), KW = c->kernel_w();
+  const Dims d = DimsOf(g, c);
+  const int64_t N = Dim(g->tensors()->Get(c->input()), 0), C = d.C, H = d.H, W = d.W;
+  const int64_t CO = d.CO, OH = d.OH, OW = d.OW, G = d.G, cig = d.cig, cog = d.cog;
+  const int64_t KH = d.KH, KW = d.KW;
   const int64_t sh = c->stride_h(), sw = c->stride_w(), dh = c->dilation_h(), dw = c->dilation_w();
   const int64_t pt = c->pad_top(), pl = c->pad_left();
   const int64_t plane = OH * OW;
-  const Dims d{C, H, W, CO, OH, OW, G, cig, cog, KH, KW};
-  if (TilesExactly(d, c)) {
+  if (TilesExactly(d, c) && b.work) {  // get_graph reserved its workspace
     for (int64_t n = 0; n < N; ++n)
-      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c, b.par);
+      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c, b);
     return;
   }
   for (int64_t n = 0; n < N; ++n) {

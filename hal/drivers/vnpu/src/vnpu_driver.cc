@@ -302,8 +302,11 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   for (uint32_t i = 0; s->ops() && i < s->ops()->size(); ++i) {
     const fb::Op* o = s->ops()->Get(i);
     const bool taps = o->params_type() == fb::OpParams::Conv2DTaps;
-    if (!taps && o->params_type() != fb::OpParams::Conv2D) continue;
-    const uint64_t w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
+    uint64_t w = 0;
+    if (taps || o->params_type() == fb::OpParams::Conv2D)
+      w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
+    else if (o->params_type() == fb::OpParams::ConvTranspose2D)
+      w = ConvTransposeWorkFloats(s, o->params_as_ConvTranspose2D());
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
   uint32_t nio = g->num_inputs + g->num_outputs;

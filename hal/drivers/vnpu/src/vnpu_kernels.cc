@@ -413,7 +413,6 @@ inline float Activate(float v, float alpha, float beta) {
       return l > beta ? l : beta;
     }
     case Act::CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
-    case Act::SIGMOID: return 1.f / (1.f + expf(-v));
     case Act::HARD_SIGMOID: {
       float h = alpha * v + beta;
       return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
@@ -434,9 +433,9 @@ void ActRow(const float* x, float* y, uint64_t n, float alpha, float beta) {
   for (uint64_t i = 0; i < n; ++i) y[i] = Activate<K>(x[i], alpha, beta);
 }
 
-// RELU, LEAKY_RELU(_MAX), CLIP and HARD_SWISH (the activations that follow convs)
-// run in the micro-kernel library, as wide as the CPU has; the scalar
-// Activate above does the same operations. False for the others.
+// RELU, LEAKY_RELU(_MAX), CLIP, HARD_SWISH and SIGMOID run in the
+// micro-kernel library, as wide as the CPU has (the scalar Activate above
+// does the same operations for the first four). False for the others.
 bool UkAct(Act kind, uk::Act* out) {
   switch (kind) {
     case Act::RELU: *out = uk::Act::kRelu; return true;
@@ -444,6 +443,7 @@ bool UkAct(Act kind, uk::Act* out) {
     case Act::LEAKY_RELU_MAX: *out = uk::Act::kLeakyMax; return true;
     case Act::CLIP: *out = uk::Act::kClip; return true;
     case Act::HARD_SWISH: *out = uk::Act::kHardSwish; return true;
+    case Act::SIGMOID: *out = uk::Act::kSigmoid; return true;
     default: return false;
   }
 }
@@ -454,7 +454,6 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
   uk::Act k;
   if (UkAct(kind, &k)) return uk::ActivateRow(k, x, y, int64_t(n), alpha, beta);
   switch (kind) {
-    case Act::SIGMOID: return ActRow<Act::SIGMOID>(x, y, n, alpha, beta);
     case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
     default:  // NONE

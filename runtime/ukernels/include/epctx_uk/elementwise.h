@@ -22,6 +22,7 @@ enum class Act : uint32_t {
   kClip = 2,       // x < alpha ? alpha : (x > beta ? beta : x) (NaN stays NaN)
   kHardSwish = 3,  // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
   kLeakyMax = 4,   // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
+  kSigmoid = 5,    // 1 / (1 + exp(-x)), exp by a polynomial (within 2 ulp of expf)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
