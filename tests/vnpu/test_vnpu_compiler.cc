@@ -371,6 +371,9 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
       {4, 7, 19, 4, 5, 5, 1, 1, 1, 2, 2, 4, 2, 4, 4, 2},       // depthwise padded rows, leaky
       {8, 6, 9, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 8, 0},        // depthwise padded, row stride
+      {3, 120, 150, 3, 3, 3, 2, 1, 2, 1, 1, 1, 2, 1, 3, true}, // depthwise: 3 bands, row stride, row dilation
+      {2, 4, 200, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true},   // depthwise rows over 192: edge columns
+      {4, 40, 40, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, 1},      // depthwise 5x5 on 40 columns (ocr_det)
       // transposed: >= 16 input channels, <= 24 output channels, taps read in place
       {16, 7, 30, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // 3x3 pad 1
       {32, 5, 40, 9, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)

@@ -34,14 +34,21 @@
 namespace epctx {
 namespace uk {
 
-void WeightedRows(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
-                  int64_t n, Isa isa) {
+void WeightedRowBand(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
+                     int64_t n, int64_t nrows, int64_t in_stride, int64_t out_stride, Isa isa) {
   isa = ResolveIsa(isa);
 #if defined(__x86_64__)
-  if (isa == Isa::kAvx512) return detail::WeightedRowsAvx512(rows, w, nt, bias, y, n);
-  if (isa == Isa::kAvx2) return detail::WeightedRowsAvx2(rows, w, nt, bias, y, n);
+  if (isa == Isa::kAvx512)
+    return detail::WeightedRowsAvx512(rows, w, nt, bias, y, n, nrows, in_stride, out_stride);
+  if (isa == Isa::kAvx2)
+    return detail::WeightedRowsAvx2(rows, w, nt, bias, y, n, nrows, in_stride, out_stride);
 #endif
-  detail::WeightedRowsPortable(rows, w, nt, bias, y, n);
+  detail::WeightedRowsPortable(rows, w, nt, bias, y, n, nrows, in_stride, out_stride);
+}
+
+void WeightedRows(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
+                  int64_t n, Isa isa) {
+  WeightedRowBand(rows, w, nt, bias, y, n, 1, 0, 0, isa);
 }
 
 }  // namespace uk

@@ -20,6 +20,12 @@ namespace uk {
 void WeightedRows(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
                   int64_t n, Isa isa = Isa::kAuto);
 
+// nrows such rows in one call (a band of a depthwise plane): output row r
+// reads rows[t] + r * in_stride and is written at y + r * out_stride.
+void WeightedRowBand(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
+                     int64_t n, int64_t nrows, int64_t in_stride, int64_t out_stride,
+                     Isa isa = Isa::kAuto);
+
 }  // namespace uk
 }  // namespace epctx
 
