@@ -559,6 +559,42 @@ void conv_transpose_matches_reference(void**) {
   }
 }
 
+// x + x * s with s a per-channel gate (a squeeze-and-excitation block that
+// adds its input back) compiles to s + 1 on the gate, then one MUL over x:
+// no full-size intermediate in the arena. With z + x * s (z another input)
+// it stays MUL, ADD with the product in the arena.
+void self_gated_residual_is_one_multiply(void**) {
+  for (bool same : {true, false}) {
+    const int64_t C = 4, H = 5, W = 6;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f), z = Ramp(size_t(C * H * W), 0.3f, -2.f);
+    auto g = Ramp(size_t(C), 0.25f, 0.1f);
+    m.Value("x", {1, C, H, W});
+    m.Value("z", {1, C, H, W});
+    m.Value("s", {1, C, 1, 1});
+    m.Value("m", {1, C, H, W});
+    m.Value("y", {1, C, H, W});
+    m.Node("Mul", {"x", "s"}, {"m"});
+    m.Node("Add", {"m", same ? "x" : "z"}, {"y"});
+    m.Finish({"x", "z", "s"}, {"y"});
+    uint32_t ops = 0;
+    uint64_t arena = 0;
+    auto out = CompileAndRun(m, {x, z, g}, &arena, &ops);
+    assert_int_equal(ops, 2);
+    if (same)
+      assert_true(arena < uint64_t(C * H * W * 4));
+    else
+      assert_true(arena >= uint64_t(C * H * W * 4));
+    std::vector<float> want(x.size());
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < H * W; ++i) {
+        const size_t k = size_t(c * H * W + i);
+        want[k] = x[k] * g[size_t(c)] + (same ? x[k] : z[k]);
+      }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Conv -> Mul(s, y) -> Add(y, scalar) -> Relu folds into one CONV2D
 // (weights and bias scaled, bias shifted, activation fused) when s is a
 // scalar or one value per channel ([CO, 1, 1]); an s of shape [CO, 1] scales
@@ -831,6 +867,7 @@ int main(void) {
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
       cmocka_unit_test(conv_channel_affine_folds_into_weights),
+      cmocka_unit_test(self_gated_residual_is_one_multiply),
       cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),
       cmocka_unit_test(conv_leaky_relu_max_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),

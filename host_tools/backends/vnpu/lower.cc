@@ -652,27 +652,69 @@ class Lowerer {
     g_.ops.push_back(op);
   }
 
+  // Element strides of an operand of shape xs broadcast to the output ys
+  // (0 along broadcast dimensions).
+  std::vector<int64_t> Strides(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys) {
+    if (xs.size() > ys.size()) Fail("operand rank exceeds output rank");
+    std::vector<int64_t> st(ys.size(), 0);
+    int64_t run = 1;
+    for (size_t d = xs.size(); d-- > 0;) {
+      size_t od = d + ys.size() - xs.size();
+      if (xs[d] != 1 && xs[d] != ys[od]) Fail("operand shape does not broadcast to the output");
+      st[od] = xs[d] == 1 ? 0 : run;
+      run *= xs[d];
+    }
+    return st;
+  }
+
   void Binary(const onnx::NodeProto& n) {
+    if (n.op_type() == "Mul" && SelfGated(n)) return;
     IrOp op;
     op.kind = fb::OpParams::Binary;
     op.binary = kBinaryOps.at(n.op_type());
     auto ys = Shape(n.output(0));
-    std::vector<int64_t>* strides[2] = {&op.a_strides, &op.b_strides};
-    for (int s = 0; s < 2; ++s) {
-      auto xs = Shape(n.input(s));
-      if (xs.size() > ys.size()) Fail("operand rank exceeds output rank");
-      strides[s]->assign(ys.size(), 0);
-      int64_t run = 1;
-      for (size_t d = xs.size(); d-- > 0;) {
-        size_t od = d + ys.size() - xs.size();
-        if (xs[d] != 1 && xs[d] != ys[od]) Fail("operand shape does not broadcast to the output");
-        (*strides[s])[od] = xs[d] == 1 ? 0 : run;
-        run *= xs[d];
-      }
-    }
+    op.a_strides = Strides(Shape(n.input(0)), ys);
+    op.b_strides = Strides(Shape(n.input(1)), ys);
     op.ins = {In(n.input(0)), In(n.input(1))};
     op.out = Out(n.output(0));
     g_.ops.push_back(op);
+  }
+
+  // x + x * s, where s is a small gate (the per-channel [1, C, 1, 1] of a
+  // squeeze-and-excitation block that adds its input back), is x * (1 + s):
+  // the + 1 on the gate, then one pass over x instead of two (ocr_det's
+  // 96 x 160 x 160 Mul and Add, 1.9 ms). The same value up to rounding.
+  bool SelfGated(const onnx::NodeProto& mul) {
+    const onnx::NodeProto* add = OnlyConsumer(mul.output(0));
+    if (!add || add->op_type() != "Add" || add->input_size() != 2 ||
+        add->input(0) == add->input(1) || mul.input(0) == mul.input(1))
+      return false;
+    const std::string& x = add->input(add->input(0) == mul.output(0) ? 1 : 0);
+    const int xi = mul.input(0) == x ? 0 : (mul.input(1) == x ? 1 : -1);
+    if (xi < 0) return false;
+    const std::string& gate = mul.input(1 - xi);
+    const auto xs = Shape(x), gs = Shape(gate), ys = Shape(add->output(0));
+    if (xs != ys || Shape(mul.output(0)) != ys || gs.size() > ys.size() ||
+        Product(gs, 0, gs.size()) * 16 > Product(ys, 0, ys.size()))
+      return false;
+    IrOp plus;
+    plus.kind = fb::OpParams::Binary;
+    plus.binary = fb::BinaryKind::ADD;
+    plus.a_strides = Strides(gs, gs);
+    plus.b_strides = Strides({1}, gs);
+    plus.ins = {In(gate), Weight({1.0f}, {1}, mul.output(0) + ":one")};
+    plus.out = Add(IrTensor{mul.output(0) + ":gate+1", gs});
+    g_.ops.push_back(plus);
+    IrOp op;
+    op.kind = fb::OpParams::Binary;
+    op.binary = fb::BinaryKind::MUL;
+    op.a_strides = Strides(xs, ys);
+    op.b_strides = Strides(gs, ys);
+    op.ins = {In(x), plus.out};
+    op.out = Out(add->output(0));
+    g_.ops.push_back(op);
+    consumed_.insert(add);
+    return true;
   }
 
   void Pool(const onnx::NodeProto& n) {
