@@ -354,7 +354,7 @@ void RunConvCase(const ConvCase& k) {
 // with strides, dilation, groups, padded edges and all-padding rows; 1xK
 // convolutions as row shifts with their edge columns redone, in both weight
 // layouts; stride-2 im2col rows; im2col of maps a few columns wide;
-// depthwise rows at column stride 2.
+// depthwise rows at column stride 2, in bands and in the ring for wide rows.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
       // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
@@ -402,6 +402,9 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {8, 9, 40, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 2},   // padded, leaky
       {6, 7, 33, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, 0},   // 5x5, odd width
       {4, 6, 20, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 4, 1},   // padded right and bottom only
+      {3, 120, 150, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, 2},  // 3 bands of split rows
+      {2, 30, 50, 2, 3, 3, 2, 2, 2, 1, 2, 1, 2, 1, 2, false},  // split rows, row dilation 2
+      {2, 5, 200, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, true},   // rows over 192: the KH-row ring
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }

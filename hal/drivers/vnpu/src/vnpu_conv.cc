@@ -757,33 +757,71 @@ void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float
   uk::WeightedRows(rows, wv, nt, bv, yr + i0, i1 - i0);
 }
 
-// Column stride 1 (any row stride, any dilation): a band of output rows at
-// a time from a band of input rows zero-padded left and right into the
-// worker's workspace slot (rows above and below the input are zero rows), so
-// every tap of every output column is a plain offset into the band and the
-// whole band is one WeightedRowBand call, activated in one pass: no edge
+// Column stride 2 (the downsampling depthwise layers of MobileNet-style
+// backbones): each input row is zero-padded and split once into its even and
+// odd columns: in bands (below) up to 192 output columns, else a ring of KH
+// such rows in the worker's workspace slot, one output row at a time. Output
+// column ow's tap kw reads padded column 2 * ow + kw, which is column
+// ow + kw / 2 of the even half (kw even) or of the odd half (kw odd), so
+// every tap is a stride-1 row again and a whole output row is one
+// WeightedRows call; tap by tap, each output was loaded and stored once per
+// tap with a shuffle per four. Needs row dilation 1 and column dilation 1.
+int64_t HalfWidth(const Shape& s) { return (s.OW + (s.KW + 1) / 2 + 15) / 16 * 16; }
+
+
+// Input row src zero-padded (pl on the left) and split into its even and
+// odd padded columns: ev[i] = padded column 2i, ev[HW2 + i] = 2i + 1.
+void SplitRow(const Shape& s, const float* src, float* ev, int64_t HW2) {
+  float* od = ev + HW2;
+  auto one = [&](int64_t k) {
+    const int64_t je = 2 * k - s.pl, jo = je + 1;
+    ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
+    od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
+  };
+  int64_t i = 0;
+  for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
+  for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
+    const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
+    Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+    Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
+  }
+  for (; i < HW2; ++i) one(i);
+}
+
+// Column stride 1 (any row stride, any dilation), or 2 (column dilation 1):
+// a band of output rows at a time from a band of input rows zero-padded
+// left and right into the worker's workspace slot (at column stride 2 each
+// also split into even and odd columns, as above), so every tap of every
+// output column is a plain offset into the band and the band's interior
+// rows are one WeightedRowBand call, activated in one pass: no edge
 // columns, no per-row setup.
 constexpr int64_t kBandFloats = 8192;  // 32 KiB: the band stays in L1
 
 int64_t PaddedWidth(const Shape& s) { return s.OW + (s.KW - 1) * s.dw; }
 
+// Floats from one band row to the next.
+int64_t BandPitch(const Shape& s) { return s.sw == 1 ? PaddedWidth(s) : 2 * HalfWidth(s); }
+
 // Output rows per band (0: the kernel's rows alone do not fit).
 int64_t BandRows(const Shape& s) {
-  const int64_t rows_in = kBandFloats / PaddedWidth(s), span = (s.KH - 1) * s.dh;
+  const int64_t rows_in = kBandFloats / BandPitch(s), span = (s.KH - 1) * s.dh;
   if (rows_in <= span || s.KH * s.KW > kMaxTaps) return 0;
   const int64_t b = (rows_in - span - 1) / s.sh + 1;
   return b < s.OH ? b : s.OH;
 }
 
-// Rows up to 192 columns: wider ones amortise their setup already, and the
-// band's copy would only add a pass over the input (a 320-column 3x3 layer
-// of ocr_det: 1.14 -> 1.54 ms).
-bool BandApplies(const Shape& s) { return s.sw == 1 && s.OW <= 192 && BandRows(s) > 0; }
+// Input rows up to 192 columns: wider ones amortise their setup already,
+// and a band of them is too large a working set for a layer bound by
+// reading its input (ocr_det's 320-column 3x3 layers: 1.14 -> 1.54 ms at
+// stride 1, 1.22 -> 1.81 ms at stride 2).
+bool BandApplies(const Shape& s) {
+  return (s.sw == 1 || (s.sw == 2 && s.dw == 1)) && s.W <= 192 && BandRows(s) > 0;
+}
 
 void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, float* band,
                    float* yc, const fb::Conv2D* c) {
-  const int64_t PW = PaddedWidth(s), B = BandRows(s), span = (s.KH - 1) * s.dh;
-  const int64_t n = s.W < PW - s.pl ? s.W : PW - s.pl;  // input columns kept
+  const int64_t PW = BandPitch(s), B = BandRows(s), span = (s.KH - 1) * s.dh;
+  const int64_t HW2 = HalfWidth(s), n = s.W < PW - s.pl ? s.W : PW - s.pl;  // sw 1: columns kept
   // Output rows [top, bottom) have every kernel row inside the input; the
   // others (a few at the top and bottom, or all of a map only a few rows
   // high) run one at a time with only their kernel rows that are.
@@ -797,7 +835,7 @@ void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, f
   int64_t nt = 0;
   for (int64_t kh = 0; kh < s.KH; ++kh)
     for (int64_t kw = 0; kw < s.KW; ++kw, ++nt) {
-      rows[nt] = band + kh * s.dh * PW + kw * s.dw;
+      rows[nt] = band + kh * s.dh * PW + (s.sw == 1 ? kw * s.dw : (kw % 2) * HW2 + kw / 2);
       wv[nt] = wc[nt * 8];
     }
   for (int64_t oh0 = 0; oh0 < s.OH; oh0 += B) {
@@ -808,6 +846,10 @@ void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, f
       float* pr = band + j * PW;
       const int64_t ih = oh0 * s.sh - s.pt + j;
       if (ih < 0 || ih >= s.H) continue;
+      if (s.sw == 2) {
+        SplitRow(s, xc + ih * s.W, pr, HW2);
+        continue;
+      }
       for (int64_t k = 0; k < s.pl; ++k) pr[k] = 0.0f;
       if (n > 0) __builtin_memcpy(pr + s.pl, xc + ih * s.W, size_t(n) * 4);
       for (int64_t k = s.pl + (n > 0 ? n : 0); k < PW; ++k) pr[k] = 0.0f;
@@ -867,16 +909,6 @@ void DepthwiseRingRow(const Shape& s, const float* wc, float bv, int64_t oh, int
   uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
 }
 
-// Column stride 2 (the downsampling depthwise layers of MobileNet-style
-// backbones): each input row is zero-padded and split once into its even and
-// odd columns, a ring of KH such rows in the worker's workspace slot. Output
-// column ow's tap kw reads padded column 2 * ow + kw, which is column
-// ow + kw / 2 of the even half (kw even) or of the odd half (kw odd), so
-// every tap is a stride-1 row again and a whole output row is one
-// WeightedRows call; tap by tap, each output was loaded and stored once per
-// tap with a shuffle per four. Needs row dilation 1 and column dilation 1.
-int64_t HalfWidth(const Shape& s) { return (s.OW + (s.KW + 1) / 2 + 15) / 16 * 16; }
-
 uint64_t S2RingFloats(const Shape& s) { return uint64_t(s.KH) * 2 * uint64_t(HalfWidth(s)); }
 
 bool S2Applies(const Shape& s) {
@@ -888,23 +920,7 @@ void DepthwiseRowS2(const Shape& s, const float* xc, const float* wc, float bv, 
                     float* ring, int64_t* tag, float* __restrict yr) {
   const int64_t HW2 = HalfWidth(s);
   auto fill = [&](int64_t slot, int64_t ih) {
-    // ev[i] = padded column 2i, od[i] = 2i + 1; padded j is input j - pl.
-    float* ev = ring + slot * 2 * HW2;
-    float* od = ev + HW2;
-    const float* src = xc + ih * s.W;
-    auto one = [&](int64_t k) {
-      const int64_t je = 2 * k - s.pl, jo = je + 1;
-      ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
-      od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
-    };
-    int64_t i = 0;
-    for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
-    for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
-      const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
-      Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
-      Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
-    }
-    for (; i < HW2; ++i) one(i);
+    SplitRow(s, xc + ih * s.W, ring + slot * 2 * HW2, HW2);
   };
   auto tap = [&](int64_t slot, int64_t kw) -> const float* {
     return ring + slot * 2 * HW2 + (kw % 2 ? HW2 : 0) + kw / 2;
@@ -1023,7 +1039,7 @@ uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   if (PathOf(s) == Path::kDepthwise) {
     if (BandApplies(s)) {
       const int64_t rows_in = (BandRows(s) - 1) * s.sh + (s.KH - 1) * s.dh + 1;
-      return uint64_t(rows_in * PaddedWidth(s));
+      return uint64_t(rows_in * BandPitch(s));
     }
     return S2Applies(s) ? S2RingFloats(s) : 0;
   }
