@@ -43,7 +43,10 @@ inline T EPCTX_EW_NAME(ExpNeg)(T v) {
   T t = T{} - v;
   t = t > 88.0f ? T{} + 88.0f : t;
   t = t < -87.0f ? T{} + -87.0f : t;
-  const T n = (t * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  // n from t with NaN read as 0 (converting NaN to an integer is undefined);
+  // r keeps t, so a NaN still comes out NaN.
+  const T tn = t == t ? t : T{} + 0.0f;
+  const T n = (tn * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const T r = (t - n * 0.693359375f) - n * -2.12194440e-4f;
   T p = T{} + 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
