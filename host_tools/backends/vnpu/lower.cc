@@ -207,20 +207,17 @@ class Lowerer {
     }
   }
 
-  // The sole consumer of `value` when it is a Mul or Add of it by a
-  // one-element float constant (either operand order), with that constant in
-  // *v and whether it multiplies in *mul; else null. A convolution folds it
-  // into its weights and bias (ocr_det: 28 Conv -> Mul(s) -> Add(t)).
-  // The sole consumer of `value` when it is a Mul or Add by a float constant
-  // that is one value or, when C > 0, one per channel of axis 1 (shape
-  // [C, 1, 1], [1, C, 1, 1], ...: the Add of a bias that an exporter kept
-  // apart from its conv); the constant comes back as C values (1 for C 0).
+  // The sole consumer of `value` when it is a Mul or Add of it (either
+  // operand order) by a float constant that is one value or, when C > 0, one
+  // per channel of axis 1 (shape [C, 1, 1], [1, C, 1, 1], ...: the Add of a
+  // bias that an exporter kept apart from its conv), with the constant as C
+  // values (1 for C 0) in *v and whether it multiplies in *mul; else null.
+  // A convolution folds it into its weights and bias (ocr_det: 28 Conv ->
+  // Mul(s) -> Add(t), and its head's ConvTranspose -> Add(bias)).
   const onnx::NodeProto* ChannelAffine(const std::string& value, int64_t C,
                                        std::vector<float>* v, bool* mul) {
-    if (outputs_.count(value)) return nullptr;
-    auto it = consumers_.find(value);
-    if (it == consumers_.end() || it->second.size() != 1) return nullptr;
-    const onnx::NodeProto* c = it->second[0];
+    const onnx::NodeProto* c = OnlyConsumer(value);
+    if (!c) return nullptr;
     if ((c->op_type() != "Mul" && c->op_type() != "Add") || c->input_size() != 2) return nullptr;
     const int other = c->input(0) == value ? 1 : 0;
     if (c->input(1 - other) != value || c->input(other) == value) return nullptr;
@@ -236,8 +233,7 @@ class Lowerer {
       for (size_t i = 0; i < kd.size(); ++i)
         if (kd[i] != 1 && i + rank - kd.size() != 1) return nullptr;
     }
-    v->assign(size_t(C > 0 ? C : 1), f[0]);
-    if (f.size() != 1) *v = f;
+    *v = f.size() == 1 ? std::vector<float>(size_t(C > 0 ? C : 1), f[0]) : f;
     *mul = c->op_type() == "Mul";
     return c;
   }
@@ -667,17 +663,24 @@ class Lowerer {
     return st;
   }
 
-  void Binary(const onnx::NodeProto& n) {
-    if (n.op_type() == "Mul" && SelfGated(n)) return;
+  // A BINARY op out = a (kind) b, operands of shapes as and bs broadcast to ys.
+  void PushBinary(fb::BinaryKind kind, int a, const std::vector<int64_t>& as, int b,
+                  const std::vector<int64_t>& bs, int out, const std::vector<int64_t>& ys) {
     IrOp op;
     op.kind = fb::OpParams::Binary;
-    op.binary = kBinaryOps.at(n.op_type());
-    auto ys = Shape(n.output(0));
-    op.a_strides = Strides(Shape(n.input(0)), ys);
-    op.b_strides = Strides(Shape(n.input(1)), ys);
-    op.ins = {In(n.input(0)), In(n.input(1))};
-    op.out = Out(n.output(0));
+    op.binary = kind;
+    op.a_strides = Strides(as, ys);
+    op.b_strides = Strides(bs, ys);
+    op.ins = {a, b};
+    op.out = out;
     g_.ops.push_back(op);
+  }
+
+  void Binary(const onnx::NodeProto& n) {
+    if (n.op_type() == "Mul" && SelfGated(n)) return;
+    const int a = In(n.input(0)), b = In(n.input(1)), out = Out(n.output(0));
+    PushBinary(kBinaryOps.at(n.op_type()), a, Shape(n.input(0)), b, Shape(n.input(1)), out,
+               Shape(n.output(0)));
   }
 
   // x + x * s, where s is a small gate (the per-channel [1, C, 1, 1] of a
@@ -697,22 +700,11 @@ class Lowerer {
     if (xs != ys || Shape(mul.output(0)) != ys || gs.size() > ys.size() ||
         Product(gs, 0, gs.size()) * 16 > Product(ys, 0, ys.size()))
       return false;
-    IrOp plus;
-    plus.kind = fb::OpParams::Binary;
-    plus.binary = fb::BinaryKind::ADD;
-    plus.a_strides = Strides(gs, gs);
-    plus.b_strides = Strides({1}, gs);
-    plus.ins = {In(gate), Weight({1.0f}, {1}, mul.output(0) + ":one")};
-    plus.out = Add(IrTensor{mul.output(0) + ":gate+1", gs});
-    g_.ops.push_back(plus);
-    IrOp op;
-    op.kind = fb::OpParams::Binary;
-    op.binary = fb::BinaryKind::MUL;
-    op.a_strides = Strides(xs, ys);
-    op.b_strides = Strides(gs, ys);
-    op.ins = {In(x), plus.out};
-    op.out = Out(add->output(0));
-    g_.ops.push_back(op);
+    const int g = In(gate), one = Weight({1.0f}, {1}, mul.output(0) + ":one");
+    const int plus1 = Add(IrTensor{mul.output(0) + ":gate+1", gs});
+    PushBinary(fb::BinaryKind::ADD, g, gs, one, {1}, plus1, gs);
+    const int xt = In(x), out = Out(add->output(0));
+    PushBinary(fb::BinaryKind::MUL, xt, xs, plus1, gs, out, ys);
     consumed_.insert(add);
     return true;
   }

@@ -282,6 +282,18 @@ void StoreTransposed(const float* cbuf, int64_t cog, int64_t nr, float* y, int64
 // they never share a slot) and the ring within kWorkK * 24 floats.
 constexpr int64_t kRingFloats = 65536;
 
+// Input row src (w floats) into dst as PW floats: pl zeros, the row, zeros
+// (columns past PW dropped). Padded column j holds input column j - pl.
+void PadRow(const float* src, int64_t w, int64_t pl, int64_t PW, float* dst) {
+  const int64_t lo = pl < PW ? pl : PW;
+  const int64_t n = w < PW - lo ? w : PW - lo;
+  for (int64_t j = 0; j < lo; ++j) dst[j] = 0.0f;
+  if (n > 0) __builtin_memcpy(dst + lo, src, size_t(n) * 4);
+  for (int64_t j = lo + (n > 0 ? n : 0); j < PW; ++j) dst[j] = 0.0f;
+}
+
+
+
 int64_t PackedWidth(const Shape& s) { return (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1; }
 
 int64_t PackedStride(const Shape& s) {
@@ -339,19 +351,8 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
         const int64_t k = ih % s.KH, want = ng * s.H + ih;
         float* pr = ring + k * s.cig * PS;
         if (tag[k] != want) {
-          // Packed column j holds input column j - pl.
-          const int64_t lo = s.pl < PW ? s.pl : PW;
-          const int64_t n_in = s.W < PW - lo ? s.W : PW - lo;
-          for (int64_t ic = 0; ic < s.cig; ++ic) {
-            float* d = pr + ic * PS;
-            const float* src = xg + ic * HW + ih * s.W;
-            int64_t j = 0;
-            for (; j < lo; ++j) d[j] = 0.0f;
-            int64_t q = 0;
-            for (; q + 4 <= n_in; q += 4) Store4(d + lo + q, Load4(src + q));
-            for (; q < n_in; ++q) d[lo + q] = src[q];
-            for (j = lo + n_in; j < PW; ++j) d[j] = 0.0f;
-          }
+          for (int64_t ic = 0; ic < s.cig; ++ic)
+            PadRow(xg + ic * HW + ih * s.W, s.W, s.pl, PW, pr + ic * PS);
           tag[k] = want;
         }
         rows[kh] = pr;
@@ -810,6 +811,9 @@ int64_t BandRows(const Shape& s) {
   return b < s.OH ? b : s.OH;
 }
 
+// Input rows a band of nb output rows reads.
+int64_t BandInputRows(const Shape& s, int64_t nb) { return (nb - 1) * s.sh + (s.KH - 1) * s.dh + 1; }
+
 // Input rows up to 192 columns: wider ones amortise their setup already,
 // and a band of them is too large a working set for a layer bound by
 // reading its input (ocr_det's 320-column 3x3 layers: 1.14 -> 1.54 ms at
@@ -821,7 +825,7 @@ bool BandApplies(const Shape& s) {
 void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, float* band,
                    float* yc, const fb::Conv2D* c) {
   const int64_t PW = BandPitch(s), B = BandRows(s), span = (s.KH - 1) * s.dh;
-  const int64_t HW2 = HalfWidth(s), n = s.W < PW - s.pl ? s.W : PW - s.pl;  // sw 1: columns kept
+  const int64_t HW2 = HalfWidth(s);
   // Output rows [top, bottom) have every kernel row inside the input; the
   // others (a few at the top and bottom, or all of a map only a few rows
   // high) run one at a time with only their kernel rows that are.
@@ -839,20 +843,17 @@ void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, f
       wv[nt] = wc[nt * 8];
     }
   for (int64_t oh0 = 0; oh0 < s.OH; oh0 += B) {
-    const int64_t nb = s.OH - oh0 < B ? s.OH - oh0 : B, rows_in = (nb - 1) * s.sh + span + 1;
+    const int64_t nb = s.OH - oh0 < B ? s.OH - oh0 : B, rows_in = BandInputRows(s, nb);
     // Band rows above or below the input are never read (no tap of any
     // output row below reaches them), so only the input's rows are filled.
     for (int64_t j = 0; j < rows_in; ++j) {
       float* pr = band + j * PW;
       const int64_t ih = oh0 * s.sh - s.pt + j;
       if (ih < 0 || ih >= s.H) continue;
-      if (s.sw == 2) {
+      if (s.sw == 2)
         SplitRow(s, xc + ih * s.W, pr, HW2);
-        continue;
-      }
-      for (int64_t k = 0; k < s.pl; ++k) pr[k] = 0.0f;
-      if (n > 0) __builtin_memcpy(pr + s.pl, xc + ih * s.W, size_t(n) * 4);
-      for (int64_t k = s.pl + (n > 0 ? n : 0); k < PW; ++k) pr[k] = 0.0f;
+      else
+        PadRow(xc + ih * s.W, s.W, s.pl, PW, pr);
     }
     for (int64_t oh = oh0; oh < oh0 + nb;) {
       const int64_t shift = (oh - oh0) * s.sh * PW;
@@ -881,34 +882,6 @@ void DepthwiseBand(const Shape& s, const float* xc, const float* wc, float bv, f
   }
 }
 
-// One output row of a depthwise channel from a ring of KH prepared input
-// rows (row dilation 1: an output row's KH input rows are consecutive, so
-// they never share a slot): fill(slot, ih) prepares input row ih in its slot
-// once, tap(slot, kw) is where tap kw of that row reads output column 0 at
-// stride 1; every tap of the row then goes to one WeightedRows call.
-template <typename Fill, typename Tap>
-void DepthwiseRingRow(const Shape& s, const float* wc, float bv, int64_t oh, int64_t* tag,
-                      const Fill& fill, const Tap& tap, float* __restrict yr) {
-  const float* rows[kMaxTaps];
-  float wv[kMaxTaps];
-  int64_t nt = 0;
-  for (int64_t kh = 0; kh < s.KH; ++kh) {
-    const int64_t ih = oh * s.sh - s.pt + kh;
-    if (ih < 0 || ih >= s.H) continue;
-    const int64_t slot = ih % s.KH;
-    if (tag[slot] != ih) {
-      fill(slot, ih);
-      tag[slot] = ih;
-    }
-    for (int64_t kw = 0; kw < s.KW; ++kw) {
-      rows[nt] = tap(slot, kw);
-      wv[nt] = wc[(kh * s.KW + kw) * 8];
-      ++nt;
-    }
-  }
-  uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
-}
-
 uint64_t S2RingFloats(const Shape& s) { return uint64_t(s.KH) * 2 * uint64_t(HalfWidth(s)); }
 
 bool S2Applies(const Shape& s) {
@@ -916,16 +889,30 @@ bool S2Applies(const Shape& s) {
          S2RingFloats(s) <= uint64_t(kRingFloats);
 }
 
+// One output row from the ring of KH split rows (row dilation 1: an output
+// row's KH input rows are consecutive, so they never share a slot); each
+// input row is split once, when it enters its slot.
 void DepthwiseRowS2(const Shape& s, const float* xc, const float* wc, float bv, int64_t oh,
                     float* ring, int64_t* tag, float* __restrict yr) {
   const int64_t HW2 = HalfWidth(s);
-  auto fill = [&](int64_t slot, int64_t ih) {
-    SplitRow(s, xc + ih * s.W, ring + slot * 2 * HW2, HW2);
-  };
-  auto tap = [&](int64_t slot, int64_t kw) -> const float* {
-    return ring + slot * 2 * HW2 + (kw % 2 ? HW2 : 0) + kw / 2;
-  };
-  DepthwiseRingRow(s, wc, bv, oh, tag, fill, tap, yr);
+  const float* rows[kMaxTaps];
+  float wv[kMaxTaps];
+  int64_t nt = 0;
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const int64_t ih = oh * s.sh - s.pt + kh;
+    if (ih < 0 || ih >= s.H) continue;
+    const int64_t slot = ih % s.KH;
+    float* ev = ring + slot * 2 * HW2;
+    if (tag[slot] != ih) {
+      SplitRow(s, xc + ih * s.W, ev, HW2);
+      tag[slot] = ih;
+    }
+    for (int64_t kw = 0; kw < s.KW; ++kw, ++nt) {
+      rows[nt] = ev + (kw % 2 ? HW2 : 0) + kw / 2;
+      wv[nt] = wc[(kh * s.KW + kw) * 8];
+    }
+  }
+  uk::WeightedRows(rows, wv, nt, bv, yr, s.OW);
 }
 
 // One input and one output channel per group: channel gi's taps are lane 0 of
@@ -1037,10 +1024,7 @@ void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   const Shape s = ShapeOf(g, c);
   if (PathOf(s) == Path::kDepthwise) {
-    if (BandApplies(s)) {
-      const int64_t rows_in = (BandRows(s) - 1) * s.sh + (s.KH - 1) * s.dh + 1;
-      return uint64_t(rows_in * BandPitch(s));
-    }
+    if (BandApplies(s)) return uint64_t(BandInputRows(s, BandRows(s)) * BandPitch(s));
     return S2Applies(s) ? S2RingFloats(s) : 0;
   }
   if (RowShiftApplies(s)) return EdgeWorkFloats(s);

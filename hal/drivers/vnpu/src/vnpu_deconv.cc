@@ -116,6 +116,11 @@ void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias,
                 t.last = k0 + kc == d.cig;
                 tile(t);
               }
+              // An activation the tile cannot clamp runs on the stack tile,
+              // not in a pass of its own over the output.
+              if (post)
+                ActivateRows(c->activation(), cbuf, uint64_t(rows), uint64_t(cols),
+                             uint64_t(uk::kNr), c->alpha(), c->beta());
               for (int64_t i = 0; i < rows; ++i) {
                 const int64_t r = r0 + i, oc = r / taps, kh = r / d.KW % d.KH, kw = r % d.KW;
                 float* yr = yg + (oc * d.OH + ih * d.KH + kh) * d.OW + (s0 + o) * d.KW + kw;
@@ -137,13 +142,6 @@ void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias,
             }
           }
         }
-    });
-  }
-  if (post) {
-    const int64_t rows = d.CO * d.OH;
-    ForRange(bd.par, rows, MinUnits(d.OW * 8), [&](int64_t r0, int64_t r1) {
-      ActivateRows(c->activation(), y + r0 * d.OW, uint64_t(r1 - r0), uint64_t(d.OW),
-                   uint64_t(d.OW), c->alpha(), c->beta());
     });
   }
 }
