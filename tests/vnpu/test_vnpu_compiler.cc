@@ -354,7 +354,9 @@ void RunConvCase(const ConvCase& k) {
 // with strides, dilation, groups, padded edges and all-padding rows; 1xK
 // convolutions as row shifts with their edge columns redone, in both weight
 // layouts; stride-2 im2col rows; im2col of maps a few columns wide;
-// depthwise rows at column stride 2, in bands and in the ring for wide rows.
+// depthwise rows at column stride 2, in bands and in the ring for wide rows;
+// im2col by output row blocks (split rows at column stride 2); 1x1 on
+// planes 4 KiB apart through copied rows.
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
       // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
@@ -405,6 +407,15 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {3, 120, 150, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, 2},  // 3 bands of split rows
       {2, 30, 50, 2, 3, 3, 2, 2, 2, 1, 2, 1, 2, 1, 2, false},  // split rows, row dilation 2
       {2, 5, 200, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, true},   // rows over 192: the KH-row ring
+      // im2col a row block (up to 192 pixels of one output row) at a time
+      {3, 9, 450, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},  // split rows, 192 + 33 columns
+      {2, 11, 130, 10, 5, 5, 2, 2, 2, 1, 2, 2, 1, 3, 1, 2},    // split rows: 5x5, row dilation
+      {3, 7, 120, 8, 3, 3, 2, 2, 1, 2, 1, 2, 1, 2, 1, false},  // column stride 2, dilation 2
+      {5, 6, 60, 13, 3, 3, 1, 1, 1, 2, 1, 2, 0, 1, 1, false},  // stride 1, dilated, uneven pads
+      {4, 5, 100, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1},      // grouped
+      // 1x1 on planes a multiple of 4 KiB apart: rows copied per block group
+      {24, 32, 64, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},    // leaky after the tile
+      {16, 32, 32, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, true}, // grouped, overlapping last block
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }

@@ -12,7 +12,8 @@
 //   every tap resolved once per chunk and shared by all output channels; a
 //   1x1 stride-1 convolution reads its input rows directly. Bias, RELU and
 //   CLIP are fused into the tile's last K slice; other activations run on
-//   the block while it is in cache.
+//   the block while it is in cache. Rows of two tiles or more go a row
+//   block at a time instead (DenseRows).
 // - ShiftedTaps (KW = 1, stride 1, unpadded), RowShift (1xK, stride 1, the
 //   row padded to its width; edge columns redone) and Narrow (one-channel
 //   1-D convolutions with few output pixels): the same tile with nothing
@@ -53,7 +54,7 @@ constexpr int64_t kGatherTaps = 9;
 // once into output-row segments; per row k and segment the valid columns are
 // one range, so no pixel is bounds-checked on its own.
 void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
-               float* buf) {
+               float* buf, int64_t pitch = uk::kNr) {
   struct Seg {
     int64_t j, oh, ow0, ow1;
   };
@@ -92,7 +93,7 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
         }
       }
     for (int64_t k = 0; k < kc; ++k) {
-      float* __restrict d = buf + k * uk::kNr;
+      float* __restrict d = buf + k * pitch;
       const float* xc = xg + ic * HW;
       const int32_t* m = map[kh * s.KW + kw];
       for (int64_t j = 0; j < np; ++j) d[j] = m[j] >= 0 ? xc[m[j]] : 0.0f;
@@ -108,7 +109,7 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
     return;
   }
   for (int64_t k = 0; k < kc; ++k) {
-    float* __restrict d = buf + k * uk::kNr;
+    float* __restrict d = buf + k * pitch;
     const float* xc = xg + ic * HW;
     // Output columns ow whose tap iw = ow * sw + off lies in [0, W): [lo, hi).
     const int64_t off = kw * s.dw - s.pl;
@@ -161,6 +162,121 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
       }
     }
   }
+}
+
+// Columns c0, c0 + 2, ... (n of them) of a row of W floats into ev and
+// c0 + 1, c0 + 3, ... into od, zero outside [0, W).
+void SplitCols(const float* src, int64_t W, int64_t c0, int64_t n, float* ev, float* od) {
+  auto one = [&](int64_t k) {
+    const int64_t je = c0 + 2 * k, jo = je + 1;
+    ev[k] = je >= 0 && je < W ? src[je] : 0.0f;
+    od[k] = jo >= 0 && jo < W ? src[jo] : 0.0f;
+  };
+  int64_t i = 0;
+  for (; i < n && c0 + 2 * i < 0; ++i) one(i);
+  for (; i + 4 <= n && c0 + 2 * i + 8 <= W; i += 4) {
+    const V4 a = Load4(src + c0 + 2 * i), b = Load4(src + c0 + 2 * i + 4);
+    Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
+    Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
+  }
+  for (; i < n; ++i) one(i);
+}
+
+// The im2col rows of np output pixels from (oh, ow0) at column stride 2,
+// column dilation 1, into buf (rows `pitch` apart, padded to whole strips):
+// each input row a tap row reads is split once into its even and odd
+// columns (in `split`, 2 * (np + KW) floats), so tap kw's row is a copy of
+// one half from column kw / 2.
+void PackRowS2(const Shape& s, const float* xg, int64_t oh, int64_t ow0, int64_t np, float* buf,
+               int64_t pitch, float* split) {
+  const int64_t n = np + (s.KW - 1) / 2, padded = (np + 7) / 8 * 8, HW = s.H * s.W;
+  float* ev = split;
+  float* od = split + np + s.KW;
+  float* d = buf;
+  for (int64_t ic = 0; ic < s.cig; ++ic)
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+      const bool in = ih >= 0 && ih < s.H;
+      if (in) SplitCols(xg + ic * HW + ih * s.W, s.W, 2 * ow0 - s.pl, n, ev, od);
+      for (int64_t kw = 0; kw < s.KW; ++kw, d += pitch) {
+        if (in)
+          __builtin_memcpy(d, (kw % 2 ? od : ev) + kw / 2, size_t(np) * 4);
+        else
+          for (int64_t j = 0; j < np; ++j) d[j] = 0.0f;
+        for (int64_t j = np; j < padded; ++j) d[j] = 0.0f;
+      }
+    }
+}
+
+// Dense one output row at a time, up to kRowBlock pixels of it per unit
+// (a row block): the block's im2col rows (all of K) packed once, rows
+// kRowBlock floats apart, then every 4-row weight tile runs across the
+// block, so each output channel's row is written in one run and the
+// im2col bookkeeping (row segments, tap bounds) is paid once per block, not
+// once per 24 pixels. At column stride 2 (a backbone's first convolution:
+// 3 -> 16 channels, 3x3, on 640x640) each input row is split into its even
+// and odd columns once and the taps are copies of a half (PackRowS2), where
+// PackPatch would shuffle every tap's row out of the input again.
+// ocr_det's first convolution: 3.6 -> 2.6 ms. Needs K * kRowBlock floats
+// of workspace (K <= 128) and rows of at least two tiles.
+constexpr int64_t kRowBlock = 192;
+
+bool DenseRowsApplies(const Shape& s) {
+  const int64_t K = s.cig * s.KH * s.KW;
+  return s.OW >= 2 * uk::kNr && K * kRowBlock <= kWorkK * uk::kNr && !(s.KH == 1 && s.KW == 1);
+}
+
+uint64_t DenseRowsFloats(const Shape& s) {
+  return uint64_t(s.cig * s.KH * s.KW * kRowBlock + 2 * (kRowBlock + s.KW));
+}
+
+void DenseRows(const Shape& s, const float* x, const float* w, const float* bias, float* y,
+               const fb::Conv2D* c, const Bindings& bd) {
+  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  uk::Tile base{};
+  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
+  const int64_t per_row = (s.OW + kRowBlock - 1) / kRowBlock;
+  const int64_t units = s.N * s.G * s.OH * per_row;
+  base.a_rs = 1;
+  base.a_ks = 8;
+  base.ldc = OHW;
+  base.b_ss = 8;
+  base.b_ks = kRowBlock;
+  base.kc = K;
+  base.last = true;
+  ForRangeSlots(bd.par, units, MinUnits(s.cog * K * kRowBlock), [&](int64_t u0, int64_t u1,
+                                                                    uint32_t slot) {
+    float* buf = bd.slot(slot);
+    uk::Tile t = base;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t rb = u % per_row, row = u / per_row;
+      const int64_t oh = row % s.OH, ng = row / s.OH, gi = ng % s.G, n = ng / s.G;
+      const float* xg = x + (n * s.C + gi * s.cig) * HW;
+      const float* wg = w + gi * s.nb * s.cig * s.kstride;
+      float* yg = y + (n * s.CO + gi * s.cog) * OHW;
+      const int64_t p0 = oh * s.OW + rb * kRowBlock;
+      const int64_t np = s.OW - rb * kRowBlock < kRowBlock ? s.OW - rb * kRowBlock : kRowBlock;
+      if (s.sw == 2 && s.dw == 1)
+        PackRowS2(s, xg, oh, rb * kRowBlock, np, buf, kRowBlock, buf + K * kRowBlock);
+      else
+        PackPatch(s, xg, 0, K, p0, np, buf, kRowBlock);
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
+        t.a = wg + (r0 / 8) * s.cig * s.kstride + r0 % 8;
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+        t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+        for (int64_t j0 = 0; j0 < np; j0 += uk::kNr) {
+          t.cols = static_cast<int32_t>(np - j0 < uk::kNr ? np - j0 : uk::kNr);
+          t.b = buf + j0;
+          t.c = yg + r0 * OHW + p0 + j0;
+          tile(t);
+        }
+      }
+      if (post)
+        ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
+                     c->alpha(), c->beta());
+    }
+  });
 }
 
 // Threads split each group's pixel blocks: every block is packed and
@@ -512,15 +628,31 @@ uint64_t EdgeWorkFloats(const Shape& s) { return uint64_t((s.cig * s.KW + s.cog)
 // Pixel blocks per run of ShiftedPass' output rows.
 constexpr int64_t kShiftGroup = 8;
 
+// A 1x1 convolution whose channel planes lie a multiple of 4 KiB apart
+// (H * W a multiple of 1024: ocr_det's 160x160 and 320x320 maps) reads its
+// K input rows at one L1 set offset, so the group's B rows (K x 192
+// floats, reread by every 4-row weight tile) cannot stay in L1 and every
+// tile reloads them from L2. Such a pass copies the group's rows once into
+// the worker's workspace slot, kShiftPackStride floats apart (not a
+// multiple of 4 KiB), and the tiles read the copy: ocr_det's 16 -> 32
+// layer on 320x320, 4.0 -> 3.4 ms, its 48 -> 48 on 160x160 3.1 -> 2.1 ms.
+// Elsewhere the copy costs more than it saves (measured on 320x322).
+constexpr int64_t kShiftPackStride = kShiftGroup * uk::kNr + 16;
+
+bool ShiftPackApplies(const Shape& s) {
+  return s.KH == 1 && s.KW == 1 && (s.H * s.W) % 1024 == 0 && s.cig <= kWorkK;
+}
+
 // One image and group of a shifted-taps convolution over pixels [q0, q0 + n)
 // (n >= 24): tap t reads B at xg + q + b0 + t * bstep with A at the tap's
-// weights in layout L, all taps one tile call (slices).
-// Threads split the pixel blocks; the overlapping last block stays with the
+// weights in layout L, all taps one tile call (slices). With `work` (slots
+// of work_floats floats) a 1x1 pass whose planes alias in L1 reads copies of
+// its rows (ShiftPackApplies). Threads split the pixel blocks; the overlapping last block stays with the
 // one before it (both write the overlap), so no two threads write one pixel.
 void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float* wg,
                  const float* bias, float* yg, const fb::Conv2D* c,
                  const epctx_hal_parallel* par, int64_t q0, int64_t n, int64_t taps, int64_t b0,
-                 int64_t bstep) {
+                 int64_t bstep, float* work, uint64_t work_floats) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
@@ -539,8 +671,12 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
   const int64_t blocks = (n + uk::kNr - 1) / uk::kNr;
   const bool overlap = n % uk::kNr != 0 && blocks > 1;
   const int64_t units = overlap ? blocks - 1 : blocks;
-  ForRange(par, units, MinUnits(s.cog * s.cig * taps * uk::kNr), [&](int64_t u0, int64_t u1) {
+  const bool packs = work && taps == 1 && ShiftPackApplies(s);
+  ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * uk::kNr),
+                [&](int64_t u0, int64_t u1, uint32_t slot) {
     uk::Tile t = base;
+    float* pack = packs ? work + uint64_t(slot) * work_floats : nullptr;
+    if (pack) t.b_ks = kShiftPackStride;
     const int64_t b1 = overlap && u1 == units ? blocks : u1;
     // Blocks go in groups: each 4-row tile of weights runs over the group's
     // blocks in turn, so every output row is written in runs of
@@ -549,6 +685,15 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
     // memory).
     for (int64_t g0 = u0; g0 < b1; g0 += kShiftGroup) {
       const int64_t g1 = b1 - g0 < kShiftGroup ? b1 : g0 + kShiftGroup;
+      if (pack) {
+        for (int64_t k = 0; k < s.cig; ++k)
+          for (int64_t bi = g0; bi < g1; ++bi) {
+            const int64_t p0 = bi * uk::kNr;
+            const int64_t q = q0 + (n - p0 < uk::kNr ? n - uk::kNr : p0);
+            __builtin_memcpy(pack + k * kShiftPackStride + (bi - g0) * uk::kNr,
+                             xg + q + b0 + k * HW, uk::kNr * 4);
+          }
+      }
       for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
         t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
         t.row_bias = bias ? bias + r0 : nullptr;
@@ -558,7 +703,7 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
           const int64_t q = q0 + (n - p0 < uk::kNr ? n - uk::kNr : p0);
           t.c = yg + r0 * OHW + q;
           t.a = wr;
-          t.b = xg + q + b0;
+          t.b = pack ? pack + (bi - g0) * uk::kNr : xg + q + b0;
           tile(t);
         }
       }
@@ -576,13 +721,13 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
 }
 
 void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
-                 const fb::Conv2D* c, const epctx_hal_parallel* par) {
+                 const fb::Conv2D* c, const Bindings& bd) {
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi)
       ShiftedPass(s, BlockedLayout(s), x + (n * s.C + gi * s.cig) * HW, w + gi * s.nb * s.cig * s.kstride,
-                  bias ? bias + gi * s.cog : nullptr, y + (n * s.CO + gi * s.cog) * OHW, c, par,
-                  0, OHW, s.KH, 0, s.dh * s.W);
+                  bias ? bias + gi * s.cog : nullptr, y + (n * s.CO + gi * s.cog) * OHW, c, bd.par,
+                  0, OHW, s.KH, 0, s.dh * s.W, bd.work, bd.graph->work_floats);
 }
 
 // The pl + pr edge columns of every row of a RowShift convolution, 24 rows
@@ -657,7 +802,7 @@ void RowShift(const Shape& s, const WLayout& L, const float* x, const float* w,
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       const float* bg = bias ? bias + gi * s.cog : nullptr;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      ShiftedPass(s, L, xg, wg, bg, yg, c, bd.par, s.pl, OHW - ext, s.KW, -s.pl, s.dw);
+      ShiftedPass(s, L, xg, wg, bg, yg, c, bd.par, s.pl, OHW - ext, s.KW, -s.pl, s.dw, nullptr, 0);
       EdgeColumns(s, L, xg, wg, bg, yg, c, bd);
     }
 }
@@ -773,20 +918,7 @@ int64_t HalfWidth(const Shape& s) { return (s.OW + (s.KW + 1) / 2 + 15) / 16 * 1
 // Input row src zero-padded (pl on the left) and split into its even and
 // odd padded columns: ev[i] = padded column 2i, ev[HW2 + i] = 2i + 1.
 void SplitRow(const Shape& s, const float* src, float* ev, int64_t HW2) {
-  float* od = ev + HW2;
-  auto one = [&](int64_t k) {
-    const int64_t je = 2 * k - s.pl, jo = je + 1;
-    ev[k] = je >= 0 && je < s.W ? src[je] : 0.0f;
-    od[k] = jo >= 0 && jo < s.W ? src[jo] : 0.0f;
-  };
-  int64_t i = 0;
-  for (; i < HW2 && 2 * i - s.pl < 0; ++i) one(i);
-  for (; i + 4 <= HW2 && 2 * i - s.pl + 8 <= s.W; i += 4) {
-    const V4 a = Load4(src + 2 * i - s.pl), b = Load4(src + 2 * i - s.pl + 4);
-    Store4(ev + i, __builtin_shufflevector(a, b, 0, 2, 4, 6));
-    Store4(od + i, __builtin_shufflevector(a, b, 1, 3, 5, 7));
-  }
-  for (; i < HW2; ++i) one(i);
+  SplitCols(src, s.W, -s.pl, HW2, ev, ev + HW2);
 }
 
 // Column stride 1 (any row stride, any dilation), or 2 (column dilation 1):
@@ -1028,10 +1160,13 @@ uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
     return S2Applies(s) ? S2RingFloats(s) : 0;
   }
   if (RowShiftApplies(s)) return EdgeWorkFloats(s);
+  if (!taps && PathOf(s) == Path::kShift && ShiftPackApplies(s))
+    return uint64_t(s.cig * kShiftPackStride);
   if (taps || PathOf(s) == Path::kTransposed)
     return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
   if (PathOf(s) != Path::kDense) return 0;
   const int64_t K = s.cig * s.KH * s.KW;
+  if (DenseRowsApplies(s)) return DenseRowsFloats(s);
   return uint64_t(K < kWorkK ? K : kWorkK) * uk::kNr;
 }
 
@@ -1053,10 +1188,12 @@ void RunConv(const Bindings& b, const fb::Conv2D* c) {
   switch (PathOf(s)) {
     case Path::kDepthwise: return Depthwise(s, x, w, bias, y, c, b);
     case Path::kNarrow: return Narrow(s, x, w, bias, y, c);
-    case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b.par);
+    case Path::kShift: return ShiftedTaps(s, x, w, bias, y, c, b);
     case Path::kRowShift: return RowShift(s, BlockedLayout(s), x, w, bias, y, c, b);
     case Path::kTransposed: return RunTransposed(s, BlockedLayout(s), x, w, bias, y, c, b);
-    case Path::kDense: return Dense(s, x, w, bias, y, c, b);
+    case Path::kDense:
+      if (b.work && DenseRowsApplies(s)) return DenseRows(s, x, w, bias, y, c, b);
+      return Dense(s, x, w, bias, y, c, b);
   }
 }
 
