@@ -706,15 +706,16 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
           t.b = pack ? pack + (bi - g0) * uk::kNr : xg + q + b0;
           tile(t);
         }
-      }
-      // The group's pixels are one contiguous range, activated once (from
-      // the overlapping last block's start when it opens the group: it
-      // rewrote pixels the group before had activated).
-      if (post) {
-        const int64_t a0 = n - g0 * uk::kNr < uk::kNr ? n - uk::kNr : g0 * uk::kNr;
-        const int64_t a1 = g1 * uk::kNr < n ? g1 * uk::kNr : n;
-        ActivateRows(c->activation(), yg + q0 + a0, uint64_t(s.cog), uint64_t(a1 - a0),
-                     uint64_t(OHW), c->alpha(), c->beta());
+        // The group's pixels are one contiguous range, activated once per
+        // tile's rows while they are in L1 (from the overlapping last
+        // block's start when it opens the group: it rewrote pixels the
+        // group before had activated).
+        if (post) {
+          const int64_t a0 = n - g0 * uk::kNr < uk::kNr ? n - uk::kNr : g0 * uk::kNr;
+          const int64_t a1 = g1 * uk::kNr < n ? g1 * uk::kNr : n;
+          ActivateRows(c->activation(), yg + r0 * OHW + q0 + a0, uint64_t(t.rows),
+                       uint64_t(a1 - a0), uint64_t(OHW), c->alpha(), c->beta());
+        }
       }
     }
   });
