@@ -573,6 +573,66 @@ void conv_transpose_matches_reference(void**) {
   }
 }
 
+// Two exact 2x2 stride-2 ConvTransposes in a row (a detection head's
+// upsampling to full resolution: 24 -> 24, Relu, 24 -> 1, Sigmoid) run
+// interleaved, a band of 8 of the first's input rows then the second's rows
+// of it: 19 rows are bands of 8, 8 and 3; against a double reference.
+void chained_conv_transposes_run_in_bands(void**) {
+  const int64_t C = 4, H = 19, W = 30, M = 6, CO = 2;
+  Model m;
+  auto x = Ramp(size_t(C * H * W), 1.f);
+  auto w1 = Ramp(size_t(C * M * 4), 0.4f, 1.f), b1 = Ramp(size_t(M), 0.3f, -0.5f);
+  auto w2 = Ramp(size_t(M * CO * 4), 0.3f, 0.7f), b2 = Ramp(size_t(CO), 0.2f, 0.1f);
+  m.Value("x", {1, C, H, W});
+  m.Const("w1", {C, M, 2, 2}, w1);
+  m.Const("b1", {M}, b1);
+  m.Const("w2", {M, CO, 2, 2}, w2);
+  m.Const("b2", {CO}, b2);
+  m.Value("r0", {1, C, H, W});
+  m.Value("c1", {1, M, 2 * H, 2 * W});
+  m.Value("r1", {1, M, 2 * H, 2 * W});
+  m.Value("c2", {1, CO, 4 * H, 4 * W});
+  m.Value("y", {1, CO, 4 * H, 4 * W});
+  // The Relu in front puts the first one's input in the arena (a graph
+  // input and output could be one caller buffer: not interleaved).
+  m.Node("Relu", {"x"}, {"r0"});
+  for (auto* ct : {m.Node("ConvTranspose", {"r0", "w1", "b1"}, {"c1"}),
+                   m.Node("Relu", {"c1"}, {"r1"}),
+                   m.Node("ConvTranspose", {"r1", "w2", "b2"}, {"c2"})}) {
+    if (ct->op_type() != "ConvTranspose") continue;
+    IntsAttr(ct, "kernel_shape", {2, 2});
+    IntsAttr(ct, "strides", {2, 2});
+  }
+  m.Node("Sigmoid", {"c2"}, {"y"});
+  m.Finish({"x"}, {"y"});
+  uint32_t ops = 0;
+  auto out = CompileAndRun(m, {x}, nullptr, &ops);
+  assert_int_equal(ops, 3);
+  // Exact 2x2 stride 2: output (2i + u, 2j + v) from input (i, j), tap (u, v).
+  auto deconv = [](const std::vector<double>& in, int64_t ci, int64_t h, int64_t w,
+                   const std::vector<float>& wt, const std::vector<float>& bias, int64_t co) {
+    std::vector<double> o(size_t(co * 4 * h * w));
+    for (int64_t c = 0; c < co; ++c)
+      for (int64_t i = 0; i < 2 * h; ++i)
+        for (int64_t j = 0; j < 2 * w; ++j) {
+          double a = bias[size_t(c)];
+          for (int64_t k = 0; k < ci; ++k)
+            a += in[size_t((k * h + i / 2) * w + j / 2)] *
+                 wt[size_t(((k * co + c) * 2 + i % 2) * 2 + j % 2)];
+          o[size_t((c * 2 * h + i) * 2 * w + j)] = a;
+        }
+    return o;
+  };
+  std::vector<double> xd(x.begin(), x.end());
+  for (double& v : xd) v = v < 0 ? 0 : v;
+  auto mid = deconv(xd, C, H, W, w1, b1, M);
+  for (double& v : mid) v = v < 0 ? 0 : v;
+  auto fin = deconv(mid, M, 2 * H, 2 * W, w2, b2, CO);
+  std::vector<float> want(fin.size());
+  for (size_t i = 0; i < fin.size(); ++i) want[i] = float(1.0 / (1.0 + std::exp(-fin[i])));
+  ExpectNear(out[0], want);
+}
+
 // x + x * s with s a per-channel gate (a squeeze-and-excitation block that
 // adds its input back) compiles to s + 1 on the gate, then one MUL over x:
 // no full-size intermediate in the arena. With z + x * s (z another input)
@@ -880,6 +940,7 @@ int main(void) {
       cmocka_unit_test(few_output_channels_compile_to_conv2d_taps),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),
       cmocka_unit_test(conv_transpose_matches_reference),
+      cmocka_unit_test(chained_conv_transposes_run_in_bands),
       cmocka_unit_test(conv_channel_affine_folds_into_weights),
       cmocka_unit_test(self_gated_residual_is_one_multiply),
       cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),

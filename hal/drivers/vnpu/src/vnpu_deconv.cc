@@ -35,6 +35,11 @@ struct Dims {
 constexpr int64_t kSegment = 8 * uk::kNr;
 constexpr int64_t kDeconvWorkK = 512;
 
+// Input rows of the first of two chained exact deconvolutions per band
+// (RunConvTransposePair): ocr_det's 24 -> 24 on 160x160 writes 2 x 61 KiB
+// of output per row, so a band of 8 stays in L2 for the 24 -> 1 that reads it.
+constexpr int64_t kPairRows = 8;
+
 Dims DimsOf(const fb::Graph* g, const fb::ConvTranspose2D* c) {
   const fb::Tensor* xt = g->tensors()->Get(c->input());
   const fb::Tensor* yt = g->tensors()->Get(c->output());
@@ -49,14 +54,15 @@ bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
          c->pad_left() == 0 && d.OH == d.H * d.KH && d.OW == d.W * d.KW && d.W >= 1;
 }
 
-// Threads split the input rows (a row's output rows are its own). A row
+// Input rows [h0, h1) of every group on the calling thread, packing into
+// buf (the worker's workspace slot); a row's output rows are its own. A row
 // goes in segments of up to kSegment pixels: the segment is packed (every
 // channel), then each 4-row tile of A (one output channel's taps for a 2x2
 // kernel) runs over the segment's 24-pixel blocks, so the output is written
 // one plane's rows at a time rather than 24 planes at once (those lie a
 // multiple of 4 KiB apart too, and would evict each other from L1).
-void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
-               const fb::ConvTranspose2D* c, const Bindings& bd) {
+void ExactRows(const Dims& d, const float* x, const float* w, const float* bias, float* y,
+               const fb::ConvTranspose2D* c, float* buf, int64_t h0, int64_t h1) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
@@ -70,9 +76,7 @@ void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias,
     const float* xg = x + gi * d.cig * HW;
     const float* wg = w + gi * d.cig * R;
     float* yg = y + gi * d.cog * d.OH * d.OW;
-    ForRangeSlots(bd.par, d.H, MinUnits(R * d.cig * d.W), [&](int64_t h0, int64_t h1,
-                                                               uint32_t slot) {
-      float* buf = bd.slot(slot);
+    {
       float cbuf[uk::kMr * uk::kNr];
       float rb[uk::kMr];
       uk::Tile t = base;
@@ -142,8 +146,17 @@ void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias,
             }
           }
         }
-    });
+    }
   }
+}
+
+// Threads split the input rows.
+void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
+               const fb::ConvTranspose2D* c, const Bindings& bd) {
+  ForRangeSlots(bd.par, d.H, MinUnits(d.cog * d.KH * d.KW * d.cig * d.W),
+                [&](int64_t h0, int64_t h1, uint32_t slot) {
+                  ExactRows(d, x, w, bias, y, c, bd.slot(slot), h0, h1);
+                });
 }
 
 }  // namespace
@@ -152,6 +165,61 @@ uint64_t ConvTransposeWorkFloats(const fb::Graph* g, const fb::ConvTranspose2D* 
   const Dims d = DimsOf(g, c);
   if (!TilesExactly(d, c)) return 0;
   return uint64_t(d.cig < kDeconvWorkK ? d.cig : kDeconvWorkK) * kSegment;
+}
+
+namespace {
+
+// Bytes [offset, offset + size) of tensor t in the arena, or false when it
+// lives elsewhere.
+bool ArenaRange(const fb::Graph* g, uint32_t t, uint64_t* lo, uint64_t* hi) {
+  const fb::Tensor* ten = g->tensors()->Get(t);
+  if (ten->location() != fb::Location::ARENA) return false;
+  *lo = ten->offset();
+  *hi = *lo + Elements(ten) * 4;
+  return true;
+}
+
+}  // namespace
+
+bool DeconvPairApplies(const Bindings& b, const fb::ConvTranspose2D* a,
+                       const fb::ConvTranspose2D* n) {
+  if (!b.work || n->input() != a->output()) return false;
+  const fb::Graph* g = b.graph->stream;
+  const Dims da = DimsOf(g, a), dn = DimsOf(g, n);
+  if (!TilesExactly(da, a) || !TilesExactly(dn, n) || Dim(g->tensors()->Get(a->input()), 0) != 1)
+    return false;
+  // The second writes its rows while the first still reads its input: the
+  // two must not share memory (the arena planner may give a tensor the
+  // bytes of one that died before it was written; a graph input and output
+  // may be one caller buffer).
+  uint64_t il, ih, ol, oh;
+  const bool in_arena = ArenaRange(g, a->input(), &il, &ih);
+  const bool out_arena = ArenaRange(g, n->output(), &ol, &oh);
+  if (in_arena && out_arena) return ih <= ol || oh <= il;
+  return in_arena || out_arena;
+}
+
+void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
+                          const fb::ConvTranspose2D* n) {
+  const fb::Graph* g = b.graph->stream;
+  const Dims da = DimsOf(g, a), dn = DimsOf(g, n);
+  const float* x = b.ptr(a->input());
+  float* mid = b.ptr(a->output());
+  float* y = b.ptr(n->output());
+  const float* ba = a->has_bias() ? b.ptr(a->bias()) : nullptr;
+  const float* bn = n->has_bias() ? b.ptr(n->bias()) : nullptr;
+  const float* wa = b.ptr(a->weights());
+  const float* wn = b.ptr(n->weights());
+  // Bands are independent (the second's rows of a band read only the
+  // first's rows of it): threads split the bands, each running both ops.
+  const int64_t bands = (da.H + kPairRows - 1) / kPairRows;
+  ForRangeSlots(b.par, bands, 1, [&](int64_t b0, int64_t b1, uint32_t slot) {
+    for (int64_t bi = b0; bi < b1; ++bi) {
+      const int64_t h0 = bi * kPairRows, h1 = da.H - h0 < kPairRows ? da.H : h0 + kPairRows;
+      ExactRows(da, x, wa, ba, mid, a, b.slot(slot), h0, h1);
+      ExactRows(dn, mid, wn, bn, y, n, b.slot(slot), h0 * da.KH, h1 * da.KH);
+    }
+  });
 }
 
 void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {

@@ -271,6 +271,15 @@ void RunConvert(const Bindings& b, const fb::Convert* c);
 
 // Runs one CONV_TRANSPOSE2D op (vnpu_deconv.cc).
 void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c);
+// Two exact (kernel == stride) deconvolutions in a row, the second reading
+// only the first's output, whose input and output memory do not overlap:
+// RunConvTransposePair runs them interleaved, a band of the first's rows and
+// then the second's rows of it, so the intermediate is read while in cache.
+// Same results as running them one after the other.
+bool DeconvPairApplies(const Bindings& b, const fb::ConvTranspose2D* a,
+                       const fb::ConvTranspose2D* n);
+void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
+                          const fb::ConvTranspose2D* n);
 
 // Runs one CONV2D op of a validated graph (vnpu_conv.cc).
 void RunConv(const Bindings& b, const fb::Conv2D* c);

@@ -522,9 +522,18 @@ int RunGraph(const Bindings& b, Msg& msg) {
       }
       case fb::OpParams::ScaleShift: r.ScaleShift(o->params_as_ScaleShift()); break;
       case fb::OpParams::Convert: RunConvert(b, o->params_as_Convert()); break;
-      case fb::OpParams::ConvTranspose2D:
-        RunConvTranspose(b, o->params_as_ConvTranspose2D());
+      case fb::OpParams::ConvTranspose2D: {
+        const fb::ConvTranspose2D* c = o->params_as_ConvTranspose2D();
+        const fb::Op* next = i + 1 < g->ops()->size() ? g->ops()->Get(i + 1) : nullptr;
+        if (next && next->params_type() == fb::OpParams::ConvTranspose2D &&
+            DeconvPairApplies(b, c, next->params_as_ConvTranspose2D())) {
+          RunConvTransposePair(b, c, next->params_as_ConvTranspose2D());
+          ++i;
+          break;
+        }
+        RunConvTranspose(b, c);
         break;
+      }
       default:
         if (RunInt8(b, o)) break;
         msg.s("vnpu: graph '").s(b.graph->name).s("' op ").u(i).s(": unknown op type");
