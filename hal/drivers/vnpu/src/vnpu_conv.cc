@@ -646,9 +646,10 @@ bool ShiftPackApplies(const Shape& s) {
 // One image and group of a shifted-taps convolution over pixels [q0, q0 + n)
 // (n >= 24): tap t reads B at xg + q + b0 + t * bstep with A at the tap's
 // weights in layout L, all taps one tile call (slices). With `work` (slots
-// of work_floats floats) a 1x1 pass whose planes alias in L1 reads copies of
-// its rows (ShiftPackApplies). Threads split the pixel blocks; the overlapping last block stays with the
-// one before it (both write the overlap), so no two threads write one pixel.
+// of work_floats floats) a 1x1 pass whose planes alias in L1 reads copies
+// of its rows (ShiftPackApplies). Threads split the pixel blocks; the
+// overlapping last block stays with the one before it (both write the
+// overlap), so no two threads write one pixel.
 void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float* wg,
                  const float* bias, float* yg, const fb::Conv2D* c,
                  const epctx_hal_parallel* par, int64_t q0, int64_t n, int64_t taps, int64_t b0,
@@ -956,10 +957,10 @@ bool BandApplies(const Shape& s) {
 }
 
 // Output rows [r0, r1) of one input channel into the group's cog output
-// channels, a band of rows at a time (cog > 1: a
-// single-input-channel convolution, e.g. 1 -> 24 channels 3x3 on a
-// spectrogram; each band is filled once and every output channel's taps run
-// over it). Output channel j's taps are lane j % 8 of weight block j / 8.
+// channels, a band of rows at a time (cog > 1: a single-input-channel
+// convolution, e.g. 1 -> 24 channels 3x3 on a spectrogram; each band is
+// filled once and every output channel's taps run over it). Output channel
+// j's taps are lane j % 8 of weight block j / 8.
 void DepthwiseBand(const Shape& s, const float* xc, const float* wg, const float* bg, float* band,
                    float* yg, const fb::Conv2D* c, int64_t r0, int64_t r1) {
   const int64_t PW = BandPitch(s), B = BandRows(s), span = (s.KH - 1) * s.dh;
