@@ -130,6 +130,52 @@ void tile_matches_portable_on_every_edge_shape(void**) {
     }
 }
 
+// Tile::leaky: the epilogue's LeakyRelu-then-at-least-lo gives the same
+// bits as ActivateRow's Act::kLeakyMax on every kernel and tile shape
+// (partial tiles through RunTile's private copy), NaN (becomes lo), -0, +0
+// and denormals included, for slopes 0.1, 0.5 and 1 (slope 0 is not
+// fused: +inf * 0 would be a NaN).
+void tile_leaky_epilogue_matches_leaky_max_bit_for_bit(void**) {
+  std::vector<uk::TileFn> kernels{uk::TileKernel(uk::Isa::kPortable)};
+  for (uk::Isa isa : VectorIsas()) kernels.push_back(uk::TileKernel(isa));
+  const int64_t ldc = 26;
+  std::vector<float> base = Random(size_t(4 * ldc), 21);
+  const float specials[] = {__builtin_nanf(""), -0.0f, 0.0f, 1e-40f, -1e-40f, -3.0f, 2.5f,
+                            -__builtin_inff(), __builtin_inff()};
+  for (size_t i = 0; i < base.size(); i += 3) base[i] = specials[(i / 3) % 9];
+  for (float slope : {0.1f, 0.5f, 1.0f})
+    for (float lo : {-0.25f, -__builtin_inff()})
+      for (uk::TileFn k : kernels)
+        for (int rows = 1; rows <= 4; ++rows)
+          for (int cols = 1; cols <= 24; ++cols) {
+            std::vector<float> c = base;
+            uk::Tile t{};
+            t.kc = 0;  // C = 0 + C, then the epilogue
+            t.ldc = ldc;
+            t.rows = rows;
+            t.cols = cols;
+            t.accumulate = true;
+            t.last = true;
+            t.leaky = true;
+            t.slope = slope;
+            t.lo = lo;
+            t.hi = 0.5f;  // unused by the leaky epilogue
+            t.c = c.data();
+            k(t);
+            for (int r = 0; r < 4; ++r) {
+              std::vector<float> in(static_cast<size_t>(cols)), want(static_cast<size_t>(cols));
+              for (int j = 0; j < cols; ++j) in[size_t(j)] = 0.0f + base[size_t(r * ldc + j)];
+              uk::ActivateRow(uk::Act::kLeakyMax, in.data(), want.data(), cols, slope, lo,
+                              uk::Isa::kPortable);
+              for (int j = 0; j < ldc; ++j) {
+                const float got = c[size_t(r * ldc + j)];
+                const float exp = r < rows && j < cols ? want[size_t(j)] : base[size_t(r * ldc + j)];
+                assert_memory_equal(&got, &exp, sizeof got);
+              }
+            }
+          }
+}
+
 // Tile::segs: a K of several slices (a convolution's taps: A and B offset by
 // a_seg and b_seg per slice) in one call equals one call per slice, the later
 // ones accumulating, bias and clamp on the last: exactly on the portable
@@ -501,6 +547,7 @@ int main() {
       cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
       cmocka_unit_test(tile_slices_equal_one_call_per_slice),
+      cmocka_unit_test(tile_leaky_epilogue_matches_leaky_max_bit_for_bit),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),

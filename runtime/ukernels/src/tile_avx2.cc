@@ -140,11 +140,22 @@ EPCTX_AVX2 inline void Full(const Tile& t) {
     // max/min return the second operand when either is NaN: put the value
     // second so a NaN passes through as in the portable kernel.
     const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
-    for (int s = 0; s < S; ++s) {
-      c0[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c0[s]));
-      c1[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c1[s]));
-      c2[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c2[s]));
-      c3[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c3[s]));
+    if (t.leaky) {
+      // (a > b ? a : b) with the value first: a NaN becomes lo.
+      const __m256 sl = _mm256_set1_ps(t.slope);
+      for (int s = 0; s < S; ++s) {
+        c0[s] = _mm256_max_ps(_mm256_max_ps(c0[s], _mm256_mul_ps(c0[s], sl)), lo);
+        c1[s] = _mm256_max_ps(_mm256_max_ps(c1[s], _mm256_mul_ps(c1[s], sl)), lo);
+        c2[s] = _mm256_max_ps(_mm256_max_ps(c2[s], _mm256_mul_ps(c2[s], sl)), lo);
+        c3[s] = _mm256_max_ps(_mm256_max_ps(c3[s], _mm256_mul_ps(c3[s], sl)), lo);
+      }
+    } else {
+      for (int s = 0; s < S; ++s) {
+        c0[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c0[s]));
+        c1[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c1[s]));
+        c2[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c2[s]));
+        c3[s] = _mm256_min_ps(hi, _mm256_max_ps(lo, c3[s]));
+      }
     }
   }
   for (int s = 0; s < S; ++s) {
@@ -196,7 +207,13 @@ EPCTX_AVX2 inline void Row1(const Tile& t) {
     if (t.col_bias)
       for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(t.col_bias + j * 8));
     const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
-    for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
+    if (t.leaky) {
+      const __m256 sl = _mm256_set1_ps(t.slope);
+      for (int j = 0; j < S; ++j)
+        v[j] = _mm256_max_ps(_mm256_max_ps(v[j], _mm256_mul_ps(v[j], sl)), lo);
+    } else {
+      for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
+    }
   }
   for (int j = 0; j < S; ++j) _mm256_storeu_ps(c + j * 8, v[j]);
 }

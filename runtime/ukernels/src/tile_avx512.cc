@@ -120,9 +120,19 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
     // second so a NaN passes through as in the portable kernel.
     const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
     const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
-    for (int r = 0; r < kMr; ++r) {
-      z[r] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r]));
-      if (S == 3) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
+    if (t.leaky) {
+      // (a > b ? a : b) with the value first: a NaN becomes lo.
+      const __m512 sl = _mm512_set1_ps(t.slope);
+      const __m256 sl8 = _mm256_set1_ps(t.slope);
+      for (int r = 0; r < kMr; ++r) {
+        z[r] = _mm512_max_ps(_mm512_max_ps(z[r], _mm512_mul_ps(z[r], sl)), lo);
+        if (S == 3) y[r] = _mm256_max_ps(_mm256_max_ps(y[r], _mm256_mul_ps(y[r], sl8)), lo8);
+      }
+    } else {
+      for (int r = 0; r < kMr; ++r) {
+        z[r] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r]));
+        if (S == 3) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
+      }
     }
   }
   for (int r = 0; r < kMr; ++r) {

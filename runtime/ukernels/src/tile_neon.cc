@@ -71,15 +71,31 @@ inline void Full(const Tile& t) {
     // Compare-and-select rather than FMAX/FMIN so a NaN passes through as in
     // the portable kernel.
     const float32x4_t lo = vdupq_n_f32(t.lo), hi = vdupq_n_f32(t.hi);
-    for (int v = 0; v < V; ++v) {
-      c0[v] = vbslq_f32(vcltq_f32(c0[v], lo), lo, c0[v]);
-      c0[v] = vbslq_f32(vcgtq_f32(c0[v], hi), hi, c0[v]);
-      c1[v] = vbslq_f32(vcltq_f32(c1[v], lo), lo, c1[v]);
-      c1[v] = vbslq_f32(vcgtq_f32(c1[v], hi), hi, c1[v]);
-      c2[v] = vbslq_f32(vcltq_f32(c2[v], lo), lo, c2[v]);
-      c2[v] = vbslq_f32(vcgtq_f32(c2[v], hi), hi, c2[v]);
-      c3[v] = vbslq_f32(vcltq_f32(c3[v], lo), lo, c3[v]);
-      c3[v] = vbslq_f32(vcgtq_f32(c3[v], hi), hi, c3[v]);
+    if (t.leaky) {
+      // (a > b ? a : b) with the value first: a NaN becomes lo.
+      const float32x4_t sl = vdupq_n_f32(t.slope);
+      auto leaky = [&](float32x4_t x) {
+        const float32x4_t l = vmulq_f32(x, sl);
+        x = vbslq_f32(vcgtq_f32(x, l), x, l);
+        return vbslq_f32(vcgtq_f32(x, lo), x, lo);
+      };
+      for (int v = 0; v < V; ++v) {
+        c0[v] = leaky(c0[v]);
+        c1[v] = leaky(c1[v]);
+        c2[v] = leaky(c2[v]);
+        c3[v] = leaky(c3[v]);
+      }
+    } else {
+      for (int v = 0; v < V; ++v) {
+        c0[v] = vbslq_f32(vcltq_f32(c0[v], lo), lo, c0[v]);
+        c0[v] = vbslq_f32(vcgtq_f32(c0[v], hi), hi, c0[v]);
+        c1[v] = vbslq_f32(vcltq_f32(c1[v], lo), lo, c1[v]);
+        c1[v] = vbslq_f32(vcgtq_f32(c1[v], hi), hi, c1[v]);
+        c2[v] = vbslq_f32(vcltq_f32(c2[v], lo), lo, c2[v]);
+        c2[v] = vbslq_f32(vcgtq_f32(c2[v], hi), hi, c2[v]);
+        c3[v] = vbslq_f32(vcltq_f32(c3[v], lo), lo, c3[v]);
+        c3[v] = vbslq_f32(vcgtq_f32(c3[v], hi), hi, c3[v]);
+      }
     }
   }
   for (int v = 0; v < V; ++v) {

@@ -23,6 +23,20 @@ inline V4 Clamp(V4 v, V4 lo, V4 hi) {
   return v > hi ? hi : v;
 }
 
+// The leaky tile epilogue (Tile::leaky) on a strip's stored 4 x 8 floats:
+// max(v, v * slope), then at least lo, each (a > b ? a : b) with the value
+// first, so a NaN becomes lo. A loop, not eight more vector expressions:
+// this kernel serves the microcontrollers, where code size counts.
+void LeakyStrip(float* c, int64_t ldc, float slope, float lo) {
+  for (int r = 0; r < kMr; ++r)
+    for (int j = 0; j < kStrip; ++j) {
+      float v = c[r * ldc + j];
+      const float l = v * slope;
+      v = v > l ? v : l;
+      c[r * ldc + j] = v > lo ? v : lo;
+    }
+}
+
 void Strip(const Tile& t, int s) {
   const float* a0 = RowA(t, 0);
   const float* a1 = RowA(t, 1);
@@ -84,14 +98,16 @@ void Strip(const Tile& t, int s) {
       c31 += cb1;
     }
     const V4 lo = V4{} + t.lo, hi = V4{} + t.hi;
-    c00 = Clamp(c00, lo, hi);
-    c01 = Clamp(c01, lo, hi);
-    c10 = Clamp(c10, lo, hi);
-    c11 = Clamp(c11, lo, hi);
-    c20 = Clamp(c20, lo, hi);
-    c21 = Clamp(c21, lo, hi);
-    c30 = Clamp(c30, lo, hi);
-    c31 = Clamp(c31, lo, hi);
+    if (!t.leaky) {  // leaky: after the stores, below
+      c00 = Clamp(c00, lo, hi);
+      c01 = Clamp(c01, lo, hi);
+      c10 = Clamp(c10, lo, hi);
+      c11 = Clamp(c11, lo, hi);
+      c20 = Clamp(c20, lo, hi);
+      c21 = Clamp(c21, lo, hi);
+      c30 = Clamp(c30, lo, hi);
+      c31 = Clamp(c31, lo, hi);
+    }
   }
   Store(c, c00);
   Store(c + 4, c01);
@@ -101,6 +117,7 @@ void Strip(const Tile& t, int s) {
   Store(c + 2 * ldc + 4, c21);
   Store(c + 3 * ldc, c30);
   Store(c + 3 * ldc + 4, c31);
+  if (t.last && t.leaky) LeakyStrip(c, ldc, t.slope, t.lo);
 }
 
 }  // namespace

@@ -234,7 +234,7 @@ void DenseRows(const Shape& s, const float* x, const float* w, const float* bias
                const fb::Conv2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
   const int64_t per_row = (s.OW + kRowBlock - 1) / kRowBlock;
   const int64_t units = s.N * s.G * s.OH * per_row;
@@ -288,7 +288,7 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
   const int64_t chunk_k = int64_t(bd.graph->work_floats / uk::kNr);
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
   const bool pointwise = s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
                          s.pl == 0 && s.OH == s.H && s.OW == s.W;
@@ -430,7 +430,7 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
                       const float* bias, float* y, const fb::Conv2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, units = s.N * s.G * s.OH;
   const int64_t PW = PackedWidth(s), PS = PackedStride(s);
   base.b_ss = L.ss;
@@ -507,7 +507,7 @@ void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w
                 const float* bias, float* y, const fb::Conv2D* c, const epctx_hal_parallel* par) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, units = s.N * s.G * s.OH;
   base.b_ss = L.ss;
   base.b_ks = L.ks;
@@ -656,7 +656,7 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
                  int64_t bstep, float* work, uint64_t work_floats) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
   base.kc = s.cig;
   base.a_rs = 1;
@@ -741,7 +741,7 @@ void EdgeColumns(const Shape& s, const WLayout& L, const float* xg, const float*
                  const float* bias, float* yg, const fb::Conv2D* c, const Bindings& bd) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t ext = (s.KW - 1) * s.dw, pr = ext - s.pl, OHW = s.OH * s.OW, HW = s.H * s.W;
   const int64_t K = s.cig * s.KW, row_blocks = (s.OH + uk::kNr - 1) / uk::kNr;
   base.kc = s.cig;
@@ -826,7 +826,7 @@ void Narrow(const Shape& s, const float* x, const float* w, const float* bias, f
             const fb::Conv2D* c) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile t{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &t.lo, &t.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &t);
   float cbuf[uk::kMr * uk::kNr];
   t.kc = s.KW;
   t.a_rs = s.sw;

@@ -65,7 +65,7 @@ void ExactRows(const Dims& d, const float* x, const float* w, const float* bias,
                const fb::ConvTranspose2D* c, float* buf, int64_t h0, int64_t h1) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(c->activation(), c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t HW = d.H * d.W, taps = d.KH * d.KW, R = d.cog * taps;
   const int64_t chunk = d.cig < kDeconvWorkK ? d.cig : kDeconvWorkK;
   base.a_rs = 1;

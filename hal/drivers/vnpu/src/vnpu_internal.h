@@ -20,6 +20,7 @@
 
 #include <epctx/hal.h>
 
+#include "epctx_uk/sgemm.h"
 #include "vnpu_generated.h"
 
 struct epctx_hal_context;
@@ -303,6 +304,12 @@ inline bool FusedClamp(fb::Activation kind, float alpha, float beta, float* lo, 
     default: return false;
   }
 }
+
+// FusedClamp into a tile's lo and hi, or LEAKY_RELU_MAX with a slope in
+// (0, 1] as the tile's leaky epilogue (uk::Tile::leaky: the same numbers as
+// ActivateRow's, NaN included; at slope 0, +inf * 0 would be a NaN). False:
+// the caller activates afterwards.
+bool FusedAct(fb::Activation kind, float alpha, float beta, uk::Tile* t);
 
 // y[i] = act(x[i]) for n floats; y may equal x. The switch sits outside the
 // loop so each activation is one tight loop (vnpu_kernels.cc).

@@ -45,7 +45,7 @@ void Runner::Gemm(const fb::Gemm* c) {
   const Act act = c->activation();
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
-  const bool post = !FusedClamp(act, c->alpha(), c->beta(), &base.lo, &base.hi);
+  const bool post = !FusedAct(act, c->alpha(), c->beta(), &base);
   base.kc = K;
   base.a_rs = K;
   base.a_ks = 1;
@@ -468,6 +468,17 @@ void ActivateRows(Act kind, float* y, uint64_t rows, uint64_t n, uint64_t ld, fl
     return uk::ActivateRows(k, y, int64_t(rows), int64_t(n), int64_t(ld), alpha, beta);
   if (kind == Act::NONE) return;
   for (uint64_t r = 0; r < rows; ++r) ActivateRow(kind, y + r * ld, y + r * ld, n, alpha, beta);
+}
+
+bool FusedAct(fb::Activation kind, float alpha, float beta, uk::Tile* t) {
+  t->leaky = false;
+  if (FusedClamp(kind, alpha, beta, &t->lo, &t->hi)) return true;
+  if (kind != fb::Activation::LEAKY_RELU_MAX || !(alpha > 0.0f && alpha <= 1.0f)) return false;
+  t->leaky = true;
+  t->slope = alpha;
+  t->lo = beta;
+  t->hi = __builtin_inff();
+  return true;
 }
 
 float* Bindings::ptr(uint32_t t) const {

@@ -73,6 +73,12 @@ struct Tile {
   float lo, hi;           // -inf, +inf for no activation
   int32_t segs;
   int64_t a_seg, b_seg;
+  // Instead of the clamp (when `leaky`, on the last K slice too): C =
+  // max(max(v, v * slope), lo), v the first operand of both, so a NaN
+  // becomes lo: LeakyRelu (slope in (0, 1]) then at least lo, as
+  // ActivateRow's Act::kLeakyMax computes it, bit for bit. hi is unused.
+  bool leaky;
+  float slope;
 };
 
 using TileFn = void (*)(const Tile& t);
