@@ -128,36 +128,43 @@ int64_t RefNearest(const std::string& nm, float x, int64_t in) {
   return std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(v), 0), in - 1);
 }
 
+// Rows 8 wide upsampled 2x and 4x take the replicating path where the
+// column table is j / 2 or j / 4 (e.g. asymmetric + floor), the gather
+// elsewhere.
 void resize_nearest_modes_match_reference(void**) {
   const char* coords[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
   const char* nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-  const float scales[][2] = {{2.0f, 3.0f}, {0.5f, 0.75f}, {1.5f, 0.6f}};
+  const float scales[][2] = {{2.0f, 3.0f}, {0.5f, 0.75f}, {1.5f, 0.6f}, {2.0f, 4.0f},
+                             {1.0f, 2.0f}};
   uint32_t seed = 70;
   for (const char* c : coords)
     for (const char* n : nearest)
-      for (const auto& s : scales) {
-        kt::Host host;
-        const int64_t H = 6, W = 5;
-        TensorRef* x = host.Random({1, 2, H, W}, ++seed);
-        TensorRef* sc = host.F({4}, {1.0f, 1.0f, s[0], s[1]});
-        kt::Node node("Resize", "rs");
-        node.Str("mode", "nearest").Str("coordinate_transformation_mode", c).Str("nearest_mode", n);
-        EXPECT_OK(host.Run(node, 13, {x, nullptr, sc}));
-        const int64_t OH = static_cast<int64_t>(std::floor(H * s[0]));
-        const int64_t OW = static_cast<int64_t>(std::floor(W * s[1]));
-        EXPECT_SHAPE(host.out(0), 1, 2, OH, OW);
-        const float* X = static_cast<float*>(x->data);
-        const float* Y = static_cast<float*>(host.out(0)->data);
-        for (int64_t p = 0; p < 2; ++p)
-          for (int64_t i = 0; i < OH; ++i)
-            for (int64_t j = 0; j < OW; ++j) {
-              int64_t yi = RefNearest(n, RefOriginal(c, i, s[0], H, OH), H);
-              int64_t xi = RefNearest(n, RefOriginal(c, j, s[1], W, OW), W);
-              if (Y[(p * OH + i) * OW + j] != X[(p * H + yi) * W + xi])
-                fail_msg("nearest %s/%s scale %g,%g at (%lld,%lld)", c, n, (double)s[0],
-                         (double)s[1], (long long)i, (long long)j);
-            }
-      }
+      for (const auto& s : scales)
+        for (int64_t W : {5, 8}) {
+          kt::Host host;
+          const int64_t H = 6;
+          TensorRef* x = host.Random({1, 2, H, W}, ++seed);
+          TensorRef* sc = host.F({4}, {1.0f, 1.0f, s[0], s[1]});
+          kt::Node node("Resize", "rs");
+          node.Str("mode", "nearest")
+              .Str("coordinate_transformation_mode", c)
+              .Str("nearest_mode", n);
+          EXPECT_OK(host.Run(node, 13, {x, nullptr, sc}));
+          const int64_t OH = static_cast<int64_t>(std::floor(H * s[0]));
+          const int64_t OW = static_cast<int64_t>(std::floor(W * s[1]));
+          EXPECT_SHAPE(host.out(0), 1, 2, OH, OW);
+          const float* X = static_cast<float*>(x->data);
+          const float* Y = static_cast<float*>(host.out(0)->data);
+          for (int64_t p = 0; p < 2; ++p)
+            for (int64_t i = 0; i < OH; ++i)
+              for (int64_t j = 0; j < OW; ++j) {
+                int64_t yi = RefNearest(n, RefOriginal(c, i, s[0], H, OH), H);
+                int64_t xi = RefNearest(n, RefOriginal(c, j, s[1], W, OW), W);
+                if (Y[(p * OH + i) * OW + j] != X[(p * H + yi) * W + xi])
+                  fail_msg("nearest %s/%s scale %g,%g at (%lld,%lld)", c, n, (double)s[0],
+                           (double)s[1], (long long)i, (long long)j);
+              }
+        }
 }
 
 void resize_linear_matches_reference(void**) {

@@ -461,6 +461,42 @@ T FromFloat(float v) {
   }
 }
 
+// 2 or 4 when a last-axis table reads column j / 2 or j / 4 for every j
+// and n_last is a multiple of 4 * that (nearest upsampling: a detection
+// neck's 2x, its head's 4x), else 0.
+int64_t RepFactor(const int64_t* idx, int64_t n_last) {
+  for (int64_t f = 2; f <= 4; f += 2) {
+    if (n_last % (4 * f) != 0) continue;
+    bool ok = true;
+    for (int64_t j = 0; j < n_last && ok; ++j) ok = idx[j] == j / f;
+    if (ok) return f;
+  }
+  return 0;
+}
+
+// Such a row of 4-byte elements: each source vector of 4 stored rep times
+// spread, not gathered one element at a time (one copy for every type).
+void ReplicateRow4(const void* src, void* dst, int64_t n_last, int64_t rep) {
+  typedef uint32_t U4 __attribute__((vector_size(16)));
+  const unsigned char* sr = static_cast<const unsigned char*>(src);
+  unsigned char* yb = static_cast<unsigned char*>(dst);
+  for (int64_t j = 0; j < n_last / rep; j += 4) {
+    U4 v, a;
+    memcpy(&v, sr + j * 4, 16);
+    if (rep == 2) {
+      a = __builtin_shufflevector(v, v, 0, 0, 1, 1);
+      memcpy(yb + j * 8, &a, 16);
+      a = __builtin_shufflevector(v, v, 2, 2, 3, 3);
+      memcpy(yb + j * 8 + 16, &a, 16);
+    } else {
+      for (int k = 0; k < 4; ++k) {
+        a = U4{} + v[k];
+        memcpy(yb + (j + k) * 16, &a, 16);
+      }
+    }
+  }
+}
+
 // Walks every output element; per element, the taps of every axis combine.
 template <typename T>
 // Output rows [row0, row1) (a row: every index but the last axis's). taps
@@ -487,6 +523,9 @@ void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float e
   // source row, and a row that reads the same source row as the one before
   // (upsampling along an outer axis) is a copy of it.
   const bool gather = na == 0 && !extrapolates && taps[r - 1].idx != nullptr;
+  // Nearest upsampling of the last axis by 2 or 4, 4-byte elements: rows
+  // replicated a vector at a time (RepFactor, ReplicateRow4).
+  const int64_t rep = gather && sizeof(T) == 4 ? RepFactor(taps[r - 1].idx, n_last) : 0;
   int64_t prev_base = -1;
   for (int64_t row = row0; row < row1; ++row) {
     if (gather) {
@@ -494,6 +533,8 @@ void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float e
       for (uint32_t a = 0; a + 1 < r; ++a) base += IdxAt(taps[a], o[a])[0];
       if (base == prev_base) {
         memcpy(y, y - n_last, size_t(n_last) * sizeof(T));
+      } else if (rep) {
+        ReplicateRow4(src + base, y, n_last, rep);
       } else {
         const T* __restrict sr = src + base;
         const int64_t* __restrict xi = taps[r - 1].idx;
