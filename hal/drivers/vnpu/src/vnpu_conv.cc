@@ -639,8 +639,12 @@ constexpr int64_t kShiftGroup = 8;
 // Elsewhere the copy costs more than it saves (measured on 320x322).
 constexpr int64_t kShiftPackStride = kShiftGroup * uk::kNr + 16;
 
+// At most the im2col chunk's workspace (Dense's kWorkK x 24 floats, up to
+// 118 input channels), so the copy never makes a worker's slot larger than
+// a dense convolution's.
 bool ShiftPackApplies(const Shape& s) {
-  return s.KH == 1 && s.KW == 1 && (s.H * s.W) % 1024 == 0 && s.cig <= kWorkK;
+  return s.KH == 1 && s.KW == 1 && (s.H * s.W) % 1024 == 0 &&
+         s.cig * kShiftPackStride <= kWorkK * uk::kNr;
 }
 
 // One image and group of a shifted-taps convolution over pixels [q0, q0 + n)
