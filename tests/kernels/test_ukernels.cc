@@ -60,20 +60,27 @@ void best_isa_is_available_and_named(void**) {
   printf("ukernels: best instruction set %s\n", uk::IsaName(best));
 }
 
-// Every tile shape (rows 1..4, cols 1..24) with strided A, unpacked-style B
-// strides and a C wider than the tile: `best` and portable agree, and cells
-// outside rows x cols keep their sentinel.
-void TileCases(uk::TileFn best, int64_t b_ss) {
-  const uk::TileFn port = uk::TileKernel(uk::Isa::kPortable);
-  const int64_t a_rs = 37, a_ks = 5, b_ks = 29, ldc = 31;
+// Every tile shape (rows 1..max_rows, cols 1..24, or 1..48 for a block
+// tile) with strided A,
+// unpacked-style B strides and a C wider than the tile: `best` and `port`
+// (the portable kernel of the same row count) agree, and cells outside rows
+// x cols keep their sentinel. segs > 1 runs K as that many slices.
+void TileCases(uk::TileFn best, int64_t b_ss, int max_rows = uk::kMr, int segs = 1,
+               bool leaky = false) {
+  const uk::TileFn port = max_rows > uk::kMr ? uk::TileKernel2(uk::Isa::kPortable)
+                                             : uk::TileKernel(uk::Isa::kPortable);
+  const int max_cols = max_rows > uk::kMr ? uk::kNr2 : uk::kNr;
+  const int64_t a_rs = 37, a_ks = 5, b_ks = 53, ldc = 55, a_seg = 3, b_seg = 11;
+  const int64_t crows = max_rows + 1;
   for (int64_t kc : {0, 1, 2, 7, 33}) {
-    const std::vector<float> a = Random(size_t(4 * a_rs + kc * a_ks + 1), 1);
-    const std::vector<float> b = Random(size_t(kc * b_ks + 3 * b_ss + 8), 2);
-    const std::vector<float> rb = Random(4, 3), cb = Random(24, 4);
-    for (int rows = 1; rows <= 4; ++rows)
-      for (int cols = 1; cols <= 24; ++cols)
+    const std::vector<float> a =
+        Random(size_t(max_rows * a_rs + kc * a_ks + segs * a_seg + 1), 1);
+    const std::vector<float> b = Random(size_t(kc * b_ks + 6 * b_ss + segs * b_seg + 8), 2);
+    const std::vector<float> rb = Random(size_t(max_rows), 3), cb = Random(size_t(max_cols), 4);
+    for (int rows = 1; rows <= max_rows; ++rows)
+      for (int cols = 1; cols <= max_cols; ++cols)
         for (int mode = 0; mode < 4; ++mode) {
-          std::vector<float> c0 = Random(size_t(5 * ldc), 5), c1 = c0;
+          std::vector<float> c0 = Random(size_t(crows * ldc), 5), c1 = c0;
           uk::Tile t{};
           t.kc = kc;
           t.a = a.data();
@@ -91,15 +98,20 @@ void TileCases(uk::TileFn best, int64_t b_ss) {
           t.col_bias = cb.data();
           t.lo = -0.5f;
           t.hi = 0.75f;
+          t.leaky = leaky;
+          t.slope = 0.25f;
+          t.segs = segs;
+          t.a_seg = a_seg;
+          t.b_seg = b_seg;
           t.c = c0.data();
           best(t);
           t.c = c1.data();
           port(t);
           std::vector<double> want(c0.size());
           for (size_t i = 0; i < c0.size(); ++i) want[i] = c1[i];
-          ExpectClose(c0, want, double(kc) + 2.0, "tile");
-          const std::vector<float> orig = Random(size_t(5 * ldc), 5);
-          for (int64_t r = 0; r < 5; ++r)
+          ExpectClose(c0, want, double(kc * segs) + 2.0, "tile");
+          const std::vector<float> orig = Random(size_t(crows * ldc), 5);
+          for (int64_t r = 0; r < crows; ++r)
             for (int64_t j = 0; j < ldc; ++j)
               if (r >= rows || j >= cols) assert_true(c0[r * ldc + j] == orig[r * ldc + j]);
         }
@@ -128,6 +140,24 @@ void tile_matches_portable_on_every_edge_shape(void**) {
       printf("ukernels: tile %s, B strip stride %d\n", uk::IsaName(isa), int(b_ss));
       TileCases(uk::TileKernel(isa), b_ss);
     }
+}
+
+// The block tile (TileKernel2, up to 8 x 48): every ISA against portable
+// tiles, both B layouts, one and three K slices, clamp and leaky epilogues;
+// on AVX-512 the full 8-row blocks of 16 to 48 columns are its own kernel.
+void block_tile_matches_tiles_on_every_edge_shape(void**) {
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  for (uk::Isa isa : isas) {
+    assert_non_null(uk::TileKernel2(isa));
+    for (int64_t b_ss : {8, 40})
+      for (int segs : {1, 3})
+        for (bool leaky : {false, true}) {
+          printf("ukernels: block tile %s, B strip stride %d, %d slice(s)%s\n",
+                 uk::IsaName(isa), int(b_ss), segs, leaky ? ", leaky" : "");
+          TileCases(uk::TileKernel2(isa), b_ss, uk::kMr2, segs, leaky);
+        }
+  }
 }
 
 // Tile::leaky: the epilogue's LeakyRelu-then-at-least-lo gives the same
@@ -337,11 +367,11 @@ void sgemm_pack_b_callback_matches_plain_b(void**) {
   g.C = c1.data();
   g.pack_b_ctx = B.data();
   g.pack_b = [](const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
-                int64_t ss) {
+                int64_t ss, int64_t ks) {
     const float* b = static_cast<const float*>(ctx);
     for (int64_t k = 0; k < kc; ++k)
       for (int64_t j = 0; j < (nc + 7) / 8 * 8; ++j)
-        dst[(j / 8) * ss + k * 8 + j % 8] = j < nc ? b[(k0 + k) * 50 + j0 + j] : 0.0f;
+        dst[(j / 8) * ss + k * ks + j % 8] = j < nc ? b[(k0 + k) * 50 + j0 + j] : 0.0f;
   };
   uk::Sgemm(g, ws.data());
   for (size_t i = 0; i < c0.size(); ++i) assert_true(c0[i] == c1[i]);
@@ -546,6 +576,7 @@ int main() {
       cmocka_unit_test(best_isa_is_available_and_named),
       cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
+      cmocka_unit_test(block_tile_matches_tiles_on_every_edge_shape),
       cmocka_unit_test(tile_slices_equal_one_call_per_slice),
       cmocka_unit_test(tile_leaky_epilogue_matches_leaky_max_bit_for_bit),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),

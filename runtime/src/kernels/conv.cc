@@ -70,7 +70,7 @@ struct ImageB {
 };
 
 void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
-               int64_t ss) {
+               int64_t ss, int64_t ks) {
   const ImageB& ib = *static_cast<const ImageB*>(vctx);
   const Window& w = ib.cs->w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
@@ -85,7 +85,7 @@ void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
   const int64_t first_od = row0 / OH, first_oh = row0 - first_od * OH;
   const int64_t padded = (nc + uk::kStrip - 1) / uk::kStrip * uk::kStrip;
   for (int64_t k = 0; k < kc; ++k) {
-    float* d = dst + k * uk::kStrip;
+    float* d = dst + k * ks;
     // Column j of this row of B lives at d[(j / 8) * ss + j % 8].
     auto zero = [&](int64_t ja, int64_t jb) {
       for (int64_t j = ja; j < jb; ++j) d[(j >> 3) * ss + (j & 7)] = 0.0f;

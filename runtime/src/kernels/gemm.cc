@@ -23,10 +23,13 @@ struct Split {
 };
 
 Split ChooseSplit(uint32_t threads, int64_t M, int64_t N, int64_t K, bool packed_b) {
-  Split s{true, 1, uk::kNr, 1};
+  Split s{true, 1, uk::kNr2, 1};
   if (threads <= 1 || M <= 0 || N <= 0 || K <= 0) return s;
   s.columns = packed_b || N >= M;
-  s.align = s.columns ? uk::kNr : uk::kMr;
+  // Blocks start on the block tile's grid (8 rows, 48 columns), so every
+  // output is computed by the same kernel whatever the split: the bytes do
+  // not depend on the thread count.
+  s.align = s.columns ? uk::kNr2 : uk::kMr2;
   s.units = CeilDiv(s.columns ? N : M, s.align);
   const int64_t other = s.columns ? M : N;
   // Overflow-safe: a unit's multiply-adds, saturated at kMinBlockMacs.
@@ -44,9 +47,9 @@ struct ShiftedPack {
 };
 
 void PackShifted(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
-                 int64_t strip_stride) {
+                 int64_t strip_stride, int64_t k_stride) {
   const ShiftedPack& s = *static_cast<const ShiftedPack*>(vctx);
-  s.fn(s.ctx, k0, kc, s.j0 + j0, nc, dst, strip_stride);
+  s.fn(s.ctx, k0, kc, s.j0 + j0, nc, dst, strip_stride, k_stride);
 }
 
 }  // namespace

@@ -108,5 +108,31 @@ TileFn TileKernel(Isa isa) {
   }
 }
 
+TileFn TileKernel2(Isa isa) {
+  if (isa == Isa::kAuto) isa = BestIsa();
+  if (!IsaAvailable(isa)) return nullptr;
+  switch (isa) {
+#if defined(__x86_64__)
+    case Isa::kAvx2: return detail::Tile2Avx2;
+    case Isa::kAvx512: return detail::Tile2Avx512;
+#endif
+#if defined(__aarch64__)
+    case Isa::kNeon: return detail::Tile2Neon;
+#endif
+    case Isa::kPortable: return detail::Tile2Portable;
+    default: return nullptr;
+  }
+}
+
+namespace detail {
+void Tile2Portable(const Tile& t) { SplitBlock(t, TilePortable); }
+#if defined(__x86_64__)
+void Tile2Avx2(const Tile& t) { SplitBlock(t, TileAvx2); }
+#endif
+#if defined(__aarch64__)
+void Tile2Neon(const Tile& t) { SplitBlock(t, TileNeon); }
+#endif
+}  // namespace detail
+
 }  // namespace uk
 }  // namespace epctx

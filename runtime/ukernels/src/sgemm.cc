@@ -2,14 +2,15 @@
 // The packed SGEMM of sgemm.h, after Goto & van de Geijn ("Anatomy of
 // high-performance matrix multiplication"): C is computed in blocks of kNc
 // columns; for each, K is cut into slices of kKc and the kKc x kNc slice of
-// op(B) is packed into 8-wide strips (contiguous, zero-padded, so edges need
-// no special case and the transposes are absorbed here) that stay in L2; for
-// every kMc-row block the kMc x kKc slice of op(A) is packed into 4-row
-// panels that stay in L1 while the tile kernel sweeps the B strips. Tiles
-// accumulate into C over the K slices; the last slice adds the biases and
-// clamps. Packed strips are spaced one cache line more than their size, so
-// the strips written side by side while packing a row of B fall into
-// different cache sets (kKc x 8 floats is a power of two).
+// op(B) is packed into rows of the whole block width, zero-padded to 8
+// columns (so strips lie side by side: one load per 16 columns on AVX-512,
+// edges need no special case and the transposes are absorbed here), that
+// stay in L2; for every kMc-row block the kMc x kKc slice of op(A) is packed
+// into 8-row panels. The block tile (TileKernel2, 8 x 48) then runs each
+// 48-column slice of B (in L1) down every A panel. Tiles accumulate into C
+// over the K slices; the last slice adds the biases and clamps. Packed B
+// rows are one cache line longer than the block, so the rows of a slice
+// do not repeat with a 4 KiB period.
 //
 // alpha is folded into packed A; beta scales C once before the first slice.
 #include "epctx_uk/sgemm.h"
@@ -18,13 +19,14 @@ namespace epctx {
 namespace uk {
 namespace {
 
-constexpr int64_t kKc = 128;
-constexpr int64_t kMc = 72;
-constexpr int64_t kNc = 384;  // a multiple of the 24-column tile
+constexpr int64_t kKc = 256;
+constexpr int64_t kMc = 72;   // 9 panels of 8 rows
+constexpr int64_t kNc = 384;  // 8 slices of the 48-column block tile
 
 int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-int64_t StripStride(int64_t kc) { return kc * kStrip + 16; }
+// Floats from one packed B row to the next, for a block of nc columns.
+int64_t RowPitch(int64_t nc) { return RoundUp(nc, kStrip) + 16; }
 
 typedef float V4 __attribute__((vector_size(16)));
 inline V4 Load4(const float* p) {
@@ -35,56 +37,45 @@ inline V4 Load4(const float* p) {
 inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
 
 // Rows [0, mc) x cols [0, kc) of op(A) (already offset), times alpha, into
-// panels of kMr rows: dst[panel][k][r]; rows past mc are zero.
+// panels of kMr2 rows: dst[panel][k][r]; rows past mc are zero.
 void PackA(bool trans, const float* A, int64_t lda, int64_t mc, int64_t kc, float alpha,
            float* dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += kMr) {
-    const int64_t rows = Min(kMr, mc - i0);
-    if (!trans && rows == kMr) {
+  for (int64_t i0 = 0; i0 < mc; i0 += kMr2) {
+    const int64_t rows = Min(kMr2, mc - i0);
+    if (!trans && rows == kMr2) {
       const float* r0 = A + i0 * lda;
-      for (int64_t k = 0; k < kc; ++k, dst += kMr) {
-        dst[0] = alpha * r0[k];
-        dst[1] = alpha * r0[lda + k];
-        dst[2] = alpha * r0[2 * lda + k];
-        dst[3] = alpha * r0[3 * lda + k];
-      }
+      for (int64_t k = 0; k < kc; ++k, dst += kMr2)
+        for (int64_t r = 0; r < kMr2; ++r) dst[r] = alpha * r0[r * lda + k];
       continue;
     }
-    for (int64_t k = 0; k < kc; ++k, dst += kMr)
-      for (int64_t r = 0; r < kMr; ++r)
+    for (int64_t k = 0; k < kc; ++k, dst += kMr2)
+      for (int64_t r = 0; r < kMr2; ++r)
         dst[r] = r < rows ? alpha * (trans ? A[k * lda + i0 + r] : A[(i0 + r) * lda + k]) : 0.0f;
   }
 }
 
-// Rows [0, kc) x cols [0, nc) of op(B) into strips of 8 columns:
-// dst[strip][k][j]; columns past nc are zero. The untransposed case walks B
-// row by row so reads stream; walking strip by strip would re-read every row
-// once per strip with a large stride, which thrashes the cache sets when ldb
-// is (close to) a power of two.
-void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst) {
-  const int64_t full = nc / kStrip * kStrip;
-  const int64_t ss = StripStride(kc);
+// Rows [0, kc) x cols [0, nc) of op(B) into dst[k * ks + j]; columns from nc
+// to the next multiple of 8 are zero. The untransposed case copies B row by
+// row; the transposed one reads 8 rows of B (8 columns of op(B)) x 4 k at a
+// time with vector loads and two 4x4 transposes.
+void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst,
+           int64_t ks) {
+  const int64_t padded = RoundUp(nc, kStrip);
   if (!trans) {
     for (int64_t k = 0; k < kc; ++k) {
       const float* src = B + k * ldb;
-      float* d = dst + k * kStrip;
-      for (int64_t j0 = 0; j0 < full; j0 += kStrip) {
-        float* __restrict p = d + (j0 / kStrip) * ss;
-        for (int64_t j = 0; j < kStrip; ++j) p[j] = src[j0 + j];
-      }
-      if (full < nc) {
-        float* p = d + (full / kStrip) * ss;
-        for (int64_t j = 0; j < kStrip; ++j) p[j] = full + j < nc ? src[full + j] : 0.0f;
-      }
+      float* __restrict d = dst + k * ks;
+      for (int64_t j = 0; j < nc; ++j) d[j] = src[j];
+      for (int64_t j = nc; j < padded; ++j) d[j] = 0.0f;
     }
     return;
   }
   for (int64_t j0 = 0; j0 < nc; j0 += kStrip) {
     const int64_t cols = Min(kStrip, nc - j0);
-    float* d = dst + (j0 / kStrip) * ss;
     int64_t k = 0;
-    if (cols == kStrip)  // 8 rows x 4 k at a time: vector loads, two 4x4 transposes
-      for (; k + 4 <= kc; k += 4, d += 4 * kStrip) {
+    if (cols == kStrip)
+      for (; k + 4 <= kc; k += 4) {
+        float* d = dst + k * ks + j0;
         const float* b = B + j0 * ldb + k;
         for (int h = 0; h < 2; ++h, b += 4 * ldb) {
           const V4 r0 = Load4(b), r1 = Load4(b + ldb), r2 = Load4(b + 2 * ldb),
@@ -94,13 +85,14 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
           const V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
           const V4 t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
           Store4(d + 4 * h, __builtin_shufflevector(t0, t2, 0, 1, 4, 5));
-          Store4(d + kStrip + 4 * h, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
-          Store4(d + 2 * kStrip + 4 * h, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
-          Store4(d + 3 * kStrip + 4 * h, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
+          Store4(d + ks + 4 * h, __builtin_shufflevector(t0, t2, 2, 3, 6, 7));
+          Store4(d + 2 * ks + 4 * h, __builtin_shufflevector(t1, t3, 0, 1, 4, 5));
+          Store4(d + 3 * ks + 4 * h, __builtin_shufflevector(t1, t3, 2, 3, 6, 7));
         }
       }
-    for (; k < kc; ++k, d += kStrip)
-      for (int64_t j = 0; j < kStrip; ++j) d[j] = j < cols ? B[(j0 + j) * ldb + k] : 0.0f;
+    for (; k < kc; ++k)
+      for (int64_t j = 0; j < kStrip; ++j)
+        dst[k * ks + j0 + j] = j < cols ? B[(j0 + j) * ldb + k] : 0.0f;
   }
 }
 
@@ -108,9 +100,9 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
 
 uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
   const int64_t kc = K < 1 ? 1 : Min(K, kKc);
-  const int64_t mc = RoundUp(M < 1 ? 1 : Min(M, kMc), kMr);
-  const int64_t nc = RoundUp(N < 1 ? 1 : Min(N, kNc), kStrip);
-  return static_cast<uint64_t>(mc * kc + nc / kStrip * StripStride(kc));
+  const int64_t mc = RoundUp(M < 1 ? 1 : Min(M, kMc), kMr2);
+  const int64_t nc = N < 1 ? 1 : Min(N, kNc);
+  return static_cast<uint64_t>(mc * kc + kc * RowPitch(nc));
 }
 
 void Sgemm(const Gemm& g, float* workspace, Isa isa) {
@@ -151,14 +143,18 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
       }
     return;
   }
+  const TileFn block = TileKernel2(ResolveIsa(isa));
   const int64_t kc_max = Min(K, kKc);
-  const int64_t mc_max = RoundUp(Min(M, kMc), kMr);
+  const int64_t mc_max = RoundUp(Min(M, kMc), kMr2);
+  // One row pitch for every column block (the first is the widest).
+  const int64_t pitch = RowPitch(Min(N, kNc));
   float* packed_a = workspace;
   float* packed_b = packed_a + mc_max * kc_max;
   Tile t{};
   t.a_rs = 1;
-  t.a_ks = kMr;
-  t.b_ks = kStrip;
+  t.a_ks = kMr2;
+  t.b_ss = kStrip;
+  t.b_ks = pitch;
   t.ldc = g.ldc;
   t.lo = g.lo;
   t.hi = g.hi;
@@ -167,29 +163,28 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
     for (int64_t pc = 0; pc < K; pc += kKc) {
       const int64_t kc = Min(kKc, K - pc);
       if (g.pack_b) {
-        g.pack_b(g.pack_b_ctx, pc, kc, jc, nc, packed_b, StripStride(kc));
+        g.pack_b(g.pack_b_ctx, pc, kc, jc, nc, packed_b, kStrip, pitch);
       } else {
         const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
-        PackB(g.trans_b, b_src, g.ldb, kc, nc, packed_b);
+        PackB(g.trans_b, b_src, g.ldb, kc, nc, packed_b, pitch);
       }
       t.kc = kc;
-      t.b_ss = StripStride(kc);
       t.accumulate = pc > 0 || g.beta != 0.0f;
       t.last = pc + kc == K;
       for (int64_t ic = 0; ic < M; ic += kMc) {
         const int64_t mc = Min(kMc, M - ic);
         const float* a_src = g.trans_a ? g.A + pc * g.lda + ic : g.A + ic * g.lda + pc;
         PackA(g.trans_a, a_src, g.lda, mc, kc, g.alpha, packed_a);
-        for (int64_t jr = 0; jr < nc; jr += kNr) {
-          t.b = packed_b + jr / kStrip * t.b_ss;
-          t.cols = static_cast<int32_t>(Min(kNr, nc - jr));
+        for (int64_t jr = 0; jr < nc; jr += kNr2) {
+          t.b = packed_b + jr;
+          t.cols = static_cast<int32_t>(Min(kNr2, nc - jr));
           t.col_bias = g.col_bias ? g.col_bias + jc + jr : nullptr;
-          for (int64_t ir = 0; ir < mc; ir += kMr) {
+          for (int64_t ir = 0; ir < mc; ir += kMr2) {
             t.a = packed_a + ir * kc;
-            t.rows = static_cast<int32_t>(Min(kMr, mc - ir));
+            t.rows = static_cast<int32_t>(Min(kMr2, mc - ir));
             t.c = g.C + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = g.row_bias ? g.row_bias + ic + ir : nullptr;
-            tile(t);
+            block(t);
           }
         }
       }

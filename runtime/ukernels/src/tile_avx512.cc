@@ -151,9 +151,145 @@ EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
     side ? Full<2, true>(t) : Full<2, false>(t);
 }
 
+// The block tile (TileKernel2) when all 8 rows and NZ * 16 + (kY ? 8 : 0)
+// columns lie inside C and its B strips lie side by side (kSideBySide, the
+// layout Sgemm and the vnpu dense conv and GEMM pack): NZ zmm (and a ymm) accumulators per row, 8 * NZ
+// (+ 8) in all, 8 to 24, enough independent FMA chains for two ports
+// without the tile's even/odd split; per k each B vector serves 8 rows.
+template <int NZ, bool kY, bool kSideBySide>
+EPCTX_AVX512 void Block8(const Tile& t) {
+  const int64_t ars = t.a_rs, ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
+  __m512 z[kMr2][NZ > 0 ? NZ : 1];
+  __m256 y[kMr2];
+  for (int r = 0; r < kMr2; ++r) {
+    for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_setzero_ps();
+    y[r] = _mm256_setzero_ps();
+  }
+  for (int32_t sg = 0, nsg = t.segs > 1 ? t.segs : 1; sg < nsg; ++sg) {
+    const float* a = t.a + sg * t.a_seg;
+    const float* b = t.b + sg * t.b_seg;
+    for (int64_t k = 0; k < t.kc; ++k, a += ks, b += bks) {
+      __m512 bz[NZ > 0 ? NZ : 1];
+#pragma GCC unroll 3
+      for (int i = 0; i < NZ; ++i) bz[i] = Load16<kSideBySide>(b + 2 * i * bss, bss);
+      __m256 by = _mm256_setzero_ps();
+      if (kY) by = _mm256_loadu_ps(b + 2 * NZ * bss);
+      // Unrolled: r and i are constants, each accumulator a register.
+#pragma GCC unroll 8
+      for (int r = 0; r < kMr2; ++r) {
+        const __m512 x = _mm512_set1_ps(a[r * ars]);
+#pragma GCC unroll 3
+        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_fmadd_ps(x, bz[i], z[r][i]);
+        if (kY) y[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), by, y[r]);
+      }
+    }
+  }
+  float* c = t.c;
+  const int64_t ldc = t.ldc;
+  if (t.accumulate)
+    for (int r = 0; r < kMr2; ++r) {
+      for (int i = 0; i < NZ; ++i)
+        z[r][i] = _mm512_add_ps(z[r][i], _mm512_loadu_ps(c + r * ldc + 16 * i));
+      if (kY) y[r] = _mm256_add_ps(y[r], _mm256_loadu_ps(c + r * ldc + 16 * NZ));
+    }
+  if (t.last) {
+    if (t.row_bias)
+      for (int r = 0; r < kMr2; ++r) {
+        const __m512 rb = _mm512_set1_ps(t.row_bias[r]);
+        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_add_ps(z[r][i], rb);
+        if (kY) y[r] = _mm256_add_ps(y[r], _mm512_castps512_ps256(rb));
+      }
+    if (t.col_bias) {
+      for (int i = 0; i < NZ; ++i) {
+        const __m512 cb = _mm512_loadu_ps(t.col_bias + 16 * i);
+        for (int r = 0; r < kMr2; ++r) z[r][i] = _mm512_add_ps(z[r][i], cb);
+      }
+      if (kY) {
+        const __m256 cb = _mm256_loadu_ps(t.col_bias + 16 * NZ);
+        for (int r = 0; r < kMr2; ++r) y[r] = _mm256_add_ps(y[r], cb);
+      }
+    }
+    // The same epilogue as Full, operand order included (NaN handling).
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+    const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
+    if (t.leaky) {
+      const __m512 sl = _mm512_set1_ps(t.slope);
+      const __m256 sl8 = _mm256_set1_ps(t.slope);
+      for (int r = 0; r < kMr2; ++r) {
+        for (int i = 0; i < NZ; ++i)
+          z[r][i] = _mm512_max_ps(_mm512_max_ps(z[r][i], _mm512_mul_ps(z[r][i], sl)), lo);
+        if (kY) y[r] = _mm256_max_ps(_mm256_max_ps(y[r], _mm256_mul_ps(y[r], sl8)), lo8);
+      }
+    } else {
+      for (int r = 0; r < kMr2; ++r) {
+        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r][i]));
+        if (kY) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
+      }
+    }
+  }
+  for (int r = 0; r < kMr2; ++r) {
+    for (int i = 0; i < NZ; ++i) _mm512_storeu_ps(c + r * ldc + 16 * i, z[r][i]);
+    if (kY) _mm256_storeu_ps(c + r * ldc + 16 * NZ, y[r]);
+  }
+}
+
+// Whole strips side by side (b_ss == 8): 48 columns in one kernel, fewer as
+// 24, 16 and 8 column pieces (four instances keep the code small; the
+// strips-apart layout goes to the 4-row tile).
+EPCTX_AVX512 void Block8Cols(const Tile& t) {
+  if (t.cols == 3 * 16) return Block8<3, false, true>(t);
+  Tile u = t;
+  for (int32_t j = 0; j < t.cols;) {
+    const int32_t n = t.cols - j >= 24 ? 24 : t.cols - j;
+    u.cols = n;
+    u.b = t.b + j;
+    u.c = t.c + j;
+    u.col_bias = t.col_bias ? t.col_bias + j : nullptr;
+    if (n == 24)
+      Block8<1, true, true>(u);
+    else if (n == 16)
+      Block8<1, false, true>(u);
+    else
+      Block8<0, true, true>(u);
+    j += n;
+  }
+}
+
+// An 8-row block whose columns end inside a strip: its whole strips are
+// computed into a private C (and column bias), as RunTile does for a tile,
+// so a convolution's last pixel block of a few columns costs strips, not a
+// 4-row tile per 24 columns.
+EPCTX_AVX512 void Block8Edge(const Tile& t) {
+  float cbuf[kMr2 * kNr2];
+  float cb[kNr2];
+  const int32_t cols = (t.cols + kStrip - 1) / kStrip * kStrip;
+  Tile u = t;
+  u.c = cbuf;
+  u.ldc = kNr2;
+  u.cols = cols;
+  if (t.accumulate)
+    for (int r = 0; r < kMr2; ++r)
+      for (int32_t j = 0; j < t.cols; ++j) cbuf[r * kNr2 + j] = t.c[r * t.ldc + j];
+  if (t.col_bias) {
+    for (int32_t j = 0; j < cols; ++j) cb[j] = j < t.cols ? t.col_bias[j] : 0.0f;
+    u.col_bias = cb;
+  }
+  Block8Cols(u);
+  for (int r = 0; r < kMr2; ++r)
+    for (int32_t j = 0; j < t.cols; ++j) t.c[r * t.ldc + j] = cbuf[r * kNr2 + j];
+}
+
 }  // namespace
 
 void TileAvx512(const Tile& t) { RunTile(t, FullStrips); }
+
+void Tile2Avx512(const Tile& t) {
+  if (t.rows != kMr2 || t.b_ss != kStrip) {
+    SplitBlock(t, TileAvx512);
+    return;
+  }
+  t.cols % kStrip ? Block8Edge(t) : Block8Cols(t);
+}
 
 }  // namespace detail
 }  // namespace uk

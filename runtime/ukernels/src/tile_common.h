@@ -70,7 +70,35 @@ inline const float* RowA(const Tile& t, int r) {
   return t.a + (r < t.rows ? r : t.rows - 1) * t.a_rs;
 }
 
+// A block tile (sgemm.h, TileKernel2) as up to 2 x 2 calls of a tile
+// kernel: column halves first, each as a top and a bottom 4-row tile.
+inline void SplitBlock(const Tile& t, TileFn tile) {
+  for (int32_t j = 0; j < t.cols; j += kNr) {
+    Tile u = t;
+    u.cols = t.cols - j < kNr ? t.cols - j : kNr;
+    if (j) {
+      u.b = t.b + (j / kStrip) * t.b_ss;
+      u.c = t.c + j;
+      if (t.col_bias) u.col_bias = t.col_bias + j;
+    }
+    for (int32_t r = 0; r < t.rows; r += kMr) {
+      Tile v = u;
+      v.rows = t.rows - r < kMr ? t.rows - r : kMr;
+      if (r) {
+        v.a = u.a + r * t.a_rs;
+        v.c = u.c + r * t.ldc;
+        if (t.row_bias) v.row_bias = t.row_bias + r;
+      }
+      tile(v);
+    }
+  }
+}
+
 void TilePortable(const Tile& t);
+void Tile2Portable(const Tile& t);
+void Tile2Avx2(const Tile& t);
+void Tile2Avx512(const Tile& t);
+void Tile2Neon(const Tile& t);
 void TileAvx2(const Tile& t);
 void TileAvx512(const Tile& t);
 // The AVX2 kernel's full tiles, which the AVX-512 one falls back to.

@@ -85,6 +85,21 @@ using TileFn = void (*)(const Tile& t);
 // The tile kernel of `isa` (kAuto: BestIsa()), or null if unavailable.
 TileFn TileKernel(Isa isa);
 
+// A block tile: the Tile contract with rows 1..kMr2 (8) and cols 1..kNr2
+// (48), i.e. up to 2 x 2 tiles (rows 4..7 read A at a + 4 * a_rs, write C at
+// c + 4 * ldc and take row_bias + 4; columns 24..47 read B strips 3..5 and
+// col_bias + 24). Each value it loads serves more multiply-adds: on AVX-512
+// a full 8 x 48 block whose B strips lie side by side (b_ss == 8) is one
+// kernel of 24 zmm accumulators (every lane used; the 4 x 24 tile wastes
+// half of its ymm third), narrower blocks in pieces of 24, 16 and 8
+// columns. Elsewhere, and for blocks of fewer rows or with strips apart, it
+// is several tile calls. Results equal
+// the tile's to rounding, not bit for bit (the tile splits even and odd k),
+// and are the same bytes whatever a caller's thread split.
+constexpr int kMr2 = 2 * kMr;
+constexpr int kNr2 = 2 * kNr;
+TileFn TileKernel2(Isa isa);
+
 // C[M x N] = clamp(alpha * op(A) * op(B) + beta * C + row_bias[i] + col_bias[j], lo, hi),
 // row-major. op(A) is M x K (A is M x K with lda >= K, or K x M when
 // trans_a); op(B) is K x N (B is K x N with ldb >= N, or N x K when trans_b).
@@ -92,11 +107,13 @@ TileFn TileKernel(Isa isa);
 // product (offset A, B, C and the biases), so threads can split it.
 //
 // pack_b, when set, replaces B, ldb and trans_b: it writes rows [k0, k0+kc)
-// x columns [j0, j0+nc) of op(B) as strips, dst[s * strip_stride + k * 8 + j]
-// for column 8s + j, columns past nc zero. A convolution packs straight from
-// its image this way (implicit im2col), never materialising the im2col matrix.
+// x columns [j0, j0+nc) of op(B) as strips of 8 columns, column j of row k
+// at dst[(j / 8) * strip_stride + k * k_stride + j % 8], the columns from nc
+// to the next multiple of 8 zero. (Sgemm asks for strip_stride 8: each row
+// of the block contiguous.) A convolution packs straight from its image
+// this way (implicit im2col), never materialising the im2col matrix.
 using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
-                         float* dst, int64_t strip_stride);
+                         float* dst, int64_t strip_stride, int64_t k_stride);
 struct Gemm {
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
@@ -115,7 +132,7 @@ struct Gemm {
   const void* pack_b_ctx = nullptr;
 };
 
-// Floats of workspace Sgemm needs (at most ~110k floats whatever the sizes).
+// Floats of workspace Sgemm needs (at most ~124k floats whatever the sizes).
 uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K);
 
 // Runs g with `workspace` of SgemmWorkspaceFloats(M, N, K) floats (64-byte
