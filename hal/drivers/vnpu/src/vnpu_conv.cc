@@ -35,13 +35,14 @@ struct Shape {
   int64_t N, C, H, W, CO, OH, OW, G, cig, cog, nb, KH, KW, sh, sw, dh, dw, pt, pl, kstride;
 };
 
-// K rows per packed B chunk: up to kWorkK rows (96 KiB) in a workspace slot
-// from the host's scratch (get_graph sizes it for every dense conv), so that
-// most convolutions pack their whole K once per pixel block and every tile
-// runs it in one call (no partial sums stored and reloaded between chunks).
-// get_graph reserves the slots whenever a dense conv exists and execute
-// refuses a scratch without them, so Dense always has one.
+// The most K rows (x 24 floats: 96 KiB) any path's workspace slot holds
+// for one pixel block (DenseRows' row block, the 1x1 shift pack, the
+// transposed ring); get_graph sizes the slots for every op that uses one
+// and execute refuses a scratch without them.
 constexpr int64_t kWorkK = 1024;
+
+// K rows per packed B chunk of Dense's 48-pixel blocks (see Dense).
+constexpr int64_t kDenseKc = 512;
 
 // Taps up to which PackPatch gathers the rows of narrow maps (3x3, 1x3).
 constexpr int64_t kGatherTaps = 9;
@@ -232,7 +233,7 @@ uint64_t DenseRowsFloats(const Shape& s) {
 
 void DenseRows(const Shape& s, const float* x, const float* w, const float* bias, float* y,
                const fb::Conv2D* c, const Bindings& bd) {
-  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
@@ -261,12 +262,12 @@ void DenseRows(const Shape& s, const float* x, const float* w, const float* bias
         PackRowS2(s, xg, oh, rb * kRowBlock, np, buf, kRowBlock, buf + K * kRowBlock);
       else
         PackPatch(s, xg, 0, K, p0, np, buf, kRowBlock);
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-        t.a = wg + (r0 / 8) * s.cig * s.kstride + r0 % 8;
-        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+        t.a = wg + (r0 / 8) * s.cig * s.kstride;
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
         t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-        for (int64_t j0 = 0; j0 < np; j0 += uk::kNr) {
-          t.cols = static_cast<int32_t>(np - j0 < uk::kNr ? np - j0 : uk::kNr);
+        for (int64_t j0 = 0; j0 < np; j0 += uk::kNr2) {
+          t.cols = static_cast<int32_t>(np - j0 < uk::kNr2 ? np - j0 : uk::kNr2);
           t.b = buf + j0;
           t.c = yg + r0 * OHW + p0 + j0;
           tile(t);
@@ -279,14 +280,17 @@ void DenseRows(const Shape& s, const float* x, const float* w, const float* bias
   });
 }
 
-// Threads split each group's pixel blocks: every block is packed and
-// computed whole by one of them, so the bytes do not depend on the split.
+// Threads split each group's pixel blocks of kNr2 (48): every block is
+// packed and computed whole by one of them, so the bytes do not depend on
+// the split. K is packed in chunks of at most kDenseKc rows (a 24 KiB B
+// block that stays in L1 while every 8-row block tile of the output
+// channels sweeps it); later chunks accumulate into C.
 void Dense(const Shape& s, const float* x, const float* w, const float* bias, float* y,
            const fb::Conv2D* c, const Bindings& bd) {
-  // K rows packed per chunk: all of K (up to kWorkK) in the worker's
-  // workspace slot.
-  const int64_t chunk_k = int64_t(bd.graph->work_floats / uk::kNr);
-  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  const int64_t chunk_k = int64_t(bd.graph->work_floats / uk::kNr2) < kDenseKc
+                              ? int64_t(bd.graph->work_floats / uk::kNr2)
+                              : kDenseKc;
+  const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
@@ -295,18 +299,19 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
   base.a_rs = 1;
   base.a_ks = 8;
   base.ldc = OHW;
-  const int64_t blocks = (OHW + uk::kNr - 1) / uk::kNr;
+  base.b_ss = 8;
+  const int64_t blocks = (OHW + uk::kNr2 - 1) / uk::kNr2;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr), [&](int64_t b0, int64_t b1,
-                                                                     uint32_t slot) {
+      ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr2), [&](int64_t b0, int64_t b1,
+                                                                      uint32_t slot) {
         float* buf = bd.slot(slot);
         uk::Tile t = base;
-        for (int64_t p0 = b0 * uk::kNr; p0 < OHW && p0 < b1 * uk::kNr; p0 += uk::kNr) {
-          const int64_t np = OHW - p0 < uk::kNr ? OHW - p0 : uk::kNr;
+        for (int64_t p0 = b0 * uk::kNr2; p0 < OHW && p0 < b1 * uk::kNr2; p0 += uk::kNr2) {
+          const int64_t np = OHW - p0 < uk::kNr2 ? OHW - p0 : uk::kNr2;
           // Input rows read in place need whole 8-wide strips inside the row.
           const bool direct = pointwise && np % 8 == 0;
           t.cols = static_cast<int32_t>(np);
@@ -314,20 +319,21 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
             const int64_t kc = direct ? K : (K - k0 < chunk_k ? K - k0 : chunk_k);
             if (direct) {
               t.b = xg + p0;
-              t.b_ss = 8;
               t.b_ks = HW;
             } else {
-              PackPatch(s, xg, k0, kc, p0, np, buf);
+              // PackPatch fills up to one tile's 24 columns a call.
+              for (int64_t j = 0; j < np; j += uk::kNr)
+                PackPatch(s, xg, k0, kc, p0 + j, np - j < uk::kNr ? np - j : uk::kNr, buf + j,
+                          uk::kNr2);
               t.b = buf;
-              t.b_ss = 8;
-              t.b_ks = uk::kNr;
+              t.b_ks = uk::kNr2;
             }
             t.kc = kc;
             t.accumulate = k0 > 0;
             t.last = k0 + kc == K;
-            for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-              t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8 + r0 % 8;
-              t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+            for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+              t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8;
+              t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
               t.c = yg + r0 * OHW + p0;
               t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
               tile(t);
@@ -1197,7 +1203,7 @@ uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   if (PathOf(s) != Path::kDense) return 0;
   const int64_t K = s.cig * s.KH * s.KW;
   if (DenseRowsApplies(s)) return DenseRowsFloats(s);
-  return uint64_t(K < kWorkK ? K : kWorkK) * uk::kNr;
+  return uint64_t(K < kDenseKc ? K : kDenseKc) * uk::kNr2;
 }
 
 void RunConvTaps(const Bindings& b, const fb::Conv2D* c) {

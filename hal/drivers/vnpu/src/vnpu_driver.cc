@@ -307,6 +307,8 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
       w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
     else if (o->params_type() == fb::OpParams::ConvTranspose2D)
       w = ConvTransposeWorkFloats(s, o->params_as_ConvTranspose2D());
+    else if (o->params_type() == fb::OpParams::Gemm)
+      w = GemmWorkFloats(o->params_as_Gemm());
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
   uint32_t nio = g->num_inputs + g->num_outputs;

@@ -80,7 +80,7 @@ struct Graph {
   // copies are what ops read, so execute does no conversion.
   float** widened;
   // Floats of workspace each of kWorkSlots workers needs (the largest of the
-  // graph's ops: ConvWorkFloats, ConvTransposeWorkFloats), placed after the arena in the scratch the
+  // graph's ops: ConvWorkFloats, ConvTransposeWorkFloats, GemmWorkFloats), placed after the arena in the scratch the
   // host hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
   uint64_t work_floats;
 };
@@ -137,6 +137,8 @@ struct Bindings {
 uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps);
 // Workspace floats per slot a CONV_TRANSPOSE2D needs (0: none).
 uint64_t ConvTransposeWorkFloats(const fb::Graph* g, const fb::ConvTranspose2D* c);
+// Workspace floats per slot a GEMM needs (0: none): its packed B slice.
+uint64_t GemmWorkFloats(const fb::Gemm* c);
 
 // Runs f(lo, hi, chunk) over [0, n) cut into at most min(par's threads,
 // max_chunks) even runs, none under `min_units` units (serial, chunk 0,
