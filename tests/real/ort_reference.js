@@ -2,22 +2,50 @@
 // Reference outputs for the real models, from ONNX Runtime (onnxruntime-node,
 // CPU execution provider).
 //
-// usage: node ort_reference.js CACHE_DIR
+// usage: node ort_reference.js CACHE_DIR [ZOO_DIR ZOO.json [NAME,NAME...]]
 // Reads CACHE_DIR/models/<name>.onnx (fetch_models.sh puts them there),
 // feeds each a seeded random input of a fixed shape and writes
 // CACHE_DIR/ref/<name>/{input_0.npy, expected_<i>.npy, manifest.txt} in the
 // manifest format of tests/models/generate.py, plus `input_shape` lines (the
 // --input-shape arguments epctx-compile needs for symbolic dimensions), and
 // CACHE_DIR/ref/cases.txt.
+// With ZOO_DIR and ZOO.json (the model zoo, tests/bench/zoo, made by its
+// make_zoo.sh): the models of ZOO.json (all, or the NAMEs given), read from
+// ZOO_DIR/models, get their references in ZOO_DIR/ref the same way. An entry's input defaults to "input", float32
+// in [-1, 1] (dtype int64 draws integers in [lo, hi)); its input_shape line
+// is written only when the model's input is symbolic, and min_vnpu_share.txt
+// (test_real_models' floor of MACs on vnpu) when the entry has min_vnpu_share.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const npy = require('./npy.js');
 
 const cacheDir = process.argv[2];
-if (!cacheDir) {
-  console.error('usage: node ort_reference.js CACHE_DIR');
+const zooDir = process.argv[3];
+const zooJson = process.argv[4];
+const zooNames = process.argv[5] ? process.argv[5].split(',').filter((n) => n) : null;
+if (!cacheDir || (zooDir && !zooJson)) {
+  console.error('usage: node ort_reference.js CACHE_DIR [ZOO_DIR ZOO.json [NAME,NAME...]]');
   process.exit(2);
+}
+
+// The zoo's entries in the form of REAL_MODELS, each with its model path.
+function zooModels() {
+  const all = JSON.parse(fs.readFileSync(zooJson, 'utf8')).models;
+  for (const n of zooNames || []) {
+    if (!all.some((m) => m.name === n)) throw new Error(`${zooJson}: no model '${n}'`);
+  }
+  return all.filter((m) => !zooNames || zooNames.includes(m.name)).map((m) => ({
+    name: m.name,
+    input: m.input || 'input',
+    dtype: m.dtype || 'float32',
+    shape: m.shape,
+    lo: m.lo === undefined ? -1 : m.lo,
+    hi: m.hi === undefined ? 1 : m.hi,
+    fixed: !m.symbolic,
+    minVnpuShare: m.min_vnpu_share,
+    path: path.join(zooDir, 'models', `${m.name}.onnx`),
+  }));
 }
 const ort = require(path.resolve(cacheDir, 'node_modules', 'onnxruntime-node'));
 
@@ -30,7 +58,7 @@ const ort = require(path.resolve(cacheDir, 'node_modules', 'onnxruntime-node'));
 // the output still depends on them. The detector answers ~0 everywhere on
 // noise, so it gets a synthetic page of dark glyph-like blocks in text lines
 // (normalised like PaddleOCR's preprocessing, about -1.8 ink / 1.9 paper).
-const MODELS = [
+const REAL_MODELS = [
   { name: 'melspectrogram', input: 'input', shape: [1, 1280], lo: -4000, hi: 4000 },
   { name: 'embedding_model', input: 'input_1', shape: [1, 76, 32, 1], lo: -2, hi: 2 },
   { name: 'hello_deepa', input: 'onnx::Flatten_0', shape: [1, 25, 96], lo: -0.01, hi: 0.01, fixed: true },
@@ -74,10 +102,11 @@ function seedOf(name) {
 }
 
 async function main() {
-  const refDir = path.join(cacheDir, 'ref');
+  const MODELS = zooDir ? zooModels() : REAL_MODELS;
+  const refDir = path.join(zooDir || cacheDir, 'ref');
   fs.mkdirSync(refDir, { recursive: true });
   for (const m of MODELS) {
-    const modelPath = path.join(cacheDir, 'models', `${m.name}.onnx`);
+    const modelPath = m.path || path.join(cacheDir, 'models', `${m.name}.onnx`);
     const session = await ort.InferenceSession.create(modelPath, {
       executionProviders: ['cpu'], graphOptimizationLevel: 'all',
     });
@@ -85,17 +114,22 @@ async function main() {
       throw new Error(`${modelPath}: no input '${m.input}' (has ${session.inputNames.join(', ')})`);
     }
     const count = m.shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(count);
+    const dtype = m.dtype || 'float32';
+    if (dtype !== 'float32' && dtype !== 'int64') throw new Error(`${m.name}: dtype ${dtype}`);
+    const data = dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
     const next = rng(seedOf(m.name));
-    for (let i = 0; i < count; i++) data[i] = m.lo + (m.hi - m.lo) * next();
+    for (let i = 0; i < count; i++) {
+      const v = m.lo + (m.hi - m.lo) * next();
+      data[i] = dtype === 'int64' ? BigInt(Math.floor(v)) : v;
+    }
     if (m.page) drawPage(data, m.shape);
     const t0 = process.hrtime.bigint();
-    const outputs = await session.run({ [m.input]: new ort.Tensor('float32', data, m.shape) });
+    const outputs = await session.run({ [m.input]: new ort.Tensor(dtype, data, m.shape) });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 
     const dir = path.join(refDir, m.name);
     fs.mkdirSync(dir, { recursive: true });
-    npy.save(path.join(dir, 'input_0.npy'), 'float32', m.shape, data);
+    npy.save(path.join(dir, 'input_0.npy'), dtype, m.shape, data);
     session.outputNames.forEach((name, i) => {
       const t = outputs[name];
       npy.save(path.join(dir, `expected_${i}.npy`), t.type, t.dims, t.data);
@@ -108,10 +142,19 @@ async function main() {
       m.fixed ? '' : `input_shape ${m.input}:${m.shape.join(',')}`,
       '',
     ].join('\n'));
+    // test_real_models' floor for a model that cannot reach 90% on vnpu yet.
+    const floorFile = path.join(dir, 'min_vnpu_share.txt');
+    if (m.minVnpuShare !== undefined) fs.writeFileSync(floorFile, `${m.minVnpuShare}\n`);
+    else if (fs.existsSync(floorFile)) fs.unlinkSync(floorFile);
     const dims = session.outputNames.map((n) => `${n}[${outputs[n].dims.join(',')}]`).join(' ');
     console.log(`${m.name}: ORT first run ${ms.toFixed(1)} ms -> ${dims}`);
   }
-  fs.writeFileSync(path.join(refDir, 'cases.txt'), MODELS.map((m) => m.name).join('\n') + '\n');
+  // The zoo's references are made in parts (CI's quick subset, the rest):
+  // cases.txt lists every model that has one.
+  const cases = zooDir
+    ? fs.readdirSync(refDir).filter((n) => fs.existsSync(path.join(refDir, n, 'manifest.txt'))).sort()
+    : MODELS.map((m) => m.name);
+  fs.writeFileSync(path.join(refDir, 'cases.txt'), cases.join('\n') + '\n');
 }
 
 main().catch((e) => {

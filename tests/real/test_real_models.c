@@ -12,7 +12,10 @@
  * map is in [0, 1]. Accumulation order differs from ORT's (no fused or
  * Winograd kernels), which float32 allows.
  *
- * usage: test_real_models COMPILE_TOOL CACHE_DIR WORK_DIR */
+ * usage: test_real_models COMPILE_TOOL CACHE_DIR WORK_DIR [CASES_FILE]
+ * CASES_FILE (default CACHE_DIR/ref/cases.txt) names the models, one a line;
+ * the model zoo's quick subset runs as CACHE_DIR = the zoo, CASES_FILE its
+ * ref/quick.txt (tests/bench/zoo). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,15 +141,18 @@ static void matches_onnxruntime(void** state) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s COMPILE_TOOL CACHE_DIR WORK_DIR\n", argv[0]);
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: %s COMPILE_TOOL CACHE_DIR WORK_DIR [CASES_FILE]\n", argv[0]);
     return 2;
   }
   g_compile = argv[1];
   g_cache = argv[2];
   g_work = argv[3];
   char path[4096];
-  snprintf(path, sizeof(path), "%s/ref/cases.txt", g_cache);
+  if (argc == 5)
+    snprintf(path, sizeof(path), "%s", argv[4]);
+  else
+    snprintf(path, sizeof(path), "%s/ref/cases.txt", g_cache);
   char** names;
   long n = tu_read_lines(path, &names);
   if (n <= 0) {
