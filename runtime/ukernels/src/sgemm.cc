@@ -36,21 +36,35 @@ inline V4 Load4(const float* p) {
 }
 inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
 
+void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst,
+           int64_t ks);
+
 // Rows [0, mc) x cols [0, kc) of op(A) (already offset), times alpha, into
-// panels of kMr2 rows: dst[panel][k][r]; rows past mc are zero.
+// panels of kMr2 rows: dst[panel][k][r]; rows past mc are zero. A whole
+// panel of an untransposed A is PackB's transposed case (8 rows x 4 k by
+// vector loads and transposes), then scaled.
 void PackA(bool trans, const float* A, int64_t lda, int64_t mc, int64_t kc, float alpha,
            float* dst) {
   for (int64_t i0 = 0; i0 < mc; i0 += kMr2) {
     const int64_t rows = Min(kMr2, mc - i0);
     if (!trans && rows == kMr2) {
-      const float* r0 = A + i0 * lda;
-      for (int64_t k = 0; k < kc; ++k, dst += kMr2)
-        for (int64_t r = 0; r < kMr2; ++r) dst[r] = alpha * r0[r * lda + k];
+      PackB(true, A + i0 * lda, lda, kc, kMr2, dst, kMr2);
+      if (alpha != 1.0f)
+        for (int64_t i = 0; i < kc * kMr2; ++i) dst[i] *= alpha;
+      dst += kc * kMr2;
       continue;
     }
-    for (int64_t k = 0; k < kc; ++k, dst += kMr2)
-      for (int64_t r = 0; r < kMr2; ++r)
-        dst[r] = r < rows ? alpha * (trans ? A[k * lda + i0 + r] : A[(i0 + r) * lda + k]) : 0.0f;
+    // A partial panel (M = 1 for a vector times a matrix): zeroed once,
+    // then each real row written down its lane.
+    __builtin_memset(dst, 0, static_cast<unsigned long>(kc * kMr2) * sizeof(float));
+    for (int64_t r = 0; r < rows; ++r) {
+      float* __restrict d = dst + r;
+      if (trans)
+        for (int64_t k = 0; k < kc; ++k) d[k * kMr2] = alpha * A[k * lda + i0 + r];
+      else
+        for (int64_t k = 0; k < kc; ++k) d[k * kMr2] = alpha * A[(i0 + r) * lda + k];
+    }
+    dst += kc * kMr2;
   }
 }
 
