@@ -28,7 +28,9 @@ measurement is paired with ORT at every thread count.
 
 usage: peer_bench.py --build BUILD_DIR [--quick] [--rounds N] [--round-ms MS]
                      [--ep vnpu,none] [--threads 1,2] [--models a,b,...|all|quick|zoo|real]
-                     [--json-out FILE]
+                     [--baseline-worker PATH] [--json-out FILE]
+--baseline-worker adds another build's peer-bench-epctx on the same packages
+and prints this build's time over it per model (what got slower).
 BUILD_DIR is a host build in which `ctest -R 'peer_bench|zoo'` has run once
 (it fetches the models and ONNX Runtime, builds peer-bench-ort, makes tiny3
 and the quick part of the zoo; `cmake --build BUILD_DIR --target zoo_models`
@@ -247,6 +249,13 @@ def bench_model(cfg, model):
                            [cfg.epctx_worker, ctxs[ep], "--threads", str(t)] + in_args)
                 workers.append(w)
                 epctx[(ep, t)] = w
+        base = {}  # (ep, threads) -> worker of --baseline-worker
+        for ep in cfg.eps if cfg.baseline_worker else []:
+            for t in cfg.threads:
+                w = Worker(f"base {ep}/{t}t", "epctx", t,
+                           [cfg.baseline_worker, ctxs[ep], "--threads", str(t)] + in_args)
+                workers.append(w)
+                base[(ep, t)] = w
         ort_by_threads = {}
         for t in cfg.threads:
             w = Worker(f"ort/{t}t", "ort", t, [cfg.ort_worker, onnx_path, "--lib", cfg.ort_lib,
@@ -279,6 +288,10 @@ def bench_model(cfg, model):
             b["epctx"][ep] = {
                 "median_ms": statistics.median(e.times) / 1e3, "ratio": paired_ratio(e, o),
                 "runs": len(e.times), "create_ms": e.create_ms, "threads": e.reported_threads}
+            if (ep, t) in base:
+                bw = base[(ep, t)]
+                b["epctx"][ep]["baseline_median_ms"] = statistics.median(bw.times) / 1e3
+                b["epctx"][ep]["vs_baseline"] = paired_ratio(e, bw)
         if result["gflop"]:
             b["ort_gflops"] = result["gflop"] / (b["ort_median_ms"] / 1e3)
             for v in b["epctx"].values():
@@ -374,6 +387,27 @@ def table(results, eps, threads, stats):
         what = "models" if v["set"] == "models" else "GEMM shapes"
         lines.append(f"{v['ep']}/ORT {v['threads']}t over {v['models']} {what}: median "
                      f"{v['median']:.2f}, worst {v['worst']:.2f} ({v['worst_model']}){slower}")
+    based = [r for r in results if not r.get("error") and
+             "vs_baseline" in r["by_threads"][0]["epctx"][eps[0]]]
+    if based:
+        head = ["vs baseline"] + [f"{ep} {t}t" for t in threads for ep in eps]
+        rows = [head]
+        for r in based:
+            rows.append([r["model"]] + [f"{b['epctx'][ep]['vs_baseline']:.2f}"
+                                        for b in r["by_threads"] for ep in eps])
+        lines.append("")
+        lines += render(rows)
+        for ep, t in [(e, t) for t in threads for e in eps]:
+            v = [(b["epctx"][ep]["vs_baseline"], r["model"]) for r in based
+                 if r["group"] not in ("tiny", "gemm") for b in r["by_threads"]
+                 if b["threads"] == t]
+            if v:
+                slower = sorted(m for x, m in v if x > 1.03)
+                lines.append(f"{ep} {t}t vs baseline over {len(v)} models: median "
+                             f"{statistics.median(x for x, _ in v):.2f}, worst {max(v)[0]:.2f} "
+                             f"({max(v)[1]}); slower by over 3%: {', '.join(slower) or 'none'}")
+        lines.append("vs baseline: median over rounds of this build's / --baseline-worker's "
+                     "round medians, same packages, same sitting (< 1: faster)")
     rated = [r for r in results if r.get("gflop") and r["gflop"] >= 0.01 and not r.get("error")]
     if rated:
         head = ["GFLOP/s"]
@@ -401,6 +435,9 @@ def parse_args(argv):
     p.add_argument("--compile", help="epctx-compile")
     p.add_argument("--epctx-worker", help="peer-bench-epctx")
     p.add_argument("--ort-worker", help="peer-bench-ort")
+    p.add_argument("--baseline-worker",
+                   help="another build's peer-bench-epctx, run beside this one on the same "
+                        "packages (what got faster or slower, in the same sitting)")
     p.add_argument("--ort-lib", help="libonnxruntime.so.1 (default: onnxruntime-node's in the cache)")
     p.add_argument("--work", help="where compiled models go")
     p.add_argument("--zoo", help="the generated zoo (gen_torch_models.py + references)")
@@ -448,7 +485,8 @@ def parse_args(argv):
     cfg.eps = [e for e in cfg.ep.split(",") if e]
     if not cfg.eps or any(e not in ("vnpu", "none") for e in cfg.eps):
         p.error(f"--ep: expected vnpu, none or both, found '{cfg.ep}'")
-    for key in ("compile", "epctx_worker", "ort_worker"):
+    for key in ("compile", "epctx_worker", "ort_worker") + (
+            ("baseline_worker",) if cfg.baseline_worker else ()):
         if not os.access(getattr(cfg, key), os.X_OK):
             raise BenchError(f"{getattr(cfg, key)}: not built (cmake --build ... --target "
                              f"{os.path.basename(getattr(cfg, key))})")

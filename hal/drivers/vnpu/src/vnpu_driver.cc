@@ -311,6 +311,10 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
       w = GemmWorkFloats(o->params_as_Gemm());
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
+  // Whole cache lines per slot, so every slot starts 64-byte aligned like
+  // the scratch: the block tile's packed B rows are read a zmm at a time,
+  // and a load that straddles two lines costs two.
+  g->work_floats = (g->work_floats + 15) / 16 * 16;
   uint32_t nio = g->num_inputs + g->num_outputs;
   size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
   void* mem = ctx->host.alloc(ctx->host.user, bytes ? bytes : 1, alignof(epctx_hal_tensor_desc));
