@@ -35,6 +35,64 @@ EPCTX_AVX512 inline __m512 Load16(const float* b, int64_t bss) {
                                              _mm256_castps_pd(_mm256_loadu_ps(b + bss)), 1));
 }
 
+// What follows the K loop, for R rows of NZ zmm (16 columns each) and, when
+// kY, one ymm (8 more columns) per row: C's previous values when
+// accumulating; on the last slice the biases, then the clamp or the leaky
+// epilogue (Tile); the store. max/min return the second operand when either
+// is NaN: for the clamp the value goes second, so a NaN passes through as
+// in the portable kernel; for leaky, (a > b ? a : b) with the value first,
+// so a NaN becomes lo.
+template <int R, int NZ, bool kY>
+EPCTX_AVX512 inline void Epilogue(const Tile& t, __m512 (&z)[R][NZ > 0 ? NZ : 1],
+                                  __m256 (&y)[R]) {
+  float* c = t.c;
+  const int64_t ldc = t.ldc;
+  if (t.accumulate)
+    for (int r = 0; r < R; ++r) {
+      for (int i = 0; i < NZ; ++i)
+        z[r][i] = _mm512_add_ps(z[r][i], _mm512_loadu_ps(c + r * ldc + 16 * i));
+      if (kY) y[r] = _mm256_add_ps(y[r], _mm256_loadu_ps(c + r * ldc + 16 * NZ));
+    }
+  if (t.last) {
+    if (t.row_bias)
+      for (int r = 0; r < R; ++r) {
+        const __m512 rb = _mm512_set1_ps(t.row_bias[r]);
+        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_add_ps(z[r][i], rb);
+        if (kY) y[r] = _mm256_add_ps(y[r], _mm512_castps512_ps256(rb));
+      }
+    if (t.col_bias) {
+      for (int i = 0; i < NZ; ++i) {
+        const __m512 cb = _mm512_loadu_ps(t.col_bias + 16 * i);
+        for (int r = 0; r < R; ++r) z[r][i] = _mm512_add_ps(z[r][i], cb);
+      }
+      if (kY) {
+        const __m256 cb = _mm256_loadu_ps(t.col_bias + 16 * NZ);
+        for (int r = 0; r < R; ++r) y[r] = _mm256_add_ps(y[r], cb);
+      }
+    }
+    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+    const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
+    if (t.leaky) {
+      const __m512 sl = _mm512_set1_ps(t.slope);
+      const __m256 sl8 = _mm256_set1_ps(t.slope);
+      for (int r = 0; r < R; ++r) {
+        for (int i = 0; i < NZ; ++i)
+          z[r][i] = _mm512_max_ps(_mm512_max_ps(z[r][i], _mm512_mul_ps(z[r][i], sl)), lo);
+        if (kY) y[r] = _mm256_max_ps(_mm256_max_ps(y[r], _mm256_mul_ps(y[r], sl8)), lo8);
+      }
+    } else {
+      for (int r = 0; r < R; ++r) {
+        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r][i]));
+        if (kY) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < NZ; ++i) _mm512_storeu_ps(c + r * ldc + 16 * i, z[r][i]);
+    if (kY) _mm256_storeu_ps(c + r * ldc + 16 * NZ, y[r]);
+  }
+}
+
 // Columns 0..15 of every row in zmm, columns 16..23 (when S == 3) in ymm.
 // Written out by hand: GCC keeps arrays of accumulators in memory.
 template <int S, bool kSideBySide>
@@ -89,56 +147,11 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
     if (k < t.kc) EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
   }
 #undef EPCTX_STEP
-  __m512 z[kMr] = {_mm512_add_ps(z0, w0), _mm512_add_ps(z1, w1), _mm512_add_ps(z2, w2),
-                   _mm512_add_ps(z3, w3)};
+  __m512 z[kMr][1] = {{_mm512_add_ps(z0, w0)}, {_mm512_add_ps(z1, w1)}, {_mm512_add_ps(z2, w2)},
+                      {_mm512_add_ps(z3, w3)}};
   __m256 y[kMr] = {_mm256_add_ps(y0, v0), _mm256_add_ps(y1, v1), _mm256_add_ps(y2, v2),
                    _mm256_add_ps(y3, v3)};
-  float* c = t.c;
-  const int64_t ldc = t.ldc;
-  if (t.accumulate)
-    for (int r = 0; r < kMr; ++r) {
-      z[r] = _mm512_add_ps(z[r], _mm512_loadu_ps(c + r * ldc));
-      if (S == 3) y[r] = _mm256_add_ps(y[r], _mm256_loadu_ps(c + r * ldc + 16));
-    }
-  if (t.last) {
-    if (t.row_bias)
-      for (int r = 0; r < kMr; ++r) {
-        const __m512 rb = _mm512_set1_ps(t.row_bias[r]);
-        z[r] = _mm512_add_ps(z[r], rb);
-        if (S == 3) y[r] = _mm256_add_ps(y[r], _mm512_castps512_ps256(rb));
-      }
-    if (t.col_bias) {
-      const __m512 cb0 = _mm512_loadu_ps(t.col_bias);
-      __m256 cb1 = _mm256_setzero_ps();
-      if (S == 3) cb1 = _mm256_loadu_ps(t.col_bias + 16);
-      for (int r = 0; r < kMr; ++r) {
-        z[r] = _mm512_add_ps(z[r], cb0);
-        if (S == 3) y[r] = _mm256_add_ps(y[r], cb1);
-      }
-    }
-    // max/min return the second operand when either is NaN: the value goes
-    // second so a NaN passes through as in the portable kernel.
-    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
-    const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
-    if (t.leaky) {
-      // (a > b ? a : b) with the value first: a NaN becomes lo.
-      const __m512 sl = _mm512_set1_ps(t.slope);
-      const __m256 sl8 = _mm256_set1_ps(t.slope);
-      for (int r = 0; r < kMr; ++r) {
-        z[r] = _mm512_max_ps(_mm512_max_ps(z[r], _mm512_mul_ps(z[r], sl)), lo);
-        if (S == 3) y[r] = _mm256_max_ps(_mm256_max_ps(y[r], _mm256_mul_ps(y[r], sl8)), lo8);
-      }
-    } else {
-      for (int r = 0; r < kMr; ++r) {
-        z[r] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r]));
-        if (S == 3) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
-      }
-    }
-  }
-  for (int r = 0; r < kMr; ++r) {
-    _mm512_storeu_ps(c + r * ldc, z[r]);
-    if (S == 3) _mm256_storeu_ps(c + r * ldc + 16, y[r]);
-  }
+  Epilogue<kMr, 1, S == 3>(t, z, y);
 }
 
 EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
@@ -153,9 +166,10 @@ EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
 
 // The block tile (TileKernel2) when all 8 rows and NZ * 16 + (kY ? 8 : 0)
 // columns lie inside C and its B strips lie side by side (kSideBySide, the
-// layout Sgemm and the vnpu dense conv and GEMM pack): NZ zmm (and a ymm) accumulators per row, 8 * NZ
-// (+ 8) in all, 8 to 24, enough independent FMA chains for two ports
-// without the tile's even/odd split; per k each B vector serves 8 rows.
+// layout Sgemm and the vnpu dense conv and GEMM pack): NZ zmm (and a ymm)
+// accumulators per row, 8 * NZ (+ 8) in all, 8 to 24, enough independent
+// FMA chains for two ports without the tile's even/odd split; per k each B
+// vector serves 8 rows.
 template <int NZ, bool kY, bool kSideBySide>
 EPCTX_AVX512 void Block8(const Tile& t) {
   const int64_t ars = t.a_rs, ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
@@ -184,53 +198,7 @@ EPCTX_AVX512 void Block8(const Tile& t) {
       }
     }
   }
-  float* c = t.c;
-  const int64_t ldc = t.ldc;
-  if (t.accumulate)
-    for (int r = 0; r < kMr2; ++r) {
-      for (int i = 0; i < NZ; ++i)
-        z[r][i] = _mm512_add_ps(z[r][i], _mm512_loadu_ps(c + r * ldc + 16 * i));
-      if (kY) y[r] = _mm256_add_ps(y[r], _mm256_loadu_ps(c + r * ldc + 16 * NZ));
-    }
-  if (t.last) {
-    if (t.row_bias)
-      for (int r = 0; r < kMr2; ++r) {
-        const __m512 rb = _mm512_set1_ps(t.row_bias[r]);
-        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_add_ps(z[r][i], rb);
-        if (kY) y[r] = _mm256_add_ps(y[r], _mm512_castps512_ps256(rb));
-      }
-    if (t.col_bias) {
-      for (int i = 0; i < NZ; ++i) {
-        const __m512 cb = _mm512_loadu_ps(t.col_bias + 16 * i);
-        for (int r = 0; r < kMr2; ++r) z[r][i] = _mm512_add_ps(z[r][i], cb);
-      }
-      if (kY) {
-        const __m256 cb = _mm256_loadu_ps(t.col_bias + 16 * NZ);
-        for (int r = 0; r < kMr2; ++r) y[r] = _mm256_add_ps(y[r], cb);
-      }
-    }
-    // The same epilogue as Full, operand order included (NaN handling).
-    const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
-    const __m256 lo8 = _mm256_set1_ps(t.lo), hi8 = _mm256_set1_ps(t.hi);
-    if (t.leaky) {
-      const __m512 sl = _mm512_set1_ps(t.slope);
-      const __m256 sl8 = _mm256_set1_ps(t.slope);
-      for (int r = 0; r < kMr2; ++r) {
-        for (int i = 0; i < NZ; ++i)
-          z[r][i] = _mm512_max_ps(_mm512_max_ps(z[r][i], _mm512_mul_ps(z[r][i], sl)), lo);
-        if (kY) y[r] = _mm256_max_ps(_mm256_max_ps(y[r], _mm256_mul_ps(y[r], sl8)), lo8);
-      }
-    } else {
-      for (int r = 0; r < kMr2; ++r) {
-        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_min_ps(hi, _mm512_max_ps(lo, z[r][i]));
-        if (kY) y[r] = _mm256_min_ps(hi8, _mm256_max_ps(lo8, y[r]));
-      }
-    }
-  }
-  for (int r = 0; r < kMr2; ++r) {
-    for (int i = 0; i < NZ; ++i) _mm512_storeu_ps(c + r * ldc + 16 * i, z[r][i]);
-    if (kY) _mm256_storeu_ps(c + r * ldc + 16 * NZ, y[r]);
-  }
+  Epilogue<kMr2, NZ, kY>(t, z, y);
 }
 
 // Whole strips side by side (b_ss == 8): 48 columns in one kernel, fewer as
