@@ -631,19 +631,19 @@ bool RowShiftApplies(const Shape& s) {
 // of one tile, and the tile's Cout x 24 results.
 uint64_t EdgeWorkFloats(const Shape& s) { return uint64_t((s.cig * s.KW + s.cog) * uk::kNr); }
 
-// Pixel blocks per run of ShiftedPass' output rows.
-constexpr int64_t kShiftGroup = 8;
+// Pixels per run of ShiftedPass' output rows (4 blocks of 48 or 8 of 24).
+constexpr int64_t kShiftGroupPixels = 192;
 
 // A 1x1 convolution whose channel planes lie a multiple of 4 KiB apart
 // (H * W a multiple of 1024: ocr_det's 160x160 and 320x320 maps) reads its
 // K input rows at one L1 set offset, so the group's B rows (K x 192
-// floats, reread by every 4-row weight tile) cannot stay in L1 and every
+// floats, reread by every 8-row weight tile) cannot stay in L1 and every
 // tile reloads them from L2. Such a pass copies the group's rows once into
 // the worker's workspace slot, kShiftPackStride floats apart (not a
 // multiple of 4 KiB), and the tiles read the copy: ocr_det's 16 -> 32
 // layer on 320x320, 4.0 -> 3.4 ms, its 48 -> 48 on 160x160 3.1 -> 2.1 ms.
 // Elsewhere the copy costs more than it saves (measured on 320x322).
-constexpr int64_t kShiftPackStride = kShiftGroup * uk::kNr + 16;
+constexpr int64_t kShiftPackStride = kShiftGroupPixels + 16;
 
 // At most the im2col chunk's workspace (Dense's kWorkK x 24 floats, up to
 // 118 input channels), so the copy never makes a worker's slot larger than
@@ -664,7 +664,9 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
                  const float* bias, float* yg, const fb::Conv2D* c,
                  const epctx_hal_parallel* par, int64_t q0, int64_t n, int64_t taps, int64_t b0,
                  int64_t bstep, float* work, uint64_t work_floats) {
-  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+  const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
+  // Block tiles: 8 output channels x 48 pixels, or 24 when there are fewer.
+  const int64_t bw = n >= uk::kNr2 ? uk::kNr2 : uk::kNr;
   uk::Tile base{};
   const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
@@ -674,47 +676,47 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
   base.b_ss = 8;
   base.b_ks = HW;
   base.ldc = OHW;
-  base.cols = uk::kNr;
+  base.cols = static_cast<int32_t>(bw);
   base.segs = static_cast<int32_t>(taps);
   base.a_seg = L.tap;
   base.b_seg = bstep;
   base.last = true;
-  const int64_t blocks = (n + uk::kNr - 1) / uk::kNr;
-  const bool overlap = n % uk::kNr != 0 && blocks > 1;
+  const int64_t blocks = (n + bw - 1) / bw, group = kShiftGroupPixels / bw;
+  const bool overlap = n % bw != 0 && blocks > 1;
   const int64_t units = overlap ? blocks - 1 : blocks;
   const bool packs = work && taps == 1 && ShiftPackApplies(s);
-  ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * uk::kNr),
+  ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * bw),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
     uk::Tile t = base;
     float* pack = packs ? work + uint64_t(slot) * work_floats : nullptr;
     if (pack) t.b_ks = kShiftPackStride;
     const int64_t b1 = overlap && u1 == units ? blocks : u1;
-    // Blocks go in groups: each 4-row tile of weights runs over the group's
+    // Blocks go in groups: each 8-row tile of weights runs over the group's
     // blocks in turn, so every output row is written in runs of
-    // kShiftGroup blocks rather than 24 pixels at a time (few output
+    // kShiftGroupPixels rather than one block at a time (few output
     // streams at once: the 1x1 convolutions of a large map are bound by
     // memory).
-    for (int64_t g0 = u0; g0 < b1; g0 += kShiftGroup) {
-      const int64_t g1 = b1 - g0 < kShiftGroup ? b1 : g0 + kShiftGroup;
+    for (int64_t g0 = u0; g0 < b1; g0 += group) {
+      const int64_t g1 = b1 - g0 < group ? b1 : g0 + group;
       if (pack) {
         for (int64_t k = 0; k < s.cig; ++k)
           for (int64_t bi = g0; bi < g1; ++bi) {
-            const int64_t p0 = bi * uk::kNr;
-            const int64_t q = q0 + (n - p0 < uk::kNr ? n - uk::kNr : p0);
-            __builtin_memcpy(pack + k * kShiftPackStride + (bi - g0) * uk::kNr,
-                             xg + q + b0 + k * HW, uk::kNr * 4);
+            const int64_t p0 = bi * bw;
+            const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
+            __builtin_memcpy(pack + k * kShiftPackStride + (bi - g0) * bw, xg + q + b0 + k * HW,
+                             size_t(bw) * 4);
           }
       }
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr) {
-        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr ? s.cog - r0 : uk::kMr);
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
         t.row_bias = bias ? bias + r0 : nullptr;
-        const float* wr = wg + (r0 / 8) * L.ss + r0 % 8;
+        const float* wr = wg + (r0 / 8) * L.ss;
         for (int64_t bi = g0; bi < g1; ++bi) {
-          const int64_t p0 = bi * uk::kNr;
-          const int64_t q = q0 + (n - p0 < uk::kNr ? n - uk::kNr : p0);
+          const int64_t p0 = bi * bw;
+          const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
           t.c = yg + r0 * OHW + q;
           t.a = wr;
-          t.b = pack ? pack + (bi - g0) * uk::kNr : xg + q + b0;
+          t.b = pack ? pack + (bi - g0) * bw : xg + q + b0;
           tile(t);
         }
         // The group's pixels are one contiguous range, activated once per
@@ -722,8 +724,8 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
         // block's start when it opens the group: it rewrote pixels the
         // group before had activated).
         if (post) {
-          const int64_t a0 = n - g0 * uk::kNr < uk::kNr ? n - uk::kNr : g0 * uk::kNr;
-          const int64_t a1 = g1 * uk::kNr < n ? g1 * uk::kNr : n;
+          const int64_t a0 = n - g0 * bw < bw ? n - bw : g0 * bw;
+          const int64_t a1 = g1 * bw < n ? g1 * bw : n;
           ActivateRows(c->activation(), yg + r0 * OHW + q0 + a0, uint64_t(t.rows),
                        uint64_t(a1 - a0), uint64_t(OHW), c->alpha(), c->beta());
         }
