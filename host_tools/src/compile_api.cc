@@ -256,7 +256,9 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
       << " bytes before dedup, " << after << " after (segment " << r.weight_segment_bytes
       << ")";
     if (before > 0) {
-      std::snprintf(ms, sizeof ms, "%.1f", 100.0 * (before > after ? before - after : 0) / before);
+      std::snprintf(ms, sizeof ms, "%.1f",
+                    100.0 * static_cast<double>(before > after ? before - after : 0) /
+                        static_cast<double>(before));
       o << "; " << ms << "% saved";
     }
     o << "\n";

@@ -175,6 +175,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     size_t next_index = partitions.size();
     PlanBodies(*model.mutable_graph(), info, backend, prefix, &next_index, &bodies);
     std::vector<const Partition*> all;
+    all.reserve(partitions.size());
     for (const auto& p : partitions) all.push_back(&p);
     for (const auto& bp : bodies) {
       for (const auto& p : bp.partitions) all.push_back(&p);
@@ -210,6 +211,7 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     Account(bp.info, bp.partitions, bp.plan, backend, &rep);
   }
   std::vector<std::pair<const Partition*, const GraphInfo*>> to_compile;
+  to_compile.reserve(partitions.size());
   for (const auto& p : partitions) to_compile.emplace_back(&p, &info);
   for (const auto& bp : bodies)
     for (const auto& p : bp.partitions) to_compile.emplace_back(&p, &bp.info);

@@ -4,6 +4,7 @@
 #include "epctx_host/raw_align.h"
 #include "epctx_host/subgraphs.h"
 
+#include <cstddef>
 #include <map>
 #include <queue>
 #include <set>
@@ -227,7 +228,8 @@ std::string SerializeCtxModel(onnx::ModelProto& model, const CtxModelOptions& op
   onnx::AttributeProto* pad = FindPad(model.mutable_graph());
   if (!pad) throw std::logic_error("ctx model: no pad attribute on the main EPContext node");
   const size_t head = std::min<size_t>(options.container->size(), 64);
-  const std::string needle(options.container->begin(), options.container->begin() + head);
+  const std::string needle(options.container->begin(),
+                           options.container->begin() + static_cast<std::ptrdiff_t>(head));
   // Protobuf writes fields in field-number order, so the payload offset is a
   // function of the pad length; growing the pad can also grow enclosing
   // length varints by a byte, hence the loop.

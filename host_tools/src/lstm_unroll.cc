@@ -176,7 +176,7 @@ class Unroller {
   // The node's output: `fixed` when given (an LSTM output), else a new name.
   std::string Op(const std::string& op, const std::vector<std::string>& in, const std::string& s,
                  const std::string& fixed = "") {
-    const std::string out = fixed.empty() ? Name(s) : fixed;
+    std::string out = fixed.empty() ? Name(s) : fixed;  // not const: moved out
     Node(op, in, {out});
     return out;
   }

@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<ModelInput> inputs;
+  inputs.reserve(models.size());
   for (const auto& m : models) inputs.push_back(ModelInput::FromPath(m));
   CompileResult r = inputs.size() == 1 ? CompileModel(inputs[0], settings)
                                        : CompileModelGroup(inputs, settings);

@@ -35,9 +35,9 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
     epctx_json_key(j, "written");
     epctx_json_bool(j, m.written);
     Str(j, "message", m.message);
-    Int(j, "nodes_total", m.nodes_total);
-    Int(j, "nodes_npu", m.nodes_npu);
-    Int(j, "nodes_cpu", m.nodes_cpu);
+    Int(j, "nodes_total", static_cast<int64_t>(m.nodes_total));
+    Int(j, "nodes_npu", static_cast<int64_t>(m.nodes_npu));
+    Int(j, "nodes_cpu", static_cast<int64_t>(m.nodes_cpu));
     Int(j, "payload_bytes", static_cast<int64_t>(m.payload_bytes));
     Int(j, "weight_bytes", static_cast<int64_t>(m.weight_bytes));
     Int(j, "model_bytes", static_cast<int64_t>(m.model_bytes));
@@ -50,11 +50,11 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
     for (const PartitionReport& p : m.partition_reports) {
       epctx_json_begin_object(j);
       Str(j, "name", p.name);
-      Int(j, "nodes", p.nodes);
+      Int(j, "nodes", static_cast<int64_t>(p.nodes));
       Int(j, "macs", static_cast<int64_t>(p.macs));
       epctx_json_key(j, "op_types");
       epctx_json_begin_object(j);
-      for (const auto& kv : p.op_types) Int(j, kv.first.c_str(), kv.second);
+      for (const auto& kv : p.op_types) Int(j, kv.first.c_str(), static_cast<int64_t>(kv.second));
       epctx_json_end_object(j);
       epctx_json_end_object(j);
     }

@@ -32,7 +32,7 @@ inline std::string AttrString(const onnx::NodeProto& n, const char* name, const 
   return a ? a->s() : def;
 }
 inline std::vector<int64_t> AttrInts(const onnx::NodeProto& n, const char* name,
-                                     std::vector<int64_t> def = {}) {
+                                     const std::vector<int64_t>& def = {}) {
   const auto* a = Attr(n, name);
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : def;
 }

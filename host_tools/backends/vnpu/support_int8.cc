@@ -448,8 +448,9 @@ std::string UnsupportedInt8(const onnx::NodeProto& n, const GraphInfo& info, boo
     for (float s : Floats(*ws, NodeLabel(n)))
       if (!(s > 0.f) || !std::isfinite(s)) return "weight scale is not finite and > 0";
   }
-  // Input zero point: a constant, or (ConvInteger / MatMulInteger) a value.
-  const int xz = qlinear ? 2 : 2, wz = qlinear ? 5 : 3, yz = 7;
+  // Input zero point: a constant, or (ConvInteger / MatMulInteger) a value;
+  // input 2 in both forms.
+  const int xz = 2, wz = qlinear ? 5 : 3, yz = 7;
   if (Has(n, xz) && !info.constant(n.input(xz))) {
     if (qlinear) return "input zero point is not a constant";
     if (!(r = StaticOf(info, n.input(xz), IsQ8, "int8/uint8")).empty()) return r;

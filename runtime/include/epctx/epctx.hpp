@@ -42,7 +42,7 @@ class [[nodiscard]] Result {
   epctx_status* s_ = nullptr;
 };
 
-template <typename T, void (*Release)(T*)>
+template <typename T, void (*kRelease)(T*)>
 class Handle {
  public:
   Handle() = default;
@@ -55,7 +55,7 @@ class Handle {
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
   ~Handle() {
-    if (p_) Release(p_);
+    if (p_) kRelease(p_);
   }
   T* get() const { return p_; }
   T* release() { return std::exchange(p_, nullptr); }

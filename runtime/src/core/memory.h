@@ -60,7 +60,9 @@ class Arena {
 
   // nullptr on overflow or out of memory. alignment: power of two <= 4096.
   void* Alloc(size_t size, size_t alignment = 16);
-  // Zero-initialised array of n T (T must be trivially constructible).
+  // Zero-initialised array of n T (T must be trivially constructible; a
+  // pointer type makes an array of pointers, hence the NOLINT).
+  // NOLINTBEGIN(bugprone-sizeof-expression)
   template <typename T>
   T* AllocArray(size_t n) {
     if (n > SIZE_MAX / sizeof(T)) return nullptr;
@@ -68,6 +70,7 @@ class Arena {
     if (p) __builtin_memset(p, 0, n * sizeof(T));
     return static_cast<T*>(p);
   }
+  // NOLINTEND(bugprone-sizeof-expression)
   // NUL-terminated copy of [s, s+n).
   char* Strdup(const char* s, size_t n);
   // NUL-terminated copy of a view; "" when out of memory (names for

@@ -61,6 +61,8 @@ void put_double(Out& o, double v) {
   unsigned long long ip = static_cast<unsigned long long>(v);
   double frac = v - static_cast<double>(ip);
   put_unsigned(o, ip, 10, 1, '0');
+  // frac >= 0: adding 0.5 and truncating rounds to nearest.
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings)
   unsigned long long fp = static_cast<unsigned long long>(frac * 1e6 + 0.5);
   if (fp >= 1000000ull) fp = 999999ull;
   o.put('.');
@@ -196,6 +198,8 @@ Status::Status(const Status& other) : code_(other.code_), cause_(other.cause_), 
   if (rep_) Share(rep_);
 }
 
+// Shares before it releases, so self-assignment keeps the slot's count.
+// NOLINTNEXTLINE(bugprone-unhandled-self-assignment)
 Status& Status::operator=(const Status& other) {
   if (other.rep_) Share(other.rep_);
   if (rep_) Release(rep_);

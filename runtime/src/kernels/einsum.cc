@@ -172,7 +172,8 @@ Status Einsum(KernelContext& ctx) {
     uint32_t a = 0;
     for (uint32_t i = 0; i < terms[k].n; ++i) {
       if (terms[k].items[i] == kEllipsis) {
-        for (uint32_t e = 0; e < ell[k]; ++e) axis_label[k][a++] = kLetters + (E - ell[k]) + e;
+        for (uint32_t e = 0; e < ell[k]; ++e)
+          axis_label[k][a++] = static_cast<int32_t>(kLetters + (E - ell[k]) + e);
       } else {
         axis_label[k][a++] = terms[k].items[i];
       }
@@ -204,7 +205,7 @@ Status Einsum(KernelContext& ctx) {
                       eq.data);
     for (uint32_t i = 0; i < t.n; ++i) {
       if (t.items[i] == kEllipsis) {
-        for (uint32_t e = 0; e < E; ++e) out_labels[no++] = kLetters + e;
+        for (uint32_t e = 0; e < E; ++e) out_labels[no++] = static_cast<int32_t>(kLetters + e);
         continue;
       }
       const int32_t l = t.items[i];
@@ -218,7 +219,7 @@ Status Einsum(KernelContext& ctx) {
     }
     for (uint32_t i = 0; i < no; ++i) in_out[out_labels[i]] = true;
   } else {
-    for (uint32_t e = 0; e < E; ++e) out_labels[no++] = kLetters + e;
+    for (uint32_t e = 0; e < E; ++e) out_labels[no++] = static_cast<int32_t>(kLetters + e);
     for (int r = 0; r < kLetters; ++r)
       for (int l = 0; l < kLetters; ++l)
         if (AsciiRank(l) == r && uses[l] == 1) out_labels[no++] = l;

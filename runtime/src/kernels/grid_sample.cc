@@ -124,7 +124,7 @@ void SampleAll(const TensorRef& x, const TensorRef& grid, Mode mode, PadMode pad
     const int64_t len = x.dims[x.rank - 1 - a];
     s.size[a] = len;
     s.lo[a] = align ? T(0) : T(-0.5);
-    s.hi[a] = align ? static_cast<T>(len - 1) : static_cast<T>(len - 0.5);
+    s.hi[a] = align ? static_cast<T>(len - 1) : static_cast<T>(static_cast<double>(len) - 0.5);
     in_plane *= len;
     out_plane *= grid.dims[1 + a];
   }

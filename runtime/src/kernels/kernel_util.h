@@ -89,7 +89,9 @@ inline bool MulOk(int64_t a, int64_t b, int64_t* out) {
 Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims,
                   size_t bytes_per_element, const char* what);
 
-// Scratch memory of n elements of T, OUT_OF_MEMORY naming the kernel.
+// Scratch memory of n elements of T, OUT_OF_MEMORY naming the kernel (T
+// may be a pointer type, hence the NOLINT).
+// NOLINTBEGIN(bugprone-sizeof-expression)
 template <typename T>
 Status ScratchArray(KernelContext& ctx, uint64_t n, T** out) {
   if (n > UINT64_MAX / sizeof(T) / 2)
@@ -102,6 +104,7 @@ Status ScratchArray(KernelContext& ctx, uint64_t n, T** out) {
   *out = static_cast<T*>(p);
   return Status::Ok();
 }
+// NOLINTEND(bugprone-sizeof-expression)
 
 // Float <-> IEEE half conversions (round to nearest even).
 float HalfToFloat(uint16_t h);

@@ -611,6 +611,8 @@ RunMemory* ExecutionPlan::TakeRunMemory(const MemoryPlan* plan, bool caller_aren
   epctx_pal_mutex_unlock(pool_mutex_);
   const Allocator& a = m_.alloc();
   if (!m) {
+    // Two of the arrays hold TensorRef pointers: sizeof(TensorRef*) is meant.
+    // NOLINTBEGIN(bugprone-sizeof-expression)
     const uint32_t nv = main_.num_values, ni = m_.view().graph.num_inputs;
     size_t bytes = sizeof(RunMemory) + sizeof(Slot) * (nv + 1) + sizeof(TensorRef*) * (ni + 1) +
                    sizeof(uint32_t) * kMaxRunOutputs + sizeof(TensorRef*) * kMaxRunOutputs +
@@ -629,6 +631,7 @@ RunMemory* ExecutionPlan::TakeRunMemory(const MemoryPlan* plan, bool caller_aren
     m->bound_out = reinterpret_cast<const TensorRef**>(p);
     p += sizeof(TensorRef*) * kMaxRunOutputs;
     m->outs = reinterpret_cast<uint32_t*>(p);
+    // NOLINTEND(bugprone-sizeof-expression)
     epctx_pal_mutex_lock(pool_mutex_);
     m->next_all = all_;
     all_ = m;

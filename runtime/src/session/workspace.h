@@ -96,7 +96,7 @@ void ReleaseLoaded(const Allocator& alloc, LoadedContext* c);
 // A region over memory the app lent (an external file given from memory
 // with epctx_session_options_add_external_buffer) carries this handle and
 // is never given to the PAL.
-extern char kBorrowedRegion;
+extern char kBorrowedRegion;  // NOLINT(readability-identifier-naming): a marker, never written
 // Unmaps a region the PAL made; forgets a borrowed one.
 void ReleaseRegion(epctx_pal_region* r);
 

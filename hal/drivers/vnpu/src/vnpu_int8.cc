@@ -257,8 +257,8 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c) {
   const bool add = c->kind() == fb::BinaryKind::ADD;
   uint64_t ia = 0, ib = 0;
   for (uint64_t i = 0; i < total; ++i) {
-    const float fa = float(Q(a, d, ia) - az) * as, fb_ = float(Q(bb, d, ib) - bz) * bs;
-    StoreQ(y, d, i, Requantize((add ? fa + fb_ : fa * fb_) / ys, yz, lo, hi));
+    const float va = float(Q(a, d, ia) - az) * as, vb = float(Q(bb, d, ib) - bz) * bs;
+    StoreQ(y, d, i, Requantize((add ? va + vb : va * vb) / ys, yz, lo, hi));
     // Odometer over the output index; strides move a and b.
     for (uint32_t k = r; k-- > 0;) {
       ia += uint64_t(sa[k]);

@@ -81,7 +81,7 @@ void Runner::Gemm(const fb::Gemm* c) {
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
-  const int64_t M = c->m(), K = c->k(), N = c->n();
+  const int64_t M = int64_t(c->m()), K = int64_t(c->k()), N = int64_t(c->n());
   const Act act = c->activation();
   const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
   uk::Tile base{};

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The NDK's names, reserved identifier included. NOLINTBEGIN */
 typedef enum android_LogPriority {
   ANDROID_LOG_UNKNOWN = 0,
   ANDROID_LOG_DEFAULT,
@@ -20,6 +21,7 @@ typedef enum android_LogPriority {
 } android_LogPriority;
 int __android_log_print(int prio, const char* tag, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* NOLINTEND */
 #ifdef __cplusplus
 }
 #endif
