@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The whole test run, as on a fresh Debian 12 / Ubuntu machine:
 #   1. installs the packages (tests/setup-deps.sh --cross; skipped when present)
+#      and checks the formatting (tests/format.sh: clang-format)
 #   2. host preset: configure, build, ctest (unit, e2e, real models vs ORT)
 #   3. host-nodrivers preset: the same with no built-in NPU driver
 #      (EPCTX_DRIVERS empty): the runtime, host tools and CPU-only tests build
@@ -13,14 +14,15 @@
 #      under qemu-aarch64 / qemu-arm / qemu-riscv64
 #   7. mps3-an547 preset: bare-metal Cortex-M55 images (a signed package
 #      compiled by the host build's tools) under qemu-system-arm
-#   8. size-<target> presets: the runtime's size per part and target
+#   8. clang-tidy over the C++ the host build compiles (tests/tidy.sh)
+#   9. size-<target> presets: the runtime's size per part and target
 #      (tests/size), failing when a part grows past tests/size/budget.txt
-#   9. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
+#  10. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
 #      seeded from the host build's generated models (tests/fuzz/run.sh)
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
-# failed" (tests over all presets; a configure or build step that fails counts
-# as one failure) and exits non-zero if anything failed.
+# failed" (tests over all presets; a configure, build, format or tidy step
+# that fails counts as one failure) and exits non-zero if anything failed.
 # usage: bash tests/run-all.sh
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -97,6 +99,10 @@ node_suite_line() {  # node_suite_line <preset>: collects the node suite's total
   node_suite_lines+=("node suite: ${joined%, } ($preset)")
 }
 
+t0=$(date +%s)
+step "format" bash tests/format.sh
+echo "== format: $(($(date +%s) - t0)) s"
+
 for preset in host host-nodrivers host-tsan host-asan aarch64-linux armhf-linux riscv64-linux mps3-an547; do
   rm -f build/"$preset"/tests/conformance/work/*/summary.txt
   extra=()
@@ -110,6 +116,11 @@ for preset in host host-nodrivers host-tsan host-asan aarch64-linux armhf-linux 
   node_suite_line "$preset"
   echo "== $preset: $(($(date +%s) - t0)) s"
 done
+
+# clang-tidy reads the host build's compile_commands.json and generated headers.
+t0=$(date +%s)
+step "tidy" bash tests/tidy.sh build/host
+echo "== tidy: $(($(date +%s) - t0)) s"
 
 # Size per target: each build ends by printing its report (and fails over budget).
 t0=$(date +%s)

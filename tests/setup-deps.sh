@@ -18,6 +18,9 @@ host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
   python3-torch python3-torchvision
   libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler
   libmbedtls-dev libcmocka-dev clang libclang-rt-14-dev)
+# tests/format.sh and tests/tidy.sh (CI checks; .clang-format and .clang-tidy
+# are written for Debian 12's clang-format and clang-tidy 14).
+host_pkgs+=(clang-format clang-tidy)
 # XNNPACK only for the benchmark that compares our SGEMM with it
 # (tests/bench/xnnpack_sgemm.cc); the runtime never links it.
 host_pkgs+=(libxnnpack-dev libpthreadpool-dev)
