@@ -19,6 +19,7 @@
 #      (tests/size), failing when a part grows past tests/size/budget.txt
 #  10. fuzz preset: every libFuzzer target for FUZZ_SECONDS (default 20) each,
 #      seeded from the host build's generated models (tests/fuzz/run.sh)
+# Every preset builds with warnings as errors (CMakePresets.json, ci-base).
 # Ends with the ONNX node suite's pass counts per preset ("node suite: none
 # N/898, vnpu M/898 (host)", tests/conformance/README.md) and "N passed, N
 # failed" (tests over all presets; a configure, build, format or tidy step

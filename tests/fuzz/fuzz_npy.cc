@@ -25,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (a.bytes && !a.data) abort();
   volatile uint8_t sink = 0;
   for (size_t i = 0; i < a.bytes; ++i) sink ^= static_cast<uint8_t*>(a.data)[i];
+  (void)sink;
   epctx_npy_free(&a);
   return 0;
 }

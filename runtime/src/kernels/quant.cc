@@ -167,8 +167,8 @@ Status QuantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "y_scale", &scale));
   EPCTX_RETURN_IF_ERROR(CheckScaleDtype(ctx, *scale, "y_scale"));
   const int64_t out_attr = ctx.opset() >= 21 ? ctx.AttrInt("output_dtype", 0) : 0;
-  int32_t ydtype = zp ? zp->dtype : (out_attr ? static_cast<int32_t>(out_attr)
-                                              : EPCTX_DTYPE_UINT8);
+  int32_t ydtype =
+      zp ? zp->dtype : (out_attr ? static_cast<int32_t>(out_attr) : int32_t{EPCTX_DTYPE_UINT8});
   if (zp && out_attr && out_attr != zp->dtype)
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "output_dtype %lld differs from y_zero_point's dtype %s",

@@ -272,7 +272,7 @@ Status Dropout(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "ratio %g must be in [0, 1)",
                     static_cast<double>(ratio));
   const bool want_mask = ctx.num_outputs() > 1;
-  const int32_t mask_dtype = ctx.opset() >= 10 ? EPCTX_DTYPE_BOOL : x->dtype;
+  const int32_t mask_dtype = ctx.opset() >= 10 ? int32_t{EPCTX_DTYPE_BOOL} : x->dtype;
   TensorRef* mask = nullptr;
   if (want_mask) EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, mask_dtype, x->rank, x->dims, &mask));
   const uint64_t n = x->elements();

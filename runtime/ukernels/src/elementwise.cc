@@ -7,6 +7,7 @@
 // (CMakeLists.txt), so no width fuses a multiply and an add: the results
 // agree bit for bit.
 #include "epctx_uk/elementwise.h"
+#include "isa_target.h"
 
 #define EPCTX_EW_SUFFIX Portable
 #define EPCTX_EW_LANES 4
@@ -15,23 +16,21 @@
 #undef EPCTX_EW_LANES
 
 #if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+EPCTX_ISA_BEGIN("avx2,fma")
 #define EPCTX_EW_SUFFIX Avx2
 #define EPCTX_EW_LANES 8
 #include "elementwise_body.h"
 #undef EPCTX_EW_SUFFIX
 #undef EPCTX_EW_LANES
-#pragma GCC pop_options
+EPCTX_ISA_END()
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,avx512f,avx512vl")
+EPCTX_ISA_BEGIN("avx2,fma,avx512f,avx512vl")
 #define EPCTX_EW_SUFFIX Avx512
 #define EPCTX_EW_LANES 16
 #include "elementwise_body.h"
 #undef EPCTX_EW_SUFFIX
 #undef EPCTX_EW_LANES
-#pragma GCC pop_options
+EPCTX_ISA_END()
 #endif
 
 namespace epctx {

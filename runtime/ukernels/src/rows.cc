@@ -4,6 +4,7 @@
 // and called only when BestIsa() says the CPU runs them; the portable one
 // (4 floats: SSE2 on baseline x86-64, NEON on aarch64) serves the rest.
 #include "epctx_uk/rows.h"
+#include "isa_target.h"
 
 #define EPCTX_ROWS_FN WeightedRowsPortable
 #define EPCTX_ROWS_LANES 4
@@ -12,23 +13,21 @@
 #undef EPCTX_ROWS_LANES
 
 #if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+EPCTX_ISA_BEGIN("avx2,fma")
 #define EPCTX_ROWS_FN WeightedRowsAvx2
 #define EPCTX_ROWS_LANES 8
 #include "rows_body.h"
 #undef EPCTX_ROWS_FN
 #undef EPCTX_ROWS_LANES
-#pragma GCC pop_options
+EPCTX_ISA_END()
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,avx512f,avx512vl")
+EPCTX_ISA_BEGIN("avx2,fma,avx512f,avx512vl")
 #define EPCTX_ROWS_FN WeightedRowsAvx512
 #define EPCTX_ROWS_LANES 16
 #include "rows_body.h"
 #undef EPCTX_ROWS_FN
 #undef EPCTX_ROWS_LANES
-#pragma GCC pop_options
+EPCTX_ISA_END()
 #endif
 
 namespace epctx {
