@@ -25,8 +25,8 @@ typedef struct board_tensor {
 
 extern const epctx_baremetal_file board_files[];
 extern const size_t board_num_files;
-extern const char board_model_path[]; /* the `_ctx.onnx`, a name in board_files */
-extern const char board_model_id[];   /* what it was signed for (--model-id) */
+extern const char board_model_path[];               /* the `_ctx.onnx`, a name in board_files */
+extern const char board_model_id[];                 /* what it was signed for (--model-id) */
 extern const unsigned char* const board_public_key; /* PEM */
 extern const size_t board_public_key_size;
 extern const board_tensor board_inputs[];

@@ -50,8 +50,8 @@ int fail_status(const char* step, epctx_status* st) {
 bool matches(const board_tensor& expected, epctx_tensor* out, char* why, size_t cap) {
   if (epctx_tensor_dtype(out) != EPCTX_DTYPE_FLOAT || expected.dtype != EPCTX_DTYPE_FLOAT ||
       epctx_tensor_bytes(out) != expected.bytes) {
-    snprintf(why, cap, "output '%s': %u bytes of dtype %d, expected %u float bytes",
-             expected.name, static_cast<unsigned>(epctx_tensor_bytes(out)),
+    snprintf(why, cap, "output '%s': %u bytes of dtype %d, expected %u float bytes", expected.name,
+             static_cast<unsigned>(epctx_tensor_bytes(out)),
              static_cast<int>(epctx_tensor_dtype(out)), static_cast<unsigned>(expected.bytes));
     return false;
   }
@@ -70,8 +70,8 @@ bool matches(const board_tensor& expected, epctx_tensor* out, char* why, size_t 
 #endif
 
 int run_image() {
-  static const epctx_baremetal_platform platform = {
-      board_files, board_num_files, g_arena, sizeof g_arena, semihost_write, nullptr};
+  static const epctx_baremetal_platform platform = {board_files,    board_num_files, g_arena,
+                                                    sizeof g_arena, semihost_write,  nullptr};
   if (epctx_pal_baremetal_init(&platform) != EPCTX_OK)
     return finish(false, "the board's file table or arena was refused");
 
@@ -98,8 +98,8 @@ int run_image() {
   if (!st) {
     epctx_session_release(session);
     epctx_env_release(env);
-    snprintf(what, sizeof what, "tampered package '%s' was accepted, expected %s",
-             board_model_path, epctx_code_name(EPCTX_BOARD_EXPECT_REFUSAL));
+    snprintf(what, sizeof what, "tampered package '%s' was accepted, expected %s", board_model_path,
+             epctx_code_name(EPCTX_BOARD_EXPECT_REFUSAL));
     return finish(false, what);
   }
   int code = epctx_status_code(st);

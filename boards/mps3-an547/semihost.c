@@ -4,7 +4,7 @@
 enum {
   kSysWrite0 = 0x04,
   kSysExit = 0x18,
-  kAdpStoppedApplicationExit = 0x20026, /* exit status 0 */
+  kAdpStoppedApplicationExit = 0x20026,     /* exit status 0 */
   kAdpStoppedRunTimeErrorUnknown = 0x20023, /* any other: QEMU exits with 1 */
 };
 

@@ -32,7 +32,9 @@ __attribute__((noreturn)) static void Fault_Handler(void) {
 
 /* Initial SP, reset, then the fixed exceptions up to SysTick; no interrupts
  * are used. */
+/* clang-format off */
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))__stack_top, Reset_Handler, Fault_Handler, Fault_Handler,
     Fault_Handler, Fault_Handler, Fault_Handler, Fault_Handler,
     0, 0, 0, Fault_Handler, Fault_Handler, 0, Fault_Handler, Fault_Handler};
+/* clang-format on */

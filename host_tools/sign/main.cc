@@ -38,7 +38,9 @@ const epctx_cli_tool kTool = {
     "verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx",
     "Signs epctx packages: sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering\n"
     "the model, its context binaries and external data; verify checks every byte of them.",
-    kOptions, nullptr, "print the result as one JSON object"};
+    kOptions,
+    nullptr,
+    "print the result as one JSON object"};
 
 struct UsageError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
@@ -116,7 +118,9 @@ int main(int argc, char** argv) {
         case kManifest: manifest = v; break;
         case kModelId: so.model_id = v; break;
         case kCounter: so.security_counter = ParseU64("--counter", v); break;
-        case kChunkLog2: so.chunk_log2 = static_cast<int>(ParseU64("--chunk-log2", v) & 0xff); break;
+        case kChunkLog2:
+          so.chunk_log2 = static_cast<int>(ParseU64("--chunk-log2", v) & 0xff);
+          break;
         default: break;
       }
     }
@@ -142,9 +146,8 @@ int main(int argc, char** argv) {
       VerifyReport r = VerifyPackage(args[0], pub, manifest);
       if (json) PrintJson("verify", args[0], &r);
       else
-        std::cout << "epctx-sign: OK: model '" << r.model_id << "' counter "
-                  << r.security_counter << ", " << r.files.size() << " files, " << r.bytes
-                  << " bytes verified\n";
+        std::cout << "epctx-sign: OK: model '" << r.model_id << "' counter " << r.security_counter
+                  << ", " << r.files.size() << " files, " << r.bytes << " bytes verified\n";
     } else {
       throw UsageError("unknown command '" + cmd + "'");
     }

@@ -18,8 +18,7 @@ namespace {
 // anything else (core/types.h's rule, shared with it); refuse to sign what
 // it would refuse to load.
 void CheckRelative(const std::string& model, const std::string& name) {
-  if (name.size() > EPCTX_MF_MAX_STRING ||
-      relative_path_problem(StrView{name.data(), name.size()}))
+  if (name.size() > EPCTX_MF_MAX_STRING || relative_path_problem(StrView{name.data(), name.size()}))
     throw ToolError(model, "referenced file '" + name + "' is not a plain relative path");
 }
 

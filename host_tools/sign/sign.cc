@@ -92,8 +92,8 @@ std::string FileTlv(const PackageFile& f, const std::string& bytes, int chunk_lo
 std::string SignPackage(const std::string& ctx_model_path, const std::string& key_pem_path,
                         const SignOptions& o) {
   if (o.chunk_log2 < EPCTX_MF_MIN_CHUNK_LOG2 || o.chunk_log2 > EPCTX_MF_MAX_CHUNK_LOG2)
-    throw ToolError(ctx_model_path, "chunk size 2^" + std::to_string(o.chunk_log2) +
-                                        " outside 2^12..2^24");
+    throw ToolError(ctx_model_path,
+                    "chunk size 2^" + std::to_string(o.chunk_log2) + " outside 2^12..2^24");
   Pk key;
   LoadPrivateKey(key_pem_path, &key);
   const std::string model_bytes = ReadFileBytes(ctx_model_path);
@@ -151,8 +151,8 @@ std::string SignPackage(const std::string& ctx_model_path, const std::string& ke
   Put64(m, 0);
   m += tlvs;
   PutTlv(m, EPCTX_MF_TLV_SIGNATURE, SignDigest(key, Sha256(m.data(), m.size()), key_pem_path));
-  std::string out = o.manifest_path.empty() ? ctx_model_path + EPCTX_MF_SIG_SUFFIX
-                                            : o.manifest_path;
+  std::string out =
+      o.manifest_path.empty() ? ctx_model_path + EPCTX_MF_SIG_SUFFIX : o.manifest_path;
   WriteFileAtomic(out, m.data(), m.size());
   return out;
 }
@@ -161,8 +161,8 @@ void GenerateKeyPair(const std::string& private_pem_path, const std::string& pub
   Pk key;
   Drbg drbg;
   if (mbedtls_pk_setup(&key.pk, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY)) != 0 ||
-      mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key.pk),
-                          mbedtls_ctr_drbg_random, &drbg.ctr) != 0)
+      mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key.pk), mbedtls_ctr_drbg_random,
+                          &drbg.ctr) != 0)
     throw ToolError(private_pem_path, "P-256 key generation failed");
   unsigned char buf[4096];
   if (mbedtls_pk_write_key_pem(&key.pk, buf, sizeof buf) != 0)

@@ -32,7 +32,7 @@ struct Drbg {
   Drbg& operator=(const Drbg&) = delete;
 };
 
-std::string Sha256(const void* data, size_t size);  // trust::Sha256 as 32 raw bytes
+std::string Sha256(const void* data, size_t size);          // trust::Sha256 as 32 raw bytes
 void LoadPrivateKey(const std::string& pem_path, Pk* out);  // must be EC P-256
 // The key id of a private key's public half, as trust::Keyring::AddKey
 // computes it (SHA-256 of the SubjectPublicKeyInfo DER).

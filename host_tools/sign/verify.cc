@@ -51,9 +51,9 @@ VerifyReport VerifyPackage(const std::string& ctx_model_path,
   for (const PackageFile& f :
        ListPackageFiles(ParseModel(model_bytes, ctx_model_path), ctx_model_path)) {
     const trust::ManifestFile* mf =
-        f.role == EPCTX_MF_ROLE_MODEL ? m.Model()
-                                      : m.Find(static_cast<uint8_t>(f.role),
-                                               StrView{f.name.data(), f.name.size()});
+        f.role == EPCTX_MF_ROLE_MODEL
+            ? m.Model()
+            : m.Find(static_cast<uint8_t>(f.role), StrView{f.name.data(), f.name.size()});
     if (!mf) throw ToolError(f.path, "referenced by the model but not listed in " + mpath);
     listed.insert({f.role, f.name});
     std::string read;

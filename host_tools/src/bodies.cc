@@ -52,8 +52,8 @@ void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* 
       for (onnx::GraphProto* body : subs) {
         BodyPlan bp;
         bp.body = body;
-        bp.label = "attribute '" + a.name() + "' of " + node.op_type() + " node '" +
-                   node.name() + "'";
+        bp.label =
+            "attribute '" + a.name() + "' of " + node.op_type() + " node '" + node.name() + "'";
         bp.info = BodyInfo(*body, outer);
         // Innermost first: their rewrite must not move nodes an outer
         // body's partitions point to.
@@ -66,7 +66,6 @@ void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* 
     }
   }
 }
-
 
 void RewriteBodies(std::vector<BodyPlan>& bodies, const CtxModelOptions& options) {
   for (BodyPlan& bp : bodies) {

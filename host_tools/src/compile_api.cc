@@ -86,11 +86,13 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
       const SharedBinary& g = *group_->bin;
       if (g.ep != settings.ep || g.backend_options != settings.backend_options)
         BadConfig("ep.share_ep_contexts: every model of a group needs the same backend and "
-                  "backend options (the group was opened with '" + g.ep + "')");
+                  "backend options (the group was opened with '" +
+                  g.ep + "')");
       if (PathDir(plan.output_path) != PathDir(g.bin_path))
         throw ToolError(plan.output_path,
                         "ep.share_ep_contexts: the output must be in the folder of the shared "
-                        "binary " + g.bin_path + " (models refer to it by file name)",
+                        "binary " +
+                            g.bin_path + " (models refer to it by file name)",
                         EPCTX_INVALID_ARGUMENT);
       plan.bin_name = g.bin_name;
       plan.bin_path = g.bin_path;
@@ -99,8 +101,7 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
     if (!settings.force) {
       if (!settings.output_to_memory) RefuseExisting(plan.output_path);
       if (!none && gen.embed_mode == 0 && !(gen.share && group_)) RefuseExisting(plan.bin_path);
-      if (!plan.external_initializers_path.empty())
-        RefuseExisting(plan.external_initializers_path);
+      if (!plan.external_initializers_path.empty()) RefuseExisting(plan.external_initializers_path);
     }
     std::unique_ptr<SharedBinary> local;
     SharedBinary* bin = nullptr;
@@ -118,8 +119,7 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
         bin = local.get();
       }
     }
-    CompileOneModel(input, settings, gen, plan, bin,
-                    &r);
+    CompileOneModel(input, settings, gen, plan, bin, &r);
     if (gen.share) ++group_->models;
     const bool finish = !gen.share || gen.stop_share;
     if (bin && gen.embed_mode == 0) {
@@ -131,8 +131,7 @@ CompileResult Compiler::Compile(const ModelInput& input, const CompileSettings& 
       }
     }
     if (gen.share && gen.stop_share) {
-      settings.progress("share: group closed after " + std::to_string(group_->models) +
-                        " models");
+      settings.progress("share: group closed after " + std::to_string(group_->models) + " models");
       group_.reset();
     }
   });
@@ -189,7 +188,8 @@ CompileResult CompileModelGroup(const std::vector<ModelInput>& inputs,
       if (PathDir(p.output_path) != PathDir(bin_path))
         throw ToolError(p.output_path,
                         "the models of a group must be in one folder (their outputs refer to "
-                        "the shared binary " + bin_path + " by file name)",
+                        "the shared binary " +
+                            bin_path + " by file name)",
                         EPCTX_INVALID_ARGUMENT);
       if (!settings.force) RefuseExisting(p.output_path);
     }
@@ -245,16 +245,16 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
       o << m.input << ": " << m.message << "; " << m.nodes_total << " nodes, " << ms << " ms\n";
       continue;
     }
-    o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes " << m.nodes_total << " total, " << m.nodes_npu << " on "
-      << ep << ", " << m.nodes_cpu << " on CPU; " << m.partitions << " partitions; payload "
-      << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total
-      << " MACs, " << Percent(m.macs_npu, m.macs_total) << "% on " << ep << "; " << ms << " ms\n";
+    o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes "
+      << m.nodes_total << " total, " << m.nodes_npu << " on " << ep << ", " << m.nodes_cpu
+      << " on CPU; " << m.partitions << " partitions; payload " << m.payload_bytes
+      << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total << " MACs, "
+      << Percent(m.macs_npu, m.macs_total) << "% on " << ep << "; " << ms << " ms\n";
   }
   if (!r.binary_path.empty() && !r.binary_pending) {
     const uint64_t before = r.weight_bytes_before_dedup, after = r.weight_bytes_after_dedup;
     o << r.binary_path << ": " << r.binary_bytes << " bytes; weights " << before
-      << " bytes before dedup, " << after << " after (segment " << r.weight_segment_bytes
-      << ")";
+      << " bytes before dedup, " << after << " after (segment " << r.weight_segment_bytes << ")";
     if (before > 0) {
       std::snprintf(ms, sizeof ms, "%.1f",
                     100.0 * static_cast<double>(before > after ? before - after : 0) /

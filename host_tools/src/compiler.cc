@@ -154,7 +154,8 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     // A backend takes an unrolled LSTM's MACs; the CPU runs LSTM whole.
     if (size_t n = UnrollLstms(*model.mutable_graph(), BuildGraphInfo(model))) {
       InferShapes(model, in);
-      progress("specialise: " + std::to_string(n) + " LSTM nodes unrolled into MatMul/Add/Mul/"
+      progress("specialise: " + std::to_string(n) +
+               " LSTM nodes unrolled into MatMul/Add/Mul/"
                "Sigmoid/Tanh steps");
     }
   }
@@ -238,8 +239,8 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kDontGenerate) {
       rep.message = "no node can run on " + backend->name() + ": no EPContext model written";
       progress(rep.message);
-      rep.compile_ms = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - t0).count();
+      rep.compile_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       result->models.push_back(rep);
       return;
     }
@@ -261,8 +262,8 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
       const uint64_t w = bin->weights.bytes_added() - before;
       rep.weight_bytes += w;
       rep.payload_bytes += g.payload.size();
-      progress("compile: " + p.name + ": " + std::to_string(g.payload.size()) +
-               " payload bytes, " + std::to_string(w) + " weight bytes (segment now " +
+      progress("compile: " + p.name + ": " + std::to_string(g.payload.size()) + " payload bytes, " +
+               std::to_string(w) + " weight bytes (segment now " +
                std::to_string(bin->weights.bytes().size()) + " bytes)");
       graphs.push_back(std::move(g));
     } catch (const CompileError& e) {
@@ -322,10 +323,8 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   }
   rep.written = true;
   rep.model_bytes = bytes.size();
-  if (settings.output_to_memory)
-    rep.model_data = std::move(bytes);
-  else
-    rep.output_path = plan.output_path;
+  if (settings.output_to_memory) rep.model_data = std::move(bytes);
+  else rep.output_path = plan.output_path;
   rep.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   result->models.push_back(rep);

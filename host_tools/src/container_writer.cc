@@ -99,7 +99,8 @@ std::vector<uint8_t> PackContainer(const Backend& backend, const WeightStore& we
   PutLE<uint32_t>(out, EPCTX_CONTAINER_OFF_FLAGS, 0);
   std::memcpy(out.data() + meta_off, meta.data(), meta.size());
   if (!weights.bytes().empty())
-    std::memcpy(out.data() + layout.weights.offset(), weights.bytes().data(), weights.bytes().size());
+    std::memcpy(out.data() + layout.weights.offset(), weights.bytes().data(),
+                weights.bytes().size());
   for (size_t i = 0; i < graphs.size(); ++i)
     if (!graphs[i].payload.empty())
       std::memcpy(out.data() + layout.payloads[i].offset(), graphs[i].payload.data(),

@@ -55,8 +55,7 @@ onnx::NodeProto MakeEpContextNode(const Partition& p, bool main, const CtxModelO
   if (main) {
     if (o.embed_mode == 1) {
       AddString(n, kPadAttribute, std::string());
-      AddString(n, "ep_cache_context",
-                std::string(o.container->begin(), o.container->end()));
+      AddString(n, "ep_cache_context", std::string(o.container->begin(), o.container->end()));
     } else {
       AddString(n, "ep_cache_context", o.bin_file_name);
     }
@@ -141,8 +140,8 @@ void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
     } else if (!emitted[it->second]) {
       emitted[it->second] = 1;
       const Partition& p = partitions[it->second];
-      const bool main = options.main_partition.empty() ? it->second == 0
-                                                       : p.name == options.main_partition;
+      const bool main =
+          options.main_partition.empty() ? it->second == 0 : p.name == options.main_partition;
       nodes.emplace_back(i, MakeEpContextNode(p, main, options));
     }
   }
@@ -160,7 +159,10 @@ void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
   std::set<std::string> referenced, node_values;
   for (const auto& n : sorted) {
     // Initializers only a subgraph reads are referenced too.
-    for (const auto& in : NodeReads(n)) { referenced.insert(in); node_values.insert(in); }
+    for (const auto& in : NodeReads(n)) {
+      referenced.insert(in);
+      node_values.insert(in);
+    }
     for (const auto& o : n.output()) node_values.insert(o);
   }
   for (const auto& v : sg.input()) referenced.insert(v.name());
@@ -168,7 +170,10 @@ void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
   for (auto& n : sorted) *g.add_node() = std::move(n);
   std::set<std::string> skip_vi;  // graph inputs/outputs/initializers carry their own types
   for (const auto& t : sg.initializer())
-    if (referenced.count(t.name())) { *g.add_initializer() = t; skip_vi.insert(t.name()); }
+    if (referenced.count(t.name())) {
+      *g.add_initializer() = t;
+      skip_vi.insert(t.name());
+    }
   for (const auto& v : sg.input()) skip_vi.insert(v.name());
   for (const auto& v : sg.output()) skip_vi.insert(v.name());
 

@@ -25,7 +25,10 @@ std::string Pack(const Field& values) {
 // The tensor's bytes as raw_data would hold them (hosts are little-endian).
 bool RawBytes(const onnx::TensorProto& t, std::string* out) {
   using TP = onnx::TensorProto;
-  if (t.has_raw_data()) { *out = t.raw_data(); return true; }
+  if (t.has_raw_data()) {
+    *out = t.raw_data();
+    return true;
+  }
   switch (t.data_type()) {
     case TP::FLOAT: *out = Pack<float>(t.float_data()); return true;
     case TP::DOUBLE: *out = Pack<double>(t.double_data()); return true;
@@ -34,10 +37,12 @@ bool RawBytes(const onnx::TensorProto& t, std::string* out) {
     case TP::UINT32: *out = Pack<uint32_t>(t.uint64_data()); return true;
     case TP::INT32: *out = Pack<int32_t>(t.int32_data()); return true;
     case TP::INT16: *out = Pack<int16_t>(t.int32_data()); return true;
-    case TP::UINT16: case TP::FLOAT16: case TP::BFLOAT16:
-      *out = Pack<uint16_t>(t.int32_data()); return true;
+    case TP::UINT16:
+    case TP::FLOAT16:
+    case TP::BFLOAT16: *out = Pack<uint16_t>(t.int32_data()); return true;
     case TP::INT8: *out = Pack<int8_t>(t.int32_data()); return true;
-    case TP::UINT8: case TP::BOOL: *out = Pack<uint8_t>(t.int32_data()); return true;
+    case TP::UINT8:
+    case TP::BOOL: *out = Pack<uint8_t>(t.int32_data()); return true;
     default: return false;  // strings and complex types stay in the model
   }
 }

@@ -16,9 +16,9 @@ namespace host {
 namespace {
 
 // Ops whose result is not a function of their inputs.
-const std::set<std::string> kNonDeterministic = {"RandomNormal", "RandomNormalLike",
+const std::set<std::string> kNonDeterministic = {"RandomNormal",  "RandomNormalLike",
                                                  "RandomUniform", "RandomUniformLike",
-                                                 "Multinomial", "Bernoulli"};
+                                                 "Multinomial",   "Bernoulli"};
 
 struct StatusDeleter {
   void operator()(epctx_status* s) const { epctx_status_release(s); }
@@ -38,21 +38,31 @@ class Runtime {
   }
   // Runs a serialised model without inputs; returns the outputs, or an error
   // message in *error.
-  bool Run(const std::string& model_bytes, size_t output_count,
-           std::vector<epctx_tensor*>* outputs, std::string* error) {
+  bool Run(const std::string& model_bytes, size_t output_count, std::vector<epctx_tensor*>* outputs,
+           std::string* error) {
     if (!env_) {
       StatusPtr s(epctx_env_create(nullptr, 0, &env_));
-      if (s) { *error = "env: " + Message(s); env_ = nullptr; return false; }
+      if (s) {
+        *error = "env: " + Message(s);
+        env_ = nullptr;
+        return false;
+      }
     }
     epctx_session* session = nullptr;
     StatusPtr s(epctx_session_create_from_buffer(env_, model_bytes.data(), model_bytes.size(),
                                                  nullptr, &session));
-    if (s) { *error = Message(s); return false; }
+    if (s) {
+      *error = Message(s);
+      return false;
+    }
     outputs->assign(output_count, nullptr);
-    StatusPtr r(epctx_session_run(session, nullptr, nullptr, 0, nullptr, outputs->data(),
-                                  output_count));
+    StatusPtr r(
+        epctx_session_run(session, nullptr, nullptr, 0, nullptr, outputs->data(), output_count));
     epctx_session_release(session);
-    if (r) { *error = Message(r); return false; }
+    if (r) {
+      *error = Message(r);
+      return false;
+    }
     return true;
   }
 
@@ -93,7 +103,8 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
   // name -> index into graph.initializer (only appended to: indices stay).
   std::map<std::string, int> constants;
   for (int i = 0; i < graph.initializer_size(); ++i)
-    if (!graph_inputs.count(graph.initializer(i).name())) constants[graph.initializer(i).name()] = i;
+    if (!graph_inputs.count(graph.initializer(i).name()))
+      constants[graph.initializer(i).name()] = i;
   std::map<std::string, ValueType> types = std::move(BuildGraphInfo(model).types);
 
   Runtime runtime;
@@ -126,31 +137,45 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
       *g->add_node() = node;
       std::set<std::string> added;
       for (const auto& in : node.input())
-        if (!in.empty() && added.insert(in).second) *g->add_initializer() = graph.initializer(constants[in]);
+        if (!in.empty() && added.insert(in).second)
+          *g->add_initializer() = graph.initializer(constants[in]);
       std::string why;
       size_t expected_bytes = 0;
       for (const auto& o : node.output()) {
         auto it = types.find(o);
-        if (o.empty() || it == types.end() || it->second.dtype == 0) { why = "output type unknown"; break; }
+        if (o.empty() || it == types.end() || it->second.dtype == 0) {
+          why = "output type unknown";
+          break;
+        }
         const size_t element_bytes = epctx_dtype_size(static_cast<epctx_dtype>(it->second.dtype));
-        if (element_bytes == 0) { why = "output type not foldable"; break; }
+        if (element_bytes == 0) {
+          why = "output type not foldable";
+          break;
+        }
         onnx::ValueInfoProto* vi = g->add_output();
         vi->set_name(o);
         auto* tt = vi->mutable_type()->mutable_tensor_type();
         tt->set_elem_type(it->second.dtype);
         if (it->second.fully_static()) {
           size_t n = element_bytes;
-          for (int64_t d : it->second.dims) { tt->mutable_shape()->add_dim()->set_dim_value(d); n *= d; }
+          for (int64_t d : it->second.dims) {
+            tt->mutable_shape()->add_dim()->set_dim_value(d);
+            n *= d;
+          }
           expected_bytes += n;
         }
       }
-      if (why.empty() && expected_bytes > max_output_bytes) why = "output larger than the fold limit";
+      if (why.empty() && expected_bytes > max_output_bytes)
+        why = "output larger than the fold limit";
       std::vector<epctx_tensor*> outs;
       if (why.empty() && !runtime.Run(m.SerializeAsString(), node.output_size(), &outs, &why))
         why = "runtime: " + why;
       for (size_t i = 0; i < outs.size(); ++i) {
         epctx_tensor* t = outs[i];
-        if (!t) { if (why.empty()) why = "runtime returned no output"; continue; }
+        if (!t) {
+          if (why.empty()) why = "runtime returned no output";
+          continue;
+        }
         if (why.empty()) {
           size_t bytes = epctx_tensor_bytes(t);
           if (bytes > max_output_bytes) {

@@ -70,8 +70,7 @@ GenOptions ResolveConfig(const ConfigEntries& config) {
     } else if (k == kKeyNodeNamePrefix) {
       for (char c : v)
         if (c == '/' || c == '\0' || static_cast<unsigned char>(c) < 0x20)
-          Bad("'ep.context_node_name_prefix': '" + v +
-              "' contains a '/' or control character");
+          Bad("'ep.context_node_name_prefix': '" + v + "' contains a '/' or control character");
       g.prefix = v;
     } else if (k == kKeyExternalInitializersFile) {
       CheckRelativeName(k, v);
@@ -126,8 +125,8 @@ OutputPlan PlanOutputs(const ModelInput& input, const GenOptions& gen, const std
     if (base.empty() || base == "." || base == ".." || PathStem(f) == base || IsDirectory(f))
       throw ToolError(f,
                       "ep.context_file_path should not point to a folder: give a file name "
-                      "with an extension (e.g. " + PathDir(f) + (base.empty() ? "" : base + "/") +
-                          "model_ctx.onnx)",
+                      "with an extension (e.g. " +
+                          PathDir(f) + (base.empty() ? "" : base + "/") + "model_ctx.onnx)",
                       EPCTX_INVALID_ARGUMENT);
     p.output_path = f;
   } else if (input.in_memory() && to_memory && gen.embed_mode == 1 &&

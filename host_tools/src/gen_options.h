@@ -28,12 +28,12 @@ GenOptions ResolveConfig(const ConfigEntries& config);
 
 // Where one model's files go.
 struct OutputPlan {
-  std::string output_path;   // the _ctx.onnx (empty: in memory, no path)
+  std::string output_path;  // the _ctx.onnx (empty: in memory, no path)
   // [model_name] in [model_name]_[ep].bin and graph names: the source's
   // stem, or the output's for a buffer.
   std::string model_name;
-  std::string bin_name;      // [model_name]_[ep].bin (embed_mode 0)
-  std::string bin_path;      // beside the output
+  std::string bin_name;                    // [model_name]_[ep].bin (embed_mode 0)
+  std::string bin_path;                    // beside the output
   std::string external_initializers_path;  // empty unless the key is set
 };
 

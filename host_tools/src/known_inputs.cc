@@ -25,8 +25,14 @@ using onnx::TensorProto;
 // parse or does not fit.
 bool AddValue(const std::string& text, int32_t dtype, TensorProto* t) {
   if (dtype == TensorProto::BOOL) {
-    if (text == "true" || text == "1") { t->add_int32_data(1); return true; }
-    if (text == "false" || text == "0") { t->add_int32_data(0); return true; }
+    if (text == "true" || text == "1") {
+      t->add_int32_data(1);
+      return true;
+    }
+    if (text == "false" || text == "0") {
+      t->add_int32_data(0);
+      return true;
+    }
     return false;
   }
   size_t used = 0;
@@ -44,11 +50,21 @@ bool AddValue(const std::string& text, int32_t dtype, TensorProto* t) {
     case TensorProto::FLOAT: t->add_float_data(float(v)); return true;
     case TensorProto::DOUBLE: t->add_double_data(v); return true;
     case TensorProto::FLOAT16: t->add_int32_data(FloatToHalf(float(v))); return true;
-    case TensorProto::INT8: if (!integral(-128, 127)) return false; break;
-    case TensorProto::UINT8: if (!integral(0, 255)) return false; break;
-    case TensorProto::INT16: if (!integral(-32768, 32767)) return false; break;
-    case TensorProto::UINT16: if (!integral(0, 65535)) return false; break;
-    case TensorProto::INT32: if (!integral(-2147483648.0, 2147483647.0)) return false; break;
+    case TensorProto::INT8:
+      if (!integral(-128, 127)) return false;
+      break;
+    case TensorProto::UINT8:
+      if (!integral(0, 255)) return false;
+      break;
+    case TensorProto::INT16:
+      if (!integral(-32768, 32767)) return false;
+      break;
+    case TensorProto::UINT16:
+      if (!integral(0, 65535)) return false;
+      break;
+    case TensorProto::INT32:
+      if (!integral(-2147483648.0, 2147483647.0)) return false;
+      break;
     case TensorProto::INT64:
       // Through stoll, so 64-bit values keep every digit.
       try {
@@ -57,7 +73,8 @@ bool AddValue(const std::string& text, int32_t dtype, TensorProto* t) {
         return false;
       }
       return used == text.size();
-    case TensorProto::UINT32: case TensorProto::UINT64:
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
       try {
         unsigned long long u = std::stoull(text, &used);
         if (used != text.size() || text[0] == '-') return false;
@@ -85,9 +102,18 @@ bool ReadCondition(const TensorProto& t, bool* out) {
     *out = any;
     return true;
   }
-  if (t.int32_data_size() == 1) { *out = t.int32_data(0) != 0; return true; }
-  if (t.int64_data_size() == 1) { *out = t.int64_data(0) != 0; return true; }
-  if (t.float_data_size() == 1) { *out = t.float_data(0) != 0; return true; }
+  if (t.int32_data_size() == 1) {
+    *out = t.int32_data(0) != 0;
+    return true;
+  }
+  if (t.int64_data_size() == 1) {
+    *out = t.int64_data(0) != 0;
+    return true;
+  }
+  if (t.float_data_size() == 1) {
+    *out = t.float_data(0) != 0;
+    return true;
+  }
   return false;
 }
 
@@ -138,7 +164,8 @@ InputValue ParseInputValue(const std::string& text) {
   size_t pos = 0;
   for (;;) {
     size_t comma = rest.find(',', pos);
-    std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (item.empty()) throw std::invalid_argument("--input-value '" + text + "': empty value");
     v.values.push_back(item);
     if (comma == std::string::npos) break;
@@ -161,7 +188,8 @@ void ApplyInputValues(onnx::GraphProto& graph, const std::vector<InputValue>& va
     }
     const std::string what = "--input-value: input '" + iv.name + "'";
     if (index < 0)
-      throw ToolError(file, "--input-value: no graph input '" + iv.name + "' (inputs: " + names + ")",
+      throw ToolError(file,
+                      "--input-value: no graph input '" + iv.name + "' (inputs: " + names + ")",
                       EPCTX_INVALID_ARGUMENT);
     const onnx::ValueInfoProto& in = graph.input(index);
     if (!in.type().has_tensor_type())
@@ -172,21 +200,24 @@ void ApplyInputValues(onnx::GraphProto& graph, const std::vector<InputValue>& va
     t.set_data_type(vt.dtype);
     for (const auto& s : iv.values)
       if (!AddValue(s, vt.dtype, &t))
-        throw ToolError(file, what + ": '" + s + "' is not a value of its element type (" +
-                                  TensorProto::DataType_Name(TensorProto::DataType(vt.dtype)) + ")",
+        throw ToolError(file,
+                        what + ": '" + s + "' is not a value of its element type (" +
+                            TensorProto::DataType_Name(TensorProto::DataType(vt.dtype)) + ")",
                         EPCTX_INVALID_ARGUMENT);
     const int64_t count = int64_t(iv.values.size());
     if (vt.fully_static()) {
       int64_t n = 1;
       for (int64_t d : vt.dims) n *= d;
       if (n != count)
-        throw ToolError(file, what + " has " + std::to_string(n) +
-                                  (n == 1 ? " element" : " elements") + ", the option gives " +
-                                  std::to_string(count), EPCTX_INVALID_ARGUMENT);
+        throw ToolError(file,
+                        what + " has " + std::to_string(n) + (n == 1 ? " element" : " elements") +
+                            ", the option gives " + std::to_string(count),
+                        EPCTX_INVALID_ARGUMENT);
       for (int64_t d : vt.dims) t.add_dims(d);
     } else if (vt.known && vt.dims.size() > 1) {
-      throw ToolError(file, what + " has rank " + std::to_string(vt.dims.size()) +
-                                " and unknown dimensions: fix them with --input-shape first",
+      throw ToolError(file,
+                      what + " has rank " + std::to_string(vt.dims.size()) +
+                          " and unknown dimensions: fix them with --input-shape first",
                       EPCTX_INVALID_ARGUMENT);
     } else if (vt.known || count != 1) {  // rank 1 of unknown length, or no shape at all
       t.add_dims(count);
@@ -230,7 +261,10 @@ size_t InlineKnownIfs(onnx::GraphProto& graph) {
     std::set<std::string> defined, produced;
     for (const auto& n : branch.node())
       for (const auto& o : n.output())
-        if (!o.empty()) { defined.insert(o); produced.insert(o); }
+        if (!o.empty()) {
+          defined.insert(o);
+          produced.insert(o);
+        }
     for (const auto& t : branch.initializer()) defined.insert(t.name());
 
     std::map<std::string, std::string> rename;

@@ -55,7 +55,9 @@ uint64_t NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   std::vector<int64_t> a, w, y;
   if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
     // Each output element: (C_in / groups) x kernel multiply-adds.
-    if (!StaticDims(info, n, op == "QLinearConv" ? 3 : 1, &w) || !OutDims(info, n, &y) || w.size() < 2) return 0;
+    if (!StaticDims(info, n, op == "QLinearConv" ? 3 : 1, &w) || !OutDims(info, n, &y) ||
+        w.size() < 2)
+      return 0;
     return Mul(Product(y), Product(w, 1));
   }
   if (op == "ConvTranspose") {
@@ -72,8 +74,8 @@ uint64_t NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   if (op == "LSTM" || op == "GRU" || op == "RNN") {
     // Per step, batch row and direction: gates x hidden x (input + hidden).
     std::vector<int64_t> r;
-    if (!StaticDims(info, n, 0, &a) || !StaticDims(info, n, 1, &w) ||
-        !StaticDims(info, n, 2, &r) || a.size() != 3 || w.size() != 3 || r.size() != 3)
+    if (!StaticDims(info, n, 0, &a) || !StaticDims(info, n, 1, &w) || !StaticDims(info, n, 2, &r) ||
+        a.size() != 3 || w.size() != 3 || r.size() != 3)
       return 0;
     return Mul(Mul(uint64_t(a[0]), uint64_t(a[1])),
                Mul(Mul(uint64_t(w[0]), uint64_t(w[1])), uint64_t(w[2] + r[2])));

@@ -159,9 +159,7 @@ int main(int argc, char** argv) {
           break;
         case kEmitOpList: op_list = v; break;
         case kInputShape: settings.input_shapes.push_back(ParseInputShape(v)); break;
-        case kInputValue:
-          settings.input_values.push_back(epctx::host::ParseInputValue(v));
-          break;
+        case kInputValue: settings.input_values.push_back(epctx::host::ParseInputValue(v)); break;
         default: break;
       }
     }
@@ -195,8 +193,7 @@ int main(int argc, char** argv) {
 
   if (!sign_key.empty() && !std::ifstream(sign_key, std::ios::binary)) {
     // Before compiling: a typo in the key path must not leave unsigned outputs.
-    std::cerr << "epctx-compile: error: signing: " << sign_key
-              << ": cannot open the signing key\n";
+    std::cerr << "epctx-compile: error: signing: " << sign_key << ": cannot open the signing key\n";
     return 1;
   }
   settings.progress = Progress(quiet ? nullptr : &std::cerr);
@@ -208,8 +205,8 @@ int main(int argc, char** argv) {
         std::cerr << "epctx-compile: " << op_list << ": "
                   << std::count(text.begin(), text.end(), '\n') << " CPU ops\n";
     } catch (const ToolError& e) {
-      std::cerr << "epctx-compile: error: " << (e.file().empty() ? "" : e.file() + ": ")
-                << e.what() << "\n";
+      std::cerr << "epctx-compile: error: " << (e.file().empty() ? "" : e.file() + ": ") << e.what()
+                << "\n";
       return 1;
     } catch (const std::exception& e) {
       std::cerr << "epctx-compile: error: " << e.what() << "\n";
@@ -220,8 +217,8 @@ int main(int argc, char** argv) {
   std::vector<ModelInput> inputs;
   inputs.reserve(models.size());
   for (const auto& m : models) inputs.push_back(ModelInput::FromPath(m));
-  CompileResult r = inputs.size() == 1 ? CompileModel(inputs[0], settings)
-                                       : CompileModelGroup(inputs, settings);
+  CompileResult r =
+      inputs.size() == 1 ? CompileModel(inputs[0], settings) : CompileModelGroup(inputs, settings);
   if (!r.ok()) {
     std::cerr << "epctx-compile: error: " << r.status.message << "\n";
     return 1;

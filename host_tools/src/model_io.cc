@@ -35,10 +35,13 @@ void InlineExternalData(onnx::GraphProto& graph, const std::string& model_path,
       try {
         if (e.key() == "location") location = e.value();
         if (e.key() == "offset") offset = std::stoull(e.value());
-        if (e.key() == "length") { length = std::stoull(e.value()); has_length = true; }
+        if (e.key() == "length") {
+          length = std::stoull(e.value());
+          has_length = true;
+        }
       } catch (const std::exception&) {
-        throw ToolError(model_path, "initializer '" + t.name() + "': bad external_data " +
-                                        e.key() + " '" + e.value() + "'");
+        throw ToolError(model_path, "initializer '" + t.name() + "': bad external_data " + e.key() +
+                                        " '" + e.value() + "'");
       }
     }
     if (location.empty())
@@ -68,7 +71,8 @@ void InlineExternalData(onnx::GraphProto& graph, const std::string& model_path,
 std::string ReadFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (errno == ENOENT || !FileExists(path)) throw ToolError(path, "No such file", EPCTX_NO_SUCHFILE);
+    if (errno == ENOENT || !FileExists(path))
+      throw ToolError(path, "No such file", EPCTX_NO_SUCHFILE);
     throw ToolError(path, std::string("cannot open: ") + std::strerror(errno));
   }
   struct stat st;
@@ -87,13 +91,15 @@ bool FileExists(const std::string& path) {
 
 onnx::ModelProto ParseModel(const std::string& bytes, const std::string& name) {
   onnx::ModelProto model;
-  if (bytes.empty()) throw ToolError(name, "not an ONNX model (empty file)", EPCTX_INVALID_PROTOBUF);
+  if (bytes.empty())
+    throw ToolError(name, "not an ONNX model (empty file)", EPCTX_INVALID_PROTOBUF);
   if (!model.ParseFromString(bytes)) {
     // Every serialised ModelProto starts with field 1 (ir_version, varint):
     // a file that does too but does not parse was most likely cut short.
     if (static_cast<uint8_t>(bytes[0]) == 0x08)
-      throw ToolError(name, "truncated or corrupt ONNX model (protobuf parse failed after " +
-                                std::to_string(bytes.size()) + " bytes)",
+      throw ToolError(name,
+                      "truncated or corrupt ONNX model (protobuf parse failed after " +
+                          std::to_string(bytes.size()) + " bytes)",
                       EPCTX_INVALID_PROTOBUF);
     throw ToolError(name, "not an ONNX model (protobuf parse failed)", EPCTX_INVALID_PROTOBUF);
   }

@@ -93,10 +93,8 @@ std::set<std::string> CpuOpsOfModels(const std::vector<std::string>& paths,
     CompileResult r = CompileModel(ModelInput::FromBuffer(std::move(bytes), path), s);
     if (!r.ok()) throw ToolError("", r.status.message, r.status.code);  // names the model
     const ModelReport* m = r.models.empty() ? nullptr : &r.models[0];
-    if (m && m->written)
-      CollectCpuOps(ParseModel(m->model_data, path), path, &ops);
-    else
-      CollectCpuOps(given, path, &ops);  // nothing compiled: the runtime loads it as it is
+    if (m && m->written) CollectCpuOps(ParseModel(m->model_data, path), path, &ops);
+    else CollectCpuOps(given, path, &ops);  // nothing compiled: the runtime loads it as it is
   }
   return ops;
 }

@@ -40,7 +40,10 @@ class Groups {
  public:
   explicit Groups(int n) : parent_(n), members_(n), first_(n), last_(n) {
     std::iota(parent_.begin(), parent_.end(), 0);
-    for (int i = 0; i < n; ++i) { members_[i] = {i}; first_[i] = last_[i] = i; }
+    for (int i = 0; i < n; ++i) {
+      members_[i] = {i};
+      first_[i] = last_[i] = i;
+    }
   }
   int find(int x) {
     while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
@@ -181,7 +184,8 @@ std::vector<Partition> MakePartitions(const GraphInfo& info, const PartitionPlan
         auto it = used_by.find(o);
         bool outside = graph_outputs.count(o) > 0;
         if (it != used_by.end())
-          for (int user : it->second) if (user != static_cast<int>(k)) outside = true;
+          for (int user : it->second)
+            if (user != static_cast<int>(k)) outside = true;
         if (outside) p.outputs.push_back(o);
       }
     out.push_back(std::move(p));

@@ -58,8 +58,7 @@ bool Fields(const std::string& b, size_t begin, size_t end, std::vector<Field>* 
         f.size = static_cast<size_t>(v);
         p += f.size;
         break;
-      default:
-        return false;
+      default: return false;
     }
     f.end = p;
     out->push_back(f);
@@ -94,16 +93,16 @@ void PutPadding(std::string* o, size_t n) {
 }
 
 struct Initializer {
-  const Field* field;  // the GraphProto field 5
-  size_t raw_tag = 0;  // offset of raw_data's tag inside the tensor payload
-  size_t raw_head = 0; // tag + length varint bytes of raw_data
-  size_t align = 0;    // 0: leave alone
+  const Field* field;   // the GraphProto field 5
+  size_t raw_tag = 0;   // offset of raw_data's tag inside the tensor payload
+  size_t raw_head = 0;  // tag + length varint bytes of raw_data
+  size_t align = 0;     // 0: leave alone
 };
 
 }  // namespace
 
-std::string AlignRawInitializers(const std::string& model, size_t large_align,
-                                 size_t small_align, size_t large_bytes, size_t* aligned) {
+std::string AlignRawInitializers(const std::string& model, size_t large_align, size_t small_align,
+                                 size_t large_bytes, size_t* aligned) {
   if (aligned) *aligned = 0;
   std::vector<Field> top;
   if (!Fields(model, 0, model.size(), &top)) return model;

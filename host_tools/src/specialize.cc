@@ -64,7 +64,8 @@ InputShape ParseInputShape(const std::string& text) {
   size_t pos = 0;
   while (pos < rest.size()) {
     size_t comma = rest.find(',', pos);
-    std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t used = 0;
     long long v = -1;
     try {
@@ -96,8 +97,8 @@ void ApplyInputShapes(onnx::GraphProto& graph, const std::vector<InputShape>& sh
       if (in.name() == s.name) input = &in;
     }
     if (!input)
-      throw ToolError(file, "--input-shape: no graph input '" + s.name + "' (inputs: " +
-                                names + ")",
+      throw ToolError(file,
+                      "--input-shape: no graph input '" + s.name + "' (inputs: " + names + ")",
                       EPCTX_INVALID_ARGUMENT);
     if (!input->type().has_tensor_type())
       throw ToolError(file, "--input-shape: input '" + s.name + "' is not a tensor",
@@ -106,18 +107,19 @@ void ApplyInputShapes(onnx::GraphProto& graph, const std::vector<InputShape>& sh
     if (tt->has_shape()) {
       const auto& shape = tt->shape();
       if (shape.dim_size() != static_cast<int>(s.dims.size()))
-        throw ToolError(file, "--input-shape: input '" + s.name + "' has rank " +
-                                  std::to_string(shape.dim_size()) + ", the option gives " +
-                                  std::to_string(s.dims.size()) + " dimensions",
-                      EPCTX_INVALID_ARGUMENT);
+        throw ToolError(file,
+                        "--input-shape: input '" + s.name + "' has rank " +
+                            std::to_string(shape.dim_size()) + ", the option gives " +
+                            std::to_string(s.dims.size()) + " dimensions",
+                        EPCTX_INVALID_ARGUMENT);
       for (int i = 0; i < shape.dim_size(); ++i) {
         const auto& d = shape.dim(i);
         if (d.has_dim_value() && d.dim_value() != s.dims[i])
-          throw ToolError(file, "--input-shape: input '" + s.name + "' dimension " +
-                                    std::to_string(i) + " is fixed to " +
-                                    std::to_string(d.dim_value()) + ", the option gives " +
-                                    std::to_string(s.dims[i]),
-                      EPCTX_INVALID_ARGUMENT);
+          throw ToolError(file,
+                          "--input-shape: input '" + s.name + "' dimension " + std::to_string(i) +
+                              " is fixed to " + std::to_string(d.dim_value()) +
+                              ", the option gives " + std::to_string(s.dims[i]),
+                          EPCTX_INVALID_ARGUMENT);
       }
     }
     tt->clear_shape();
@@ -132,8 +134,8 @@ size_t LiftConstants(onnx::GraphProto& graph) {
   size_t lifted = 0;
   for (auto& node : *graph.mutable_node()) {
     onnx::TensorProto t;
-    if (node.op_type() == "Constant" && IsDefaultDomain(node.domain()) &&
-        node.output_size() == 1 && !outputs.count(node.output(0)) && ConstantValue(node, &t)) {
+    if (node.op_type() == "Constant" && IsDefaultDomain(node.domain()) && node.output_size() == 1 &&
+        !outputs.count(node.output(0)) && ConstantValue(node, &t)) {
       t.set_name(node.output(0));
       *graph.add_initializer() = std::move(t);
       ++lifted;
@@ -247,8 +249,9 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
   }
   progress("specialise: " + std::to_string(stats.constants_lifted) + " Constant nodes lifted, " +
            std::to_string(stats.folded) + " nodes folded" +
-           (stats.ifs_inlined ? ", " + std::to_string(stats.ifs_inlined) + " If nodes replaced by "
-                                "their taken branch"
+           (stats.ifs_inlined ? ", " + std::to_string(stats.ifs_inlined) +
+                                    " If nodes replaced by "
+                                    "their taken branch"
                               : std::string()) +
            (stats.fold_skipped ? ", " + std::to_string(stats.fold_skipped) + " not foldable"
                                : std::string()));

@@ -105,7 +105,10 @@ size_t SortGraph(onnx::GraphProto& graph, const std::string& file) {
     while (!visited[size_t(v)]) {
       visited[size_t(v)] = 1;
       for (int d : deps[size_t(v)])
-        if (pending[size_t(d)] != 0) { v = d; break; }
+        if (pending[size_t(d)] != 0) {
+          v = d;
+          break;
+        }
     }
     throw ToolError(file,
                     "graph '" + graph.name() + "' has a cycle: " + NodeName(graph.node(v), v) +
@@ -115,7 +118,10 @@ size_t SortGraph(onnx::GraphProto& graph, const std::string& file) {
 
   bool same = true;
   for (int i = 0; i < n; ++i)
-    if (order[size_t(i)] != i) { same = false; ++moved; }
+    if (order[size_t(i)] != i) {
+      same = false;
+      ++moved;
+    }
   if (same) return moved;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
   for (int v : order) *sorted.Add() = std::move(*graph.mutable_node(v));

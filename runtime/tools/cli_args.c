@@ -86,8 +86,7 @@ int epctx_cli_next(epctx_cli_parser* p, const char** value) {
       epctx_cli_usage_error(p->tool, "option '%.*s' takes no value", (int)n, arg);
     } else if (optopt && optopt < 256)
       epctx_cli_usage_error(p->tool, "unknown option '-%c'", optopt);
-    else
-      epctx_cli_usage_error(p->tool, "unknown option '%s'", arg);
+    else epctx_cli_usage_error(p->tool, "unknown option '%s'", arg);
     return -1;
   }
   if (c == ':') {
@@ -105,8 +104,7 @@ static void print_option(const epctx_cli_option* o, const char* help, FILE* to) 
              o->arg ? o->arg : "");
   else if (o->long_name)
     snprintf(head, sizeof head, "--%s%s%s", o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
-  else
-    snprintf(head, sizeof head, "-%c %s", o->short_name, o->arg ? o->arg : "");
+  else snprintf(head, sizeof head, "-%c %s", o->short_name, o->arg ? o->arg : "");
   const int col = 26;
   int n = fprintf(to, "  %s", head);
   if (n >= col) {

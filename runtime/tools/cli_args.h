@@ -45,7 +45,7 @@ typedef struct epctx_cli_tool {
   const char* synopsis; /* what follows the name on the usage line; '\n' separates forms */
   const char* summary;  /* one line: what the tool does */
   const epctx_cli_option* options;
-  const char* epilog; /* text after the options, or NULL */
+  const char* epilog;    /* text after the options, or NULL */
   const char* json_help; /* what --json prints */
 } epctx_cli_tool;
 

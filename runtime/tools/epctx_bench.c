@@ -171,7 +171,7 @@ typedef struct config {
   const char* input_names[MAX_IO];
   const char* input_files[MAX_IO];
   int num_inputs;
-  const char* option_keys[MAX_IO];  /* -C */
+  const char* option_keys[MAX_IO]; /* -C */
   const char* option_values[MAX_IO];
   int num_options;
 } config;
@@ -191,8 +191,7 @@ static epctx_session* create(epctx_env* env, const config* c, epctx_context_grou
   if (c->intra_op_threads > 0) {
     char v[16];
     snprintf(v, sizeof v, "%d", c->intra_op_threads);
-    check(epctx_session_options_set(o, "session.intra_op_num_threads", v),
-          "--intra-op-threads");
+    check(epctx_session_options_set(o, "session.intra_op_num_threads", v), "--intra-op-threads");
   }
   for (int i = 0; i < c->num_options; ++i)
     check(epctx_session_options_set(o, c->option_keys[i], c->option_values[i]), "-C");
@@ -220,8 +219,7 @@ static void make_inputs(epctx_env* env, epctx_session* s, const config* c, input
       char err[512];
       if (epctx_npy_read(file, &in->arrays[i], err, sizeof err) != 0) die("%s", err);
       epctx_npy* a = &in->arrays[i];
-      check(epctx_tensor_wrap(env, a->dtype, a->dims, a->rank, a->data, a->bytes,
-                              &in->tensors[i]),
+      check(epctx_tensor_wrap(env, a->dtype, a->dims, a->rank, a->data, a->bytes, &in->tensors[i]),
             file);
       continue;
     }
@@ -324,9 +322,12 @@ static const epctx_cli_option kOptions[] = {
     {0, NULL, 0, NULL, NULL}};
 
 static const epctx_cli_tool kTool = {
-    "epctx-bench", "[options] PACKAGE_ctx.onnx",
+    "epctx-bench",
+    "[options] PACKAGE_ctx.onnx",
     "Measures what loading and running a package costs in time and memory (Linux).",
-    kOptions, NULL, "print the report as one JSON object"};
+    kOptions,
+    NULL,
+    "print the report as one JSON object"};
 
 static int parse_int(const char* s, const char* opt) {
   char* end;
@@ -336,8 +337,7 @@ static int parse_int(const char* s, const char* opt) {
   return (int)v;
 }
 
-static int add_option(void* user, const char* key, const char* value, char* err,
-                      size_t err_size) {
+static int add_option(void* user, const char* key, const char* value, char* err, size_t err_size) {
   config* c = (config*)user;
   if (c->num_options == MAX_IO) {
     snprintf(err, err_size, "more than %d -C entries", MAX_IO);
@@ -583,11 +583,12 @@ int main(int argc, char** argv) {
     printf("allocations:        create %lld (%.1f KiB held), first run %lld\n", create_allocs,
            create_held / 1024.0, first_run_allocs);
     printf("per later run:      %lld allocations, %.1f KiB, peak %.1f KiB live (the arena it "
-           "needed), %lld page faults\n", run_allocs, run_bytes / 1024.0, run_peak / 1024.0,
-           run_faults);
+           "needed), %lld page faults\n",
+           run_allocs, run_bytes / 1024.0, run_peak / 1024.0, run_faults);
     printf("peak RSS:           %.1f MiB\n", peak / 1048576.0);
     printf("private dirty:      +%.1f KiB after create, +%.1f KiB after first run, +%.1f KiB "
-           "after all runs\n", pd_create / 1024.0, pd_run / 1024.0, pd_runs / 1024.0);
+           "after all runs\n",
+           pd_create / 1024.0, pd_run / 1024.0, pd_runs / 1024.0);
     printf("RSS:                +%.1f KiB after create, +%.1f KiB after first run\n",
            rss_create / 1024.0, rss_run / 1024.0);
     if (c.sessions > 1) {
@@ -595,9 +596,9 @@ int main(int argc, char** argv) {
       for (int i = 0; i < c.sessions; ++i) printf(" %.3f", share_create_ms[i]);
       printf(" ms\n");
       printf("memory, 1 vs %d:    PSS +%.1f KiB vs +%.1f KiB (%.3fx); RSS +%.1f vs +%.1f KiB; "
-             "private dirty +%.1f vs +%.1f KiB\n", c.sessions, one.pss / 1024.0,
-             many.pss / 1024.0, ratio, one.rss / 1024.0, many.rss / 1024.0,
-             one.private_dirty / 1024.0, many.private_dirty / 1024.0);
+             "private dirty +%.1f vs +%.1f KiB\n",
+             c.sessions, one.pss / 1024.0, many.pss / 1024.0, ratio, one.rss / 1024.0,
+             many.rss / 1024.0, one.private_dirty / 1024.0, many.private_dirty / 1024.0);
     }
   }
   epctx_session_release(s);

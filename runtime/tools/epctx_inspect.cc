@@ -94,9 +94,12 @@ struct Out {
 };
 
 const epctx_cli_tool kTool = {
-    "epctx-inspect", "[options] MODEL_ctx.onnx",
+    "epctx-inspect",
+    "[options] MODEL_ctx.onnx",
     "Lists what an EPContext model holds and whether this device's drivers can run it.",
-    nullptr, nullptr, "print the listing as one JSON object"};
+    nullptr,
+    nullptr,
+    "print the listing as one JSON object"};
 
 int add_option(void* user, const char* key, const char* value, char*, size_t) {
   check(epctx_session_options_set(static_cast<epctx_session_options*>(user), key, value));
@@ -196,8 +199,8 @@ int main(int argc, char** argv) {
   }
   if (id < 0) return EPCTX_CLI_EXIT_USAGE;
   if (p.num_operands != 1)
-    return epctx_cli_usage_error(&kTool, p.num_operands ? "more than one model given"
-                                                        : "no model given");
+    return epctx_cli_usage_error(&kTool,
+                                 p.num_operands ? "more than one model given" : "no model given");
   model = p.operands[0];
   char err[256];
   if (epctx_tool_vnpu_from_env(err, sizeof err)) die("%s", err);
@@ -258,7 +261,8 @@ int main(int argc, char** argv) {
   }
   o.close(']');
   o.s("preflight", epctx_compat_name(epctx_compat_report_overall(report)));
-  if (epctx_compat_report_reason(report)[0]) o.s("preflight_reason", epctx_compat_report_reason(report));
+  if (epctx_compat_report_reason(report)[0])
+    o.s("preflight_reason", epctx_compat_report_reason(report));
 
   const epctx::onnx::GraphView& g = m.graph;
   o.open("epcontext_nodes", '[');
@@ -286,8 +290,9 @@ int main(int argc, char** argv) {
       if (ep.max_size) o.u("max_size", static_cast<unsigned long long>(ep.max_size));
       if (ep.main_context == 1 && ep.embed_mode == 1) {
         o.u("payload_bytes", ep.ep_cache_context.size);
-        container(o, epctx::Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
-                                  ep.ep_cache_context.size},
+        container(o,
+                  epctx::Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
+                               ep.ep_cache_context.size},
                   "embedded payload", nullptr, nullptr);
       } else if (ep.main_context == 1) {
         o.s("ep_cache_context", ep.ep_cache_context);
@@ -318,8 +323,7 @@ int main(int argc, char** argv) {
       }
     }
     epctx_compat_node cn;
-    if (k < epctx_compat_report_node_count(report) &&
-        !epctx_compat_report_node(report, k, &cn)) {
+    if (k < epctx_compat_report_node_count(report) && !epctx_compat_report_node(report, k, &cn)) {
       if (cn.driver) o.s("driver", cn.driver);
       else o.null("driver");
       o.s("verdict", epctx_compat_name(cn.verdict));

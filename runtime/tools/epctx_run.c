@@ -37,8 +37,10 @@ enum {
 };
 
 static const epctx_cli_option kOptions[] = {
-    {OPT_INPUT, "input", 'i', "NAME=FILE", "bind graph input NAME to a .npy file (every input is required)"},
-    {OPT_OUTPUT_DIR, "output-dir", 'o', "DIR", "write each output as DIR/<name>.npy (created if missing)"},
+    {OPT_INPUT, "input", 'i', "NAME=FILE",
+     "bind graph input NAME to a .npy file (every input is required)"},
+    {OPT_OUTPUT_DIR, "output-dir", 'o', "DIR",
+     "write each output as DIR/<name>.npy (created if missing)"},
     {OPT_REPEAT, "repeat", 'n', "N", "timed runs after the first (default 10)"},
     {OPT_TRUSTED_KEY, "trusted-key", 0, "FILE",
      "trust this P-256 public key (PEM) for signed packages (repeatable, at most 8)"},
@@ -53,15 +55,16 @@ static const epctx_cli_option kOptions[] = {
     {0, NULL, 0, NULL, NULL}};
 
 static const epctx_cli_tool kTool = {
-    "epctx-run", "[options] MODEL_ctx.onnx --input NAME=FILE.npy ...",
+    "epctx-run",
+    "[options] MODEL_ctx.onnx --input NAME=FILE.npy ...",
     "Loads a precompiled EPContext model, runs it on .npy inputs, prints outputs and timings.",
-    kOptions, NULL,
+    kOptions,
+    NULL,
     "print one JSON object (model, timings, outputs) and nothing else on stdout"};
 
 /* Prints the one error line and exits. Newlines in the message are folded so
  * the line stays one line whatever the runtime says. */
-static void die(int code, const char* fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
+static void die(int code, const char* fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 static void die(int code, const char* fmt, ...) {
   char msg[2048];
   va_list ap;
@@ -81,10 +84,8 @@ static void check(epctx_status* st, const char* subject) {
   int code = epctx_status_code(st);
   const char* msg = epctx_status_message(st);
   char buf[2048];
-  if (subject && !strstr(msg, subject))
-    snprintf(buf, sizeof(buf), "%s: %s", subject, msg);
-  else
-    snprintf(buf, sizeof(buf), "%s", msg);
+  if (subject && !strstr(msg, subject)) snprintf(buf, sizeof(buf), "%s: %s", subject, msg);
+  else snprintf(buf, sizeof(buf), "%s", msg);
   epctx_status_release(st);
   die(code, "%s", buf);
 }
@@ -133,8 +134,7 @@ static char* split_eq(char* s) {
   return eq + 1;
 }
 
-static int add_option(void* user, const char* key, const char* value, char* err,
-                      size_t err_size) {
+static int add_option(void* user, const char* key, const char* value, char* err, size_t err_size) {
   struct args* a = (struct args*)user;
   if (a->num_options == MAX_OPTIONS) {
     snprintf(err, err_size, "more than %d -C entries", MAX_OPTIONS);
@@ -152,8 +152,8 @@ static int parse_long(const char* opt, const char* v, long lo, long hi, long* ou
   errno = 0;
   *out = strtol(v, &end, 10);
   if (errno || *end || end == v || *out < lo || *out > hi)
-    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %ld to %ld", opt, v,
-                               lo, hi));
+    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %ld to %ld", opt, v, lo,
+                               hi));
   return 0;
 }
 
@@ -213,8 +213,8 @@ static void parse_args(int argc, char** argv, struct args* a) {
   if (id < 0) exit(EPCTX_CLI_EXIT_USAGE);
   if (p.num_operands == 0) exit(epctx_cli_usage_error(&kTool, "no model given"));
   if (p.num_operands > 1)
-    exit(epctx_cli_usage_error(&kTool, "more than one model given ('%s' and '%s')",
-                               p.operands[0], p.operands[1]));
+    exit(epctx_cli_usage_error(&kTool, "more than one model given ('%s' and '%s')", p.operands[0],
+                               p.operands[1]));
   a->model = p.operands[0];
 }
 
@@ -229,23 +229,19 @@ static void input_list(const epctx_session* s, char* out, size_t size) {
       epctx_status_release(st);
       continue;
     }
-    used += (size_t)snprintf(out + used, size - used, "%s'%s'", i ? ", " : "",
-                             info.name);
+    used += (size_t)snprintf(out + used, size - used, "%s'%s'", i ? ", " : "", info.name);
   }
 }
 
-static void format_dims(const int64_t* dims, size_t rank, char* out,
-                        size_t size) {
+static void format_dims(const int64_t* dims, size_t rank, char* out, size_t size) {
   size_t used = (size_t)snprintf(out, size, "[");
   for (size_t i = 0; i < rank && used < size; ++i)
-    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "",
-                             (long long)dims[i]);
+    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "", (long long)dims[i]);
   if (used < size) snprintf(out + used, size - used, "]");
 }
 
 /* Loads each --input file and checks it against the session's inputs. */
-static void bind_inputs(epctx_env* env, const epctx_session* s,
-                        struct args* a) {
+static void bind_inputs(epctx_env* env, const epctx_session* s, struct args* a) {
   char names[1024];
   input_list(s, names, sizeof(names));
   for (size_t k = 0; k < a->num_inputs; ++k) {
@@ -256,8 +252,7 @@ static void bind_inputs(epctx_env* env, const epctx_session* s,
       if (!strcmp(info.name, a->inputs[k].name)) found = 1;
     }
     if (!found)
-      die(EPCTX_INVALID_ARGUMENT,
-          "%s has no input named '%s'; its inputs are: %s", a->model,
+      die(EPCTX_INVALID_ARGUMENT, "%s has no input named '%s'; its inputs are: %s", a->model,
           a->inputs[k].name, names);
   }
   for (size_t i = 0; i < epctx_session_input_count(s); ++i) {
@@ -275,9 +270,8 @@ static void bind_inputs(epctx_env* env, const epctx_session* s,
     int rc = epctx_npy_read(b->path, &b->array, err, sizeof(err));
     if (rc) die(rc, "input '%s': %s", b->name, err);
     if (b->array.dtype != info.dtype)
-      die(EPCTX_INVALID_ARGUMENT, "input '%s' (%s): expected %s, found %s",
-          b->name, b->path, epctx_npy_dtype_name(info.dtype),
-          epctx_npy_dtype_name(b->array.dtype));
+      die(EPCTX_INVALID_ARGUMENT, "input '%s' (%s): expected %s, found %s", b->name, b->path,
+          epctx_npy_dtype_name(info.dtype), epctx_npy_dtype_name(b->array.dtype));
     int shape_ok = b->array.rank == info.rank;
     for (size_t d = 0; shape_ok && d < info.rank; ++d)
       if (info.dims[d] >= 0 && info.dims[d] != b->array.dims[d]) shape_ok = 0;
@@ -285,12 +279,11 @@ static void bind_inputs(epctx_env* env, const epctx_session* s,
       char want[160], have[160];
       format_dims(info.dims, info.rank, want, sizeof(want));
       format_dims(b->array.dims, b->array.rank, have, sizeof(have));
-      die(EPCTX_INVALID_ARGUMENT,
-          "input '%s' (%s): expected shape %s (-1: any), found %s", b->name,
+      die(EPCTX_INVALID_ARGUMENT, "input '%s' (%s): expected shape %s (-1: any), found %s", b->name,
           b->path, want, have);
     }
-    check(epctx_tensor_wrap(env, b->array.dtype, b->array.dims, b->array.rank,
-                            b->array.data, b->array.bytes, &b->tensor),
+    check(epctx_tensor_wrap(env, b->array.dtype, b->array.dims, b->array.rank, b->array.data,
+                            b->array.bytes, &b->tensor),
           b->path);
   }
 }
@@ -315,12 +308,8 @@ static void print_value(epctx_dtype t, const void* data, size_t i) {
   switch (t) {
     case EPCTX_DTYPE_FLOAT: printf("%.6g", ((const float*)data)[i]); break;
     case EPCTX_DTYPE_DOUBLE: printf("%.6g", ((const double*)data)[i]); break;
-    case EPCTX_DTYPE_FLOAT16:
-      printf("%.4g", half_to_float(((const uint16_t*)data)[i]));
-      break;
-    case EPCTX_DTYPE_BFLOAT16:
-      printf("%.3g", bfloat16_to_float(((const uint16_t*)data)[i]));
-      break;
+    case EPCTX_DTYPE_FLOAT16: printf("%.4g", half_to_float(((const uint16_t*)data)[i])); break;
+    case EPCTX_DTYPE_BFLOAT16: printf("%.3g", bfloat16_to_float(((const uint16_t*)data)[i])); break;
     case EPCTX_DTYPE_INT8: printf("%d", ((const int8_t*)data)[i]); break;
     case EPCTX_DTYPE_UINT8: printf("%u", ((const uint8_t*)data)[i]); break;
     case EPCTX_DTYPE_BOOL: printf("%s", ((const uint8_t*)data)[i] ? "true" : "false"); break;
@@ -354,21 +343,19 @@ static void sanitise(const char* name, size_t index, char* out, size_t size) {
   size_t n = 0;
   for (const char* p = name; *p && n + 1 < size; ++p) {
     char c = *p;
-    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-             (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-             (c == '.' && n > 0);
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '_' || c == '-' || (c == '.' && n > 0);
     out[n++] = ok ? c : '_';
   }
   out[n] = '\0';
   if (n == 0) snprintf(out, size, "output_%zu", index);
 }
 
-static void write_outputs(const struct args* a, const char** names,
-                          epctx_tensor** outs, size_t count) {
+static void write_outputs(const struct args* a, const char** names, epctx_tensor** outs,
+                          size_t count) {
   if (mkdir(a->output_dir, 0777) != 0 && errno != EEXIST)
-    die(EPCTX_FAIL, "cannot create output directory '%s': %s", a->output_dir,
-        strerror(errno));
-  char (*files)[200] = calloc(count ? count : 1, sizeof(*files));
+    die(EPCTX_FAIL, "cannot create output directory '%s': %s", a->output_dir, strerror(errno));
+  char(*files)[200] = calloc(count ? count : 1, sizeof(*files));
   if (!files) die(EPCTX_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < count; ++i) {
     sanitise(names[i], i, files[i], sizeof(files[i]) - 16);
@@ -380,10 +367,8 @@ static void write_outputs(const struct args* a, const char** names,
       }
     char path[4096], err[512];
     snprintf(path, sizeof(path), "%s/%s.npy", a->output_dir, files[i]);
-    int rc = epctx_npy_write(path, epctx_tensor_dtype(outs[i]),
-                             epctx_tensor_dims(outs[i]),
-                             epctx_tensor_rank(outs[i]),
-                             epctx_tensor_data(outs[i]),
+    int rc = epctx_npy_write(path, epctx_tensor_dtype(outs[i]), epctx_tensor_dims(outs[i]),
+                             epctx_tensor_rank(outs[i]), epctx_tensor_data(outs[i]),
                              epctx_tensor_bytes(outs[i]), err, sizeof(err));
     if (rc) die(rc, "output '%s': %s", names[i], err);
     if (!a->quiet) printf("wrote %s\n", path);
@@ -476,9 +461,7 @@ int main(int argc, char** argv) {
   epctx_session_options* options = NULL;
   check(epctx_session_options_create(&options), NULL);
   for (size_t i = 0; i < a.num_options; ++i)
-    check(epctx_session_options_set(options, a.option_keys[i],
-                                    a.option_values[i]),
-          NULL);
+    check(epctx_session_options_set(options, a.option_keys[i], a.option_values[i]), NULL);
 
   double t0 = now_ms();
   epctx_session* session = NULL;
@@ -498,8 +481,7 @@ int main(int argc, char** argv) {
   epctx_tensor** outs = calloc(num_out ? num_out : 1, sizeof(epctx_tensor*));
   epctx_tensor** scratch = calloc(num_out ? num_out : 1, sizeof(epctx_tensor*));
   double* times = calloc(a.repeat ? (size_t)a.repeat : 1, sizeof(double));
-  if (!out_names || !outs || !scratch || !times)
-    die(EPCTX_OUT_OF_MEMORY, "out of memory");
+  if (!out_names || !outs || !scratch || !times) die(EPCTX_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < num_out; ++i) {
     epctx_io_info info;
     check(epctx_session_output_info(session, i, &info), NULL);
@@ -523,20 +505,17 @@ int main(int argc, char** argv) {
   qsort(times, (size_t)a.repeat, sizeof(double), cmp_double);
   double median_ms = 0;
   if (a.repeat > 0)
-    median_ms = a.repeat % 2 ? times[a.repeat / 2]
-                             : (times[a.repeat / 2 - 1] + times[a.repeat / 2]) / 2;
+    median_ms =
+        a.repeat % 2 ? times[a.repeat / 2] : (times[a.repeat / 2 - 1] + times[a.repeat / 2]) / 2;
 
   if (!a.quiet)
     for (size_t i = 0; i < num_out; ++i) print_output(out_names[i], outs[i]);
   if (a.output_dir) write_outputs(&a, out_names, outs, num_out);
 
   if (!a.quiet) {
-    printf("session create: %.3f ms, first run: %.3f ms, ", create_ms,
-           first_ms);
-    if (a.repeat > 0)
-      printf("median run (%ld): %.3f ms\n", a.repeat, median_ms);
-    else
-      printf("median run (0): n/a\n");
+    printf("session create: %.3f ms, first run: %.3f ms, ", create_ms, first_ms);
+    if (a.repeat > 0) printf("median run (%ld): %.3f ms\n", a.repeat, median_ms);
+    else printf("median run (0): n/a\n");
   }
   print_json(&a, create_ms, first_ms, median_ms, epctx_session_intra_op_thread_count(session),
              out_names, outs, num_out);

@@ -25,14 +25,12 @@ static void before_item(epctx_json* j) {
   }
   if (j->depth > 0) {
     /* Deeper than the table: those levels share its last slot. */
-    unsigned char* n = &j->count[j->depth <= EPCTX_JSON_MAX_DEPTH ? j->depth - 1
-                                                                   : EPCTX_JSON_MAX_DEPTH - 1];
+    unsigned char* n =
+        &j->count[j->depth <= EPCTX_JSON_MAX_DEPTH ? j->depth - 1 : EPCTX_JSON_MAX_DEPTH - 1];
     if (*n) fputc(',', j->out);
     if (*n < 255) ++*n;
-    if (j->pretty)
-      indent(j);
-    else if (*n > 1)
-      fputc(' ', j->out);
+    if (j->pretty) indent(j);
+    else if (*n > 1) fputc(' ', j->out);
   }
 }
 

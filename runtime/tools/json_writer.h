@@ -19,7 +19,7 @@ extern "C" {
 typedef struct epctx_json {
   FILE* out;
   int depth;
-  int pretty;                            /* newlines and two-space indents */
+  int pretty;                                /* newlines and two-space indents */
   unsigned char count[EPCTX_JSON_MAX_DEPTH]; /* items written at each level (saturates) */
   int after_key;
 } epctx_json;

@@ -26,6 +26,7 @@ struct dtype_row {
  * bfloat16 arrays save as) holding the raw bits; a V2 array read here is
  * bfloat16. Read back in numpy: np.load(f).view('<u2') gives the bits. */
 
+/* clang-format off */
 static const struct dtype_row kTypes[] = {
     {EPCTX_DTYPE_FLOAT, "f4", 4, "float32"},
     {EPCTX_DTYPE_DOUBLE, "f8", 8, "float64"},
@@ -41,6 +42,7 @@ static const struct dtype_row kTypes[] = {
     {EPCTX_DTYPE_BOOL, "b1", 1, "bool"},
     {EPCTX_DTYPE_BFLOAT16, "V2", 2, "bfloat16"},
 };
+/* clang-format on */
 #define NUM_TYPES (sizeof(kTypes) / sizeof(kTypes[0]))
 
 static const struct dtype_row* find_type(epctx_dtype dtype) {
@@ -86,9 +88,7 @@ struct cursor {
 };
 
 static void skip_space(struct cursor* c) {
-  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' ||
-                           *c->p == '\r'))
-    ++c->p;
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) ++c->p;
 }
 
 static int eat(struct cursor* c, char ch) {
@@ -150,11 +150,11 @@ struct header {
   int64_t dims[EPCTX_MAX_RANK];
 };
 
-static int parse_shape(struct cursor* c, struct header* h, const char* name,
-                       char* err, size_t err_size) {
+static int parse_shape(struct cursor* c, struct header* h, const char* name, char* err,
+                       size_t err_size) {
   if (!eat(c, '('))
-    return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: npy header 'shape' is not a tuple", name);
+    return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header 'shape' is not a tuple",
+                name);
   h->rank = 0;
   if (eat(c, ')')) return 0;
   for (;;) {
@@ -165,8 +165,8 @@ static int parse_shape(struct cursor* c, struct header* h, const char* name,
                   "non-negative integer",
                   name);
     if (h->rank == EPCTX_MAX_RANK)
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: rank above %d is not supported", name, EPCTX_MAX_RANK);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: rank above %d is not supported", name,
+                  EPCTX_MAX_RANK);
     h->dims[h->rank++] = d;
     int comma = eat(c, ',');
     if (eat(c, ')')) return 0;
@@ -176,19 +176,17 @@ static int parse_shape(struct cursor* c, struct header* h, const char* name,
   }
 }
 
-static int parse_header(const char* text, size_t len, const char* name,
-                        struct header* h, char* err, size_t err_size) {
+static int parse_header(const char* text, size_t len, const char* name, struct header* h, char* err,
+                        size_t err_size) {
   struct cursor c = {text, text + len};
   memset(h, 0, sizeof(*h));
   if (!eat(&c, '{'))
-    return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: npy header is not a dict", name);
+    return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header is not a dict", name);
   while (!eat(&c, '}')) {
     const char* key;
     size_t key_len;
     if (!read_quoted(&c, &key, &key_len) || !eat(&c, ':'))
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: npy header dict is malformed", name);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header dict is malformed", name);
     if (key_len == 5 && memcmp(key, "descr", 5) == 0) {
       if (!read_quoted(&c, &h->descr, &h->descr_len))
         return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
@@ -211,22 +209,19 @@ static int parse_header(const char* text, size_t len, const char* name,
       if (rc) return rc;
       h->have_shape = 1;
     } else {
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: npy header has unknown key '%.*s'", name,
-                  (int)(key_len > 40 ? 40 : key_len), key);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header has unknown key '%.*s'",
+                  name, (int)(key_len > 40 ? 40 : key_len), key);
     }
     if (!eat(&c, ',')) {
       if (!eat(&c, '}'))
-        return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                    "%s: npy header dict is malformed", name);
+        return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header dict is malformed",
+                    name);
       break;
     }
   }
   if (!h->have_descr || !h->have_order || !h->have_shape)
-    return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: npy header lacks '%s'", name,
-                !h->have_descr ? "descr"
-                               : (!h->have_order ? "fortran_order" : "shape"));
+    return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header lacks '%s'", name,
+                !h->have_descr ? "descr" : (!h->have_order ? "fortran_order" : "shape"));
   return 0;
 }
 
@@ -239,8 +234,8 @@ static const struct dtype_row* type_of_descr(const char* d, size_t len) {
   return NULL;
 }
 
-int epctx_npy_parse(const void* file, size_t size, const char* name,
-                    epctx_npy* out, char* err, size_t err_size) {
+int epctx_npy_parse(const void* file, size_t size, const char* name, epctx_npy* out, char* err,
+                    size_t err_size) {
   const unsigned char* b = (const unsigned char*)file;
   memset(out, 0, sizeof(*out));
   if (size < 10 || memcmp(b, kMagic, sizeof(kMagic)) != 0)
@@ -253,10 +248,8 @@ int epctx_npy_parse(const void* file, size_t size, const char* name,
     off = 10;
   } else if (major == 2 || major == 3) {
     if (size < 12)
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: npy header truncated", name);
-    header_len = (size_t)b[8] | ((size_t)b[9] << 8) | ((size_t)b[10] << 16) |
-                 ((size_t)b[11] << 24);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: npy header truncated", name);
+    header_len = (size_t)b[8] | ((size_t)b[9] << 8) | ((size_t)b[10] << 16) | ((size_t)b[11] << 24);
     off = 12;
   } else {
     return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
@@ -270,8 +263,7 @@ int epctx_npy_parse(const void* file, size_t size, const char* name,
                 "(%zu bytes)",
                 name, header_len, size);
   struct header h;
-  int rc = parse_header((const char*)b + off, header_len, name, &h, err,
-                        err_size);
+  int rc = parse_header((const char*)b + off, header_len, name, &h, err, err_size);
   if (rc) return rc;
   off += header_len;
 
@@ -304,8 +296,7 @@ int epctx_npy_parse(const void* file, size_t size, const char* name,
   for (size_t i = 0; i < h.rank; ++i) {
     uint64_t d = (uint64_t)h.dims[i];
     if (d != 0 && count > SIZE_MAX / type->size / d)
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: shape is too large", name);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: shape is too large", name);
     count *= (size_t)d;
   }
   size_t bytes = count * type->size;
@@ -323,34 +314,29 @@ int epctx_npy_parse(const void* file, size_t size, const char* name,
   if (bytes > 0) {
     out->data = malloc(bytes);
     if (!out->data)
-      return fail(err, err_size, EPCTX_OUT_OF_MEMORY,
-                  "%s: cannot allocate %zu bytes", name, bytes);
+      return fail(err, err_size, EPCTX_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes", name, bytes);
     memcpy(out->data, b + off, bytes);
   }
   return 0;
 }
 
-int epctx_npy_read(const char* path, epctx_npy* out, char* err,
-                   size_t err_size) {
+int epctx_npy_read(const char* path, epctx_npy* out, char* err, size_t err_size) {
   memset(out, 0, sizeof(*out));
   FILE* f = fopen(path, "rb");
   if (!f)
-    return fail(err, err_size, EPCTX_NO_SUCHFILE, "%s: cannot open: %s", path,
-                strerror(errno));
+    return fail(err, err_size, EPCTX_NO_SUCHFILE, "%s: cannot open: %s", path, strerror(errno));
   size_t cap = 1 << 16, size = 0;
   unsigned char* buf = (unsigned char*)malloc(cap);
   int rc = 0;
   for (;;) {
     if (!buf) {
-      rc = fail(err, err_size, EPCTX_OUT_OF_MEMORY, "%s: out of memory",
-                path);
+      rc = fail(err, err_size, EPCTX_OUT_OF_MEMORY, "%s: out of memory", path);
       break;
     }
     size += fread(buf + size, 1, cap - size, f);
     if (size < cap) break;
     if (cap > SIZE_MAX / 2) {
-      rc = fail(err, err_size, EPCTX_OUT_OF_MEMORY, "%s: file too large",
-                path);
+      rc = fail(err, err_size, EPCTX_OUT_OF_MEMORY, "%s: file too large", path);
       break;
     }
     unsigned char* grown = (unsigned char*)realloc(buf, cap * 2);
@@ -359,44 +345,39 @@ int epctx_npy_read(const char* path, epctx_npy* out, char* err,
     cap *= 2;
   }
   if (!rc && ferror(f))
-    rc = fail(err, err_size, EPCTX_FAIL, "%s: read error: %s", path,
-              strerror(errno));
+    rc = fail(err, err_size, EPCTX_FAIL, "%s: read error: %s", path, strerror(errno));
   fclose(f);
   if (!rc) rc = epctx_npy_parse(buf, size, path, out, err, err_size);
   free(buf);
   return rc;
 }
 
-int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims,
-                    size_t rank, const void* data, size_t bytes, char* err,
-                    size_t err_size) {
+int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims, size_t rank,
+                    const void* data, size_t bytes, char* err, size_t err_size) {
   const struct dtype_row* type = find_type(dtype);
   if (!type)
-    return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: cannot write %s tensors as .npy", path,
+    return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: cannot write %s tensors as .npy", path,
                 epctx_npy_dtype_name(dtype));
   if (rank > EPCTX_MAX_RANK)
-    return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: rank %zu above %d", path, rank, EPCTX_MAX_RANK);
+    return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: rank %zu above %d", path, rank,
+                EPCTX_MAX_RANK);
   char dict[64 + EPCTX_MAX_RANK * 24];
-  int n = snprintf(dict, sizeof(dict),
-                   "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
-                   type->size == 1 || type->descr[0] == 'V' ? '|' : '<',
-                   type->descr);
+  int n = snprintf(dict, sizeof(dict), "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
+                   type->size == 1 || type->descr[0] == 'V' ? '|' : '<', type->descr);
   uint64_t count = 1;
   for (size_t i = 0; i < rank; ++i) {
     if (dims[i] < 0)
-      return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                  "%s: negative dimension %lld", path, (long long)dims[i]);
+      return fail(err, err_size, EPCTX_INVALID_ARGUMENT, "%s: negative dimension %lld", path,
+                  (long long)dims[i]);
     count *= (uint64_t)dims[i];
-    n += snprintf(dict + n, sizeof(dict) - (size_t)n, "%lld%s",
-                  (long long)dims[i], rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
+    n += snprintf(dict + n, sizeof(dict) - (size_t)n, "%lld%s", (long long)dims[i],
+                  rank == 1 ? "," : (i + 1 < rank ? ", " : ""));
   }
   n += snprintf(dict + n, sizeof(dict) - (size_t)n, "), }");
   if (count * type->size != bytes)
     return fail(err, err_size, EPCTX_INVALID_ARGUMENT,
-                "%s: %zu data bytes do not match the shape (%llu expected)",
-                path, bytes, (unsigned long long)(count * type->size));
+                "%s: %zu data bytes do not match the shape (%llu expected)", path, bytes,
+                (unsigned long long)(count * type->size));
 
   /* magic(6) + version(2) + len(2) + dict + padding + '\n', total a multiple
    * of 64 as numpy does. */
@@ -414,15 +395,10 @@ int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims,
   head[total - 1] = '\n';
 
   FILE* f = fopen(path, "wb");
-  if (!f)
-    return fail(err, err_size, EPCTX_FAIL, "%s: cannot create: %s", path,
-                strerror(errno));
-  int ok = fwrite(head, 1, total, f) == total &&
-           (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
+  if (!f) return fail(err, err_size, EPCTX_FAIL, "%s: cannot create: %s", path, strerror(errno));
+  int ok = fwrite(head, 1, total, f) == total && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
   if (fclose(f) != 0) ok = 0;
-  if (!ok)
-    return fail(err, err_size, EPCTX_FAIL, "%s: write failed: %s", path,
-                strerror(errno));
+  if (!ok) return fail(err, err_size, EPCTX_FAIL, "%s: write failed: %s", path, strerror(errno));
   return 0;
 }
 

@@ -35,20 +35,18 @@ typedef struct epctx_npy {
 /* Reads `path`. Returns 0 and fills *out, or returns the epctx_code of the
  * failure (NO_SUCHFILE, INVALID_ARGUMENT, OUT_OF_MEMORY) and writes a message
  * naming the file into err (always NUL-terminated when err_size > 0). */
-int epctx_npy_read(const char* path, epctx_npy* out, char* err,
-                   size_t err_size);
+int epctx_npy_read(const char* path, epctx_npy* out, char* err, size_t err_size);
 
 /* Parses an in-memory .npy image; `name` only labels error messages. The
  * data is copied into out->data. Same return convention as epctx_npy_read. */
-int epctx_npy_parse(const void* file, size_t size, const char* name,
-                    epctx_npy* out, char* err, size_t err_size);
+int epctx_npy_parse(const void* file, size_t size, const char* name, epctx_npy* out, char* err,
+                    size_t err_size);
 
 /* Writes a version-1 .npy (rank <= 8 always fits its header). Returns 0 or an
  * epctx_code (INVALID_ARGUMENT for an unsupported dtype or a size that does
  * not match dims, FAIL for an I/O error) with a message in err. */
-int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims,
-                    size_t rank, const void* data, size_t bytes, char* err,
-                    size_t err_size);
+int epctx_npy_write(const char* path, epctx_dtype dtype, const int64_t* dims, size_t rank,
+                    const void* data, size_t bytes, char* err, size_t err_size);
 
 void epctx_npy_free(epctx_npy* array);
 

@@ -37,9 +37,8 @@ static void check(epctx_status* st, const char* what) {
 static int run(void* p, char* err, size_t err_size) {
   state* s = p;
   epctx_tensor* outs[MAX_OUTPUTS];
-  epctx_status* st = epctx_session_run(s->session, s->names,
-                                       (const epctx_tensor* const*)s->inputs, s->num_inputs, NULL,
-                                       outs, s->num_outputs);
+  epctx_status* st = epctx_session_run(s->session, s->names, (const epctx_tensor* const*)s->inputs,
+                                       s->num_inputs, NULL, outs, s->num_outputs);
   if (st) {
     snprintf(err, err_size, "%s: %s", epctx_code_name(epctx_status_code(st)),
              epctx_status_message(st));

@@ -85,8 +85,7 @@ int main(int argc, char** argv) {
   check(g_ort->SetInterOpNumThreads(o, 1), "inter-op threads");
   check(g_ort->SetIntraOpNumThreads(o, a.threads), "intra-op threads");
   for (size_t i = 0; i < a.num_options; ++i)
-    check(g_ort->AddSessionConfigEntry(o, a.option_keys[i], a.option_values[i]),
-          a.option_keys[i]);
+    check(g_ort->AddSessionConfigEntry(o, a.option_keys[i], a.option_values[i]), a.option_keys[i]);
 
   state s;
   memset(&s, 0, sizeof s);
@@ -118,7 +117,8 @@ int main(int argc, char** argv) {
 
   int rc = peer_serve(run, &s, create_ms, a.threads);
   for (size_t i = 0; i < s.num_inputs; ++i) g_ort->ReleaseValue((OrtValue*)s.inputs[i]);
-  for (size_t i = 0; i < s.num_outputs; ++i) check(g_ort->AllocatorFree(alloc, s.output_names[i]), "free");
+  for (size_t i = 0; i < s.num_outputs; ++i)
+    check(g_ort->AllocatorFree(alloc, s.output_names[i]), "free");
   g_ort->ReleaseMemoryInfo(mem);
   g_ort->ReleaseSession(s.session);
   g_ort->ReleaseEnv(env);

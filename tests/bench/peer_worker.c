@@ -61,11 +61,13 @@ void peer_parse_args(int argc, char** argv, peer_args* out) {
     } else if (!strcmp(a, "--lib")) {
       out->library = v;
     } else if (!strcmp(a, "-C")) {
-      if (out->num_options == PEER_MAX_OPTIONS) peer_die("-C: at most %d options", PEER_MAX_OPTIONS);
+      if (out->num_options == PEER_MAX_OPTIONS)
+        peer_die("-C: at most %d options", PEER_MAX_OPTIONS);
       split_pair(v, a, &out->option_keys[out->num_options], &out->option_values[out->num_options]);
       ++out->num_options;
     } else if (!strcmp(a, "--input")) {
-      if (out->num_inputs == PEER_MAX_INPUTS) peer_die("--input: at most %d inputs", PEER_MAX_INPUTS);
+      if (out->num_inputs == PEER_MAX_INPUTS)
+        peer_die("--input: at most %d inputs", PEER_MAX_INPUTS);
       const char* file;
       split_pair(v, a, &out->input_names[out->num_inputs], &file);
       char err[512];

@@ -26,16 +26,16 @@ static char g_json[4096];
 
 /* CI's quick subset (peer_bench.py --models quick): tiny3, ocr_cls and the
  * zoo.json entries marked quick, in table order. */
-static const char* const kModels[] = {"tiny3",         "ocr_cls",         "mobilenet_v3_small",
-                                      "squeezenet1_1", "bert_encoder",    "speech_rnn",
-                                      "gemm_197x768x768", "gemm_1x512x1000"};
+static const char* const kModels[] = {
+    "tiny3",        "ocr_cls",    "mobilenet_v3_small", "squeezenet1_1",
+    "bert_encoder", "speech_rnn", "gemm_197x768x768",   "gemm_1x512x1000"};
 enum { kNumModels = sizeof kModels / sizeof kModels[0] };
 
 static int run_quick(void** state) {
   (void)state;
   snprintf(g_json, sizeof g_json, "%s/peer.json", g_work);
-  const char* argv[] = {g_python, g_script,     "--build", g_build, "--quick",
-                        "--models", "quick", "--json-out", g_json, NULL};
+  const char* argv[] = {g_python,   g_script, "--build",    g_build, "--quick",
+                        "--models", "quick",  "--json-out", g_json,  NULL};
   return tu_run_timeout(argv, g_work, 800, &g_quick);
 }
 
@@ -63,9 +63,9 @@ static void table_has_one_row_per_model_with_both_eps_and_thread_counts(void** s
   assert_non_null(eol);
   char head[1024];
   snprintf(head, sizeof head, "%.*s", (int)(eol - out), out);
-  static const char* const kHead[] = {"GFLOP",      "parts",      "npu%",       "vnpu 1t ms",
-                                      "none 1t ms", "ORT 1t ms",  "vnpu/ORT 1t", "none/ORT 1t",
-                                      "vnpu 2t ms", "ORT 2t ms",  "none/ORT 2t"};
+  static const char* const kHead[] = {"GFLOP",      "parts",     "npu%",        "vnpu 1t ms",
+                                      "none 1t ms", "ORT 1t ms", "vnpu/ORT 1t", "none/ORT 1t",
+                                      "vnpu 2t ms", "ORT 2t ms", "none/ORT 2t"};
   for (size_t i = 0; i < sizeof kHead / sizeof kHead[0]; ++i)
     if (!strstr(head, kHead[i])) fail_msg("header lacks '%s': %s", kHead[i], head);
   for (int m = 0; m < kNumModels; ++m) {
@@ -131,7 +131,7 @@ static void json_file_has_every_model_and_positive_medians(void** state) {
 
 static void driver_names_a_missing_cache_in_one_line(void** state) {
   (void)state;
-  const char* argv[] = {g_python, g_script, "--build", g_build, "--cache", "/nonexistent/cache",
+  const char* argv[] = {g_python,   g_script,  "--build", g_build, "--cache", "/nonexistent/cache",
                         "--models", "ocr_cls", NULL};
   tu_proc p;
   assert_int_equal(tu_run_timeout(argv, g_work, 60, &p), 0);

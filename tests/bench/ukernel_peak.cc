@@ -79,8 +79,7 @@ double PeakGflops(uk::Isa isa) {
 #if defined(__x86_64__)
   if (isa == uk::Isa::kAvx512)
     return Rate(16 * 16 * 2, [](int64_t n) { g_sink = PeakAvx512(n); }) / 1e9;
-  if (isa == uk::Isa::kAvx2)
-    return Rate(12 * 8 * 2, [](int64_t n) { g_sink = PeakAvx2(n); }) / 1e9;
+  if (isa == uk::Isa::kAvx2) return Rate(12 * 8 * 2, [](int64_t n) { g_sink = PeakAvx2(n); }) / 1e9;
 #endif
   (void)isa;
   return 0;
@@ -107,9 +106,10 @@ double TileGflops(uk::TileFn fn, int rows, int cols) {
   t.last = true;
   t.lo = -1e30f;
   t.hi = 1e30f;
-  return Rate(2.0 * double(kc) * rows * cols, [&](int64_t n) {
-           for (int64_t i = 0; i < n / 64 + 1; ++i) fn(t);
-         }) /
+  return Rate(2.0 * double(kc) * rows * cols,
+              [&](int64_t n) {
+                for (int64_t i = 0; i < n / 64 + 1; ++i) fn(t);
+              }) /
          64 / 1e9;
 }
 
@@ -134,16 +134,16 @@ int main(int argc, char** argv) {
       const char* name;
       bool block;
       int rows, cols;
-    } shapes[] = {{"tile 4x24", false, 4, 24},   {"block 8x48", true, 8, 48},
-                  {"block 8x24", true, 8, 24},   {"block 8x16", true, 8, 16},
+    } shapes[] = {{"tile 4x24", false, 4, 24},
+                  {"block 8x48", true, 8, 48},
+                  {"block 8x24", true, 8, 24},
+                  {"block 8x16", true, 8, 16},
                   {"block 8x8", true, 8, 8}};
     for (const auto& s : shapes) {
       const uk::TileFn fn = s.block ? uk::TileKernel2(isa) : uk::TileKernel(isa);
       const double g = TileGflops(fn, s.rows, s.cols);
-      if (peak > 0)
-        printf("%-9s %-14s %8.1f %7.0f\n", uk::IsaName(isa), s.name, g, 100 * g / peak);
-      else
-        printf("%-9s %-14s %8.1f %7s\n", uk::IsaName(isa), s.name, g, "-");
+      if (peak > 0) printf("%-9s %-14s %8.1f %7.0f\n", uk::IsaName(isa), s.name, g, 100 * g / peak);
+      else printf("%-9s %-14s %8.1f %7s\n", uk::IsaName(isa), s.name, g, "-");
     }
   }
   return 0;

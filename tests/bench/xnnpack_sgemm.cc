@@ -39,8 +39,7 @@ const Shape kShapes[] = {
 };
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Runs fn repeatedly for at least `ms` milliseconds; returns seconds per call.
@@ -117,8 +116,8 @@ int main(int argc, char** argv) {
     std::vector<float> ws2(uk::SgemmWorkspaceFloats(s.N, s.M, s.K) + 16);
     auto ours_t = [&] { uk::Sgemm(g2, ws2.data()); };
     xnn_operator_t op = nullptr;
-    if (xnn_create_fully_connected_nc_f32(s.K, s.N, s.K, s.N, w.data(), bias.data(),
-                                          -INFINITY, INFINITY, 0, &op) != xnn_status_success ||
+    if (xnn_create_fully_connected_nc_f32(s.K, s.N, s.K, s.N, w.data(), bias.data(), -INFINITY,
+                                          INFINITY, 0, &op) != xnn_status_success ||
         xnn_setup_fully_connected_nc_f32(op, s.M, a.data(), c2.data(), nullptr) !=
             xnn_status_success) {
       fprintf(stderr, "xnnpack_sgemm: error: XNNPACK refused %s\n", s.what);
@@ -153,6 +152,7 @@ int main(int argc, char** argv) {
   }
   printf("(ms, medians; epctx: W as packed B; epctx^T: W read in place as A, activations\n"
          " packed, as its convolutions run; GF/s and e/x from the faster of the two;\n"
-         " e/x < 1: epctx faster; max relative difference %.2g)\n", worst);
+         " e/x < 1: epctx faster; max relative difference %.2g)\n",
+         worst);
   return worst < 1e-3 ? 0 : 1;
 }

@@ -23,7 +23,7 @@ static const epctx_cli_option kOptions[] = {
     {0, NULL, 0, NULL, NULL}};
 
 static const epctx_cli_tool kTool = {"epctx-test", "[options] MODEL", "Tests the parser.",
-                                     kOptions, "Epilog line.\n", "print JSON"};
+                                     kOptions,     "Epilog line.\n",  "print JSON"};
 
 typedef struct seen {
   const char* out;
@@ -148,7 +148,7 @@ static void unknown_option_and_missing_value_are_usage_errors(void** state) {
   assert_int_equal(parse(argv3, &s, &p), -1);
   char d0[] = "t", d1[] = "--quiet=1"; /* a flag takes no value */
   char* argv4[] = {d0, d1, NULL};
-  assert_int_equal(parse(argv4, &s, &p), -1);  /* "option '--quiet' takes no value" */
+  assert_int_equal(parse(argv4, &s, &p), -1); /* "option '--quiet' takes no value" */
   assert_int_equal(epctx_cli_usage_error(&kTool, "x"), EPCTX_CLI_EXIT_USAGE);
 }
 
@@ -166,7 +166,8 @@ static void help_is_generated_from_the_table(void** state) {
   assert_non_null(strstr(text, "  --json                  print JSON\n"));
   assert_non_null(strstr(text, "  -C key=value"));
   assert_non_null(strstr(text, "  --version"));
-  assert_non_null(strstr(text, "Epilog line.\nExit status: 0 success, 1 failure, 2 usage error.\n"));
+  assert_non_null(
+      strstr(text, "Epilog line.\nExit status: 0 success, 1 failure, 2 usage error.\n"));
   free(text);
   f = open_memstream(&text, &size);
   epctx_cli_version(&kTool, f);

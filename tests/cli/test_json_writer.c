@@ -39,8 +39,8 @@ static void strings_are_escaped(void** state) {
   epctx_json_begin_array(&d.j);
   epctx_json_string(&d.j, "a \"quoted\" path\\with\\backslashes");
   epctx_json_string(&d.j, "tab\tnew\nline\r\x01\x1f\x7f");
-  epctx_json_string(&d.j, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");    /* valid UTF-8 kept */
-  epctx_json_string(&d.j, "bad \xff \xc3 \xed\xa0\x80 \xc0\xaf end"); /* invalid: U+FFFD */
+  epctx_json_string(&d.j, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); /* valid UTF-8 kept */
+  epctx_json_string(&d.j, "bad \xff \xc3 \xed\xa0\x80 \xc0\xaf end");   /* invalid: U+FFFD */
   epctx_json_string_n(&d.j, "nul\0byte", 8);
   epctx_json_string(&d.j, NULL);
   epctx_json_end_array(&d.j);
@@ -82,10 +82,9 @@ static void objects_arrays_and_numbers(void** state) {
   epctx_json_end_array(&d.j);
   epctx_json_end_object(&d.j);
   epctx_json_finish(&d.j);
-  assert_string_equal(doc_close(&d),
-                      "{\"k\\\"ey\": -5, \"u\": 18446744073709551615, \"d\": 0.125, "
-                      "\"tenth\": 0.1, \"nan\": null, \"empty\": [], "
-                      "\"nested\": [{\"b\": true}, false]}\n");
+  assert_string_equal(doc_close(&d), "{\"k\\\"ey\": -5, \"u\": 18446744073709551615, \"d\": 0.125, "
+                                     "\"tenth\": 0.1, \"nan\": null, \"empty\": [], "
+                                     "\"nested\": [{\"b\": true}, false]}\n");
   free(d.text);
 }
 

@@ -169,8 +169,8 @@ static void output_file_name(const tu_manifest* m, size_t index, char* out, size
  * only), "in V..." (every value is one of V), "dropout" (output 0 is 0 or
  * x / (1 - ratio) elementwise, ratio = input 1 or 0.5; output 1, the mask,
  * is true exactly where output 0 is not 0, for x != 0). */
-static int check_random(const char* check, const tu_manifest* m, const char* dir,
-                        epctx_npy* got, char* msg, size_t size) {
+static int check_random(const char* check, const tu_manifest* m, const char* dir, epctx_npy* got,
+                        char* msg, size_t size) {
   if (!strcmp(check, "shape")) return 0;
   if (!strncmp(check, "in ", 3)) {
     double allowed[16];
@@ -188,8 +188,8 @@ static int check_random(const char* check, const tu_manifest* m, const char* dir
         size_t k = 0;
         while (k < num_allowed && v != allowed[k]) ++k;
         if (k == num_allowed) {
-          snprintf(msg, size, "output '%s': value %g at %zu is not one of '%s'", m->outputs[o],
-                   v, i, check + 3);
+          snprintf(msg, size, "output '%s': value %g at %zu is not one of '%s'", m->outputs[o], v,
+                   i, check + 3);
           return -1;
         }
       }
@@ -218,13 +218,13 @@ static int check_random(const char* check, const tu_manifest* m, const char* dir
       double y = tu_element(got[0].dtype, got[0].data, i);
       int is_kept = fabs(y - kept) <= 1e-6 + 1e-3 * fabs(kept);
       if (y != 0 && !is_kept) {
-        snprintf(msg, size, "output '%s' at %zu: %g is neither 0 nor x/(1-%g) = %g",
-                 m->outputs[0], i, y, ratio, kept);
+        snprintf(msg, size, "output '%s' at %zu: %g is neither 0 nor x/(1-%g) = %g", m->outputs[0],
+                 i, y, ratio, kept);
         rc = -1;
       } else if (m->num_outputs > 1 && xi != 0 &&
                  (tu_element(got[1].dtype, got[1].data, i) != 0) != (y != 0)) {
-        snprintf(msg, size, "mask '%s' at %zu disagrees with output '%s' (%g)", m->outputs[1],
-                 i, m->outputs[0], y);
+        snprintf(msg, size, "mask '%s' at %zu disagrees with output '%s' (%g)", m->outputs[1], i,
+                 m->outputs[0], y);
         rc = -1;
       }
     }
@@ -236,8 +236,8 @@ static int check_random(const char* check, const tu_manifest* m, const char* dir
 }
 
 /* Compares every output file with its expected array. */
-static int compare_outputs(node_case* c, const tu_manifest* m, const char* dir,
-                           const char* out_dir, const char* work) {
+static int compare_outputs(node_case* c, const tu_manifest* m, const char* dir, const char* out_dir,
+                           const char* work) {
   epctx_npy got[TU_MAX_IO], want[TU_MAX_IO];
   memset(got, 0, sizeof(got));
   memset(want, 0, sizeof(want));
@@ -284,8 +284,7 @@ done:
 
 static int has_strings(const tu_manifest* m) {
   for (size_t i = 0; i < TU_MAX_IO; ++i)
-    if (!strcmp(m->input_dtypes[i], "string") || !strcmp(m->output_dtypes[i], "string"))
-      return 1;
+    if (!strcmp(m->input_dtypes[i], "string") || !strcmp(m->output_dtypes[i], "string")) return 1;
   return 0;
 }
 
@@ -374,10 +373,8 @@ static void matches_onnx_reference(void** state) {
   run_case(c);
   if (g_updating) return;
   if (c->passed && c->listed_reason)
-    fail_msg("passes now: remove its line from %s (listed as: %s)", g_list_path,
-             c->listed_reason);
-  if (!c->passed && !c->listed_reason)
-    fail_msg("%s (not in %s)", c->reason, g_list_path);
+    fail_msg("passes now: remove its line from %s (listed as: %s)", g_list_path, c->listed_reason);
+  if (!c->passed && !c->listed_reason) fail_msg("%s (not in %s)", c->reason, g_list_path);
 }
 
 typedef struct list_check {

@@ -16,8 +16,7 @@ double mc_now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files,
-                         mc_io* io) {
+void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files, mc_io* io) {
   memset(io, 0, sizeof(*io));
   io->num_inputs = m->num_inputs;
   io->num_outputs = m->num_outputs;
@@ -33,17 +32,16 @@ void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* f
   }
 }
 
-int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
-               const char* ep, int embed, const char* const* extra,
-               const char* scratch_dir, char* msg, size_t size) {
-  return mc_compile_summary(compile_tool, model, out_ctx, ep, embed, extra, scratch_dir, msg,
-                            size, NULL, 0);
+int mc_compile(const char* compile_tool, const char* model, const char* out_ctx, const char* ep,
+               int embed, const char* const* extra, const char* scratch_dir, char* msg,
+               size_t size) {
+  return mc_compile_summary(compile_tool, model, out_ctx, ep, embed, extra, scratch_dir, msg, size,
+                            NULL, 0);
 }
 
 int mc_compile_summary(const char* compile_tool, const char* model, const char* out_ctx,
-                       const char* ep, int embed, const char* const* extra,
-                       const char* scratch_dir, char* msg, size_t size, char* summary,
-                       size_t summary_size) {
+                       const char* ep, int embed, const char* const* extra, const char* scratch_dir,
+                       char* msg, size_t size, char* summary, size_t summary_size) {
   const char* argv[64];
   size_t n = 0;
   argv[n++] = compile_tool;
@@ -67,9 +65,8 @@ int mc_compile_summary(const char* compile_tool, const char* model, const char* 
   int ok = p.exited && p.exit_code == 0;
   if (summary && summary_size) snprintf(summary, summary_size, "%s", p.out ? p.out : "");
   if (!ok)
-    snprintf(msg, size, "epctx-compile %s --ep %s --embed-mode %d: %s %d; stderr: %s",
-             model, ep, embed, p.exited ? "exit" : "signal",
-             p.exited ? p.exit_code : p.signal, p.err);
+    snprintf(msg, size, "epctx-compile %s --ep %s --embed-mode %d: %s %d; stderr: %s", model, ep,
+             embed, p.exited ? "exit" : "signal", p.exited ? p.exit_code : p.signal, p.err);
   int nothing = 0;
   if (ok && !tu_file_exists(out_ctx)) {
     /* The tool writes nothing when no node can run on the backend, and says so. */
@@ -82,17 +79,17 @@ int mc_compile_summary(const char* compile_tool, const char* model, const char* 
   return ok ? 0 : nothing ? 1 : -1;
 }
 
-static int fail_status(epctx_status* st, const char* what, const char* path,
-                       char* msg, size_t size) {
-  snprintf(msg, size, "%s %s: %s: %s", what, path,
-           epctx_code_name(epctx_status_code(st)), epctx_status_message(st));
+static int fail_status(epctx_status* st, const char* what, const char* path, char* msg,
+                       size_t size) {
+  snprintf(msg, size, "%s %s: %s: %s", what, path, epctx_code_name(epctx_status_code(st)),
+           epctx_status_message(st));
   epctx_status_release(st);
   return -1;
 }
 
 int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
-                        epctx_session** session_out, double* create_ms,
-                        double* run_ms, char* msg, size_t size) {
+                        epctx_session** session_out, double* create_ms, double* run_ms, char* msg,
+                        size_t size) {
   int rc = -1;
   epctx_session* s = NULL;
   epctx_npy inputs[TU_MAX_IO], expected[TU_MAX_IO];
@@ -110,8 +107,8 @@ int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
   if (epctx_session_input_count(s) != io->num_inputs ||
       epctx_session_output_count(s) != io->num_outputs) {
     snprintf(msg, size, "%s: %zu inputs / %zu outputs, expected %zu / %zu", ctx_path,
-             epctx_session_input_count(s), epctx_session_output_count(s),
-             io->num_inputs, io->num_outputs);
+             epctx_session_input_count(s), epctx_session_output_count(s), io->num_inputs,
+             io->num_outputs);
     goto done;
   }
   for (size_t i = 0; i < io->num_outputs; ++i) {
@@ -122,8 +119,8 @@ int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
       goto done;
     }
     if (strcmp(info.name, io->output_names[i]) != 0) {
-      snprintf(msg, size, "%s: output %zu is '%s', expected '%s'", ctx_path, i,
-               info.name, io->output_names[i]);
+      snprintf(msg, size, "%s: output %zu is '%s', expected '%s'", ctx_path, i, info.name,
+               io->output_names[i]);
       goto done;
     }
   }
@@ -144,15 +141,14 @@ int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
   }
   for (; loaded_exp < io->num_outputs; ++loaded_exp) {
     char err[512];
-    if (epctx_npy_read(io->expected_files[loaded_exp], &expected[loaded_exp], err,
-                       sizeof(err))) {
+    if (epctx_npy_read(io->expected_files[loaded_exp], &expected[loaded_exp], err, sizeof(err))) {
       snprintf(msg, size, "%s", err);
       goto done;
     }
   }
   t0 = mc_now_ms();
-  st = epctx_session_run(s, io->input_names, (const epctx_tensor* const*)in_tensors,
-                         io->num_inputs, NULL, outs, io->num_outputs);
+  st = epctx_session_run(s, io->input_names, (const epctx_tensor* const*)in_tensors, io->num_inputs,
+                         NULL, outs, io->num_outputs);
   if (st) {
     fail_status(st, "run", ctx_path, msg, size);
     goto done;
@@ -175,9 +171,7 @@ done:
     epctx_npy_free(&inputs[i]);
   }
   for (size_t i = 0; i < loaded_exp; ++i) epctx_npy_free(&expected[i]);
-  if (rc == 0 && session_out)
-    *session_out = s;
-  else
-    epctx_session_release(s);
+  if (rc == 0 && session_out) *session_out = s;
+  else epctx_session_release(s);
   return rc;
 }

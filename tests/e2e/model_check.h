@@ -24,21 +24,20 @@ extern "C" {
  * exit 0. scratch_dir holds the captured stdout/stderr. Returns 0 when
  * out_ctx was written, 1 when the tool wrote nothing because no node can run
  * on the backend (it says so), -1 on failure. */
-int mc_compile(const char* compile_tool, const char* model, const char* out_ctx,
-               const char* ep, int embed, const char* const* extra,
-               const char* scratch_dir, char* msg, size_t size);
+int mc_compile(const char* compile_tool, const char* model, const char* out_ctx, const char* ep,
+               int embed, const char* const* extra, const char* scratch_dir, char* msg,
+               size_t size);
 /* The same; when summary is not NULL it receives the tool's stdout (the
  * summary line: nodes, partitions, MACs and the backend's share). */
 int mc_compile_summary(const char* compile_tool, const char* model, const char* out_ctx,
-                       const char* ep, int embed, const char* const* extra,
-                       const char* scratch_dir, char* msg, size_t size, char* summary,
-                       size_t summary_size);
+                       const char* ep, int embed, const char* const* extra, const char* scratch_dir,
+                       char* msg, size_t size, char* summary, size_t summary_size);
 
 typedef struct mc_io {
   size_t num_inputs, num_outputs;
   const char* input_names[TU_MAX_IO];
   const char* input_files[TU_MAX_IO];
-  const char* output_names[TU_MAX_IO];   /* expected graph outputs, in order */
+  const char* output_names[TU_MAX_IO]; /* expected graph outputs, in order */
   const char* expected_files[TU_MAX_IO];
   double atol, rtol;
 } mc_io;
@@ -54,8 +53,7 @@ typedef struct mc_case_files {
  * case's manifest: its input and output names, and the files dir/input_<i>.npy
  * and dir/expected_<i>.npy, whose names are kept in *files; io points into m
  * and *files, which must outlive it. */
-void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files,
-                         mc_io* io);
+void mc_io_from_manifest(const tu_manifest* m, const char* dir, mc_case_files* files, mc_io* io);
 
 /* Milliseconds on the monotonic clock. */
 double mc_now_ms(void);
@@ -65,8 +63,8 @@ double mc_now_ms(void);
  * *session (if not NULL) receives the open session for further checks, to be
  * released by the caller; create_ms and run_ms (if not NULL) the timings. */
 int mc_load_run_compare(epctx_env* env, const char* ctx_path, const mc_io* io,
-                        epctx_session** session, double* create_ms,
-                        double* run_ms, char* msg, size_t size);
+                        epctx_session** session, double* create_ms, double* run_ms, char* msg,
+                        size_t size);
 
 #ifdef __cplusplus
 }

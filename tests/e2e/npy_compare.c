@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
 
 static int compare(const epctx_npy* pa, const epctx_npy* pb) {
   const epctx_npy a = *pa, b = *pb;
-  if (a.dtype != b.dtype || a.dtype != EPCTX_DTYPE_FLOAT || a.rank != b.rank || a.bytes != b.bytes) {
+  if (a.dtype != b.dtype || a.dtype != EPCTX_DTYPE_FLOAT || a.rank != b.rank ||
+      a.bytes != b.bytes) {
     fprintf(stderr, "npy_compare: type or shape differs\n");
     return 1;
   }

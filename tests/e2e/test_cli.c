@@ -43,8 +43,7 @@ static int setup_group(void** state) {
 
 /* Runs argv and asserts the failure contract: exited (not signalled) with a
  * non-zero code, stderr one line "<tool>: error: ..." containing `names`. */
-static void expect_one_line_error(const char* const* argv, const char* tool,
-                                  const char* names) {
+static void expect_one_line_error(const char* const* argv, const char* tool, const char* names) {
   tu_proc p;
   assert_int_equal(tu_run(argv, g_work, &p), 0);
   if (!p.exited) fail_msg("%s was killed by signal %d; stderr: %s", tool, p.signal, p.err);
@@ -64,8 +63,8 @@ static void run_writes_outputs_and_timings(void** state) {
   char out_dir[4096], file[4096], expected[4096], msg[1024];
   snprintf(out_dir, sizeof(out_dir), "%s/run_out", g_work);
   assert_int_equal(tu_make_clean_dir(out_dir), 0);
-  const char* argv[] = {g_run, g_cnn_ctx, "--input", g_cnn_input, "--output-dir",
-                        out_dir, "--repeat", "3", NULL};
+  const char* argv[] = {g_run,   g_cnn_ctx,  "--input", g_cnn_input, "--output-dir",
+                        out_dir, "--repeat", "3",       NULL};
   tu_proc p;
   assert_int_equal(tu_run(argv, g_work, &p), 0);
   if (!p.exited || p.exit_code != 0) fail_msg("epctx-run failed: %s", p.err);
@@ -95,8 +94,7 @@ static void run_writes_outputs_and_timings(void** state) {
 
 static void run_quiet_prints_only_json(void** state) {
   (void)state;
-  const char* argv[] = {g_run, g_cnn_ctx, "--input", g_cnn_input, "--repeat", "0",
-                        "--quiet", NULL};
+  const char* argv[] = {g_run, g_cnn_ctx, "--input", g_cnn_input, "--repeat", "0", "--quiet", NULL};
   tu_proc p;
   assert_int_equal(tu_run(argv, g_work, &p), 0);
   assert_true(p.exited && p.exit_code == 0);

@@ -58,8 +58,7 @@ static void compiles_and_matches_reference(void** state) {
   io.atol = 1e-5;
   io.rtol = 1e-4;
   epctx_session* s = NULL;
-  if (mc_load_run_compare(g_env, ctx, &io, &s, NULL, NULL, msg, sizeof(msg)))
-    fail_msg("%s", msg);
+  if (mc_load_run_compare(g_env, ctx, &io, &s, NULL, NULL, msg, sizeof(msg))) fail_msg("%s", msg);
 
   size_t driver_nodes = epctx_session_driver_node_count(s);
   size_t cpu_nodes = epctx_session_cpu_node_count(s);
@@ -107,12 +106,11 @@ int main(int argc, char** argv) {
   size_t count = (size_t)n * per;
   struct CMUnitTest* tests = calloc(count, sizeof(*tests));
   case_state* states = calloc(count, sizeof(*states));
-  char (*titles)[256] = calloc(count, sizeof(*titles));
+  char(*titles)[256] = calloc(count, sizeof(*titles));
   for (size_t i = 0; i < count; ++i) {
     states[i].name = names[i / per];
     states[i].embed = (int)(i % per);
-    snprintf(titles[i], sizeof(titles[i]), "%s_%s_embed%d", names[i / per], g_ep,
-             states[i].embed);
+    snprintf(titles[i], sizeof(titles[i]), "%s_%s_embed%d", names[i / per], g_ep, states[i].embed);
     tests[i].name = titles[i];
     tests[i].test_func = compiles_and_matches_reference;
     tests[i].initial_state = &states[i];

@@ -22,11 +22,11 @@ static const char* g_numpy_file;
 
 static void round_trips_every_dtype(void** state) {
   (void)state;
-  static const epctx_dtype types[] = {
-      EPCTX_DTYPE_FLOAT, EPCTX_DTYPE_DOUBLE, EPCTX_DTYPE_FLOAT16, EPCTX_DTYPE_INT8,
-      EPCTX_DTYPE_UINT8, EPCTX_DTYPE_INT16, EPCTX_DTYPE_UINT16, EPCTX_DTYPE_INT32,
-      EPCTX_DTYPE_UINT32, EPCTX_DTYPE_INT64, EPCTX_DTYPE_UINT64, EPCTX_DTYPE_BOOL,
-      EPCTX_DTYPE_BFLOAT16};
+  static const epctx_dtype types[] = {EPCTX_DTYPE_FLOAT,   EPCTX_DTYPE_DOUBLE, EPCTX_DTYPE_FLOAT16,
+                                      EPCTX_DTYPE_INT8,    EPCTX_DTYPE_UINT8,  EPCTX_DTYPE_INT16,
+                                      EPCTX_DTYPE_UINT16,  EPCTX_DTYPE_INT32,  EPCTX_DTYPE_UINT32,
+                                      EPCTX_DTYPE_INT64,   EPCTX_DTYPE_UINT64, EPCTX_DTYPE_BOOL,
+                                      EPCTX_DTYPE_BFLOAT16};
   const int64_t dims[3] = {2, 3, 5};
   unsigned char data[2 * 3 * 5 * 8];
   for (size_t i = 0; i < sizeof(data); ++i) data[i] = (unsigned char)(i * 7 + 1);
@@ -106,8 +106,7 @@ static void reads_file_written_by_numpy(void** state) {
 
 /* Builds a v1 (or v2) image: magic, version, header text, then data_len
  * bytes of zeros. */
-static size_t make_image(unsigned char* buf, int major, const char* header,
-                         size_t data_len) {
+static size_t make_image(unsigned char* buf, int major, const char* header, size_t data_len) {
   size_t n = strlen(header);
   memcpy(buf, "\x93NUMPY", 6);
   buf[6] = (unsigned char)major;
@@ -128,8 +127,7 @@ static size_t make_image(unsigned char* buf, int major, const char* header,
   return off + n + data_len;
 }
 
-static void expect_refusal(int major, const char* header, size_t data_len,
-                           const char* why) {
+static void expect_refusal(int major, const char* header, size_t data_len, const char* why) {
   unsigned char buf[1024];
   size_t size = make_image(buf, major, header, data_len);
   epctx_npy a;
@@ -145,7 +143,8 @@ static void expect_refusal(int major, const char* header, size_t data_len,
 static void reads_version_2_header_in_any_key_order(void** state) {
   (void)state;
   unsigned char buf[256];
-  size_t size = make_image(buf, 2, "{'shape': (2, 2), 'fortran_order': False, 'descr': '<u2'}\n", 8);
+  size_t size =
+      make_image(buf, 2, "{'shape': (2, 2), 'fortran_order': False, 'descr': '<u2'}\n", 8);
   epctx_npy a;
   char err[256];
   assert_int_equal(epctx_npy_parse(buf, size, "v2.npy", &a, err, sizeof(err)), 0);
@@ -162,7 +161,8 @@ static void carries_bfloat16_as_two_byte_void(void** state) {
   const int64_t dims[1] = {2};
   const uint16_t bits[2] = {0x3f80, 0xc000}; /* 1.0, -2.0 */
   snprintf(path, sizeof(path), "%s/bf16.npy", g_work);
-  assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_BFLOAT16, dims, 1, bits, 4, err, sizeof(err)), 0);
+  assert_int_equal(epctx_npy_write(path, EPCTX_DTYPE_BFLOAT16, dims, 1, bits, 4, err, sizeof(err)),
+                   0);
   char* text = (char*)tu_read_file(path, NULL);
   assert_non_null(text);
   assert_non_null(strstr(text + 10, "{'descr': '|V2', 'fortran_order': False, 'shape': (2,), }"));
@@ -198,8 +198,8 @@ static void refuses_malformed_files(void** state) {
                  "unknown key 'x'");
   expect_refusal(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8,
                  "structured");
-  expect_refusal(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }",
-                 4, "rank above 8");
+  expect_refusal(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", 4,
+                 "rank above 8");
   expect_refusal(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", 8,
                  "non-negative");
   expect_refusal(1,
@@ -222,7 +222,8 @@ static void refuses_malformed_files(void** state) {
   assert_non_null(strstr(err, "magic"));
   size_t size = make_image(buf, 1, "{}", 0);
   buf[8] = 0xff; /* header length past the end */
-  assert_int_equal(epctx_npy_parse(buf, size, "h.npy", &a, err, sizeof(err)), EPCTX_INVALID_ARGUMENT);
+  assert_int_equal(epctx_npy_parse(buf, size, "h.npy", &a, err, sizeof(err)),
+                   EPCTX_INVALID_ARGUMENT);
   assert_non_null(strstr(err, "runs past the end"));
 }
 

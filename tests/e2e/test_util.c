@@ -82,8 +82,7 @@ int tu_run(const char* const* argv, const char* scratch_dir, tu_proc* p) {
   return tu_run_timeout(argv, scratch_dir, 0, p);
 }
 
-int tu_run_timeout(const char* const* argv, const char* scratch_dir, double seconds,
-                   tu_proc* p) {
+int tu_run_timeout(const char* const* argv, const char* scratch_dir, double seconds, tu_proc* p) {
   memset(p, 0, sizeof(*p));
   char out_path[4096], err_path[4096];
   snprintf(out_path, sizeof(out_path), "%s/.child.%d.out", scratch_dir, (int)getpid());
@@ -110,8 +109,7 @@ int tu_run_timeout(const char* const* argv, const char* scratch_dir, double seco
   if (rc != 0) {
     if (seconds > 0) sigprocmask(SIG_SETMASK, &old, NULL);
     p->err = malloc(4200);
-    if (p->err)
-      snprintf(p->err, 4200, "cannot start %s: %s", argv[0], strerror(rc));
+    if (p->err) snprintf(p->err, 4200, "cannot start %s: %s", argv[0], strerror(rc));
     return -1;
   }
   int status = wait_child(pid, seconds, &chld, &p->timed_out);
@@ -199,8 +197,7 @@ long tu_read_lines(const char* path, char*** lines) {
   long n = 0, cap = 16;
   char** out = malloc(sizeof(char*) * (size_t)cap);
   char* save = NULL;
-  for (char* line = strtok_r(text, "\n", &save); line && out;
-       line = strtok_r(NULL, "\n", &save)) {
+  for (char* line = strtok_r(text, "\n", &save); line && out; line = strtok_r(NULL, "\n", &save)) {
     if (!*line) continue;
     if (n == cap) {
       cap *= 2;
@@ -220,8 +217,7 @@ void tu_free_lines(char** lines, long count) {
   free(lines);
 }
 
-void tu_max_errors(const float* a, const float* b, size_t n, double* max_abs,
-                   double* max_ref) {
+void tu_max_errors(const float* a, const float* b, size_t n, double* max_abs, double* max_ref) {
   *max_abs = 0;
   *max_ref = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -253,7 +249,8 @@ double tu_element(epctx_dtype dtype, const void* data, size_t i) {
     case EPCTX_DTYPE_FLOAT16: return half_to_double(((const uint16_t*)data)[i]);
     case EPCTX_DTYPE_BFLOAT16: return bfloat16_to_double(((const uint16_t*)data)[i]);
     case EPCTX_DTYPE_INT8: return ((const int8_t*)data)[i];
-    case EPCTX_DTYPE_UINT8: case EPCTX_DTYPE_BOOL: return ((const uint8_t*)data)[i];
+    case EPCTX_DTYPE_UINT8:
+    case EPCTX_DTYPE_BOOL: return ((const uint8_t*)data)[i];
     case EPCTX_DTYPE_INT16: return ((const int16_t*)data)[i];
     case EPCTX_DTYPE_UINT16: return ((const uint16_t*)data)[i];
     case EPCTX_DTYPE_INT32: return ((const int32_t*)data)[i];
@@ -273,14 +270,13 @@ static void format_dims(const int64_t* dims, size_t rank, char* out, size_t size
   size_t used = 0;
   out[0] = '\0';
   for (size_t i = 0; i < rank && used < size; ++i)
-    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "",
-                             (long long)dims[i]);
+    used += (size_t)snprintf(out + used, size - used, "%s%lld", i ? "," : "", (long long)dims[i]);
 }
 
 /* The shared check: an actual array given by parts against an expected one. */
-static int compare_parts(epctx_dtype dtype, const int64_t* dims, size_t rank,
-                         const void* data, size_t bytes, const epctx_npy* expected,
-                         int values, double atol, double rtol, char* msg, size_t size) {
+static int compare_parts(epctx_dtype dtype, const int64_t* dims, size_t rank, const void* data,
+                         size_t bytes, const epctx_npy* expected, int values, double atol,
+                         double rtol, char* msg, size_t size) {
   if (dtype != expected->dtype) {
     snprintf(msg, size, "dtype %s, expected %s", epctx_npy_dtype_name(dtype),
              epctx_npy_dtype_name(expected->dtype));
@@ -306,8 +302,8 @@ static int compare_parts(epctx_dtype dtype, const int64_t* dims, size_t rank,
         if (!bad) first = i;
         ++bad;
       }
-    snprintf(msg, size, "%zu of %zu %s values differ; first at %zu: got %.17g, expected %.17g",
-             bad, n, epctx_npy_dtype_name(dtype), first, tu_element(dtype, data, first),
+    snprintf(msg, size, "%zu of %zu %s values differ; first at %zu: got %.17g, expected %.17g", bad,
+             n, epctx_npy_dtype_name(dtype), first, tu_element(dtype, data, first),
              tu_element(dtype, expected->data, first));
     return -1;
   }
@@ -334,22 +330,21 @@ static int compare_parts(epctx_dtype dtype, const int64_t* dims, size_t rank,
   return 0;
 }
 
-int tu_compare(const epctx_tensor* actual, const epctx_npy* expected,
-               double atol, double rtol, char* msg, size_t size) {
+int tu_compare(const epctx_tensor* actual, const epctx_npy* expected, double atol, double rtol,
+               char* msg, size_t size) {
   return compare_parts(epctx_tensor_dtype(actual), epctx_tensor_dims(actual),
-                       epctx_tensor_rank(actual),
-                       epctx_tensor_data((epctx_tensor*)actual),
+                       epctx_tensor_rank(actual), epctx_tensor_data((epctx_tensor*)actual),
                        epctx_tensor_bytes(actual), expected, 1, atol, rtol, msg, size);
 }
 
-int tu_compare_npy(const epctx_npy* actual, const epctx_npy* expected,
-                   double atol, double rtol, char* msg, size_t size) {
-  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data,
-                       actual->bytes, expected, 1, atol, rtol, msg, size);
+int tu_compare_npy(const epctx_npy* actual, const epctx_npy* expected, double atol, double rtol,
+                   char* msg, size_t size) {
+  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data, actual->bytes,
+                       expected, 1, atol, rtol, msg, size);
 }
 
-int tu_same_type_and_shape(const epctx_npy* actual, const epctx_npy* expected,
-                           char* msg, size_t size) {
-  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data,
-                       actual->bytes, expected, 0, 0, 0, msg, size);
+int tu_same_type_and_shape(const epctx_npy* actual, const epctx_npy* expected, char* msg,
+                           size_t size) {
+  return compare_parts(actual->dtype, actual->dims, actual->rank, actual->data, actual->bytes,
+                       expected, 0, 0, 0, msg, size);
 }

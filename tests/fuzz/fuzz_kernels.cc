@@ -48,6 +48,7 @@ constexpr uint64_t kMaxScratchBytes = 16u << 20;
 constexpr uint64_t kMaxInputBytes = 64u << 10;
 
 // Attribute names and string values the kernels read (grep of kernels/*.cc).
+// clang-format off
 const char* const kWords[] = {
     "activation_alpha", "activation_beta", "activations", "align_corners", "allowzero",
     "alpha", "antialias", "auto_pad", "axes", "axis", "batch_axis", "batch_dims", "beta",
@@ -95,6 +96,7 @@ const int64_t kSpecialInts[] = {
     int64_t(1) << 62, 65536, 23170, -2, -3, 255, 127, -128};
 const int64_t kSpecialDims[] = {0, 1, 2, 3, 4, 5, 7, 8, 16, 65536, int64_t(1) << 31,
                                 (int64_t(1) << 31) - 1, int64_t(1) << 32, (int64_t(1) << 62),
+                                // clang-format on
                                 INT64_MAX, 23170};
 
 struct Block {
@@ -128,11 +130,27 @@ float SmallOrSpecialFloat(FuzzedDataProvider& fdp) {
 void FillElement(FuzzedDataProvider& fdp, int32_t dtype, uint8_t* p) {
   int64_t v = SmallOrSpecialInt(fdp);
   switch (dtype) {
-    case EPCTX_DTYPE_FLOAT: { float f = SmallOrSpecialFloat(fdp); memcpy(p, &f, 4); break; }
-    case EPCTX_DTYPE_DOUBLE: { double d = SmallOrSpecialFloat(fdp); memcpy(p, &d, 8); break; }
-    case EPCTX_DTYPE_INT64: case EPCTX_DTYPE_UINT64: memcpy(p, &v, 8); break;
-    case EPCTX_DTYPE_INT32: case EPCTX_DTYPE_UINT32: { int32_t x = int32_t(v); memcpy(p, &x, 4); break; }
-    case EPCTX_DTYPE_INT16: case EPCTX_DTYPE_UINT16: case EPCTX_DTYPE_FLOAT16:
+    case EPCTX_DTYPE_FLOAT: {
+      float f = SmallOrSpecialFloat(fdp);
+      memcpy(p, &f, 4);
+      break;
+    }
+    case EPCTX_DTYPE_DOUBLE: {
+      double d = SmallOrSpecialFloat(fdp);
+      memcpy(p, &d, 8);
+      break;
+    }
+    case EPCTX_DTYPE_INT64:
+    case EPCTX_DTYPE_UINT64: memcpy(p, &v, 8); break;
+    case EPCTX_DTYPE_INT32:
+    case EPCTX_DTYPE_UINT32: {
+      int32_t x = int32_t(v);
+      memcpy(p, &x, 4);
+      break;
+    }
+    case EPCTX_DTYPE_INT16:
+    case EPCTX_DTYPE_UINT16:
+    case EPCTX_DTYPE_FLOAT16:
     case EPCTX_DTYPE_BFLOAT16: {
       uint16_t x = fdp.ConsumeIntegral<uint16_t>();
       if (dtype == EPCTX_DTYPE_INT16 || dtype == EPCTX_DTYPE_UINT16) x = uint16_t(v);
@@ -172,7 +190,8 @@ class Run {
     *rank = r < 240 ? r % 5 : r % 9;
     for (uint32_t i = 0; i < *rank; ++i) {
       uint8_t b = fdp.ConsumeIntegral<uint8_t>();
-      dims[i] = b < 224 ? b % 6 : kSpecialDims[b % (sizeof(kSpecialDims) / sizeof(kSpecialDims[0]))];
+      dims[i] =
+          b < 224 ? b % 6 : kSpecialDims[b % (sizeof(kSpecialDims) / sizeof(kSpecialDims[0]))];
     }
     uint64_t n = 0;
     return epctx::shape_elements(dims, *rank, &n) && n <= kMaxInputBytes / 8;
@@ -181,7 +200,8 @@ class Run {
   TensorRef* MakeInput(FuzzedDataProvider& fdp) {
     TensorRef* t = new TensorRef();
     tensors_.push_back(t);
-    t->dtype = kDtypes[fdp.ConsumeIntegralInRange<size_t>(0, sizeof(kDtypes) / sizeof(kDtypes[0]) - 1)];
+    t->dtype =
+        kDtypes[fdp.ConsumeIntegralInRange<size_t>(0, sizeof(kDtypes) / sizeof(kDtypes[0]) - 1)];
     if (!MakeShape(fdp, &t->rank, t->dims)) return nullptr;
     size_t es = epctx::dtype_size(t->dtype);
     t->bytes = t->elements() * es;
@@ -210,8 +230,8 @@ class Run {
     return StrView{strings_.back()->data(), strings_.back()->size()};
   }
 
-  static Status Alloc(void* user, uint32_t index, int32_t dtype, uint32_t rank,
-                      const int64_t* dims, TensorRef** out) {
+  static Status Alloc(void* user, uint32_t index, int32_t dtype, uint32_t rank, const int64_t* dims,
+                      TensorRef** out) {
     Run* r = static_cast<Run*>(user);
     uint64_t n = 0;
     size_t es = epctx::dtype_size(dtype);
@@ -235,8 +255,8 @@ class Run {
     return Status::Ok();
   }
 
-  static Status View(void* user, uint32_t index, int32_t dtype, uint32_t rank,
-                     const int64_t* dims, const void* data) {
+  static Status View(void* user, uint32_t index, int32_t dtype, uint32_t rank, const int64_t* dims,
+                     const void* data) {
     Run* r = static_cast<Run*>(user);
     uint64_t n = 0;
     if (index >= r->num_outputs_)
@@ -304,8 +324,14 @@ AttributeView MakeAttr(FuzzedDataProvider& fdp, Run& run) {
   uint8_t kind = fdp.ConsumeIntegral<uint8_t>() % 7;
   uint32_t count = fdp.ConsumeIntegralInRange<uint32_t>(0, 8);
   switch (kind) {
-    case 0: a.type = AttrType::kInt; a.i = SmallOrSpecialInt(fdp); break;
-    case 1: a.type = AttrType::kFloat; a.f = SmallOrSpecialFloat(fdp); break;
+    case 0:
+      a.type = AttrType::kInt;
+      a.i = SmallOrSpecialInt(fdp);
+      break;
+    case 1:
+      a.type = AttrType::kFloat;
+      a.f = SmallOrSpecialFloat(fdp);
+      break;
     case 2:
       a.type = AttrType::kString;
       a.s = run.Keep(kWords[fdp.ConsumeIntegralInRange<size_t>(0, kNumWords - 1)]);
@@ -373,8 +399,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FuzzedDataProvider fdp(data, size);
   if (!op) {
-    if (!epctx::KernelTableRow(fdp.ConsumeIntegralInRange<uint32_t>(0, NumRows() - 1), &domain,
-                               &op, &lo, &hi))
+    if (!epctx::KernelTableRow(fdp.ConsumeIntegralInRange<uint32_t>(0, NumRows() - 1), &domain, &op,
+                               &lo, &hi))
       abort();
     opset = fdp.ConsumeIntegralInRange<int64_t>(lo, hi);
     if (const char* pin = getenv("EPCTX_FUZZ_PIN")) {
@@ -415,7 +441,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<StrView> output_names;
   run.num_outputs_ = fdp.ConsumeIntegralInRange<uint32_t>(1, 4);
   for (uint32_t i = 0; i < run.num_outputs_; ++i)
-    output_names.push_back(run.Keep(fdp.ConsumeIntegral<uint8_t>() < 240 ? "y" + std::to_string(i) : ""));
+    output_names.push_back(
+        run.Keep(fdp.ConsumeIntegral<uint8_t>() < 240 ? "y" + std::to_string(i) : ""));
   node.outputs = output_names.data();
   node.num_outputs = run.num_outputs_;
 
@@ -430,18 +457,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fn) Broken("the table row has no kernel", op);
   static const bool verbose = getenv("EPCTX_FUZZ_VERBOSE") != nullptr;
   if (verbose) {
-    fprintf(stderr, "%s opset %lld, %u outputs\n", op, static_cast<long long>(opset), node.num_outputs);
+    fprintf(stderr, "%s opset %lld, %u outputs\n", op, static_cast<long long>(opset),
+            node.num_outputs);
     for (uint32_t i = 0; i < num_inputs; ++i) {
       const TensorRef* t = inputs[i];
-      if (!t) { fprintf(stderr, "  in%u absent\n", i); continue; }
+      if (!t) {
+        fprintf(stderr, "  in%u absent\n", i);
+        continue;
+      }
       fprintf(stderr, "  in%u dtype %d rank %u [", i, t->dtype, t->rank);
-      for (uint32_t d = 0; d < t->rank; ++d) fprintf(stderr, "%lld ", static_cast<long long>(t->dims[d]));
+      for (uint32_t d = 0; d < t->rank; ++d)
+        fprintf(stderr, "%lld ", static_cast<long long>(t->dims[d]));
       fprintf(stderr, "]\n");
     }
     for (const AttributeView& a : attrs) {
-      fprintf(stderr, "  attr %.*s type %d i %lld f %g s '%.*s' count %u:", a.name.len(), a.name.data,
-              static_cast<int>(a.type), static_cast<long long>(a.i), a.f, a.s.len(), a.s.data, a.count);
-      for (uint32_t k = 0; a.ints && k < a.count; ++k) fprintf(stderr, " %lld", static_cast<long long>(a.ints[k]));
+      fprintf(stderr, "  attr %.*s type %d i %lld f %g s '%.*s' count %u:", a.name.len(),
+              a.name.data, static_cast<int>(a.type), static_cast<long long>(a.i), a.f, a.s.len(),
+              a.s.data, a.count);
+      for (uint32_t k = 0; a.ints && k < a.count; ++k)
+        fprintf(stderr, " %lld", static_cast<long long>(a.ints[k]));
       fprintf(stderr, "\n");
     }
   }
@@ -452,7 +486,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!attr.ok()) st = attr;
 
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i] && inputs[i]->bytes && memcmp(before[i].data(), inputs[i]->data, inputs[i]->bytes))
+    if (inputs[i] && inputs[i]->bytes &&
+        memcmp(before[i].data(), inputs[i]->data, inputs[i]->bytes))
       Broken("wrote into its input", op);
 
   if (!st.ok()) {
@@ -464,7 +499,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t i = 0; i < run.num_outputs_; ++i) {
     const TensorRef* t = run.outputs_[i];
     if (!t) continue;  // kernels may leave optional trailing outputs unset
-    if (t->bytes != t->elements() * epctx::dtype_size(t->dtype)) Broken("output bytes vs shape", op);
+    if (t->bytes != t->elements() * epctx::dtype_size(t->dtype))
+      Broken("output bytes vs shape", op);
     // Constant views its attribute's own storage (value_float: a.f), which
     // lives as long as the model: the attribute array counts as a block.
     run.blocks_.push_back({attrs.data(), attrs.size() * sizeof(AttributeView)});
@@ -473,8 +509,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t owned = run.blocks_.size() - 1 - run.ints_.size() - run.floats_.size();
     const bool inside = !run.viewed_[i] || run.InsideSomeBlock(t->data, t->bytes);
     run.blocks_.resize(owned);  // the extra ranges are not run.blocks_'s to free
-    if (!inside)
-      Broken("view output outside every input and attribute", op);
+    if (!inside) Broken("view output outside every input and attribute", op);
     const uint8_t* p = static_cast<const uint8_t*>(t->data);
     for (uint64_t k = 0; k < t->bytes; ++k) sink += p[k];
   }

@@ -76,8 +76,8 @@ void RunGraph(const epctx_hal_driver* drv, epctx_hal_context* ctx, const char* n
   uint32_t align = info.scratch_alignment ? info.scratch_alignment : 64;
   void* scratch = info.scratch_bytes ? Alloc(nullptr, info.scratch_bytes, align) : nullptr;
   msg[0] = '\0';
-  rc = drv->execute(drv, graph, tin.data(), info.num_inputs, tout.data(), info.num_outputs,
-                        scratch, info.scratch_bytes, msg, sizeof msg);
+  rc = drv->execute(drv, graph, tin.data(), info.num_inputs, tout.data(), info.num_outputs, scratch,
+                    info.scratch_bytes, msg, sizeof msg);
   if (rc != 0 && msg[0] == '\0') abort();
   free(scratch);
 }
@@ -94,8 +94,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     graphs.push_back({c.graphs[i].name, c.graphs[i].payload.data, c.graphs[i].payload.size});
   const epctx_hal_driver* drv = epctx_vnpu_driver();
   epctx_hal_host host = {sizeof(epctx_hal_host), nullptr, Alloc, Free, nullptr};
-  epctx_hal_blob blob = {sizeof(epctx_hal_blob), data, size, 1, c.weights.size ? c.weights.data : nullptr, c.weights.size,
-                         graphs.data(), c.num_graphs};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob),
+                         data,
+                         size,
+                         1,
+                         c.weights.size ? c.weights.data : nullptr,
+                         c.weights.size,
+                         graphs.data(),
+                         c.num_graphs};
   char msg[512];
   msg[0] = '\0';
   epctx_hal_context* ctx = nullptr;

@@ -25,10 +25,10 @@
 
 // Asserts a CompileResult is ok, printing its message when not (expands at
 // the use site, after <cmocka.h>).
-#define ASSERT_OK(r)                                                   \
-  do {                                                                 \
-    if (!(r).ok()) print_error("%s\n", (r).status.message.c_str());  \
-    assert_true((r).ok());                                             \
+#define ASSERT_OK(r)                                                \
+  do {                                                              \
+    if (!(r).ok()) print_error("%s\n", (r).status.message.c_str()); \
+    assert_true((r).ok());                                          \
   } while (0)
 
 namespace gentest {
@@ -77,13 +77,16 @@ inline void RecordForOrt(const std::string& path) {
 }
 
 // Deterministic weights in [-0.5, 0.5), stored as raw_data.
-inline void Weight(testutil::ModelBuilder& b, const std::string& name,
-                   std::vector<int64_t> dims, uint32_t seed) {
+inline void Weight(testutil::ModelBuilder& b, const std::string& name, std::vector<int64_t> dims,
+                   uint32_t seed) {
   auto* t = b.model().mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
   int64_t n = 1;
-  for (int64_t d : dims) { t->add_dims(d); n *= d; }
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
   std::vector<float> v(static_cast<size_t>(n));
   uint32_t s = seed * 2654435761u + 12345u;
   for (auto& x : v) {
@@ -191,14 +194,15 @@ inline RunOutcome RunModel(const std::string& path, const std::vector<Tensor>& i
       epctx_tensor* x = nullptr;
       void* data = t.dtype == EPCTX_DTYPE_FLOAT ? (void*)t.f.data() : (void*)t.i.data();
       size_t bytes_n = t.dtype == EPCTX_DTYPE_FLOAT ? t.f.size() * 4 : t.i.size() * 4;
-      if (!st) st = epctx_tensor_wrap(env, t.dtype, t.dims.data(), t.dims.size(), data, bytes_n, &x);
+      if (!st)
+        st = epctx_tensor_wrap(env, t.dtype, t.dims.data(), t.dims.size(), data, bytes_n, &x);
       in.push_back(x);
       names.push_back(t.name.c_str());
     }
     out.assign(epctx_session_output_count(s), nullptr);
     if (!st)
-      st = epctx_session_run(s, names.data(), in.data(), in.size(), nullptr, out.data(),
-                             out.size());
+      st =
+          epctx_session_run(s, names.data(), in.data(), in.size(), nullptr, out.data(), out.size());
     if (!st)
       for (auto* o : out) {
         const float* p = static_cast<const float*>(epctx_tensor_data(o));
@@ -210,8 +214,10 @@ inline RunOutcome RunModel(const std::string& path, const std::vector<Tensor>& i
     r.message = epctx_status_message(st);
     epctx_status_release(st);
   }
-  for (auto* t : in) if (t) epctx_tensor_release(t);
-  for (auto* t : out) if (t) epctx_tensor_release(t);
+  for (auto* t : in)
+    if (t) epctx_tensor_release(t);
+  for (auto* t : out)
+    if (t) epctx_tensor_release(t);
   if (s) epctx_session_release(s);
   if (opts) epctx_session_options_release(opts);
   if (env) epctx_env_release(env);
@@ -252,7 +258,8 @@ inline std::vector<RunOutcome> RunTogether(const std::vector<std::string>& paths
     }
     epctx_status_release(st);
   }
-  for (auto* s : sessions) if (s) epctx_session_release(s);
+  for (auto* s : sessions)
+    if (s) epctx_session_release(s);
   if (env) epctx_env_release(env);
   return out;
 }

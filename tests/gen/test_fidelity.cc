@@ -21,8 +21,7 @@ using epctx::host::CompileModel;
 
 namespace {
 
-#define assert_has(haystack, needle) \
-  assert_non_null(strstr((haystack).c_str(), (needle)))
+#define assert_has(haystack, needle) assert_non_null(strstr((haystack).c_str(), (needle)))
 
 const std::vector<Tensor> kMixedInput = {Floats("x", {1, 8}, 3)};
 
@@ -36,7 +35,8 @@ void ExpectSameAsSource(const std::string& source, const std::string& ctx,
   assert_int_equal(got.code, EPCTX_OK);
   assert_int_equal(got.driver_nodes, driver_nodes);
   assert_int_equal(got.outputs.size(), ref.outputs.size());
-  for (size_t i = 0; i < ref.outputs.size(); ++i) assert_true(Close(got.outputs[i], ref.outputs[i]));
+  for (size_t i = 0; i < ref.outputs.size(); ++i)
+    assert_true(Close(got.outputs[i], ref.outputs[i]));
 }
 
 // §5 items 2, 12: file -> file; model A gives 2 EPContext nodes (one per
@@ -79,9 +79,9 @@ void mixed_model_compiles_to_two_partitions_and_runs(void**) {
 void embed1_from_buffer_writes_no_side_file(void**) {
   const std::string d = Fresh("embed1");
   Save(MixedModel(), d + "/a.onnx");
-  CompileResult r = CompileModel(ModelInput::FromBuffer(MixedModel().SerializeAsString()),
-                                 Settings({{"ep.context_file_path", d + "/a_ctx.onnx"},
-                                           {"ep.context_embed_mode", "1"}}));
+  CompileResult r = CompileModel(
+      ModelInput::FromBuffer(MixedModel().SerializeAsString()),
+      Settings({{"ep.context_file_path", d + "/a_ctx.onnx"}, {"ep.context_embed_mode", "1"}}));
   ASSERT_OK(r);
   assert_int_equal(r.files_written.size(), 1);
   assert_true(r.binary_path.empty());
@@ -164,9 +164,10 @@ void external_initializers_embedded_or_moved(void**) {
   assert_int_equal(m.graph().initializer(0).data_location(), onnx::TensorProto::DEFAULT);
   assert_int_equal(r.files_written.size(), 2);  // model + .bin, no data file
 
-  r = CompileModel(ModelInput::FromPath(d + "/src.onnx"),
-                   Settings({{"ep.context_file_path", d + "/ext/ext_ctx.onnx"},
-                             {"ep.context_model_external_initializers_file_name", "ext_ctx.data"}}));
+  r = CompileModel(
+      ModelInput::FromPath(d + "/src.onnx"),
+      Settings({{"ep.context_file_path", d + "/ext/ext_ctx.onnx"},
+                {"ep.context_model_external_initializers_file_name", "ext_ctx.data"}}));
   ASSERT_OK(r);
   assert_true(FileExists(d + "/ext/ext_ctx.data"));
   m = LoadProto(d + "/ext/ext_ctx.onnx");
@@ -174,8 +175,9 @@ void external_initializers_embedded_or_moved(void**) {
   assert_int_equal(FileSize(d + "/ext/ext_ctx.data"), 4);
 
   // §5 item 6: ctx model in memory, embedded context, initializers in a file.
-  CompileSettings mem = Settings({{"ep.context_embed_mode", "1"},
-                                  {"ep.context_model_external_initializers_file_name", "mem.data"}});
+  CompileSettings mem =
+      Settings({{"ep.context_embed_mode", "1"},
+                {"ep.context_model_external_initializers_file_name", "mem.data"}});
   mem.output_to_memory = true;
   r = CompileModel(ModelInput::FromPath(d + "/src.onnx"), mem);
   ASSERT_OK(r);
@@ -267,7 +269,10 @@ void model_header_is_kept(void**) {
   op->set_domain("ai.onnx.ml");
   op->set_version(3);
   Save(src, d + "/m.onnx");
-  { CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings()); ASSERT_OK(r0); }
+  {
+    CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings());
+    ASSERT_OK(r0);
+  }
   onnx::ModelProto m = LoadProto(d + "/m_ctx.onnx");
   assert_string_equal(m.doc_string().c_str(), "model doc");
   assert_int_equal(m.model_version(), 42);

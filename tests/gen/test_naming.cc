@@ -22,8 +22,7 @@ using epctx::host::IfNoCompiledNodes;
 
 namespace {
 
-#define assert_has(haystack, needle) \
-  assert_non_null(strstr((haystack).c_str(), (needle)))
+#define assert_has(haystack, needle) assert_non_null(strstr((haystack).c_str(), (needle)))
 
 // §5 item 44: no ep.context_file_path -> <model>_ctx.onnx beside the model,
 // [model]_vnpu.bin beside it, referenced by file name only.
@@ -52,7 +51,10 @@ void default_name_replaces_onnx_with_ctx_onnx(void**) {
 void existing_output_fails_before_compiling(void**) {
   const std::string d = Fresh("exists");
   Save(MixedModel(), d + "/m.onnx");
-  { CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings()); ASSERT_OK(r0); }
+  {
+    CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings());
+    ASSERT_OK(r0);
+  }
   const std::string model_before = ReadFileBytes(d + "/m_ctx.onnx");
   struct utimbuf old_time = {1000000000, 1000000000};
   utime((d + "/m_vnpu.bin").c_str(), &old_time);
@@ -86,8 +88,8 @@ void folder_output_path_is_invalid_argument(void**) {
   const std::string d = Fresh("folder");
   Save(MixedModel(), d + "/m.onnx");
   for (const std::string& bad : {d + "/", d + "/invalid_file", d, std::string("./")}) {
-    CompileResult r =
-        CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings({{"ep.context_file_path", bad}}));
+    CompileResult r = CompileModel(ModelInput::FromPath(d + "/m.onnx"),
+                                   Settings({{"ep.context_file_path", bad}}));
     assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
     assert_has(r.status.message, "should not point to a folder");
     assert_true(r.files_written.empty());
@@ -101,8 +103,8 @@ void folder_output_path_is_invalid_argument(void**) {
 void buffer_input_needs_context_file_path(void**) {
   const std::string d = Fresh("buffer");
   const std::string bytes = MixedModel().SerializeAsString();
-  for (const auto& cfg : {epctx::host::ConfigEntries{},
-                          epctx::host::ConfigEntries{{"ep.context_file_path", ""}}}) {
+  for (const auto& cfg :
+       {epctx::host::ConfigEntries{}, epctx::host::ConfigEntries{{"ep.context_file_path", ""}}}) {
     CompileResult r = CompileModel(ModelInput::FromBuffer(bytes, "mem_model"), Settings(cfg));
     assert_int_equal(r.status.code, EPCTX_FAIL);
     assert_has(r.status.message, "Please specify a valid ep.context_file_path");
@@ -121,7 +123,10 @@ void buffer_input_needs_context_file_path(void**) {
 void compiled_input_is_invalid_graph(void**) {
   const std::string d = Fresh("recompile");
   Save(MixedModel(), d + "/m.onnx");
-  { CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings()); ASSERT_OK(r0); }
+  {
+    CompileResult r0 = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings());
+    ASSERT_OK(r0);
+  }
   CompileResult r = CompileModel(ModelInput::FromPath(d + "/m_ctx.onnx"),
                                  Settings({{"ep.context_embed_mode", "1"}}));
   assert_int_equal(r.status.code, EPCTX_INVALID_GRAPH);
@@ -163,7 +168,11 @@ void nothing_to_compile_writes_no_file(void**) {
 void unknown_or_bad_config_is_invalid_argument(void**) {
   const std::string d = Fresh("config");
   Save(MixedModel(), d + "/m.onnx");
-  struct Case { const char* key; const char* value; const char* expect; } cases[] = {
+  struct Case {
+    const char* key;
+    const char* value;
+    const char* expect;
+  } cases[] = {
       {"ep.context_embedmode", "1", "unknown key 'ep.context_embedmode'"},
       {"ep.context_embed_mode", "2", "'ep.context_embed_mode': expected 0 or 1, found '2'"},
       {"ep.context_enable", "0", "ep.context_enable"},
@@ -172,21 +181,23 @@ void unknown_or_bad_config_is_invalid_argument(void**) {
       {"ep.context_node_name_prefix", "a/b", "ep.context_node_name_prefix"},
   };
   for (const Case& c : cases) {
-    CompileResult r = CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings({{c.key, c.value}}));
+    CompileResult r =
+        CompileModel(ModelInput::FromPath(d + "/m.onnx"), Settings({{c.key, c.value}}));
     assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
     assert_has(r.status.message, c.expect);
   }
   // share + embed 1 conflict (ORT only logs "Inference will not work").
-  CompileResult r = CompileModel(
-      ModelInput::FromPath(d + "/m.onnx"),
-      Settings({{"ep.share_ep_contexts", "1"}, {"ep.stop_share_ep_contexts", "1"},
-                {"ep.context_embed_mode", "1"}}));
+  CompileResult r = CompileModel(ModelInput::FromPath(d + "/m.onnx"),
+                                 Settings({{"ep.share_ep_contexts", "1"},
+                                           {"ep.stop_share_ep_contexts", "1"},
+                                           {"ep.context_embed_mode", "1"}}));
   assert_int_equal(r.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(r.status.message, "ep.context_embed_mode=0");
   assert_false(FileExists(d + "/m_ctx.onnx"));
   // The accepted keys, explicitly.
   r = CompileModel(ModelInput::FromPath(d + "/m.onnx"),
-                   Settings({{"ep.context_enable", "1"}, {"ep.context_embed_mode", "0"},
+                   Settings({{"ep.context_enable", "1"},
+                             {"ep.context_embed_mode", "0"},
                              {"ep.context_file_path", d + "/out/m_ctx.onnx"},
                              {"ep.context_node_name_prefix", "p_"},
                              {"session.model_external_initializers_file_folder_path", d}}));

@@ -24,8 +24,7 @@ using epctx::host::Compiler;
 
 namespace {
 
-#define assert_has(haystack, needle) \
-  assert_non_null(strstr((haystack).c_str(), (needle)))
+#define assert_has(haystack, needle) assert_non_null(strstr((haystack).c_str(), (needle)))
 
 std::string g_tool;
 
@@ -72,9 +71,9 @@ void prefixed_models_merge_and_run(void**) {
   const std::string outs[2] = {d + "/a_ctx.onnx", d + "/b/b_ctx.onnx"};
   for (int k = 0; k < 2; ++k) {
     const std::string side = k == 0 ? "a" : "b", prefix = k == 0 ? "A_" : "B_";
-    CompileResult r = CompileModel(ModelInput::FromPath(d + "/" + side + "/model.onnx"),
-                                   Settings({{"ep.context_node_name_prefix", prefix},
-                                             {"ep.context_file_path", outs[k]}}));
+    CompileResult r = CompileModel(
+        ModelInput::FromPath(d + "/" + side + "/model.onnx"),
+        Settings({{"ep.context_node_name_prefix", prefix}, {"ep.context_file_path", outs[k]}}));
     ASSERT_OK(r);
     const std::string bin = ReadFileBytes(r.binary_path);
     const onnx::ModelProto out = LoadProto(outs[k]);
@@ -90,10 +89,10 @@ void prefixed_models_merge_and_run(void**) {
   assert_string_equal(EpNodes(a)[0]->name().c_str(), "A_model_vnpu_0");
   assert_string_equal(EpNodes(b)[0]->name().c_str(), "B_model_vnpu_0");
   // b again with embed 1, so the merged model (in <d>) refers to a's .bin only.
-  CompileResult r = CompileModel(
-      ModelInput::FromPath(d + "/b/model.onnx"),
-      Settings({{"ep.context_node_name_prefix", "B_"}, {"ep.context_embed_mode", "1"},
-                {"ep.context_file_path", d + "/b_embed_ctx.onnx"}}));
+  CompileResult r = CompileModel(ModelInput::FromPath(d + "/b/model.onnx"),
+                                 Settings({{"ep.context_node_name_prefix", "B_"},
+                                           {"ep.context_embed_mode", "1"},
+                                           {"ep.context_file_path", d + "/b_embed_ctx.onnx"}}));
   ASSERT_OK(r);
   Save(Merge(a, LoadProto(d + "/b_embed_ctx.onnx")), d + "/merged.onnx");
   std::vector<Tensor> in = {Floats("a_x", {1, kN}, 1), Floats("b_x", {1, kN}, 2)};
@@ -117,8 +116,8 @@ void session_keys_share_one_binary(void**) {
   Save(BackboneModel("m1", kN, 10, 1, 100), d + "/m1.onnx");
   Save(BackboneModel("m2", kN, 4, 1, 200), d + "/m2.onnx");
   Compiler c;
-  CompileResult r1 = c.Compile(ModelInput::FromPath(d + "/m1.onnx"),
-                               Settings({{"ep.share_ep_contexts", "1"}}));
+  CompileResult r1 =
+      c.Compile(ModelInput::FromPath(d + "/m1.onnx"), Settings({{"ep.share_ep_contexts", "1"}}));
   ASSERT_OK(r1);
   assert_true(r1.binary_pending);
   assert_true(c.group_open());
@@ -129,9 +128,9 @@ void session_keys_share_one_binary(void**) {
   bad.backend_options = {{"disable_ops", "Relu"}};
   assert_int_equal(c.Compile(ModelInput::FromPath(d + "/m2.onnx"), bad).status.code,
                    EPCTX_INVALID_ARGUMENT);
-  CompileResult r2 = c.Compile(ModelInput::FromPath(d + "/m2.onnx"),
-                               Settings({{"ep.share_ep_contexts", "1"},
-                                         {"ep.stop_share_ep_contexts", "1"}}));
+  CompileResult r2 =
+      c.Compile(ModelInput::FromPath(d + "/m2.onnx"),
+                Settings({{"ep.share_ep_contexts", "1"}, {"ep.stop_share_ep_contexts", "1"}}));
   ASSERT_OK(r2);
   assert_false(c.group_open());
   assert_string_equal(r2.binary_path.c_str(), (d + "/m1_vnpu.bin").c_str());
@@ -151,13 +150,13 @@ void session_keys_share_one_binary(void**) {
   }
   // Two graphs of one name cannot share a binary: the error names the fix.
   Compiler c2;
-  CompileResult first = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
-                                   Settings({{"ep.share_ep_contexts", "1"},
-                                             {"ep.context_file_path", d + "/again/a.onnx"}}));
+  CompileResult first = c2.Compile(
+      ModelInput::FromPath(d + "/m1.onnx"),
+      Settings({{"ep.share_ep_contexts", "1"}, {"ep.context_file_path", d + "/again/a.onnx"}}));
   ASSERT_OK(first);
-  CompileResult dup = c2.Compile(ModelInput::FromPath(d + "/m1.onnx"),
-                                 Settings({{"ep.share_ep_contexts", "1"},
-                                           {"ep.context_file_path", d + "/again/b.onnx"}}));
+  CompileResult dup = c2.Compile(
+      ModelInput::FromPath(d + "/m1.onnx"),
+      Settings({{"ep.share_ep_contexts", "1"}, {"ep.context_file_path", d + "/again/b.onnx"}}));
   assert_int_equal(dup.status.code, EPCTX_INVALID_ARGUMENT);
   assert_has(dup.status.message, "ep.context_node_name_prefix");
   assert_false(FileExists(d + "/again/b.onnx"));
@@ -218,8 +217,10 @@ void group_binary_is_about_one_backbone(void**) {
   if (both[0].code != EPCTX_OK) print_error("%s\n", both[0].message.c_str());
   assert_int_equal(both[0].code, EPCTX_OK);
   assert_int_equal(both[0].driver_nodes + both[1].driver_nodes, 2);
-  assert_true(Close(both[0].outputs.at(0), RunModel(d + "/classifier.onnx", {in[0]}).outputs.at(0), 1e-3f));
-  assert_true(Close(both[1].outputs.at(0), RunModel(d + "/detector.onnx", {in[1]}).outputs.at(0), 1e-3f));
+  assert_true(
+      Close(both[0].outputs.at(0), RunModel(d + "/classifier.onnx", {in[0]}).outputs.at(0), 1e-3f));
+  assert_true(
+      Close(both[1].outputs.at(0), RunModel(d + "/detector.onnx", {in[1]}).outputs.at(0), 1e-3f));
   RecordForOrt(d + "/classifier_ctx.onnx");
   RecordForOrt(d + "/detector_ctx.onnx");
 
@@ -257,8 +258,8 @@ void command_line_group(void**) {
   const std::string d = Fresh("cli");
   Save(BackboneModel("p", kN, 10, 1, 100), d + "/p.onnx");
   Save(BackboneModel("q", kN, 4, 1, 200), d + "/q.onnx");
-  Cli c = RunTool("-e vnpu -i \"disable_ops|Sigmoid\" -C \"ep.context_node_name_prefix|g_\" " +
-                  d + "/p.onnx," + d + "/q.onnx");
+  Cli c = RunTool("-e vnpu -i \"disable_ops|Sigmoid\" -C \"ep.context_node_name_prefix|g_\" " + d +
+                  "/p.onnx," + d + "/q.onnx");
   if (c.code != 0) print_error("%s", c.err.c_str());
   assert_int_equal(c.code, 0);
   assert_has(c.out, "p_vnpu.bin: ");

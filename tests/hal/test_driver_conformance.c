@@ -85,9 +85,9 @@ static void test_info(void** state) {
   assert_true(b.info.num_source_keys >= 1);
   assert_non_null(b.info.source_keys);
   for (uint32_t k = 0; k < b.info.num_source_keys; ++k) assert_non_null(b.info.source_keys[k]);
-  assert_true(b.info.payload_alignment == 0 ||
-              (pow2(b.info.payload_alignment) &&
-               b.info.payload_alignment <= EPCTX_HAL_MAX_ALIGNMENT));
+  assert_true(
+      b.info.payload_alignment == 0 ||
+      (pow2(b.info.payload_alignment) && b.info.payload_alignment <= EPCTX_HAL_MAX_ALIGNMENT));
 }
 
 static void test_compatibility_errors_are_messages(void** state) {
@@ -155,8 +155,8 @@ static void test_hostile_blobs_fail_cleanly(void** state) {
         gi.struct_size = sizeof gi;
         rc = g_drv->get_graph(g_drv, ctx, "g", &g, &gi, msg, caps[c]);
         g_drv->release_context(g_drv, ctx);
-        if (rc == EPCTX_OK) fail_msg("random bytes of size %llu bound as a graph",
-                                     (unsigned long long)sizes[s]);
+        if (rc == EPCTX_OK)
+          fail_msg("random bytes of size %llu bound as a graph", (unsigned long long)sizes[s]);
       }
       check_message(msg, caps[c], sizeof msg, 1);
     }
@@ -235,7 +235,8 @@ static void test_model_runs_through_the_library(void** state) {
     if (info.dtype == EPCTX_DTYPE_FLOAT) {
       for (size_t k = 0; k < n / 4; ++k) ((float*)p)[k] = (float)((int)(k % 17) - 8) / 8.0f;
     } else {
-      for (size_t k = 0; k < n; ++k) p[k] = (uint8_t)(info.dtype == EPCTX_DTYPE_BOOL ? k & 1 : k % 7);
+      for (size_t k = 0; k < n; ++k)
+        p[k] = (uint8_t)(info.dtype == EPCTX_DTYPE_BOOL ? k & 1 : k % 7);
     }
     io->names[i] = info.name;
   }

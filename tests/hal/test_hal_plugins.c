@@ -20,11 +20,11 @@
 #include "hello_npu.h"
 #include "tqnn_driver.h"
 
-static const char* g_models;     /* gen_hello_models.py output */
-static const char* g_hello_lib;  /* libepctx_hello_npu.so */
+static const char* g_models;    /* gen_hello_models.py output */
+static const char* g_hello_lib; /* libepctx_hello_npu.so */
 static const char* g_noentry_lib;
 static const char* g_refusing_lib;
-static const char* g_loading;  /* tests/loading's generated models */
+static const char* g_loading; /* tests/loading's generated models */
 
 static const char* path_in(const char* dir, const char* name) {
   static char buf[4096];
@@ -86,8 +86,8 @@ static void test_load_hello_library_and_run(void** state) {
 static void test_load_missing_library_names_path(void** state) {
   (void)state;
   epctx_env* env = new_env();
-  expect_status(epctx_env_load_driver_library(env, "/nonexistent/libepctx_x.so"),
-                EPCTX_NO_SUCHFILE, EPCTX_NO_SUCHFILE, "'/nonexistent/libepctx_x.so': no such file");
+  expect_status(epctx_env_load_driver_library(env, "/nonexistent/libepctx_x.so"), EPCTX_NO_SUCHFILE,
+                EPCTX_NO_SUCHFILE, "'/nonexistent/libepctx_x.so': no such file");
   epctx_env_release(env);
 }
 
@@ -193,8 +193,7 @@ static int execute_checking_alignment(const epctx_hal_driver* self, epctx_hal_gr
                                       epctx_hal_tensor* out, uint32_t nout, void* scratch,
                                       uint64_t bytes, char* msg, size_t cap) {
   assert_int_equal((uintptr_t)scratch % g_scratch_alignment, 0);
-  return epctx_hello_npu_driver()->execute(self, g, in, nin, out, nout, scratch, bytes, msg,
-                                           cap);
+  return epctx_hello_npu_driver()->execute(self, g, in, nin, out, nout, scratch, bytes, msg, cap);
 }
 
 static void test_payload_alignment_validated_at_registration(void** state) {

@@ -37,7 +37,10 @@ class ModelBuilder {
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
     int64_t n = 1;
-    for (int64_t d : dims) { t->add_dims(d); n *= d; }
+    for (int64_t d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
     for (int64_t i = 0; i < n; ++i) t->add_float_data(value + 0.01f * static_cast<float>(i));
     return *this;
   }

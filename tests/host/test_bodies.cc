@@ -37,8 +37,8 @@ void Fill(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t>
   for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
 }
 
-onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op,
-                         std::vector<std::string> in, std::vector<std::string> out) {
+onnx::NodeProto* AddNode(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+                         std::vector<std::string> out) {
   auto* n = g->add_node();
   n->set_op_type(op);
   n->set_name(out.at(0) + "_node");
@@ -142,13 +142,15 @@ void body_partitions_become_epcontext_nodes_in_the_bodies(void**) {
   assert_int_equal(mains, 1);
 }
 
-std::vector<float> Run(epctx_env* env, const std::string& model, bool flip,
-                       size_t* driver_nodes) {
+std::vector<float> Run(epctx_env* env, const std::string& model, bool flip, size_t* driver_nodes) {
   epctx_session* s = nullptr;
   epctx_status* st = epctx_session_create_from_buffer(env, model.data(), model.size(), nullptr, &s);
   if (st) fail_msg("create: %s", epctx_status_message(st));
   float x[8], h0[8];
-  for (int i = 0; i < 8; ++i) { x[i] = 0.1f * float(i) - 0.3f; h0[i] = 0.05f * float(i); }
+  for (int i = 0; i < 8; ++i) {
+    x[i] = 0.1f * float(i) - 0.3f;
+    h0[i] = 0.05f * float(i);
+  }
   uint8_t fl = flip ? 1 : 0;
   int64_t d2[2] = {1, 8};
   epctx_tensor *tx, *th, *tf, *out = nullptr;

@@ -140,8 +140,9 @@ void not_onnx_is_one_line_error(void**) {
   Spit(in, "hello, this is not a protobuf\n");
   RunResult r = Run({in});
   assert_int_equal(r.code, 1);
-  assert_string_equal(r.err.c_str(), ("epctx-compile: error: " + in +
-                                      ": not an ONNX model (protobuf parse failed)\n").c_str());
+  assert_string_equal(
+      r.err.c_str(),
+      ("epctx-compile: error: " + in + ": not an ONNX model (protobuf parse failed)\n").c_str());
 }
 
 void truncated_model_is_one_line_error(void**) {
@@ -264,9 +265,9 @@ void ep_none_output_has_no_epcontext_and_equals_folded_graph(void**) {
   assert_true(out.graph().input(0).SerializeAsString() ==
               folded.graph().input(0).SerializeAsString());
   assert_int_equal(out.graph().initializer_size(), folded.graph().initializer_size());
-  for (const auto& op : out.opset_import()) assert_string_not_equal(op.domain().c_str(), "com.microsoft");
+  for (const auto& op : out.opset_import())
+    assert_string_not_equal(op.domain().c_str(), "com.microsoft");
 }
-
 
 // x -> Relu -> r; If(c) whose branches multiply r by top-level initializers
 // read nowhere else (a sample-rate switch).
@@ -314,7 +315,8 @@ void initializers_only_subgraphs_read_are_kept(void**) {
     for (int i = 0; i < m.graph().node_size(); ++i) {
       const auto& node = m.graph().node(i);
       if (node.op_type() == "If") if_at = i;
-      for (const auto& o : node.output()) if (o == "r") producer_at = i;
+      for (const auto& o : node.output())
+        if (o == "r") producer_at = i;
     }
     assert_true(producer_at >= 0 && producer_at < if_at);
   }
@@ -423,7 +425,8 @@ void report_gives_macs_partitions_and_cpu_reasons(void**) {
   assert_non_null(strstr(r.err.c_str(), "nodes (Conv x1, Relu x1), 144 MACs"));
   assert_non_null(strstr(r.out.c_str(), "\"macs_total\": 288, \"macs_npu\": 288"));
   assert_non_null(strstr(r.out.c_str(), "\"op_types\": {\"Conv\": 1, \"Relu\": 1}"));
-  assert_non_null(strstr(r.out.c_str(), "\"op_type\": \"Sqrt\", \"reason\": \"vnpu: Sqrt has no vnpu op\""));
+  assert_non_null(
+      strstr(r.out.c_str(), "\"op_type\": \"Sqrt\", \"reason\": \"vnpu: Sqrt has no vnpu op\""));
   assert_int_equal(Lines(r.out), 1);
 }
 

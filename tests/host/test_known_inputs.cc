@@ -161,9 +161,9 @@ void input_value_shapes_and_errors(void**) {
   b.Output("y", {2, 2});
   b.Node("Relu", {"v"}, {"y"});
   onnx::GraphProto g = b.model().graph();
-  ApplyInputValues(g, {ParseInputValue("v:1,2.5,-3,4e1"), ParseInputValue("n:7"),
-                       ParseInputValue("s:1,2,3")},
-                   "m.onnx");
+  ApplyInputValues(
+      g, {ParseInputValue("v:1,2.5,-3,4e1"), ParseInputValue("n:7"), ParseInputValue("s:1,2,3")},
+      "m.onnx");
   assert_int_equal(g.input_size(), 0);
   assert_int_equal(g.initializer_size(), 3);
   assert_int_equal(g.initializer(0).dims_size(), 2);

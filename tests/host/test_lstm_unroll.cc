@@ -70,7 +70,10 @@ std::vector<std::vector<float>> Run(epctx_env* env, const std::string& model) {
   if (st) fail_msg("create: %s", epctx_status_message(st));
   std::vector<float> x(size_t(T * B * I)), h0(size_t(B * H)), c0(size_t(B * H));
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.7f * float(i));
-  for (size_t i = 0; i < h0.size(); ++i) { h0[i] = 0.1f * float(i % 5); c0[i] = -0.2f * float(i % 3); }
+  for (size_t i = 0; i < h0.size(); ++i) {
+    h0[i] = 0.1f * float(i % 5);
+    c0[i] = -0.2f * float(i % 3);
+  }
   int64_t xd[3] = {T, B, I}, sd[3] = {1, B, H};
   epctx_tensor* in[3];
   assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, xd, 3, x.data(), x.size() * 4, &in[0]));

@@ -122,8 +122,8 @@ void other_domains_are_written_domain_colon_op(void** state) {
 
 void unwritable_list_is_one_line_error(void** state) {
   (void)state;
-  RunResult r = Run({"--emit-op-list", g_dir + "/no/such/dir/ops.txt", "--ep", "none",
-                     "--quiet", Model("relu")});
+  RunResult r = Run(
+      {"--emit-op-list", g_dir + "/no/such/dir/ops.txt", "--ep", "none", "--quiet", Model("relu")});
   assert_int_equal(r.code, 1);
   assert_int_equal(tu_count_lines(r.err.c_str()), 1);
   assert_non_null(std::strstr(r.err.c_str(), "no/such/dir/ops.txt"));

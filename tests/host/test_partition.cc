@@ -250,8 +250,8 @@ void ctx_model_has_main_context_only_on_first_node(void**) {
   for (const auto& vi : g.value_info())
     if (vi.name() == "r1") {
       const auto& shape = vi.type().tensor_type().shape();
-      r1_typed = shape.dim_size() == 4 && shape.dim(1).dim_value() == 3 &&
-                 shape.dim(3).dim_value() == 4;
+      r1_typed =
+          shape.dim_size() == 4 && shape.dim(1).dim_value() == 3 && shape.dim(3).dim_value() == 4;
     }
   assert_true(r1_typed);
   assert_true(ChecksOk(b.ctx));

@@ -450,6 +450,7 @@ static void ka_resize_to_2gib_beyond_max_memory(buf* m) {
 }
 
 /* run inputs (on the valid model) */
+/* clang-format off */
 static const bad_case kCases[] = {
     {"pb_empty_buffer", pb_empty, AT_CREATE, 0, 0, {0}, 0, EPCTX_INVALID_PROTOBUF, "empty"},
     {"pb_truncated_model", pb_truncated_half, AT_CREATE, 0, 0, {0}, 0, EPCTX_INVALID_PROTOBUF, "runs past the end"},
@@ -495,6 +496,7 @@ static const bad_case kCases[] = {
     {"run_input_wrong_rank", base, AT_RUN, F, 3, {2, 3, 1}, 0, EPCTX_INVALID_ARGUMENT, "'X'"},
     {"run_input_wrong_dims", base, AT_RUN, F, 2, {3, 2}, 0, EPCTX_INVALID_ARGUMENT, "'X'"},
 };
+/* clang-format on */
 
 static int g_print; /* EPCTX_BAD_INPUTS_PRINT=1: print what each case gets */
 
@@ -518,8 +520,8 @@ static void run_case(void** state) {
     for (size_t i = 0; i < rank; ++i) n *= (size_t)dims[i];
     uint64_t x[64] = {0};
     epctx_tensor* in = NULL;
-    assert_null(epctx_tensor_wrap(env, (epctx_dtype)dtype, dims, rank, x,
-                                  n * (dtype == I64 ? 8 : 4), &in));
+    assert_null(
+        epctx_tensor_wrap(env, (epctx_dtype)dtype, dims, rank, x, n * (dtype == I64 ? 8 : 4), &in));
     const char* in_name = "X";
     const char* out_name = "Y";
     epctx_tensor* y = NULL;

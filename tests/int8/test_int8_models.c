@@ -87,7 +87,8 @@ static void matches_onnxruntime(void** state) {
   epctx_session_release(s);
   epctx_env_release(env);
   printf("  %-12s --ep vnpu: %zu EPContext + %zu CPU nodes, %.1f%% of MACs on vnpu, first run "
-         "%.3f ms\n", name, driver_nodes, cpu_nodes, share, run_ms);
+         "%.3f ms\n",
+         name, driver_nodes, cpu_nodes, share, run_ms);
   assert_int_equal(cpu_nodes, 0);
   assert_true(share >= 90.0);
 }

@@ -29,8 +29,8 @@ int main() {
   std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
   std::vector<float> ws(epctx::kern::SgemmWorkspaceFloats(n, n, n));
   const double gemm_s = BestSeconds(20, [&] {
-    epctx::kern::Sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(),
-                       n, ws.data());
+    epctx::kern::Sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n,
+                       ws.data());
   });
   const double gemm_gflops = 2.0 * n * n * n / gemm_s / 1e9;
 

@@ -213,8 +213,7 @@ epctx::Status Host::Run(Node& node, int64_t opset, std::vector<TensorRef*> input
   epctx::KernelFn fn = epctx::FindKernel(v.domain, v.op_type, opset);
   if (!fn)
     return epctx::Status::Error(EPCTX_NOT_IMPLEMENTED, "no kernel for %.*s opset %lld",
-                                v.op_type.len(), v.op_type.data,
-                                static_cast<long long>(opset));
+                                v.op_type.len(), v.op_type.data, static_cast<long long>(opset));
   for (auto& o : outputs_) o = nullptr;
   std::vector<const TensorRef*> ins(inputs.begin(), inputs.end());
   epctx::KernelContext ctx(v, opset, ins.data(), static_cast<uint32_t>(ins.size()), kh_);

@@ -65,10 +65,8 @@ class Host {
   void SetPool(epctx::ThreadPool* pool) { kh_.pool = pool; }
 
  private:
-  static epctx::Status Alloc(void*, uint32_t, int32_t, uint32_t, const int64_t*,
-                             TensorRef**);
-  static epctx::Status View(void*, uint32_t, int32_t, uint32_t, const int64_t*,
-                            const void*);
+  static epctx::Status Alloc(void*, uint32_t, int32_t, uint32_t, const int64_t*, TensorRef**);
+  static epctx::Status View(void*, uint32_t, int32_t, uint32_t, const int64_t*, const void*);
   static void* Scratch(void*, uint64_t, uint32_t);
   std::vector<void*> buffers_;
   std::vector<void*> scratch_;

@@ -188,9 +188,8 @@ Result RunOnce(epctx_env* env, epctx_session* s, const std::vector<Input>& input
   }
   size_t n_out = epctx_session_output_count(s);
   std::vector<epctx_tensor*> outs(n_out, nullptr);
-  TakeStatus(epctx_session_run(s, names.data(), ins.data(), ins.size(), nullptr, outs.data(),
-                               n_out),
-             &r);
+  TakeStatus(
+      epctx_session_run(s, names.data(), ins.data(), ins.size(), nullptr, outs.data(), n_out), &r);
   for (auto* t : ins) epctx_tensor_release(t);
   if (r.code) return r;
   for (auto* t : outs) {
@@ -364,15 +363,15 @@ void a_body_reading_a_later_node_runs_after_it(void**) {
                           GraphAttr("else_branch", else_g.Build("else"))}));
   m.nodes.push_back(Node("Relu", {"x"}, {"late"}, "relu"));
   m.outputs.push_back(ValueInfo("y", kF32, {2}));
-  Result r = CreateAndRun(Model(m.Build("unsorted")),
-                          {BoolIn("c", true), FloatIn("x", {2}, {-1, 5})});
+  Result r =
+      CreateAndRun(Model(m.Build("unsorted")), {BoolIn("c", true), FloatIn("x", {2}, {-1, 5})});
   assert_int_equal(r.code, 0);
   assert_true(r.floats[0][0] == 0 && r.floats[0][1] == -5);
 }
 
 void loop_carries_state_and_stacks_scan_outputs(void**) {
-  Result r = CreateAndRun(DoublingLoop("M", 3),
-                          {FloatIn("x", {2}, {1, -1}), FloatIn("s0", {2}, {0, 1})});
+  Result r =
+      CreateAndRun(DoublingLoop("M", 3), {FloatIn("x", {2}, {1, -1}), FloatIn("s0", {2}, {0, 1})});
   assert_int_equal(r.code, 0);
   // s: [1,1] -> [3,1] -> [7,1]
   assert_true(r.floats[0] == std::vector<float>({7, 1}));
@@ -381,8 +380,8 @@ void loop_carries_state_and_stacks_scan_outputs(void**) {
 }
 
 void loop_without_iterations_keeps_the_initial_state_and_empty_scan_output(void**) {
-  Result r = CreateAndRun(DoublingLoop("M", 0),
-                          {FloatIn("x", {2}, {1, -1}), FloatIn("s0", {2}, {4, 5})});
+  Result r =
+      CreateAndRun(DoublingLoop("M", 0), {FloatIn("x", {2}, {1, -1}), FloatIn("s0", {2}, {4, 5})});
   assert_int_equal(r.code, 0);
   assert_true(r.floats[0] == std::vector<float>({4, 5}));
   // [0] then the body's declared per-iteration shape [2], as ORT does.
@@ -421,8 +420,8 @@ void allocation_failure_inside_a_body_is_clean(void**) {
       assert_true(r.floats[0] == std::vector<float>({15, 1}));
     } else {
       assert_int_equal(r.code, EPCTX_OUT_OF_MEMORY);
-      body_failed = body_failed || r.message.find("attribute 'body' of Loop node 'loop'") !=
-                                       std::string::npos;
+      body_failed = body_failed ||
+                    r.message.find("attribute 'body' of Loop node 'loop'") != std::string::npos;
     }
     epctx_session_release(s);
     epctx_env_release(env);
@@ -440,9 +439,9 @@ void scan_with_a_bad_num_scan_inputs_is_invalid_graph(void**) {
   for (int64_t m_attr : {0, 3}) {
     Graph m;
     m.inputs = {ValueInfo("s0", kF32, {2}), ValueInfo("xs", kF32, {3, 2})};
-    m.nodes.push_back(Node("Scan", {"s0", "xs"}, {"s"}, "scan",
-                           {GraphAttr("body", body.Build("body")),
-                            IntAttr("num_scan_inputs", m_attr)}));
+    m.nodes.push_back(
+        Node("Scan", {"s0", "xs"}, {"s"}, "scan",
+             {GraphAttr("body", body.Build("body")), IntAttr("num_scan_inputs", m_attr)}));
     m.outputs = {ValueInfo("s", kF32, {2})};
     Result r = CreateAndRun(Model(m.Build("scan")), {FloatIn("s0", {2}, {0, 0}),
                                                      FloatIn("xs", {3, 2}, {1, 2, 3, 4, 5, 6})});
@@ -462,8 +461,8 @@ void scan_axis_out_of_range_is_invalid_argument(void**) {
                          {GraphAttr("body", body.Build("body")), IntAttr("num_scan_inputs", 1),
                           IntsAttr("scan_input_axes", {2})}));
   m.outputs = {ValueInfo("s", kF32, {2})};
-  Result r = CreateAndRun(Model(m.Build("scan")), {FloatIn("s0", {2}, {0, 0}),
-                                                   FloatIn("xs", {3, 2}, {1, 2, 3, 4, 5, 6})});
+  Result r = CreateAndRun(Model(m.Build("scan")),
+                          {FloatIn("s0", {2}, {0, 0}), FloatIn("xs", {3, 2}, {1, 2, 3, 4, 5, 6})});
   assert_int_equal(r.code, EPCTX_INVALID_ARGUMENT);
   assert_true(Has(r.message, "scan_input_axes"));
 }
@@ -481,9 +480,9 @@ void scan8_rows_shorter_than_the_batch_are_zero_padded(void**) {
   m.nodes.push_back(Node("Scan", {"lens", "s0", "xs"}, {"s", "ys"}, "scan8",
                          {GraphAttr("body", body.Build("body")), IntAttr("num_scan_inputs", 1)}));
   m.outputs = {ValueInfo("s", kF32, {2, 1}), ValueInfo("ys", kF32, {2, 3, 1})};
-  Result r = CreateAndRun(Model(m.Build("scan8"), 8),
-                          {FloatIn("s0", {2, 1}, {0, 10}),
-                           FloatIn("xs", {2, 3, 1}, {1, 2, 3, 4, 5, 6})});
+  Result r =
+      CreateAndRun(Model(m.Build("scan8"), 8),
+                   {FloatIn("s0", {2, 1}, {0, 10}), FloatIn("xs", {2, 3, 1}, {1, 2, 3, 4, 5, 6})});
   assert_int_equal(r.code, 0);
   assert_true(r.floats[0] == std::vector<float>({6, 14}));
   assert_true(r.shapes[1] == std::vector<int64_t>({2, 3, 1}));
@@ -522,20 +521,20 @@ void concurrent_runs_of_one_loop_session_agree(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(nested_ifs_at_the_depth_limit_run),
-      cmocka_unit_test(nesting_past_the_limit_is_invalid_graph_naming_the_node),
-      cmocka_unit_test(a_name_no_scope_defines_is_invalid_graph),
-      cmocka_unit_test(a_subgraph_output_may_be_an_outer_value),
-      cmocka_unit_test(a_body_reading_a_later_node_runs_after_it),
-      cmocka_unit_test(loop_carries_state_and_stacks_scan_outputs),
-      cmocka_unit_test(loop_without_iterations_keeps_the_initial_state_and_empty_scan_output),
-      cmocka_unit_test(loop_with_a_body_of_the_wrong_arity_is_invalid_graph),
-      cmocka_unit_test(allocation_failure_inside_a_body_is_clean),
-      cmocka_unit_test(scan_with_a_bad_num_scan_inputs_is_invalid_graph),
-      cmocka_unit_test(scan_axis_out_of_range_is_invalid_argument),
-      cmocka_unit_test(scan8_rows_shorter_than_the_batch_are_zero_padded),
+    cmocka_unit_test(nested_ifs_at_the_depth_limit_run),
+    cmocka_unit_test(nesting_past_the_limit_is_invalid_graph_naming_the_node),
+    cmocka_unit_test(a_name_no_scope_defines_is_invalid_graph),
+    cmocka_unit_test(a_subgraph_output_may_be_an_outer_value),
+    cmocka_unit_test(a_body_reading_a_later_node_runs_after_it),
+    cmocka_unit_test(loop_carries_state_and_stacks_scan_outputs),
+    cmocka_unit_test(loop_without_iterations_keeps_the_initial_state_and_empty_scan_output),
+    cmocka_unit_test(loop_with_a_body_of_the_wrong_arity_is_invalid_graph),
+    cmocka_unit_test(allocation_failure_inside_a_body_is_clean),
+    cmocka_unit_test(scan_with_a_bad_num_scan_inputs_is_invalid_graph),
+    cmocka_unit_test(scan_axis_out_of_range_is_invalid_argument),
+    cmocka_unit_test(scan8_rows_shorter_than_the_batch_are_zero_padded),
 #if EPCTX_TEST_THREADS
-      cmocka_unit_test(concurrent_runs_of_one_loop_session_agree),
+    cmocka_unit_test(concurrent_runs_of_one_loop_session_agree),
 #endif
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -16,9 +16,8 @@ struct ConvCase {
 };
 
 // Straightforward direct convolution with explicit pads.
-std::vector<float> RefConv(const ConvCase& k, const float* x, const float* w,
-                           const float* b, int64_t oh, int64_t ow, int64_t pt,
-                           int64_t pl) {
+std::vector<float> RefConv(const ConvCase& k, const float* x, const float* w, const float* b,
+                           int64_t oh, int64_t ow, int64_t pt, int64_t pl) {
   std::vector<float> y(k.n * k.m * oh * ow, 0.0f);
   const int64_t cg = k.c / k.group, mg = k.m / k.group;
   for (int64_t n = 0; n < k.n; ++n)
@@ -43,8 +42,8 @@ std::vector<float> RefConv(const ConvCase& k, const float* x, const float* w,
 
 void RunConvCase(const ConvCase& k, uint32_t seed) {
   kt::Host host;
-  TensorRef* x = k.one_d ? host.Random({k.n, k.c, k.w}, seed)
-                         : host.Random({k.n, k.c, k.h, k.w}, seed);
+  TensorRef* x =
+      k.one_d ? host.Random({k.n, k.c, k.w}, seed) : host.Random({k.n, k.c, k.h, k.w}, seed);
   TensorRef* w = k.one_d ? host.Random({k.m, k.c / k.group, k.kw}, seed + 1)
                          : host.Random({k.m, k.c / k.group, k.kh, k.kw}, seed + 1);
   TensorRef* b = k.bias ? host.Random({k.m}, seed + 2) : nullptr;
@@ -59,8 +58,8 @@ void RunConvCase(const ConvCase& k, uint32_t seed) {
   if (k.auto_pad) {
     node.Str("auto_pad", k.auto_pad);
     // Reference pads for SAME_*: total = (ceil(in/s)-1)*s + span - in.
-    auto same = [&](int64_t in, int64_t kk, int64_t s, int64_t d, bool upper,
-                    int64_t* b0, int64_t* e0) {
+    auto same = [&](int64_t in, int64_t kk, int64_t s, int64_t d, bool upper, int64_t* b0,
+                    int64_t* e0) {
       const int64_t out = (in + s - 1) / s;
       int64_t total = (out - 1) * s + (kk - 1) * d + 1 - in;
       if (total < 0) total = 0;
@@ -89,9 +88,14 @@ void RunConvCase(const ConvCase& k, uint32_t seed) {
     EXPECT_SHAPE(y, k.n, k.m, oh, ow);
   }
   ConvCase kk = k;
-  if (k.one_d) { kk.h = 1; kk.kh = 1; kk.sh = 1; kk.dh = 1; pt = 0; }
-  std::vector<float> ref = RefConv(kk, static_cast<float*>(x->data),
-                                   static_cast<float*>(w->data),
+  if (k.one_d) {
+    kk.h = 1;
+    kk.kh = 1;
+    kk.sh = 1;
+    kk.dh = 1;
+    pt = 0;
+  }
+  std::vector<float> ref = RefConv(kk, static_cast<float*>(x->data), static_cast<float*>(w->data),
                                    b ? static_cast<float*>(b->data) : nullptr, oh, ow, pt, pl);
   float err = kt::MaxRelErr(static_cast<float*>(y->data), ref.data(), ref.size());
   if (err > 1e-4f) fail_msg("conv max error %g (seed %u)", static_cast<double>(err), seed);
@@ -101,16 +105,19 @@ void conv_matches_reference_on_varied_shapes(void**) {
   const ConvCase cases[] = {
       // n c h w m kh kw sh sw dh dw pt pl pb pr group bias auto_pad 1d
       {1, 3, 9, 11, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, nullptr, false},
-      {2, 4, 10, 7, 6, 3, 2, 2, 2, 1, 1, 0, 1, 1, 0, 2, true, nullptr, false},   // groups, stride 2
-      {1, 5, 12, 12, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 5, true, nullptr, false},  // depthwise, dilation
-      {1, 4, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, false, nullptr, false},   // depthwise x2, stride 2
+      {2, 4, 10, 7, 6, 3, 2, 2, 2, 1, 1, 0, 1, 1, 0, 2, true, nullptr, false},  // groups, stride 2
+      {1, 5, 12, 12, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 5, true, nullptr,
+       false},  // depthwise, dilation
+      {1, 4, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, false, nullptr,
+       false},  // depthwise x2, stride 2
       {1, 16, 7, 9, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, nullptr, false},  // pointwise
       {1, 6, 8, 8, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 2, false, nullptr, false},   // 1x1 stride 2
       {1, 3, 13, 10, 7, 5, 3, 2, 1, 1, 2, 0, 0, 0, 0, 1, true, "SAME_UPPER", false},
       {1, 3, 13, 10, 7, 4, 4, 3, 2, 1, 1, 0, 0, 0, 0, 1, true, "SAME_LOWER", false},
       {1, 2, 6, 6, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, false, "VALID", false},
-      {2, 4, 1, 50, 6, 1, 5, 1, 2, 1, 2, 0, 3, 0, 1, 2, true, nullptr, true},    // 1-D
-      {1, 64, 30, 30, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, nullptr, false},  // K > 256, M > 64
+      {2, 4, 1, 50, 6, 1, 5, 1, 2, 1, 2, 0, 3, 0, 1, 2, true, nullptr, true},  // 1-D
+      {1, 64, 30, 30, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, nullptr,
+       false},  // K > 256, M > 64
       // Left padding wider than a 384-column SGEMM block: the block ends
       // before the row's first valid column (a fuzz_session finding wrote
       // zeros past the packed strips here).
@@ -139,9 +146,10 @@ void conv_rejects_channel_mismatch(void**) {
   EXPECT_FAIL(host.Run(grouped, 11, {host.Random({1, 4, 8, 8}, 1), host.Random({3, 2, 3, 3}, 2)}),
               EPCTX_INVALID_ARGUMENT, "multiple of group");
   kt::Node bias("Conv", "conv_b");
-  EXPECT_FAIL(host.Run(bias, 11, {host.Random({1, 2, 8, 8}, 1), host.Random({3, 2, 3, 3}, 2),
-                                  host.Random({4}, 3)}),
-              EPCTX_INVALID_ARGUMENT, "bias B must have shape [3]");
+  EXPECT_FAIL(
+      host.Run(bias, 11,
+               {host.Random({1, 2, 8, 8}, 1), host.Random({3, 2, 3, 3}, 2), host.Random({4}, 3)}),
+      EPCTX_INVALID_ARGUMENT, "bias B must have shape [3]");
 }
 
 void conv_rejects_kernel_larger_than_padded_input(void**) {
@@ -163,8 +171,7 @@ void conv_rejects_non_float(void**) {
   kt::Host host;
   kt::Node node("Conv", "c8");
   TensorRef* x = host.Make(EPCTX_DTYPE_INT8, {1, 1, 4, 4});
-  EXPECT_FAIL(host.Run(node, 11, {x, host.Random({1, 1, 3, 3}, 2)}), EPCTX_NOT_IMPLEMENTED,
-              "int8");
+  EXPECT_FAIL(host.Run(node, 11, {x, host.Random({1, 1, 3, 3}, 2)}), EPCTX_NOT_IMPLEMENTED, "int8");
 }
 
 // ---- ConvTranspose --------------------------------------------------------
@@ -246,11 +253,16 @@ void conv_transpose_output_shape_sets_pads(void**) {
 // ---- Gemm / MatMul --------------------------------------------------------
 
 void gemm_matches_reference_with_transposes_and_broadcast_c(void**) {
-  struct G { int64_t m, n, k; int ta, tb; kt::Dims c; float alpha, beta; };
+  struct G {
+    int64_t m, n, k;
+    int ta, tb;
+    kt::Dims c;
+    float alpha, beta;
+  };
   const G cases[] = {
-      {5, 7, 3, 0, 0, {7}, 1.0f, 1.0f},       {17, 33, 300, 1, 0, {17, 1}, 0.5f, 2.0f},
+      {5, 7, 3, 0, 0, {7}, 1.0f, 1.0f},        {17, 33, 300, 1, 0, {17, 1}, 0.5f, 2.0f},
       {70, 9, 20, 0, 1, {70, 9}, 1.0f, -1.0f}, {3, 260, 5, 1, 1, {}, 2.0f, 1.0f},
-      {4, 4, 4, 0, 0, {1, 1}, 1.0f, 0.0f},    {6, 5, 4, 0, 0, {0}, 1.0f, 1.0f},
+      {4, 4, 4, 0, 0, {1, 1}, 1.0f, 0.0f},     {6, 5, 4, 0, 0, {0}, 1.0f, 1.0f},
   };
   uint32_t seed = 300;
   for (const G& g : cases) {
@@ -291,8 +303,9 @@ void gemm_rejects_inner_dimension_mismatch(void**) {
   EXPECT_FAIL(host.Run(node, 13, {host.Random({2, 3}, 1), host.Random({4, 5}, 2)}),
               EPCTX_INVALID_ARGUMENT, "Gemm node 'fc': inner dimensions differ");
   kt::Node c("Gemm", "fc_c");
-  EXPECT_FAIL(host.Run(c, 13, {host.Random({2, 3}, 1), host.Random({3, 5}, 2), host.Random({3}, 3)}),
-              EPCTX_INVALID_ARGUMENT, "does not broadcast");
+  EXPECT_FAIL(
+      host.Run(c, 13, {host.Random({2, 3}, 1), host.Random({3, 5}, 2), host.Random({3}, 3)}),
+      EPCTX_INVALID_ARGUMENT, "does not broadcast");
 }
 
 void RefMatMulCheck(kt::Host& host, TensorRef* a, TensorRef* b, const kt::Dims& want) {

@@ -17,7 +17,7 @@ void registry_finds_kernels_by_domain_and_opset(void**) {
   assert_null(epctx::FindKernel(empty, nope, 11));
   assert_non_null(epctx::FindKernel(empty, reduce, 17));
   assert_non_null(epctx::FindKernel(empty, reduce, 18));  // axes from input 1
-  assert_null(epctx::FindKernel(empty, reduce, 22));     // past kLatest
+  assert_null(epctx::FindKernel(empty, reduce, 22));      // past kLatest
   assert_null(epctx::FindKernel(empty, resize, 9));
   assert_non_null(epctx::FindKernel(empty, resize, 10));
 }
@@ -169,17 +169,19 @@ void slice_handles_attributes_inputs_negative_steps_and_clamping(void**) {
   EXPECT_SHAPE(host.out(0), 3, 2);
   EXPECT_FLOATS(host.out(0), 7, 8, 12, 13, 17, 18);
   kt::Node neg("Slice", "s13");
-  EXPECT_OK(host.Run(neg, 13, {x, host.I64({2}, {-1, 10}), host.I64({2}, {INT64_MIN, 0}),
-                               host.I64({2}, {0, 1}), host.I64({2}, {-2, -2})}));
+  EXPECT_OK(host.Run(neg, 13,
+                     {x, host.I64({2}, {-1, 10}), host.I64({2}, {INT64_MIN, 0}),
+                      host.I64({2}, {0, 1}), host.I64({2}, {-2, -2})}));
   EXPECT_SHAPE(host.out(0), 2, 2);
   EXPECT_FLOATS(host.out(0), 19, 17, 9, 7);
   kt::Node empty("Slice", "s_empty");
   EXPECT_OK(host.Run(empty, 13, {x, host.I32({1}, {3}), host.I32({1}, {1})}));
   EXPECT_SHAPE(host.out(0), 0, 5);
   kt::Node zero("Slice", "s_zero");
-  EXPECT_FAIL(host.Run(zero, 13, {x, host.I64({1}, {0}), host.I64({1}, {2}), host.I64({1}, {0}),
-                                  host.I64({1}, {0})}),
-              EPCTX_INVALID_ARGUMENT, "steps[0] is 0");
+  EXPECT_FAIL(
+      host.Run(zero, 13,
+               {x, host.I64({1}, {0}), host.I64({1}, {2}), host.I64({1}, {0}), host.I64({1}, {0})}),
+      EPCTX_INVALID_ARGUMENT, "steps[0] is 0");
 }
 
 void gather_supports_negative_indices_and_checks_bounds(void**) {
@@ -198,8 +200,7 @@ void gather_supports_negative_indices_and_checks_bounds(void**) {
   EXPECT_FAIL(host.Run(oob, 13, {x, host.I64({2}, {0, 3})}), EPCTX_INVALID_ARGUMENT,
               "Gather node 'g_oob': indices[1] = 3 is out of range");
   kt::Node neg("Gather", "g_neg");
-  EXPECT_FAIL(host.Run(neg, 13, {x, host.I64({1}, {-4})}), EPCTX_INVALID_ARGUMENT,
-              "out of range");
+  EXPECT_FAIL(host.Run(neg, 13, {x, host.I64({1}, {-4})}), EPCTX_INVALID_ARGUMENT, "out of range");
 }
 
 void shape_honours_start_end_from_opset_15(void**) {

@@ -45,8 +45,8 @@ void trilu_clamps_huge_k_and_needs_rank_two(void**) {
 void range_counts_integers_exactly_across_the_whole_int64_span(void**) {
   kt::Host host;
   kt::Node r("Range", "rg");
-  EXPECT_OK(host.Run(r, 11, {host.I64({}, {INT64_MIN}), host.I64({}, {INT64_MAX}),
-                             host.I64({}, {INT64_MAX})}));
+  EXPECT_OK(host.Run(
+      r, 11, {host.I64({}, {INT64_MIN}), host.I64({}, {INT64_MAX}), host.I64({}, {INT64_MAX})}));
   EXPECT_SHAPE(host.out(0), 3);
   assert_true(As<int64_t>(host.out(0))[0] == INT64_MIN);
   assert_true(As<int64_t>(host.out(0))[1] == -1);
@@ -88,15 +88,13 @@ void constant_of_shape_fills_the_value_dtype_and_rejects_negative_dims(void**) {
   EXPECT_FAIL(host.Run(c, 9, {host.I64({2}, {INT64_MAX, 4})}), EPCTX_INVALID_ARGUMENT,
               "invalid or too large");
   value.dims[0] = 2;
-  EXPECT_FAIL(host.Run(c, 9, {host.I64({1}, {2})}), EPCTX_INVALID_GRAPH,
-              "exactly one element");
+  EXPECT_FAIL(host.Run(c, 9, {host.I64({1}, {2})}), EPCTX_INVALID_GRAPH, "exactly one element");
 }
 
 void onehot_leaves_out_of_range_indices_off(void**) {
   kt::Host host;
   kt::Node n("OneHot", "oh");
-  EXPECT_OK(host.Run(n, 11, {host.I64({4}, {0, -1, 3, -4}), host.F({}, {3}),
-                             host.F({2}, {0, 5})}));
+  EXPECT_OK(host.Run(n, 11, {host.I64({4}, {0, -1, 3, -4}), host.F({}, {3}), host.F({2}, {0, 5})}));
   EXPECT_SHAPE(host.out(0), 4, 3);
   EXPECT_FLOATS(host.out(0), 5, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0);
   EXPECT_FAIL(host.Run(n, 11, {host.I64({1}, {0}), host.F({}, {0}), host.F({2}, {0, 1})}),
@@ -134,30 +132,29 @@ void scatter_reductions_follow_opset_and_round_like_ort(void**) {
   TensorRef* d = host.F({3}, {1, 5, 3});
   TensorRef* i = host.I64({2}, {0, 1});
   TensorRef* u = host.F({2}, {4, 4});
-  EXPECT_FAIL(host.Run(mx, 16, {d, i, u}), EPCTX_INVALID_GRAPH,
-              "attribute reduction is 'max'");
+  EXPECT_FAIL(host.Run(mx, 16, {d, i, u}), EPCTX_INVALID_GRAPH, "attribute reduction is 'max'");
   EXPECT_OK(host.Run(mx, 18, {d, i, u}));
   EXPECT_FLOATS(host.out(0), 4, 5, 3);
   // int32 add wraps instead of overflowing.
   kt::Node add("ScatterElements", "add");
   add.Str("reduction", "add");
-  EXPECT_OK(host.Run(add, 16, {host.I32({1}, {INT32_MAX}), host.I64({1}, {0}),
-                               host.I32({1}, {1})}));
+  EXPECT_OK(
+      host.Run(add, 16, {host.I32({1}, {INT32_MAX}), host.I64({1}, {0}), host.I32({1}, {1})}));
   assert_int_equal(As<int32_t>(host.out(0))[0], INT32_MIN);
   // float16: 2048 + 1 ties to even (2048), 2048 + 3 rounds to 2052.
   const uint16_t h2048 = FloatToHalf(2048), h1 = FloatToHalf(1), h3 = FloatToHalf(3);
-  EXPECT_OK(host.Run(add, 16, {U16(host, EPCTX_DTYPE_FLOAT16, {2}, {h2048, h2048}),
-                               host.I64({2}, {0, 1}),
-                               U16(host, EPCTX_DTYPE_FLOAT16, {2}, {h1, h3})}));
+  EXPECT_OK(host.Run(add, 16,
+                     {U16(host, EPCTX_DTYPE_FLOAT16, {2}, {h2048, h2048}), host.I64({2}, {0, 1}),
+                      U16(host, EPCTX_DTYPE_FLOAT16, {2}, {h1, h3})}));
   assert_true(HalfToFloat(As<uint16_t>(host.out(0))[0]) == 2048.0f);
   assert_true(HalfToFloat(As<uint16_t>(host.out(0))[1]) == 2052.0f);
   // bfloat16 through ScatterND mul: 1.5 * 1.00390625 ties to even.
   kt::Node mul("ScatterND", "snd");
   mul.Str("reduction", "mul");
-  EXPECT_OK(host.Run(mul, 16, {U16(host, EPCTX_DTYPE_BFLOAT16, {1}, {FloatToBF16(1.5f)}),
-                               host.I64({1, 1}, {0}),
-                               U16(host, EPCTX_DTYPE_BFLOAT16, {1},
-                                   {FloatToBF16(1.0078125f)})}));
+  EXPECT_OK(
+      host.Run(mul, 16,
+               {U16(host, EPCTX_DTYPE_BFLOAT16, {1}, {FloatToBF16(1.5f)}), host.I64({1, 1}, {0}),
+                U16(host, EPCTX_DTYPE_BFLOAT16, {1}, {FloatToBF16(1.0078125f)})}));
   assert_int_equal(As<uint16_t>(host.out(0))[0], FloatToBF16(1.5f * 1.0078125f));
   kt::Node none("ScatterND", "snd0");
   EXPECT_FAIL(host.Run(none, 16, {d, host.I64({1, 1}, {3}), host.F({1}, {0})}),
@@ -187,8 +184,8 @@ void pad_crops_with_negative_pads_and_checks_modes(void**) {
               "must be smaller than its size 4");
   kt::Node edge("Pad", "pe");
   edge.Str("mode", "edge");
-  EXPECT_FAIL(host.Run(edge, 13, {host.F({0}, {}), host.I64({2}, {1, 0})}),
-              EPCTX_INVALID_ARGUMENT, "cannot edge-pad the empty axis 0");
+  EXPECT_FAIL(host.Run(edge, 13, {host.F({0}, {}), host.I64({2}, {1, 0})}), EPCTX_INVALID_ARGUMENT,
+              "cannot edge-pad the empty axis 0");
   kt::Node wrap("Pad", "pw");
   wrap.Str("mode", "wrap");
   EXPECT_FAIL(host.Run(wrap, 18, {x, host.I64({4}, {0, 1, 0, 1})}), EPCTX_INVALID_GRAPH,
@@ -241,8 +238,8 @@ void expand_tile_and_depth_space_check_shapes(void**) {
   EXPECT_OK(host.Run(ex, 13, {host.F({}, {7}), host.I64({2}, {2, 1})}));
   EXPECT_SHAPE(host.out(0), 2, 1);
   EXPECT_FLOATS(host.out(0), 7, 7);
-  EXPECT_FAIL(host.Run(ex, 13, {host.F({2}, {1, 2}), host.I64({1}, {3})}),
-              EPCTX_INVALID_ARGUMENT, "");
+  EXPECT_FAIL(host.Run(ex, 13, {host.F({2}, {1, 2}), host.I64({1}, {3})}), EPCTX_INVALID_ARGUMENT,
+              "");
   kt::Node tile("Tile", "tl");
   EXPECT_OK(host.Run(tile, 13, {host.F({}, {3}), host.I64({0}, {})}));
   EXPECT_FLOATS(host.out(0), 3);
@@ -298,8 +295,8 @@ void nonzero_compress_and_reverse_sequence_edges(void**) {
   bool cond[5] = {false, true, true, true, true};
   EXPECT_OK(host.Run(cp, 11, {host.F({3}, {1, 2, 3}), host.Make(EPCTX_DTYPE_BOOL, {5}, cond)}));
   EXPECT_FLOATS(host.out(0), 2, 3);
-  EXPECT_FAIL(host.Run(cp, 11, {host.F({3}, {1, 2, 3}), host.F({1}, {1})}),
-              EPCTX_INVALID_ARGUMENT, "condition must be bool");
+  EXPECT_FAIL(host.Run(cp, 11, {host.F({3}, {1, 2, 3}), host.F({1}, {1})}), EPCTX_INVALID_ARGUMENT,
+              "condition must be bool");
   kt::Node rs("ReverseSequence", "rs");
   EXPECT_FAIL(host.Run(rs, 10, {host.F({2, 2}, {1, 2, 3, 4}), host.I64({2}, {3, 1})}),
               EPCTX_INVALID_ARGUMENT, "sequence_lens[0] = 3 is out of range: expected [0, 2]");
@@ -343,8 +340,8 @@ void einsum_handles_implicit_output_ellipsis_and_bad_equations(void**) {
   EXPECT_FAIL(host.Run(chars, 12, {m}), EPCTX_INVALID_GRAPH, "unexpected character '1'");
   kt::Node size("Einsum", "size");
   size.Str("equation", "ij,ij->i");
-  EXPECT_FAIL(host.Run(size, 12, {m, host.F({3, 2}, {1, 2, 3, 4, 5, 6})}),
-              EPCTX_INVALID_ARGUMENT, "axis 0 has size 3 but its label has size 2");
+  EXPECT_FAIL(host.Run(size, 12, {m, host.F({3, 2}, {1, 2, 3, 4, 5, 6})}), EPCTX_INVALID_ARGUMENT,
+              "axis 0 has size 3 but its label has size 2");
   kt::Node terms("Einsum", "terms");
   terms.Str("equation", "ij->j");
   EXPECT_FAIL(host.Run(terms, 12, {m, m}), EPCTX_INVALID_GRAPH, "has 1 terms for 2 inputs");
@@ -356,14 +353,15 @@ void einsum_handles_implicit_output_ellipsis_and_bad_equations(void**) {
 void det_handles_singular_permuted_and_half_matrices(void**) {
   kt::Host host;
   kt::Node d("Det", "det");
-  EXPECT_OK(host.Run(d, 11, {host.F({2, 3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 2,  // swap rows: -2
-                                                1, 2, 3, 2, 4, 6, 0, 0, 1})}));
+  EXPECT_OK(host.Run(d, 11,
+                     {host.F({2, 3, 3}, {0, 1, 0, 1, 0, 0, 0, 0, 2,  // swap rows: -2
+                                         1, 2, 3, 2, 4, 6, 0, 0, 1})}));
   EXPECT_FLOATS(host.out(0), -2, 0);
   EXPECT_OK(host.Run(d, 11, {host.F({0, 0}, {})}));
   EXPECT_FLOATS(host.out(0), 1);
-  EXPECT_OK(host.Run(d, 11, {U16(host, EPCTX_DTYPE_FLOAT16, {2, 2},
-                                 {FloatToHalf(3), FloatToHalf(1), FloatToHalf(1),
-                                  FloatToHalf(1)})}));
+  EXPECT_OK(host.Run(d, 11,
+                     {U16(host, EPCTX_DTYPE_FLOAT16, {2, 2},
+                          {FloatToHalf(3), FloatToHalf(1), FloatToHalf(1), FloatToHalf(1)})}));
   assert_true(HalfToFloat(As<uint16_t>(host.out(0))[0]) == 2.0f);
   EXPECT_FAIL(host.Run(d, 11, {host.F({2, 3}, {1, 2, 3, 4, 5, 6})}), EPCTX_INVALID_ARGUMENT,
               "square in the last two axes");
@@ -477,22 +475,35 @@ void tfidf_rejects_duplicate_grams_and_string_pools(void**) {
   kt::Host host;
   TensorRef* x = host.I32({4}, {1, 2, 1, 2});
   kt::Node dup("TfIdfVectorizer", "tf");
-  dup.Str("mode", "TF").Int("min_gram_length", 1).Int("max_gram_length", 2)
-      .Int("max_skip_count", 0).Ints("ngram_counts", {0, 2}).Ints("ngram_indexes", {0, 1, 2, 3})
+  dup.Str("mode", "TF")
+      .Int("min_gram_length", 1)
+      .Int("max_gram_length", 2)
+      .Int("max_skip_count", 0)
+      .Ints("ngram_counts", {0, 2})
+      .Ints("ngram_indexes", {0, 1, 2, 3})
       .Ints("pool_int64s", {1, 2, 1, 2, 1, 2});
   EXPECT_FAIL(host.Run(dup, 9, {x}), EPCTX_INVALID_GRAPH, "duplicate 2-gram");
   kt::Node ok("TfIdfVectorizer", "tf_ok");
-  ok.Str("mode", "TFIDF").Int("min_gram_length", 1).Int("max_gram_length", 2)
-      .Int("max_skip_count", 0).Ints("ngram_counts", {0, 2}).Ints("ngram_indexes", {0, 1, 2})
-      .Ints("pool_int64s", {1, 2, 1, 2}).Floats("weights", {1, 1, 0.5f});
+  ok.Str("mode", "TFIDF")
+      .Int("min_gram_length", 1)
+      .Int("max_gram_length", 2)
+      .Int("max_skip_count", 0)
+      .Ints("ngram_counts", {0, 2})
+      .Ints("ngram_indexes", {0, 1, 2})
+      .Ints("pool_int64s", {1, 2, 1, 2})
+      .Floats("weights", {1, 1, 0.5f});
   EXPECT_OK(host.Run(ok, 9, {x}));
   EXPECT_FLOATS(host.out(0), 2, 2, 1);  // (1,2) occurs twice, weighted 0.5
   kt::Node strings("TfIdfVectorizer", "tf_s");
   strings.Str("mode", "TF").Ints("pool_strings", {1});
   EXPECT_FAIL(host.Run(strings, 9, {x}), EPCTX_NOT_IMPLEMENTED, "pool_strings");
   kt::Node range("TfIdfVectorizer", "tf_r");
-  range.Str("mode", "TF").Int("min_gram_length", 1).Int("max_gram_length", 3)
-      .Int("max_skip_count", 0).Ints("ngram_counts", {0, 2}).Ints("ngram_indexes", {0})
+  range.Str("mode", "TF")
+      .Int("min_gram_length", 1)
+      .Int("max_gram_length", 3)
+      .Int("max_skip_count", 0)
+      .Ints("ngram_counts", {0, 2})
+      .Ints("ngram_indexes", {0})
       .Ints("pool_int64s", {1});
   EXPECT_FAIL(host.Run(range, 9, {x}), EPCTX_INVALID_GRAPH, "max_gram_length (3)");
 }

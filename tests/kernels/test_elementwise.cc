@@ -46,14 +46,15 @@ void integer_arithmetic_wraps_and_rejects_zero_division(void**) {
   EXPECT_FAIL(host.Run(zero, 14, {host.I64({2}, {1, 2}), host.I64({2}, {1, 0})}),
               EPCTX_INVALID_ARGUMENT, "Div node 'div_zero': integer division by zero");
   kt::Node mixed("Add", "mixed");
-  EXPECT_FAIL(host.Run(mixed, 14, {host.I64({1}, {1}), host.F({1}, {1})}),
-              EPCTX_INVALID_ARGUMENT, "expected one type");
+  EXPECT_FAIL(host.Run(mixed, 14, {host.I64({1}, {1}), host.F({1}, {1})}), EPCTX_INVALID_ARGUMENT,
+              "expected one type");
   kt::Node shapes("Add", "shapes");
   EXPECT_FAIL(host.Run(shapes, 14, {host.F({2, 3}, {1, 2, 3, 4, 5, 6}), host.F({2}, {1, 2})}),
               EPCTX_INVALID_ARGUMENT, "do not broadcast");
   kt::Node b8("Add", "b8");
-  EXPECT_FAIL(host.Run(b8, 14, {host.Make(EPCTX_DTYPE_BOOL, {2}), host.Make(EPCTX_DTYPE_BOOL, {2})}),
-              EPCTX_NOT_IMPLEMENTED, "bool");
+  EXPECT_FAIL(
+      host.Run(b8, 14, {host.Make(EPCTX_DTYPE_BOOL, {2}), host.Make(EPCTX_DTYPE_BOOL, {2})}),
+      EPCTX_NOT_IMPLEMENTED, "bool");
 }
 
 void pow_max_min_compute_elementwise(void**) {
@@ -82,11 +83,15 @@ void pow_max_min_compute_elementwise(void**) {
 void unary_ops_compute_values(void**) {
   kt::Host host;
   TensorRef* x = host.F({4}, {-2, -0.5f, 0, 3});
-  struct U { const char* op; std::vector<float> want; };
+  struct U {
+    const char* op;
+    std::vector<float> want;
+  };
   const U cases[] = {
       {"Relu", {0, 0, 0, 3}},
       {"LeakyRelu", {-0.02f, -0.005f, 0, 3}},
-      {"Sigmoid", {1 / (1 + std::exp(2.0f)), 1 / (1 + std::exp(0.5f)), 0.5f, 1 / (1 + std::exp(-3.0f))}},
+      {"Sigmoid",
+       {1 / (1 + std::exp(2.0f)), 1 / (1 + std::exp(0.5f)), 0.5f, 1 / (1 + std::exp(-3.0f))}},
       {"HardSigmoid", {0.1f, 0.4f, 0.5f, 1.0f}},
       {"Tanh", {std::tanh(-2.0f), std::tanh(-0.5f), 0, std::tanh(3.0f)}},
       {"Exp", {std::exp(-2.0f), std::exp(-0.5f), 1, std::exp(3.0f)}},
@@ -138,12 +143,14 @@ void batch_norm_normalizes_per_channel(void**) {
   TensorRef* x = host.F({1, 2, 1, 2}, {1, 3, 10, 20});
   kt::Node node("BatchNormalization", "bn");
   node.Float("epsilon", 0.0f);
-  EXPECT_OK(host.Run(node, 15, {x, host.F({2}, {1, 2}), host.F({2}, {0, 1}),
-                                host.F({2}, {2, 10}), host.F({2}, {1, 4})}));
+  EXPECT_OK(host.Run(
+      node, 15,
+      {x, host.F({2}, {1, 2}), host.F({2}, {0, 1}), host.F({2}, {2, 10}), host.F({2}, {1, 4})}));
   EXPECT_FLOATS(host.out(0), -1, 1, 1, 11);
   kt::Node bad("BatchNormalization", "bn_bad");
-  EXPECT_FAIL(host.Run(bad, 15, {x, host.F({3}, {1, 1, 1}), host.F({2}, {0, 1}),
-                                 host.F({2}, {2, 10}), host.F({2}, {1, 4})}),
+  EXPECT_FAIL(host.Run(bad, 15,
+                       {x, host.F({3}, {1, 1, 1}), host.F({2}, {0, 1}), host.F({2}, {2, 10}),
+                        host.F({2}, {1, 4})}),
               EPCTX_INVALID_ARGUMENT, "scale must have shape [2]");
 }
 
@@ -207,6 +214,4 @@ const CMUnitTest kTests[] = {
 
 }  // namespace
 
-TestGroup ElementwiseTests() {
-  return {"elementwise", kTests, sizeof(kTests) / sizeof(kTests[0])};
-}
+TestGroup ElementwiseTests() { return {"elementwise", kTests, sizeof(kTests) / sizeof(kTests[0])}; }

@@ -85,23 +85,27 @@ void integer_arithmetic_wraps_on_every_width(void**) {
   kt::Host host;
   kt::Node mul("Mul", "mul_u16");
   // 65535 * 65535 promotes to int in C++ and would overflow; it must wrap.
-  EXPECT_OK(host.Run(mul, 14, {Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {2}, {65535, 300}),
-                               Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {2}, {65535, 300})}));
+  EXPECT_OK(host.Run(mul, 14,
+                     {Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {2}, {65535, 300}),
+                      Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {2}, {65535, 300})}));
   assert_int_equal(Values<uint16_t>(host.out(0))[0], 1);
   assert_int_equal(Values<uint16_t>(host.out(0))[1], 90000 % 65536);
   kt::Node add("Add", "add_i8");
-  EXPECT_OK(host.Run(add, 14, {Typed<int8_t>(host, EPCTX_DTYPE_INT8, {2}, {127, -128}),
-                               Typed<int8_t>(host, EPCTX_DTYPE_INT8, {2}, {1, -1})}));
+  EXPECT_OK(host.Run(add, 14,
+                     {Typed<int8_t>(host, EPCTX_DTYPE_INT8, {2}, {127, -128}),
+                      Typed<int8_t>(host, EPCTX_DTYPE_INT8, {2}, {1, -1})}));
   assert_int_equal(Values<int8_t>(host.out(0))[0], -128);
   assert_int_equal(Values<int8_t>(host.out(0))[1], 127);
   kt::Node sub("Sub", "sub_u32");
-  EXPECT_OK(host.Run(sub, 14, {Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {0}),
-                               Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {1})}));
+  EXPECT_OK(host.Run(sub, 14,
+                     {Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {0}),
+                      Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {1})}));
   assert_int_equal(Values<uint32_t>(host.out(0))[0], 0xffffffffu);
   kt::Node div("Div", "div_u8");
   // An unsigned divisor of 255 is not -1.
-  EXPECT_OK(host.Run(div, 14, {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {255, 7}),
-                               Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {255, 2})}));
+  EXPECT_OK(host.Run(div, 14,
+                     {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {255, 7}),
+                      Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {255, 2})}));
   assert_int_equal(Values<uint8_t>(host.out(0))[0], 1);
   assert_int_equal(Values<uint8_t>(host.out(0))[1], 3);
   kt::Node div64("Div", "div_i64");
@@ -119,8 +123,9 @@ void integer_arithmetic_wraps_on_every_width(void**) {
   EXPECT_OK(host.Run(sum, 13, {host.I64({1}, {INT64_MAX}), host.I64({1}, {1}), host.I64({}, {1})}));
   assert_true(Values<int64_t>(host.out(0))[0] == INT64_MIN + 1);
   kt::Node zero("Div", "div_zero_u8");
-  EXPECT_FAIL(host.Run(zero, 14, {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {1, 2}),
-                                  Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {1, 0})}),
+  EXPECT_FAIL(host.Run(zero, 14,
+                       {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {1, 2}),
+                        Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {2}, {1, 0})}),
               EPCTX_INVALID_ARGUMENT, "integer division by zero (divisor B [2], element 1)");
 }
 
@@ -173,17 +178,20 @@ void bitshift_past_the_width_gives_zero(void**) {
   r = Values<uint8_t>(host.out(0));
   assert_int_equal(r[2], 0);
   assert_int_equal(r[3], 127);
-  EXPECT_OK(host.Run(left, 11, {Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {1, 1}),
-                                Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {63, 64})}));
+  EXPECT_OK(host.Run(left, 11,
+                     {Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {1, 1}),
+                      Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {63, 64})}));
   assert_true(Values<uint64_t>(host.out(0))[0] == (1ull << 63));
   assert_true(Values<uint64_t>(host.out(0))[1] == 0);
-  EXPECT_OK(host.Run(left, 11, {Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {1}, {0xffff}),
-                                Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {}, {4})}));
+  EXPECT_OK(host.Run(left, 11,
+                     {Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {1}, {0xffff}),
+                      Typed<uint16_t>(host, EPCTX_DTYPE_UINT16, {}, {4})}));
   assert_int_equal(Values<uint16_t>(host.out(0))[0], 0xfff0);
   kt::Node up("BitShift", "up");
   up.Str("direction", "UP");
-  EXPECT_FAIL(host.Run(up, 11, {x, s}), EPCTX_INVALID_GRAPH,
-              "BitShift node 'up': attribute direction must be \"LEFT\" or \"RIGHT\", found \"UP\"");
+  EXPECT_FAIL(
+      host.Run(up, 11, {x, s}), EPCTX_INVALID_GRAPH,
+      "BitShift node 'up': attribute direction must be \"LEFT\" or \"RIGHT\", found \"UP\"");
   kt::Node none("BitShift", "none");
   EXPECT_FAIL(host.Run(none, 11, {x, s}), EPCTX_INVALID_GRAPH, "found \"\"");
   EXPECT_FAIL(host.Run(left, 11, {host.I32({1}, {1}), host.I32({1}, {1})}), EPCTX_NOT_IMPLEMENTED,
@@ -195,12 +203,13 @@ void comparisons_broadcast_and_treat_nan_as_unordered(void**) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   TensorRef* a = host.F({2, 1}, {1, nan});
   TensorRef* b = host.F({3}, {0, 1, 2});
-  struct C { const char* op; std::vector<uint8_t> want; };
+  struct C {
+    const char* op;
+    std::vector<uint8_t> want;
+  };
   const C cases[] = {
-      {"Less", {0, 0, 1, 0, 0, 0}},
-      {"LessOrEqual", {0, 1, 1, 0, 0, 0}},
-      {"Greater", {1, 0, 0, 0, 0, 0}},
-      {"GreaterOrEqual", {1, 1, 0, 0, 0, 0}},
+      {"Less", {0, 0, 1, 0, 0, 0}},    {"LessOrEqual", {0, 1, 1, 0, 0, 0}},
+      {"Greater", {1, 0, 0, 0, 0, 0}}, {"GreaterOrEqual", {1, 1, 0, 0, 0, 0}},
       {"Equal", {0, 1, 0, 0, 0, 0}},
   };
   for (const C& c : cases) {
@@ -212,12 +221,14 @@ void comparisons_broadcast_and_treat_nan_as_unordered(void**) {
   }
   // Bool bytes other than 0/1 (possible in a file) count as true.
   kt::Node eq("Equal", "eq_bool");
-  EXPECT_OK(host.Run(eq, 13, {Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {3}, {2, 0, 1}),
-                              Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {3}, {1, 0, 0})}));
+  EXPECT_OK(host.Run(eq, 13,
+                     {Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {3}, {2, 0, 1}),
+                      Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {3}, {1, 0, 0})}));
   assert_true(Values<uint8_t>(host.out(0)) == std::vector<uint8_t>({1, 1, 0}));
   kt::Node lt("Less", "lt_u64");
-  EXPECT_OK(host.Run(lt, 13, {Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {1}, {~0ull}),
-                              Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {1}, {1})}));
+  EXPECT_OK(host.Run(lt, 13,
+                     {Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {1}, {~0ull}),
+                      Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {1}, {1})}));
   assert_int_equal(Values<uint8_t>(host.out(0))[0], 0);
   kt::Node mixed("Less", "lt_mixed");
   EXPECT_FAIL(host.Run(mixed, 13, {a, host.I32({1}, {1})}), EPCTX_INVALID_ARGUMENT,
@@ -264,8 +275,9 @@ void where_broadcasts_three_operands(void**) {
   assert_true(Values<int64_t>(host.out(0)) ==
               std::vector<int64_t>({1, 9, 2, 9, 3, 9, 4, 9, 5, 9, 6, 9}));
   // All rank 0.
-  EXPECT_OK(host.Run(where, 16, {Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {}, {0}),
-                                 host.F({}, {1}), host.F({}, {2})}));
+  EXPECT_OK(host.Run(
+      where, 16,
+      {Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {}, {0}), host.F({}, {1}), host.F({}, {2})}));
   EXPECT_SHAPE(host.out(0));
   EXPECT_FLOATS(host.out(0), 2);
   // Empty.
@@ -366,8 +378,9 @@ void max_min_propagate_nan(void**) {
     assert_true(r[2] == (op[1] == 'a' ? 3.0f : 2.0f));
   }
   kt::Node mx("Max", "max_u32");
-  EXPECT_OK(host.Run(mx, 13, {Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {2}, {0xffffffffu, 1}),
-                              Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {2})}));
+  EXPECT_OK(host.Run(mx, 13,
+                     {Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {2}, {0xffffffffu, 1}),
+                      Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {1}, {2})}));
   assert_true(Values<uint32_t>(host.out(0)) == std::vector<uint32_t>({0xffffffffu, 2}));
   kt::Node mixed("Min", "min_mixed");
   EXPECT_FAIL(host.Run(mixed, 13, {a, host.I32({1}, {1})}), EPCTX_INVALID_ARGUMENT,
@@ -393,17 +406,19 @@ void pow_mixes_base_and_exponent_types(void**) {
   assert_int_equal(r[2], INT32_MAX);  // 2^40 saturates
   EXPECT_OK(host.Run(pw, 15, {host.I64({2}, {2, 9}), host.F({2}, {0.5f, 0.5f})}));
   assert_true(Values<int64_t>(host.out(0)) == std::vector<int64_t>({1, 3}));
-  EXPECT_OK(host.Run(pw, 15, {host.F({2}, {2, 4}),
-                              Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {10, 0})}));
+  EXPECT_OK(host.Run(
+      pw, 15, {host.F({2}, {2, 4}), Typed<uint64_t>(host, EPCTX_DTYPE_UINT64, {2}, {10, 0})}));
   EXPECT_FLOATS(host.out(0), 1024, 1);
-  EXPECT_OK(host.Run(pw, 15, {Typed<double>(host, EPCTX_DTYPE_DOUBLE, {1}, {2.0}),
-                              Typed<double>(host, EPCTX_DTYPE_DOUBLE, {1}, {0.5})}));
+  EXPECT_OK(host.Run(pw, 15,
+                     {Typed<double>(host, EPCTX_DTYPE_DOUBLE, {1}, {2.0}),
+                      Typed<double>(host, EPCTX_DTYPE_DOUBLE, {1}, {0.5})}));
   assert_true(std::fabs(Values<double>(host.out(0))[0] - std::sqrt(2.0)) < 1e-15);
   TensorRef* t = Typed<uint8_t>(host, EPCTX_DTYPE_BOOL, {1}, {1});
   EXPECT_FAIL(host.Run(pw, 15, {host.F({1}, {2}), t}), EPCTX_NOT_IMPLEMENTED,
               "exponent Y has dtype bool");
-  EXPECT_FAIL(host.Run(pw, 15, {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {1}, {2}), host.F({1}, {2})}),
-              EPCTX_NOT_IMPLEMENTED, "X has dtype uint8");
+  EXPECT_FAIL(
+      host.Run(pw, 15, {Typed<uint8_t>(host, EPCTX_DTYPE_UINT8, {1}, {2}), host.F({1}, {2})}),
+      EPCTX_NOT_IMPLEMENTED, "X has dtype uint8");
 }
 
 void round_is_half_to_even_and_math_covers_double(void**) {
@@ -423,7 +438,8 @@ void round_is_half_to_even_and_math_covers_double(void**) {
   EXPECT_OK(host.Run(sign, 13, {Typed<uint32_t>(host, EPCTX_DTYPE_UINT32, {2}, {0, 7})}));
   assert_true(Values<uint32_t>(host.out(0)) == std::vector<uint32_t>({0, 1}));
   kt::Node recip("Reciprocal", "recip_h");
-  EXPECT_OK(host.Run(recip, 13, {Typed<uint16_t>(host, EPCTX_DTYPE_FLOAT16, {2}, {0x4000, 0x0000})}));
+  EXPECT_OK(
+      host.Run(recip, 13, {Typed<uint16_t>(host, EPCTX_DTYPE_FLOAT16, {2}, {0x4000, 0x0000})}));
   assert_true(Values<uint16_t>(host.out(0)) == std::vector<uint16_t>({0x3800, 0x7c00}));
   kt::Node sin("Sin", "sin_i");
   EXPECT_FAIL(host.Run(sin, 7, {host.I32({1}, {1})}), EPCTX_NOT_IMPLEMENTED,
@@ -446,14 +462,18 @@ void isinf_honours_detect_flags(void**) {
   EXPECT_OK(host.Run(neg, 10, {x}));
   assert_true(Values<uint8_t>(host.out(0)) == std::vector<uint8_t>({0, 1, 0, 0}));
   kt::Node nan("IsNaN", "nan_h");
-  EXPECT_OK(host.Run(nan, 13, {Typed<uint16_t>(host, EPCTX_DTYPE_FLOAT16, {3}, {0x7e00, 0x7c00, 0})}));
+  EXPECT_OK(
+      host.Run(nan, 13, {Typed<uint16_t>(host, EPCTX_DTYPE_FLOAT16, {3}, {0x7e00, 0x7c00, 0})}));
   assert_true(Values<uint8_t>(host.out(0)) == std::vector<uint8_t>({1, 0, 0}));
 }
 
 void activations_compute_reference_values(void**) {
   kt::Host host;
   TensorRef* x = host.F({4}, {-2, 0, 0.5f, 100});
-  struct A { const char* op; std::vector<float> want; };
+  struct A {
+    const char* op;
+    std::vector<float> want;
+  };
   const float e2 = std::exp(-2.0f);
   const A cases[] = {
       {"Elu", {e2 - 1, 0, 0.5f, 100}},
@@ -493,8 +513,9 @@ void clip_on_integers_checks_bounds(void**) {
   kt::Host host;
   TensorRef* x = Typed<int8_t>(host, EPCTX_DTYPE_INT8, {4}, {-128, -1, 1, 127});
   kt::Node clip("Clip", "clip");
-  EXPECT_OK(host.Run(clip, 13, {x, Typed<int8_t>(host, EPCTX_DTYPE_INT8, {}, {-5}),
-                                Typed<int8_t>(host, EPCTX_DTYPE_INT8, {1}, {5})}));
+  EXPECT_OK(host.Run(clip, 13,
+                     {x, Typed<int8_t>(host, EPCTX_DTYPE_INT8, {}, {-5}),
+                      Typed<int8_t>(host, EPCTX_DTYPE_INT8, {1}, {5})}));
   assert_true(Values<int8_t>(host.out(0)) == std::vector<int8_t>({-5, -1, 1, 5}));
   EXPECT_OK(host.Run(clip, 13, {x, nullptr, Typed<int8_t>(host, EPCTX_DTYPE_INT8, {}, {0})}));
   assert_true(Values<int8_t>(host.out(0)) == std::vector<int8_t>({-128, -1, 0, 0}));

@@ -2,8 +2,7 @@
 #include "test_util.h"
 
 int main() {
-  const TestGroup groups[] = {ConvTests(), ElementwiseTests(), PoolResizeTests(),
-                              DataTests()};
+  const TestGroup groups[] = {ConvTests(), ElementwiseTests(), PoolResizeTests(), DataTests()};
   int failed = 0;
   for (const TestGroup& g : groups)
     failed += _cmocka_run_group_tests(g.name, g.tests, g.count, nullptr, nullptr);

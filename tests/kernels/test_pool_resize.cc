@@ -55,8 +55,8 @@ void RunPool(const PoolCase& k, bool is_max, uint32_t seed) {
         if (!is_max) acc /= (k.include_pad ? padded : valid);
         const float got = Y[(p * oh + i) * ow + j];
         if (std::fabs(got - acc) > 1e-5)
-          fail_msg("%s (%lld,%lld,%lld): want %g got %g", is_max ? "max" : "avg",
-                   (long long)p, (long long)i, (long long)j, acc, (double)got);
+          fail_msg("%s (%lld,%lld,%lld): want %g got %g", is_max ? "max" : "avg", (long long)p,
+                   (long long)i, (long long)j, acc, (double)got);
       }
 }
 
@@ -134,8 +134,7 @@ int64_t RefNearest(const std::string& nm, float x, int64_t in) {
 void resize_nearest_modes_match_reference(void**) {
   const char* coords[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"};
   const char* nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-  const float scales[][2] = {{2.0f, 3.0f}, {0.5f, 0.75f}, {1.5f, 0.6f}, {2.0f, 4.0f},
-                             {1.0f, 2.0f}};
+  const float scales[][2] = {{2.0f, 3.0f}, {0.5f, 0.75f}, {1.5f, 0.6f}, {2.0f, 4.0f}, {1.0f, 2.0f}};
   uint32_t seed = 70;
   for (const char* c : coords)
     for (const char* n : nearest)
@@ -179,8 +178,8 @@ void resize_linear_matches_reference(void**) {
       node.Str("mode", "linear").Str("coordinate_transformation_mode", c);
       float sh = 2.0f, sw = 1.5f;
       if (use_sizes) {
-        EXPECT_OK(host.Run(node, 11, {x, host.F({0}, {}), host.F({0}, {}),
-                                      host.I64({4}, {2, 1, OH, OW})}));
+        EXPECT_OK(host.Run(node, 11,
+                           {x, host.F({0}, {}), host.F({0}, {}), host.I64({4}, {2, 1, OH, OW})}));
         sh = static_cast<float>(OH) / H;
         sw = static_cast<float>(OW) / W;
       } else {
@@ -192,10 +191,10 @@ void resize_linear_matches_reference(void**) {
       for (int64_t p = 0; p < 2; ++p)
         for (int64_t i = 0; i < OH; ++i)
           for (int64_t j = 0; j < OW; ++j) {
-            float fy = std::min<float>(std::max(RefOriginal(c, i, sh, H, OH, use_sizes), 0.0f),
-                                       H - 1);
-            float fx = std::min<float>(std::max(RefOriginal(c, j, sw, W, OW, use_sizes), 0.0f),
-                                       W - 1);
+            float fy =
+                std::min<float>(std::max(RefOriginal(c, i, sh, H, OH, use_sizes), 0.0f), H - 1);
+            float fx =
+                std::min<float>(std::max(RefOriginal(c, j, sw, W, OW, use_sizes), 0.0f), W - 1);
             int64_t y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
             int64_t y1 = std::min<int64_t>(y0 + 1, H - 1), x1 = std::min<int64_t>(x0 + 1, W - 1);
             float ly = fy - y0, lx = fx - x0;
@@ -219,12 +218,12 @@ void resize_opset10_uses_asymmetric_floor(void**) {
   EXPECT_FLOATS(host.out(0), 1, 1, 2, 1, 1, 2, 3, 3, 4, 3, 3, 4);
   kt::Node aa("Resize", "aa");
   aa.Str("mode", "linear").Int("antialias", 1);
-  EXPECT_FAIL(host.Run(aa, 18, {x, nullptr, host.F({4}, {1, 1, 2, 2})}),
-              EPCTX_NOT_IMPLEMENTED, "antialias");
+  EXPECT_FAIL(host.Run(aa, 18, {x, nullptr, host.F({4}, {1, 1, 2, 2})}), EPCTX_NOT_IMPLEMENTED,
+              "antialias");
   kt::Node both("Resize", "both");
-  EXPECT_FAIL(host.Run(both, 13, {x, nullptr, host.F({4}, {1, 1, 2, 2}),
-                                  host.I64({4}, {1, 1, 4, 4})}),
-              EPCTX_INVALID_ARGUMENT, "exactly one of scales and sizes");
+  EXPECT_FAIL(
+      host.Run(both, 13, {x, nullptr, host.F({4}, {1, 1, 2, 2}), host.I64({4}, {1, 1, 4, 4})}),
+      EPCTX_INVALID_ARGUMENT, "exactly one of scales and sizes");
 }
 
 // ---- Softmax --------------------------------------------------------------
@@ -263,7 +262,8 @@ void softmax_axis_semantics_follow_opset(void**) {
       double sum = 0;
       for (int i = 0; i < 3; ++i) sum += std::exp(X[b * 12 + i * 4 + k]);
       for (int i = 0; i < 3; ++i)
-        assert_true(std::fabs(ym[b * 12 + i * 4 + k] - std::exp(X[b * 12 + i * 4 + k]) / sum) < 1e-6);
+        assert_true(std::fabs(ym[b * 12 + i * 4 + k] - std::exp(X[b * 12 + i * 4 + k]) / sum) <
+                    1e-6);
     }
   kt::Node lsm("LogSoftmax", "lsm");
   EXPECT_OK(host.Run(lsm, 13, {x}));

@@ -48,11 +48,12 @@ std::vector<T> Vals(const TensorRef* t) {
 template <typename T>
 void ExpectVals(const TensorRef* t, const std::vector<T>& want, int line) {
   std::vector<T> got = Vals<T>(t);
-  if (got.size() != want.size()) fail_msg("line %d: %zu values, want %zu", line, got.size(), want.size());
+  if (got.size() != want.size())
+    fail_msg("line %d: %zu values, want %zu", line, got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
     if (got[i] != want[i])
-      fail_msg("line %d: element %zu is %lld, want %lld", line, i,
-               static_cast<long long>(got[i]), static_cast<long long>(want[i]));
+      fail_msg("line %d: element %zu is %lld, want %lld", line, i, static_cast<long long>(got[i]),
+               static_cast<long long>(want[i]));
 }
 #define EXPECT_VALS(T, t, ...) ExpectVals<T>(t, std::vector<T>{__VA_ARGS__}, __LINE__)
 
@@ -137,11 +138,11 @@ void dequantize_int32_and_16bit_float_outputs_round_once(void**) {
   const float sb = BF16ToFloat(FloatToBF16(1.0f / 3.0f));
   assert_int_equal(static_cast<const uint16_t*>(h.out(0)->data)[0], FloatToBF16(-3.0f * sb));
   kt::Node ax("DequantizeLinear", "dax");
-  EXPECT_OK(h.Run(ax, 13, {I8(h, {2, 2}, {1, 2, 3, 4}), h.F({2}, {1.0f, 10.0f}),
-                           I8(h, {2}, {1, 0})}));
+  EXPECT_OK(
+      h.Run(ax, 13, {I8(h, {2, 2}, {1, 2, 3, 4}), h.F({2}, {1.0f, 10.0f}), I8(h, {2}, {1, 0})}));
   EXPECT_FLOATS(h.out(0), 0.0f, 20.0f, 2.0f, 40.0f);
-  EXPECT_FAIL(h.Run(d, 13, {I8(h, {1}, {1}), h.F({}, {1}), U8(h, {}, {0})}),
-              EPCTX_INVALID_ARGUMENT, "x_zero_point has dtype uint8, expected x's int8");
+  EXPECT_FAIL(h.Run(d, 13, {I8(h, {1}, {1}), h.F({}, {1}), U8(h, {}, {0})}), EPCTX_INVALID_ARGUMENT,
+              "x_zero_point has dtype uint8, expected x's int8");
 }
 
 void dynamic_quantize_matches_ort_on_constant_and_mixed_input(void**) {
@@ -207,14 +208,17 @@ void qlinear_matmul_requantizes_per_column_and_saturates(void**) {
   TensorRef* b = I8(h, {2, 2}, {1, 100, 2, 100});
   kt::Node m("QLinearMatMul", "qm");
   // acc = [2*1+4*2, 2*100+4*100] = [10, 600]; multipliers 0.5*[1, 0.25]/1.
-  EXPECT_OK(h.Run(m, 10, {a, h.F({}, {0.5f}), U8(h, {}, {10}), b, h.F({2}, {1.0f, 0.25f}),
-                          I8(h, {}, {0}), h.F({}, {1.0f}), I8(h, {}, {-3})}));
+  EXPECT_OK(h.Run(m, 10,
+                  {a, h.F({}, {0.5f}), U8(h, {}, {10}), b, h.F({2}, {1.0f, 0.25f}), I8(h, {}, {0}),
+                   h.F({}, {1.0f}), I8(h, {}, {-3})}));
   EXPECT_VALS(int8_t, h.out(0), 2, 72);  // 5 - 3; 75 - 3
-  EXPECT_OK(h.Run(m, 10, {a, h.F({}, {2.0f}), U8(h, {}, {10}), b, h.F({}, {1.0f}),
-                          I8(h, {}, {0}), h.F({}, {1.0f}), U8(h, {}, {0})}));
+  EXPECT_OK(h.Run(m, 10,
+                  {a, h.F({}, {2.0f}), U8(h, {}, {10}), b, h.F({}, {1.0f}), I8(h, {}, {0}),
+                   h.F({}, {1.0f}), U8(h, {}, {0})}));
   EXPECT_VALS(uint8_t, h.out(0), 20, 255);
-  EXPECT_FAIL(h.Run(m, 10, {a, h.F({2}, {1, 1}), U8(h, {}, {10}), b, h.F({}, {1}),
-                            I8(h, {}, {0}), h.F({}, {1}), U8(h, {}, {0})}),
+  EXPECT_FAIL(h.Run(m, 10,
+                    {a, h.F({2}, {1, 1}), U8(h, {}, {10}), b, h.F({}, {1}), I8(h, {}, {0}),
+                     h.F({}, {1}), U8(h, {}, {0})}),
               EPCTX_INVALID_ARGUMENT, "a_scale must be a scalar, found shape [2]");
 }
 
@@ -262,20 +266,21 @@ void conv_integer_matches_reference_with_padding_and_channel_zero_points(void**)
   }
   const std::vector<int> wzp = {0, -3, 7, 127};
   int OH, OW;
-  const std::vector<int32_t> ref =
-      RefIntConv(xi, N, C, H, W, wi, M, K, K, 1, 2, 100, wzp, OH, OW);
+  const std::vector<int32_t> ref = RefIntConv(xi, N, C, H, W, wi, M, K, K, 1, 2, 100, wzp, OH, OW);
   kt::Node c("ConvInteger", "ci");
   c.Ints("pads", {1, 1, 1, 1}).Ints("strides", {2, 2});
-  EXPECT_OK(h.Run(c, 10, {U8(h, {N, C, H, W}, xv), I8(h, {M, C, K, K}, wv), U8(h, {}, {100}),
-                          I8(h, {M}, {0, -3, 7, 127})}));
+  EXPECT_OK(h.Run(c, 10,
+                  {U8(h, {N, C, H, W}, xv), I8(h, {M, C, K, K}, wv), U8(h, {}, {100}),
+                   I8(h, {M}, {0, -3, 7, 127})}));
   EXPECT_SHAPE(h.out(0), N, M, OH, OW);
   ExpectVals<int32_t>(h.out(0), ref, __LINE__);
-  EXPECT_FAIL(h.Run(c, 10, {U8(h, {N, C, H, W}, xv), I8(h, {M, C, K, K}, wv), U8(h, {}, {1}),
-                            I8(h, {3}, {0, 0, 0})}),
+  EXPECT_FAIL(h.Run(c, 10,
+                    {U8(h, {N, C, H, W}, xv), I8(h, {M, C, K, K}, wv), U8(h, {}, {1}),
+                     I8(h, {3}, {0, 0, 0})}),
               EPCTX_INVALID_ARGUMENT, "w_zero_point must be a scalar or [4], found [3]");
-  EXPECT_FAIL(h.Run(c, 10, {U8(h, {1, 2, 3, 3}, std::vector<uint8_t>(18)),
-                            I8(h, {M, C, K, K}, wv)}),
-              EPCTX_INVALID_ARGUMENT, "x has 2 channels but w [4,3,3,3] with group 1 expects 3");
+  EXPECT_FAIL(
+      h.Run(c, 10, {U8(h, {1, 2, 3, 3}, std::vector<uint8_t>(18)), I8(h, {M, C, K, K}, wv)}),
+      EPCTX_INVALID_ARGUMENT, "x has 2 channels but w [4,3,3,3] with group 1 expects 3");
 }
 
 void qlinear_conv_adds_bias_and_requantizes_per_channel(void**) {
@@ -284,15 +289,15 @@ void qlinear_conv_adds_bias_and_requantizes_per_channel(void**) {
   TensorRef* x = U8(h, {1, 1, 1, 3}, {2, 3, 12});
   TensorRef* w = I8(h, {2, 1, 1, 1}, {5, -2});
   kt::Node c("QLinearConv", "qc");
-  EXPECT_OK(h.Run(c, 10, {x, h.F({}, {0.5f}), U8(h, {}, {2}), w, h.F({2}, {1.0f, 2.0f}),
-                          I8(h, {2}, {1, 0}), h.F({}, {1.0f}), I8(h, {}, {1}),
-                          h.I32({2}, {1, -1})}));
+  EXPECT_OK(h.Run(c, 10,
+                  {x, h.F({}, {0.5f}), U8(h, {}, {2}), w, h.F({2}, {1.0f, 2.0f}),
+                   I8(h, {2}, {1, 0}), h.F({}, {1.0f}), I8(h, {}, {1}), h.I32({2}, {1, -1})}));
   // ch0: acc = [0,4,40] + 1, * 0.5 -> [0.5, 2.5, 20.5] -> [0, 2, 20] + 1
   // ch1: acc = [0,-2,-20] - 1, * 1.0 -> [-1, -3, -21] + 1
   EXPECT_VALS(int8_t, h.out(0), 1, 3, 21, 0, -2, -20);
-  EXPECT_FAIL(h.Run(c, 10, {x, h.F({}, {0.5f}), U8(h, {}, {2}), w, h.F({2}, {1.0f, 2.0f}),
-                            I8(h, {2}, {1, 0}), h.F({}, {1.0f}), I8(h, {}, {1}),
-                            h.I32({3}, {1, -1, 0})}),
+  EXPECT_FAIL(h.Run(c, 10,
+                    {x, h.F({}, {0.5f}), U8(h, {}, {2}), w, h.F({2}, {1.0f, 2.0f}),
+                     I8(h, {2}, {1, 0}), h.F({}, {1.0f}), I8(h, {}, {1}), h.I32({3}, {1, -1, 0})}),
               EPCTX_INVALID_ARGUMENT, "bias B must have shape [2], found [3]");
 }
 
@@ -315,8 +320,9 @@ void matmul_typed_paths_wrap_integers_and_round_halves_once(void**) {
   // once; rounding after each step would lose both ones.
   EXPECT_OK(h.Run(m, 13, {H16(h, {1, 3}, {2048, 1, 1}), H16(h, {3}, {1, 1, 1})}));
   assert_int_equal(static_cast<const uint16_t*>(h.out(0)->data)[0], FloatToHalf(2050.0f));
-  EXPECT_OK(h.Run(m, 13, {Typed<uint32_t>(h, EPCTX_DTYPE_UINT32, {2, 1, 1}, {3, 4}),
-                          Typed<uint32_t>(h, EPCTX_DTYPE_UINT32, {1, 2}, {5, 0xffffffffu})}));
+  EXPECT_OK(h.Run(m, 13,
+                  {Typed<uint32_t>(h, EPCTX_DTYPE_UINT32, {2, 1, 1}, {3, 4}),
+                   Typed<uint32_t>(h, EPCTX_DTYPE_UINT32, {1, 2}, {5, 0xffffffffu})}));
   EXPECT_SHAPE(h.out(0), 2, 1, 2);
   EXPECT_VALS(uint32_t, h.out(0), 15, 0xfffffffdu, 20, 0xfffffffcu);
   EXPECT_FAIL(h.Run(m, 13, {h.F({2}, {1, 1}), d}), EPCTX_INVALID_ARGUMENT,
@@ -332,13 +338,13 @@ void gemm_typed_paths_apply_alpha_beta_and_reject_fractional_integer_alpha(void*
   TensorRef* b = h.I32({2, 2}, {1, 0, 0, 1});
   EXPECT_OK(h.Run(g, 13, {a, b, h.I32({2}, {1, 10})}));
   EXPECT_VALS(int32_t, h.out(0), 1, -4, 3, -2);
-  EXPECT_OK(h.Run(g, 13, {Typed<double>(h, EPCTX_DTYPE_DOUBLE, {2, 2}, {1, 2, 3, 4}),
-                          Typed<double>(h, EPCTX_DTYPE_DOUBLE, {2, 2}, {1, 0, 0, 1}),
-                          Typed<double>(h, EPCTX_DTYPE_DOUBLE, {}, {0.5})}));
+  EXPECT_OK(h.Run(g, 13,
+                  {Typed<double>(h, EPCTX_DTYPE_DOUBLE, {2, 2}, {1, 2, 3, 4}),
+                   Typed<double>(h, EPCTX_DTYPE_DOUBLE, {2, 2}, {1, 0, 0, 1}),
+                   Typed<double>(h, EPCTX_DTYPE_DOUBLE, {}, {0.5})}));
   EXPECT_VALS(double, h.out(0), 1.5, 5.5, 3.5, 7.5);
   EXPECT_OK(h.Run(g, 13, {BF16(h, {2, 2}, {1, 2, 3, 4}), BF16(h, {2, 2}, {1, 0, 0, 1})}));
-  EXPECT_VALS(uint16_t, h.out(0), FloatToBF16(2), FloatToBF16(6), FloatToBF16(4),
-              FloatToBF16(8));
+  EXPECT_VALS(uint16_t, h.out(0), FloatToBF16(2), FloatToBF16(6), FloatToBF16(4), FloatToBF16(8));
   kt::Node f("Gemm", "gf");
   f.Float("alpha", 0.5f);
   EXPECT_FAIL(h.Run(f, 13, {a, b}), EPCTX_NOT_IMPLEMENTED,
@@ -375,8 +381,8 @@ void nll_loss_reductions_weights_and_ignore_index(void**) {
   bad.Str("reduction", "max");
   EXPECT_FAIL(h.Run(bad, 13, {x, h.I64({2}, {0, 0})}), EPCTX_INVALID_GRAPH,
               "reduction is 'max', expected none, sum or mean");
-  EXPECT_FAIL(h.Run(mean, 13, {x, h.I64({2}, {0, 0}), h.F({2}, {1, 1})}),
-              EPCTX_INVALID_ARGUMENT, "weight must have shape [3], found [2]");
+  EXPECT_FAIL(h.Run(mean, 13, {x, h.I64({2}, {0, 0}), h.F({2}, {1, 1})}), EPCTX_INVALID_ARGUMENT,
+              "weight must have shape [3], found [2]");
 }
 
 void sce_loss_nd_log_prob_and_bfloat16(void**) {
@@ -395,8 +401,8 @@ void sce_loss_nd_log_prob_and_bfloat16(void**) {
   EXPECT_OK(h.Run(b, 13, {BF16(h, {1, 2, 2}, {0.0f, 1.0f, 0.0f, 3.0f}), h.I64({1, 2}, {0, 1})}));
   assert_int_equal(h.out(0)->dtype, EPCTX_DTYPE_BFLOAT16);
   EXPECT_VALS(uint16_t, h.out(0), FloatToBF16(l0), FloatToBF16(l1));
-  EXPECT_FAIL(h.Run(b, 13, {x, h.I64({1, 2}, {0, 1}), h.F({3}, {1, 1, 1})}),
-              EPCTX_INVALID_ARGUMENT, "weights must have shape [2], found [3]");
+  EXPECT_FAIL(h.Run(b, 13, {x, h.I64({1, 2}, {0, 1}), h.F({3}, {1, 1, 1})}), EPCTX_INVALID_ARGUMENT,
+              "weights must have shape [2], found [3]");
 }
 
 // ---- training optimisers --------------------------------------------------
@@ -414,14 +420,16 @@ void adam_applies_bias_correction_after_first_step(void**) {
   n.Outputs({"X_new", "V_new", "H_new"});
   Training(n);
   // t = 2: r' = r * sqrt(1 - 0.25) / (1 - 0.25); g = 2: v = 1, h = 2.
-  EXPECT_OK(h.Run(n, 1, {h.F({}, {1.0f}), h.I64({}, {2}), h.F({1}, {10.0f}), h.F({1}, {2.0f}),
-                         h.F({1}, {0.0f}), h.F({1}, {0.0f})}));
+  EXPECT_OK(h.Run(n, 1,
+                  {h.F({}, {1.0f}), h.I64({}, {2}), h.F({1}, {10.0f}), h.F({1}, {2.0f}),
+                   h.F({1}, {0.0f}), h.F({1}, {0.0f})}));
   EXPECT_FLOATS(h.out(1), 1.0f);
   EXPECT_FLOATS(h.out(2), 2.0f);
   const double r = std::sqrt(0.75) / 0.75;
   EXPECT_FLOATS(h.out(0), static_cast<float>(10.0 - r * (1.0 / std::sqrt(2.0))));
-  EXPECT_FAIL(h.Run(n, 1, {h.F({}, {1.0f}), h.I64({}, {2}), h.F({1}, {10.0f}), h.F({2}, {2, 2}),
-                           h.F({1}, {0.0f}), h.F({1}, {0.0f})}),
+  EXPECT_FAIL(h.Run(n, 1,
+                    {h.F({}, {1.0f}), h.I64({}, {2}), h.F({1}, {10.0f}), h.F({2}, {2, 2}),
+                     h.F({1}, {0.0f}), h.F({1}, {0.0f})}),
               EPCTX_INVALID_ARGUMENT, "input 3 is float [2], expected float [1] like X1");
 }
 

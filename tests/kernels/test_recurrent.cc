@@ -140,9 +140,15 @@ void recurrent_nodes_refuse_bad_attributes_and_shapes(void**) {
        "direction is 'sideways', expected forward, reverse or bidirectional"},
       {"LSTM", [](kt::Node& n) { n.Int("layout", 2); }, EPCTX_INVALID_GRAPH,
        "layout is 2, expected 0 or 1"},
-      {"LSTM", [](kt::Node& n) { n.Strs("activations", {"Sigmoid", "Tanh", "Gelu"}); },
+      {"LSTM",
+       [](kt::Node& n) {
+         n.Strs("activations", {"Sigmoid", "Tanh", "Gelu"});
+       },
        EPCTX_INVALID_GRAPH, "activations[2] is 'Gelu'"},
-      {"LSTM", [](kt::Node& n) { n.Strs("activations", {"Sigmoid", "Tanh"}); },
+      {"LSTM",
+       [](kt::Node& n) {
+         n.Strs("activations", {"Sigmoid", "Tanh"});
+       },
        EPCTX_INVALID_GRAPH, "'activations' has 2 names, expected 3"},
       {"LSTM", [](kt::Node& n) { n.Float("clip", 0.0f); }, EPCTX_INVALID_GRAPH,
        "clip is 0.000000, expected a positive threshold"},
@@ -178,8 +184,8 @@ void recurrent_and_signal_kernels_are_registered_from_their_first_opset(void**) 
     assert_non_null(epctx::FindKernel(dom, v, 7));
     assert_non_null(epctx::FindKernel(dom, v, 21));
   }
-  const char* sig[] = {"DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow",
-                       "MelWeightMatrix"};
+  const char* sig[] = {"DFT",           "STFT",           "HannWindow",
+                       "HammingWindow", "BlackmanWindow", "MelWeightMatrix"};
   for (const char* op : sig) {
     epctx::StrView v{op, strlen(op)};
     assert_null(epctx::FindKernel(dom, v, 16));
@@ -208,8 +214,8 @@ void dft_inverse_undoes_the_forward_transform(void**) {
   kt::Node inv("DFT", "inv");
   inv.Int("inverse", 1);
   EXPECT_OK(host.Run(inv, 17, {spec}));
-  assert_true(kt::MaxRelErr(static_cast<float*>(host.out(0)->data),
-                            static_cast<float*>(x->data), 24) < 1e-5f);
+  assert_true(kt::MaxRelErr(static_cast<float*>(host.out(0)->data), static_cast<float*>(x->data),
+                            24) < 1e-5f);
 }
 
 // A prime length against the direct sum, and a scratch bound linear in n.
@@ -342,8 +348,9 @@ void mel_weight_matrix_builds_triangles_and_refuses_edges_out_of_range(void**) {
   kt::Host host;
   kt::Node node("MelWeightMatrix", "mel");
   auto run = [&](int64_t bins, int64_t dft, int64_t rate, float lo, float hi) {
-    return host.Run(node, 17, {host.I64({}, {bins}), host.I64({}, {dft}), host.I64({}, {rate}),
-                               host.F({}, {lo}), host.F({}, {hi})});
+    return host.Run(node, 17,
+                    {host.I64({}, {bins}), host.I64({}, {dft}), host.I64({}, {rate}),
+                     host.F({}, {lo}), host.F({}, {hi})});
   };
   EXPECT_OK(run(2, 8, 8, 0.0f, 4.0f));
   EXPECT_SHAPE(host.out(0), 5, 2);
@@ -356,7 +363,8 @@ void mel_weight_matrix_builds_triangles_and_refuses_edges_out_of_range(void**) {
   }
   EXPECT_FAIL(run(8, 16, 8192, 0.0f, 5000.0f), EPCTX_INVALID_ARGUMENT,
               "edges [0.000000, 5000.000000] Hz must satisfy 0 <= lower <= upper");
-  EXPECT_FAIL(run(8, 16, 8192, 300.0f, 100.0f), EPCTX_INVALID_ARGUMENT, "edges [300.000000, 100.000000]");
+  EXPECT_FAIL(run(8, 16, 8192, 300.0f, 100.0f), EPCTX_INVALID_ARGUMENT,
+              "edges [300.000000, 100.000000]");
   EXPECT_FAIL(run(0, 16, 8192, 0.0f, 100.0f), EPCTX_INVALID_ARGUMENT,
               "num_mel_bins 0, dft_length 16 and sample_rate 8192 must be in [1, 2^40]");
 }

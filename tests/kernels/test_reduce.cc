@@ -93,9 +93,9 @@ void reduction_over_empty_axis_yields_the_identity(void**) {
   struct Case {
     const char* op;
     float want;
-  } cases[] = {{"ReduceSum", 0},         {"ReduceProd", 1},     {"ReduceMax", -inf},
-               {"ReduceMin", inf},       {"ReduceL1", 0},       {"ReduceL2", 0},
-               {"ReduceSumSquare", 0},   {"ReduceLogSum", -inf}, {"ReduceLogSumExp", -inf}};
+  } cases[] = {{"ReduceSum", 0},       {"ReduceProd", 1},      {"ReduceMax", -inf},
+               {"ReduceMin", inf},     {"ReduceL1", 0},        {"ReduceL2", 0},
+               {"ReduceSumSquare", 0}, {"ReduceLogSum", -inf}, {"ReduceLogSumExp", -inf}};
   for (const Case& c : cases) {
     kt::Node n(c.op, "e");
     n.Ints("axes", {1});
@@ -131,8 +131,9 @@ void integer_reductions_wrap_instead_of_overflowing(void**) {
   EXPECT_OK(host.Run(mean, 13, {host.I32({3}, {-7, 0, 0})}));
   assert_int_equal(Data<int32_t>(host.out(0))[0], -2);  // truncated, as ORT
   // The mean's sum does not wrap: ORT sums integers in double.
-  EXPECT_OK(host.Run(mean, 13, {host.I32({2}, {std::numeric_limits<int32_t>::max(),
-                                               std::numeric_limits<int32_t>::max()})}));
+  EXPECT_OK(host.Run(
+      mean, 13,
+      {host.I32({2}, {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max()})}));
   assert_int_equal(Data<int32_t>(host.out(0))[0], std::numeric_limits<int32_t>::max());
   int8_t i8[3] = {-128, 127, 5};
   kt::Node mx("ReduceMax", "mx");
@@ -187,8 +188,8 @@ void reduce_rejects_bad_axes_and_types(void**) {
               "axes must be int64 or int32");
   int8_t i8[2] = {1, 2};
   kt::Node i8sum("ReduceSum", "i8");
-  EXPECT_FAIL(host.Run(i8sum, 13, {host.Make(EPCTX_DTYPE_INT8, {2}, i8)}),
-              EPCTX_NOT_IMPLEMENTED, "data has dtype int8");
+  EXPECT_FAIL(host.Run(i8sum, 13, {host.Make(EPCTX_DTYPE_INT8, {2}, i8)}), EPCTX_NOT_IMPLEMENTED,
+              "data has dtype int8");
 }
 
 // ---- ArgMax / ArgMin -------------------------------------------------------------
@@ -278,8 +279,8 @@ void cumsum_exclusive_reverse_and_wrapping(void**) {
   EXPECT_OK(host.Run(ax0, 14, {x, host.I64({1}, {0})}));
   EXPECT_FLOATS(host.out(0), 1, 2, 3, 5, 7, 9);
   kt::Node wrap("CumSum", "wrap");
-  EXPECT_OK(host.Run(wrap, 14, {host.I32({2}, {std::numeric_limits<int32_t>::max(), 1}),
-                                host.I64({}, {0})}));
+  EXPECT_OK(host.Run(wrap, 14,
+                     {host.I32({2}, {std::numeric_limits<int32_t>::max(), 1}), host.I64({}, {0})}));
   assert_int_equal(Data<int32_t>(host.out(0))[1], std::numeric_limits<int32_t>::min());
   EXPECT_FAIL(host.Run(n, 14, {x, host.I64({2}, {0, 1})}), EPCTX_INVALID_ARGUMENT,
               "axis has 2 elements");
@@ -348,19 +349,19 @@ void batch_norm_training_mode_updates_running_stats(void**) {
       .Int("training_mode", 1)
       .Float("epsilon", 0.0f)
       .Float("momentum", 0.5f);
-  EXPECT_OK(host.Run(n, 15, {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}),
-                             host.F({1}, {3})}));
-  EXPECT_FLOATS(host.out(0), -1, 1);    // batch mean 2, batch variance 1
-  EXPECT_FLOATS(host.out(1), 1);        // 0 * 0.5 + 2 * 0.5
-  EXPECT_FLOATS(host.out(2), 2);        // 3 * 0.5 + 1 * 0.5
+  EXPECT_OK(
+      host.Run(n, 15, {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}), host.F({1}, {3})}));
+  EXPECT_FLOATS(host.out(0), -1, 1);  // batch mean 2, batch variance 1
+  EXPECT_FLOATS(host.out(1), 1);      // 0 * 0.5 + 2 * 0.5
+  EXPECT_FLOATS(host.out(2), 2);      // 3 * 0.5 + 1 * 0.5
   kt::Node off("BatchNormalization", "bn_off");
   off.Outputs({"Y", "running_mean", "running_var"});
-  EXPECT_FAIL(host.Run(off, 15, {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}),
-                                 host.F({1}, {3})}),
+  EXPECT_FAIL(host.Run(off, 15,
+                       {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}), host.F({1}, {3})}),
               EPCTX_INVALID_GRAPH, "needs training_mode=1");
-  EXPECT_FAIL(host.Run(off, 9, {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}),
-                                host.F({1}, {3})}),
-              EPCTX_NOT_IMPLEMENTED, "opset 9 (before 14)");
+  EXPECT_FAIL(
+      host.Run(off, 9, {x, host.F({1}, {1}), host.F({1}, {0}), host.F({1}, {0}), host.F({1}, {3})}),
+      EPCTX_NOT_IMPLEMENTED, "opset 9 (before 14)");
 }
 
 void instance_norm_lrn_and_mvn_normalise_their_groups(void**) {
@@ -370,9 +371,9 @@ void instance_norm_lrn_and_mvn_normalise_their_groups(void**) {
   in.Float("epsilon", 0.0f);
   EXPECT_OK(host.Run(in, 6, {x, host.F({2}, {2, 1}), host.F({2}, {0, 7})}));
   EXPECT_FLOATS(host.out(0), -2, 2, 6, 8);
-  EXPECT_FAIL(host.Run(in, 6, {host.F({2, 2}, {1, 2, 3, 4}), host.F({2}, {1, 1}),
-                               host.F({2}, {0, 0})}),
-              EPCTX_INVALID_ARGUMENT, "X must have rank >= 3");
+  EXPECT_FAIL(
+      host.Run(in, 6, {host.F({2, 2}, {1, 2, 3, 4}), host.F({2}, {1, 1}), host.F({2}, {0, 0})}),
+      EPCTX_INVALID_ARGUMENT, "X must have rank >= 3");
   kt::Node lrn("LRN", "lrn");
   lrn.Int("size", 3).Float("alpha", 3.0f).Float("beta", 1.0f).Float("bias", 1.0f);
   // Channel 0 sees channels 0..1: 1 + 3/3 * (1 + 25) = 27.

@@ -30,11 +30,10 @@ TensorRef* Half(kt::Host& host, const kt::Dims& dims, const std::vector<float>& 
 
 // Direct 3-D convolution, one output element at a time.
 std::vector<float> RefConv3d(const TensorRef* x, const TensorRef* w, const float* b,
-                             const int64_t* s, const int64_t* d, const int64_t* p,
-                             int64_t group, const kt::Dims& yd) {
+                             const int64_t* s, const int64_t* d, const int64_t* p, int64_t group,
+                             const kt::Dims& yd) {
   const int64_t C = x->dims[1], D = x->dims[2], H = x->dims[3], W = x->dims[4];
-  const int64_t M = w->dims[0], Cg = w->dims[1], KD = w->dims[2], KH = w->dims[3],
-                KW = w->dims[4];
+  const int64_t M = w->dims[0], Cg = w->dims[1], KD = w->dims[2], KH = w->dims[3], KW = w->dims[4];
   const float* X = static_cast<const float*>(x->data);
   const float* Wt = static_cast<const float*>(w->data);
   std::vector<float> y;
@@ -63,7 +62,9 @@ std::vector<float> RefConv3d(const TensorRef* x, const TensorRef* w, const float
 }
 
 void conv_3d_matches_reference_loop(void**) {
-  struct Case { int64_t c, m, group, k; };
+  struct Case {
+    int64_t c, m, group, k;
+  };
   const Case cases[] = {{4, 6, 2, 3}, {3, 6, 3, 2}, {2, 4, 1, 1}};
   uint32_t seed = 10;
   for (const Case& cs : cases) {
@@ -107,7 +108,8 @@ void conv_transpose_3d_matches_scatter_reference(void**) {
               for (int bb = 0; bb < 2; ++bb)
                 for (int e = 0; e < 3; ++e)
                   full[((m * 4 + i * 2 + a) * 4 + j + bb) * 5 + k * 2 + e] +=
-                      X[((c * 2 + i) * 3 + j) * 2 + k] * W[(((c * 3 + m) * 2 + a) * 2 + bb) * 3 + e];
+                      X[((c * 2 + i) * 3 + j) * 2 + k] *
+                      W[(((c * 3 + m) * 2 + a) * 2 + bb) * 3 + e];
   const float* Y = F32(host.out(0));
   for (int m = 0; m < 3; ++m)
     for (int a = 0; a < 3; ++a)
@@ -145,9 +147,9 @@ void conv_transpose_output_shape_and_same_pads(void**) {
 void window_rejects_4d_and_huge_values(void**) {
   kt::Host host;
   kt::Node node("Conv", "c4");
-  EXPECT_FAIL(host.Run(node, 11, {host.Random({1, 1, 2, 2, 2, 2}, 1),
-                                  host.Random({1, 1, 1, 1, 1, 1}, 2)}),
-              EPCTX_NOT_IMPLEMENTED, "4-D convolution");
+  EXPECT_FAIL(
+      host.Run(node, 11, {host.Random({1, 1, 2, 2, 2, 2}, 1), host.Random({1, 1, 1, 1, 1, 1}, 2)}),
+      EPCTX_NOT_IMPLEMENTED, "4-D convolution");
   kt::Node pads("MaxPool", "mp");
   pads.Ints("kernel_shape", {1, 1, 1}).Ints("pads", {0, 0, int64_t{1} << 40, 0, 0, 0});
   EXPECT_FAIL(host.Run(pads, 12, {host.Random({1, 1, 2, 2, 2}, 3)}), EPCTX_INVALID_GRAPH,
@@ -229,8 +231,8 @@ void max_pool_integer_and_half_dtypes(void**) {
   assert_true(HalfToFloat(static_cast<const uint16_t*>(host.out(0)->data)[0]) == 1.0f);
   kt::Node bad("AveragePool", "i8");
   bad.Ints("kernel_shape", {2});
-  EXPECT_FAIL(host.Run(bad, 11, {host.Make(EPCTX_DTYPE_INT8, {1, 1, 3}, s)}),
-              EPCTX_NOT_IMPLEMENTED, "int8");
+  EXPECT_FAIL(host.Run(bad, 11, {host.Make(EPCTX_DTYPE_INT8, {1, 1, 3}, s)}), EPCTX_NOT_IMPLEMENTED,
+              "int8");
 }
 
 void average_pool_3d_counts_padding_when_asked(void**) {
@@ -351,9 +353,9 @@ void resize_rejects_hostile_scales_and_rank0(void**) {
               "scales[0]");
   EXPECT_FAIL(host.Run(node, 13, {x, nullptr, host.F({1}, {1e10f})}), EPCTX_INVALID_ARGUMENT,
               "expected a value in (0, 1e9]");
-  EXPECT_FAIL(host.Run(node, 13, {host.F({1, 1, 1}, {1}), nullptr,
-                                  host.F({3}, {1e9f, 1e9f, 1e9f})}),
-              EPCTX_INVALID_ARGUMENT, "output Y");
+  EXPECT_FAIL(
+      host.Run(node, 13, {host.F({1, 1, 1}, {1}), nullptr, host.F({3}, {1e9f, 1e9f, 1e9f})}),
+      EPCTX_INVALID_ARGUMENT, "output Y");
   EXPECT_FAIL(host.Run(node, 13, {x, nullptr, nullptr, host.I64({1}, {-1})}),
               EPCTX_INVALID_ARGUMENT, "sizes[0] is -1");
   EXPECT_FAIL(host.Run(node, 13, {host.F({}, {1}), nullptr, host.F({1}, {2})}),
@@ -365,26 +367,29 @@ void resize_half_bfloat16_and_uint8(void**) {
   kt::Node lin("Resize", "lin");
   lin.Str("mode", "linear").Str("coordinate_transformation_mode", "align_corners");
   // float16: midpoint of 1 and 1+2^-10 is a tie, rounds to even (1.0).
-  EXPECT_OK(host.Run(lin, 13, {Half(host, {2}, {1.0f, 1.0f + 1.0f / 1024}), nullptr,
-                               nullptr, host.I64({1}, {3})}));
+  EXPECT_OK(host.Run(
+      lin, 13,
+      {Half(host, {2}, {1.0f, 1.0f + 1.0f / 1024}), nullptr, nullptr, host.I64({1}, {3})}));
   const uint16_t* h = static_cast<const uint16_t*>(host.out(0)->data);
   assert_true(HalfToFloat(h[1]) == 1.0f);
   assert_true(HalfToFloat(h[2]) == 1.0f + 1.0f / 1024);
   std::vector<uint16_t> b = {FloatToBF16(1.0f), FloatToBF16(3.0f)};
-  EXPECT_OK(host.Run(lin, 13, {host.Make(EPCTX_DTYPE_BFLOAT16, {2}, b.data()), nullptr,
-                               nullptr, host.I64({1}, {3})}));
+  EXPECT_OK(host.Run(
+      lin, 13,
+      {host.Make(EPCTX_DTYPE_BFLOAT16, {2}, b.data()), nullptr, nullptr, host.I64({1}, {3})}));
   assert_true(BF16ToFloat(static_cast<const uint16_t*>(host.out(0)->data)[1]) == 2.0f);
   // uint8 truncates the interpolated value: (0 + 255) / 2 = 127.5 -> 127.
   const uint8_t u[2] = {0, 255};
-  EXPECT_OK(host.Run(lin, 13, {host.Make(EPCTX_DTYPE_UINT8, {2}, u), nullptr, nullptr,
-                               host.I64({1}, {3})}));
+  EXPECT_OK(host.Run(lin, 13,
+                     {host.Make(EPCTX_DTYPE_UINT8, {2}, u), nullptr, nullptr, host.I64({1}, {3})}));
   assert_int_equal(static_cast<const uint8_t*>(host.out(0)->data)[1], 127);
   kt::Node cub("Resize", "cub");
   cub.Str("mode", "cubic");
   const int16_t s[2] = {0, 1};
-  EXPECT_FAIL(host.Run(cub, 13, {host.Make(EPCTX_DTYPE_INT16, {2}, s), nullptr, nullptr,
-                                 host.I64({1}, {3})}),
-              EPCTX_NOT_IMPLEMENTED, "int16");
+  EXPECT_FAIL(
+      host.Run(cub, 13,
+               {host.Make(EPCTX_DTYPE_INT16, {2}, s), nullptr, nullptr, host.I64({1}, {3})}),
+      EPCTX_NOT_IMPLEMENTED, "int16");
 }
 
 // align_corners with scales divides by in * scale - 1, as the ONNX reference
@@ -400,8 +405,8 @@ void resize_align_corners_uses_scale_length_for_scales(void**) {
   assert_int_equal(host.out(0)->dims[1], 2);
   assert_true(y[0] == 1.0f);
   assert_true(std::fabs(y[1] - (1.0f + 3.0f / 1.4f)) < 1e-6f);
-  EXPECT_OK(host.Run(lin, 13, {host.F({1, 4}, {1, 2, 3, 4}), nullptr, nullptr,
-                               host.I64({2}, {1, 2})}));
+  EXPECT_OK(
+      host.Run(lin, 13, {host.F({1, 4}, {1, 2, 3, 4}), nullptr, nullptr, host.I64({2}, {1, 2})}));
   y = static_cast<const float*>(host.out(0)->data);
   assert_true(y[0] == 1.0f && y[1] == 4.0f);
 }
@@ -415,8 +420,8 @@ void resize_long_axis_computes_taps_without_a_table(void**) {
   const int64_t n = 1000001;  // linear: 2 taps each, 2,000,002 cells
   kt::Node lin("Resize", "lin");
   lin.Str("mode", "linear").Str("coordinate_transformation_mode", "align_corners");
-  EXPECT_OK(host.Run(lin, 13, {host.F({2, 3}, {0, 1, 2, 10, 11, 12}), nullptr, nullptr,
-                               host.I64({2}, {2, n})}));
+  EXPECT_OK(host.Run(
+      lin, 13, {host.F({2, 3}, {0, 1, 2, 10, 11, 12}), nullptr, nullptr, host.I64({2}, {2, n})}));
   const float* y = static_cast<const float*>(host.out(0)->data);
   for (int64_t o = 0; o < n; o += 997) {
     const float want = static_cast<float>(o) * 2.0f / static_cast<float>(n - 1);
@@ -427,8 +432,8 @@ void resize_long_axis_computes_taps_without_a_table(void**) {
   assert_true(y[n - 1] == 2.0f);
   kt::Node near("Resize", "near");
   const int64_t m = 3000000;  // nearest: 1 tap each
-  EXPECT_OK(host.Run(near, 13, {host.F({1, 3}, {0, 1, 2}), nullptr, nullptr,
-                                host.I64({2}, {1, m})}));
+  EXPECT_OK(
+      host.Run(near, 13, {host.F({1, 3}, {0, 1, 2}), nullptr, nullptr, host.I64({2}, {1, m})}));
   y = static_cast<const float*>(host.out(0)->data);
   int64_t count[3] = {0, 0, 0};
   for (int64_t o = 0; o < m; ++o) {
@@ -469,8 +474,8 @@ void nms_orders_by_score_and_limits(void**) {
   assert_int_equal(y[2], 1);
   assert_int_equal(y[5], 2);
   // score_threshold is strict; limit 1 keeps the best only.
-  EXPECT_OK(host.Run(node, 11, {boxes, scores, host.I64({1}, {1}), host.F({1}, {0.5f}),
-                                host.F({1}, {0.95f})}));
+  EXPECT_OK(host.Run(
+      node, 11, {boxes, scores, host.I64({1}, {1}), host.F({1}, {0.5f}), host.F({1}, {0.95f})}));
   EXPECT_SHAPE(host.out(0), 0, 3);
   // Absent max_output_boxes_per_class selects nothing.
   EXPECT_OK(host.Run(node, 11, {boxes, scores}));
@@ -576,7 +581,7 @@ int main() {
       cmocka_unit_test(resize_half_bfloat16_and_uint8),
       cmocka_unit_test(resize_long_axis_computes_taps_without_a_table),
       cmocka_unit_test(resize_align_corners_uses_scale_length_for_scales),
-    cmocka_unit_test(upsample_reads_scales_by_opset),
+      cmocka_unit_test(upsample_reads_scales_by_opset),
       cmocka_unit_test(nms_orders_by_score_and_limits),
       cmocka_unit_test(grid_sample_nearest_rounds_half_to_even_and_pads),
       cmocka_unit_test(grid_sample_3d_linear_from_opset20),

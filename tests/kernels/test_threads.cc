@@ -118,7 +118,8 @@ void SameBitsAtAnyThreadCount(kt::Node& node, int64_t opset, MakeInputs make) {
       }
     }
     // The work was large enough to be cut: the pool really ran it.
-    if (pool && pool->parallel_calls() == 0) fail_msg("%u threads: nothing ran in parallel", threads);
+    if (pool && pool->parallel_calls() == 0)
+      fail_msg("%u threads: nothing ran in parallel", threads);
     ThreadPool::Destroy(pool);
   }
 }

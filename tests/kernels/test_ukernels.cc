@@ -67,14 +67,13 @@ void best_isa_is_available_and_named(void**) {
 // x cols keep their sentinel. segs > 1 runs K as that many slices.
 void TileCases(uk::TileFn best, int64_t b_ss, int max_rows = uk::kMr, int segs = 1,
                bool leaky = false) {
-  const uk::TileFn port = max_rows > uk::kMr ? uk::TileKernel2(uk::Isa::kPortable)
-                                             : uk::TileKernel(uk::Isa::kPortable);
+  const uk::TileFn port =
+      max_rows > uk::kMr ? uk::TileKernel2(uk::Isa::kPortable) : uk::TileKernel(uk::Isa::kPortable);
   const int max_cols = max_rows > uk::kMr ? uk::kNr2 : uk::kNr;
   const int64_t a_rs = 37, a_ks = 5, b_ks = 53, ldc = 55, a_seg = 3, b_seg = 11;
   const int64_t crows = max_rows + 1;
   for (int64_t kc : {0, 1, 2, 7, 33}) {
-    const std::vector<float> a =
-        Random(size_t(max_rows * a_rs + kc * a_ks + segs * a_seg + 1), 1);
+    const std::vector<float> a = Random(size_t(max_rows * a_rs + kc * a_ks + segs * a_seg + 1), 1);
     const std::vector<float> b = Random(size_t(kc * b_ks + 6 * b_ss + segs * b_seg + 8), 2);
     const std::vector<float> rb = Random(size_t(max_rows), 3), cb = Random(size_t(max_cols), 4);
     for (int rows = 1; rows <= max_rows; ++rows)
@@ -153,8 +152,8 @@ void block_tile_matches_tiles_on_every_edge_shape(void**) {
     for (int64_t b_ss : {8, 40})
       for (int segs : {1, 3})
         for (bool leaky : {false, true}) {
-          printf("ukernels: block tile %s, B strip stride %d, %d slice(s)%s\n",
-                 uk::IsaName(isa), int(b_ss), segs, leaky ? ", leaky" : "");
+          printf("ukernels: block tile %s, B strip stride %d, %d slice(s)%s\n", uk::IsaName(isa),
+                 int(b_ss), segs, leaky ? ", leaky" : "");
           TileCases(uk::TileKernel2(isa), b_ss, uk::kMr2, segs, leaky);
         }
   }
@@ -170,8 +169,8 @@ void tile_leaky_epilogue_matches_leaky_max_bit_for_bit(void**) {
   for (uk::Isa isa : VectorIsas()) kernels.push_back(uk::TileKernel(isa));
   const int64_t ldc = 26;
   std::vector<float> base = Random(size_t(4 * ldc), 21);
-  const float specials[] = {__builtin_nanf(""), -0.0f, 0.0f, 1e-40f, -1e-40f, -3.0f, 2.5f,
-                            -__builtin_inff(), __builtin_inff()};
+  const float specials[] = {__builtin_nanf(""), -0.0f,           0.0f, 1e-40f, -1e-40f, -3.0f, 2.5f,
+                            -__builtin_inff(),  __builtin_inff()};
   for (size_t i = 0; i < base.size(); i += 3) base[i] = specials[(i / 3) % 9];
   for (float slope : {0.1f, 0.5f, 1.0f})
     for (float lo : {-0.25f, -__builtin_inff()})
@@ -199,7 +198,8 @@ void tile_leaky_epilogue_matches_leaky_max_bit_for_bit(void**) {
                               uk::Isa::kPortable);
               for (int j = 0; j < ldc; ++j) {
                 const float got = c[size_t(r * ldc + j)];
-                const float exp = r < rows && j < cols ? want[size_t(j)] : base[size_t(r * ldc + j)];
+                const float exp =
+                    r < rows && j < cols ? want[size_t(j)] : base[size_t(r * ldc + j)];
                 assert_memory_equal(&got, &exp, sizeof got);
               }
             }
@@ -324,9 +324,9 @@ void RunCase(const Case& k, uk::Isa isa, std::vector<float>* out) {
 
 void sgemm_best_matches_portable_and_reference(void**) {
   std::vector<Case> cases;
-  const int64_t sizes[][3] = {{1, 1, 1},   {3, 5, 1},    {4, 24, 8},    {5, 25, 9},
+  const int64_t sizes[][3] = {{1, 1, 1},    {3, 5, 1},    {4, 24, 8},     {5, 25, 9},
                               {7, 23, 129}, {73, 385, 3}, {130, 50, 300}, {1, 100, 257},
-                              {100, 1, 64}, {0, 5, 5},    {5, 0, 5},     {6, 7, 0}};
+                              {100, 1, 64}, {0, 5, 5},    {5, 0, 5},      {6, 7, 0}};
   for (const auto& s : sizes)
     for (int t = 0; t < 4; ++t)
       cases.push_back({s[0], s[1], s[2], bool(t & 1), bool(t & 2), 1.0f, 0.0f, false, false});
@@ -449,8 +449,8 @@ void weighted_row_band_equals_one_call_per_row(void**) {
         const float* taps[25];
         for (int64_t t = 0; t < nt; ++t) taps[t] = x.data() + (t / 5) * 90 + t % 5;
         std::vector<float> band(size_t(rows * out_stride), 7.0f), one(band.size(), 7.0f);
-        uk::WeightedRowBand(taps, w.data(), nt, 0.5f, band.data(), n, rows, in_stride,
-                            out_stride, isa);
+        uk::WeightedRowBand(taps, w.data(), nt, 0.5f, band.data(), n, rows, in_stride, out_stride,
+                            isa);
         for (int64_t r = 0; r < rows; ++r) {
           const float* shifted[25];
           for (int64_t t = 0; t < nt; ++t) shifted[t] = taps[t] + r * in_stride;
@@ -505,7 +505,8 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
             std::vector<float> y(size_t(n + 1), 7.0f);
             uk::BinaryRow(k, x.data() + 1, z.data() + 2, y.data(), n, sa, sb, isa);
             for (int64_t i = 0; i < n; ++i) {
-              const float want = BinRef(k, x[size_t(1 + (sa ? i : 0))], z[size_t(2 + (sb ? i : 0))]);
+              const float want =
+                  BinRef(k, x[size_t(1 + (sa ? i : 0))], z[size_t(2 + (sb ? i : 0))]);
               if (!SameBits(y[size_t(i)], want) && !(want != want && y[size_t(i)] != y[size_t(i)]))
                 fail_msg("%s bin %u sa %d sb %d n %lld i %lld: %g, want %g", uk::IsaName(isa), kb,
                          sa, sb, (long long)n, (long long)i, double(y[size_t(i)]), double(want));

@@ -28,14 +28,14 @@ static const char* g_dir; /* OUTDIR of gen_loading_models.py */
 
 /* main() of a loading test program: argv[1] is OUTDIR; runs `tests` (a
  * CMUnitTest array at file scope). */
-#define LOADING_MAIN(tests)                                \
-  int main(int argc, char** argv) {                        \
-    if (argc < 2) {                                        \
+#define LOADING_MAIN(tests)                               \
+  int main(int argc, char** argv) {                       \
+    if (argc < 2) {                                       \
       fprintf(stderr, "usage: %s MODELS_DIR\n", argv[0]); \
-      return 2;                                            \
-    }                                                      \
-    g_dir = argv[1];                                       \
-    return cmocka_run_group_tests(tests, NULL, NULL);      \
+      return 2;                                           \
+    }                                                     \
+    g_dir = argv[1];                                      \
+    return cmocka_run_group_tests(tests, NULL, NULL);     \
   }
 
 /* OUTDIR/m/<name> in a static buffer (valid until the next call). */
@@ -85,7 +85,7 @@ static inline epctx_session_options* opts(const char* key, ...) {
 
 /* Creates a session from OUTDIR/m/<name>; returns the status (caller frees). */
 static inline epctx_status* load(epctx_env* env, const char* name, epctx_session_options* o,
-                          epctx_session** out) {
+                                 epctx_session** out) {
   *out = NULL;
   return epctx_session_create(env, model_path(name), o, out);
 }
@@ -107,8 +107,9 @@ static inline void expect(epctx_status* st, int code, int cause, ...) {
 }
 
 static inline void ok(epctx_status* st) {
-  if (st) fail_msg("unexpected failure %s: %s", epctx_code_name(epctx_status_code(st)),
-                   epctx_status_message(st));
+  if (st)
+    fail_msg("unexpected failure %s: %s", epctx_code_name(epctx_status_code(st)),
+             epctx_status_message(st));
 }
 
 #define LOAD_FAILED "Failed to load from EpContext model."

@@ -99,8 +99,7 @@ static void environment_impersonates_vnpu_versions(void** state) {
                    0);
   has("cause: INCOMPATIBLE_HARDWARE\n");
   /* epctx-run: the runtime refuses before the (bogus) payload reaches vnpu. */
-  assert_int_not_equal(
-      sh("EPCTX_VNPU_SDK_VERSION=2.0.0 %s %s/m/vnpu_node.onnx", g_run, g_dir), 0);
+  assert_int_not_equal(sh("EPCTX_VNPU_SDK_VERSION=2.0.0 %s %s/m/vnpu_node.onnx", g_run, g_dir), 0);
   has("Failed to load from EpContext model. INCOMPATIBLE_SDK");
   has("SDK 2.0.0");
 }

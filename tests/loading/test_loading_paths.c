@@ -54,11 +54,14 @@ static void external_files_load_from_subfolders_and_odd_names(void** state) {
 
 static void containment_rejects_with_path_rejected(void** state) {
   (void)state;
-  static const struct { const char* model; const char* needle; } cases[] = {
-      {"ext_absolute.onnx", "/m/ctx_a.bin"},      /* item 26 */
-      {"ext_parent.onnx", "../outside.bin"},      /* item 25 (from a file) */
+  static const struct {
+    const char* model;
+    const char* needle;
+  } cases[] = {
+      {"ext_absolute.onnx", "/m/ctx_a.bin"}, /* item 26 */
+      {"ext_parent.onnx", "../outside.bin"}, /* item 25 (from a file) */
       {"ext_parent_inner.onnx", "sub/../../outside.bin"},
-      {"ext_empty.onnx", "empty file name"},      /* item 28 */
+      {"ext_empty.onnx", "empty file name"}, /* item 28 */
       {"ext_nul.onnx", "'ctx_a.bin' contains a NUL"},
       {"ext_symlink_escape.onnx", "link_out.bin"}, /* 9.16 */
       {"ext_fifo.onnx", "fifo.bin"},
@@ -205,8 +208,7 @@ static void external_fd_range_is_mapped_or_read(void** state) {
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
     epctx_session_options* o = opts("epctx.load_mode", modes[m], NULL);
-    ok(epctx_session_options_add_external_fd(o, "add2.bin", fd, (uint64_t)offset,
-                                             strlen(kAdd2)));
+    ok(epctx_session_options_add_external_fd(o, "add2.bin", fd, (uint64_t)offset, strlen(kAdd2)));
     epctx_session* s = NULL;
     ok(epctx_session_create_from_buffer(env, buf, size, o, &s));
     close(fd); /* the app may close it once the session exists */

@@ -64,8 +64,8 @@ static void two_primaries_external_map_each_file(void** state) {
   ok(load(env, "two_primaries_external.onnx", NULL, &s));
   tqnn_record* r = tqnn_record_get();
   assert_int_equal(r->loads, 2);
-  assert_blob(0, kBlobA);  /* m/ctx_a.bin */
-  assert_blob(1, kBlobB);  /* m/sub/deeper/ctx_b.bin */
+  assert_blob(0, kBlobA); /* m/ctx_a.bin */
+  assert_blob(1, kBlobB); /* m/sub/deeper/ctx_b.bin */
   epctx_session_release(s);
   epctx_env_release(env);
 }
@@ -127,8 +127,8 @@ static void main_context0_reports_driver_refusal_of_listed_graph(void** state) {
   epctx_env* env = env_with(1, 0);
   epctx_session* s;
   expect(load(env, "main0_binding.onnx", NULL, &s), EPCTX_INVALID_GRAPH, EPCTX_INVALID_GRAPH,
-         LOAD_FAILED, "EPContext node 'n2'", "graph 'g2'",
-         "tqnn: graph 'g2' refused by its driver", NULL);
+         LOAD_FAILED, "EPContext node 'n2'", "graph 'g2'", "tqnn: graph 'g2' refused by its driver",
+         NULL);
   assert_null(s);
   assert_int_equal(tqnn_record_get()->releases, tqnn_record_get()->loads);
   epctx_env_release(env);
@@ -241,14 +241,16 @@ static void zero_input_epcontext_node_runs(void** state) {
 
 static void every_type_of_T_crosses_the_boundary(void** state) {
   (void)state;
-  static const struct { const char* name; epctx_dtype t; } types[] = {
-      {"bool", EPCTX_DTYPE_BOOL},       {"int8", EPCTX_DTYPE_INT8},
-      {"int16", EPCTX_DTYPE_INT16},     {"int32", EPCTX_DTYPE_INT32},
-      {"int64", EPCTX_DTYPE_INT64},     {"uint8", EPCTX_DTYPE_UINT8},
-      {"uint16", EPCTX_DTYPE_UINT16},   {"uint32", EPCTX_DTYPE_UINT32},
-      {"uint64", EPCTX_DTYPE_UINT64},   {"float16", EPCTX_DTYPE_FLOAT16},
-      {"float", EPCTX_DTYPE_FLOAT},     {"double", EPCTX_DTYPE_DOUBLE},
-      {"bfloat16", EPCTX_DTYPE_BFLOAT16}};
+  static const struct {
+    const char* name;
+    epctx_dtype t;
+  } types[] = {{"bool", EPCTX_DTYPE_BOOL},        {"int8", EPCTX_DTYPE_INT8},
+               {"int16", EPCTX_DTYPE_INT16},      {"int32", EPCTX_DTYPE_INT32},
+               {"int64", EPCTX_DTYPE_INT64},      {"uint8", EPCTX_DTYPE_UINT8},
+               {"uint16", EPCTX_DTYPE_UINT16},    {"uint32", EPCTX_DTYPE_UINT32},
+               {"uint64", EPCTX_DTYPE_UINT64},    {"float16", EPCTX_DTYPE_FLOAT16},
+               {"float", EPCTX_DTYPE_FLOAT},      {"double", EPCTX_DTYPE_DOUBLE},
+               {"bfloat16", EPCTX_DTYPE_BFLOAT16}};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i) {
     char name[64];
     snprintf(name, sizeof name, "type_%s.onnx", types[i].name);

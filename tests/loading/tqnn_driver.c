@@ -125,7 +125,7 @@ static int get_graph(const epctx_hal_driver* self, epctx_hal_context* c, const c
   tgraph* found = NULL;
   for (int i = 0; i < c->n && !found; ++i)
     if (strcmp(c->graphs[i].name, name) == 0) found = &c->graphs[i];
-  if (!found && c->n == 1) found = &c->graphs[0];  /* one graph: whatever its name */
+  if (!found && c->n == 1) found = &c->graphs[0]; /* one graph: whatever its name */
   if (k < TQNN_MAX_ASKS) {
     snprintf(g_rec.asked[k], sizeof g_rec.asked[k], "%s", name);
     snprintf(g_rec.bound[k], sizeof g_rec.bound[k], "%s", found ? found->name : "");
@@ -143,9 +143,9 @@ static int get_graph(const epctx_hal_driver* self, epctx_hal_context* c, const c
   return EPCTX_OK;
 }
 
-static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
-                   const epctx_hal_tensor* in, uint32_t nin, epctx_hal_tensor* out, uint32_t nout,
-                   void* scratch, uint64_t scratch_bytes, char* msg, size_t cap) {
+static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph, const epctx_hal_tensor* in,
+                   uint32_t nin, epctx_hal_tensor* out, uint32_t nout, void* scratch,
+                   uint64_t scratch_bytes, char* msg, size_t cap) {
   (void)self;
   (void)graph;
   (void)scratch;
@@ -175,9 +175,11 @@ static void release(const epctx_hal_driver* self, epctx_hal_context* c) {
   free(c);
 }
 
+/* clang-format off */
 static const epctx_hal_driver kDriver = {EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL,
                                          get_info, check, load, get_graph, execute, release,
                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+/* clang-format on */
 
 const epctx_hal_driver* tqnn_driver(void) { return &kDriver; }
 tqnn_config* tqnn_config_get(void) { return &g_cfg; }

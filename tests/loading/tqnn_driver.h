@@ -23,13 +23,13 @@ typedef struct tqnn_record {
   int loads;                                /* load_context calls */
   const uint8_t* blob_data[TQNN_MAX_LOADS]; /* the pointers handed over */
   uint64_t blob_size[TQNN_MAX_LOADS];
-  uint8_t blob_copy[TQNN_MAX_LOADS][256];   /* first 256 bytes */
+  uint8_t blob_copy[TQNN_MAX_LOADS][256]; /* first 256 bytes */
   int is_container[TQNN_MAX_LOADS];
   uint64_t weights_size[TQNN_MAX_LOADS];
-  int asks;                                 /* get_graph calls */
-  char asked[TQNN_MAX_ASKS][64];            /* names asked */
-  char bound[TQNN_MAX_ASKS][64];            /* graph returned ("" if none) */
-  int checks;                               /* check_compatibility calls */
+  int asks;                      /* get_graph calls */
+  char asked[TQNN_MAX_ASKS][64]; /* names asked */
+  char bound[TQNN_MAX_ASKS][64]; /* graph returned ("" if none) */
+  int checks;                    /* check_compatibility calls */
   int releases;
 } tqnn_record;
 

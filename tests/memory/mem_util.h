@@ -52,7 +52,8 @@ static size_t mem_run(epctx_env* env, epctx_session* s, int seed, float* out) {
   }
   float x[4096];
   if (n > 4096) abort();
-  for (size_t i = 0; i < n; ++i) x[i] = (float)((int)((i * 31 + (size_t)seed * 17) % 101) - 50) / 25.0f;
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)((int)((i * 31 + (size_t)seed * 17) % 101) - 50) / 25.0f;
   epctx_tensor* in = NULL;
   mem_check(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, dims, info.rank, x, n * 4, &in), "wrap");
   epctx_tensor* y = NULL;

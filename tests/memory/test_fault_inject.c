@@ -303,7 +303,8 @@ static void shared_group_survives_each_failed_allocation(void** state) {
   for (long k = 1; k <= n; ++k) {
     fault_alloc fa = {0, k, 0};
     life_result r = shared_life("model_ctx.onnx", &fa);
-    if (fa.live != 0) fail_msg("shared group: allocation %ld of %ld leaks %ld blocks", k, n, fa.live);
+    if (fa.live != 0)
+      fail_msg("shared group: allocation %ld of %ld leaks %ld blocks", k, n, fa.live);
     if (!r.env_failed && !r.create_failed) assert_true(r.first_output == ref.first_output);
   }
   printf("shared group: %ld allocations, each failed in turn\n", n);
@@ -320,7 +321,8 @@ static void every_allocation_fails_in_turn(const char* model) {
   for (long k = 1; k <= n; ++k) {
     fault_alloc fa = {0, k, 0};
     life_result r = life(model, &fa, 0);
-    if (fa.live != 0) fail_msg("%s: failing allocation %ld of %ld leaks %ld blocks", model, k, n, fa.live);
+    if (fa.live != 0)
+      fail_msg("%s: failing allocation %ld of %ld leaks %ld blocks", model, k, n, fa.live);
     failed_create += r.create_failed;
     failed_run += r.run_failed;
     if (!r.env_failed && !r.create_failed && r.first_output != ref.first_output)

@@ -28,14 +28,16 @@ static long g_calls, g_fail_at, g_live_regions, g_failed_read_file, g_failed_cou
 
 static int inject(const char* what, char* msg, size_t cap) {
   ++g_calls;
-  if (g_fail_at == 0 && getenv("EPCTX_FAULT_PAL_VERBOSE")) printf("  PAL call %ld: %s\n", g_calls, what);
+  if (g_fail_at == 0 && getenv("EPCTX_FAULT_PAL_VERBOSE"))
+    printf("  PAL call %ld: %s\n", g_calls, what);
   if (g_calls != g_fail_at) return 0;
   if (msg && cap) snprintf(msg, cap, "injected %s failure (PAL call %ld)", what, g_calls);
   return EPCTX_FAIL;
 }
 
 int __real_epctx_pal_map_file(const char*, int, epctx_pal_region*, char*, size_t);
-int __wrap_epctx_pal_map_file(const char* p, int mode, epctx_pal_region* out, char* msg, size_t cap) {
+int __wrap_epctx_pal_map_file(const char* p, int mode, epctx_pal_region* out, char* msg,
+                              size_t cap) {
   int rc = inject("map", msg, cap);
   if (rc) return rc;
   rc = __real_epctx_pal_map_file(p, mode, out, msg, cap);
@@ -65,8 +67,8 @@ int __wrap_epctx_pal_map_file_beneath(const char* b, const char* r, int mode, ep
   return rc;
 }
 int __real_epctx_pal_file_id_beneath(const char*, const char*, epctx_pal_file_id*, char*, size_t);
-int __wrap_epctx_pal_file_id_beneath(const char* b, const char* r, epctx_pal_file_id* out, char* msg,
-                                     size_t cap) {
+int __wrap_epctx_pal_file_id_beneath(const char* b, const char* r, epctx_pal_file_id* out,
+                                     char* msg, size_t cap) {
   int rc = inject("identify", msg, cap);
   return rc ? rc : __real_epctx_pal_file_id_beneath(b, r, out, msg, cap);
 }
@@ -78,7 +80,8 @@ int __wrap_epctx_pal_counter_read(const char* s, const char* n, uint64_t* v, int
   return rc ? rc : __real_epctx_pal_counter_read(s, n, v, found, msg, cap);
 }
 int __real_epctx_pal_counter_write(const char*, const char*, uint64_t, char*, size_t);
-int __wrap_epctx_pal_counter_write(const char* s, const char* n, uint64_t v, char* msg, size_t cap) {
+int __wrap_epctx_pal_counter_write(const char* s, const char* n, uint64_t v, char* msg,
+                                   size_t cap) {
   int rc = inject("counter write", msg, cap);
   return rc ? rc : __real_epctx_pal_counter_write(s, n, v, msg, cap);
 }
@@ -113,10 +116,8 @@ static int life(const char* model) {
   assert_null(epctx_env_register_builtin_drivers(env));
   const int is_signed = g_signed_dir && strncmp(model, g_signed_dir, strlen(g_signed_dir)) == 0;
   char path[4096];
-  if (is_signed)
-    snprintf(path, sizeof path, "%s", model);
-  else
-    snprintf(path, sizeof path, "%s/%s", g_dir, model);
+  if (is_signed) snprintf(path, sizeof path, "%s", model);
+  else snprintf(path, sizeof path, "%s/%s", g_dir, model);
   epctx_session_options* o = NULL;
   if (is_signed) {
     char key_path[4096], store[4096];
@@ -174,10 +175,14 @@ static void each_pal_call_fails_in_turn(const char* model) {
     g_failed_read_file = 0;
     g_failed_counter_read = 0;
     int ok = life(model);
-    if (g_live_regions != 0) fail_msg("%s: PAL call %ld of %ld failed: %ld regions never unmapped", model, k, n, g_live_regions);
-    if (g_live_allocs != 0) fail_msg("%s: PAL call %ld of %ld failed: %ld allocations leak", model, k, n, g_live_allocs);
+    if (g_live_regions != 0)
+      fail_msg("%s: PAL call %ld of %ld failed: %ld regions never unmapped", model, k, n,
+               g_live_regions);
+    if (g_live_allocs != 0)
+      fail_msg("%s: PAL call %ld of %ld failed: %ld allocations leak", model, k, n, g_live_allocs);
     /* A manifest read that failed (not "no such file") must not load. */
-    if (g_failed_read_file && ok) fail_msg("%s: a failed manifest read (PAL call %ld) still loaded", model, k);
+    if (g_failed_read_file && ok)
+      fail_msg("%s: a failed manifest read (PAL call %ld) still loaded", model, k);
     /* Nor a rollback counter that could not be read (it is not "no counter"). */
     if (g_failed_counter_read && ok)
       fail_msg("%s: a failed counter read (PAL call %ld) still loaded", model, k);

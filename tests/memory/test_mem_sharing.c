@@ -286,8 +286,8 @@ static void two_processes_share_the_weight_pages(void** state) {
   printf("context binary of %lld bytes; process A: Rss %lld, Shared_Clean %lld, Private_Clean "
          "%lld, Private_Dirty %lld; process B: Rss %lld, Shared_Clean %lld, Private_Clean %lld, "
          "Private_Dirty %lld\n",
-         (long long)st.st_size, sa.rss, sa.shared_clean, sa.private_clean, sa.private_dirty,
-         sb.rss, sb.shared_clean, sb.private_clean, sb.private_dirty);
+         (long long)st.st_size, sa.rss, sa.shared_clean, sa.private_clean, sa.private_dirty, sb.rss,
+         sb.shared_clean, sb.private_clean, sb.private_dirty);
   close(h1);
   close(h2);
   int status;
@@ -317,8 +317,8 @@ static void expect_fails(const char* model, int code, const char* w1, const char
   assert_null(s);
   const char* msg = epctx_status_message(st);
   if (epctx_status_code(st) != code || !strstr(msg, w1) || (w2 && !strstr(msg, w2)))
-    fail_msg("expected %s with '%s' and '%s', got %s: %s", epctx_code_name(code), w1,
-             w2 ? w2 : "", epctx_code_name(epctx_status_code(st)), msg);
+    fail_msg("expected %s with '%s' and '%s', got %s: %s", epctx_code_name(code), w1, w2 ? w2 : "",
+             epctx_code_name(epctx_status_code(st)), msg);
   epctx_status_release(st);
 }
 

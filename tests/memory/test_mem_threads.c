@@ -24,9 +24,9 @@
 #define SEEDS 4
 
 static char g_model[4096];
-static int g_cpu; /* the package runs on CPU kernels only */
+static int g_cpu;        /* the package runs on CPU kernels only */
 static int g_vnpu_intra; /* intra-op threads on the vnpu package */
-static int g_runs; /* runs per thread */
+static int g_runs;       /* runs per thread */
 static epctx_env* g_env;
 static float g_ref[SEEDS][MEM_MAX_OUT];
 static size_t g_ref_n;

@@ -22,7 +22,8 @@ inline uint64_t Touch(const void* p, size_t n) {
 }
 
 inline uint64_t TouchTensor(const epctx::onnx::TensorView& t) {
-  uint64_t s = Touch(t.name.data, t.name.size) + Touch(t.external_location.data, t.external_location.size);
+  uint64_t s =
+      Touch(t.name.data, t.name.size) + Touch(t.external_location.data, t.external_location.size);
   if (t.data) s += Touch(t.data, static_cast<size_t>(t.bytes));
   return s;
 }
@@ -68,7 +69,8 @@ inline bool ParseAndTouch(const uint8_t* data, size_t size, uint64_t* sink) {
       for (uint32_t d = 0; d < lists[l][i].rank; ++d)
         s += Touch(lists[l][i].dim_params[d].data, lists[l][i].dim_params[d].size);
     }
-  for (uint32_t i = 0; i < m.num_metadata; ++i) s += Touch(m.metadata[i].value.data, m.metadata[i].value.size);
+  for (uint32_t i = 0; i < m.num_metadata; ++i)
+    s += Touch(m.metadata[i].value.data, m.metadata[i].value.size);
   *sink += s;
   return true;
 }

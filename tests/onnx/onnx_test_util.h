@@ -93,7 +93,9 @@ inline void PutVarint(std::vector<uint8_t>& o, uint64_t v) {
   }
   o.push_back(static_cast<uint8_t>(v));
 }
-inline void PutTag(std::vector<uint8_t>& o, uint32_t field, uint32_t wt) { PutVarint(o, (uint64_t(field) << 3) | wt); }
+inline void PutTag(std::vector<uint8_t>& o, uint32_t field, uint32_t wt) {
+  PutVarint(o, (uint64_t(field) << 3) | wt);
+}
 inline void PutLen(std::vector<uint8_t>& o, uint32_t field, const std::vector<uint8_t>& payload) {
   PutTag(o, field, 2);
   PutVarint(o, payload.size());
@@ -107,11 +109,11 @@ inline void PutInt(std::vector<uint8_t>& o, uint32_t field, uint64_t v) {
   PutVarint(o, v);
 }
 
-#define EPCTX_TEST_MAIN(tests)                                           \
-  const char* g_cases_dir = ".";                                         \
-  int main(int argc, char** argv) {                                      \
-    if (argc > 1) g_cases_dir = argv[1];                                 \
-    return cmocka_run_group_tests(tests, nullptr, nullptr);              \
+#define EPCTX_TEST_MAIN(tests)                              \
+  const char* g_cases_dir = ".";                            \
+  int main(int argc, char** argv) {                         \
+    if (argc > 1) g_cases_dir = argv[1];                    \
+    return cmocka_run_group_tests(tests, nullptr, nullptr); \
   }
 
 #endif

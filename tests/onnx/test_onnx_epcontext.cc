@@ -87,10 +87,13 @@ void bad_attributes_are_invalid_graph_naming_node_and_attribute(void**) {
   Parsed p;
   ParseCase("epctx_bad.onnx", &p);
   const GraphView& g = p.model.graph;
-  ExpectInvalid(g, "bad_embed", "node 'bad_embed' attribute 'embed_mode': expected 0 or 1, found 2");
-  ExpectInvalid(g, "bad_type", "node 'bad_type' attribute 'embed_mode': expected INT, found STRING");
+  ExpectInvalid(g, "bad_embed",
+                "node 'bad_embed' attribute 'embed_mode': expected 0 or 1, found 2");
+  ExpectInvalid(g, "bad_type",
+                "node 'bad_type' attribute 'embed_mode': expected INT, found STRING");
   ExpectInvalid(g, "missing_cache", "node 'missing_cache' attribute 'ep_cache_context': missing");
-  ExpectInvalid(g, "bad_main", "node 'bad_main' attribute 'main_context': expected 0 or 1, found 5");
+  ExpectInvalid(g, "bad_main",
+                "node 'bad_main' attribute 'main_context': expected 0 or 1, found 5");
   ExpectInvalid(g, "bad_cache_type",
                 "node 'bad_cache_type' attribute 'ep_cache_context': expected STRING, found INT");
 }

@@ -82,12 +82,15 @@ void mutated_models_never_crash_and_errors_have_messages(void**) {
     std::vector<uint8_t> b = seeds[static_cast<size_t>(i) % seeds.size()];
     Mutate(rng, b);
     std::vector<uint8_t> exact(b);  // exact-size heap block for ASan
-    bool good = epctx_test::ParseAndTouch(exact.empty() ? nullptr : exact.data(), exact.size(), &sink);
+    bool good =
+        epctx_test::ParseAndTouch(exact.empty() ? nullptr : exact.data(), exact.size(), &sink);
     assert_true(good);
     Arena arena(Allocator::Default());
     ModelView m;
-    Status st = ParseModel(Bytes{exact.empty() ? nullptr : exact.data(), exact.size()}, "f", arena, &m);
-    if (st.ok()) ++ok; else ++failed;
+    Status st =
+        ParseModel(Bytes{exact.empty() ? nullptr : exact.data(), exact.size()}, "f", arena, &m);
+    if (st.ok()) ++ok;
+    else ++failed;
   }
   printf("mutation fuzz: 20000 cases, %d parsed, %d rejected\n", ok, failed);
   assert_true(failed > 1000);

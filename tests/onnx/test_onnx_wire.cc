@@ -100,8 +100,9 @@ void length_prefix_past_the_end_is_rejected(void**) {
   Buf m = {0x3a};  // graph, length-delimited
   PutVarint(m, 1000);
   m.insert(m.end(), {1, 2, 3});
-  ExpectError(m, EPCTX_INVALID_PROTOBUF,
-              "length 1000 at offset 1 in ModelProto.graph runs past the end of the message (3 bytes left)");
+  ExpectError(
+      m, EPCTX_INVALID_PROTOBUF,
+      "length 1000 at offset 1 in ModelProto.graph runs past the end of the message (3 bytes left)");
   Buf huge = {0x3a};
   PutVarint(huge, uint64_t(1) << 62);
   ExpectError(huge, EPCTX_INVALID_PROTOBUF, "runs past the end");
@@ -113,8 +114,9 @@ void truncated_varint_inside_attribute_names_node_and_attribute(void**) {
   PutInt(attr, 20, 7);
   attr.push_back(0x40);  // ints, varint
   attr.push_back(0x83);  // ... cut
-  ExpectError(Model(GraphWithNode(NodeWithAttr(attr))), EPCTX_INVALID_PROTOBUF,
-              "m.onnx: graph 'g': node 'conv1': attribute 'kernel_shape': truncated varint at offset");
+  ExpectError(
+      Model(GraphWithNode(NodeWithAttr(attr))), EPCTX_INVALID_PROTOBUF,
+      "m.onnx: graph 'g': node 'conv1': attribute 'kernel_shape': truncated varint at offset");
   ExpectError(Model(GraphWithNode(NodeWithAttr(attr))), EPCTX_INVALID_PROTOBUF,
               "in AttributeProto.ints");
 }
@@ -190,8 +192,8 @@ void empty_packed_fields_pad_raw_data_and_are_absent(void**) {
   // (tag, length 0 -- length also written as the 2-byte varint 80 00)
   // before it; protobuf reads an empty packed field as the field absent.
   Buf t;
-  PutInt(t, 1, 3);                    // dims
-  PutInt(t, 2, EPCTX_DTYPE_FLOAT);    // data_type
+  PutInt(t, 1, 3);                  // dims
+  PutInt(t, 2, EPCTX_DTYPE_FLOAT);  // data_type
   PutStr(t, 8, "w");
   const uint8_t pad[] = {0x22, 0x00, 0x22, 0x80, 0x00, 0x2a, 0x00};  // float_data, int32_data
   t.insert(t.end(), pad, pad + sizeof pad);
@@ -226,11 +228,13 @@ void element_count_mismatch_names_tensor_and_sizes(void**) {
   TensorView tv;
   Status st = ParseTensor(Bytes{t.data(), t.size()}, "t.pb", arena, &tv);
   assert_int_equal(st.code(), EPCTX_INVALID_PROTOBUF);
-  assert_non_null(strstr(st.message(),
-                         "t.pb: tensor 'w': expected 24 bytes of float data for 6 elements, found 20 bytes"));
+  assert_non_null(
+      strstr(st.message(),
+             "t.pb: tensor 'w': expected 24 bytes of float data for 6 elements, found 20 bytes"));
   Buf typed = FloatTensor(false, 2, 3);
   st = ParseTensor(Bytes{typed.data(), typed.size()}, "t.pb", arena, &tv);
-  assert_non_null(strstr(st.message(), "expected 12 bytes of float data for 3 elements, found 8 bytes"));
+  assert_non_null(
+      strstr(st.message(), "expected 12 bytes of float data for 3 elements, found 8 bytes"));
 }
 
 void huge_dims_are_rejected_not_allocated(void**) {
@@ -268,8 +272,9 @@ void rank_above_max_is_not_implemented(void**) {
 
 void node_nested_wrongly_is_invalid_protobuf(void**) {
   Buf g = {0x08, 0x05};  // GraphProto.node as a varint
-  ExpectError(Model(g), EPCTX_INVALID_PROTOBUF,
-              "GraphProto.node at offset 4: expected wire type 2 (length-delimited), found 0 (varint)");
+  ExpectError(
+      Model(g), EPCTX_INVALID_PROTOBUF,
+      "GraphProto.node at offset 4: expected wire type 2 (length-delimited), found 0 (varint)");
   Buf as_init;  // a NodeProto where an initializer (TensorProto) belongs
   PutLen(as_init, 5, NodeWithAttr(Buf()));
   ExpectError(Model(as_init), EPCTX_INVALID_PROTOBUF, "initializer #0");

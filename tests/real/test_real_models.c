@@ -136,8 +136,7 @@ static void matches_onnxruntime(void** state) {
     fclose(f);
   }
   if (!strcmp(ms->ep, "vnpu") && share < floor_share)
-    fail_msg("%s: %.1f%% of MACs on vnpu, expected at least %.1f%%", ms->name, share,
-             floor_share);
+    fail_msg("%s: %.1f%% of MACs on vnpu, expected at least %.1f%%", ms->name, share, floor_share);
 }
 
 int main(int argc, char** argv) {
@@ -149,10 +148,8 @@ int main(int argc, char** argv) {
   g_cache = argv[2];
   g_work = argv[3];
   char path[4096];
-  if (argc == 5)
-    snprintf(path, sizeof(path), "%s", argv[4]);
-  else
-    snprintf(path, sizeof(path), "%s/ref/cases.txt", g_cache);
+  if (argc == 5) snprintf(path, sizeof(path), "%s", argv[4]);
+  else snprintf(path, sizeof(path), "%s/ref/cases.txt", g_cache);
   char** names;
   long n = tu_read_lines(path, &names);
   if (n <= 0) {
@@ -171,7 +168,7 @@ int main(int argc, char** argv) {
   size_t count = (size_t)n * 2;
   struct CMUnitTest* tests = calloc(count, sizeof(*tests));
   model_state* states = calloc(count, sizeof(*states));
-  char (*titles)[128] = calloc(count, sizeof(*titles));
+  char(*titles)[128] = calloc(count, sizeof(*titles));
   for (size_t i = 0; i < count; ++i) {
     states[i].name = names[i / 2];
     states[i].ep = eps[i % 2];

@@ -271,30 +271,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(runs_cpu_model_and_gives_exact_values),
-      cmocka_unit_test(loads_from_buffer),
-      cmocka_unit_test(rejects_wrong_input_shape_naming_input),
-      cmocka_unit_test(missing_file_is_no_suchfile_naming_path),
-      cmocka_unit_test(non_onnx_file_is_invalid_protobuf),
-      cmocka_unit_test(truncated_model_is_invalid_protobuf),
-      cmocka_unit_test(unknown_source_is_not_implemented_naming_node_and_source),
-      cmocka_unit_test(missing_source_is_invalid_graph),
+    cmocka_unit_test(runs_cpu_model_and_gives_exact_values),
+    cmocka_unit_test(loads_from_buffer),
+    cmocka_unit_test(rejects_wrong_input_shape_naming_input),
+    cmocka_unit_test(missing_file_is_no_suchfile_naming_path),
+    cmocka_unit_test(non_onnx_file_is_invalid_protobuf),
+    cmocka_unit_test(truncated_model_is_invalid_protobuf),
+    cmocka_unit_test(unknown_source_is_not_implemented_naming_node_and_source),
+    cmocka_unit_test(missing_source_is_invalid_graph),
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(context_path_escaping_folder_is_rejected),
+    cmocka_unit_test(context_path_escaping_folder_is_rejected),
 #endif
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(missing_context_file_is_invalid_graph_with_ort_prefix),
+    cmocka_unit_test(missing_context_file_is_invalid_graph_with_ort_prefix),
 #endif
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(corrupt_container_is_invalid_graph),
+    cmocka_unit_test(corrupt_container_is_invalid_graph),
 #endif
-      cmocka_unit_test(unknown_op_requires_compilation),
-      cmocka_unit_test(unknown_option_key_is_rejected_by_name),
-      cmocka_unit_test(intra_op_num_threads_takes_a_count_and_refuses_the_rest),
-      cmocka_unit_test(reverse_ordered_graph_is_sorted_and_runs),
-      cmocka_unit_test(cycle_is_invalid_graph_naming_a_node),
+    cmocka_unit_test(unknown_op_requires_compilation),
+    cmocka_unit_test(unknown_option_key_is_rejected_by_name),
+    cmocka_unit_test(intra_op_num_threads_takes_a_count_and_refuses_the_rest),
+    cmocka_unit_test(reverse_ordered_graph_is_sorted_and_runs),
+    cmocka_unit_test(cycle_is_invalid_graph_naming_a_node),
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(buffer_model_with_external_context_needs_context_file_path),
+    cmocka_unit_test(buffer_model_with_external_context_needs_context_file_path),
 #endif
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -299,17 +299,17 @@ int main(int argc, char** argv) {
   }
   g_dir = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(version_is_the_project_version),
+    cmocka_unit_test(version_is_the_project_version),
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(verbose_log_covers_create_route_and_run),
+    cmocka_unit_test(verbose_log_covers_create_route_and_run),
 #endif
-      cmocka_unit_test(log_level_filters_what_the_callback_gets),
-      cmocka_unit_test(terminate_set_before_the_run_stops_it_at_step_0),
+    cmocka_unit_test(log_level_filters_what_the_callback_gets),
+    cmocka_unit_test(terminate_set_before_the_run_stops_it_at_step_0),
 #if EPCTX_TEST_THREADS
-      cmocka_unit_test(terminate_from_another_thread_stops_a_running_loop),
+    cmocka_unit_test(terminate_from_another_thread_stops_a_running_loop),
 #endif
-      cmocka_unit_test(deadline_stops_a_run_that_would_not_end),
-      cmocka_unit_test(metadata_gives_the_model_fields_and_props),
+    cmocka_unit_test(deadline_stops_a_run_that_would_not_end),
+    cmocka_unit_test(metadata_gives_the_model_fields_and_props),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

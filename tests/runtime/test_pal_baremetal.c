@@ -23,9 +23,7 @@ static const char* g_models;
 static _Alignas(64) unsigned char g_arena[256 * 1024];
 static char g_log[1024];
 
-static void capture(const char* text) {
-  strncat(g_log, text, sizeof g_log - strlen(g_log) - 1);
-}
+static void capture(const char* text) { strncat(g_log, text, sizeof g_log - strlen(g_log) - 1); }
 
 static const unsigned char kWeights[] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const unsigned char kSig[] = "manifest bytes";
@@ -63,8 +61,8 @@ static void map_file_is_a_view_of_the_region(void** state) {
   (void)state;
   epctx_pal_region r;
   char msg[128];
-  assert_int_equal(epctx_pal_map_file("pkg/model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r, msg, sizeof msg),
-                   EPCTX_OK);
+  assert_int_equal(
+      epctx_pal_map_file("pkg/model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r, msg, sizeof msg), EPCTX_OK);
   assert_ptr_equal(r.data, kWeights);  // zero-copy
   assert_int_equal(r.size, sizeof kWeights);
   epctx_pal_unmap(&r);
@@ -75,8 +73,8 @@ static void load_mode_read_copies_into_the_arena(void** state) {
   (void)state;
   epctx_pal_region r;
   char msg[128];
-  assert_int_equal(epctx_pal_map_file("pkg/model_vnpu.bin", EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg),
-                   EPCTX_OK);
+  assert_int_equal(
+      epctx_pal_map_file("pkg/model_vnpu.bin", EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg), EPCTX_OK);
   assert_ptr_not_equal(r.data, kWeights);
   assert_true(r.data >= g_arena && r.data < g_arena + sizeof g_arena);
   assert_memory_equal(r.data, kWeights, sizeof kWeights);
@@ -103,7 +101,8 @@ static void read_file_refuses_files_over_the_limit(void** state) {
                    EPCTX_INVALID_ARGUMENT);
   assert_non_null(strstr(msg, "15 bytes exceed the limit of 4"));
   assert_int_equal(epctx_pal_baremetal_heap_used(), 0);  // refused before allocating
-  assert_int_equal(epctx_pal_read_file("pkg/model_ctx.onnx.sig", 64, &r, msg, sizeof msg), EPCTX_OK);
+  assert_int_equal(epctx_pal_read_file("pkg/model_ctx.onnx.sig", 64, &r, msg, sizeof msg),
+                   EPCTX_OK);
   assert_memory_equal(r.data, kSig, sizeof kSig);
   epctx_pal_unmap(&r);
 }
@@ -112,7 +111,8 @@ static void empty_file_maps_to_null(void** state) {
   (void)state;
   epctx_pal_region r;
   char msg[128];
-  assert_int_equal(epctx_pal_map_file("empty.bin", EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg), EPCTX_OK);
+  assert_int_equal(epctx_pal_map_file("empty.bin", EPCTX_PAL_LOAD_READ, &r, msg, sizeof msg),
+                   EPCTX_OK);
   assert_null(r.data);
   assert_int_equal(r.size, 0);
 }
@@ -121,20 +121,26 @@ static void beneath_joins_the_folder_and_refuses_escapes(void** state) {
   (void)state;
   epctx_pal_region r;
   char msg[128];
-  assert_int_equal(epctx_pal_map_file_beneath("pkg", "model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r, msg,
-                                              sizeof msg), EPCTX_OK);
+  assert_int_equal(
+      epctx_pal_map_file_beneath("pkg", "model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r, msg, sizeof msg),
+      EPCTX_OK);
   assert_ptr_equal(r.data, kWeights);
-  assert_int_equal(epctx_pal_map_file_beneath("", "empty.bin", EPCTX_PAL_LOAD_MMAP, &r, msg,
-                                              sizeof msg), EPCTX_OK);
+  assert_int_equal(
+      epctx_pal_map_file_beneath("", "empty.bin", EPCTX_PAL_LOAD_MMAP, &r, msg, sizeof msg),
+      EPCTX_OK);
   assert_int_equal(epctx_pal_map_file_beneath("pkg/sub", "../model_vnpu.bin", EPCTX_PAL_LOAD_MMAP,
-                                              &r, msg, sizeof msg), EPCTX_PATH_REJECTED);
+                                              &r, msg, sizeof msg),
+                   EPCTX_PATH_REJECTED);
   assert_non_null(strstr(msg, "../model_vnpu.bin"));
   assert_int_equal(epctx_pal_map_file_beneath("", "/pkg/model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r,
-                                              msg, sizeof msg), EPCTX_PATH_REJECTED);
+                                              msg, sizeof msg),
+                   EPCTX_PATH_REJECTED);
   assert_int_equal(epctx_pal_map_file_beneath("pkg", "a/../../empty.bin", EPCTX_PAL_LOAD_MMAP, &r,
-                                              msg, sizeof msg), EPCTX_PATH_REJECTED);
-  assert_int_equal(epctx_pal_map_file_beneath("pk", "g/model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r, msg,
-                                              sizeof msg), EPCTX_NO_SUCHFILE);
+                                              msg, sizeof msg),
+                   EPCTX_PATH_REJECTED);
+  assert_int_equal(epctx_pal_map_file_beneath("pk", "g/model_vnpu.bin", EPCTX_PAL_LOAD_MMAP, &r,
+                                              msg, sizeof msg),
+                   EPCTX_NO_SUCHFILE);
 }
 
 static void file_descriptors_are_not_implemented(void** state) {
@@ -151,12 +157,16 @@ static void file_id_is_the_table_entry(void** state) {
   (void)state;
   epctx_pal_file_id a, b, c;
   char msg[128];
-  assert_int_equal(epctx_pal_file_id_beneath("pkg", "model_vnpu.bin", &a, msg, sizeof msg), EPCTX_OK);
-  assert_int_equal(epctx_pal_file_id_beneath("", "pkg/model_vnpu.bin", &b, msg, sizeof msg), EPCTX_OK);
-  assert_int_equal(epctx_pal_file_id_beneath("pkg", "model_ctx.onnx", &c, msg, sizeof msg), EPCTX_OK);
+  assert_int_equal(epctx_pal_file_id_beneath("pkg", "model_vnpu.bin", &a, msg, sizeof msg),
+                   EPCTX_OK);
+  assert_int_equal(epctx_pal_file_id_beneath("", "pkg/model_vnpu.bin", &b, msg, sizeof msg),
+                   EPCTX_OK);
+  assert_int_equal(epctx_pal_file_id_beneath("pkg", "model_ctx.onnx", &c, msg, sizeof msg),
+                   EPCTX_OK);
   assert_true(a.inode == b.inode && a.size == sizeof kWeights);
   assert_true(a.inode != c.inode);
-  assert_int_equal(epctx_pal_file_id_beneath("pkg", "../x", &c, msg, sizeof msg), EPCTX_PATH_REJECTED);
+  assert_int_equal(epctx_pal_file_id_beneath("pkg", "../x", &c, msg, sizeof msg),
+                   EPCTX_PATH_REJECTED);
 }
 
 static void alloc_honours_every_alignment(void** state) {
@@ -169,8 +179,8 @@ static void alloc_honours_every_alignment(void** state) {
     assert_int_equal((uintptr_t)p[i] % align, 0);
     memset(p[i], 0xab, 100 + i);
   }
-  assert_null(epctx_pal_alloc(16, 8192));  // above the PAL's 4096 limit
-  assert_null(epctx_pal_alloc(16, 24));    // not a power of two
+  assert_null(epctx_pal_alloc(16, 8192));      // above the PAL's 4096 limit
+  assert_null(epctx_pal_alloc(16, 24));        // not a power of two
   assert_null(epctx_pal_alloc(SIZE_MAX, 16));  // no wrap-around in the size checks
   assert_null(epctx_pal_alloc(SIZE_MAX - 8, 4096));
   for (int i = 12; i >= 0; --i) epctx_pal_free(p[i]);
@@ -307,23 +317,23 @@ int main(int argc, char** argv) {
   }
   g_models = argv[1];
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(init_refuses_bad_platforms),
-      cmocka_unit_test_setup(map_file_is_a_view_of_the_region, setup),
-      cmocka_unit_test_setup(load_mode_read_copies_into_the_arena, setup),
-      cmocka_unit_test_setup(missing_file_is_no_suchfile_naming_it, setup),
-      cmocka_unit_test_setup(read_file_refuses_files_over_the_limit, setup),
-      cmocka_unit_test_setup(empty_file_maps_to_null, setup),
-      cmocka_unit_test_setup(beneath_joins_the_folder_and_refuses_escapes, setup),
-      cmocka_unit_test_setup(file_descriptors_are_not_implemented, setup),
-      cmocka_unit_test_setup(file_id_is_the_table_entry, setup),
-      cmocka_unit_test_setup(alloc_honours_every_alignment, setup),
-      cmocka_unit_test_setup(freed_blocks_coalesce, setup),
-      cmocka_unit_test_setup(counters_live_in_ram_per_store_and_name, setup),
-      cmocka_unit_test_setup(log_goes_to_the_write_hook, setup),
+    cmocka_unit_test(init_refuses_bad_platforms),
+    cmocka_unit_test_setup(map_file_is_a_view_of_the_region, setup),
+    cmocka_unit_test_setup(load_mode_read_copies_into_the_arena, setup),
+    cmocka_unit_test_setup(missing_file_is_no_suchfile_naming_it, setup),
+    cmocka_unit_test_setup(read_file_refuses_files_over_the_limit, setup),
+    cmocka_unit_test_setup(empty_file_maps_to_null, setup),
+    cmocka_unit_test_setup(beneath_joins_the_folder_and_refuses_escapes, setup),
+    cmocka_unit_test_setup(file_descriptors_are_not_implemented, setup),
+    cmocka_unit_test_setup(file_id_is_the_table_entry, setup),
+    cmocka_unit_test_setup(alloc_honours_every_alignment, setup),
+    cmocka_unit_test_setup(freed_blocks_coalesce, setup),
+    cmocka_unit_test_setup(counters_live_in_ram_per_store_and_name, setup),
+    cmocka_unit_test_setup(log_goes_to_the_write_hook, setup),
 #if EPCTX_TEST_HAS_VNPU
-      cmocka_unit_test(session_runs_from_named_regions),
+    cmocka_unit_test(session_runs_from_named_regions),
 #endif
-      cmocka_unit_test_setup(driver_libraries_are_not_implemented, setup),
+    cmocka_unit_test_setup(driver_libraries_are_not_implemented, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

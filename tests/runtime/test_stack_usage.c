@@ -147,7 +147,8 @@ static void no_device_function_uses_more_than_4_kib_of_stack(void** state) {
                 fr->dynamic_unbounded ? ", plus an unbounded dynamic part" : "", LIMIT);
     ++bad;
   }
-  if (bad) fail_msg("%d functions over the stack limit (shrink their frames; see the .su files)", bad);
+  if (bad)
+    fail_msg("%d functions over the stack limit (shrink their frames; see the .su files)", bad);
 }
 
 static void every_exception_is_still_needed(void** state) {

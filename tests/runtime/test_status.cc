@@ -135,13 +135,13 @@ void threads_take_and_return_slots_without_losing_any(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(ok_status_is_two_words_and_has_no_slot),
-      cmocka_unit_test(error_keeps_code_message_and_cause_through_return_and_with_code),
-      cmocka_unit_test(copies_share_one_slot_and_prefix_leaves_other_copies_alone),
-      cmocka_unit_test(long_messages_are_cut_and_lose_no_slot),
-      cmocka_unit_test(an_empty_pool_still_reports_the_code),
+    cmocka_unit_test(ok_status_is_two_words_and_has_no_slot),
+    cmocka_unit_test(error_keeps_code_message_and_cause_through_return_and_with_code),
+    cmocka_unit_test(copies_share_one_slot_and_prefix_leaves_other_copies_alone),
+    cmocka_unit_test(long_messages_are_cut_and_lose_no_slot),
+    cmocka_unit_test(an_empty_pool_still_reports_the_code),
 #if EPCTX_TEST_THREADS
-      cmocka_unit_test(threads_take_and_return_slots_without_losing_any),
+    cmocka_unit_test(threads_take_and_return_slots_without_losing_any),
 #endif
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -14,8 +14,8 @@
 
 #include <epctx/epctx.h>
 
-static const char* g_small_cnn;   /* tests/models generated small_cnn/model.onnx */
-static const char* g_models_dir;  /* tests/runtime generated models */
+static const char* g_small_cnn;  /* tests/models generated small_cnn/model.onnx */
+static const char* g_models_dir; /* tests/runtime generated models */
 static epctx_env* g_env;
 
 static const char* runtime_model(const char* name) {

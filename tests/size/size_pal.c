@@ -17,8 +17,8 @@ int epctx_pal_read_file(const char* p, uint64_t m, epctx_pal_region* o, char* ms
   (void)p, (void)m, (void)o;
   return none(msg, cap);
 }
-int epctx_pal_map_file_beneath(const char* b, const char* p, int m, epctx_pal_region* o,
-                               char* msg, size_t cap) {
+int epctx_pal_map_file_beneath(const char* b, const char* p, int m, epctx_pal_region* o, char* msg,
+                               size_t cap) {
   (void)b, (void)p, (void)m, (void)o;
   return none(msg, cap);
 }

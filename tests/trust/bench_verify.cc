@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   std::printf("{\"mib\":%.0f,\"graphs\":%u,\"manifest_ms\":%.3f,\"full_ms\":%.3f,"
               "\"ms_per_mib\":%.4f,\"mib_per_s\":%.1f,\"lazy_ms\":%.3f,\"lazy_mib\":%.2f,"
               "\"full_mib\":%.2f}\n",
-              mib, graphs, man, full, full / mib, mib / (full / 1e3), lazy,
-              lazy_bytes / 1048576.0, full_bytes / 1048576.0);
+              mib, graphs, man, full, full / mib, mib / (full / 1e3), lazy, lazy_bytes / 1048576.0,
+              full_bytes / 1048576.0);
   return 0;
 }

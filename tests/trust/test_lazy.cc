@@ -73,8 +73,8 @@ std::string ReadText(const std::string& path) {
 std::string Stage(const char* name) {
   std::string dir = Path(g.cases, name);
   assert_int_equal(tu_make_clean_dir(dir.c_str()), 0);
-  for (const char* f : {"one0.onnx", "one1.onnx", "one0.onnx.cpu.onnx", "one1.onnx.cpu.onnx",
-                        "m_ctx.onnx"})
+  for (const char* f :
+       {"one0.onnx", "one1.onnx", "one0.onnx.cpu.onnx", "one1.onnx.cpu.onnx", "m_ctx.onnx"})
     tr_copy(Path(g.pristine, f).c_str(), Path(dir, f).c_str());
   tr_copy(Path(g.pristine, g.bin_name).c_str(), Path(dir, g.bin_name).c_str());
   return dir;
@@ -165,8 +165,8 @@ Result Expect(int code, const std::string& model, const char* policy, const char
 }
 
 void SameAsCpu(const std::string& dir, int k, const Result& r) {
-  Result cpu = Expect(EPCTX_OK, Path(dir, "one" + std::to_string(k) + ".onnx.cpu.onnx"), "off",
-                      nullptr);
+  Result cpu =
+      Expect(EPCTX_OK, Path(dir, "one" + std::to_string(k) + ".onnx.cpu.onnx"), "off", nullptr);
   assert_int_equal(r.y.size(), cpu.y.size());
   double max = 0;
   for (size_t i = 0; i < r.y.size(); ++i) max = std::max(max, double(std::fabs(r.y[i] - cpu.y[i])));

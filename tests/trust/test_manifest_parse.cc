@@ -57,8 +57,8 @@ std::string Sig() { return Tlv(EPCTX_MF_TLV_SIGNATURE, std::string(70, 's')); }
 int Parse(const std::string& bytes, std::string* msg = nullptr) {
   Arena arena(Allocator::Default());
   trust::Manifest m;
-  Status st = trust::ParseManifest(Bytes{reinterpret_cast<const uint8_t*>(bytes.data()),
-                                         bytes.size()}, "t.sig", arena, &m);
+  Status st = trust::ParseManifest(
+      Bytes{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, "t.sig", arena, &m);
   if (msg) *msg = st.message();
   return st.code();
 }
@@ -117,16 +117,14 @@ void tlv_errors(void**) {
   Expect(Build(body + "\x01\x00\x00", Sig()), "straddles");
   Expect(Build(body + Tlv(EPCTX_MF_TLV_MODEL_ID, "again"), Sig()), "appears twice");
   Expect(Build(body + Tlv(0x0042, "?"), Sig()), "unknown critical TLV type 0x42");
-  Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(1, "m.bin", 1, 1)), Sig()),
-         "listed twice");
+  Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(1, "m.bin", 1, 1)), Sig()), "listed twice");
   Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(2, "../x", 1, 1)), Sig()),
          "not a plain relative path");
   Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(2, "/etc/x", 1, 1)), Sig()),
          "not a plain relative path");
   Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(2, "x", 70000, 1)), Sig()),
          "needs 2 chunks");
-  Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(2, "x", ~0ull, 0)), Sig()),
-         "chunks");
+  Expect(Build(body + Tlv(EPCTX_MF_TLV_FILE, FileValue(2, "x", ~0ull, 0)), Sig()), "chunks");
   Expect(Build(Tlv(EPCTX_MF_TLV_MODEL_ID, "m"), Sig()), "no KEY_ID");
 }
 

@@ -26,8 +26,8 @@ static void expect_error(const char* const* argv, int exit_code, const char* nee
   tu_proc p = run(argv);
   if (!p.exited || p.exit_code != exit_code || !strstr(p.err, "epctx-sign: error: ") ||
       (needle && !strstr(p.err, needle)))
-    fail_msg("%s %s: exit %d, stderr: %s (wanted exit %d and '%s')", argv[0], argv[1],
-             p.exit_code, p.err, exit_code, needle ? needle : "");
+    fail_msg("%s %s: exit %d, stderr: %s (wanted exit %d and '%s')", argv[0], argv[1], p.exit_code,
+             p.err, exit_code, needle ? needle : "");
   if (exit_code == 1) assert_int_equal(tu_count_lines(p.err), 1);
   tu_proc_free(&p);
 }
@@ -43,8 +43,8 @@ static void keygen_sign_verify(void** state) {
   snprintf(src, sizeof src, "%s/conv_basic/model.onnx", g_models);
   const char* comp[] = {g_compile, src, "-o", g_model, "--quiet", "--force", NULL};
   tr_run_ok(comp, g_work);
-  const char* sign[] = {g_sign, "sign", "--key", g_k1, "--counter", "7", "--model-id", "m_ctx",
-                        g_model, NULL};
+  const char* sign[] = {g_sign, "sign",       "--key", g_k1,    "--counter",
+                        "7",    "--model-id", "m_ctx", g_model, NULL};
   tr_run_ok(sign, g_work);
   const char* verify[] = {g_sign, "verify", "--pub", g_p1, g_model, NULL};
   tu_proc p = run(verify);
@@ -73,8 +73,19 @@ static void compile_signs_as_it_writes(void** state) {
   char src[600], out[600];
   snprintf(src, sizeof src, "%s/gemm/model.onnx", g_models);
   snprintf(out, sizeof out, "%s/signed/g_ctx.onnx", g_work);
-  const char* comp[] = {g_compile, src, "-o", out, "--quiet", "--force", "--sign-key", g_k1,
-                        "--model-id", "gemm-demo", "--security-counter", "3", NULL};
+  const char* comp[] = {g_compile,
+                        src,
+                        "-o",
+                        out,
+                        "--quiet",
+                        "--force",
+                        "--sign-key",
+                        g_k1,
+                        "--model-id",
+                        "gemm-demo",
+                        "--security-counter",
+                        "3",
+                        NULL};
   tu_proc p = run(comp);
   if (p.exit_code != 0) fail_msg("epctx-compile --sign-key: %s", p.err);
   assert_non_null(strstr(p.out, "signed: "));
@@ -85,8 +96,9 @@ static void compile_signs_as_it_writes(void** state) {
   assert_non_null(strstr(p.out, "OK: model 'gemm-demo' counter 3, 2 files"));
   tu_proc_free(&p);
   /* errors: one line, exit 1 for a bad key file, 2 for usage */
-  const char* badkey[] = {g_compile, src, "-o", out, "--quiet", "--force", "--sign-key",
-                          "/nonexistent.pem", "--model-id", "g", NULL};
+  const char* badkey[] = {g_compile,    src,       "-o",         out,
+                          "--quiet",    "--force", "--sign-key", "/nonexistent.pem",
+                          "--model-id", "g",       NULL};
   p = run(badkey);
   assert_int_equal(p.exit_code, 1);
   assert_non_null(strstr(p.err, "epctx-compile: error: signing: "));
@@ -118,11 +130,13 @@ static void usage_and_input_errors(void** state) {
   expect_error(noid, 2, "sign needs --model-id");
   const char* counter[] = {g_sign, "sign", "--key", g_k1, "--counter", "-1", g_model, NULL};
   expect_error(counter, 2, "non-negative integer");
-  const char* missing_key[] = {g_sign, "sign", "--key", "/nonexistent.pem", "--model-id", "x", g_model, NULL};
+  const char* missing_key[] = {g_sign,       "sign", "--key", "/nonexistent.pem",
+                               "--model-id", "x",    g_model, NULL};
   expect_error(missing_key, 1, "/nonexistent.pem");
   const char* pub_as_priv[] = {g_sign, "sign", "--key", g_p1, "--model-id", "x", g_model, NULL};
   expect_error(pub_as_priv, 1, "private key");
-  const char* missing_model[] = {g_sign, "sign", "--key", g_k1, "--model-id", "x", "/nonexistent_ctx.onnx", NULL};
+  const char* missing_model[] = {
+      g_sign, "sign", "--key", g_k1, "--model-id", "x", "/nonexistent_ctx.onnx", NULL};
   expect_error(missing_model, 1, "/nonexistent_ctx.onnx");
 }
 

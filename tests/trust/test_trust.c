@@ -23,7 +23,7 @@
 #include "trust_util.h"
 
 static trust_paths g;
-static char g_keys[3][512];  /* k1 private, pub1, pub2 */
+static char g_keys[3][512]; /* k1 private, pub1, pub2 */
 static char g_k2[512];
 static char g_case[512];
 static char g_store[512];
@@ -485,11 +485,13 @@ static void sweep_1000_random_bit_flips(void** state) {
     char m[512];
     int c = load(model, "required", m);
     tr_xor_byte(paths[f], byte, mask);
-    if (c == EPCTX_OK) fail_msg("flip %d: %s byte %zu bit %zu was accepted", k, names[f], byte, at % 8);
+    if (c == EPCTX_OK)
+      fail_msg("flip %d: %s byte %zu bit %zu was accepted", k, names[f], byte, at % 8);
     by_code[c & 255]++;
   }
   printf("sweep: 1000 flips over %zu bytes: HASH_MISMATCH %d, SIGNATURE_INVALID %d, "
-         "KEY_REJECTED %d\n", total, by_code[EPCTX_HASH_MISMATCH], by_code[EPCTX_SIGNATURE_INVALID],
+         "KEY_REJECTED %d\n",
+         total, by_code[EPCTX_HASH_MISMATCH], by_code[EPCTX_SIGNATURE_INVALID],
          by_code[EPCTX_KEY_REJECTED]);
   EXPECT(EPCTX_OK, model, "required", NULL);
 }

@@ -24,8 +24,8 @@ void tr_run_ok(const char* const* argv, const char* scratch) {
 
 void tr_sign(const char* sign_tool, const char* model, const char* key, const char* counter,
              const char* id, const char* scratch) {
-  const char* argv[] = {sign_tool, "sign", "--key", key, "--counter", counter, "--model-id", id,
-                        "--chunk-log2", "12", model, NULL};
+  const char* argv[] = {sign_tool,    "sign", "--key",        key,  "--counter", counter,
+                        "--model-id", id,     "--chunk-log2", "12", model,       NULL};
   tr_run_ok(argv, scratch);
 }
 
@@ -47,7 +47,8 @@ void tr_xor_byte(const char* path, size_t off, unsigned char mask) {
   FILE* f = fopen(path, "r+b");
   if (!f) fail_msg("cannot open %s", path);
   int c;
-  if (fseek(f, (long)off, SEEK_SET) != 0 || (c = fgetc(f)) == EOF) fail_msg("%s: offset %zu", path, off);
+  if (fseek(f, (long)off, SEEK_SET) != 0 || (c = fgetc(f)) == EOF)
+    fail_msg("%s: offset %zu", path, off);
   fseek(f, (long)off, SEEK_SET);
   fputc(c ^ mask, f);
   fclose(f);

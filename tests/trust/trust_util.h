@@ -32,12 +32,12 @@ size_t tr_file_size(const char* path);
 void tr_resize(const char* path, long n);
 
 typedef struct tr_load_opts {
-  const char* policy;         /* epctx.signature_policy, NULL: default */
-  const char* load_mode;      /* epctx.load_mode, NULL: default */
-  const char* key_path;       /* trusted public key PEM, NULL: none */
-  const char* store;          /* rollback store folder, NULL: none */
-  const char* expected_id;    /* epctx_session_options_set_expected_model_id, NULL: none */
-  const char* second_key;     /* another trusted public key PEM, NULL: none */
+  const char* policy;      /* epctx.signature_policy, NULL: default */
+  const char* load_mode;   /* epctx.load_mode, NULL: default */
+  const char* key_path;    /* trusted public key PEM, NULL: none */
+  const char* store;       /* rollback store folder, NULL: none */
+  const char* expected_id; /* epctx_session_options_set_expected_model_id, NULL: none */
+  const char* second_key;  /* another trusted public key PEM, NULL: none */
 } tr_load_opts;
 
 /* Creates a session for `model` and releases it; returns the status code

@@ -115,12 +115,16 @@ uint16_t RefHalf(float v) {
   const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
   const double a = std::fabs(double(v));
   if (std::isnan(v)) return 0x7e00;
-  if (a < std::ldexp(1.0, -14)) return uint16_t(sign | uint16_t(std::nearbyint(a * std::ldexp(1.0, 24))));
+  if (a < std::ldexp(1.0, -14))
+    return uint16_t(sign | uint16_t(std::nearbyint(a * std::ldexp(1.0, 24))));
   int exp2;
   std::frexp(a, &exp2);  // a = f * 2^exp2, f in [0.5, 1)
   int e = exp2 - 1;
   double q = std::nearbyint(std::ldexp(a, 10 - e));
-  if (q >= 2048) { q = 1024; ++e; }
+  if (q >= 2048) {
+    q = 1024;
+    ++e;
+  }
   if (e + 15 >= 31) return uint16_t(sign | 0x7c00);
   return uint16_t(sign | ((e + 15) << 10) | (int(q) - 1024));
 }
@@ -139,8 +143,7 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
   WeightStore ws;
   CompiledGraph cg = backend->Compile(m.part, m.info, ws);
   if (num_ops) *num_ops = epctx::vnpu::fb::GetGraph(cg.payload.data())->ops()->size();
-  if (stream_minor)
-    *stream_minor = epctx::vnpu::fb::GetGraph(cg.payload.data())->version_minor();
+  if (stream_minor) *stream_minor = epctx::vnpu::fb::GetGraph(cg.payload.data())->version_minor();
   // The container gives weights 64-byte aligned; so does this copy.
   size_t wsize = ws.bytes().size();
   uint8_t* weights = static_cast<uint8_t*>(Alloc(nullptr, wsize + 64, 64));
@@ -183,8 +186,8 @@ std::vector<std::vector<float>> CompileAndRun(Model& m, std::vector<std::vector<
                     halves_out[i].data(), n * 2});
       continue;
     }
-    to.push_back({EPCTX_DTYPE_FLOAT, info.outputs[i].rank, info.outputs[i].dims, outs[i].data(),
-                  n * 4});
+    to.push_back(
+        {EPCTX_DTYPE_FLOAT, info.outputs[i].rank, info.outputs[i].dims, outs[i].data(), n * 4});
   }
   std::vector<uint8_t> scratch(info.scratch_bytes + 64);
   // One byte short of the scratch get_graph asked for (arena and workspace):
@@ -360,22 +363,24 @@ void RunConvCase(const ConvCase& k) {
 void conv_paths_match_reference_on_odd_sizes(void**) {
   const ConvCase cases[] = {
       // C  H   W  CO KH KW sh sw dh dw pt pl pb pr grp act
-      {5, 9, 11, 13, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, true},   // im2col, tap runs cut
-      {3, 7, 30, 10, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
-      {6, 4, 8, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, false},    // grouped 1x1 in place
+      {5, 9, 11, 13, 3, 3, 2, 1, 1, 2, 1, 2, 0, 1, 1, true},        // im2col, tap runs cut
+      {3, 7, 30, 10, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},       // 1x3 pad 1 (embedding_model)
+      {6, 4, 8, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, false},         // grouped 1x1 in place
       {1, 1, 1030, 37, 1, 130, 1, 160, 1, 1, 0, 0, 0, 0, 1, true},  // STFT-like, 6 frames
-      {2, 1, 61, 18, 1, 9, 1, 3, 1, 2, 0, 0, 0, 0, 2, false},  // transposed, groups, dilation
-      {1, 1, 20, 8, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},  // transposed, one pixel
-      {5, 6, 37, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 5, true},    // depthwise: 16, 4, edges
-      {7, 9, 5, 11, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},    // 3x1 shifted taps, overlap
-      {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},  // 3x1 dilated, grouped
-      {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},   // depthwise, dilated
-      {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},    // depthwise, all edge
-      {4, 7, 19, 4, 5, 5, 1, 1, 1, 2, 2, 4, 2, 4, 4, 2},       // depthwise padded rows, leaky
-      {8, 6, 9, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 8, 0},        // depthwise padded, row stride
-      {3, 120, 150, 3, 3, 3, 2, 1, 2, 1, 1, 1, 2, 1, 3, true}, // depthwise: 3 bands, row stride, row dilation
-      {2, 4, 200, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true},   // depthwise rows over 192: edge columns
-      {4, 40, 40, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, 1},      // depthwise 5x5 on 40 columns (ocr_det)
+      {2, 1, 61, 18, 1, 9, 1, 3, 1, 2, 0, 0, 0, 0, 2, false},       // transposed, groups, dilation
+      {1, 1, 20, 8, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},       // transposed, one pixel
+      {5, 6, 37, 5, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 5, true},         // depthwise: 16, 4, edges
+      {7, 9, 5, 11, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},         // 3x1 shifted taps, overlap
+      {6, 12, 4, 10, 3, 1, 1, 1, 2, 1, 0, 0, 0, 0, 2, false},       // 3x1 dilated, grouped
+      {3, 5, 23, 3, 5, 5, 1, 1, 2, 2, 2, 3, 2, 1, 3, false},        // depthwise, dilated
+      {2, 3, 3, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, false},         // depthwise, all edge
+      {4, 7, 19, 4, 5, 5, 1, 1, 1, 2, 2, 4, 2, 4, 4, 2},            // depthwise padded rows, leaky
+      {8, 6, 9, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 8, 0},             // depthwise padded, row stride
+      {3, 120, 150, 3, 3, 3, 2, 1, 2, 1, 1, 1, 2, 1, 3,
+       true},  // depthwise: 3 bands, row stride, row dilation
+      {2, 4, 200, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2,
+       true},                                              // depthwise rows over 192: edge columns
+      {4, 40, 40, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, 1},  // depthwise 5x5 on 40 columns (ocr_det)
       // transposed: >= 16 input channels, <= 24 output channels, taps read in place
       {16, 7, 30, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // 3x3 pad 1
       {32, 5, 40, 9, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, false},  // 1x3 pad 1 (embedding_model)
@@ -397,14 +402,14 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       // stride-2 im2col rows gathered 4 at a time (ocr_det's first conv)
       {3, 9, 40, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
       // im2col of maps a few columns wide: each tap's offsets gathered
-      {8, 6, 5, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},       // 3x3 on 5 columns, leaky
-      {6, 9, 7, 10, 3, 3, 2, 2, 2, 1, 2, 1, 1, 0, 1, false},   // strided, dilated, uneven pads
-      {16, 5, 2, 40, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true},   // 1x3 on 2 columns (embedding_model)
+      {8, 6, 5, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2},      // 3x3 on 5 columns, leaky
+      {6, 9, 7, 10, 3, 3, 2, 2, 2, 1, 2, 1, 1, 0, 1, false},  // strided, dilated, uneven pads
+      {16, 5, 2, 40, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true},  // 1x3 on 2 columns (embedding_model)
       // depthwise at column stride 2: rows split into even and odd halves
-      {8, 9, 40, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 2},   // padded, leaky
-      {6, 7, 33, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, 0},   // 5x5, odd width
-      {4, 6, 20, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 4, 1},   // padded right and bottom only
-      {3, 120, 150, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, 2},  // 3 bands of split rows
+      {8, 9, 40, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8, 2},       // padded, leaky
+      {6, 7, 33, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 6, 0},       // 5x5, odd width
+      {4, 6, 20, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 4, 1},       // padded right and bottom only
+      {3, 120, 150, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3, 2},    // 3 bands of split rows
       {2, 30, 50, 2, 3, 3, 2, 2, 2, 1, 2, 1, 2, 1, 2, false},  // split rows, row dilation 2
       {2, 5, 200, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, true},   // rows over 192: the KH-row ring
       // im2col a row block (up to 192 pixels of one output row) at a time
@@ -414,8 +419,8 @@ void conv_paths_match_reference_on_odd_sizes(void**) {
       {5, 6, 60, 13, 3, 3, 1, 1, 1, 2, 1, 2, 0, 1, 1, false},  // stride 1, dilated, uneven pads
       {4, 5, 100, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1},      // grouped
       // 1x1 on planes a multiple of 4 KiB apart: rows copied per block group
-      {24, 32, 64, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},    // leaky after the tile
-      {16, 32, 32, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, true}, // grouped, overlapping last block
+      {24, 32, 64, 20, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 2},     // leaky after the tile
+      {16, 32, 32, 10, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, true},  // grouped, overlapping last block
   };
   for (const ConvCase& k : cases) RunConvCase(k);
 }
@@ -449,8 +454,10 @@ void maxpool_stride2_windows_match_reference(void**) {
   struct Case {
     int64_t H, W, KH, sh, pt, pl, pb, pr;
   };
-  const Case cases[] = {{6, 19, 2, 2, 0, 0, 0, 0}, {5, 38, 1, 1, 0, 0, 0, 0},
-                        {7, 21, 2, 2, 1, 1, 1, 1}, {4, 9, 2, 1, 0, 1, 0, 0}};
+  const Case cases[] = {{6, 19, 2, 2, 0, 0, 0, 0},
+                        {5, 38, 1, 1, 0, 0, 0, 0},
+                        {7, 21, 2, 2, 1, 1, 1, 1},
+                        {4, 9, 2, 1, 0, 1, 0, 0}};
   for (const Case& k : cases) {
     const int64_t C = 3;
     const int64_t OH = (k.H + k.pt + k.pb - k.KH) / k.sh + 1;
@@ -497,13 +504,11 @@ void conv_transpose_matches_reference(void**) {
   // affine: the bias comes as an Add of a [CO, 1, 1] constant, then a
   // BatchNormalization, as a detection head's upsampling is exported; both
   // fold into the weights and bias (one op).
-  const T cases[] = {{6, 5, 7, 4, 2, 2, 0, 2, false, false},
-                     {3, 4, 9, 5, 3, 3, 0, 1, false, false},
-                     {3, 4, 6, 4, 3, 2, 1, 1, false, false},
-                     {5, 3, 50, 3, 2, 2, 0, 1, false, false},
-                     {4, 2, 37, 1, 2, 2, 0, 1, true, false},
-                     {6, 5, 30, 4, 2, 2, 0, 2, false, true},
-                     {4, 2, 37, 2, 2, 2, 0, 1, true, true}};
+  const T cases[] = {
+      {6, 5, 7, 4, 2, 2, 0, 2, false, false}, {3, 4, 9, 5, 3, 3, 0, 1, false, false},
+      {3, 4, 6, 4, 3, 2, 1, 1, false, false}, {5, 3, 50, 3, 2, 2, 0, 1, false, false},
+      {4, 2, 37, 1, 2, 2, 0, 1, true, false}, {6, 5, 30, 4, 2, 2, 0, 2, false, true},
+      {4, 2, 37, 2, 2, 2, 0, 1, true, true}};
   for (const T& k : cases) {
     const int64_t OH = (k.H - 1) * k.S + k.K - 2 * k.pad, OW = (k.W - 1) * k.S + k.K - 2 * k.pad;
     const int64_t cig = k.C / k.group, cog = k.CO / k.group;
@@ -564,7 +569,8 @@ void conv_transpose_matches_reference(void**) {
         for (int64_t i = 0; i < OH * OW; ++i) {
           double& a = acc[size_t(o * OH * OW + i)];
           a = (a - bn_mean[size_t(o)]) / std::sqrt(double(bn_var[size_t(o)]) + 1e-5) *
-                  bn_scale[size_t(o)] + bn_b[size_t(o)];
+                  bn_scale[size_t(o)] +
+              bn_b[size_t(o)];
         }
     std::vector<float> want(acc.size());
     for (size_t i = 0; i < acc.size(); ++i)
@@ -596,9 +602,9 @@ void chained_conv_transposes_run_in_bands(void**) {
   // The Relu in front puts the first one's input in the arena (a graph
   // input and output could be one caller buffer: not interleaved).
   m.Node("Relu", {"x"}, {"r0"});
-  for (auto* ct : {m.Node("ConvTranspose", {"r0", "w1", "b1"}, {"c1"}),
-                   m.Node("Relu", {"c1"}, {"r1"}),
-                   m.Node("ConvTranspose", {"r1", "w2", "b2"}, {"c2"})}) {
+  for (auto* ct :
+       {m.Node("ConvTranspose", {"r0", "w1", "b1"}, {"c1"}), m.Node("Relu", {"c1"}, {"r1"}),
+        m.Node("ConvTranspose", {"r1", "w2", "b2"}, {"c2"})}) {
     if (ct->op_type() != "ConvTranspose") continue;
     IntsAttr(ct, "kernel_shape", {2, 2});
     IntsAttr(ct, "strides", {2, 2});
@@ -655,10 +661,8 @@ void self_gated_residual_is_one_multiply(void**) {
     uint64_t arena = 0;
     auto out = CompileAndRun(m, {x, z, g}, &arena, &ops);
     assert_int_equal(ops, 2);
-    if (same)
-      assert_true(arena < uint64_t(C * H * W * 4));
-    else
-      assert_true(arena >= uint64_t(C * H * W * 4));
+    if (same) assert_true(arena < uint64_t(C * H * W * 4));
+    else assert_true(arena >= uint64_t(C * H * W * 4));
     std::vector<float> want(x.size());
     for (int64_t c = 0; c < C; ++c)
       for (int64_t i = 0; i < H * W; ++i) {
@@ -679,13 +683,14 @@ void conv_channel_affine_folds_into_weights(void**) {
     Model m;
     auto x = Ramp(size_t(C * H * W), 1.f);
     auto w = Ramp(size_t(CO * C * 9), 0.4f, 1.f), b = Ramp(size_t(CO), 0.3f, 2.f);
-    const std::vector<float> sv = kind ? std::vector<float>{1.5f, -0.5f, 2.f}
-                                       : std::vector<float>{-1.25f};
+    const std::vector<float> sv =
+        kind ? std::vector<float>{1.5f, -0.5f, 2.f} : std::vector<float>{-1.25f};
     m.Value("x", {1, C, H, W});
     m.Const("w", {CO, C, 3, 3}, w);
     m.Const("b", {CO}, b);
-    m.Const("s", kind == 0 ? std::vector<int64_t>{1}
-                           : (kind == 1 ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{CO, 1}),
+    m.Const("s",
+            kind == 0 ? std::vector<int64_t>{1}
+                      : (kind == 1 ? std::vector<int64_t>{CO, 1, 1} : std::vector<int64_t>{CO, 1}),
             sv);
     m.Const("t", {1}, {0.75f});
     for (const char* v : {"c", "m", "a", "y"}) m.Value(v, {1, CO, H, W});
@@ -782,8 +787,8 @@ void conv_leaky_relu_max_fuses_into_the_conv(void**) {
     FloatAttr(m.Node("LeakyRelu", {"c"}, {"l"}), "alpha", 0.2f);
     m.Node("Max", {"l", variant == 1 ? "c" : "floor"}, {"y"});
     if (variant == 2) m.Node("Relu", {"l"}, {"z"});
-    m.Finish({"x"}, variant == 2 ? std::vector<std::string>{"y", "z"}
-                                 : std::vector<std::string>{"y"});
+    m.Finish({"x"},
+             variant == 2 ? std::vector<std::string>{"y", "z"} : std::vector<std::string>{"y"});
     uint32_t ops = 0, minor = 0;
     auto out = CompileAndRun(m, {x}, nullptr, &ops, &minor);
     assert_int_equal(ops, variant == 0 ? 1 : 3);

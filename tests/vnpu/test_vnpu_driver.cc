@@ -115,10 +115,10 @@ void CheckConv(int N, int C, int H, int W, int CO, int K, int s, int p, int dil,
 }
 
 void conv2d_matches_reference_loops(void**) {
-  CheckConv(1, 3, 9, 11, 5, 3, 1, 1, 1, 1, true);    // 3x3 same, channel tail
-  CheckConv(2, 4, 8, 8, 16, 3, 2, 1, 1, 2, false);   // grouped, strided
-  CheckConv(1, 6, 7, 7, 6, 3, 1, 2, 2, 6, false);    // depthwise, dilated
-  CheckConv(1, 8, 5, 5, 9, 1, 1, 0, 1, 1, false);    // pointwise
+  CheckConv(1, 3, 9, 11, 5, 3, 1, 1, 1, 1, true);   // 3x3 same, channel tail
+  CheckConv(2, 4, 8, 8, 16, 3, 2, 1, 1, 2, false);  // grouped, strided
+  CheckConv(1, 6, 7, 7, 6, 3, 1, 2, 2, 6, false);   // depthwise, dilated
+  CheckConv(1, 8, 5, 5, 9, 1, 1, 0, 1, 1, false);   // pointwise
   // Rows wide enough for the 8-pixel vector tiles, with border and tail
   // columns on the scalar path: block tails of 3 and 6 channels, dilation,
   // two batches, and depthwise rows with 4-lane bodies and odd tails.
@@ -128,13 +128,14 @@ void conv2d_matches_reference_loops(void**) {
   CheckConv(1, 4, 9, 30, 6, 3, 1, 1, 1, 2, false);   // grouped, wide
   CheckConv(1, 5, 11, 23, 5, 5, 1, 2, 1, 5, true);   // depthwise 5x5, wide
   CheckConv(1, 5, 11, 23, 5, 5, 2, 2, 1, 5, false);  // depthwise 5x5, strided
-  CheckConv(1, 4, 9, 37, 4, 3, 2, 1, 1, 4, true);    // depthwise 3x3 stride 2: even-lane body, tails
-  CheckConv(1, 3, 6, 20, 6, 3, 1, 1, 1, 3, false);   // channel multiplier 2, wide
+  CheckConv(1, 4, 9, 37, 4, 3, 2, 1, 1, 4, true);   // depthwise 3x3 stride 2: even-lane body, tails
+  CheckConv(1, 3, 6, 20, 6, 3, 1, 1, 1, 3, false);  // channel multiplier 2, wide
 }
 
 void gemm_matches_reference_with_fused_clip(void**) {
   int M = 6, K = 7, N = 11;
-  auto a = Ramp(size_t(M) * K, 1.f), bm = Ramp(size_t(K) * N, 0.7f, 0.5f), bias = Ramp(N, 0.2f, 3.f);
+  auto a = Ramp(size_t(M) * K, 1.f), bm = Ramp(size_t(K) * N, 0.7f, 0.5f),
+       bias = Ramp(N, 0.2f, 3.f);
   auto weights = PackGemm(bm, K, N);
   uint64_t boff = weights.size() * 4;
   weights.insert(weights.end(), bias.begin(), bias.end());
@@ -236,7 +237,8 @@ void softmax_transpose_concat_match_reference(void**) {
     for (int i = 0; i < 4; ++i) {
       double sum = 0;
       for (int k = 0; k < 3; ++k) sum += std::exp(double(x[(o * 3 + k) * 4 + i]));
-      for (int k = 0; k < 3; ++k) sm[(o * 3 + k) * 4 + i] = float(std::exp(double(x[(o * 3 + k) * 4 + i])) / sum);
+      for (int k = 0; k < 3; ++k)
+        sm[(o * 3 + k) * 4 + i] = float(std::exp(double(x[(o * 3 + k) * 4 + i])) / sum);
     }
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 3; ++b)
@@ -284,7 +286,8 @@ void get_graph_unknown_name_lists_available(void**) {
   epctx_hal_graph_info info;
   char msg[256];
   assert_int_equal(d->get_graph(d, l.ctx, "second", &g, &info, msg, sizeof msg), 0);
-  assert_int_equal(d->get_graph(d, l.ctx, "third", &g, &info, msg, sizeof msg), EPCTX_INVALID_GRAPH);
+  assert_int_equal(d->get_graph(d, l.ctx, "third", &g, &info, msg, sizeof msg),
+                   EPCTX_INVALID_GRAPH);
   assert_non_null(strstr(msg, "'third'"));
   assert_non_null(strstr(msg, "'first', 'second'"));
 }
@@ -317,7 +320,8 @@ void get_graph_finds_each_of_many_names(void**) {
   for (uint32_t k = n; k-- > 0;) {
     epctx_hal_graph* g = nullptr;
     epctx_hal_graph_info info;
-    if (Bind(&l, names[k].c_str(), &g, &info) != 0) fail_msg("'%s': %s", names[k].c_str(), l.msg.c_str());
+    if (Bind(&l, names[k].c_str(), &g, &info) != 0)
+      fail_msg("'%s': %s", names[k].c_str(), l.msg.c_str());
     assert_int_equal(info.inputs[0].dims[0], int64_t(k) + 1);
   }
   epctx_hal_graph* g = nullptr;
@@ -357,8 +361,7 @@ void only_bound_graphs_payloads_are_read(void**) {
   // Now make the unused payload readable but corrupt: binding it fails.
   assert_int_equal(mprotect(fence, size_t(page), PROT_READ | PROT_WRITE), 0);
   memset(fence, 0xA5, size_t(page));
-  assert_int_equal(d->get_graph(d, ctx, "unused", &g, &info, msg, sizeof msg),
-                   EPCTX_INVALID_GRAPH);
+  assert_int_equal(d->get_graph(d, ctx, "unused", &g, &info, msg, sizeof msg), EPCTX_INVALID_GRAPH);
   assert_non_null(strstr(msg, "graph 'unused'"));
   d->release_context(d, ctx);
   munmap(fence, size_t(page));

@@ -106,45 +106,43 @@ using OpMaker = std::function<void(Stream&, uint32_t x, uint32_t w, uint32_t y)>
 
 std::vector<std::pair<const char*, OpMaker>> OpMakers() {
   return {
-      {"CONV2D", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
-         s.Op(fb::CreateConv2D(s.fbb, x, w, y, false, 0, 1, 1));
-       }},
-      {"GEMM", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
-         s.Op(fb::CreateGemm(s.fbb, x, w, y, false, 0, 1, 8, 8));
-       }},
-      {"BINARY", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+      {"CONV2D", [](Stream& s, uint32_t x, uint32_t w,
+                    uint32_t y) { s.Op(fb::CreateConv2D(s.fbb, x, w, y, false, 0, 1, 1)); }},
+      {"GEMM", [](Stream& s, uint32_t x, uint32_t w,
+                  uint32_t y) { s.Op(fb::CreateGemm(s.fbb, x, w, y, false, 0, 1, 8, 8)); }},
+      {"BINARY",
+       [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
          std::vector<int64_t> st = {0, 1, 0, 0};
          s.Op(fb::CreateBinaryDirect(s.fbb, fb::BinaryKind::ADD, x, w, y, &st, &st));
        }},
-      {"UNARY", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
-         s.Op(fb::CreateUnary(s.fbb, fb::Activation::RELU, x, y));
-       }},
-      {"POOL", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
-         s.Op(fb::CreatePool(s.fbb, fb::PoolKind::MAX_POOL, x, y, 1, 1));
-       }},
-      {"SOFTMAX", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
-         s.Op(fb::CreateSoftmax(s.fbb, x, y, 1, 8, 1));
-       }},
-      {"TRANSPOSE", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+      {"UNARY", [](Stream& s, uint32_t x, uint32_t,
+                   uint32_t y) { s.Op(fb::CreateUnary(s.fbb, fb::Activation::RELU, x, y)); }},
+      {"POOL", [](Stream& s, uint32_t x, uint32_t,
+                  uint32_t y) { s.Op(fb::CreatePool(s.fbb, fb::PoolKind::MAX_POOL, x, y, 1, 1)); }},
+      {"SOFTMAX", [](Stream& s, uint32_t x, uint32_t,
+                     uint32_t y) { s.Op(fb::CreateSoftmax(s.fbb, x, y, 1, 8, 1)); }},
+      {"TRANSPOSE",
+       [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
          std::vector<uint32_t> perm = {0, 1, 2, 3};
          s.Op(fb::CreateTransposeDirect(s.fbb, x, y, &perm));
        }},
-      {"CONCAT", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
+      {"CONCAT",
+       [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
          std::vector<uint32_t> in = {x};
          s.Op(fb::CreateConcatDirect(s.fbb, &in, y, 1));
        }},
-      {"COPY", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
-         s.Op(fb::CreateCopy(s.fbb, x, y));
-       }},
-      {"SCALE_SHIFT", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+      {"COPY",
+       [](Stream& s, uint32_t x, uint32_t, uint32_t y) { s.Op(fb::CreateCopy(s.fbb, x, y)); }},
+      {"SCALE_SHIFT",
+       [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
          uint32_t sc = s.Tensor("sc", {8}, L::WEIGHT, 0);
          (void)w;
          s.Op(fb::CreateScaleShift(s.fbb, x, sc, sc, y, 1, 8, 1));
        }},
-      {"CONVERT", [](Stream& s, uint32_t x, uint32_t, uint32_t y) {
-         s.Op(fb::CreateConvert(s.fbb, x, y));
-       }},
-      {"CONV_TRANSPOSE2D", [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
+      {"CONVERT",
+       [](Stream& s, uint32_t x, uint32_t, uint32_t y) { s.Op(fb::CreateConvert(s.fbb, x, y)); }},
+      {"CONV_TRANSPOSE2D",
+       [](Stream& s, uint32_t x, uint32_t w, uint32_t y) {
          s.Op(fb::CreateConvTranspose2D(s.fbb, x, w, y, false, 0, 1, 1));
        }},
   };
@@ -256,8 +254,8 @@ void float16_only_at_edges_and_only_through_convert(void**) {
   ExpectRejected(c.Finish(0), {}, "CONVERT): output has 4 elements, expected 8");
   Stream d;
   std::vector<int64_t> eight = {8};
-  d.tensors.push_back(fb::CreateTensorDirect(d.fbb, "odd", fb::DType::FLOAT16, &eight, L::INPUT,
-                                             0, 0, 32));
+  d.tensors.push_back(
+      fb::CreateTensorDirect(d.fbb, "odd", fb::DType::FLOAT16, &eight, L::INPUT, 0, 0, 32));
   ExpectRejected(d.Finish(0), {}, "does not match shape (expected 8 x 2 bytes)");
   // A FLOAT16 weight: element-aligned inside the segment, and never a CONVERT input.
   std::vector<float> weights(16, 0.5f);

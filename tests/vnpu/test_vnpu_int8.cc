@@ -73,7 +73,8 @@ struct QStream {
   std::vector<uint8_t> Finish() {
     auto g = fb::CreateGraphDirect(s.fbb, 1, 2, "g", &s.tensors, arena, &s.ops);
     fb::FinishGraphBuffer(s.fbb, g);
-    return std::vector<uint8_t>(s.fbb.GetBufferPointer(), s.fbb.GetBufferPointer() + s.fbb.GetSize());
+    return std::vector<uint8_t>(s.fbb.GetBufferPointer(),
+                                s.fbb.GetBufferPointer() + s.fbb.GetSize());
   }
 };
 
@@ -101,16 +102,19 @@ std::vector<Buf> Run(QStream& q, std::vector<Buf> ins) {
   epctx_hal_graph_info info;
   if (Bind(&l, "g", &g, &info) != 0) fail_msg("bind: %s", l.msg.c_str());
   std::vector<epctx_hal_tensor> ti, to;
-  for (auto& b : ins) ti.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
+  for (auto& b : ins)
+    ti.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
   std::vector<Buf> outs(info.num_outputs);
   for (uint32_t i = 0; i < info.num_outputs; ++i) {
     const auto& d = info.outputs[i];
     size_t n = 1;
     for (uint32_t k = 0; k < d.rank; ++k) n *= size_t(d.dims[k]);
     size_t es = d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8 ? 1 : 4;
-    outs[i] = {d.dtype, std::vector<int64_t>(d.dims, d.dims + d.rank), std::vector<uint8_t>(n * es)};
+    outs[i] = {d.dtype, std::vector<int64_t>(d.dims, d.dims + d.rank),
+               std::vector<uint8_t>(n * es)};
   }
-  for (auto& b : outs) to.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
+  for (auto& b : outs)
+    to.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
   std::vector<uint8_t> scratch(info.scratch_bytes + 64);
   char msg[512];
   auto* d = epctx_vnpu_driver();
@@ -188,16 +192,21 @@ void QGemmOddSizesAndExtremeZeroPoints(void**) {
   std::vector<float> mult(N);
   for (auto& v : a) v = Rand(0, 255);
   for (auto& v : w) v = Rand(-128, 127);
-  for (int j = 0; j < N; ++j) bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0005f * float(j + 1);
+  for (int j = 0; j < N; ++j)
+    bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0005f * float(j + 1);
   uint32_t x = q.In({M, K}, D::UINT8), y = q.Out({M, N}, D::INT8);
-  uint32_t wt = q.W(w, {N, K}, D::INT8), bt = q.W(bias, {N}, D::INT32), mt = q.W(mult, {N}, D::FLOAT32);
-  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 255, false, 0, -128, mt, -3, -100, 120));
+  uint32_t wt = q.W(w, {N, K}, D::INT8), bt = q.W(bias, {N}, D::INT32),
+           mt = q.W(mult, {N}, D::FLOAT32);
+  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 255, false, 0, -128, mt, -3, -100,
+                         120));
   auto out = Run(q, {Bytes(a, {M, K}, D::UINT8)});
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       int64_t acc = bias[size_t(j)];
-      for (int k = 0; k < K; ++k) acc += (a[size_t(i * K + k)] - 255) * (w[size_t(j * K + k)] + 128);
-      assert_int_equal(At(out[0], size_t(i * N + j)), RefRequant(acc, mult[size_t(j)], -3, -100, 120));
+      for (int k = 0; k < K; ++k)
+        acc += (a[size_t(i * K + k)] - 255) * (w[size_t(j * K + k)] + 128);
+      assert_int_equal(At(out[0], size_t(i * N + j)),
+                       RefRequant(acc, mult[size_t(j)], -3, -100, 120));
     }
 }
 
@@ -210,17 +219,19 @@ void QConvOddSizes(void**) {
   std::vector<float> mult(CO);
   for (auto& v : x) v = Rand(-128, 127);
   for (auto& v : w) v = Rand(0, 255);
-  for (int c = 0; c < CO; ++c) bias[size_t(c)] = Rand(-100, 100), mult[size_t(c)] = 1e-5f * float(c + 3);
+  for (int c = 0; c < CO; ++c)
+    bias[size_t(c)] = Rand(-100, 100), mult[size_t(c)] = 1e-5f * float(c + 3);
   const int sh = 2, sw = 2, pt = 1, pl = 0, pb = 2, pr = 1, dh = 1, dw = 2;
-  const int OH = (H + pt + pb - (dh * (KH - 1) + 1)) / sh + 1, OW = (W + pl + pr - (dw * (KW - 1) + 1)) / sw + 1;
+  const int OH = (H + pt + pb - (dh * (KH - 1) + 1)) / sh + 1,
+            OW = (W + pl + pr - (dw * (KW - 1) + 1)) / sw + 1;
   for (int int32_out = 0; int32_out < 2; ++int32_out) {
     QStream q;
     uint32_t xt = q.In({1, C, H, W}, D::INT8);
     uint32_t yt = q.Out({1, CO, OH, OW}, int32_out ? D::INT32 : D::UINT8);
     uint32_t wt = q.W(w, {CO, C, KH, KW}, D::UINT8), bt = q.W(bias, {CO}, D::INT32);
     uint32_t mt = q.W(mult, {CO}, D::FLOAT32);
-    q.s.Op(fb::CreateQConv2D(q.s.fbb, xt, wt, yt, true, bt, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw, 1,
-                             -128, false, 0, 255, mt, 7, 0, 255));
+    q.s.Op(fb::CreateQConv2D(q.s.fbb, xt, wt, yt, true, bt, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw,
+                             1, -128, false, 0, 255, mt, 7, 0, 255));
     auto out = Run(q, {Bytes(x, {1, C, H, W}, D::INT8)});
     for (int oc = 0; oc < CO; ++oc)
       for (int oh = 0; oh < OH; ++oh)
@@ -231,13 +242,14 @@ void QConvOddSizes(void**) {
               for (int kw = 0; kw < KW; ++kw) {
                 int ih = oh * sh - pt + kh * dh, iw = ow * sw - pl + kw * dw;
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                acc += (x[size_t((ic * H + ih) * W + iw)] + 128) * (w[size_t(((oc * C + ic) * KH + kh) * KW + kw)] - 255);
+                acc += (x[size_t((ic * H + ih) * W + iw)] + 128) *
+                       (w[size_t(((oc * C + ic) * KH + kh) * KW + kw)] - 255);
               }
           size_t i = size_t((oc * OH + oh) * OW + ow);
-          if (int32_out)
-            assert_int_equal(At(out[0], i), acc + bias[size_t(oc)]);
+          if (int32_out) assert_int_equal(At(out[0], i), acc + bias[size_t(oc)]);
           else
-            assert_int_equal(At(out[0], i), RefRequant(acc + bias[size_t(oc)], mult[size_t(oc)], 7, 0, 255));
+            assert_int_equal(At(out[0], i),
+                             RefRequant(acc + bias[size_t(oc)], mult[size_t(oc)], 7, 0, 255));
         }
   }
 }
@@ -289,7 +301,8 @@ void DynamicQuantizeMatchesOnnx(void**) {
     assert_true(AtF(out[1], 0) == scale);
     assert_int_equal(At(out[2], 0), zp);
     for (size_t i = 0; i < x.size(); ++i)
-      assert_int_equal(At(out[0], i), std::min(255, std::max(0, int32_t(std::nearbyint(x[i] / scale)) + zp)));
+      assert_int_equal(At(out[0], i),
+                       std::min(255, std::max(0, int32_t(std::nearbyint(x[i] / scale)) + zp)));
   }
 }
 
@@ -298,7 +311,8 @@ void QBinaryBroadcastsAndSaturates(void**) {
   QStream q;
   uint32_t a = q.In({2, 3}, D::UINT8), b = q.In({3}, D::UINT8), y = q.Out({2, 3}, D::UINT8);
   std::vector<int64_t> sa = {3, 1}, sb = {0, 1};
-  q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &sa, &sb, 0.5f, 10, 0.25f, 0, 0.5f, 3));
+  q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &sa, &sb, 0.5f, 10, 0.25f,
+                                 0, 0.5f, 3));
   std::vector<int32_t> av = {10, 20, 255, 0, 100, 200}, bv = {0, 4, 255};
   auto out = Run(q, {Bytes(av, {2, 3}, D::UINT8), Bytes(bv, {3}, D::UINT8)});
   for (int i = 0; i < 6; ++i) {
@@ -313,7 +327,8 @@ void QBinaryBroadcastsAndSaturates(void**) {
 void LutPoolConcat(void**) {
   QStream q;
   std::vector<int32_t> table(256);
-  for (int i = 0; i < 256; ++i) table[size_t(i)] = int8_t(uint8_t(i)) < 0 ? 0 : int8_t(uint8_t(i));  // relu
+  for (int i = 0; i < 256; ++i)
+    table[size_t(i)] = int8_t(uint8_t(i)) < 0 ? 0 : int8_t(uint8_t(i));  // relu
   uint32_t x = q.In({1, 1, 3, 3}, D::INT8), r = q.Arena({1, 1, 3, 3}, D::INT8);
   uint32_t p = q.Arena({1, 1, 2, 2}, D::INT8), y = q.Out({1, 2, 2, 2}, D::INT8);
   uint32_t t = q.W(table, {256}, D::INT8);
@@ -365,14 +380,16 @@ void HostileMacFieldsAreRefused(void**) {
       {4, 0, 255, -1, 0, 2, D::INT8, "output_zero_point = -1 outside"},
       {4, 0, 255, 0, 200, 2, D::INT8, "weight_zero_point = 200 outside [-128, 127]"},
       {4, 0, 255, 0, 0, 3, D::INT8, "multipliers has 3 elements, expected 2"},
-      {4, 0, 255, 0, 0, 2, D::FLOAT32, "weights tensor 2 has dtype FLOAT32, expected INT8 or UINT8"},
+      {4, 0, 255, 0, 0, 2, D::FLOAT32,
+       "weights tensor 2 has dtype FLOAT32, expected INT8 or UINT8"},
   };
   for (const Case& c : cases) {
     QStream q;
     uint32_t x = q.In({1, int64_t(c.k)}, D::UINT8), y = q.Out({1, 2}, D::UINT8);
     uint32_t w = q.W(std::vector<int32_t>(size_t(2 * c.k), 1), {2, int64_t(c.k)}, c.wtype);
     uint32_t m = q.W(std::vector<float>(size_t(c.mult_count), 1.f), {c.mult_count}, D::FLOAT32);
-    q.s.Op(fb::CreateQGemm(q.s.fbb, x, w, y, false, 0, 1, c.k, 2, 0, false, 0, c.wzp, m, c.yzp, c.lo, c.hi));
+    q.s.Op(fb::CreateQGemm(q.s.fbb, x, w, y, false, 0, 1, c.k, 2, 0, false, 0, c.wzp, m, c.yzp,
+                           c.lo, c.hi));
     ExpectRejected(q, c.needle);
   }
 }

@@ -36,13 +36,15 @@ struct Stream {
   }
   // A tensor with a raw size (for hostile streams).
   uint32_t RawTensor(std::vector<int64_t> shape, fb::Location loc, uint64_t offset, uint64_t size) {
-    tensors.push_back(fb::CreateTensorDirect(fbb, "raw", fb::DType::FLOAT32, &shape, loc, 0, offset, size));
+    tensors.push_back(
+        fb::CreateTensorDirect(fbb, "raw", fb::DType::FLOAT32, &shape, loc, 0, offset, size));
     return uint32_t(tensors.size() - 1);
   }
   // The op kind of each params table (flatc writes no traits for a union
   // with an alias: Conv2DTaps is a second kind of the Conv2D table).
   template <typename T>
   static fb::OpParams KindOf() {
+// clang-format off
 #define EPCTX_KIND(T_)                                    \
   if constexpr (std::is_same<T, fb::T_>::value) return fb::OpParams::T_;
     EPCTX_KIND(Conv2D) EPCTX_KIND(Gemm) EPCTX_KIND(Binary) EPCTX_KIND(Unary) EPCTX_KIND(Pool)
@@ -51,7 +53,8 @@ struct Stream {
     EPCTX_KIND(Dequantize) EPCTX_KIND(DynamicQuantize) EPCTX_KIND(QConv2D) EPCTX_KIND(QGemm)
     EPCTX_KIND(QBinary) EPCTX_KIND(QLut) EPCTX_KIND(QMaxPool) EPCTX_KIND(QConcat)
 #undef EPCTX_KIND
-    return fb::OpParams::NONE;
+        // clang-format on
+        return fb::OpParams::NONE;
   }
   template <typename T>
   void Op(flatbuffers::Offset<T> params) {
@@ -115,14 +118,21 @@ struct Loaded {
 };
 
 // Loads graphs (name, payload) with a weight segment through the driver.
-inline void Load(Loaded* out, const std::vector<std::pair<std::string, std::vector<uint8_t>>>& graphs,
+inline void Load(Loaded* out,
+                 const std::vector<std::pair<std::string, std::vector<uint8_t>>>& graphs,
                  const std::vector<float>& weights) {
   out->graphs = graphs;
   out->weights = weights;
   std::vector<epctx_hal_graph_blob> blobs;
   for (auto& g : out->graphs) blobs.push_back({g.first.c_str(), g.second.data(), g.second.size()});
-  epctx_hal_blob blob = {sizeof(epctx_hal_blob), nullptr, 0, 1, reinterpret_cast<const uint8_t*>(out->weights.data()),
-                         out->weights.size() * 4, blobs.data(), uint32_t(blobs.size())};
+  epctx_hal_blob blob = {sizeof(epctx_hal_blob),
+                         nullptr,
+                         0,
+                         1,
+                         reinterpret_cast<const uint8_t*>(out->weights.data()),
+                         out->weights.size() * 4,
+                         blobs.data(),
+                         uint32_t(blobs.size())};
   char msg[512];
   out->rc = epctx_vnpu_driver()->load_context(epctx_vnpu_driver(), &blob, Host(), &out->ctx, msg,
                                               sizeof msg);
@@ -134,8 +144,8 @@ inline void Load(Loaded* out, const std::vector<std::pair<std::string, std::vect
 inline int Bind(Loaded* l, const char* name, epctx_hal_graph** g, epctx_hal_graph_info* info) {
   char msg[512];
   msg[0] = '\0';
-  l->rc = epctx_vnpu_driver()->get_graph(epctx_vnpu_driver(), l->ctx, name, g, info, msg,
-                                         sizeof msg);
+  l->rc =
+      epctx_vnpu_driver()->get_graph(epctx_vnpu_driver(), l->ctx, name, g, info, msg, sizeof msg);
   l->msg = msg;
   return l->rc;
 }

@@ -73,7 +73,7 @@ extern "C" {
 #define EPCTX_HAL_ABI(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define EPCTX_HAL_ABI_VERSION EPCTX_HAL_ABI(EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR)
 #define EPCTX_HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
-#define EPCTX_HAL_ABI_MINOR_OF(v) ((uint32_t)(v) & 0xffffu)
+#define EPCTX_HAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
 
 /* The most alignment a driver may ask for (payload, scratch): a page. */
 #define EPCTX_HAL_MAX_ALIGNMENT 4096u
@@ -89,8 +89,8 @@ typedef struct epctx_hal_version {
 #define EPCTX_HAL_FLAG_ACCEPTS_UNNAMED_SOURCE 0x1u
 
 typedef struct epctx_hal_driver_info {
-  uint32_t struct_size;             /* set by the runtime, see "Versions" */
-  const char* name;                 /* short name, e.g. "vnpu" */
+  uint32_t struct_size; /* set by the runtime, see "Versions" */
+  const char* name;     /* short name, e.g. "vnpu" */
   epctx_hal_version driver_version;
   epctx_hal_version sdk_version;
   /* "<family>-<major>.<minor>", e.g. "vnpu-1.0" */
@@ -159,7 +159,7 @@ typedef struct epctx_hal_graph_info {
   uint32_t num_outputs;
   const epctx_hal_tensor_desc* inputs;  /* in EPContext node input order */
   const epctx_hal_tensor_desc* outputs; /* in EPContext node output order */
-  uint64_t scratch_bytes;     /* arena execute needs */
+  uint64_t scratch_bytes;               /* arena execute needs */
   /* Power of two, at most EPCTX_HAL_MAX_ALIGNMENT; 0 = 16. */
   uint32_t scratch_alignment;
 } epctx_hal_graph_info;
@@ -196,17 +196,15 @@ typedef struct epctx_hal_driver {
   uint32_t struct_size; /* sizeof(epctx_hal_driver) */
   void* user;           /* driver state, passed back as `self->user` */
 
-  int (*get_info)(const struct epctx_hal_driver* self,
-                  epctx_hal_driver_info* out);
+  int (*get_info)(const struct epctx_hal_driver* self, epctx_hal_driver_info* out);
 
   /* Decides from names and versions alone; reads no payload. */
   int (*check_compatibility)(const struct epctx_hal_driver* self,
-                             const epctx_hal_context_desc* desc, char* msg,
-                             size_t msg_cap);
+                             const epctx_hal_context_desc* desc, char* msg, size_t msg_cap);
 
-  int (*load_context)(const struct epctx_hal_driver* self,
-                      const epctx_hal_blob* blob, const epctx_hal_host* host,
-                      epctx_hal_context** out, char* msg, size_t msg_cap);
+  int (*load_context)(const struct epctx_hal_driver* self, const epctx_hal_blob* blob,
+                      const epctx_hal_host* host, epctx_hal_context** out, char* msg,
+                      size_t msg_cap);
 
   /* name: the graph to bind. When the context holds exactly one graph the
    * driver returns it whatever its name. The graph lives as long as its
@@ -221,40 +219,33 @@ typedef struct epctx_hal_driver {
    * into private memory and validated there, here in get_graph; execute
    * reads only that copy. Weights may stay mapped (a rewrite then changes
    * numbers, never an address). */
-  int (*get_graph)(const struct epctx_hal_driver* self,
-                   epctx_hal_context* ctx, const char* name,
-                   epctx_hal_graph** out, epctx_hal_graph_info* info,
-                   char* msg, size_t msg_cap);
+  int (*get_graph)(const struct epctx_hal_driver* self, epctx_hal_context* ctx, const char* name,
+                   epctx_hal_graph** out, epctx_hal_graph_info* info, char* msg, size_t msg_cap);
 
   /* Thread-safe: concurrent calls on one graph each get their own scratch. */
   int (*execute)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
-                 const epctx_hal_tensor* inputs, uint32_t num_inputs,
-                 epctx_hal_tensor* outputs, uint32_t num_outputs,
-                 void* scratch, uint64_t scratch_bytes, char* msg,
+                 const epctx_hal_tensor* inputs, uint32_t num_inputs, epctx_hal_tensor* outputs,
+                 uint32_t num_outputs, void* scratch, uint64_t scratch_bytes, char* msg,
                  size_t msg_cap);
 
-  void (*release_context)(const struct epctx_hal_driver* self,
-                          epctx_hal_context* ctx);
+  void (*release_context)(const struct epctx_hal_driver* self, epctx_hal_context* ctx);
 
   /* ---- ABI 2.1: optional hooks (NULL: not needed) ---- */
 
   /* Makes a bound graph ready to run, e.g. pages its command stream and
    * weights into NPU memory. Called once per successful get_graph (a graph
    * bound by two sessions is prepared twice: count if it matters). */
-  int (*prepare_graph)(const struct epctx_hal_driver* self,
-                       epctx_hal_graph* graph, char* msg, size_t msg_cap);
+  int (*prepare_graph)(const struct epctx_hal_driver* self, epctx_hal_graph* graph, char* msg,
+                       size_t msg_cap);
   /* Undoes one prepare_graph; called before the context is released. */
-  void (*unprepare_graph)(const struct epctx_hal_driver* self,
-                          epctx_hal_graph* graph);
+  void (*unprepare_graph)(const struct epctx_hal_driver* self, epctx_hal_graph* graph);
   /* Non-coherent devices: cleans the CPU caches over the input tensors
    * before execute, and invalidates them over the output tensors after it
    * (so the CPU reads what the device wrote). Thread-safe like execute. */
-  void (*sync_for_device)(const struct epctx_hal_driver* self,
-                          epctx_hal_graph* graph,
+  void (*sync_for_device)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
                           const epctx_hal_tensor* tensors, uint32_t count);
-  void (*sync_for_cpu)(const struct epctx_hal_driver* self,
-                       epctx_hal_graph* graph, const epctx_hal_tensor* tensors,
-                       uint32_t count);
+  void (*sync_for_cpu)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                       const epctx_hal_tensor* tensors, uint32_t count);
   /* Device-visible I/O memory, for an NPU that reaches only some memory (a
    * carve-out, an IOMMU window). When alloc_io is set, every input and output
    * of execute whose bytes is_device_visible denies (all of them when it is
@@ -263,13 +254,11 @@ typedef struct epctx_hal_driver {
    * it out after, and frees both with free_io. alloc_io returns NULL when
    * out of memory; free_io takes what alloc_io returned. alloc_io and
    * free_io come together. All three are thread-safe like execute. */
-  void* (*alloc_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
-                    uint64_t bytes, uint32_t alignment);
-  void (*free_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
-                  void* ptr);
-  int (*is_device_visible)(const struct epctx_hal_driver* self,
-                           epctx_hal_graph* graph, const void* ptr,
-                           uint64_t bytes);
+  void* (*alloc_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph, uint64_t bytes,
+                    uint32_t alignment);
+  void (*free_io)(const struct epctx_hal_driver* self, epctx_hal_graph* graph, void* ptr);
+  int (*is_device_visible)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                           const void* ptr, uint64_t bytes);
 
   /* ---- ABI 2.2: optional ---- */
 
@@ -278,12 +267,11 @@ typedef struct epctx_hal_driver {
    * runtime calls it instead of execute when the session has more than one
    * intra-op thread; same contract as execute, and the outputs must be the
    * same bytes as execute's at every thread count. */
-  int (*execute_parallel)(const struct epctx_hal_driver* self,
-                          epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
-                          uint32_t num_inputs, epctx_hal_tensor* outputs,
-                          uint32_t num_outputs, void* scratch,
-                          uint64_t scratch_bytes, const epctx_hal_parallel* par,
-                          char* msg, size_t msg_cap);
+  int (*execute_parallel)(const struct epctx_hal_driver* self, epctx_hal_graph* graph,
+                          const epctx_hal_tensor* inputs, uint32_t num_inputs,
+                          epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
+                          uint64_t scratch_bytes, const epctx_hal_parallel* par, char* msg,
+                          size_t msg_cap);
 } epctx_hal_driver;
 
 /* The one function a driver shared library exports (the major is part of
@@ -299,12 +287,12 @@ typedef const epctx_hal_driver* (*epctx_hal_entry_fn)(uint32_t runtime_abi);
 #endif
 /* Defines the entry point of a driver library returning `driver` (a const
  * epctx_hal_driver* expression) to runtimes of the same major. */
-#define EPCTX_HAL_DEFINE_ENTRY(driver)                                      \
-  EPCTX_HAL_EXTERN_C __attribute__((visibility("default")))                \
-  const epctx_hal_driver* epctx_hal_driver_entry_v2(uint32_t runtime_abi) { \
-    return EPCTX_HAL_ABI_MAJOR_OF(runtime_abi) == EPCTX_HAL_ABI_MAJOR       \
-               ? (driver)                                                   \
-               : (const epctx_hal_driver*)0;                                \
+#define EPCTX_HAL_DEFINE_ENTRY(driver)                                              \
+  EPCTX_HAL_EXTERN_C __attribute__((visibility("default"))) const epctx_hal_driver* \
+  epctx_hal_driver_entry_v2(uint32_t runtime_abi) {                                 \
+    return EPCTX_HAL_ABI_MAJOR_OF(runtime_abi) == EPCTX_HAL_ABI_MAJOR               \
+               ? (driver)                                                           \
+               : (const epctx_hal_driver*)0;                                        \
   }
 
 #ifdef __cplusplus

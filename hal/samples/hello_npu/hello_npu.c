@@ -50,7 +50,8 @@ static void put_s(msgbuf* m, const char* s) {
 static void put_u(msgbuf* m, uint64_t v) {
   char t[24];
   int n = 0;
-  do t[n++] = (char)('0' + v % 10); while (v /= 10);
+  do t[n++] = (char)('0' + v % 10);
+  while (v /= 10);
   char s[24];
   for (int i = 0; i < n; ++i) s[i] = t[n - 1 - i];
   s[n] = '\0';
@@ -107,8 +108,8 @@ static int check_compatibility(const epctx_hal_driver* self, const epctx_hal_con
                 "ep_sdk_version: expected 1.x, the SDK this driver implements", 0, 0);
   const char* a = d->hardware_architecture;
   if (a[0] && memcmp(a, "hello-1.", 8) != 0)
-    return fail(msg, cap, EPCTX_INCOMPATIBLE_HARDWARE,
-                "hardware_architecture: expected hello-1.x", 0, 0);
+    return fail(msg, cap, EPCTX_INCOMPATIBLE_HARDWARE, "hardware_architecture: expected hello-1.x",
+                0, 0);
   return EPCTX_OK;
 }
 
@@ -121,8 +122,7 @@ static int load_context(const epctx_hal_driver* self, const epctx_hal_blob* blob
     return fail(msg, cap, EPCTX_NOT_IMPLEMENTED,
                 "context is an epctx container; this driver reads its own 20-byte blob", 0, 0);
   if (blob->size != HELLO_BLOB_SIZE)
-    return fail(msg, cap, EPCTX_INVALID_GRAPH, "context of ", blob->size,
-                " bytes, expected 20");
+    return fail(msg, cap, EPCTX_INVALID_GRAPH, "context of ", blob->size, " bytes, expected 20");
   const uint8_t* p = blob->data;
   if (memcmp(p, "HELLONPU", 8) != 0)
     return fail(msg, cap, EPCTX_INVALID_GRAPH, "context magic: expected HELLONPU", 0, 0);
@@ -130,8 +130,7 @@ static int load_context(const epctx_hal_driver* self, const epctx_hal_blob* blob
     return fail(msg, cap, EPCTX_INVALID_GRAPH, "format version ", rd32(p + 8), ", expected 1");
   uint32_t n = rd32(p + 12);
   if (n == 0 || n > HELLO_MAX_N)
-    return fail(msg, cap, EPCTX_INVALID_GRAPH, "element count ", n,
-                ", expected 1 to 16777216");
+    return fail(msg, cap, EPCTX_INVALID_GRAPH, "element count ", n, ", expected 1 to 16777216");
   uint32_t bits = rd32(p + 16);
   if ((bits & 0x7f800000u) == 0x7f800000u)
     return fail(msg, cap, EPCTX_INVALID_GRAPH, "scale is not finite", 0, 0);
@@ -163,8 +162,7 @@ static int get_graph(const epctx_hal_driver* self, epctx_hal_context* c, const c
 }
 
 /* A real driver pages the command stream and weights into NPU memory here. */
-static int prepare_graph(const epctx_hal_driver* self, epctx_hal_graph* g, char* msg,
-                         size_t cap) {
+static int prepare_graph(const epctx_hal_driver* self, epctx_hal_graph* g, char* msg, size_t cap) {
   (void)self, (void)g, (void)msg, (void)cap;
   __atomic_add_fetch(&g_counters.prepared, 1, __ATOMIC_RELAXED);
   return EPCTX_OK;
@@ -236,8 +234,8 @@ static void free_io(const epctx_hal_driver* self, epctx_hal_graph* graph, void* 
   __atomic_sub_fetch(&g_counters.io_live, 1, __ATOMIC_RELAXED);
   g->host->free(g->host->user, p);
 }
-static int is_device_visible(const epctx_hal_driver* self, epctx_hal_graph* graph,
-                             const void* p, uint64_t bytes) {
+static int is_device_visible(const epctx_hal_driver* self, epctx_hal_graph* graph, const void* p,
+                             uint64_t bytes) {
   (void)self, (void)graph;
   const char* c = (const char*)p;
   int yes = 0;
@@ -251,9 +249,9 @@ static int is_device_visible(const epctx_hal_driver* self, epctx_hal_graph* grap
 }
 
 /* Thread-safe: reads only the graph, writes only its scratch and outputs. */
-static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
-                   const epctx_hal_tensor* in, uint32_t nin, epctx_hal_tensor* out, uint32_t nout,
-                   void* scratch, uint64_t scratch_bytes, char* msg, size_t cap) {
+static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph, const epctx_hal_tensor* in,
+                   uint32_t nin, epctx_hal_tensor* out, uint32_t nout, void* scratch,
+                   uint64_t scratch_bytes, char* msg, size_t cap) {
   (void)self;
   const hello_graph* g = (const hello_graph*)graph;
   const uint64_t bytes = (uint64_t)g->n * 4;
@@ -261,16 +259,16 @@ static int execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
     return fail(msg, cap, EPCTX_INVALID_ARGUMENT, "expected 1 input and 1 output, found ",
                 (uint64_t)nin + nout, " tensors");
   if (in[0].dtype != EPCTX_DTYPE_FLOAT || in[0].bytes != bytes || !in[0].data)
-    return fail(msg, cap, EPCTX_INVALID_ARGUMENT, "input 'x': expected float[n], ",
-                in[0].bytes, " bytes given");
+    return fail(msg, cap, EPCTX_INVALID_ARGUMENT, "input 'x': expected float[n], ", in[0].bytes,
+                " bytes given");
   if (out[0].dtype != EPCTX_DTYPE_FLOAT || out[0].bytes != bytes || !out[0].data)
-    return fail(msg, cap, EPCTX_INVALID_ARGUMENT, "output 'y': expected float[n], ",
-                out[0].bytes, " bytes given");
+    return fail(msg, cap, EPCTX_INVALID_ARGUMENT, "output 'y': expected float[n], ", out[0].bytes,
+                " bytes given");
   if (scratch_bytes < bytes || ((uintptr_t)scratch & (HELLO_SCRATCH_ALIGN - 1)))
-    return fail(msg, cap, EPCTX_EP_FAIL, "scratch arena not 256-byte aligned or short: ",
-                scratch_bytes, " bytes");
+    return fail(msg, cap, EPCTX_EP_FAIL,
+                "scratch arena not 256-byte aligned or short: ", scratch_bytes, " bytes");
   float* s = (float*)scratch;
-  memcpy(s, in[0].data, (size_t)bytes);  /* "DMA in" */
+  memcpy(s, in[0].data, (size_t)bytes); /* "DMA in" */
   for (uint32_t i = 0; i < g->n; ++i) s[i] *= g->scale;
   memcpy(out[0].data, s, (size_t)bytes); /* "DMA out" */
   return EPCTX_OK;
@@ -281,11 +279,13 @@ static void release_context(const epctx_hal_driver* self, epctx_hal_context* c) 
   if (c) c->host.free(c->host.user, c);
 }
 
+/* clang-format off */
 static const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL, get_info, check_compatibility,
     load_context, get_graph, execute, release_context, prepare_graph, unprepare_graph,
     sync_for_device, sync_for_cpu, alloc_io, free_io, is_device_visible,
     NULL /* execute_parallel: the device threads itself */};
+/* clang-format on */
 
 const epctx_hal_driver* epctx_hello_npu_driver(void) { return &kDriver; }
 

@@ -10,8 +10,8 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const IrTensor& t : g.tensors)
-    tensors.push_back(fb::CreateTensorDirect(fbb, t.name.c_str(), t.dtype, &t.shape,
-                                             t.loc, t.index, t.offset, t.bytes()));
+    tensors.push_back(fb::CreateTensorDirect(fbb, t.name.c_str(), t.dtype, &t.shape, t.loc, t.index,
+                                             t.offset, t.bytes()));
   std::vector<flatbuffers::Offset<fb::Op>> ops;
   for (const IrOp& o : g.ops) {
     const uint32_t in = o.ins.empty() ? 0 : uint32_t(o.ins[0]), out = uint32_t(o.out);
@@ -19,28 +19,30 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
     switch (o.kind) {
       case fb::OpParams::Conv2D:
       case fb::OpParams::Conv2DTaps:
-        p = fb::CreateConv2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0, uint32_t(std::max(o.bias, 0)),
-                             o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr, o.dh, o.dw, o.groups,
-                             o.act, o.alpha, o.beta).Union();
+        p = fb::CreateConv2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
+                             uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt, o.pl,
+                             o.pb, o.pr, o.dh, o.dw, o.groups, o.act, o.alpha, o.beta)
+                .Union();
         break;
       case fb::OpParams::Gemm:
-        p = fb::CreateGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0, uint32_t(std::max(o.bias, 0)),
-                           o.m, o.k, o.n, o.act, o.alpha, o.beta).Union();
+        p = fb::CreateGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
+                           uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.act, o.alpha, o.beta)
+                .Union();
         break;
       case fb::OpParams::Binary:
         p = fb::CreateBinaryDirect(fbb, o.binary, in, uint32_t(o.ins[1]), out, &o.a_strides,
-                                   &o.b_strides).Union();
+                                   &o.b_strides)
+                .Union();
         break;
       case fb::OpParams::Unary:
         p = fb::CreateUnary(fbb, o.act, in, out, o.alpha, o.beta).Union();
         break;
       case fb::OpParams::Pool:
         p = fb::CreatePool(fbb, o.pool, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr,
-                           o.count_include_pad).Union();
+                           o.count_include_pad)
+                .Union();
         break;
-      case fb::OpParams::Softmax:
-        p = fb::CreateSoftmax(fbb, in, out, o.m, o.k, o.n).Union();
-        break;
+      case fb::OpParams::Softmax: p = fb::CreateSoftmax(fbb, in, out, o.m, o.k, o.n).Union(); break;
       case fb::OpParams::Transpose:
         p = fb::CreateTransposeDirect(fbb, in, out, &o.perm).Union();
         break;
@@ -49,21 +51,18 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
         p = fb::CreateConcatDirect(fbb, &ins, out, o.axis).Union();
         break;
       }
-      case fb::OpParams::Copy:
-        p = fb::CreateCopy(fbb, in, out).Union();
-        break;
+      case fb::OpParams::Copy: p = fb::CreateCopy(fbb, in, out).Union(); break;
       case fb::OpParams::ScaleShift:
         p = fb::CreateScaleShift(fbb, in, uint32_t(o.weights), uint32_t(o.bias), out, o.m, o.k, o.n)
                 .Union();
         break;
-      case fb::OpParams::Convert:
-        p = fb::CreateConvert(fbb, in, out).Union();
-        break;
+      case fb::OpParams::Convert: p = fb::CreateConvert(fbb, in, out).Union(); break;
       case fb::OpParams::ConvTranspose2D:
         p = fb::CreateConvTranspose2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
                                       uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt,
                                       o.pl, o.pb, o.pr, o.dh, o.dw, o.oph, o.opw, o.groups, o.act,
-                                      o.alpha, o.beta).Union();
+                                      o.alpha, o.beta)
+                .Union();
         break;
       case fb::OpParams::Quantize:
         p = fb::CreateQuantize(fbb, in, out, o.qs[2], o.qz[2]).Union();
@@ -79,24 +78,26 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                               uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt, o.pl,
                               o.pb, o.pr, o.dh, o.dw, o.groups, o.qz[0], o.zp_tensor >= 0,
                               uint32_t(std::max(o.zp_tensor, 0)), o.qz[1],
-                              uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi).Union();
+                              uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi)
+                .Union();
         break;
       case fb::OpParams::QGemm:
         p = fb::CreateQGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
-                            uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.qz[0],
-                            o.zp_tensor >= 0, uint32_t(std::max(o.zp_tensor, 0)), o.qz[1],
-                            uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi).Union();
+                            uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.qz[0], o.zp_tensor >= 0,
+                            uint32_t(std::max(o.zp_tensor, 0)), o.qz[1],
+                            uint32_t(std::max(o.mult, 0)), o.qz[2], o.lo, o.hi)
+                .Union();
         break;
       case fb::OpParams::QBinary:
         p = fb::CreateQBinaryDirect(fbb, o.binary, in, uint32_t(o.ins[1]), out, &o.a_strides,
                                     &o.b_strides, o.qs[0], o.qz[0], o.qs[1], o.qz[1], o.qs[2],
-                                    o.qz[2]).Union();
+                                    o.qz[2])
+                .Union();
         break;
-      case fb::OpParams::QLut:
-        p = fb::CreateQLut(fbb, in, out, uint32_t(o.table)).Union();
-        break;
+      case fb::OpParams::QLut: p = fb::CreateQLut(fbb, in, out, uint32_t(o.table)).Union(); break;
       case fb::OpParams::QMaxPool:
-        p = fb::CreateQMaxPool(fbb, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr).Union();
+        p = fb::CreateQMaxPool(fbb, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr)
+                .Union();
         break;
       case fb::OpParams::QConcat: {
         std::vector<uint32_t> ins(o.ins.begin(), o.ins.end());

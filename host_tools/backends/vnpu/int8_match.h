@@ -52,11 +52,11 @@ std::string PerTensor(const onnx::NodeProto& node, const GraphInfo& info, QParam
 // A constant quantised tensor: DequantizeLinear of a constant, with scale
 // and zero point per tensor or per index of `axis`.
 struct QConst {
-  std::vector<int32_t> q;       // the stored integers
+  std::vector<int32_t> q;  // the stored integers
   std::vector<int64_t> dims;
-  int32_t dtype = 0;            // INT8 / UINT8 / INT32
-  std::vector<float> scales;    // 1 or dims[axis]
-  std::vector<int32_t> zps;     // same count as scales
+  int32_t dtype = 0;          // INT8 / UINT8 / INT32
+  std::vector<float> scales;  // 1 or dims[axis]
+  std::vector<int32_t> zps;   // same count as scales
   int64_t axis = 0;
   float Scale(int64_t index_on_axis) const {
     return scales.size() == 1 ? scales[0] : scales[size_t(index_on_axis)];

@@ -113,7 +113,10 @@ class Lowerer {
       half.reserve(v.size());
       for (float f : v) {
         half.push_back(FloatToHalf(f));
-        if (!(HalfToFloat(half.back()) == f)) { half.clear(); break; }  // NaN too
+        if (!(HalfToFloat(half.back()) == f)) {
+          half.clear();
+          break;
+        }  // NaN too
       }
     }
     if (!half.empty()) {
@@ -136,7 +139,8 @@ class Lowerer {
     }
     const int lazy = LazyInt8(name);
     if (lazy >= 0) return lazy;
-    Fail("input '" + name + "' is neither produced inside the partition, a partition input, "
+    Fail("input '" + name +
+         "' is neither produced inside the partition, a partition input, "
          "nor a constant");
   }
 
@@ -147,9 +151,7 @@ class Lowerer {
 
   // Whether `name` is written straight into the caller's output buffer (a
   // float16 output is computed in the arena and narrowed at the end).
-  bool DirectOutput(const std::string& name) const {
-    return outputs_.count(name) && !IsHalf(name);
-  }
+  bool DirectOutput(const std::string& name) const { return outputs_.count(name) && !IsHalf(name); }
 
   // A value the current node produces.
   int Out(const std::string& name) {
@@ -201,7 +203,8 @@ class Lowerer {
         const auto* c = info_.constant(n.input(i));
         if (!c) throw CompileError("vnpu: " + NodeLabel(n) + ": min/max must be constants");
         auto v = Floats(*c, NodeLabel(n));
-        if (v.size() != 1) throw CompileError("vnpu: " + NodeLabel(n) + ": min/max must be scalars");
+        if (v.size() != 1)
+          throw CompileError("vnpu: " + NodeLabel(n) + ": min/max must be scalars");
         (i == 1 ? op.alpha : op.beta) = v[0];
       }
     }
@@ -214,8 +217,8 @@ class Lowerer {
   // values (1 for C 0) in *v and whether it multiplies in *mul; else null.
   // A convolution folds it into its weights and bias (ocr_det: 28 Conv ->
   // Mul(s) -> Add(t), and its head's ConvTranspose -> Add(bias)).
-  const onnx::NodeProto* ChannelAffine(const std::string& value, int64_t C,
-                                       std::vector<float>* v, bool* mul) {
+  const onnx::NodeProto* ChannelAffine(const std::string& value, int64_t C, std::vector<float>* v,
+                                       bool* mul) {
     const onnx::NodeProto* c = OnlyConsumer(value);
     if (!c) return nullptr;
     if ((c->op_type() != "Mul" && c->op_type() != "Add") || c->input_size() != 2) return nullptr;
@@ -454,13 +457,15 @@ class Lowerer {
     if (wd.size() != 4 || xs.size() != 4) Fail("weight and input must be 3-D or 4-D");
     std::vector<float> w = Floats(*wc, NodeLabel(n));
     const int64_t CO = wd[0], cig = wd[1], KH = wd[2], KW = wd[3], G = AttrInt(n, "group", 1);
-    if (G < 1 || xs[1] != cig * G || CO % G != 0) Fail("channels do not match group " + std::to_string(G));
+    if (G < 1 || xs[1] != cig * G || CO % G != 0)
+      Fail("channels do not match group " + std::to_string(G));
     std::vector<float> b(size_t(CO), 0.f);
     bool has_bias = Has(n, 2);
     if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
     if (b.size() != size_t(CO)) Fail("bias has " + std::to_string(b.size()) + " values");
     auto st = AttrInts(n, "strides", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
-    auto dl = AttrInts(n, "dilations", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+    auto dl =
+        AttrInts(n, "dilations", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
     if (one_d) {
       st.insert(st.begin(), 1);
       dl.insert(dl.begin(), 1);
@@ -525,8 +530,10 @@ class Lowerer {
     const bool one_d = wd.size() == 3;  // NCL runs as NCHW with H = 1
     const std::vector<int64_t> unit = one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1};
     auto st = AttrInts(n, "strides", unit), dl = AttrInts(n, "dilations", unit);
-    auto op_pad = AttrInts(n, "output_padding", one_d ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 0});
-    auto pads = AttrInts(n, "pads", one_d ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{0, 0, 0, 0});
+    auto op_pad =
+        AttrInts(n, "output_padding", one_d ? std::vector<int64_t>{0} : std::vector<int64_t>{0, 0});
+    auto pads =
+        AttrInts(n, "pads", one_d ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{0, 0, 0, 0});
     if (one_d) {
       for (auto* v : {&xs, &ys, &wd}) v->insert(v->begin() + 2, 1);
       st.insert(st.begin(), 1);
@@ -534,7 +541,8 @@ class Lowerer {
       op_pad.insert(op_pad.begin(), 0);
       pads = {0, pads[0], 0, pads[1]};
     }
-    if (xs.size() != 4 || ys.size() != 4 || wd.size() != 4) Fail("input, output and weight must be 3-D or 4-D");
+    if (xs.size() != 4 || ys.size() != 4 || wd.size() != 4)
+      Fail("input, output and weight must be 3-D or 4-D");
     std::vector<float> w = Floats(*wc, NodeLabel(n));
     const int64_t G = AttrInt(n, "group", 1), CI = wd[0], cog = wd[1], KH = wd[2], KW = wd[3];
     if (G < 1 || xs[1] != CI || CI % G != 0 || ys[1] != cog * G)
@@ -572,11 +580,12 @@ class Lowerer {
     if (has_bias) b = Floats(*info_.constant(n.input(2)), NodeLabel(n));
     if (b.size() != size_t(ys[1])) Fail("bias has " + std::to_string(b.size()) + " values");
     const int64_t cig = CI / G, taps = KH * KW;
-    std::string value = FoldChannelAffine(n.output(0), ys[1], b, &has_bias, [&](int64_t o, float sv) {
-      const int64_t gi = o / cog, ol = o % cog;
-      for (int64_t ci = gi * cig; ci < (gi + 1) * cig; ++ci)
-        for (int64_t t = 0; t < taps; ++t) w[size_t((ci * cog + ol) * taps + t)] *= sv;
-    });
+    std::string value =
+        FoldChannelAffine(n.output(0), ys[1], b, &has_bias, [&](int64_t o, float sv) {
+          const int64_t gi = o / cog, ol = o % cog;
+          for (int64_t ci = gi * cig; ci < (gi + 1) * cig; ++ci)
+            for (int64_t t = 0; t < taps; ++t) w[size_t((ci * cog + ol) * taps + t)] *= sv;
+        });
     value = FuseAct(op, value);
     op.ins = {In(n.input(0))};
     if (one_d) op.ins[0] = View(op.ins[0], xs, n.input(0) + ":nchw");
@@ -723,7 +732,8 @@ class Lowerer {
       op.pool = t == "MaxPool" ? fb::PoolKind::MAX_POOL : fb::PoolKind::AVG_POOL;
       auto ks = AttrInts(n, "kernel_shape");
       auto st = AttrInts(n, "strides", {1, 1});
-      op.kh = uint32_t(ks[0]), op.kw = uint32_t(ks[1]), op.sh = uint32_t(st[0]), op.sw = uint32_t(st[1]);
+      op.kh = uint32_t(ks[0]), op.kw = uint32_t(ks[1]), op.sh = uint32_t(st[0]),
+      op.sw = uint32_t(st[1]);
       Pads(n, xs, ks[0], ks[1], st[0], st[1], 1, 1, op);
       op.count_include_pad = AttrInt(n, "count_include_pad", 0) != 0;
     }

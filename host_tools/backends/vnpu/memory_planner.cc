@@ -25,7 +25,9 @@ namespace host {
 namespace vnpu {
 
 void PlanMemory(IrGraph& g, uint32_t alignment) {
-  auto root = [&](int t) { return g.tensors[size_t(t)].alias_of >= 0 ? g.tensors[size_t(t)].alias_of : t; };
+  auto root = [&](int t) {
+    return g.tensors[size_t(t)].alias_of >= 0 ? g.tensors[size_t(t)].alias_of : t;
+  };
   std::vector<int> buffer_of(g.tensors.size(), -1);
   std::vector<PlannedBuffer> bufs;
   for (size_t t = 0; t < g.tensors.size(); ++t) {
@@ -55,7 +57,8 @@ void PlanMemory(IrGraph& g, uint32_t alignment) {
       if (t >= 0) touch(t, uint32_t(i));
   }
   std::vector<uint32_t> order(bufs.size()), live(bufs.size());
-  uint64_t arena = PlanArena(bufs.data(), uint32_t(bufs.size()), alignment, order.data(), live.data());
+  uint64_t arena =
+      PlanArena(bufs.data(), uint32_t(bufs.size()), alignment, order.data(), live.data());
   if (arena == UINT64_MAX) throw CompileError("vnpu: arena size overflows");
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     IrTensor& ten = g.tensors[t];

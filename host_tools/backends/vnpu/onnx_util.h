@@ -59,7 +59,10 @@ inline float HalfToFloat(uint16_t h) {
     bits = sign;
   } else {
     exp = 113;
-    while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+    while (!(mant & 0x400u)) {
+      mant <<= 1;
+      --exp;
+    }
     bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
   }
   float f;
@@ -84,7 +87,8 @@ inline std::vector<float> Floats(const onnx::TensorProto& t, const std::string& 
       if (t.raw_data().size() != n * 2)
         throw CompileError(what + ": constant '" + t.name() + "' raw_data size mismatch");
       const auto* p = reinterpret_cast<const unsigned char*>(t.raw_data().data());
-      for (size_t i = 0; i < n; ++i) v.push_back(HalfToFloat(uint16_t(p[2 * i] | (p[2 * i + 1] << 8))));
+      for (size_t i = 0; i < n; ++i)
+        v.push_back(HalfToFloat(uint16_t(p[2 * i] | (p[2 * i + 1] << 8))));
     } else {
       if (size_t(t.int32_data_size()) != n)
         throw CompileError(what + ": constant '" + t.name() + "' has " +

@@ -15,7 +15,7 @@ namespace vnpu {
 namespace {
 
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
-const std::set<std::string> kCpuOps = {"Sqrt", "Log",   "Exp",    "Pow",
+const std::set<std::string> kCpuOps = {"Sqrt",  "Log",   "Exp",    "Pow",
                                        "Shape", "Slice", "Gather", "Resize"};
 
 // The vnpu computes in float32; float16 values are widened (weights at
@@ -66,7 +66,8 @@ std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
   auto ks = AttrInts(n, "kernel_shape");
   if (!conv && ks.size() != 2) return "kernel_shape must be 2-D";
   if (!ks.empty() && ks.size() != spatial) return "kernel_shape does not match the input rank";
-  for (int64_t k : ks) if (k < 1 || k > 65535) return "kernel_shape out of range";
+  for (int64_t k : ks)
+    if (k < 1 || k > 65535) return "kernel_shape out of range";
   auto pads = AttrInts(n, "pads");
   if (!pads.empty() && pads.size() != 2 * spatial)
     return "pads must have " + std::to_string(2 * spatial) + " entries";
@@ -74,8 +75,10 @@ std::string Window(const onnx::NodeProto& n, bool conv, size_t spatial = 2) {
     const size_t count = AttrInts(n, a).size();
     if (count != 0 && count != spatial) return std::string(a) + " do not match the input rank";
   }
-  for (int64_t p : pads) if (p < 0 || p > 65535) return "pads out of range";
-  for (int64_t s : AttrInts(n, "strides")) if (s < 1 || s > 65535) return "strides out of range";
+  for (int64_t p : pads)
+    if (p < 0 || p > 65535) return "pads out of range";
+  for (int64_t s : AttrInts(n, "strides"))
+    if (s < 1 || s > 65535) return "strides out of range";
   auto dil = AttrInts(n, "dilations");
   for (int64_t d : dil) {
     if (d < 1 || d > 65535) return "dilations out of range";
@@ -107,7 +110,8 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
         return "dequantised constant read by " + NodeLabel(*c) + ", which stays on the CPU";
   }
   if (int8) return why8;
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return "domain " + n.domain() + " not supported";
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    return "domain " + n.domain() + " not supported";
   if (kCpuOps.count(op) || op.rfind("Reduce", 0) == 0) return op + " has no vnpu op";
   std::string r;
   for (const auto& o : n.output())
@@ -127,7 +131,8 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     if (rank != 3 && rank != 4) return "only 1-D and 2-D convolution (NCL / NCHW input)";
     const onnx::TensorProto* w = Has(n, 1) ? info.constant(n.input(1)) : nullptr;
     if (w && size_t(w->dims_size()) != rank) return "weight rank does not match the input";
-    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
+    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1))
+      return r.empty() ? "no weight" : r;
     if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
     return Window(n, true, rank - 2);
   }
@@ -136,7 +141,8 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     size_t ra = Rank(info, n.input(0));
     if (op == "Gemm" && ra != 2) return "A must be 2-D";
     if (ra < 2) return "A must have rank >= 2";
-    if (n.input_size() < 2 || !(r = NeedConst(info, n, 1, "B")).empty()) return r.empty() ? "no B" : r;
+    if (n.input_size() < 2 || !(r = NeedConst(info, n, 1, "B")).empty())
+      return r.empty() ? "no B" : r;
     if (info.constant(n.input(1))->dims_size() != 2) return "B must be a 2-D constant";
     if (op == "Gemm") {
       if (AttrInt(n, "transA", 0) != 0) return "transA=1 not supported";
@@ -183,19 +189,24 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     // Between float32 and float16 a Cast is a copy: values stay float32 on
     // the vnpu; only a float16 partition output is rounded (by CONVERT).
     if (!(r = in0()).empty()) return r;
-    if (!FloatType(int32_t(AttrInt(n, "to", 0)))) return "Cast to a type other than float32/float16";
+    if (!FloatType(int32_t(AttrInt(n, "to", 0))))
+      return "Cast to a type other than float32/float16";
     return "";
   }
   if (op == "ConvTranspose") {
     if (!(r = in0()).empty()) return r;
     const size_t rank = Rank(info, n.input(0));
     if (rank != 3 && rank != 4) return "only 1-D and 2-D ConvTranspose (NCL / NCHW input)";
-    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1)) return r.empty() ? "no weight" : r;
+    if (!(r = NeedConst(info, n, 1, "weight")).empty() || !Has(n, 1))
+      return r.empty() ? "no weight" : r;
     if (!(r = NeedConst(info, n, 2, "bias")).empty()) return r;
-    if (size_t(info.constant(n.input(1))->dims_size()) != rank) return "weight rank does not match the input";
+    if (size_t(info.constant(n.input(1))->dims_size()) != rank)
+      return "weight rank does not match the input";
     auto opad = AttrInts(n, "output_padding");
-    if (!opad.empty() && opad.size() != rank - 2) return "output_padding does not match the input rank";
-    for (int64_t p : opad) if (p < 0 || p > 65535) return "output_padding out of range";
+    if (!opad.empty() && opad.size() != rank - 2)
+      return "output_padding does not match the input rank";
+    for (int64_t p : opad)
+      if (p < 0 || p > 65535) return "output_padding out of range";
     return Window(n, true, rank - 2);
   }
   if (kCopyOps.count(op)) {
@@ -203,7 +214,8 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     if (op == "Dropout" && Has(n, 2)) {
       const onnx::TensorProto* t = info.constant(n.input(2));
       if (!t || t->data_type() != onnx::TensorProto::BOOL || t->dims_size() != 0 ||
-          !(t->raw_data() == std::string(1, '\0') || (t->int32_data_size() == 1 && t->int32_data(0) == 0)))
+          !(t->raw_data() == std::string(1, '\0') ||
+            (t->int32_data_size() == 1 && t->int32_data(0) == 0)))
         return "Dropout training_mode is not a constant false";
     }
     return in0();
@@ -219,7 +231,6 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   }
   return op + " has no vnpu op";
 }
-
 
 }  // namespace vnpu
 }  // namespace host

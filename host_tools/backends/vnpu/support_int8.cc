@@ -61,7 +61,8 @@ std::string ScalarConst(const GraphInfo& info, const onnx::NodeProto& n, int i, 
   if (is_scale) {
     if (c->data_type() != TP::FLOAT) return "scale '" + n.input(i) + "' is not float32";
     *f = Floats(*c, NodeLabel(n))[0];
-    if (!(*f > 0.f) || !std::isfinite(*f)) return "scale '" + n.input(i) + "' is not finite and > 0";
+    if (!(*f > 0.f) || !std::isfinite(*f))
+      return "scale '" + n.input(i) + "' is not finite and > 0";
     return "";
   }
   if (!Q8(c->data_type()) && c->data_type() != TP::INT32)
@@ -77,14 +78,14 @@ bool AllEqual(const std::vector<int32_t>& v) {
   return true;
 }
 
-const std::set<std::string> kLutOps = {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu",
-                                       "HardSigmoid"};
+const std::set<std::string> kLutOps = {"Relu", "Clip",      "Sigmoid",
+                                       "Tanh", "LeakyRelu", "HardSigmoid"};
 const std::set<std::string> kViewOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
 
 // Conv / Gemm / MatMul weights: a constant int8/uint8 DQ, per tensor or per
 // output channel (axis), with one zero point value.
-std::string WeightOk(const std::string& w, const GraphIndex& ix, const GraphInfo& info,
-                     size_t rank, int64_t channel_axis) {
+std::string WeightOk(const std::string& w, const GraphIndex& ix, const GraphInfo& info, size_t rank,
+                     int64_t channel_axis) {
   QConst c;
   std::string r = ConstDq(w, ix, info, &c);
   if (!r.empty()) return r;
@@ -194,8 +195,10 @@ std::vector<int32_t> Ints(const TP& t, const std::string& what) {
   }
   if (size_t(t.int32_data_size()) != n)
     throw CompileError(what + ": constant '" + t.name() + "' has " +
-                       std::to_string(t.int32_data_size()) + " values, dims say " + std::to_string(n));
-  for (int32_t x : t.int32_data()) v.push_back(d == TP::INT8 ? int8_t(x) : d == TP::UINT8 ? uint8_t(x) : x);
+                       std::to_string(t.int32_data_size()) + " values, dims say " +
+                       std::to_string(n));
+  for (int32_t x : t.int32_data())
+    v.push_back(d == TP::INT8 ? int8_t(x) : d == TP::UINT8 ? uint8_t(x) : x);
   return v;
 }
 
@@ -243,7 +246,8 @@ std::string ConstDq(const std::string& value, const GraphIndex& ix, const GraphI
   c->zps = z ? Ints(*z, NodeLabel(*dq)) : std::vector<int32_t>(c->scales.size(), 0);
   if (c->zps.size() != c->scales.size()) return "'" + value + "' scale and zero point sizes differ";
   for (float f : c->scales)
-    if (!(f > 0.f) || !std::isfinite(f)) return "'" + value + "' has a scale that is not finite and > 0";
+    if (!(f > 0.f) || !std::isfinite(f))
+      return "'" + value + "' has a scale that is not finite and > 0";
   c->axis = 0;
   if (c->scales.size() != 1 || (s->dims_size() == 1 && c->dims.size() > 0)) {
     int64_t axis = AttrInt(*dq, "axis", 1);
@@ -311,7 +315,9 @@ std::string MatchGroup(const onnx::NodeProto& n, const GraphIndex& ix, const Gra
   if (!r.empty()) return NodeLabel(*c) + ": " + r;
   g->q = c;
   for (const auto& o : {n.output(0), c->output(0)})
-    if (!(r = StaticOf(info, o, [](int32_t d) { return d == TP::FLOAT || Q8(d); }, "float32/int8")).empty())
+    if (!(r = StaticOf(
+              info, o, [](int32_t d) { return d == TP::FLOAT || Q8(d); }, "float32/int8"))
+             .empty())
       return r;
   // Same dtype in and out except for the MAC ops and lookups.
   if (!mac && !kLutOps.count(op))
@@ -328,7 +334,8 @@ std::string MatchGroup(const onnx::NodeProto& n, const GraphIndex& ix, const Gra
     return BiasOk(n, 2, ix, info, DimsOf(info, n.input(1))[0]);
   }
   if (op == "Gemm" || op == "MatMul") {
-    if (xs.size() < 2 || (op == "Gemm" && xs.size() != 2)) return "A must be 2-D (Gemm) or rank >= 2";
+    if (xs.size() < 2 || (op == "Gemm" && xs.size() != 2))
+      return "A must be 2-D (Gemm) or rank >= 2";
     const bool tb = op == "Gemm" && AttrInt(n, "transB", 0) != 0;
     if (op == "Gemm" && (AttrInt(n, "transA", 0) != 0 || AttrFloat(n, "alpha", 1.f) != 1.f ||
                          AttrFloat(n, "beta", 1.f) != 1.f))
@@ -394,8 +401,11 @@ std::string UnsupportedInt8(const onnx::NodeProto& n, const GraphInfo& info, boo
   if (mac_qweight) return MatchGroup(n, ix, info, &g);
   std::string r;
   for (const auto& o : n.output())
-    if (!o.empty() && !(r = StaticOf(info, o, [](int32_t d) { return d == TP::FLOAT || Q8(d) || d == TP::INT32; },
-                                     "float32/int8/uint8/int32")).empty())
+    if (!o.empty() &&
+        !(r = StaticOf(
+              info, o, [](int32_t d) { return d == TP::FLOAT || Q8(d) || d == TP::INT32; },
+              "float32/int8/uint8/int32"))
+             .empty())
       return "output " + r;
   if (cast_int) {
     if (AttrInt(n, "to", 0) != TP::FLOAT) return "Cast from int32 to a type other than float32";
@@ -414,8 +424,10 @@ std::string UnsupportedInt8(const onnx::NodeProto& n, const GraphInfo& info, boo
       QConst c;
       return ConstDq(n.output(0), ix, info, &c);
     }
-    if (!(r = StaticOf(info, n.input(0), [](int32_t d) { return Q8(d) || d == TP::INT32; },
-                       "int8/uint8/int32")).empty())
+    if (!(r = StaticOf(
+              info, n.input(0), [](int32_t d) { return Q8(d) || d == TP::INT32; },
+              "int8/uint8/int32"))
+             .empty())
       return r;
     return PerTensor(n, info, &p);
   }
@@ -464,10 +476,12 @@ std::string UnsupportedInt8(const onnx::NodeProto& n, const GraphInfo& info, boo
       return "weight zero point is not a constant per tensor or per output channel";
     if (!AllEqual(Ints(*c, NodeLabel(n)))) return "per-channel weight zero points that differ";
   }
-  if (qlinear && Has(n, yz) && !(r = ScalarConst(info, n, yz, false, &f, &z, &zd)).empty()) return r;
+  if (qlinear && Has(n, yz) && !(r = ScalarConst(info, n, yz, false, &f, &z, &zd)).empty())
+    return r;
   if (op == "QLinearConv" && Has(n, 8)) {
     const TP* b = info.constant(n.input(8));
-    if (!b || b->data_type() != TP::INT32 || Elems(*b) != size_t(channels)) return "bias is not int32 [Cout]";
+    if (!b || b->data_type() != TP::INT32 || Elems(*b) != size_t(channels))
+      return "bias is not int32 [Cout]";
   }
   return "";
 }

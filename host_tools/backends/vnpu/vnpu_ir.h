@@ -24,13 +24,14 @@ struct IrTensor {
   std::string name;
   std::vector<int64_t> shape;
   fb::Location loc = fb::Location::ARENA;
-  uint32_t index = 0;   // INPUT / OUTPUT
-  uint64_t offset = 0;  // ARENA (after planning) / WEIGHT
-  int alias_of = -1;    // ARENA tensor sharing this one's bytes (reshape)
+  uint32_t index = 0;                    // INPUT / OUTPUT
+  uint64_t offset = 0;                   // ARENA (after planning) / WEIGHT
+  int alias_of = -1;                     // ARENA tensor sharing this one's bytes (reshape)
   fb::DType dtype = fb::DType::FLOAT32;  // FLOAT16 only for INPUT / OUTPUT / WEIGHT
   uint64_t bytes() const {
-    uint64_t n = dtype == fb::DType::FLOAT16 ? 2
-                 : (dtype == fb::DType::INT8 || dtype == fb::DType::UINT8) ? 1 : 4;
+    uint64_t n = dtype == fb::DType::FLOAT16                               ? 2
+                 : (dtype == fb::DType::INT8 || dtype == fb::DType::UINT8) ? 1
+                                                                           : 4;
     for (int64_t d : shape) n *= uint64_t(d);
     return n;
   }
@@ -46,7 +47,7 @@ struct IrOp {
   int weights = -1, bias = -1;  // CONV2D / GEMM / SCALE_SHIFT (scale, shift)
   uint32_t kh = 1, kw = 1, sh = 1, sw = 1, pt = 0, pl = 0, pb = 0, pr = 0, dh = 1, dw = 1,
            groups = 1, oph = 0, opw = 0;  // oph/opw: CONV_TRANSPOSE2D output padding
-  uint64_t m = 0, k = 0, n = 0;  // GEMM; SOFTMAX / SCALE_SHIFT outer, axis, inner
+  uint64_t m = 0, k = 0, n = 0;           // GEMM; SOFTMAX / SCALE_SHIFT outer, axis, inner
   fb::BinaryKind binary = fb::BinaryKind::ADD;
   std::vector<int64_t> a_strides, b_strides;
   fb::PoolKind pool = fb::PoolKind::MAX_POOL;

@@ -16,16 +16,15 @@ namespace host {
 namespace vnpu {
 
 // UNARY ops; also fused into a preceding CONV2D/GEMM.
-inline const std::set<std::string> kActivationOps = {"Relu", "LeakyRelu",   "Sigmoid",
-                                                     "HardSigmoid", "Clip", "Tanh",
-                                                     "HardSwish"};
+inline const std::set<std::string> kActivationOps = {"Relu", "LeakyRelu", "Sigmoid",  "HardSigmoid",
+                                                     "Clip", "Tanh",      "HardSwish"};
 // BINARY ops (numpy broadcasting), by kind.
 inline const std::map<std::string, fb::BinaryKind> kBinaryOps = {
-    {"Add", fb::BinaryKind::ADD}, {"Sub", fb::BinaryKind::SUB},
-    {"Mul", fb::BinaryKind::MUL}, {"Div", fb::BinaryKind::DIV},
+    {"Add", fb::BinaryKind::ADD},     {"Sub", fb::BinaryKind::SUB},
+    {"Mul", fb::BinaryKind::MUL},     {"Div", fb::BinaryKind::DIV},
     {"Max", fb::BinaryKind::MAXIMUM}, {"Min", fb::BinaryKind::MINIMUM}};
 // Reshape-like ops: an alias or a COPY.
-inline const std::set<std::string> kCopyOps = {"Reshape", "Flatten",  "Squeeze",
+inline const std::set<std::string> kCopyOps = {"Reshape",   "Flatten",  "Squeeze",
                                                "Unsqueeze", "Identity", "Dropout"};
 
 }  // namespace vnpu

@@ -45,7 +45,8 @@ struct ValueType {
   std::vector<int64_t> dims;
   bool fully_static() const {
     if (!known) return false;
-    for (int64_t d : dims) if (d < 0) return false;
+    for (int64_t d : dims)
+      if (d < 0) return false;
     return true;
   }
 };
@@ -53,7 +54,7 @@ struct ValueType {
 // What the compiler knows about the whole (folded, shape-inferred) graph.
 struct GraphInfo {
   const onnx::GraphProto* graph = nullptr;
-  int64_t opset = 0;  // default-domain opset
+  int64_t opset = 0;                       // default-domain opset
   std::map<std::string, ValueType> types;  // every value with a known type
   // Constant values: initializers and folded constants, by name.
   std::map<std::string, const onnx::TensorProto*> constants;
@@ -112,8 +113,8 @@ struct CompiledGraph {
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string name() const = 0;          // "vnpu": also file suffix _vnpu.bin
-  virtual std::string source_key() const = 0;    // EPContext `source`
+  virtual std::string name() const = 0;        // "vnpu": also file suffix _vnpu.bin
+  virtual std::string source_key() const = 0;  // EPContext `source`
   virtual Version sdk_version() const = 0;
   virtual std::string hardware_architecture() const = 0;  // "vnpu-1.0"
   virtual Version min_driver_version() const = 0;

@@ -75,13 +75,13 @@ struct CompileSettings {
   ConfigEntries backend_options;  // -i "key|value": passed to Backend::SetOption
   std::vector<InputShape> input_shapes;
   std::vector<InputValue> input_values;  // --input-value: inputs become constants
-  bool force = false;  // overwrite existing outputs (ORT's compile API default)
+  bool force = false;                    // overwrite existing outputs (ORT's compile API default)
   // Return the ctx model in ModelReport::model_data instead of writing it.
   // ep.context_file_path then only places the .bin (embed_mode 0) and the
   // external initializers; a buffer input with embed_mode 1 needs no path.
   bool output_to_memory = false;
   IfNoCompiledNodes if_no_compiled_nodes = IfNoCompiledNodes::kDontGenerate;
-  Progress progress;   // stage notes; default silent
+  Progress progress;  // stage notes; default silent
 };
 
 struct CompileStatus {
@@ -116,9 +116,9 @@ struct ModelReport {
   std::string message;      // why nothing was written
   size_t nodes_total = 0, nodes_npu = 0, nodes_cpu = 0, partitions = 0;
   std::vector<std::string> partition_names;  // EPContext node == graph names
-  uint64_t payload_bytes = 0;   // command streams of this model's graphs
-  uint64_t weight_bytes = 0;    // weights this model's graphs reference (before dedup)
-  uint64_t model_bytes = 0;     // size of the written _ctx.onnx
+  uint64_t payload_bytes = 0;                // command streams of this model's graphs
+  uint64_t weight_bytes = 0;                 // weights this model's graphs reference (before dedup)
+  uint64_t model_bytes = 0;                  // size of the written _ctx.onnx
   double compile_ms = 0;
   std::vector<PartitionReport> partition_reports;
   std::vector<CpuNodeReport> cpu_nodes;

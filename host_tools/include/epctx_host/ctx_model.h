@@ -30,10 +30,10 @@ constexpr size_t kEmbedAlignment = 64;
 
 struct CtxModelOptions {
   int embed_mode = 0;
-  std::string bin_file_name;                     // embed_mode 0: ep_cache_context
+  std::string bin_file_name;                        // embed_mode 0: ep_cache_context
   const std::vector<uint8_t>* container = nullptr;  // embed_mode 1: the bytes
-  std::string onnx_model_filename;               // source model file name
-  const Backend* backend = nullptr;              // source key, versions
+  std::string onnx_model_filename;                  // source model file name
+  const Backend* backend = nullptr;                 // source key, versions
   // The partition whose EPContext node gets main_context=1 (the first
   // top-level one; the first body one when the top level has none).
   std::string main_partition;

@@ -61,7 +61,8 @@ struct VerifyReport {
 // Checks the manifest (strictly, as the runtime does), its signature with
 // the public key (PEM) and every chunk of every listed file, and that the
 // model references no file the manifest does not list.
-VerifyReport VerifyPackage(const std::string& ctx_model_path, const std::string& public_key_pem_path,
+VerifyReport VerifyPackage(const std::string& ctx_model_path,
+                           const std::string& public_key_pem_path,
                            const std::string& manifest_path = "");
 
 // A new P-256 key pair: the private key (PEM, mode 0600) and its public key.

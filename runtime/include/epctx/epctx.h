@@ -74,8 +74,7 @@ typedef enum epctx_log_level {
 /* allocator may be NULL (the PAL's default allocator). log_level: an
  * epctx_log_level (messages go to the PAL's log, stderr or logcat, until a
  * callback is set). */
-epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level,
-                               epctx_env** out);
+epctx_status* epctx_env_create(const epctx_allocator* allocator, int log_level, epctx_env** out);
 void epctx_env_release(epctx_env* env);
 /* Receives every message at or below the env's level instead of the PAL's
  * log. `message` is one line without a newline, valid for the call only.
@@ -83,16 +82,14 @@ void epctx_env_release(epctx_env* env);
  * must be thread-safe; it must not call back into epctx. fn NULL: the PAL's
  * log again. Set it before creating sessions. */
 typedef void (*epctx_log_fn)(void* user, int level, const char* message);
-epctx_status* epctx_env_set_log_callback(epctx_env* env, epctx_log_fn fn,
-                                         void* user);
+epctx_status* epctx_env_set_log_callback(epctx_env* env, epctx_log_fn fn, void* user);
 /* INVALID_ARGUMENT outside EPCTX_LOG_ERROR..EPCTX_LOG_VERBOSE. */
 epctx_status* epctx_env_set_log_level(epctx_env* env, int level);
 /* Registers a driver. The driver struct must stay valid while the env lives.
  * Fails with INCOMPATIBLE_DRIVER on a HAL ABI the runtime does not accept
  * (another major, a newer minor) or an alignment above a page, and with
  * INVALID_ARGUMENT on a struct that lacks functions. */
-epctx_status* epctx_env_register_driver(epctx_env* env,
-                                        const epctx_hal_driver* driver);
+epctx_status* epctx_env_register_driver(epctx_env* env, const epctx_hal_driver* driver);
 /* Registers every driver compiled into this build (the CMake list
  * EPCTX_DRIVERS; vnpu by default). */
 epctx_status* epctx_env_register_builtin_drivers(epctx_env* env);
@@ -110,8 +107,8 @@ epctx_status* epctx_env_load_driver_library(epctx_env* env, const char* path);
 typedef struct epctx_session_options epctx_session_options;
 epctx_status* epctx_session_options_create(epctx_session_options** out);
 void epctx_session_options_release(epctx_session_options* options);
-epctx_status* epctx_session_options_set(epctx_session_options* options,
-                                        const char* key, const char* value);
+epctx_status* epctx_session_options_set(epctx_session_options* options, const char* key,
+                                        const char* value);
 /* Binds sessions to the signed package of one model: the same as
  * epctx.expected_model_id = model_id. A package must then carry a manifest
  * that verifies and names exactly this model id (epctx-sign --model-id),
@@ -152,14 +149,12 @@ epctx_status* epctx_session_options_add_external_fd(epctx_session_options* optio
 
 /* ---- tensors ---- */
 typedef struct epctx_tensor epctx_tensor;
-epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype,
-                                  const int64_t* dims, size_t rank,
-                                  epctx_tensor** out);
+epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
+                                  size_t rank, epctx_tensor** out);
 /* Borrows data (must hold the product of dims elements; stays owned by the
  * caller and must outlive the tensor). */
-epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype,
-                                const int64_t* dims, size_t rank, void* data,
-                                size_t data_bytes, epctx_tensor** out);
+epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t* dims, size_t rank,
+                                void* data, size_t data_bytes, epctx_tensor** out);
 void epctx_tensor_release(epctx_tensor* tensor);
 epctx_dtype epctx_tensor_dtype(const epctx_tensor* t);
 size_t epctx_tensor_rank(const epctx_tensor* t);
@@ -171,28 +166,25 @@ size_t epctx_dtype_size(epctx_dtype dtype); /* 0 for STRING/UNDEFINED */
 /* ---- sessions ---- */
 typedef struct epctx_session epctx_session;
 epctx_status* epctx_session_create(epctx_env* env, const char* model_path,
-                                   const epctx_session_options* options,
-                                   epctx_session** out);
+                                   const epctx_session_options* options, epctx_session** out);
 /* The buffer is borrowed: it must stay valid and unchanged while the session
  * lives. External context binaries are looked up beside
  * ep.context_file_path, which must then be set. */
-epctx_status* epctx_session_create_from_buffer(
-    epctx_env* env, const void* data, size_t size,
-    const epctx_session_options* options, epctx_session** out);
+epctx_status* epctx_session_create_from_buffer(epctx_env* env, const void* data, size_t size,
+                                               const epctx_session_options* options,
+                                               epctx_session** out);
 void epctx_session_release(epctx_session* session);
 
 typedef struct epctx_io_info {
-  const char* name;   /* valid while the session lives */
-  epctx_dtype dtype;   /* UNDEFINED for a type this enum does not name */
+  const char* name;  /* valid while the session lives */
+  epctx_dtype dtype; /* UNDEFINED for a type this enum does not name */
   size_t rank;
   const int64_t* dims; /* -1 for a symbolic dimension */
 } epctx_io_info;
 size_t epctx_session_input_count(const epctx_session* s);
 size_t epctx_session_output_count(const epctx_session* s);
-epctx_status* epctx_session_input_info(const epctx_session* s, size_t index,
-                                       epctx_io_info* out);
-epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
-                                        epctx_io_info* out);
+epctx_status* epctx_session_input_info(const epctx_session* s, size_t index, epctx_io_info* out);
+epctx_status* epctx_session_output_info(const epctx_session* s, size_t index, epctx_io_info* out);
 
 /* A tensor for graph input or output `name` that an NPU reaches without a
  * copy. When an EPContext node reads that input (or writes that output)
@@ -218,12 +210,10 @@ int epctx_tensor_is_device_io(const epctx_tensor* t);
  * be bound. outputs receives output_count tensors for output_names (NULL
  * output_names: every graph output in order), owned by the caller. At most
  * EPCTX_MAX_RUN_TENSORS of each (INVALID_ARGUMENT beyond). */
-epctx_status* epctx_session_run(epctx_session* session,
-                                const char* const* input_names,
-                                const epctx_tensor* const* inputs,
-                                size_t input_count,
-                                const char* const* output_names,
-                                epctx_tensor** outputs, size_t output_count);
+epctx_status* epctx_session_run(epctx_session* session, const char* const* input_names,
+                                const epctx_tensor* const* inputs, size_t input_count,
+                                const char* const* output_names, epctx_tensor** outputs,
+                                size_t output_count);
 
 /* ---- run memory: arena and bound outputs ----
  * Session creation plans every intermediate of the main graph whose shape
@@ -286,8 +276,7 @@ void epctx_run_options_set_terminate(epctx_run_options* options, int terminate);
 /* Each run using these options must end within timeout_us microseconds of
  * its start (0: no deadline, the default). Not thread-safe: set it before
  * the runs start. */
-epctx_status* epctx_run_options_set_timeout_us(epctx_run_options* options,
-                                               uint64_t timeout_us);
+epctx_status* epctx_run_options_set_timeout_us(epctx_run_options* options, uint64_t timeout_us);
 
 /* ---- model metadata ----
  * Fields of the model's ModelProto, NUL-terminated copies valid while the
@@ -305,8 +294,8 @@ int64_t epctx_session_model_version(const epctx_session* s);
 int64_t epctx_session_ir_version(const epctx_session* s);
 /* ModelProto.metadata_props, in file order (duplicate keys kept). */
 size_t epctx_session_metadata_prop_count(const epctx_session* s);
-epctx_status* epctx_session_metadata_prop(const epctx_session* s, size_t index,
-                                          const char** key, const char** value);
+epctx_status* epctx_session_metadata_prop(const epctx_session* s, size_t index, const char** key,
+                                          const char** value);
 /* The value of the first entry named key; NULL when there is none. */
 const char* epctx_session_metadata_lookup(const epctx_session* s, const char* key);
 
@@ -332,14 +321,12 @@ size_t epctx_session_intra_op_thread_count(const epctx_session* s);
  *
  * Adds a trusted ECDSA P-256 public key, PEM or DER (copied). Keys come
  * only from the application, never from a model's folder. At most 8. */
-epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key,
-                                        size_t size);
+epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key, size_t size);
 /* Folder of the anti-rollback store (one counter file per model id). A
  * package whose security counter is below the stored one is ROLLBACK; the
  * stored value rises after a successful load. Without a store, counters are
  * not checked. */
-epctx_status* epctx_env_set_rollback_store(epctx_env* env,
-                                           const char* folder);
+epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder);
 
 /* ---- context groups: sharing loaded context binaries between sessions ----
  * Sessions created with options that carry a group take their context
@@ -356,15 +343,14 @@ epctx_status* epctx_env_set_rollback_store(epctx_env* env,
  * All group calls are thread-safe; sessions sharing a group may be created
  * and released from many threads at once. The env must outlive the group. */
 typedef struct epctx_context_group epctx_context_group;
-epctx_status* epctx_context_group_create(epctx_env* env,
-                                         epctx_context_group** out);
+epctx_status* epctx_context_group_create(epctx_env* env, epctx_context_group** out);
 void epctx_context_group_release(epctx_context_group* group);
 /* Context binaries the group currently holds for later sessions. */
 size_t epctx_context_group_loaded_count(epctx_context_group* group);
 /* Sessions created with these options join `group` (NULL: none). The options
  * keep a reference until released or given another group. */
-epctx_status* epctx_session_options_set_context_group(
-    epctx_session_options* options, epctx_context_group* group);
+epctx_status* epctx_session_options_set_context_group(epctx_session_options* options,
+                                                      epctx_context_group* group);
 
 /* ---- status cause ----
  * The detailed code behind a status: a context that failed to load is
@@ -398,24 +384,25 @@ typedef struct epctx_compat_report epctx_compat_report;
 /* One EPContext node's answer; strings live as long as the report. */
 typedef struct epctx_compat_node {
   const char* node_name;
-  const char* source;  /* "" when the node has none */
-  const char* driver;  /* the driver its source routes to; NULL: none */
+  const char* source; /* "" when the node has none */
+  const char* driver; /* the driver its source routes to; NULL: none */
   int main_context;
   int embed_mode;
   epctx_compat verdict;
-  int cause;           /* epctx_code session creation would report as cause */
-  const char* reason;  /* "" when OPTIMAL */
+  int cause;             /* epctx_code session creation would report as cause */
+  const char* reason;    /* "" when OPTIMAL */
   int container_checked; /* 1: an embedded container header was checked too */
 } epctx_compat_node;
 
 /* Fails only for a model that cannot be parsed or a bad argument; every
  * other outcome is in the report (caller-owned, epctx_compat_report_release). */
-epctx_status* epctx_model_check_compatibility(
-    epctx_env* env, const char* model_path, const epctx_session_options* options,
-    epctx_compat_report** out);
-epctx_status* epctx_model_check_compatibility_from_buffer(
-    epctx_env* env, const void* data, size_t size,
-    const epctx_session_options* options, epctx_compat_report** out);
+epctx_status* epctx_model_check_compatibility(epctx_env* env, const char* model_path,
+                                              const epctx_session_options* options,
+                                              epctx_compat_report** out);
+epctx_status* epctx_model_check_compatibility_from_buffer(epctx_env* env, const void* data,
+                                                          size_t size,
+                                                          const epctx_session_options* options,
+                                                          epctx_compat_report** out);
 /* Worst verdict over the nodes and the model-level check (every non-EPContext
  * node needs a CPU kernel, else UNSUPPORTED with cause
  * MODEL_REQUIRES_COMPILATION). */
@@ -423,8 +410,8 @@ epctx_compat epctx_compat_report_overall(const epctx_compat_report* r);
 int epctx_compat_report_cause(const epctx_compat_report* r);
 const char* epctx_compat_report_reason(const epctx_compat_report* r); /* model level */
 size_t epctx_compat_report_node_count(const epctx_compat_report* r);
-epctx_status* epctx_compat_report_node(const epctx_compat_report* r,
-                                       size_t index, epctx_compat_node* out);
+epctx_status* epctx_compat_report_node(const epctx_compat_report* r, size_t index,
+                                       epctx_compat_node* out);
 void epctx_compat_report_release(epctx_compat_report* r);
 const char* epctx_compat_name(epctx_compat verdict); /* "OPTIMAL", ... */
 

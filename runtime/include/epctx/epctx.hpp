@@ -68,8 +68,7 @@ class Handle {
 class Env : public Handle<epctx_env, epctx_env_release> {
  public:
   // An env with the default allocator and every built-in driver.
-  static Result Create(Env* out, int log_level = 1,
-                       const epctx_allocator* allocator = nullptr) {
+  static Result Create(Env* out, int log_level = 1, const epctx_allocator* allocator = nullptr) {
     epctx_env* e = nullptr;
     Result r(epctx_env_create(allocator, log_level, &e));
     if (!r.ok()) return r;
@@ -133,8 +132,7 @@ class RunOptions : public Handle<epctx_run_options, epctx_run_options_release> {
 class Tensor : public Handle<epctx_tensor, epctx_tensor_release> {
  public:
   using Handle::Handle;
-  static Result Create(Env& env, epctx_dtype dtype, const int64_t* dims, size_t rank,
-                       Tensor* out) {
+  static Result Create(Env& env, epctx_dtype dtype, const int64_t* dims, size_t rank, Tensor* out) {
     epctx_tensor* t = nullptr;
     Result r(epctx_tensor_create(env.get(), dtype, dims, rank, &t));
     if (r.ok()) *out = Tensor(t);
@@ -159,8 +157,7 @@ class Tensor : public Handle<epctx_tensor, epctx_tensor_release> {
 
 class Session : public Handle<epctx_session, epctx_session_release> {
  public:
-  static Result Create(Env& env, const char* path, const SessionOptions* options,
-                       Session* out) {
+  static Result Create(Env& env, const char* path, const SessionOptions* options, Session* out) {
     epctx_session* s = nullptr;
     Result r(epctx_session_create(env.get(), path, options ? options->get() : nullptr, &s));
     if (r.ok()) *out = Session(s);
@@ -188,9 +185,7 @@ class Session : public Handle<epctx_session, epctx_session_release> {
     return v ? v : "";
   }
   // metadata_props: the first value of `key`, or nullptr.
-  const char* MetadataProp(const char* key) const {
-    return epctx_session_metadata_lookup(p_, key);
-  }
+  const char* MetadataProp(const char* key) const { return epctx_session_metadata_lookup(p_, key); }
   // outputs[i] receives a new Tensor for output_names[i] (every graph output
   // in order when output_names is nullptr and n_out == output_count()).
   // run_options (optional) can stop the run from another thread.
@@ -222,7 +217,8 @@ class Session : public Handle<epctx_session, epctx_session_release> {
     // The C API's own limit; past it the C API reports the error.
     constexpr size_t kMax = EPCTX_MAX_RUN_TENSORS;
     if (n_in > kMax || n_out > kMax)
-      return Result(epctx_session_run(p_, input_names, nullptr, n_in, output_names, nullptr, n_out));
+      return Result(
+          epctx_session_run(p_, input_names, nullptr, n_in, output_names, nullptr, n_out));
     const epctx_tensor* in[kMax];
     epctx_tensor* out[kMax];
     for (size_t i = 0; i < n_in; ++i) in[i] = inputs[i].get();

@@ -40,23 +40,22 @@ typedef struct epctx_pal_region {
  * loading is done. NO_SUCHFILE when it does not exist; PATH_REJECTED when it is
  * not a regular file; FAIL for other OS errors. An empty file maps to
  * data=NULL, size=0. */
-int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
-                       char* msg, size_t msg_cap);
+int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out, char* msg,
+                       size_t msg_cap);
 
 /* Reads `path` whole into PAL-allocated private memory, like
  * EPCTX_PAL_LOAD_READ, but refuses a file larger than max_size with
  * INVALID_ARGUMENT before allocating or reading anything (for small files of
  * untrusted size, such as signature manifests). Release with
  * epctx_pal_unmap. */
-int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out,
-                        char* msg, size_t msg_cap);
+int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out, char* msg,
+                        size_t msg_cap);
 
 /* Maps `rel_path` resolved beneath directory `base_dir` ("" = working
  * directory) without leaving it: absolute paths, ".." components and
  * symlinks that escape are PATH_REJECTED. */
-int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
-                               int load_mode, epctx_pal_region* out, char* msg,
-                               size_t msg_cap);
+int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path, int load_mode,
+                               epctx_pal_region* out, char* msg, size_t msg_cap);
 
 /* Maps (or, with EPCTX_PAL_LOAD_READ, reads) `length` bytes at `offset` of
  * the open file descriptor `fd`, which the caller keeps and may close once
@@ -64,8 +63,8 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
  * AAsset_openFileDescriptor64. PATH_REJECTED when fd is not a regular file;
  * INVALID_ARGUMENT when the range is not inside the file; NOT_IMPLEMENTED on
  * a PAL without file descriptors (bare metal). Release with epctx_pal_unmap. */
-int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
-                     epctx_pal_region* out, char* msg, size_t msg_cap);
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode, epctx_pal_region* out,
+                     char* msg, size_t msg_cap);
 
 void epctx_pal_unmap(epctx_pal_region* region);
 
@@ -81,16 +80,15 @@ typedef struct epctx_pal_file_id {
 /* Identifies `rel_path` beneath `base_dir` with the same containment rules
  * as epctx_pal_map_file_beneath (and the same error codes). A PAL without
  * files may return NOT_IMPLEMENTED: sessions then load their own copies. */
-int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
-                              epctx_pal_file_id* out, char* msg, size_t msg_cap);
+int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path, epctx_pal_file_id* out,
+                              char* msg, size_t msg_cap);
 
 /* Access hints for part of a mapped region; a PAL may ignore them, and
  * regions read into memory (EPCTX_PAL_LOAD_READ) ignore them. */
 #define EPCTX_PAL_ADVISE_WILLNEED 1 /* start reading these pages in now */
 #define EPCTX_PAL_ADVISE_DONTNEED 2 /* drop these pages from this mapping */
 #define EPCTX_PAL_ADVISE_NORMAL 3   /* the OS's default read-ahead */
-void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset,
-                      uint64_t size, int advice);
+void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t size, int advice);
 
 /* Default allocator. alignment is a power of two <= 4096. */
 void* epctx_pal_alloc(size_t size, size_t alignment);
@@ -127,17 +125,16 @@ void epctx_pal_cond_destroy(epctx_pal_cond* c);
 void epctx_pal_cond_wait(epctx_pal_cond* c, epctx_pal_mutex* m);
 void epctx_pal_cond_broadcast(epctx_pal_cond* c);
 
-
 /* Anti-rollback counters (signed packages): one unsigned 64-bit value per
  * `name` (64 hex digits, made by the runtime from the model id) inside the
  * folder `store` the application configured. read: *found = 0 and OK when
  * there is none yet; a value that cannot be read back is FAIL (never
  * silently 0). write: atomic replace (a crash leaves the old or the new
  * value). On a board these may live in OTP, RPMB or secure storage. */
-int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
-                           int* found, char* msg, size_t msg_cap);
-int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
-                            char* msg, size_t msg_cap);
+int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value, int* found,
+                           char* msg, size_t msg_cap);
+int epctx_pal_counter_write(const char* store, const char* name, uint64_t value, char* msg,
+                            size_t msg_cap);
 
 /* Shared libraries (driver plugins, epctx_env_load_driver_library). open:
  * NO_SUCHFILE when `path` does not exist, FAIL with the loader's reason for

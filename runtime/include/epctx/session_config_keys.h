@@ -108,22 +108,22 @@
 
 /* The whole list, for tools and tests: X(key, scope, default), scope and
  * default as strings ("" for a default that is "unset"). */
-#define EPCTX_SESSION_CONFIG_KEYS(X)                                    \
-  X(EPCTX_CONFIG_EP_CONTEXT_FILE_PATH, "BOTH", "")                      \
-  X(EPCTX_CONFIG_EXTERNAL_INITIALIZERS_FOLDER, "BOTH", "")              \
-  X(EPCTX_CONFIG_EP_CONTEXT_ENABLE, "GEN", "1")                         \
-  X(EPCTX_CONFIG_EP_CONTEXT_EMBED_MODE, "GEN", "0")                     \
-  X(EPCTX_CONFIG_EP_CONTEXT_NODE_NAME_PREFIX, "GEN", "")                \
-  X(EPCTX_CONFIG_EP_CONTEXT_EXTERNAL_INITIALIZERS_FILE, "GEN", "")      \
-  X(EPCTX_CONFIG_SHARE_EP_CONTEXTS, "BOTH", "0")                        \
-  X(EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS, "BOTH", "0")                   \
-  X(EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL, "RUN", "0")                        \
-  X(EPCTX_CONFIG_LOAD_MODE, "RUN", "mmap")                              \
-  X(EPCTX_CONFIG_ADVISE, "RUN", "none")                                 \
-  X(EPCTX_CONFIG_SIGNATURE_POLICY, "RUN", "if_signed")                  \
-  X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                             \
-  X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                          \
-  X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")                           \
+#define EPCTX_SESSION_CONFIG_KEYS(X)                               \
+  X(EPCTX_CONFIG_EP_CONTEXT_FILE_PATH, "BOTH", "")                 \
+  X(EPCTX_CONFIG_EXTERNAL_INITIALIZERS_FOLDER, "BOTH", "")         \
+  X(EPCTX_CONFIG_EP_CONTEXT_ENABLE, "GEN", "1")                    \
+  X(EPCTX_CONFIG_EP_CONTEXT_EMBED_MODE, "GEN", "0")                \
+  X(EPCTX_CONFIG_EP_CONTEXT_NODE_NAME_PREFIX, "GEN", "")           \
+  X(EPCTX_CONFIG_EP_CONTEXT_EXTERNAL_INITIALIZERS_FILE, "GEN", "") \
+  X(EPCTX_CONFIG_SHARE_EP_CONTEXTS, "BOTH", "0")                   \
+  X(EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS, "BOTH", "0")              \
+  X(EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL, "RUN", "0")                   \
+  X(EPCTX_CONFIG_LOAD_MODE, "RUN", "mmap")                         \
+  X(EPCTX_CONFIG_ADVISE, "RUN", "none")                            \
+  X(EPCTX_CONFIG_SIGNATURE_POLICY, "RUN", "if_signed")             \
+  X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                        \
+  X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                     \
+  X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")                      \
   X(EPCTX_CONFIG_INTRA_OP_NUM_THREADS, "RUN", "0")
 
 #endif

@@ -10,7 +10,6 @@
 extern "C" {
 #endif
 
-
 /* Name of a code, e.g. "INVALID_GRAPH"; "UNKNOWN" for values not listed. */
 #pragma GCC visibility push(default)
 const char* epctx_code_name(int code);

@@ -56,8 +56,7 @@ struct epctx_session {
 
 namespace {
 
-epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status",
-                   EPCTX_OUT_OF_MEMORY};
+epctx_status g_oom{EPCTX_OUT_OF_MEMORY, "out of memory allocating a status", EPCTX_OUT_OF_MEMORY};
 
 epctx_status* make_status(const epctx::Status& st) {
   if (st.ok()) return nullptr;
@@ -155,9 +154,7 @@ epctx::Status emit_bound(void* user, size_t index, const epctx::TensorRef& v) {
 extern "C" {
 
 int epctx_status_code(const epctx_status* s) { return s ? s->code : EPCTX_OK; }
-int epctx_status_cause(const epctx_status* s) {
-  return s ? s->cause : EPCTX_OK;
-}
+int epctx_status_cause(const epctx_status* s) { return s ? s->cause : EPCTX_OK; }
 const char* epctx_status_message(const epctx_status* s) { return s ? s->message : ""; }
 void epctx_status_release(epctx_status* s) {
   if (s && s != &g_oom) epctx_pal_free(s);
@@ -216,14 +213,13 @@ epctx_status* epctx_session_options_set_expected_model_id(epctx_session_options*
   return epctx_session_options_set(o, epctx::kOptExpectedModelId, model_id);
 }
 
-epctx_status* epctx_session_options_add_external_buffer(epctx_session_options* o,
-                                                        const char* name, const void* data,
-                                                        size_t size) {
+epctx_status* epctx_session_options_add_external_buffer(epctx_session_options* o, const char* name,
+                                                        const void* data, size_t size) {
   if (!o) return error(EPCTX_INVALID_ARGUMENT, "session options: options is NULL");
   if (!data && size)
-    return make_status(epctx::Status::Error(
-        EPCTX_INVALID_ARGUMENT, "external buffer '%s': data is NULL with size %zu",
-        name ? name : "(null)", size));
+    return make_status(epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                                            "external buffer '%s': data is NULL with size %zu",
+                                            name ? name : "(null)", size));
   return make_status(o->options.AddExternalFile(name, data, size, -1, 0));
 }
 
@@ -237,8 +233,7 @@ epctx_status* epctx_session_options_add_external_fd(epctx_session_options* o, co
   return make_status(o->options.AddExternalFile(name, nullptr, length, fd, offset));
 }
 
-epctx_status* epctx_session_options_set_max_memory_bytes(epctx_session_options* o,
-                                                         uint64_t bytes) {
+epctx_status* epctx_session_options_set_max_memory_bytes(epctx_session_options* o, uint64_t bytes) {
   char digits[24];
   epctx::format(digits, sizeof digits, "%llu", static_cast<unsigned long long>(bytes));
   return epctx_session_options_set(o, epctx::kOptMaxMemoryBytes, digits);
@@ -276,8 +271,8 @@ epctx_status* epctx_tensor_create(epctx_env* env, epctx_dtype dtype, const int64
   return new_owned_tensor(env->env.alloc, ref, bytes, out);
 }
 
-epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t* dims,
-                                size_t rank, void* data, size_t data_bytes, epctx_tensor** out) {
+epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t* dims, size_t rank,
+                                void* data, size_t data_bytes, epctx_tensor** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "tensor wrap: env or out is NULL");
   *out = nullptr;
   epctx::TensorRef ref;
@@ -285,13 +280,14 @@ epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t
   epctx::Status st = fill_ref(dtype, dims, rank, &ref, &bytes);
   if (!st.ok()) return make_status(st);
   if (bytes != data_bytes || (bytes && !data))
-    return make_status(epctx::Status::Error(
-        EPCTX_INVALID_ARGUMENT, "tensor wrap: shape needs %llu bytes, %zu given",
-        (unsigned long long)bytes, data_bytes));
+    return make_status(epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                                            "tensor wrap: shape needs %llu bytes, %zu given",
+                                            (unsigned long long)bytes, data_bytes));
   size_t esize = epctx::dtype_size(dtype);
   if (reinterpret_cast<uintptr_t>(data) % esize != 0)
-    return make_status(epctx::Status::Error(
-        EPCTX_INVALID_ARGUMENT, "tensor wrap: data is not aligned to its %zu-byte elements", esize));
+    return make_status(
+        epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                             "tensor wrap: data is not aligned to its %zu-byte elements", esize));
   const epctx::Allocator& a = env->env.alloc;
   epctx_tensor* t = a.New<epctx_tensor>();
   if (!t) return error(EPCTX_OUT_OF_MEMORY, "tensor wrap: out of memory");
@@ -306,10 +302,8 @@ epctx_status* epctx_tensor_wrap(epctx_env* env, epctx_dtype dtype, const int64_t
 void epctx_tensor_release(epctx_tensor* t) {
   if (!t) return;
   epctx::Allocator a = t->alloc;
-  if (t->io_driver)
-    t->io_driver->fns.free_io(t->io_driver->driver, t->io_graph, t->t.data);
-  else if (t->owns)
-    a.Free(t->t.data);
+  if (t->io_driver) t->io_driver->fns.free_io(t->io_driver->driver, t->io_graph, t->t.data);
+  else if (t->owns) a.Free(t->t.data);
   a.Delete(t);
 }
 
@@ -320,15 +314,12 @@ epctx_dtype epctx_tensor_dtype(const epctx_tensor* t) {
 }
 size_t epctx_tensor_rank(const epctx_tensor* t) { return t ? t->t.rank : 0; }
 const int64_t* epctx_tensor_dims(const epctx_tensor* t) { return t ? t->t.dims : nullptr; }
-size_t epctx_tensor_bytes(const epctx_tensor* t) {
-  return t ? static_cast<size_t>(t->t.bytes) : 0;
-}
+size_t epctx_tensor_bytes(const epctx_tensor* t) { return t ? static_cast<size_t>(t->t.bytes) : 0; }
 void* epctx_tensor_data(epctx_tensor* t) { return t ? t->t.data : nullptr; }
 size_t epctx_dtype_size(epctx_dtype dtype) { return epctx::dtype_size(dtype); }
 
-static epctx_status* create_session(epctx_env* env, const char* path, const void* data,
-                                    size_t size, const epctx_session_options* options,
-                                    epctx_session** out) {
+static epctx_status* create_session(epctx_env* env, const char* path, const void* data, size_t size,
+                                    const epctx_session_options* options, epctx_session** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "session create: env or out is NULL");
   *out = nullptr;
   epctx::Options* defaults = nullptr;
@@ -404,11 +395,11 @@ epctx_status* epctx_session_input_info(const epctx_session* s, size_t index, epc
   return nullptr;
 }
 
-epctx_status* epctx_session_output_info(const epctx_session* s, size_t index,
-                                        epctx_io_info* out) {
+epctx_status* epctx_session_output_info(const epctx_session* s, size_t index, epctx_io_info* out) {
   if (!s || !out) return error(EPCTX_INVALID_ARGUMENT, "output info: session or out is NULL");
   const epctx::onnx::GraphView& g = s->s->graph();
-  if (index >= g.num_outputs) return error(EPCTX_INVALID_ARGUMENT, "output info: index out of range");
+  if (index >= g.num_outputs)
+    return error(EPCTX_INVALID_ARGUMENT, "output info: index out of range");
   uint32_t i = static_cast<uint32_t>(index);
   io_info(g.outputs[i], s->s->output_name(i), out);
   return nullptr;
@@ -427,8 +418,8 @@ epctx_status* epctx_session_create_io_tensor(epctx_session* session, const char*
   uint64_t bytes = 0;
   if (session->s->DeviceIo(name, &drv, &graph, &desc)) {
     // The driver's buffer, in the shape and type its graph takes.
-    epctx::Status st = fill_ref(static_cast<epctx_dtype>(desc->dtype), desc->dims, desc->rank,
-                                &ref, &bytes);
+    epctx::Status st =
+        fill_ref(static_cast<epctx_dtype>(desc->dtype), desc->dims, desc->rank, &ref, &bytes);
     if (!st.ok()) return make_status(st);
     epctx_tensor* t = a.New<epctx_tensor>();
     if (!t) return error(EPCTX_OUT_OF_MEMORY, "create io tensor: out of memory");
@@ -440,8 +431,8 @@ epctx_status* epctx_session_create_io_tensor(epctx_session* session, const char*
       a.Delete(t);
       return make_status(epctx::Status::Error(
           EPCTX_OUT_OF_MEMORY,
-          "create io tensor '%s': driver '%s' refused a device-visible buffer of %llu bytes",
-          name, drv->info.name, static_cast<unsigned long long>(bytes)));
+          "create io tensor '%s': driver '%s' refused a device-visible buffer of %llu bytes", name,
+          drv->info.name, static_cast<unsigned long long>(bytes)));
     }
     t->io_driver = drv;
     t->io_graph = graph;
@@ -489,7 +480,7 @@ epctx_status* epctx_session_run(epctx_session* session, const char* const* input
     if (!inputs[i] || !input_names[i]) return error(EPCTX_INVALID_ARGUMENT, "run: NULL input");
   for (size_t i = 0; i < output_count; ++i) outputs[i] = nullptr;
   EmitTarget et{outputs, &session->alloc};
-  epctx::Session::RunRequest req{input_names, nullptr,      input_count, output_names,
+  epctx::Session::RunRequest req{input_names,  nullptr,   input_count, output_names,
                                  output_count, emit_copy, &et};
   // The session reads each input's TensorRef inside the caller's tensor.
   req.input_objects = reinterpret_cast<const void* const*>(inputs);
@@ -531,8 +522,8 @@ epctx_status* epctx_session_run_with(epctx_session* session, const epctx_run_arg
   BoundTarget bt{{args->outputs, &session->alloc}, {}};
   for (size_t i = 0; i < output_count; ++i)
     if (args->outputs[i]) bt.bound[i / 64] |= uint64_t{1} << (i % 64);
-  epctx::Session::RunRequest req{args->input_names, nullptr, input_count, args->output_names,
-                                 output_count, emit_bound, &bt};
+  epctx::Session::RunRequest req{args->input_names, nullptr,    input_count, args->output_names,
+                                 output_count,      emit_bound, &bt};
   // The session reads the TensorRefs inside the caller's tensors, and takes
   // the bound outputs' before any output is emitted into args->outputs.
   req.input_objects = reinterpret_cast<const void* const*>(args->inputs);

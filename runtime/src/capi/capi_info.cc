@@ -137,8 +137,8 @@ epctx_status* epctx_session_metadata_prop(const epctx_session* s, size_t index, 
   const epctx::capi::ModelMetadata* m = epctx::capi::MetadataOf(s);
   if (index >= m->num_props)
     return epctx::capi::MakeStatus(epctx::Status::Error(
-        EPCTX_INVALID_ARGUMENT, "metadata prop: index %zu, the model has %u metadata_props",
-        index, m->num_props));
+        EPCTX_INVALID_ARGUMENT, "metadata prop: index %zu, the model has %u metadata_props", index,
+        m->num_props));
   *key = m->keys[index];
   *value = m->values[index];
   return nullptr;

@@ -24,8 +24,8 @@ using epctx::capi::MakeStatus;
 epctx_status* check(epctx_env* env, const char* path, const void* data, size_t size,
                     const epctx_session_options* options, epctx_compat_report** out) {
   if (!env || !out)
-    return MakeStatus(epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
-                                           "check compatibility: env or out is NULL"));
+    return MakeStatus(
+        epctx::Status::Error(EPCTX_INVALID_ARGUMENT, "check compatibility: env or out is NULL"));
   *out = nullptr;
   epctx::Env* e = epctx::capi::EnvOf(env);
   const epctx::Options* opts = epctx::capi::OptionsOf(options);
@@ -34,7 +34,8 @@ epctx_status* check(epctx_env* env, const char* path, const void* data, size_t s
   epctx_compat_report* r = opts ? e->alloc.New<epctx_compat_report>(e->alloc) : nullptr;
   if (!r) {
     e->alloc.Delete(defaults);
-    return MakeStatus(epctx::Status::Error(EPCTX_OUT_OF_MEMORY, "check compatibility: out of memory"));
+    return MakeStatus(
+        epctx::Status::Error(EPCTX_OUT_OF_MEMORY, "check compatibility: out of memory"));
   }
   epctx_pal_region region{};
   epctx::Bytes bytes{static_cast<const uint8_t*>(data), size};
@@ -70,8 +71,8 @@ epctx_status* epctx_model_check_compatibility(epctx_env* env, const char* model_
                                               const epctx_session_options* options,
                                               epctx_compat_report** out) {
   if (!model_path)
-    return MakeStatus(epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
-                                           "check compatibility: model_path is NULL"));
+    return MakeStatus(
+        epctx::Status::Error(EPCTX_INVALID_ARGUMENT, "check compatibility: model_path is NULL"));
   return check(env, model_path, nullptr, 0, options, out);
 }
 
@@ -101,9 +102,9 @@ size_t epctx_compat_report_node_count(const epctx_compat_report* r) {
 epctx_status* epctx_compat_report_node(const epctx_compat_report* r, size_t index,
                                        epctx_compat_node* out) {
   if (!r || !out || index >= r->report.num_nodes)
-    return MakeStatus(epctx::Status::Error(
-        EPCTX_INVALID_ARGUMENT, "compat report node: NULL argument or index %zu out of range",
-        index));
+    return MakeStatus(
+        epctx::Status::Error(EPCTX_INVALID_ARGUMENT,
+                             "compat report node: NULL argument or index %zu out of range", index));
   const epctx::PreflightNode& n = r->report.nodes[index];
   out->node_name = n.name;
   out->source = n.source;

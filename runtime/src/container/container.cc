@@ -30,9 +30,8 @@ int compare_names(const ContainerGraph& a, const ContainerGraph& b) {
 }
 
 // A segment must lie inside the container and start on the alignment.
-Status check_segment(const fb::Segment* s, uint64_t total, uint32_t align,
-                     const char* label, const char* what, const uint8_t* base,
-                     Bytes* out) {
+Status check_segment(const fb::Segment* s, uint64_t total, uint32_t align, const char* label,
+                     const char* what, const uint8_t* base, Bytes* out) {
   if (!s) {
     *out = Bytes{};
     return Status::Ok();
@@ -44,9 +43,8 @@ Status check_segment(const fb::Segment* s, uint64_t total, uint32_t align,
                          label, what, (unsigned long long)off, (unsigned long long)size,
                          (unsigned long long)total);
   if (size != 0 && (off & (align - 1)) != 0)
-    return Status::Error(EPCTX_INVALID_CONTAINER,
-                         "%s: %s segment offset %llu is not aligned to %u", label, what,
-                         (unsigned long long)off, align);
+    return Status::Error(EPCTX_INVALID_CONTAINER, "%s: %s segment offset %llu is not aligned to %u",
+                         label, what, (unsigned long long)off, align);
   out->data = size ? base + off : nullptr;
   out->size = static_cast<size_t>(size);
   return Status::Ok();
@@ -102,11 +100,12 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
                          align);
   if (meta_off < header_size || meta_off > total || meta_size > total - meta_off ||
       (meta_off & 7) != 0 || meta_size == 0)
-    return Status::Error(EPCTX_INVALID_CONTAINER,
-                         "%s: metadata [%llu, +%llu) is not an 8-aligned range inside the %llu-byte "
-                         "container after the header",
-                         label, (unsigned long long)meta_off, (unsigned long long)meta_size,
-                         (unsigned long long)total);
+    return Status::Error(
+        EPCTX_INVALID_CONTAINER,
+        "%s: metadata [%llu, +%llu) is not an 8-aligned range inside the %llu-byte "
+        "container after the header",
+        label, (unsigned long long)meta_off, (unsigned long long)meta_size,
+        (unsigned long long)total);
   const uint8_t* meta = blob.data + meta_off;
   if ((reinterpret_cast<uintptr_t>(meta) & 7) != 0) {
     // A container embedded at an odd offset of a model (files from other
@@ -144,7 +143,8 @@ Status ParseContainer(Bytes blob, const char* label, Arena& arena, ContainerView
   const auto* graphs = c->graphs();
   uint32_t n = graphs ? graphs->size() : 0;
   ContainerGraph* gs = n ? arena.AllocArray<ContainerGraph>(n) : nullptr;
-  if (n && !gs) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);
+  if (n && !gs)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);
   uint32_t* by_name = n ? arena.AllocArray<uint32_t>(n) : nullptr;
   if (n && !by_name)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %u graphs", label, n);

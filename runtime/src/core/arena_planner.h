@@ -32,7 +32,7 @@ struct PlannedBuffer {
   uint64_t size = 0;
   uint32_t first = UINT32_MAX;  // UINT32_MAX: never used, gets no bytes
   uint32_t last = 0;
-  uint64_t offset = 0;          // set by PlanArena
+  uint64_t offset = 0;  // set by PlanArena
 };
 
 // Sets every used buffer's offset; returns the arena size, or UINT64_MAX when

@@ -17,7 +17,9 @@ namespace epctx {
 
 template <typename T>
 bool VerifyFlatbufferRoot(flatbuffers::Verifier& verifier, const uint8_t* buf, size_t size) {
-  if (size < sizeof(flatbuffers::uoffset_t) + sizeof(flatbuffers::soffset_t) + 2 * sizeof(flatbuffers::voffset_t)) return false;
+  if (size < sizeof(flatbuffers::uoffset_t) + sizeof(flatbuffers::soffset_t) +
+                 2 * sizeof(flatbuffers::voffset_t))
+    return false;
   flatbuffers::uoffset_t root = verifier.VerifyOffset(0);
   return root != 0 && reinterpret_cast<const T*>(buf + root)->Verify(verifier);
 }

@@ -5,19 +5,14 @@
 
 namespace epctx {
 namespace {
-void* pal_alloc(void*, size_t size, size_t alignment) {
-  return epctx_pal_alloc(size, alignment);
-}
+void* pal_alloc(void*, size_t size, size_t alignment) { return epctx_pal_alloc(size, alignment); }
 void pal_free(void*, void* p) { epctx_pal_free(p); }
 }  // namespace
 
-Allocator Allocator::Default() {
-  return Allocator(epctx_allocator{nullptr, pal_alloc, pal_free});
-}
+Allocator Allocator::Default() { return Allocator(epctx_allocator{nullptr, pal_alloc, pal_free}); }
 
 void* Arena::Alloc(size_t size, size_t alignment) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096)
-    return nullptr;
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096) return nullptr;
   if (head_) {
     uintptr_t base = reinterpret_cast<uintptr_t>(head_ + 1);
     uintptr_t at = (base + head_->used + alignment - 1) & ~(uintptr_t)(alignment - 1);

@@ -21,8 +21,7 @@ struct Out {
   }
 };
 
-void put_unsigned(Out& o, unsigned long long v, unsigned base, int min_width,
-                  char pad) {
+void put_unsigned(Out& o, unsigned long long v, unsigned base, int min_width, char pad) {
   char tmp[24];
   int n = 0;
   do {
@@ -38,8 +37,7 @@ void put_signed(Out& o, long long v, int min_width, char pad) {
   if (v < 0) {
     o.put('-');
     // Negate in unsigned arithmetic: -LLONG_MIN overflows in signed.
-    put_unsigned(o, 0ull - static_cast<unsigned long long>(v), 10, min_width,
-                 pad);
+    put_unsigned(o, 0ull - static_cast<unsigned long long>(v), 10, min_width, pad);
   } else {
     put_unsigned(o, static_cast<unsigned long long>(v), 10, min_width, pad);
   }
@@ -130,18 +128,10 @@ size_t vformat(char* buf, size_t cap, const char* fmt, va_list ap) {
         break;
       }
       case 'f':
-      case 'g':
-        put_double(o, va_arg(ap, double));
-        break;
-      case 'c':
-        o.put(static_cast<char>(va_arg(ap, int)));
-        break;
-      case '%':
-        o.put('%');
-        break;
-      case '\0':
-        --p;
-        break;
+      case 'g': put_double(o, va_arg(ap, double)); break;
+      case 'c': o.put(static_cast<char>(va_arg(ap, int))); break;
+      case '%': o.put('%'); break;
+      case '\0': --p; break;
       default:
         o.put('%');
         o.put(*p);

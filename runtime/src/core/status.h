@@ -22,8 +22,7 @@ namespace epctx {
 // printf-like into buf (always NUL-terminated when cap > 0). Supports
 // %s %d %i %u %ld %lu %lld %llu %zu %x %llx %c %% and "%.*s"; no floats
 // except %g-lite via %f (6 significant digits). Returns the length written.
-size_t format(char* buf, size_t cap, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+size_t format(char* buf, size_t cap, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 size_t vformat(char* buf, size_t cap, const char* fmt, va_list ap);
 
 class [[nodiscard]] Status {
@@ -32,8 +31,7 @@ class [[nodiscard]] Status {
 
   Status() = default;
   Status(const Status& other);
-  Status(Status&& other) noexcept
-      : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
+  Status(Status&& other) noexcept : code_(other.code_), cause_(other.cause_), rep_(other.rep_) {
     other.rep_ = nullptr;
   }
   Status& operator=(const Status& other);
@@ -43,8 +41,7 @@ class [[nodiscard]] Status {
   }
 
   static Status Ok() { return Status(); }
-  static Status Error(int code, const char* fmt, ...)
-      __attribute__((format(printf, 2, 3)));
+  static Status Error(int code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
   bool ok() const { return code_ == EPCTX_OK; }
   int code() const { return code_; }
@@ -76,7 +73,7 @@ class [[nodiscard]] Status {
   static size_t PoolSlots();
   static size_t PoolSlotsInUse();
 
- // The pool's slot type (public so status.cc can define the pool).
+  // The pool's slot type (public so status.cc can define the pool).
   struct Rep;
 
  private:
@@ -92,10 +89,10 @@ class [[nodiscard]] Status {
 }  // namespace epctx
 
 // Returns the status of `expr` from the enclosing function when it failed.
-#define EPCTX_RETURN_IF_ERROR(expr)            \
-  do {                                         \
-    ::epctx::Status epctx_st_ = (expr);        \
-    if (!epctx_st_.ok()) return epctx_st_;     \
+#define EPCTX_RETURN_IF_ERROR(expr)        \
+  do {                                     \
+    ::epctx::Status epctx_st_ = (expr);    \
+    if (!epctx_st_.ok()) return epctx_st_; \
   } while (0)
 
 #endif

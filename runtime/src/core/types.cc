@@ -51,11 +51,19 @@ const char* relative_path_problem(StrView p) {
 
 size_t dtype_size(int32_t dtype) {
   switch (dtype) {
-    case EPCTX_DTYPE_FLOAT: case EPCTX_DTYPE_INT32: case EPCTX_DTYPE_UINT32: return 4;
-    case EPCTX_DTYPE_UINT8: case EPCTX_DTYPE_INT8: case EPCTX_DTYPE_BOOL: return 1;
-    case EPCTX_DTYPE_UINT16: case EPCTX_DTYPE_INT16: case EPCTX_DTYPE_FLOAT16:
+    case EPCTX_DTYPE_FLOAT:
+    case EPCTX_DTYPE_INT32:
+    case EPCTX_DTYPE_UINT32: return 4;
+    case EPCTX_DTYPE_UINT8:
+    case EPCTX_DTYPE_INT8:
+    case EPCTX_DTYPE_BOOL: return 1;
+    case EPCTX_DTYPE_UINT16:
+    case EPCTX_DTYPE_INT16:
+    case EPCTX_DTYPE_FLOAT16:
     case EPCTX_DTYPE_BFLOAT16: return 2;
-    case EPCTX_DTYPE_INT64: case EPCTX_DTYPE_DOUBLE: case EPCTX_DTYPE_UINT64: return 8;
+    case EPCTX_DTYPE_INT64:
+    case EPCTX_DTYPE_DOUBLE:
+    case EPCTX_DTYPE_UINT64: return 8;
     default: return 0;
   }
 }

@@ -40,9 +40,8 @@ Status Celu(KernelContext& ctx) {
 
 Status Softplus(KernelContext& ctx) {
   // log(1 + e^v) without overflowing e^v.
-  return MapUnary<kFloats>(ctx, [](auto v) {
-    return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
-  });
+  return MapUnary<kFloats>(
+      ctx, [](auto v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); });
 }
 
 Status Softsign(KernelContext& ctx) {

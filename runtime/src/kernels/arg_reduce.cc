@@ -37,8 +37,7 @@ template <bool kMax>
 Status ArgOp(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!InMask(x->dtype, kNumeric))
-    return UnsupportedDtype(ctx, "data", x->dtype);
+  if (!InMask(x->dtype, kNumeric)) return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), x->rank, "axis", &axis));
   const bool keepdims = ctx.AttrInt("keepdims", 1) != 0;

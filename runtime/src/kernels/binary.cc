@@ -98,16 +98,16 @@ Status Mod(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute fmod must be 0 or 1, found %lld",
                     static_cast<long long>(fmod));
   if (fmod == 1)
-    return MapBinary<kNumeric>(ctx, [](auto a, auto b) { return TruncatedMod(a, b); },
-                               Divisor::kNonZeroInt);
+    return MapBinary<kNumeric>(
+        ctx, [](auto a, auto b) { return TruncatedMod(a, b); }, Divisor::kNonZeroInt);
   const TensorRef* a;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   if (InMask(a->dtype, kFloats))
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "attribute fmod must be 1 for %s inputs, found 0 (integer modulo)",
                     dtype_name(a->dtype));
-  return MapBinary<kInts>(ctx, [](auto a, auto b) { return FlooredMod(a, b); },
-                          Divisor::kNonZeroInt);
+  return MapBinary<kInts>(
+      ctx, [](auto a, auto b) { return FlooredMod(a, b); }, Divisor::kNonZeroInt);
 }
 
 Status Max(KernelContext& ctx) {
@@ -125,7 +125,8 @@ Status Sum(KernelContext& ctx) {
 }
 
 Status Mean(KernelContext& ctx) {
-  return MapVariadic<kFloats>(ctx, [](auto a, auto b) { return a + b; }, /*mean=*/true);
+  return MapVariadic<kFloats>(
+      ctx, [](auto a, auto b) { return a + b; }, /*mean=*/true);
 }
 
 Status Pow(KernelContext& ctx) {

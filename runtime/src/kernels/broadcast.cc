@@ -6,9 +6,8 @@
 namespace epctx {
 namespace kern {
 
-Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da,
-                      uint32_t rb, const int64_t* db, uint32_t* out_rank,
-                      int64_t* out_dims) {
+Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da, uint32_t rb,
+                      const int64_t* db, uint32_t* out_rank, int64_t* out_dims) {
   const uint32_t r = ra > rb ? ra : rb;
   if (r > static_cast<uint32_t>(kMaxRank))
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "rank %u exceeds %d", r, kMaxRank);
@@ -19,16 +18,16 @@ Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da,
     if (a != b && a != 1 && b != 1)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "shapes %s and %s do not broadcast (axis %u: %lld vs %lld)",
-                      ShapeOf(ra, da).s, ShapeOf(rb, db).s, i,
-                      static_cast<long long>(a), static_cast<long long>(b));
+                      ShapeOf(ra, da).s, ShapeOf(rb, db).s, i, static_cast<long long>(a),
+                      static_cast<long long>(b));
     out_dims[i] = a == 1 ? b : a;
   }
   *out_rank = r;
   return CheckShape(ctx, r, out_dims, 8, "broadcast output");
 }
 
-Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
-                     uint32_t rb, const int64_t* db, Broadcast* out) {
+Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da, uint32_t rb,
+                     const int64_t* db, Broadcast* out) {
   EPCTX_RETURN_IF_ERROR(BroadcastShape(ctx, ra, da, rb, db, &out->out_rank, out->out_dims));
   const uint32_t r = out->out_rank;
   for (uint32_t i = 0; i < r; ++i)

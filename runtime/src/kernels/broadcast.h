@@ -29,13 +29,12 @@ struct Broadcast {
 // (out_dims holds kMaxRank and must not alias da or db);
 // INVALID_ARGUMENT naming both shapes when they do not broadcast or the
 // result is too large, NOT_IMPLEMENTED above kMaxRank.
-Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da,
-                      uint32_t rb, const int64_t* db, uint32_t* out_rank,
-                      int64_t* out_dims);
+Status BroadcastShape(KernelContext& ctx, uint32_t ra, const int64_t* da, uint32_t rb,
+                      const int64_t* db, uint32_t* out_rank, int64_t* out_dims);
 
 // BroadcastShape plus the merged iteration space; same errors.
-Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da,
-                     uint32_t rb, const int64_t* db, Broadcast* out);
+Status MakeBroadcast(KernelContext& ctx, uint32_t ra, const int64_t* da, uint32_t rb,
+                     const int64_t* db, Broadcast* out);
 
 // Calls row(a_off, b_off, out_off, n, a_step, b_step) for every inner row,
 // or the part of it inside output elements [e0, e1) (a thread's share);

@@ -38,10 +38,9 @@ Status CastTo(KernelContext& ctx, const TensorRef& x, int32_t to) {
       const uint64_t n = x.elements();
       const From* in = static_cast<const From*>(x.data);
       To* out = static_cast<To*>(y->data);
-      constexpr bool kSameBits =
-          std::is_same<From, To>::value ||
-          (std::is_integral<From>::value && std::is_integral<To>::value &&
-           !std::is_same<From, bool>::value && sizeof(From) == sizeof(To));
+      constexpr bool kSameBits = std::is_same<From, To>::value ||
+                                 (std::is_integral<From>::value && std::is_integral<To>::value &&
+                                  !std::is_same<From, bool>::value && sizeof(From) == sizeof(To));
       if constexpr (kSameBits && !std::is_same<To, bool>::value) {
         if (n) memcpy(out, in, n * sizeof(To));
       } else {
@@ -52,8 +51,8 @@ Status CastTo(KernelContext& ctx, const TensorRef& x, int32_t to) {
   });
   if (!from_ok) return UnsupportedDtype(ctx, "input", x.dtype);
   if (!to_ok)
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "cast to %s (%d) is not supported",
-                    dtype_name(to), static_cast<int>(to));
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "cast to %s (%d) is not supported", dtype_name(to),
+                    static_cast<int>(to));
   return st;
 }
 

@@ -22,11 +22,15 @@ namespace {
 // one instantiation serves each pair.
 struct LessOp {
   template <typename C>
-  bool operator()(C a, C b) const { return a < b; }
+  bool operator()(C a, C b) const {
+    return a < b;
+  }
 };
 struct LessEqualOp {
   template <typename C>
-  bool operator()(C a, C b) const { return a <= b; }
+  bool operator()(C a, C b) const {
+    return a <= b;
+  }
 };
 
 template <typename Op>
@@ -39,9 +43,7 @@ Status Compare(KernelContext& ctx, Operands order) {
 Status Less(KernelContext& ctx) { return Compare<LessOp>(ctx, Operands::kInOrder); }
 Status Greater(KernelContext& ctx) { return Compare<LessOp>(ctx, Operands::kSwapped); }
 Status LessOrEqual(KernelContext& ctx) { return Compare<LessEqualOp>(ctx, Operands::kInOrder); }
-Status GreaterOrEqual(KernelContext& ctx) {
-  return Compare<LessEqualOp>(ctx, Operands::kSwapped);
-}
+Status GreaterOrEqual(KernelContext& ctx) { return Compare<LessEqualOp>(ctx, Operands::kSwapped); }
 
 constexpr uint32_t kBool = Bit(EPCTX_DTYPE_BOOL);
 

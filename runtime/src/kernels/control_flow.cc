@@ -25,9 +25,10 @@ namespace kern {
 Status AllocEmptyScanOutput(KernelContext& ctx, uint32_t index, const onnx::ValueInfoView& decl,
                             const int64_t* lead, uint32_t num_lead, uint32_t axis) {
   if (!decl.is_tensor || !dtype_size(decl.dtype))
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "output %u is empty, and the subgraph does not declare "
-                    "the element type of its output '%.*s'", index, decl.name.len(),
-                    decl.name.data);
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "output %u is empty, and the subgraph does not declare "
+                    "the element type of its output '%.*s'",
+                    index, decl.name.len(), decl.name.data);
   uint32_t rank = decl.has_shape ? decl.rank : 0;
   if (rank + num_lead > static_cast<uint32_t>(kMaxRank) || axis > rank)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "empty output %u would have rank %u", index,
@@ -75,9 +76,11 @@ struct Stacked {
   Status Append(KernelContext& ctx, const TensorRef& v, uint32_t k) {
     if (count == 0) first = v;
     else if (!SameShape(first, v))
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scan output %u changed from %s %s to %s %s in "
-                      "iteration %llu", k, dtype_name(first.dtype), ShapeOf(first).s,
-                      dtype_name(v.dtype), ShapeOf(v).s, static_cast<unsigned long long>(count));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "scan output %u changed from %s %s to %s %s in "
+                      "iteration %llu",
+                      k, dtype_name(first.dtype), ShapeOf(first).s, dtype_name(v.dtype),
+                      ShapeOf(v).s, static_cast<unsigned long long>(count));
     uint64_t used = count * v.bytes;
     if (v.bytes > cap - used) {
       uint64_t want = cap > UINT64_MAX / 4 ? 0 : 2 * cap;
@@ -149,20 +152,25 @@ Status Loop(KernelContext& ctx) {
   const onnx::GraphView* body = ctx.AttrGraph("body");
   if (!body) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute 'body' (a graph) is missing");
   if (ctx.num_inputs() < 2)
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "needs inputs M and cond (each may be empty), found %u "
-                    "inputs", ctx.num_inputs());
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "needs inputs M and cond (each may be empty), found %u "
+                    "inputs",
+                    ctx.num_inputs());
   const uint32_t n = ctx.num_inputs() - 2;  // loop-carried values
   if (ctx.num_outputs() < n || body->num_inputs != n + 2 ||
       body->num_outputs != 1 + ctx.num_outputs())
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "%u loop-carried inputs and %u outputs need a body of "
-                    "%u inputs and %u outputs, found %u and %u", n, ctx.num_outputs(), n + 2,
-                    1 + ctx.num_outputs(), body->num_inputs, body->num_outputs);
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "%u loop-carried inputs and %u outputs need a body of "
+                    "%u inputs and %u outputs, found %u and %u",
+                    n, ctx.num_outputs(), n + 2, 1 + ctx.num_outputs(), body->num_inputs,
+                    body->num_outputs);
   const uint32_t k_out = ctx.num_outputs() - n;  // scan outputs
   int64_t max_trips = INT64_MAX, cond = 1;
-  if (ctx.input(0)) EPCTX_RETURN_IF_ERROR(ScalarInput(ctx, *ctx.input(0), "input 'M'",
-                                                      EPCTX_DTYPE_INT64, &max_trips));
-  if (ctx.input(1)) EPCTX_RETURN_IF_ERROR(ScalarInput(ctx, *ctx.input(1), "input 'cond'",
-                                                      EPCTX_DTYPE_BOOL, &cond));
+  if (ctx.input(0))
+    EPCTX_RETURN_IF_ERROR(
+        ScalarInput(ctx, *ctx.input(0), "input 'M'", EPCTX_DTYPE_INT64, &max_trips));
+  if (ctx.input(1))
+    EPCTX_RETURN_IF_ERROR(ScalarInput(ctx, *ctx.input(1), "input 'cond'", EPCTX_DTYPE_BOOL, &cond));
   Carried* carried = nullptr;
   Stacked* stacked = nullptr;
   const TensorRef** ins = nullptr;

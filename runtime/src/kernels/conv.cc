@@ -23,8 +23,8 @@ struct ConvShape {
   Window w;
 };
 
-void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk,
-                      float bias, float* out) {
+void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, float bias,
+                      float* out) {
   const Window& w = cs.w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
   const int64_t OD = w.out[0], OH = w.out[1], OW = w.out[2];
@@ -153,18 +153,16 @@ void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
   }
 }
 
-Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt,
-                     ConvShape* cs) {
+Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt, ConvShape* cs) {
   if (x.rank > 5)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "%u-D convolution (input %s) is not supported",
                     x.rank - 2, ShapeOf(x).s);
   if (x.rank < 3)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(x).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input X must have rank 3, 4 or 5, found shape %s",
+                    ShapeOf(x).s);
   if (wt.rank != x.rank)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "weights W must have rank %u like X, found shape %s", x.rank,
-                    ShapeOf(wt).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "weights W must have rank %u like X, found shape %s",
+                    x.rank, ShapeOf(wt).s);
   const int64_t group = ctx.AttrInt("group", 1);
   if (group < 1 || group > kMaxWindowValue)
     return ctx.Fail(EPCTX_INVALID_GRAPH, "group is %lld, expected >= 1",
@@ -178,8 +176,7 @@ Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt
   if (!MulOk(cs->cin_g, group, &expect_cin) || expect_cin != cs->cin)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "X has %lld channels but W %s with group %lld expects %lld",
-                    static_cast<long long>(cs->cin), ShapeOf(wt).s,
-                    static_cast<long long>(group),
+                    static_cast<long long>(cs->cin), ShapeOf(wt).s, static_cast<long long>(group),
                     static_cast<long long>(cs->cin_g * group));
   if (cs->cout % group != 0)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
@@ -227,7 +224,8 @@ Status Conv(KernelContext& ctx) {
   if (cs.cin_g == 1 && cs.group > 1) {
     // Output channels are independent: the threads take runs of them.
     const int64_t planes = cs.batch * cs.cout;
-    const uint32_t chunks = ctx.Chunks(planes, KHW && OHW > INT64_MAX / KHW ? INT64_MAX : OHW * KHW);
+    const uint32_t chunks =
+        ctx.Chunks(planes, KHW && OHW > INT64_MAX / KHW ? INT64_MAX : OHW * KHW);
     ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t) {
       int64_t lo, hi;
       ChunkRange(planes, chunks, c, 1, &lo, &hi);

@@ -20,8 +20,8 @@ namespace {
 
 // Reads the shared window attributes plus output_padding and output_shape,
 // and computes the pads (from auto_pad or output_shape) and output sizes.
-Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
-                    const int64_t* kernel, Window* g) {
+Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in, const int64_t* kernel,
+                    Window* g) {
   AutoPad auto_pad;
   EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, g, &auto_pad));
   int64_t op[kMaxSpatial] = {0, 0, 0}, os[kMaxSpatial] = {-1, -1, -1};
@@ -34,8 +34,7 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     if (osn == spatial + 2) {
       osv += 2;
     } else if (osn != spatial) {
-      return ctx.Fail(EPCTX_INVALID_GRAPH,
-                      "output_shape has %u values, expected %u", osn, spatial);
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "output_shape has %u values, expected %u", osn, spatial);
     }
     for (uint32_t i = 0; i < spatial; ++i) {
       if (osv[i] < 0 || osv[i] > kMaxWindowValue)
@@ -51,8 +50,8 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     const int64_t s = g->stride[a], d = g->dilation[a];
     if (op[i] >= s && op[i] >= d)
       return ctx.Fail(EPCTX_INVALID_GRAPH,
-                      "output_padding[%u] is %lld, expected less than stride or dilation",
-                      i, static_cast<long long>(op[i]));
+                      "output_padding[%u] is %lld, expected less than stride or dilation", i,
+                      static_cast<long long>(op[i]));
     const int64_t span = (g->kernel[a] - 1) * d + 1;
     const int64_t full = s * (in[i] > 0 ? in[i] - 1 : 0) + op[i] + span;
     int64_t pb = g->pad_begin[a], pe = g->pad_end[a];
@@ -72,10 +71,9 @@ Status ReadGeometry(KernelContext& ctx, uint32_t spatial, const int64_t* in,
       out = full - pb - pe;
     }
     if (out < 0)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "pads %lld+%lld exceed the output extent %lld on axis %u",
-                      static_cast<long long>(pb), static_cast<long long>(pe),
-                      static_cast<long long>(full), i);
+      return ctx.Fail(
+          EPCTX_INVALID_ARGUMENT, "pads %lld+%lld exceed the output extent %lld on axis %u",
+          static_cast<long long>(pb), static_cast<long long>(pe), static_cast<long long>(full), i);
     g->pad_begin[a] = pb;
     g->pad_end[a] = pe;
     g->out[a] = out;
@@ -107,8 +105,7 @@ void Col2Im(const Window& g, int64_t c0, int64_t c1, const float* col, float* y)
               if (oh < 0 || oh >= OH) continue;
               float* orow = volume + (od * OH + oh) * OW;
               const float* srow = src + (id * H + ih) * W;
-              for (int64_t iw = lo; iw < hi; ++iw)
-                orow[iw * g.stride[2] + off_w] += srow[iw];
+              for (int64_t iw = lo; iw < hi; ++iw) orow[iw * g.stride[2] + off_w] += srow[iw];
             }
           }
         }
@@ -127,9 +124,8 @@ Status ConvTranspose(KernelContext& ctx) {
     return ctx.Fail(x->rank > 5 ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
                     "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(*x).s);
   if (wt->rank != x->rank)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "weights W must have rank %u like X, found shape %s", x->rank,
-                    ShapeOf(*wt).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "weights W must have rank %u like X, found shape %s",
+                    x->rank, ShapeOf(*wt).s);
   const int64_t group = ctx.AttrInt("group", 1);
   if (group < 1 || group > kMaxWindowValue)
     return ctx.Fail(EPCTX_INVALID_GRAPH, "group is %lld, expected >= 1",
@@ -139,8 +135,7 @@ Status ConvTranspose(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "X has %lld channels; expected W %s to have as many in dim 0, "
                     "divisible by group %lld",
-                    static_cast<long long>(cin), ShapeOf(*wt).s,
-                    static_cast<long long>(group));
+                    static_cast<long long>(cin), ShapeOf(*wt).s, static_cast<long long>(group));
   const int64_t cin_g = cin / group, cout_g = wt->dims[1];
   int64_t cout = 0;
   if (!MulOk(cout_g, group, &cout))

@@ -51,8 +51,7 @@ Status CumSum(KernelContext& ctx) {
   const TensorRef *x, *axis_t;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "axis", &axis_t));
-  if (!InMask(x->dtype, kCumSumTypes))
-    return UnsupportedDtype(ctx, "x", x->dtype);
+  if (!InMask(x->dtype, kCumSumTypes)) return UnsupportedDtype(ctx, "x", x->dtype);
   int64_t a = 0;
   uint32_t count = 0;
   EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *axis_t, "axis", &a, 1, &count));

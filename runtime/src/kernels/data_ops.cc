@@ -20,8 +20,8 @@ Status Transpose(KernelContext& ctx) {
   uint32_t pn = 0;
   if (ctx.AttrInts("perm", &pv, &pn)) {
     if (pn != r)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "perm has %u values, expected rank %u of %s",
-                      pn, r, ShapeOf(*x).s);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "perm has %u values, expected rank %u of %s", pn, r,
+                      ShapeOf(*x).s);
     bool seen[kMaxRank] = {};
     for (uint32_t i = 0; i < r; ++i) {
       if (pv[i] < 0 || pv[i] >= r || seen[pv[i]])
@@ -54,11 +54,9 @@ Status Concat(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "inputs[0]", &first));
   size_t es;
   EPCTX_RETURN_IF_ERROR(ElementSize(ctx, *first, "inputs[0]", &es));
-  if (!ctx.node().attr("axis"))
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute axis is missing");
+  if (!ctx.node().attr("axis")) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute axis is missing");
   int64_t axis;
-  EPCTX_RETURN_IF_ERROR(
-      NormalizeAxis(ctx, ctx.AttrInt("axis", 0), first->rank, "axis", &axis));
+  EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 0), first->rank, "axis", &axis));
   const uint32_t a = static_cast<uint32_t>(axis);
   int64_t dims[kMaxRank];
   for (uint32_t d = 0; d < first->rank; ++d) dims[d] = first->dims[d];
@@ -67,15 +65,14 @@ Status Concat(KernelContext& ctx) {
     const TensorRef* t;
     EPCTX_RETURN_IF_ERROR(Input(ctx, i, "inputs", &t));
     if (t->dtype != first->dtype)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input %u is %s, expected %s like input 0",
-                      i, dtype_name(t->dtype), dtype_name(first->dtype));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input %u is %s, expected %s like input 0", i,
+                      dtype_name(t->dtype), dtype_name(first->dtype));
     bool ok = t->rank == first->rank;
-    for (uint32_t d = 0; ok && d < t->rank; ++d)
-      ok = d == a || t->dims[d] == first->dims[d];
+    for (uint32_t d = 0; ok && d < t->rank; ++d) ok = d == a || t->dims[d] == first->dims[d];
     if (!ok)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "input %u has shape %s, expected %s except on axis %u", i,
-                      ShapeOf(*t).s, ShapeOf(*first).s, a);
+                      "input %u has shape %s, expected %s except on axis %u", i, ShapeOf(*t).s,
+                      ShapeOf(*first).s, a);
     if (__builtin_add_overflow(dims[a], t->dims[a], &dims[a]))
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "concatenated axis overflows");
   }
@@ -117,7 +114,7 @@ Status Slice(KernelContext& ctx) {
     if (!present) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute ends is missing");
     EPCTX_RETURN_IF_ERROR(ReadIntsAttr(ctx, "axes", axes, &na, &have_axes));
   } else {
-    const TensorRef *t;
+    const TensorRef* t;
     EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "starts", &t));
     EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *t, "starts", starts, kMaxRank, &ns));
     EPCTX_RETURN_IF_ERROR(Input(ctx, 2, "ends", &t));
@@ -133,8 +130,8 @@ Status Slice(KernelContext& ctx) {
   }
   if (ne != ns || (have_axes && na != ns) || (have_steps && nst != ns))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "starts, ends, axes and steps must have one length: %u, %u, %u, %u",
-                    ns, ne, have_axes ? na : ns, have_steps ? nst : ns);
+                    "starts, ends, axes and steps must have one length: %u, %u, %u, %u", ns, ne,
+                    have_axes ? na : ns, have_steps ? nst : ns);
   int64_t first[kMaxRank], step[kMaxRank], dims[kMaxRank];
   bool seen[kMaxRank] = {};
   for (uint32_t i = 0; i < r; ++i) {
@@ -184,8 +181,7 @@ Status Slice(KernelContext& ctx) {
     strides[i] = step[i] * in_strides[i];
   }
   StridedCopyBytes(es, r, dims, strides,
-                   static_cast<const uint8_t*>(x->data) + off * static_cast<int64_t>(es),
-                   y->data);
+                   static_cast<const uint8_t*>(x->data) + off * static_cast<int64_t>(es), y->data);
   return Status::Ok();
 }
 

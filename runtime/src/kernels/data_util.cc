@@ -6,8 +6,7 @@ namespace kern {
 namespace {
 
 template <typename T>
-void StridedCopy(uint32_t rank, const int64_t* dims, const int64_t* strides, const T* src,
-                 T* dst) {
+void StridedCopy(uint32_t rank, const int64_t* dims, const int64_t* strides, const T* src, T* dst) {
   // Nothing to copy; the product of the other dims of an empty walk may
   // overflow (and would be a long loop of empty rows).
   for (uint32_t i = 0; i < rank; ++i)
@@ -73,8 +72,7 @@ Status CheckIndices(KernelContext& ctx, const TensorRef& t, const char* what, in
 Status CheckAxisIndexing(KernelContext& ctx, const TensorRef& x, const TensorRef& ind,
                          AxisIndexing* out) {
   const uint32_t r = x.rank;
-  if (r == 0)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data must have rank >= 1, found a scalar");
+  if (r == 0) return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data must have rank >= 1, found a scalar");
   if (ind.rank != r)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "indices %s must have the rank of data %s",
                     ShapeOf(ind).s, ShapeOf(x).s);

@@ -79,8 +79,7 @@ Status SpaceToDepth(KernelContext& ctx) {
   int64_t out[4] = {n, 0, hh, ww};
   int64_t bb;
   if (!MulOk(b, b, &bb) || !MulOk(c, bb, &out[1]))
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output channels of input %s overflow",
-                    ShapeOf(*x).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output channels of input %s overflow", ShapeOf(*x).s);
   // Input view [N, C, H', b1, W', b2], output order [N, b1, b2, C, H', W'].
   const int64_t dims[6] = {n, b, b, c, hh, ww};
   const int64_t strides[6] = {c * h * w, w, 1, h * w, b * w, b};

@@ -50,8 +50,7 @@ Status ParseTerm(KernelContext& ctx, StrView s, size_t* pos, size_t end, Term* t
     if (t->n == kMaxRank + 1)
       return ctx.Fail(EPCTX_INVALID_GRAPH, "equation term has more than %d axes", kMaxRank);
     if (c == '.') {
-      if (t->ellipsis || *pos + 2 >= end || s.data[*pos + 1] != '.' ||
-          s.data[*pos + 2] != '.')
+      if (t->ellipsis || *pos + 2 >= end || s.data[*pos + 1] != '.' || s.data[*pos + 2] != '.')
         return ctx.Fail(EPCTX_INVALID_GRAPH,
                         "equation '%.*s': malformed or repeated '...' at offset %zu", s.len(),
                         s.data, *pos);
@@ -62,8 +61,8 @@ Status ParseTerm(KernelContext& ctx, StrView s, size_t* pos, size_t end, Term* t
     }
     const int id = LetterId(c);
     if (id < 0)
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s': unexpected character '%c'",
-                      s.len(), s.data, c);
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s': unexpected character '%c'", s.len(),
+                      s.data, c);
     t->items[t->n++] = id;
     ++*pos;
   }
@@ -78,10 +77,9 @@ struct Plan {
 };
 
 template <typename T>
-void Contract(uint32_t nops, const TensorRef* const* ops, T* out, uint32_t no,
-              const int64_t* odims, int64_t ost[][kMaxLabels], uint32_t nc,
-              const int64_t* cdims, int64_t cst[][kMaxLabels], int64_t out_count,
-              int64_t c_count) {
+void Contract(uint32_t nops, const TensorRef* const* ops, T* out, uint32_t no, const int64_t* odims,
+              int64_t ost[][kMaxLabels], uint32_t nc, const int64_t* cdims,
+              int64_t cst[][kMaxLabels], int64_t out_count, int64_t c_count) {
   using Acc = typename std::conditional<kIsFloatLike<T>, double, uint64_t>::type;
   const T* src[kMaxOperands];
   for (uint32_t k = 0; k < nops; ++k) src[k] = static_cast<const T*>(ops[k]->data);
@@ -149,8 +147,8 @@ Status Einsum(KernelContext& ctx) {
     ++pos;  // ','
   }
   if (nterms != nops)
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s' has %u terms for %u inputs",
-                    eq.len(), eq.data, nterms, nops);
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s' has %u terms for %u inputs", eq.len(),
+                    eq.data, nterms, nops);
   // Ellipsis widths and label sizes.
   uint32_t ell[kMaxOperands], E = 0;
   for (uint32_t k = 0; k < nops; ++k) {
@@ -187,8 +185,8 @@ Status Einsum(KernelContext& ctx) {
         size[l] = d;
       } else if (d != size[l] && !(broadcast && d == 1)) {
         return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "input %u axis %u has size %lld but its label has size %lld elsewhere",
-                        k, a2, static_cast<long long>(d), static_cast<long long>(size[l]));
+                        "input %u axis %u has size %lld but its label has size %lld elsewhere", k,
+                        a2, static_cast<long long>(d), static_cast<long long>(size[l]));
       }
     }
   }
@@ -201,8 +199,7 @@ Status Einsum(KernelContext& ctx) {
     size_t p = arrow + 2;
     EPCTX_RETURN_IF_ERROR(ParseTerm(ctx, eq, &p, eq.size, &t));
     if (p < eq.size)
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s' has ',' after '->'", eq.len(),
-                      eq.data);
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s' has ',' after '->'", eq.len(), eq.data);
     for (uint32_t i = 0; i < t.n; ++i) {
       if (t.items[i] == kEllipsis) {
         for (uint32_t e = 0; e < E; ++e) out_labels[no++] = static_cast<int32_t>(kLetters + e);
@@ -210,9 +207,8 @@ Status Einsum(KernelContext& ctx) {
       }
       const int32_t l = t.items[i];
       if (!uses[l] || in_out[l])
-        return ctx.Fail(EPCTX_INVALID_GRAPH,
-                        "equation '%.*s': output letter '%c' is %s", eq.len(), eq.data,
-                        l < 26 ? 'a' + l : 'A' + (l - 26),
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "equation '%.*s': output letter '%c' is %s", eq.len(),
+                        eq.data, l < 26 ? 'a' + l : 'A' + (l - 26),
                         uses[l] ? "repeated" : "not in any input");
       out_labels[no++] = l;
       in_out[l] = true;
@@ -268,8 +264,8 @@ Status Einsum(KernelContext& ctx) {
       TensorRef* y = nullptr;
       st = ctx.AllocOutput(0, ops[0]->dtype, no, odims, &y);
       if (!st.ok()) return;
-      Contract<T>(nops, ops, static_cast<T*>(y->data), no, odims, ost, nc, cdims, cst,
-                  out_count, c_count);
+      Contract<T>(nops, ops, static_cast<T*>(y->data), no, odims, ost, nc, cdims, cst, out_count,
+                  c_count);
     }
   });
   if (!ok) return UnsupportedDtype(ctx, "Inputs", ops[0]->dtype);

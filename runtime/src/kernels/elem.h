@@ -59,38 +59,100 @@ inline uint16_t FloatToBF16(float f) {
   return static_cast<uint16_t>(b >> 16);
 }
 
-template <typename T> struct ComputeOf { using type = T; };
-template <> struct ComputeOf<Half> { using type = float; };
-template <> struct ComputeOf<BFloat16> { using type = float; };
-template <typename T> using Compute = typename ComputeOf<T>::type;
+template <typename T>
+struct ComputeOf {
+  using type = T;
+};
+template <>
+struct ComputeOf<Half> {
+  using type = float;
+};
+template <>
+struct ComputeOf<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using Compute = typename ComputeOf<T>::type;
 
-template <typename T> inline Compute<T> Load(T v) { return v; }
+template <typename T>
+inline Compute<T> Load(T v) {
+  return v;
+}
 inline float Load(Half v) { return HalfToFloat(v.bits); }
 inline float Load(BFloat16 v) { return BF16ToFloat(v.bits); }
 
-template <typename T> inline T Store(Compute<T> v) { return static_cast<T>(v); }
-template <> inline Half Store<Half>(float v) { return Half{FloatToHalf(v)}; }
-template <> inline BFloat16 Store<BFloat16>(float v) { return BFloat16{FloatToBF16(v)}; }
+template <typename T>
+inline T Store(Compute<T> v) {
+  return static_cast<T>(v);
+}
+template <>
+inline Half Store<Half>(float v) {
+  return Half{FloatToHalf(v)};
+}
+template <>
+inline BFloat16 Store<BFloat16>(float v) {
+  return BFloat16{FloatToBF16(v)};
+}
 
-template <typename T> constexpr bool kIsFloatLike =
-    std::is_floating_point<T>::value || std::is_same<T, Half>::value ||
-    std::is_same<T, BFloat16>::value;
+template <typename T>
+constexpr bool kIsFloatLike = std::is_floating_point<T>::value || std::is_same<T, Half>::value ||
+                              std::is_same<T, BFloat16>::value;
 
 // The dtype of a C++ element type.
-template <typename T> constexpr int32_t DtypeOf();
-template <> constexpr int32_t DtypeOf<float>() { return EPCTX_DTYPE_FLOAT; }
-template <> constexpr int32_t DtypeOf<double>() { return EPCTX_DTYPE_DOUBLE; }
-template <> constexpr int32_t DtypeOf<Half>() { return EPCTX_DTYPE_FLOAT16; }
-template <> constexpr int32_t DtypeOf<BFloat16>() { return EPCTX_DTYPE_BFLOAT16; }
-template <> constexpr int32_t DtypeOf<int8_t>() { return EPCTX_DTYPE_INT8; }
-template <> constexpr int32_t DtypeOf<int16_t>() { return EPCTX_DTYPE_INT16; }
-template <> constexpr int32_t DtypeOf<int32_t>() { return EPCTX_DTYPE_INT32; }
-template <> constexpr int32_t DtypeOf<int64_t>() { return EPCTX_DTYPE_INT64; }
-template <> constexpr int32_t DtypeOf<uint8_t>() { return EPCTX_DTYPE_UINT8; }
-template <> constexpr int32_t DtypeOf<uint16_t>() { return EPCTX_DTYPE_UINT16; }
-template <> constexpr int32_t DtypeOf<uint32_t>() { return EPCTX_DTYPE_UINT32; }
-template <> constexpr int32_t DtypeOf<uint64_t>() { return EPCTX_DTYPE_UINT64; }
-template <> constexpr int32_t DtypeOf<bool>() { return EPCTX_DTYPE_BOOL; }
+template <typename T>
+constexpr int32_t DtypeOf();
+template <>
+constexpr int32_t DtypeOf<float>() {
+  return EPCTX_DTYPE_FLOAT;
+}
+template <>
+constexpr int32_t DtypeOf<double>() {
+  return EPCTX_DTYPE_DOUBLE;
+}
+template <>
+constexpr int32_t DtypeOf<Half>() {
+  return EPCTX_DTYPE_FLOAT16;
+}
+template <>
+constexpr int32_t DtypeOf<BFloat16>() {
+  return EPCTX_DTYPE_BFLOAT16;
+}
+template <>
+constexpr int32_t DtypeOf<int8_t>() {
+  return EPCTX_DTYPE_INT8;
+}
+template <>
+constexpr int32_t DtypeOf<int16_t>() {
+  return EPCTX_DTYPE_INT16;
+}
+template <>
+constexpr int32_t DtypeOf<int32_t>() {
+  return EPCTX_DTYPE_INT32;
+}
+template <>
+constexpr int32_t DtypeOf<int64_t>() {
+  return EPCTX_DTYPE_INT64;
+}
+template <>
+constexpr int32_t DtypeOf<uint8_t>() {
+  return EPCTX_DTYPE_UINT8;
+}
+template <>
+constexpr int32_t DtypeOf<uint16_t>() {
+  return EPCTX_DTYPE_UINT16;
+}
+template <>
+constexpr int32_t DtypeOf<uint32_t>() {
+  return EPCTX_DTYPE_UINT32;
+}
+template <>
+constexpr int32_t DtypeOf<uint64_t>() {
+  return EPCTX_DTYPE_UINT64;
+}
+template <>
+constexpr int32_t DtypeOf<bool>() {
+  return EPCTX_DTYPE_BOOL;
+}
 
 // Sets of dtypes for Dispatch, as bit masks over the dtype numbers.
 constexpr uint32_t Bit(int32_t dtype) { return 1u << dtype; }

@@ -37,9 +37,7 @@ template <typename T>
 inline Compute<T> Get(const T* p, int64_t i) {
   return Load(p[i]);
 }
-inline bool Get(const bool* p, int64_t i) {
-  return reinterpret_cast<const uint8_t*>(p)[i] != 0;
-}
+inline bool Get(const bool* p, int64_t i) { return reinterpret_cast<const uint8_t*>(p)[i] != 0; }
 
 // Two's-complement arithmetic for any integer type, without signed overflow.
 template <typename T>
@@ -66,8 +64,7 @@ inline T Saturate(double v) {
   if (v != v) return T(0);
   if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
     return std::numeric_limits<T>::lowest();
-  if (v >= static_cast<double>(std::numeric_limits<T>::max()))
-    return std::numeric_limits<T>::max();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(v);
 }
 
@@ -122,17 +119,18 @@ Status MapUnary(KernelContext& ctx, F f) {
 template <typename TA, typename TB, typename TO, typename F>
 void RunRowsSpan(const Broadcast& bc, int64_t e0, int64_t e1, const TA* a, const TB* b, TO* out,
                  F f) {
-  ForEachRowSpan(bc, e0, e1, [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da,
-                                 int64_t db) {
-    const TA* pa = a + oa;
-    const TB* pb = b + ob;
-    TO* po = out + oo;
-    if (da == 1 && db == 1) {
-      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i), Get(pb, i)));
-    } else {
-      for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
-    }
-  });
+  ForEachRowSpan(bc, e0, e1,
+                 [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da, int64_t db) {
+                   const TA* pa = a + oa;
+                   const TB* pb = b + ob;
+                   TO* po = out + oo;
+                   if (da == 1 && db == 1) {
+                     for (int64_t i = 0; i < n; ++i) po[i] = Store<TO>(f(Get(pa, i), Get(pb, i)));
+                   } else {
+                     for (int64_t i = 0; i < n; ++i)
+                       po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
+                   }
+                 });
 }
 
 template <typename TA, typename TB, typename TO, typename F>
@@ -168,8 +166,8 @@ Status CheckNoZero(KernelContext& ctx, const TensorRef& t, const char* what) {
 }
 
 // INVALID_ARGUMENT unless inputs a and b have the same dtype.
-inline Status SameDtype(KernelContext& ctx, const TensorRef& a, const char* an,
-                        const TensorRef& b, const char* bn) {
+inline Status SameDtype(KernelContext& ctx, const TensorRef& a, const char* an, const TensorRef& b,
+                        const char* bn) {
   if (a.dtype != b.dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s is %s but %s is %s; expected one type", an,
                     dtype_name(a.dtype), bn, dtype_name(b.dtype));
@@ -192,9 +190,8 @@ enum class Operands { kInOrder, kSwapped };
 // Divisor::kNonZeroInt an integer B holding 0 is INVALID_ARGUMENT. an and bn
 // name inputs 0 and 1.
 template <uint32_t kMask, typename Out = SameType, Ints kIntMode = Ints::kSigned, typename F>
-Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
-                 const char* an = "A", const char* bn = "B",
-                 Operands order = Operands::kInOrder) {
+Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny, const char* an = "A",
+                 const char* bn = "B", Operands order = Operands::kInOrder) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, an, &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, bn, &b));
@@ -214,23 +211,23 @@ Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny,
   Status st;
   Dispatch<kTwin ? UnsignedTwins(kMask) : kMask>(
       kTwin ? UnsignedTwin(a->dtype) : a->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    using O = OutType<Out, T>;
-    if (divisor == Divisor::kNonZeroInt) {
-      st = CheckNoZero<T>(ctx, *b, bn);
-      if (!st.ok()) return;
-    }
-    TensorRef* y = nullptr;
-    const int32_t out_dtype = std::is_same<Out, SameType>::value ? a->dtype : DtypeOf<O>();
-    st = ctx.AllocOutput(0, out_dtype, bc.out_rank, bc.out_dims, &y);
-    if (!st.ok() || y->elements() == 0) return;
-    // Each thread takes a run of output elements: no element depends on
-    // another, so the split never changes a result.
-    ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
-      RunRowsSpan(bc, e0, e1, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
-                  static_cast<O*>(y->data), f);
-    });
-  });
+        using T = decltype(tag);
+        using O = OutType<Out, T>;
+        if (divisor == Divisor::kNonZeroInt) {
+          st = CheckNoZero<T>(ctx, *b, bn);
+          if (!st.ok()) return;
+        }
+        TensorRef* y = nullptr;
+        const int32_t out_dtype = std::is_same<Out, SameType>::value ? a->dtype : DtypeOf<O>();
+        st = ctx.AllocOutput(0, out_dtype, bc.out_rank, bc.out_dims, &y);
+        if (!st.ok() || y->elements() == 0) return;
+        // Each thread takes a run of output elements: no element depends on
+        // another, so the split never changes a result.
+        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+          RunRowsSpan(bc, e0, e1, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
+                      static_cast<O*>(y->data), f);
+        });
+      });
   return st;
 }
 
@@ -260,34 +257,34 @@ Status MapVariadic(KernelContext& ctx, F f, bool mean = false) {
   Status st;
   Dispatch<kTwin ? UnsignedTwins(kMask) : kMask>(
       kTwin ? UnsignedTwin(first->dtype) : first->dtype, [&](auto tag) {
-    using T = decltype(tag);
-    TensorRef* y = nullptr;
-    st = ctx.AllocOutput(0, first->dtype, rank, dims, &y);
-    if (!st.ok() || y->elements() == 0) return;
-    T* out = static_cast<T*>(y->data);
-    for (uint32_t i = 0; i < ctx.num_inputs(); ++i) {
-      const TensorRef* in = ctx.input(i);
-      Broadcast bc;
-      st = MakeBroadcast(ctx, rank, dims, in->rank, in->dims, &bc);
-      if (!st.ok()) return;
-      if (i == 0) {
-        BroadcastCopy(bc, in->data, out, sizeof(T));
-      } else {
-        // Element runs per thread; each element still folds in input order.
-        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
-          RunRowsSpan(bc, e0, e1, out, static_cast<const T*>(in->data), out, f);
-        });
-      }
-    }
-    if constexpr (kIsFloatLike<T>) {
-      if (mean) {
-        const Compute<T> count = static_cast<Compute<T>>(ctx.num_inputs());
-        ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t j0, int64_t j1) {
-          for (int64_t j = j0; j < j1; ++j) out[j] = Store<T>(Load(out[j]) / count);
-        });
-      }
-    }
-  });
+        using T = decltype(tag);
+        TensorRef* y = nullptr;
+        st = ctx.AllocOutput(0, first->dtype, rank, dims, &y);
+        if (!st.ok() || y->elements() == 0) return;
+        T* out = static_cast<T*>(y->data);
+        for (uint32_t i = 0; i < ctx.num_inputs(); ++i) {
+          const TensorRef* in = ctx.input(i);
+          Broadcast bc;
+          st = MakeBroadcast(ctx, rank, dims, in->rank, in->dims, &bc);
+          if (!st.ok()) return;
+          if (i == 0) {
+            BroadcastCopy(bc, in->data, out, sizeof(T));
+          } else {
+            // Element runs per thread; each element still folds in input order.
+            ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+              RunRowsSpan(bc, e0, e1, out, static_cast<const T*>(in->data), out, f);
+            });
+          }
+        }
+        if constexpr (kIsFloatLike<T>) {
+          if (mean) {
+            const Compute<T> count = static_cast<Compute<T>>(ctx.num_inputs());
+            ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t j0, int64_t j1) {
+              for (int64_t j = j0; j < j1; ++j) out[j] = Store<T>(Load(out[j]) / count);
+            });
+          }
+        }
+      });
   return st;
 }
 

@@ -48,8 +48,8 @@ Status Tile(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *rep, "repeats", reps, kMaxRank, &n));
   const uint32_t r = x->rank;
   if (n != r)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "repeats has %u values, expected %u for input %s",
-                    n, r, ShapeOf(*x).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "repeats has %u values, expected %u for input %s", n, r,
+                    ShapeOf(*x).s);
   int64_t dims[kMaxRank], xs[kMaxRank];
   int64_t walk_dims[kMaxWalkRank], walk_strides[kMaxWalkRank];
   Strides(r, x->dims, xs);

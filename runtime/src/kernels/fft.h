@@ -28,9 +28,9 @@ namespace epctx {
 namespace kern {
 
 struct FftPlan {
-  int64_t n = 0;         // transform length
-  int64_t m = 0;         // radix-2 size: n, or the Bluestein size >= 2n - 1
-  bool inverse = false;  // exp(+2 pi i jk/n), not scaled by 1/n
+  int64_t n = 0;               // transform length
+  int64_t m = 0;               // radix-2 size: n, or the Bluestein size >= 2n - 1
+  bool inverse = false;        // exp(+2 pi i jk/n), not scaled by 1/n
   double* twiddles = nullptr;  // m/2 complex: exp(-2 pi i k/m)
   double* chirp = nullptr;     // Bluestein: n complex w_k
   double* filter = nullptr;    // Bluestein: m complex, transform of conj(w)

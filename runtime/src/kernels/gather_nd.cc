@@ -50,25 +50,25 @@ Status GatherND(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ElementSize(ctx, *x, "data", &es));
   const uint32_t r = x->rank, q = ind->rank;
   if (r == 0 || q == 0)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "data %s and indices %s must both have rank >= 1", ShapeOf(*x).s,
-                    ShapeOf(*ind).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "data %s and indices %s must both have rank >= 1",
+                    ShapeOf(*x).s, ShapeOf(*ind).s);
   const int64_t bd = ctx.opset() >= 12 ? ctx.AttrInt("batch_dims", 0) : 0;
   if (bd < 0 || bd >= static_cast<int64_t>(q) || bd >= static_cast<int64_t>(r))
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "batch_dims %lld is out of range: expected [0, %u) for data rank %u and "
-                    "indices rank %u", static_cast<long long>(bd), r < q ? r : q, r, q);
+                    "indices rank %u",
+                    static_cast<long long>(bd), r < q ? r : q, r, q);
   const uint32_t b = static_cast<uint32_t>(bd);
   const int64_t k = ind->dims[q - 1];
   if (k < 1 || k > static_cast<int64_t>(r - b))
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "indices %s: the last dimension must be in [1, %u] (data rank %u minus "
-                    "batch_dims %u)", ShapeOf(*ind).s, r - b, r, b);
+                    "batch_dims %u)",
+                    ShapeOf(*ind).s, r - b, r, b);
   for (uint32_t d = 0; d < b; ++d)
     if (ind->dims[d] != x->dims[d])
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "indices %s and data %s differ on batch dimension %u", ShapeOf(*ind).s,
-                      ShapeOf(*x).s, d);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "indices %s and data %s differ on batch dimension %u",
+                      ShapeOf(*ind).s, ShapeOf(*x).s, d);
   const uint32_t kk = static_cast<uint32_t>(k);
   const uint32_t out_rank = q - 1 + r - b - kk;
   if (out_rank > static_cast<uint32_t>(kMaxRank))
@@ -100,9 +100,10 @@ Status GatherND(KernelContext& ctx) {
         if (v < -dim || v >= dim)
           return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                           "indices[%llu] = %lld is out of range: expected [%lld, %lld] for "
-                          "axis %u of data %s", static_cast<unsigned long long>(t),
-                          static_cast<long long>(v), static_cast<long long>(-dim),
-                          static_cast<long long>(dim - 1), b + j, ShapeOf(*x).s);
+                          "axis %u of data %s",
+                          static_cast<unsigned long long>(t), static_cast<long long>(v),
+                          static_cast<long long>(-dim), static_cast<long long>(dim - 1), b + j,
+                          ShapeOf(*x).s);
         if (v < 0) v += dim;
         off += v * xs[b + j];
       }

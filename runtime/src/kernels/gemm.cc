@@ -54,9 +54,9 @@ void PackShifted(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t n
 
 }  // namespace
 
-static uk::Gemm MakeGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-                         float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
-                         float beta, float* C, int64_t ldc) {
+static uk::Gemm MakeGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+                         const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                         float* C, int64_t ldc) {
   uk::Gemm g;
   g.trans_a = trans_a;
   g.trans_b = trans_b;
@@ -74,9 +74,9 @@ static uk::Gemm MakeGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64
   return g;
 }
 
-void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, float* workspace) {
+void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+           float* workspace) {
   uk::Sgemm(MakeGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), workspace);
 }
 
@@ -124,8 +124,8 @@ void GemmRunner::Run(const uk::Gemm& g) const {
 }
 
 void GemmRunner::Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                     float* C, int64_t ldc) const {
+                     const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                     int64_t ldc) const {
   Run(MakeGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 

@@ -30,9 +30,9 @@ inline uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
 // op(B) is K x N: B is K x N (ldb >= N) or, when trans_b, N x K (ldb >= K).
 // beta == 0 overwrites C without reading it. `workspace` holds
 // SgemmWorkspaceFloats(M, N, K) floats, 64-byte aligned preferred.
-void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-           float alpha, const float* A, int64_t lda, const float* B,
-           int64_t ldb, float beta, float* C, int64_t ldc, float* workspace);
+void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+           float* workspace);
 
 // Runs products on the kernel's threads: each is cut into blocks of whole
 // tiles (columns in multiples of uk::kNr, or rows in multiples of
@@ -51,9 +51,8 @@ class GemmRunner {
   Status Init(KernelContext& ctx, int64_t M, int64_t N, int64_t K);
   void Run(const uk::Gemm& g) const;
   // The BLAS-like call of Sgemm above.
-  void Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc) const;
+  void Run(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc) const;
 
  private:
   const KernelContext* ctx_ = nullptr;

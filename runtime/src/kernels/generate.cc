@@ -77,8 +77,8 @@ Status ConstantOfShape(KernelContext& ctx) {
     if (!shape_elements(t->dims, t->rank, &n) || n != 1 || !t->data || t->bytes < es)
       return ctx.Fail(EPCTX_INVALID_GRAPH,
                       "attribute value must hold exactly one element, found shape %s "
-                      "with %llu bytes", ShapeOf(t->rank, t->dims).s,
-                      static_cast<unsigned long long>(t->bytes));
+                      "with %llu bytes",
+                      ShapeOf(t->rank, t->dims).s, static_cast<unsigned long long>(t->bytes));
     dtype = t->dtype;
     value = t->data;
   }
@@ -111,8 +111,8 @@ Status Range(KernelContext& ctx) {
   Status st = Status::Ok();
   const bool ok = Dispatch<kRangeTypes>(start->dtype, [&](auto tag) {
     using T = decltype(tag);
-    constexpr bool kRangeType = std::is_floating_point<T>::value ||
-                                (std::is_signed<T>::value && sizeof(T) >= 2);
+    constexpr bool kRangeType =
+        std::is_floating_point<T>::value || (std::is_signed<T>::value && sizeof(T) >= 2);
     if constexpr (kRangeType) {
       const T s = *static_cast<const T*>(start->data);
       const T l = *static_cast<const T*>(limit->data);
@@ -212,8 +212,8 @@ Status OneHot(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "depth must be a scalar, found shape %s",
                     ShapeOf(*depth_t).s);
   if (values->rank != 1 || values->dims[0] != 2)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "values must have shape [2] (off, on), found %s", ShapeOf(*values).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "values must have shape [2] (off, on), found %s",
+                    ShapeOf(*values).s);
   int64_t depth = 0;
   if (!NumberAsInt(*depth_t, 0, &depth) || depth < 1)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "depth must be >= 1, found %lld",

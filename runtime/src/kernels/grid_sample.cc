@@ -86,9 +86,9 @@ void CubicCoeffs(T x, T* c) {
 template <typename T>
 struct Sampler {
   PadMode pad;
-  uint32_t nd;          // 2 or 3 spatial axes
-  int64_t size[3];      // input sizes, x (W) first
-  T lo[3], hi[3];       // reflection borders per axis, x first
+  uint32_t nd;      // 2 or 3 spatial axes
+  int64_t size[3];  // input sizes, x (W) first
+  T lo[3], hi[3];   // reflection borders per axis, x first
   const T* plane;
 
   // The pixel at integer position p (x first) under the padding mode.
@@ -217,8 +217,7 @@ Status GridSample(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_GRAPH, "mode is '%.*s', expected %s", m.len(), m.data,
                     v20 ? "linear, nearest or cubic" : "bilinear, nearest or bicubic");
   if (mode == Mode::kCubic && nd != 2)
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "cubic mode needs a 4-D input, found %s",
-                    ShapeOf(*x).s);
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "cubic mode needs a 4-D input, found %s", ShapeOf(*x).s);
   StrView pm = ctx.AttrString("padding_mode", "zeros");
   PadMode pad;
   if (pm.eq("zeros")) pad = PadMode::kZeros;
@@ -240,12 +239,10 @@ Status GridSample(KernelContext& ctx) {
   if (y->elements() == 0) return Status::Ok();
   for (uint32_t a = 2; a < x->rank; ++a)
     if (x->dims[a] == 0)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "cannot sample the empty input %s",
-                      ShapeOf(*x).s);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "cannot sample the empty input %s", ShapeOf(*x).s);
   if (x->dtype == EPCTX_DTYPE_FLOAT)
     SampleAll(*x, *grid, mode, pad, align != 0, static_cast<float*>(y->data));
-  else
-    SampleAll(*x, *grid, mode, pad, align != 0, static_cast<double*>(y->data));
+  else SampleAll(*x, *grid, mode, pad, align != 0, static_cast<double*>(y->data));
   return Status::Ok();
 }
 

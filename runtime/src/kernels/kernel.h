@@ -47,11 +47,11 @@ using ValueSink = Status (*)(void* user, size_t index, const TensorRef& value);
 struct KernelHost {
   void* user;
   // Allocates output i with that type and shape (bytes from the shape).
-  Status (*alloc_output)(void* user, uint32_t index, int32_t dtype,
-                         uint32_t rank, const int64_t* dims, TensorRef** out);
+  Status (*alloc_output)(void* user, uint32_t index, int32_t dtype, uint32_t rank,
+                         const int64_t* dims, TensorRef** out);
   // Makes output i a view of existing data (must outlive the run).
-  Status (*view_output)(void* user, uint32_t index, int32_t dtype,
-                        uint32_t rank, const int64_t* dims, const void* data);
+  Status (*view_output)(void* user, uint32_t index, int32_t dtype, uint32_t rank,
+                        const int64_t* dims, const void* data);
   // Temporary memory for the kernel, freed at the end of the run.
   void* (*scratch)(void* user, uint64_t bytes, uint32_t alignment);
   // Runs the subgraph of the node's GRAPH attribute `attr` (If, Loop, Scan)
@@ -59,8 +59,8 @@ struct KernelHost {
   // emit. Values of the enclosing graphs are visible inside. nullptr where
   // subgraphs cannot run (kernel tests without a session).
   Status (*run_subgraph)(void* user, const onnx::AttributeView& attr,
-                         const TensorRef* const* inputs, uint32_t num_inputs,
-                         ValueSink emit, void* emit_user) = nullptr;
+                         const TensorRef* const* inputs, uint32_t num_inputs, ValueSink emit,
+                         void* emit_user) = nullptr;
   // The session's intra-op pool, shared with concurrent runs; nullptr: the
   // kernel runs on the caller's thread only.
   ThreadPool* pool = nullptr;
@@ -68,11 +68,9 @@ struct KernelHost {
 
 class KernelContext {
  public:
-  KernelContext(const onnx::NodeView& node, int64_t opset,
-                const TensorRef* const* inputs, uint32_t num_inputs,
-                const KernelHost& host)
-      : node_(node), opset_(opset), inputs_(inputs), num_inputs_(num_inputs),
-        host_(host) {}
+  KernelContext(const onnx::NodeView& node, int64_t opset, const TensorRef* const* inputs,
+                uint32_t num_inputs, const KernelHost& host)
+      : node_(node), opset_(opset), inputs_(inputs), num_inputs_(num_inputs), host_(host) {}
 
   const onnx::NodeView& node() const { return node_; }
   int64_t opset() const { return opset_; }  // of the node's domain
@@ -80,16 +78,14 @@ class KernelContext {
   uint32_t num_inputs() const { return num_inputs_; }
   uint32_t num_outputs() const { return node_.num_outputs; }
   // nullptr when input i is absent (past the end or an empty name).
-  const TensorRef* input(uint32_t i) const {
-    return i < num_inputs_ ? inputs_[i] : nullptr;
-  }
+  const TensorRef* input(uint32_t i) const { return i < num_inputs_ ? inputs_[i] : nullptr; }
 
-  Status AllocOutput(uint32_t i, int32_t dtype, uint32_t rank,
-                     const int64_t* dims, TensorRef** out) {
+  Status AllocOutput(uint32_t i, int32_t dtype, uint32_t rank, const int64_t* dims,
+                     TensorRef** out) {
     return host_.alloc_output(host_.user, i, dtype, rank, dims, out);
   }
-  Status ViewOutput(uint32_t i, int32_t dtype, uint32_t rank,
-                    const int64_t* dims, const void* data) {
+  Status ViewOutput(uint32_t i, int32_t dtype, uint32_t rank, const int64_t* dims,
+                    const void* data) {
     return host_.view_output(host_.user, i, dtype, rank, dims, data);
   }
   void* Scratch(uint64_t bytes, uint32_t alignment = 16) {
@@ -118,8 +114,9 @@ class KernelContext {
   // it too (an inlined serial loop would double every elementwise op).
   template <typename F>
   void ParallelFor(uint32_t chunks, const F& f) const {
-    RunChunks(chunks, [](void* u, uint32_t c, uint32_t w) { (*static_cast<const F*>(u))(c, w); },
-              const_cast<F*>(&f));
+    RunChunks(
+        chunks, [](void* u, uint32_t c, uint32_t w) { (*static_cast<const F*>(u))(c, w); },
+        const_cast<F*>(&f));
   }
 
   // Calls f(lo, hi) over [0, n) cut into Chunks(n, work_per_unit) even
@@ -149,15 +146,14 @@ class KernelContext {
   const onnx::GraphView* AttrGraph(const char* name) const;
   // Runs the subgraph of GRAPH attribute `name` (KernelHost::run_subgraph);
   // INVALID_GRAPH when the node has no such attribute.
-  Status RunSubgraph(const char* name, const TensorRef* const* inputs,
-                     uint32_t num_inputs, ValueSink emit, void* emit_user);
+  Status RunSubgraph(const char* name, const TensorRef* const* inputs, uint32_t num_inputs,
+                     ValueSink emit, void* emit_user);
   // INVALID_GRAPH naming the first attribute read with the wrong type
   // (expected vs found), or Ok.
   Status AttrStatus() const;
 
   // An error naming this node and op: "<Op> node '<name>': <message>".
-  Status Fail(int code, const char* fmt, ...) const
-      __attribute__((format(printf, 3, 4)));
+  Status Fail(int code, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
 
  private:
   const onnx::NodeView& node_;

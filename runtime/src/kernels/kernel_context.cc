@@ -47,8 +47,7 @@ StrView KernelContext::AttrString(const char* name, const char* def) const {
   return v;
 }
 
-bool KernelContext::AttrInts(const char* name, const int64_t** values,
-                             uint32_t* count) const {
+bool KernelContext::AttrInts(const char* name, const int64_t** values, uint32_t* count) const {
   const onnx::AttributeView* a = Typed(name, onnx::AttrType::kInts);
   if (!a) return false;
   *values = a->ints;
@@ -56,8 +55,7 @@ bool KernelContext::AttrInts(const char* name, const int64_t** values,
   return true;
 }
 
-bool KernelContext::AttrFloats(const char* name, const float** values,
-                               uint32_t* count) const {
+bool KernelContext::AttrFloats(const char* name, const float** values, uint32_t* count) const {
   const onnx::AttributeView* a = Typed(name, onnx::AttrType::kFloats);
   if (!a) return false;
   *values = a->floats;
@@ -93,9 +91,8 @@ Status KernelContext::Fail(int code, const char* fmt, ...) const {
   va_start(ap, fmt);
   vformat(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  return Status::Error(code, "%.*s node '%.*s': %s", node_.op_type.len(),
-                       node_.op_type.data, node_.name.len(), node_.name.data,
-                       msg);
+  return Status::Error(code, "%.*s node '%.*s': %s", node_.op_type.len(), node_.op_type.data,
+                       node_.name.len(), node_.name.data, msg);
 }
 
 void KernelContext::RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const {

@@ -13,62 +13,51 @@ ShapeText ShapeOf(uint32_t rank, const int64_t* dims) {
   size_t n = 0;
   t.s[n++] = '[';
   for (uint32_t i = 0; i < rank && n < sizeof(t.s) - 24; ++i)
-    n += format(t.s + n, sizeof(t.s) - n, i ? ",%lld" : "%lld",
-                static_cast<long long>(dims[i]));
+    n += format(t.s + n, sizeof(t.s) - n, i ? ",%lld" : "%lld", static_cast<long long>(dims[i]));
   format(t.s + n, sizeof(t.s) - n, "]");
   return t;
 }
 
-Status Input(KernelContext& ctx, uint32_t i, const char* what,
-             const TensorRef** out) {
+Status Input(KernelContext& ctx, uint32_t i, const char* what, const TensorRef** out) {
   const TensorRef* t = ctx.input(i);
-  if (!t)
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "input %u (%s) is missing", i, what);
+  if (!t) return ctx.Fail(EPCTX_INVALID_GRAPH, "input %u (%s) is missing", i, what);
   *out = t;
   return Status::Ok();
 }
 
 Status UnsupportedDtype(KernelContext& ctx, const char* what, int32_t dtype) {
-  return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
-                  "%s has dtype %s, which this kernel does not support", what,
-                  dtype_name(dtype));
+  return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "%s has dtype %s, which this kernel does not support",
+                  what, dtype_name(dtype));
 }
 
-Status FloatInput(KernelContext& ctx, uint32_t i, const char* what,
-                  const TensorRef** out) {
+Status FloatInput(KernelContext& ctx, uint32_t i, const char* what, const TensorRef** out) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, i, what, out));
-  if ((*out)->dtype != EPCTX_DTYPE_FLOAT)
-    return UnsupportedDtype(ctx, what, (*out)->dtype);
+  if ((*out)->dtype != EPCTX_DTYPE_FLOAT) return UnsupportedDtype(ctx, what, (*out)->dtype);
   return Status::Ok();
 }
 
-Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what,
-                   uint32_t rank) {
+Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what, uint32_t rank) {
   if (t.rank != rank)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s must have rank %u, found rank %u (shape %s)", what, rank,
-                    t.rank, ShapeOf(t).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must have rank %u, found rank %u (shape %s)", what,
+                    rank, t.rank, ShapeOf(t).s);
   return Status::Ok();
 }
 
-Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
-                int64_t* out, uint32_t cap, uint32_t* count) {
+Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what, int64_t* out,
+                uint32_t cap, uint32_t* count) {
   if (t.dtype != EPCTX_DTYPE_INT64 && t.dtype != EPCTX_DTYPE_INT32)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s must be int64 or int32, found %s", what,
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be int64 or int32, found %s", what,
                     dtype_name(t.dtype));
   if (t.rank > 1)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be 1-D, found shape %s",
-                    what, ShapeOf(t).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be 1-D, found shape %s", what, ShapeOf(t).s);
   uint64_t n = t.elements();
   if (n > cap)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s has %llu elements, expected at most %u", what,
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has %llu elements, expected at most %u", what,
                     static_cast<unsigned long long>(n), cap);
   size_t es = t.dtype == EPCTX_DTYPE_INT64 ? 8 : 4;
   if (n > 0 && (!t.data || t.bytes < n * es))
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has no data for %llu elements",
-                    what, static_cast<unsigned long long>(n));
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has no data for %llu elements", what,
+                    static_cast<unsigned long long>(n));
   for (uint64_t i = 0; i < n; ++i) {
     if (es == 8) {
       out[i] = static_cast<const int64_t*>(t.data)[i];
@@ -80,24 +69,24 @@ Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
   return Status::Ok();
 }
 
-Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out,
-                    uint32_t* count, bool* present) {
+Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out, uint32_t* count,
+                    bool* present) {
   *count = 0;
   *present = false;
   const int64_t* v = nullptr;
   uint32_t n = 0;
   if (!ctx.AttrInts(name, &v, &n)) return Status::Ok();
   if (n > static_cast<uint32_t>(kMaxRank))
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute %s has %u values, at most %d allowed",
-                    name, n, kMaxRank);
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute %s has %u values, at most %d allowed", name, n,
+                    kMaxRank);
   for (uint32_t i = 0; i < n; ++i) out[i] = v[i];
   *count = n;
   *present = true;
   return Status::Ok();
 }
 
-Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
-                uint32_t* count, bool* present) {
+Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes, uint32_t* count,
+                bool* present) {
   if (ctx.opset() < input_from) return ReadIntsAttr(ctx, "axes", axes, count, present);
   *count = 0;
   *present = false;
@@ -108,36 +97,27 @@ Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
   return Status::Ok();
 }
 
-Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
-                       const char* what, float* out) {
+Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t, const char* what, float* out) {
   if (t.elements() != 1 || !t.data)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s must be a scalar, found shape %s", what, ShapeOf(t).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar, found shape %s", what,
+                    ShapeOf(t).s);
   switch (t.dtype) {
     case EPCTX_DTYPE_FLOAT: *out = *static_cast<const float*>(t.data); break;
-    case EPCTX_DTYPE_DOUBLE:
-      *out = static_cast<float>(*static_cast<const double*>(t.data));
-      break;
-    case EPCTX_DTYPE_INT32:
-      *out = static_cast<float>(*static_cast<const int32_t*>(t.data));
-      break;
-    case EPCTX_DTYPE_INT64:
-      *out = static_cast<float>(*static_cast<const int64_t*>(t.data));
-      break;
+    case EPCTX_DTYPE_DOUBLE: *out = static_cast<float>(*static_cast<const double*>(t.data)); break;
+    case EPCTX_DTYPE_INT32: *out = static_cast<float>(*static_cast<const int32_t*>(t.data)); break;
+    case EPCTX_DTYPE_INT64: *out = static_cast<float>(*static_cast<const int64_t*>(t.data)); break;
     default: return UnsupportedDtype(ctx, what, t.dtype);
   }
   return Status::Ok();
 }
 
-Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
-                     const char* what, int64_t* out) {
+Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank, const char* what,
+                     int64_t* out) {
   if (axis < -rank || axis >= rank)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s %lld is out of range: expected [%lld, %lld] for rank %lld",
-                    what, static_cast<long long>(axis),
-                    static_cast<long long>(-rank),
-                    static_cast<long long>(rank - 1),
-                    static_cast<long long>(rank));
+                    "%s %lld is out of range: expected [%lld, %lld] for rank %lld", what,
+                    static_cast<long long>(axis), static_cast<long long>(-rank),
+                    static_cast<long long>(rank - 1), static_cast<long long>(rank));
   *out = axis < 0 ? axis + rank : axis;
   return Status::Ok();
 }
@@ -174,15 +154,13 @@ bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out) {
   return true;
 }
 
-Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims,
-                  size_t bytes_per_element, const char* what) {
+Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims, size_t bytes_per_element,
+                  const char* what) {
   int64_t n = 0;
   int64_t bytes = 0;
   if (rank > static_cast<uint32_t>(kMaxRank) || !Product(dims, 0, rank, &n) ||
-      !MulOk(n, static_cast<int64_t>(bytes_per_element ? bytes_per_element : 1),
-             &bytes))
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s shape %s is invalid or too large", what,
+      !MulOk(n, static_cast<int64_t>(bytes_per_element ? bytes_per_element : 1), &bytes))
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s shape %s is invalid or too large", what,
                     ShapeOf(rank > static_cast<uint32_t>(kMaxRank) ? 0 : rank, dims).s);
   return Status::Ok();
 }

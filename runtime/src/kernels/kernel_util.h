@@ -22,36 +22,32 @@ ShapeText ShapeOf(uint32_t rank, const int64_t* dims);
 inline ShapeText ShapeOf(const TensorRef& t) { return ShapeOf(t.rank, t.dims); }
 
 // Input i, which must be present (else INVALID_GRAPH naming `what`).
-Status Input(KernelContext& ctx, uint32_t i, const char* what,
-             const TensorRef** out);
+Status Input(KernelContext& ctx, uint32_t i, const char* what, const TensorRef** out);
 // Input i with dtype float (else NOT_IMPLEMENTED naming the dtype).
-Status FloatInput(KernelContext& ctx, uint32_t i, const char* what,
-                  const TensorRef** out);
+Status FloatInput(KernelContext& ctx, uint32_t i, const char* what, const TensorRef** out);
 // NOT_IMPLEMENTED "<what> has dtype <name>, which this kernel does not support".
 Status UnsupportedDtype(KernelContext& ctx, const char* what, int32_t dtype);
 // INVALID_ARGUMENT unless t has that rank.
-Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what,
-                   uint32_t rank);
+Status RequireRank(KernelContext& ctx, const TensorRef& t, const char* what, uint32_t rank);
 
 // Reads an int32/int64 tensor of rank 0 or 1 with at most `cap` elements.
-Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what,
-                int64_t* out, uint32_t cap, uint32_t* count);
+Status ReadInts(KernelContext& ctx, const TensorRef& t, const char* what, int64_t* out,
+                uint32_t cap, uint32_t* count);
 // Copies the ints attribute `name` into out[0..*count) and sets *present;
 // *count = 0 and *present = false when absent. INVALID_GRAPH when it has more
 // than kMaxRank values (out must hold kMaxRank).
-Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out,
-                    uint32_t* count, bool* present);
+Status ReadIntsAttr(KernelContext& ctx, const char* name, int64_t* out, uint32_t* count,
+                    bool* present);
 // Axes (at most kMaxRank) from the `axes` attribute below opset
 // `input_from`, or from the optional input 1 from that opset on.
-Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes,
-                uint32_t* count, bool* present);
+Status ReadAxes(KernelContext& ctx, int64_t input_from, int64_t* axes, uint32_t* count,
+                bool* present);
 // Reads a float/double/int scalar (rank 0 or one element) as float.
-Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t,
-                       const char* what, float* out);
+Status ReadScalarFloat(KernelContext& ctx, const TensorRef& t, const char* what, float* out);
 
 // axis in [-rank, rank) into [0, rank); INVALID_ARGUMENT otherwise.
-Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank,
-                     const char* what, int64_t* out);
+Status NormalizeAxis(KernelContext& ctx, int64_t axis, int64_t rank, const char* what,
+                     int64_t* out);
 
 // Row-major strides of dims (in elements); all 0 when a dim is 0, so that no
 // stride of an empty tensor overflows (its other dims may be huge).
@@ -61,8 +57,8 @@ void Strides(uint32_t rank, const int64_t* dims, int64_t* strides);
 // *off == sum(idx[i] * strides[i]) for each stride set given (b may be
 // nullptr). n may be 0 (a rank-0 or rank-1 walk has no outer index): callers
 // pass `rank ? rank - 1 : 0`, never `rank - 1` unguarded.
-inline void NextIndex(uint32_t n, const int64_t* dims, int64_t* idx, const int64_t* sa,
-                      int64_t* oa, const int64_t* sb = nullptr, int64_t* ob = nullptr) {
+inline void NextIndex(uint32_t n, const int64_t* dims, int64_t* idx, const int64_t* sa, int64_t* oa,
+                      const int64_t* sb = nullptr, int64_t* ob = nullptr) {
   for (uint32_t i = n; i-- > 0;) {
     if (sa) *oa += sa[i];
     if (sb) *ob += sb[i];
@@ -80,14 +76,12 @@ inline uint32_t OuterRank(uint32_t r) { return r ? r - 1 : 0; }
 bool Product(const int64_t* dims, uint32_t begin, uint32_t end, int64_t* out);
 
 // a * b for non-negative values; false on overflow.
-inline bool MulOk(int64_t a, int64_t b, int64_t* out) {
-  return !__builtin_mul_overflow(a, b, out);
-}
+inline bool MulOk(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
 // INVALID_ARGUMENT when the element count of a shape overflows int64 or
 // exceeds what `bytes_per_element` bytes each can address.
-Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims,
-                  size_t bytes_per_element, const char* what);
+Status CheckShape(KernelContext& ctx, uint32_t rank, const int64_t* dims, size_t bytes_per_element,
+                  const char* what);
 
 // Scratch memory of n elements of T, OUT_OF_MEMORY naming the kernel (T
 // may be a pointer type, hence the NOLINT).

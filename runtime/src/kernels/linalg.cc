@@ -58,9 +58,9 @@ bool Whole(float v, int64_t* out) {
   return true;
 }
 
-Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
-                   const TensorRef* c, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
-                   int64_t c_rows, int64_t c_cols, float alpha, float beta, float* Y) {
+Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b, const TensorRef* c,
+                   bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t c_rows,
+                   int64_t c_cols, float alpha, float beta, float* Y) {
   if (c && beta != 0.0f) {
     const float* C = static_cast<const float*>(c->data);
     for (int64_t i = 0; i < M; ++i)
@@ -78,8 +78,8 @@ Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
 
 }  // namespace
 
-Status PlanMatMul(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
-                  size_t y_elem_size, MatMulPlan* p) {
+Status PlanMatMul(KernelContext& ctx, const TensorRef& a, const TensorRef& b, size_t y_elem_size,
+                  MatMulPlan* p) {
   if (a.rank < 1 || b.rank < 1)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "inputs must have rank >= 1, found A %s and B %s",
                     ShapeOf(a).s, ShapeOf(b).s);
@@ -112,8 +112,7 @@ Status Gemm(KernelContext& ctx) {
   const TensorRef *a, *b, *c = ctx.input(2);
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (!InMask(a->dtype, kMatMulTypes))
-    return UnsupportedDtype(ctx, "A", a->dtype);
+  if (!InMask(a->dtype, kMatMulTypes)) return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *a, "A", 2));
   EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *b, "B", 2));
@@ -129,20 +128,18 @@ Status Gemm(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "inner dimensions differ: A %s (transA=%d) has K=%lld, B %s "
                     "(transB=%d) has K=%lld",
-                    ShapeOf(*a).s, ta ? 1 : 0, static_cast<long long>(K),
-                    ShapeOf(*b).s, tb ? 1 : 0, static_cast<long long>(KB));
+                    ShapeOf(*a).s, ta ? 1 : 0, static_cast<long long>(K), ShapeOf(*b).s, tb ? 1 : 0,
+                    static_cast<long long>(KB));
   int64_t c_rows = 1, c_cols = 1;
   if (c) {
     EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *c, "C"));
     if (c->rank > 2)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "C must have rank <= 2, found %s",
-                      ShapeOf(*c).s);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "C must have rank <= 2, found %s", ShapeOf(*c).s);
     if (c->rank >= 1) c_cols = c->dims[c->rank - 1];
     if (c->rank == 2) c_rows = c->dims[0];
     if ((c_rows != 1 && c_rows != M) || (c_cols != 1 && c_cols != N))
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "C %s does not broadcast to [%lld,%lld]", ShapeOf(*c).s,
-                      static_cast<long long>(M), static_cast<long long>(N));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "C %s does not broadcast to [%lld,%lld]",
+                      ShapeOf(*c).s, static_cast<long long>(M), static_cast<long long>(N));
   } else {
     beta = 0.0f;
   }
@@ -171,12 +168,11 @@ Status Gemm(KernelContext& ctx) {
     if (!st.ok()) return;
     const T* Cd = c ? static_cast<const T*>(c->data) : nullptr;
     T* Y = static_cast<T*>(y->data);
-    RowGemm<T>(ta, tb, M, N, K, static_cast<const T*>(a->data),
-               static_cast<const T*>(b->data), acc, [&](int64_t i, const C* row) {
+    RowGemm<T>(ta, tb, M, N, K, static_cast<const T*>(a->data), static_cast<const T*>(b->data), acc,
+               [&](int64_t i, const C* row) {
                  for (int64_t j = 0; j < N; ++j) {
-                   const C cv = Cd ? Load(Cd[(c_rows == 1 ? 0 : i) * c_cols +
-                                             (c_cols == 1 ? 0 : j)])
-                                   : C(0);
+                   const C cv =
+                       Cd ? Load(Cd[(c_rows == 1 ? 0 : i) * c_cols + (c_cols == 1 ? 0 : j)]) : C(0);
                    if constexpr (std::is_integral<C>::value) {
                      const C r = MulAdd<C>(C(0), row[j], static_cast<C>(alpha_i));
                      Y[i * N + j] = MulAdd<C>(r, cv, static_cast<C>(beta_i));
@@ -195,8 +191,7 @@ Status MatMul(KernelContext& ctx) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "A", &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "B", &b));
-  if (!InMask(a->dtype, kMatMulTypes))
-    return UnsupportedDtype(ctx, "A", a->dtype);
+  if (!InMask(a->dtype, kMatMulTypes)) return UnsupportedDtype(ctx, "A", a->dtype);
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *a, *b, "B"));
   MatMulPlan p;
   EPCTX_RETURN_IF_ERROR(PlanMatMul(ctx, *a, *b, dtype_size(a->dtype), &p));

@@ -21,7 +21,7 @@ namespace kern {
 
 struct MatMulPlan {
   int64_t M = 0, N = 0, K = 0;
-  Broadcast bc;          // over the batch dimensions
+  Broadcast bc;  // over the batch dimensions
   int64_t batches = 1;
   uint32_t yrank = 0;
   int64_t ydims[kMaxRank] = {};
@@ -29,21 +29,26 @@ struct MatMulPlan {
 
 // Checks ranks and K, and computes Y's shape (checked for `y_elem_size`-byte
 // elements). INVALID_ARGUMENT naming both shapes on mismatch.
-Status PlanMatMul(KernelContext& ctx, const TensorRef& a, const TensorRef& b,
-                  size_t y_elem_size, MatMulPlan* p);
+Status PlanMatMul(KernelContext& ctx, const TensorRef& a, const TensorRef& b, size_t y_elem_size,
+                  MatMulPlan* p);
 
 // f(a_matrix, b_matrix, y_matrix) for every output matrix.
 template <typename F>
 void ForEachMatrix(const MatMulPlan& p, F f) {
-  ForEachRow(p.bc, [&](int64_t oa, int64_t ob, int64_t t0, int64_t n, int64_t sa,
-                       int64_t sb) {
+  ForEachRow(p.bc, [&](int64_t oa, int64_t ob, int64_t t0, int64_t n, int64_t sa, int64_t sb) {
     for (int64_t j = 0; j < n; ++j) f(oa + j * sa, ob + j * sb, t0 + j);
   });
 }
 
 // The unsigned type integer arithmetic on T wraps through.
-template <typename T> struct WrapOf { using type = typename std::make_unsigned<T>::type; };
-template <> struct WrapOf<bool> { using type = unsigned; };
+template <typename T>
+struct WrapOf {
+  using type = typename std::make_unsigned<T>::type;
+};
+template <>
+struct WrapOf<bool> {
+  using type = unsigned;
+};
 
 // acc + a * b; integers wrap (two's complement) instead of overflowing.
 template <typename T>

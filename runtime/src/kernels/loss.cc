@@ -45,8 +45,7 @@ Status ReadLoss(KernelContext& ctx, const char* in_name, const char* target_name
   const TensorRef& x = *a->input;
   const TensorRef& t = *a->target;
   constexpr uint32_t kTypes = kFloats;
-  if (!InMask(x.dtype, kTypes))
-    return UnsupportedDtype(ctx, in_name, x.dtype);
+  if (!InMask(x.dtype, kTypes)) return UnsupportedDtype(ctx, in_name, x.dtype);
   if (t.dtype != EPCTX_DTYPE_INT32 && t.dtype != EPCTX_DTYPE_INT64)
     return UnsupportedDtype(ctx, target_name, t.dtype);
   const StrView r = ctx.AttrString("reduction", "mean");
@@ -57,8 +56,8 @@ Status ReadLoss(KernelContext& ctx, const char* in_name, const char* target_name
   } else if (r.eq("mean")) {
     a->reduction = Reduction::kMean;
   } else {
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "reduction is '%.*s', expected none, sum or mean",
-                    r.len(), r.data);
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "reduction is '%.*s', expected none, sum or mean", r.len(),
+                    r.data);
   }
   a->has_ignore = ctx.node().attr("ignore_index") != nullptr;
   a->ignore_index = ctx.AttrInt("ignore_index", 0);
@@ -77,8 +76,8 @@ Status ReadLoss(KernelContext& ctx, const char* in_name, const char* target_name
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s has dtype %s, expected %s's %s", weight_name,
                       dtype_name(w.dtype), in_name, dtype_name(x.dtype));
     if (w.rank != 1 || w.dims[0] != a->C)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must have shape [%lld], found %s",
-                      weight_name, static_cast<long long>(a->C), ShapeOf(w).s);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must have shape [%lld], found %s", weight_name,
+                      static_cast<long long>(a->C), ShapeOf(w).s);
   }
   return Status::Ok();
 }
@@ -89,8 +88,7 @@ template <typename T, typename P>
 Status NllCore(KernelContext& ctx, const LossArgs& a, const P* logp) {
   TensorRef* out = nullptr;
   if (a.reduction == Reduction::kNone) {
-    EPCTX_RETURN_IF_ERROR(
-        ctx.AllocOutput(0, a.input->dtype, a.target->rank, a.target->dims, &out));
+    EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, a.input->dtype, a.target->rank, a.target->dims, &out));
   } else {
     EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, a.input->dtype, 0, nullptr, &out));
   }
@@ -119,10 +117,8 @@ Status NllCore(KernelContext& ctx, const LossArgs& a, const P* logp) {
           l = -static_cast<double>(Load(logp[(n * C + t) * D + d])) * w;
           wsum += w;
         }
-        if (a.reduction == Reduction::kNone)
-          y[n * D + d] = Store<T>(static_cast<Compute<T>>(l));
-        else
-          sum += l;
+        if (a.reduction == Reduction::kNone) y[n * D + d] = Store<T>(static_cast<Compute<T>>(l));
+        else sum += l;
       }
   });
   EPCTX_RETURN_IF_ERROR(st);

@@ -23,8 +23,7 @@ Status MaxUnpool(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "I", &ind));
   const size_t es = dtype_size(x->dtype);
-  if (!InMask(x->dtype, kFloats))
-    return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(x->dtype, kFloats)) return UnsupportedDtype(ctx, "X", x->dtype);
   if (ind->dtype != EPCTX_DTYPE_INT64) return UnsupportedDtype(ctx, "I", ind->dtype);
   if (x->rank < 3 || x->rank > 2 + kMaxSpatial)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X must have rank 3, 4 or 5, found shape %s",
@@ -53,7 +52,8 @@ Status MaxUnpool(KernelContext& ctx) {
     if (ydims[2 + i] <= 0)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "the output size on spatial axis %u is %lld; check kernel_shape, "
-                      "strides and pads", i, static_cast<long long>(ydims[2 + i]));
+                      "strides and pads",
+                      i, static_cast<long long>(ydims[2 + i]));
   }
   EPCTX_RETURN_IF_ERROR(CheckShape(ctx, x->rank, ydims, es, "output Y"));
   if (const TensorRef* os = ctx.input(2)) {
@@ -61,8 +61,8 @@ Status MaxUnpool(KernelContext& ctx) {
     uint32_t n = 0;
     EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *os, "output_shape", given, kMaxRank, &n));
     if (n != x->rank)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output_shape has %u values, expected rank %u",
-                      n, x->rank);
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output_shape has %u values, expected rank %u", n,
+                      x->rank);
     for (uint32_t i = 0; i < n; ++i)
       if (given[i] < 0)
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output_shape[%u] is %lld", i,
@@ -87,8 +87,7 @@ Status MaxUnpool(KernelContext& ctx) {
   const uint64_t n = x->elements();
   for (uint64_t i = 0; i < n; ++i) {
     if (I[i] < 0 || static_cast<uint64_t>(I[i]) >= total)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "I[%llu] is %lld, expected an offset in [0, %llu)",
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "I[%llu] is %lld, expected an offset in [0, %llu)",
                       static_cast<unsigned long long>(i), static_cast<long long>(I[i]),
                       static_cast<unsigned long long>(total));
     memcpy(Y + static_cast<uint64_t>(I[i]) * es, X + i * es, es);

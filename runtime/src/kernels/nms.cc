@@ -58,11 +58,15 @@ inline Box ReadBox(const float* b, bool center) {
   Box r;
   if (center) {
     const float hw = b[2] / 2, hh = b[3] / 2;
-    r.x0 = b[0] - hw; r.x1 = b[0] + hw;
-    r.y0 = b[1] - hh; r.y1 = b[1] + hh;
+    r.x0 = b[0] - hw;
+    r.x1 = b[0] + hw;
+    r.y0 = b[1] - hh;
+    r.y1 = b[1] + hh;
   } else {
-    r.y0 = b[0] < b[2] ? b[0] : b[2]; r.y1 = b[0] < b[2] ? b[2] : b[0];
-    r.x0 = b[1] < b[3] ? b[1] : b[3]; r.x1 = b[1] < b[3] ? b[3] : b[1];
+    r.y0 = b[0] < b[2] ? b[0] : b[2];
+    r.y1 = b[0] < b[2] ? b[2] : b[0];
+    r.x0 = b[1] < b[3] ? b[1] : b[3];
+    r.x1 = b[1] < b[3] ? b[3] : b[1];
   }
   return r;
 }
@@ -88,14 +92,13 @@ Status NonMaxSuppression(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "boxes", &boxes));
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "scores", &scores));
   if (boxes->rank != 3 || boxes->dims[2] != 4)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "boxes must have shape [batches, boxes, 4], found %s", ShapeOf(*boxes).s);
-  if (scores->rank != 3 || scores->dims[0] != boxes->dims[0] ||
-      scores->dims[2] != boxes->dims[1])
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "boxes must have shape [batches, boxes, 4], found %s",
+                    ShapeOf(*boxes).s);
+  if (scores->rank != 3 || scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "scores must have shape [%lld, classes, %lld] to match boxes, found %s",
-                    static_cast<long long>(boxes->dims[0]),
-                    static_cast<long long>(boxes->dims[1]), ShapeOf(*scores).s);
+                    static_cast<long long>(boxes->dims[0]), static_cast<long long>(boxes->dims[1]),
+                    ShapeOf(*scores).s);
   const int64_t center = ctx.AttrInt("center_point_box", 0);
   if (center != 0 && center != 1)
     return ctx.Fail(EPCTX_INVALID_GRAPH, "center_point_box is %lld, expected 0 or 1",
@@ -104,8 +107,7 @@ Status NonMaxSuppression(KernelContext& ctx) {
   if (const TensorRef* t = ctx.input(2)) {
     if (t->elements() > 1)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "max_output_boxes_per_class must be a scalar, found shape %s",
-                      ShapeOf(*t).s);
+                      "max_output_boxes_per_class must be a scalar, found shape %s", ShapeOf(*t).s);
     if (t->elements() == 1) {
       uint32_t n = 0;
       EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *t, "max_output_boxes_per_class", &max_out, 1, &n));

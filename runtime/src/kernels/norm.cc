@@ -95,10 +95,8 @@ Status BatchNormT(KernelContext& ctx, const TensorRef& x, bool training, TensorR
     const int64_t cdim[1] = {C};
     const TensorRef* m = ctx.input(3);
     const TensorRef* v = ctx.input(4);
-    if (Wanted(ctx, 1))
-      EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, m->dtype, 1, cdim, &run_mean));
-    if (Wanted(ctx, 2))
-      EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(2, v->dtype, 1, cdim, &run_var));
+    if (Wanted(ctx, 1)) EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, m->dtype, 1, cdim, &run_mean));
+    if (Wanted(ctx, 2)) EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(2, v->dtype, 1, cdim, &run_var));
   }
   const A momentum = static_cast<A>(ctx.AttrFloat("momentum", 0.9f));
   const A count = static_cast<A>(N * inner);
@@ -313,7 +311,8 @@ Status BatchNormalization(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   Status st = Status::Ok();
-  Dispatch<kFloats>(x->dtype, [&](auto tag) { st = BatchNormT<decltype(tag)>(ctx, *x, training, y); });
+  Dispatch<kFloats>(x->dtype,
+                    [&](auto tag) { st = BatchNormT<decltype(tag)>(ctx, *x, training, y); });
   return st;
 }
 
@@ -372,7 +371,8 @@ Status LRN(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
   const float alpha = ctx.AttrFloat("alpha", 1e-4f), beta = ctx.AttrFloat("beta", 0.75f);
   const float bias = ctx.AttrFloat("bias", 1.0f);
-  Dispatch<kFloats>(x->dtype, [&](auto tag) { LrnT<decltype(tag)>(*x, size, alpha, beta, bias, y); });
+  Dispatch<kFloats>(x->dtype,
+                    [&](auto tag) { LrnT<decltype(tag)>(*x, size, alpha, beta, bias, y); });
   return Status::Ok();
 }
 

@@ -85,7 +85,8 @@ Status Pad(KernelContext& ctx) {
   else
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "attribute mode is '%.*s', expected constant, edge, reflect or wrap "
-                    "(opset >= 19)", ms.len(), ms.data);
+                    "(opset >= 19)",
+                    ms.len(), ms.data);
   int64_t pads[2 * kMaxRank];
   uint32_t np = 0;
   int64_t axes[kMaxRank];
@@ -96,8 +97,8 @@ Status Pad(KernelContext& ctx) {
     if (!ctx.AttrInts("pads", &pv, &np))
       return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute pads is missing");
     if (np > 2 * static_cast<uint32_t>(kMaxRank))
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute pads has %u values, at most %d allowed",
-                      np, 2 * kMaxRank);
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute pads has %u values, at most %d allowed", np,
+                      2 * kMaxRank);
     for (uint32_t i = 0; i < np; ++i) pads[i] = pv[i];
   } else {
     const TensorRef* pt;

@@ -35,15 +35,13 @@ struct PoolSetup {
 Status SetupPool(KernelContext& ctx, bool allow_ceil, uint32_t types, PoolSetup* ps) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &ps->x));
   const TensorRef& x = *ps->x;
-  if (!InMask(x.dtype, types))
-    return UnsupportedDtype(ctx, "X", x.dtype);
+  if (!InMask(x.dtype, types)) return UnsupportedDtype(ctx, "X", x.dtype);
   if (x.rank < 3 || x.rank > 2 + kMaxSpatial)
     return ctx.Fail(x.rank > 2 + kMaxSpatial ? EPCTX_NOT_IMPLEMENTED : EPCTX_INVALID_ARGUMENT,
                     "input X must have rank 3, 4 or 5, found shape %s", ShapeOf(x).s);
   const int64_t ceil_mode = allow_ceil ? ctx.AttrInt("ceil_mode", 0) : 0;
   const uint32_t spatial = x.rank - 2;
-  EPCTX_RETURN_IF_ERROR(
-      ComputeWindow(ctx, spatial, x.dims + 2, nullptr, ceil_mode != 0, &ps->w));
+  EPCTX_RETURN_IF_ERROR(ComputeWindow(ctx, spatial, x.dims + 2, nullptr, ceil_mode != 0, &ps->w));
   ps->rank = x.rank;
   ps->ydims[0] = x.dims[0];
   ps->ydims[1] = x.dims[1];
@@ -134,7 +132,10 @@ void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, boo
       const C v = Load(in[off]);
       if (v > m || (v != v && m == m) || best < 0) {
         m = v;
-        best = off; bd = d; bh = h; bw = x;
+        best = off;
+        bd = d;
+        bh = h;
+        bw = x;
       }
     });
     Y[o] = Store<T>(m);
@@ -237,9 +238,8 @@ Status LpPool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, ctx.opset() >= 18, kPoolFloats, &ps));
   Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) {
-    ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
-      LpPoolT<decltype(tag)>(ps, p0, p1, p);
-    });
+    ctx.ParallelRange(ps.planes, PlaneWork(ps),
+                      [&](int64_t p0, int64_t p1) { LpPoolT<decltype(tag)>(ps, p0, p1, p); });
   });
   return Status::Ok();
 }
@@ -263,8 +263,7 @@ Status GlobalPool(KernelContext& ctx) {
   ydims[1] = x->dims[1];
   for (uint32_t i = 2; i < x->rank; ++i) ydims[i] = 1;
   constexpr uint32_t types = kKind == Global::kMax ? kMaxPoolTypes : kPoolFloats;
-  if (!InMask(x->dtype, types))
-    return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(x->dtype, types)) return UnsupportedDtype(ctx, "X", x->dtype);
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, ydims, &y));
   int64_t spatial = 1;

@@ -43,8 +43,9 @@ struct Param {
 
 // How a parameter tensor lies over an operand: per tensor, along `len`
 // (rank 1), or per batch along `len` (full rank, 1 at `one_axis`).
-Status ParamLayout(KernelContext& ctx, const TensorRef& p, const char* pname,
-                   const TensorRef& op, const char* opname, int64_t len, uint32_t one_axis, int64_t* batch_stride, int64_t* stride) {
+Status ParamLayout(KernelContext& ctx, const TensorRef& p, const char* pname, const TensorRef& op,
+                   const char* opname, int64_t len, uint32_t one_axis, int64_t* batch_stride,
+                   int64_t* stride) {
   *batch_stride = *stride = 0;
   if (p.elements() == 1 && p.rank <= 1) return Status::Ok();
   if (p.rank == 1 && p.dims[0] == len) {
@@ -52,8 +53,7 @@ Status ParamLayout(KernelContext& ctx, const TensorRef& p, const char* pname,
     return Status::Ok();
   }
   bool ok = op.rank >= 2 && p.rank == op.rank;
-  for (uint32_t i = 0; ok && i < p.rank; ++i)
-    ok = p.dims[i] == (i == one_axis ? 1 : op.dims[i]);
+  for (uint32_t i = 0; ok && i < p.rank; ++i) ok = p.dims[i] == (i == one_axis ? 1 : op.dims[i]);
   if (ok) {
     *batch_stride = len;
     *stride = 1;
@@ -69,9 +69,8 @@ Status ParamLayout(KernelContext& ctx, const TensorRef& p, const char* pname,
 // Copies a zero point (dtype checked against the operand's) into int32
 // scratch and lays it over the operand. `row` selects A's layout (per row,
 // [..., M, 1]) over B's (per column, [..., 1, N]).
-Status ReadMatrixZp(KernelContext& ctx, const TensorRef* zp, const char* zname,
-                    const TensorRef& op, const char* opname, int64_t len, bool row,
-                    Param<int32_t>* out) {
+Status ReadMatrixZp(KernelContext& ctx, const TensorRef* zp, const char* zname, const TensorRef& op,
+                    const char* opname, int64_t len, bool row, Param<int32_t>* out) {
   int32_t* v = nullptr;
   if (!zp) {
     EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, 1, &v));
@@ -123,9 +122,8 @@ Status RequireScalar(KernelContext& ctx, const TensorRef& t, const char* name) {
 // One M x N integer product: done(i, row) gets each row of
 // sum_k (A[i,k] - azp(i)) * (B[k,j] - bzp(j)), wrapped to int32.
 template <typename TA, typename TB, typename Done>
-void IntMatrix(int64_t M, int64_t N, int64_t K, const TA* A, const TB* B, int64_t ia,
-               int64_t ib, const Param<int32_t>& azp, const Param<int32_t>& bzp,
-               uint32_t* acc, Done done) {
+void IntMatrix(int64_t M, int64_t N, int64_t K, const TA* A, const TB* B, int64_t ia, int64_t ib,
+               const Param<int32_t>& azp, const Param<int32_t>& bzp, uint32_t* acc, Done done) {
   for (int64_t i = 0; i < M; ++i) {
     for (int64_t j = 0; j < N; ++j) acc[j] = 0;
     const int32_t za = azp.at(ia, i);
@@ -140,8 +138,7 @@ void IntMatrix(int64_t M, int64_t N, int64_t K, const TA* A, const TB* B, int64_
       for (int64_t j = 0; j < N; ++j)
         acc[j] += au * static_cast<uint32_t>(static_cast<int32_t>(brow[j]));
     }
-    for (int64_t j = 0; j < N; ++j)
-      acc[j] -= static_cast<uint32_t>(bzp.at(ib, j)) * asum;
+    for (int64_t j = 0; j < N; ++j) acc[j] -= static_cast<uint32_t>(bzp.at(ib, j)) * asum;
     done(i, acc);
   }
 }
@@ -154,8 +151,7 @@ struct IntMatMulArgs {
 };
 
 template <typename Row>
-Status RunIntMatMul(KernelContext& ctx, const IntMatMulArgs& args, const MatMulPlan& p,
-                    Row row) {
+Status RunIntMatMul(KernelContext& ctx, const IntMatMulArgs& args, const MatMulPlan& p, Row row) {
   Param<int32_t> azp, bzp;
   EPCTX_RETURN_IF_ERROR(ReadMatrixZp(ctx, args.azp, args.azp_name, *args.a, "A", p.M, true, &azp));
   EPCTX_RETURN_IF_ERROR(ReadMatrixZp(ctx, args.bzp, args.bzp_name, *args.b, "B", p.N, false, &bzp));
@@ -218,15 +214,14 @@ Status ReadIntConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef&
   if (!MulOk(cs->cin_g, group, &expect_cin) || expect_cin != cs->cin)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "x has %lld channels but w %s with group %lld expects %lld",
-                    static_cast<long long>(cs->cin), ShapeOf(wt).s,
-                    static_cast<long long>(group), static_cast<long long>(expect_cin));
+                    static_cast<long long>(cs->cin), ShapeOf(wt).s, static_cast<long long>(group),
+                    static_cast<long long>(expect_cin));
   if (cs->cout % group != 0)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "w has %lld output channels, expected a multiple of group %lld",
                     static_cast<long long>(cs->cout), static_cast<long long>(group));
   cs->cout_g = cs->cout / group;
-  EPCTX_RETURN_IF_ERROR(
-      ComputeWindow(ctx, x.rank - 2, x.dims + 2, wt.dims + 2, false, &cs->w));
+  EPCTX_RETURN_IF_ERROR(ComputeWindow(ctx, x.rank - 2, x.dims + 2, wt.dims + 2, false, &cs->w));
   cs->rank = x.rank;
   cs->ydims[0] = cs->batch;
   cs->ydims[1] = cs->cout;
@@ -238,8 +233,8 @@ Status ReadIntConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef&
 // acc[OH*OW] = sum over the group's channels and kernel taps of
 // (w - wzp) * (x - xzp); x points at the group's first channel.
 template <typename TX, typename TW>
-void IntConvChannel(const IntConvShape& cs, const TX* x, int32_t xzp, const TW* wk,
-                    int32_t wzp, uint32_t* acc) {
+void IntConvChannel(const IntConvShape& cs, const TX* x, int32_t xzp, const TW* wk, int32_t wzp,
+                    uint32_t* acc) {
   const Window& w = cs.w;
   const int64_t H = w.in[kH], W = w.in[kW], OH = w.out[kH], OW = w.out[kW];
   const int64_t sh = w.stride[kH], sw = w.stride[kW];
@@ -286,8 +281,8 @@ Status RunIntConv(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x
       for (int64_t n = 0; n < cs.batch; ++n)
         for (int64_t oc = 0; oc < cs.cout; ++oc) {
           const int64_t g = oc / cs.cout_g;
-          IntConvChannel(cs, X + (n * cs.cin + g * cs.cin_g) * HW, xzp, Wt + oc * KK,
-                         wzp.at(0, oc), acc);
+          IntConvChannel(cs, X + (n * cs.cin + g * cs.cin_g) * HW, xzp, Wt + oc * KK, wzp.at(0, oc),
+                         acc);
           out(n, oc, acc);
         }
     });
@@ -296,8 +291,8 @@ Status RunIntConv(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x
 }
 
 // x's zero point (a scalar of x's dtype, 0 when absent).
-Status ReadConvXZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& x,
-                   const char* name, int32_t* out) {
+Status ReadConvXZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& x, const char* name,
+                   int32_t* out) {
   *out = 0;
   if (!zp) return Status::Ok();
   if (zp->dtype != x.dtype)
@@ -312,8 +307,8 @@ Status ReadConvXZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& x,
 }
 
 // w's zero point: scalar or one per output channel.
-Status ReadConvWZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& wt,
-                   const char* name, int64_t cout, Param<int32_t>* out) {
+Status ReadConvWZp(KernelContext& ctx, const TensorRef* zp, const TensorRef& wt, const char* name,
+                   int64_t cout, Param<int32_t>* out) {
   int32_t* v = nullptr;
   const uint64_t n = zp ? zp->elements() : 1;
   if (zp) {
@@ -411,7 +406,8 @@ Status QLinearMatMul(KernelContext& ctx) {
     st = RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t ib, const uint32_t* r) {
       Q* out = Y + iy * MN + i * N;
       for (int64_t j = 0; j < N; ++j)
-        out[j] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(r[j])) * (ab * bsp.at(ib, j) / yv), yzp);
+        out[j] = SaturateRound<Q>(
+            static_cast<float>(static_cast<int32_t>(r[j])) * (ab * bsp.at(ib, j) / yv), yzp);
     });
   });
   return st;
@@ -486,7 +482,8 @@ Status QLinearConv(KernelContext& ctx) {
       const uint32_t bv = B ? static_cast<uint32_t>(B[oc]) : 0u;
       Q* out = Y + (n * cs.cout + oc) * OHW;
       for (int64_t p = 0; p < OHW; ++p)
-        out[p] = SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(acc[p] + bv)) * mult, yzp);
+        out[p] =
+            SaturateRound<Q>(static_cast<float>(static_cast<int32_t>(acc[p] + bv)) * mult, yzp);
     });
   });
   return st;

@@ -77,12 +77,11 @@ Status ReadLayout(KernelContext& ctx, const TensorRef& x, const TensorRef& scale
                : ctx.Fail(EPCTX_INVALID_ARGUMENT, "x %s is too large", ShapeOf(x).s);
   }
   if (ctx.opset() < 13)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s must be a scalar before opset 13, found shape %s", scale_name,
-                    ShapeOf(scale).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s must be a scalar before opset 13, found shape %s",
+                    scale_name, ShapeOf(scale).s);
   if (x.rank == 0)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "%s %s is not a scalar but x is rank 0", scale_name, ShapeOf(scale).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "%s %s is not a scalar but x is rank 0", scale_name,
+                    ShapeOf(scale).s);
   int64_t axis = 0;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", 1), x.rank, "axis", &axis));
   const uint32_t ax = static_cast<uint32_t>(axis);
@@ -92,17 +91,16 @@ Status ReadLayout(KernelContext& ctx, const TensorRef& x, const TensorRef& scale
   if (block == 0) {
     if (scale.rank != 1 || scale.dims[0] != l->dim)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "per-axis %s must have shape [%lld] (x %s, axis %lld), found %s",
-                      scale_name, static_cast<long long>(l->dim), ShapeOf(x).s,
-                      static_cast<long long>(axis), ShapeOf(scale).s);
+                      "per-axis %s must have shape [%lld] (x %s, axis %lld), found %s", scale_name,
+                      static_cast<long long>(l->dim), ShapeOf(x).s, static_cast<long long>(axis),
+                      ShapeOf(scale).s);
     l->per_axis = true;
     return Status::Ok();
   }
   l->block = block;
   l->qdim = l->dim / block + (l->dim % block != 0);
   bool ok = scale.rank == x.rank;
-  for (uint32_t i = 0; ok && i < x.rank; ++i)
-    ok = scale.dims[i] == (i == ax ? l->qdim : x.dims[i]);
+  for (uint32_t i = 0; ok && i < x.rank; ++i) ok = scale.dims[i] == (i == ax ? l->qdim : x.dims[i]);
   if (!ok)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "blocked %s must have the shape of x %s with dimension %lld = "
@@ -114,8 +112,8 @@ Status ReadLayout(KernelContext& ctx, const TensorRef& x, const TensorRef& scale
 }
 
 // Scales as floats and zero points as int32 (0 when absent), in scratch.
-Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* zp,
-                  float** scales, int32_t** zps) {
+Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* zp, float** scales,
+                  int32_t** zps) {
   const uint64_t n = scale.elements();
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, scales));
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, zps));
@@ -138,8 +136,7 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
 }
 
 template <typename X, typename Q>
-void QuantizeAll(const QuantLayout& l, const X* x, const float* scales,
-                 const int32_t* zps, Q* y) {
+void QuantizeAll(const QuantLayout& l, const X* x, const float* scales, const int32_t* zps, Q* y) {
   int64_t e = 0;
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t a = 0; a < l.dim; ++a) {
@@ -154,8 +151,7 @@ void QuantizeAll(const QuantLayout& l, const X* x, const float* scales,
 
 Status CheckScaleDtype(KernelContext& ctx, const TensorRef& scale, const char* name) {
   const uint32_t allowed = ctx.opset() >= 19 ? kScaleTypes : kFloat32;
-  if (!InMask(scale.dtype, allowed))
-    return UnsupportedDtype(ctx, name, scale.dtype);
+  if (!InMask(scale.dtype, allowed)) return UnsupportedDtype(ctx, name, scale.dtype);
   return Status::Ok();
 }
 
@@ -170,14 +166,12 @@ Status QuantizeLinear(KernelContext& ctx) {
   int32_t ydtype =
       zp ? zp->dtype : (out_attr ? static_cast<int32_t>(out_attr) : int32_t{EPCTX_DTYPE_UINT8});
   if (zp && out_attr && out_attr != zp->dtype)
-    return ctx.Fail(EPCTX_INVALID_GRAPH,
-                    "output_dtype %lld differs from y_zero_point's dtype %s",
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "output_dtype %lld differs from y_zero_point's dtype %s",
                     static_cast<long long>(out_attr), dtype_name(zp->dtype));
   if (!InMask(ydtype, kQuantOut))
     return UnsupportedDtype(ctx, zp ? "y_zero_point" : "output_dtype", ydtype);
   constexpr uint32_t kXTypes = kScaleTypes | Bit(EPCTX_DTYPE_INT32);
-  if (!InMask(x->dtype, kXTypes))
-    return UnsupportedDtype(ctx, "x", x->dtype);
+  if (!InMask(x->dtype, kXTypes)) return UnsupportedDtype(ctx, "x", x->dtype);
   QuantLayout l;
   EPCTX_RETURN_IF_ERROR(ReadLayout(ctx, *x, *scale, zp, "y_scale", "y_zero_point", &l));
   float* scales = nullptr;
@@ -200,8 +194,7 @@ Status DequantizeLinear(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "x_scale", &scale));
   EPCTX_RETURN_IF_ERROR(CheckScaleDtype(ctx, *scale, "x_scale"));
-  if (!InMask(x->dtype, kDequantIn))
-    return UnsupportedDtype(ctx, "x", x->dtype);
+  if (!InMask(x->dtype, kDequantIn)) return UnsupportedDtype(ctx, "x", x->dtype);
   if (zp && zp->dtype != x->dtype)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT, "x_zero_point has dtype %s, expected x's %s",
                     dtype_name(zp->dtype), dtype_name(x->dtype));

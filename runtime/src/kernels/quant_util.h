@@ -15,8 +15,8 @@ namespace kern {
 
 constexpr uint32_t kQuant8 = Bit(EPCTX_DTYPE_UINT8) | Bit(EPCTX_DTYPE_INT8);
 constexpr uint32_t kQuantOut = kQuant8 | Bit(EPCTX_DTYPE_UINT16) | Bit(EPCTX_DTYPE_INT16);
-constexpr uint32_t kScaleTypes = Bit(EPCTX_DTYPE_FLOAT) | Bit(EPCTX_DTYPE_FLOAT16) |
-                                 Bit(EPCTX_DTYPE_BFLOAT16);
+constexpr uint32_t kScaleTypes =
+    Bit(EPCTX_DTYPE_FLOAT) | Bit(EPCTX_DTYPE_FLOAT16) | Bit(EPCTX_DTYPE_BFLOAT16);
 
 // round_half_even(v) + zp, saturated to Q. Clamping v to [min - zp, max - zp]
 // first (as ORT's kernels do) keeps the float -> int conversion in range; a

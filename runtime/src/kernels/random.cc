@@ -215,8 +215,7 @@ Status Multinomial(KernelContext& ctx) {
         cdf[c] = total;
       }
       if (!(total > 0.0) || total > 1e300) {
-        st = ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "row %lld of input has no finite probability mass",
+        st = ctx.Fail(EPCTX_INVALID_ARGUMENT, "row %lld of input has no finite probability mass",
                       static_cast<long long>(b));
         return;
       }
@@ -244,8 +243,7 @@ Status Multinomial(KernelContext& ctx) {
 Status Dropout(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!Dispatch<kFloats>(x->dtype, [](auto) {}))
-    return UnsupportedDtype(ctx, "data", x->dtype);
+  if (!Dispatch<kFloats>(x->dtype, [](auto) {})) return UnsupportedDtype(ctx, "data", x->dtype);
   bool training = false;
   float ratio = ctx.opset() < 12 ? ctx.AttrFloat("ratio", 0.5f) : 0.5f;
   if (ctx.opset() >= 12) {
@@ -262,8 +260,7 @@ Status Dropout(KernelContext& ctx) {
     }
     if (const TensorRef* t = ctx.input(2)) {
       if (t->dtype != EPCTX_DTYPE_BOOL || t->elements() != 1 || t->rank > 1)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "training_mode must be a bool scalar, found %s %s",
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "training_mode must be a bool scalar, found %s %s",
                         dtype_name(t->dtype), ShapeOf(*t).s);
       training = *static_cast<const bool*>(t->data);
     }

@@ -92,7 +92,9 @@ T ReduceInt(const T* x, const ReduceLayout& l, int64_t base) {
   if (K == Kind::kLogSumExp) {
     if (l.group == 0) return std::numeric_limits<T>::lowest();
     T m = std::numeric_limits<T>::lowest();
-    ForEachInGroup(l, base, [&](int64_t i) { if (x[i] > m) m = x[i]; });
+    ForEachInGroup(l, base, [&](int64_t i) {
+      if (x[i] > m) m = x[i];
+    });
     double sum = 0;
     ForEachInGroup(l, base, [&](int64_t i) {
       sum += exp(static_cast<double>(x[i]) - static_cast<double>(m));
@@ -137,8 +139,8 @@ constexpr uint32_t DtypesOf() {
                               Bit(EPCTX_DTYPE_UINT32) | Bit(EPCTX_DTYPE_UINT64);
   // ReduceMax/Min add the 8-bit integers (18) and bool (20), as the spec
   // does; no 16-bit integers.
-  constexpr uint32_t max_min = common | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) |
-                               Bit(EPCTX_DTYPE_BOOL);
+  constexpr uint32_t max_min =
+      common | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) | Bit(EPCTX_DTYPE_BOOL);
   return K == Kind::kMax || K == Kind::kMin ? max_min : common;
 }
 
@@ -146,8 +148,7 @@ template <Kind K>
 Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "data", &x));
-  if (!InMask(x->dtype, DtypesOf<K>()))
-    return UnsupportedDtype(ctx, "data", x->dtype);
+  if (!InMask(x->dtype, DtypesOf<K>())) return UnsupportedDtype(ctx, "data", x->dtype);
   int64_t axes[kMaxRank];
   uint32_t naxes = 0;
   bool present = false;
@@ -178,9 +179,7 @@ Status ReduceOp(KernelContext& ctx, int64_t axes_input_from) {
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, yrank, ydims, &y));
   ReduceLayout l;
   MakeReduceLayout(x->rank, x->dims, reduced, &l);
-  Dispatch<DtypesOf<K>()>(x->dtype, [&](auto tag) {
-    RunReduce<decltype(tag), K>(*x, l, y);
-  });
+  Dispatch<DtypesOf<K>()>(x->dtype, [&](auto tag) { RunReduce<decltype(tag), K>(*x, l, y); });
   return Status::Ok();
 }
 

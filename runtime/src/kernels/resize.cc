@@ -36,8 +36,13 @@ namespace {
 
 enum class Mode { kNearest, kLinear, kCubic };
 enum class Coord {
-  kHalfPixel, kAsymmetric, kPytorchHalfPixel, kAlignCorners, kTfHalfPixelForNn,
-  kTfCropAndResize, kHalfPixelSymmetric
+  kHalfPixel,
+  kAsymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kTfHalfPixelForNn,
+  kTfCropAndResize,
+  kHalfPixelSymmetric
 };
 enum class Round { kSimple, kPreferFloor, kPreferCeil, kFloor, kCeil };
 enum class Policy { kStretch, kNotLarger, kNotSmaller };
@@ -100,7 +105,9 @@ void CubicCoeffs(float s, float a, float* c) {
 }
 
 template <size_t N>
-bool Is(StrView v, const char (&s)[N]) { return v.eq(s); }
+bool Is(StrView v, const char (&s)[N]) {
+  return v.eq(s);
+}
 
 Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
   p->upsample = upsample;
@@ -109,8 +116,8 @@ Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
   else if (Is(mode, "linear") || (upsample && Is(mode, "bilinear"))) p->mode = Mode::kLinear;
   else if (!upsample && Is(mode, "cubic")) p->mode = Mode::kCubic;
   else
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "mode is '%.*s', expected nearest, linear%s",
-                    mode.len(), mode.data, upsample ? "" : " or cubic");
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "mode is '%.*s', expected nearest, linear%s", mode.len(),
+                    mode.data, upsample ? "" : " or cubic");
   if (upsample || ctx.opset() < 11) {
     p->coord = Coord::kAsymmetric;
     p->round = Round::kSimple;
@@ -123,7 +130,8 @@ Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
   else if (Is(c, "align_corners")) p->coord = Coord::kAlignCorners;
   else if (Is(c, "tf_half_pixel_for_nn")) p->coord = Coord::kTfHalfPixelForNn;
   else if (Is(c, "tf_crop_and_resize")) p->coord = Coord::kTfCropAndResize;
-  else if (ctx.opset() >= 19 && Is(c, "half_pixel_symmetric")) p->coord = Coord::kHalfPixelSymmetric;
+  else if (ctx.opset() >= 19 && Is(c, "half_pixel_symmetric"))
+    p->coord = Coord::kHalfPixelSymmetric;
   else
     return ctx.Fail(EPCTX_INVALID_GRAPH, "coordinate_transformation_mode '%.*s' is unknown",
                     c.len(), c.data);
@@ -133,8 +141,7 @@ Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
     else if (Is(n, "round_prefer_ceil")) p->round = Round::kPreferCeil;
     else if (Is(n, "floor")) p->round = Round::kFloor;
     else if (Is(n, "ceil")) p->round = Round::kCeil;
-    else
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "nearest_mode '%.*s' is unknown", n.len(), n.data);
+    else return ctx.Fail(EPCTX_INVALID_GRAPH, "nearest_mode '%.*s' is unknown", n.len(), n.data);
   }
   p->cubic_a = ctx.AttrFloat("cubic_coeff_a", -0.75f);
   p->exclude_outside = ctx.AttrInt("exclude_outside", 0) != 0;
@@ -151,7 +158,8 @@ Status ParseParams(KernelContext& ctx, bool upsample, Params* p) {
     else
       return ctx.Fail(EPCTX_INVALID_GRAPH,
                       "keep_aspect_ratio_policy '%.*s' is unknown, expected stretch, "
-                      "not_larger or not_smaller", k.len(), k.data);
+                      "not_larger or not_smaller",
+                      k.len(), k.data);
   }
   return Status::Ok();
 }
@@ -180,15 +188,13 @@ Status ReadResizeAxes(KernelContext& ctx, uint32_t r, uint32_t* axes, uint32_t* 
     *n = r;
     return Status::Ok();
   }
-  if (count > r)
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "axes has %u values for rank %u", count, r);
+  if (count > r) return ctx.Fail(EPCTX_INVALID_GRAPH, "axes has %u values for rank %u", count, r);
   bool seen[kMaxRank] = {};
   for (uint32_t i = 0; i < count; ++i) {
     int64_t a = 0;
     EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, v[i], r, "axes", &a));
     if (seen[a])
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "axes lists axis %lld twice",
-                      static_cast<long long>(a));
+      return ctx.Fail(EPCTX_INVALID_GRAPH, "axes lists axis %lld twice", static_cast<long long>(a));
     seen[a] = true;
     axes[i] = static_cast<uint32_t>(a);
   }
@@ -257,8 +263,8 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
       const uint32_t a = axes[i];
       const float s = given[i];
       if (!(s > 0.0f) || s > 1e9f)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected a value in (0, 1e9]",
-                        i, static_cast<double>(s));
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scales[%u] is %g, expected a value in (0, 1e9]", i,
+                        static_cast<double>(s));
       const float o = s * static_cast<float>(x.dims[a]);
       if (!(o < static_cast<float>(kMaxResizeDim)))
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "output size on axis %u is too large", a);
@@ -270,8 +276,7 @@ Status OutputShape(KernelContext& ctx, const Params& p, const TensorRef& x, int6
   int64_t sizes[kMaxRank];
   uint32_t n = 0;
   EPCTX_RETURN_IF_ERROR(ReadInts(ctx, *sz, "sizes", sizes, kMaxRank, &n));
-  if (n != na)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes has %u values, expected %u", n, na);
+  if (n != na) return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes has %u values, expected %u", n, na);
   for (uint32_t i = 0; i < na; ++i) {
     if (sizes[i] < 0 || sizes[i] > kMaxResizeDim)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT, "sizes[%u] is %lld", i,
@@ -316,7 +321,7 @@ struct AxisTaps {
   const Params* p;
   int64_t in, out, stride;
   float scale, r0, r1;
-  float len;  // length_resized: in * scale for given scales, else out
+  float len;         // length_resized: in * scale for given scales, else out
   int64_t cur = -1;  // the coordinate cur_idx/cur_w hold
   int64_t cur_idx[4];
   float cur_w[4];
@@ -334,19 +339,21 @@ bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) 
   const bool extrapolate = p.coord == Coord::kTfCropAndResize;
   const float last = static_cast<float>(in - 1);
   const float fo = static_cast<float>(o);
-  const float x = scale == 1.0f ? fo
-                                : Original(p.coord, fo, scale,
-                                           p.coord == Coord::kAlignCorners
-                                               ? t.len
-                                               : static_cast<float>(t.out),
-                                           static_cast<float>(in), t.r0, t.r1);
+  const float x =
+      scale == 1.0f ? fo
+                    : Original(p.coord, fo, scale,
+                               p.coord == Coord::kAlignCorners ? t.len : static_cast<float>(t.out),
+                               static_cast<float>(in), t.r0, t.r1);
   if (identity) {
     idx[0] = o * stride;
     w[0] = 1.0f;
     return true;
   }
   if (extrapolate && (x < 0 || x > last)) {
-    for (uint32_t k = 0; k < t.n; ++k) { idx[k] = -1; w[k] = 0.0f; }
+    for (uint32_t k = 0; k < t.n; ++k) {
+      idx[k] = -1;
+      w[k] = 0.0f;
+    }
     return true;
   }
   if (p.mode == Mode::kNearest) {
@@ -363,8 +370,10 @@ bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) 
     const int64_t i2 = i1 + 1 < in ? i1 + 1 : in - 1;
     float d1 = fabsf(v - static_cast<float>(i1)), d2 = fabsf(v - static_cast<float>(i2));
     if (i1 == i2) d1 = d2 = 0.5f;
-    idx[0] = i1 * stride; w[0] = d2;
-    idx[1] = i2 * stride; w[1] = d1;
+    idx[0] = i1 * stride;
+    w[0] = d2;
+    idx[1] = i2 * stride;
+    w[1] = d1;
   } else {
     const float fl = floorf(x);
     if (!(fl > -1e15f && fl < 1e15f)) {
@@ -533,8 +542,8 @@ void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float e
   // bits, without its per-element tap walk (deeplabv3's 21 x 256 x 256
   // upsampling: ~29% of its run).
   if constexpr (std::is_same<T, float>::value) {
-    if (na == 2 && act[0] == r - 1 && act[1] == r - 2 && taps[r - 1].n == 2 &&
-        taps[r - 2].n == 2 && !extrapolates && taps[r - 1].idx && taps[r - 2].idx) {
+    if (na == 2 && act[0] == r - 1 && act[1] == r - 2 && taps[r - 1].n == 2 && taps[r - 2].n == 2 &&
+        !extrapolates && taps[r - 1].idx && taps[r - 2].idx) {
       const int64_t* xi = taps[r - 1].idx;
       const float* xw = taps[r - 1].w;
       for (int64_t row = row0; row < row1; ++row, y += n_last) {
@@ -585,11 +594,20 @@ void Interpolate(const TensorRef& x, const int64_t* out, AxisTaps* taps, float e
       int64_t base = 0;
       for (uint32_t a = 0; a < r; ++a) {
         const int64_t v = IdxAt(taps[a], o[a])[0];
-        if (v < 0) { extrap = true; break; }
+        if (v < 0) {
+          extrap = true;
+          break;
+        }
         if (taps[a].n == 1) base += v;
       }
-      if (extrap) { *y = extra_t; continue; }
-      if (na == 0) { *y = src[base]; continue; }
+      if (extrap) {
+        *y = extra_t;
+        continue;
+      }
+      if (na == 0) {
+        *y = src[base];
+        continue;
+      }
       uint32_t t[kMaxRank] = {};
       C acc = 0;
       for (;;) {
@@ -623,8 +641,8 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
   Params p;
   EPCTX_RETURN_IF_ERROR(ParseParams(ctx, upsample, &p));
   const size_t es = dtype_size(x->dtype);
-  const uint32_t interp_types = kFloats | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) |
-                                Bit(EPCTX_DTYPE_INT32);
+  const uint32_t interp_types =
+      kFloats | Bit(EPCTX_DTYPE_INT8) | Bit(EPCTX_DTYPE_UINT8) | Bit(EPCTX_DTYPE_INT32);
   if (es == 0 || (p.mode != Mode::kNearest && !(interp_types & Bit(x->dtype))))
     return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t out[kMaxRank];
@@ -650,8 +668,7 @@ Status ResizeCommon(KernelContext& ctx, bool upsample) {
   AxisTaps taps[kMaxRank];
   for (uint32_t a = 0; a < r; ++a)
     EPCTX_RETURN_IF_ERROR(BuildTaps(ctx, p, x->dims[a], out[a], scales[a], from_scales, roi[a],
-                                    roi[r + a],
-                                    strides[a], &taps[a]));
+                                    roi[r + a], strides[a], &taps[a]));
   // Types outside interp_types were refused above for the other modes.
   int64_t outer = 1, taps_per_out = 1;
   for (uint32_t i = 0; i + 1 < r; ++i) outer *= out[i];

@@ -8,9 +8,9 @@
 // (the packed SGEMM for float) into `xw`. Each step then multiplies the
 // previous hidden state of the whole batch by R^T (one GEMM; GRU without
 // linear_before_reset needs a second one for (r . H) Rh^T; batches of up to
-// 4 use dot products instead, see MatMulBt) and applies the gates row by row. A batch entry b takes sequence_lens[b] steps; reversed,
-// it walks its own sequence from sequence_lens[b] - 1 down to 0. Steps past
-// an entry's length leave its state alone and its Y zero.
+// 4 use dot products instead, see MatMulBt) and applies the gates row by row. A batch entry b takes
+// sequence_lens[b] steps; reversed, it walks its own sequence from sequence_lens[b] - 1 down to 0.
+// Steps past an entry's length leave its state alone and its Y zero.
 //
 // As ORT: the bias Wb + Rb, the peephole terms and then clip are applied to
 // each gate's pre-activation; Y_h and Y_c of an entry with sequence length 0
@@ -157,8 +157,7 @@ class Runner {
     const int64_t h0[3] = {D, B, H}, h1[3] = {B, D, H};
     EPCTX_RETURN_IF_ERROR(Output(0, 4, s_.batch_major ? y1 : y0, &y_));
     EPCTX_RETURN_IF_ERROR(Output(1, 3, s_.batch_major ? h1 : h0, &yh_));
-    if (s_.cell == Cell::kLstm)
-      EPCTX_RETURN_IF_ERROR(Output(2, 3, s_.batch_major ? h1 : h0, &yc_));
+    if (s_.cell == Cell::kLstm) EPCTX_RETURN_IF_ERROR(Output(2, 3, s_.batch_major ? h1 : h0, &yc_));
     return Status::Ok();
   }
 
@@ -256,8 +255,8 @@ class Runner {
     LoadBias(d);
     LoadState(d, s_.h0, h_);
     if (c_) LoadState(d, s_.c0, c_);
-    MatMulBt(s_.seq * B, GH, s_.input, static_cast<const T*>(s_.x->data), s_.input, W,
-             s_.input, xw_, GH, ws_);
+    MatMulBt(s_.seq * B, GH, s_.input, static_cast<const T*>(s_.x->data), s_.input, W, s_.input,
+             xw_, GH, ws_);
     const bool gru_late = s_.cell == Cell::kGru && !s_.linear_before_reset;
 
     for (int64_t step = 0; step < max_len_; ++step) {
@@ -302,8 +301,7 @@ class Runner {
   }
 
   // Gates i, o, f, c (that order in W, R, B; P holds i, o, f).
-  void LstmRow(const Activation* act, const T* P, T clip, const T* xw, const T* pre, T* c,
-               T* h) {
+  void LstmRow(const Activation* act, const T* P, T clip, const T* xw, const T* pre, T* c, T* h) {
     const int64_t H = s_.hidden;
     for (int64_t j = 0; j < H; ++j) {
       const T c_prev = c[j];

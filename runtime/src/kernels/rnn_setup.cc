@@ -30,9 +30,9 @@ constexpr ActInfo kActs[] = {
 };
 
 const char* const kDefaultActs[3][3] = {
-    {"Tanh", nullptr, nullptr},         // RNN
-    {"Sigmoid", "Tanh", nullptr},       // GRU
-    {"Sigmoid", "Tanh", "Tanh"},        // LSTM
+    {"Tanh", nullptr, nullptr},    // RNN
+    {"Sigmoid", "Tanh", nullptr},  // GRU
+    {"Sigmoid", "Tanh", "Tanh"},   // LSTM
 };
 
 Status ReadActivations(KernelContext& ctx, RnnSetup* s) {
@@ -112,10 +112,9 @@ Status ReadLengths(KernelContext& ctx, const RnnSetup& s) {
     const int64_t v = t.dtype == EPCTX_DTYPE_INT32 ? static_cast<const int32_t*>(t.data)[b]
                                                    : static_cast<const int64_t*>(t.data)[b];
     if (v < 0 || v > s.seq)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "sequence_lens[%lld] is %lld, expected a value in [0, %lld]",
-                      static_cast<long long>(b), static_cast<long long>(v),
-                      static_cast<long long>(s.seq));
+      return ctx.Fail(
+          EPCTX_INVALID_ARGUMENT, "sequence_lens[%lld] is %lld, expected a value in [0, %lld]",
+          static_cast<long long>(b), static_cast<long long>(v), static_cast<long long>(s.seq));
   }
   return Status::Ok();
 }

@@ -24,8 +24,17 @@ namespace kern {
 enum class Cell { kRnn, kGru, kLstm };
 
 enum class Act : uint8_t {
-  kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu,
-  kScaledTanh, kHardSigmoid, kElu, kSoftsign, kSoftplus,
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus,
 };
 
 struct Activation {
@@ -38,17 +47,17 @@ struct Activation {
 // when an optional input is absent) and live for the kernel call.
 struct RnnSetup {
   Cell cell = Cell::kRnn;
-  int64_t gates = 1;        // W/R rows per hidden unit: 1 (RNN), 3 (GRU), 4 (LSTM)
-  int64_t dirs = 1;         // 2 when bidirectional
-  bool reverse = false;     // direction == "reverse" (direction 1 of a
-                            // bidirectional node always runs reversed)
-  bool batch_major = false; // layout == 1: X [batch, seq, input] and so on
+  int64_t gates = 1;         // W/R rows per hidden unit: 1 (RNN), 3 (GRU), 4 (LSTM)
+  int64_t dirs = 1;          // 2 when bidirectional
+  bool reverse = false;      // direction == "reverse" (direction 1 of a
+                             // bidirectional node always runs reversed)
+  bool batch_major = false;  // layout == 1: X [batch, seq, input] and so on
   int64_t seq = 0, batch = 0, input = 0, hidden = 0;
-  float clip = 0.0f;        // bound for gate pre-activations; 0 = no clip
+  float clip = 0.0f;                 // bound for gate pre-activations; 0 = no clip
   bool linear_before_reset = false;  // GRU
   bool input_forget = false;         // LSTM
-  Activation act[2][3];     // per direction: f, g, h as the cell uses them
-  int32_t dtype = 0;        // float or double
+  Activation act[2][3];              // per direction: f, g, h as the cell uses them
+  int32_t dtype = 0;                 // float or double
   const TensorRef *x = nullptr, *w = nullptr, *r = nullptr, *b = nullptr;
   const TensorRef *lens = nullptr, *h0 = nullptr, *c0 = nullptr, *p = nullptr;
 };
@@ -64,8 +73,7 @@ inline int64_t XRow(const RnnSetup& s, int64_t t, int64_t b) {
   return s.batch_major ? b * s.seq + t : t * s.batch + b;
 }
 inline int64_t YOffset(const RnnSetup& s, int64_t t, int64_t d, int64_t b) {
-  return (s.batch_major ? (b * s.seq + t) * s.dirs + d : (t * s.dirs + d) * s.batch + b) *
-         s.hidden;
+  return (s.batch_major ? (b * s.seq + t) * s.dirs + d : (t * s.dirs + d) * s.batch + b) * s.hidden;
 }
 inline int64_t StateOffset(const RnnSetup& s, int64_t d, int64_t b) {
   return (s.batch_major ? b * s.dirs + d : d * s.batch + b) * s.hidden;

@@ -65,7 +65,10 @@ Status Run(KernelContext& ctx, const TensorRef& x, const TensorRef& rois, const 
   const T* B = static_cast<const T*>(rois.data);
   const T offset = half_pixel ? T(0.5) : T(0);
   // Bin geometry of ROI r: start, bin size and samples per bin on each axis.
-  struct Geo { T x0, y0, bin_h, bin_w; int64_t gh, gw; };
+  struct Geo {
+    T x0, y0, bin_h, bin_w;
+    int64_t gh, gw;
+  };
   auto geometry = [&](int64_t r, Geo* g) -> Status {
     const T* roi = B + r * 4;
     g->x0 = roi[0] * static_cast<T>(scale) - offset;
@@ -106,10 +109,9 @@ Status Run(KernelContext& ctx, const TensorRef& x, const TensorRef& rois, const 
   for (int64_t r = 0; r < R; ++r) {
     const int64_t n = batch[r];
     if (n < 0 || n >= N)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "batch_indices[%lld] is %lld, expected a value in [0, %lld)",
-                      static_cast<long long>(r), static_cast<long long>(n),
-                      static_cast<long long>(N));
+      return ctx.Fail(
+          EPCTX_INVALID_ARGUMENT, "batch_indices[%lld] is %lld, expected a value in [0, %lld)",
+          static_cast<long long>(r), static_cast<long long>(n), static_cast<long long>(N));
     Geo g;
     EPCTX_RETURN_IF_ERROR(geometry(r, &g));
     const int64_t gh = g.gh, gw = g.gw;
@@ -184,7 +186,8 @@ Status RoiAlign(KernelContext& ctx) {
     else if (!c.eq("output_half_pixel"))
       return ctx.Fail(EPCTX_INVALID_GRAPH,
                       "coordinate_transformation_mode is '%.*s', expected half_pixel or "
-                      "output_half_pixel", c.len(), c.data);
+                      "output_half_pixel",
+                      c.len(), c.data);
   }
   const int64_t ph = ctx.AttrInt("output_height", 1), pw = ctx.AttrInt("output_width", 1);
   const int64_t ratio = ctx.AttrInt("sampling_ratio", 0);

@@ -31,23 +31,23 @@ struct ScanIn {
   uint64_t inner = 0;             // bytes of one slice row after the axis
   int64_t len = 0;                // dim along the axis
   bool reverse = false;
-  TensorRef slice;                // what the body gets
-  uint8_t* buf = nullptr;         // gather buffer when outer > 1
+  TensorRef slice;         // what the body gets
+  uint8_t* buf = nullptr;  // gather buffer when outer > 1
 };
 
 struct ScanRun {
   KernelContext* ctx;
   uint32_t n, k;
   Carried* states = nullptr;
-  const int64_t* out_axes;   // k entries or nullptr (Scan-9)
-  const int64_t* out_dirs;   // k entries or nullptr
-  TensorRef* first;          // k: shape of the first slice of scan output k
-  TensorRef** outs = nullptr;          // k: the node outputs, once allocated
-  bool batched;              // Scan-8
-  bool zero_fill;            // Scan-8 rows shorter than len_max
+  const int64_t* out_axes;     // k entries or nullptr (Scan-9)
+  const int64_t* out_dirs;     // k entries or nullptr
+  TensorRef* first;            // k: shape of the first slice of scan output k
+  TensorRef** outs = nullptr;  // k: the node outputs, once allocated
+  bool batched;                // Scan-8
+  bool zero_fill;              // Scan-8 rows shorter than len_max
   int64_t batch, num_batches;
-  int64_t len_max;           // output sequence dim
-  int64_t len;               // iterations of this sequence
+  int64_t len_max;  // output sequence dim
+  int64_t len;      // iterations of this sequence
   int64_t iter;
 };
 
@@ -69,8 +69,8 @@ Status AllocScanOutput(ScanRun& r, uint32_t k, const TensorRef& v, uint32_t* axi
   if (v.rank + lead > static_cast<uint32_t>(kMaxRank))
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "scan output %u would have rank %u", k, v.rank + lead);
   int64_t a = 0;
-  if (r.out_axes) EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, r.out_axes[k], v.rank + 1,
-                                                      "scan_output_axes", &a));
+  if (r.out_axes)
+    EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, r.out_axes[k], v.rank + 1, "scan_output_axes", &a));
   int64_t dims[kMaxRank];
   uint32_t d = 0;
   if (r.batched) dims[d++] = r.num_batches;
@@ -98,8 +98,8 @@ Status TakeScanOutput(void* user, size_t index, const TensorRef& v) {
                       dtype_name(r.first[k].dtype), ShapeOf(r.first[k]).s, dtype_name(v.dtype),
                       ShapeOf(v).s);
     int64_t a = 0;
-    if (r.out_axes) EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, r.out_axes[k], v.rank + 1,
-                                                        "scan_output_axes", &a));
+    if (r.out_axes)
+      EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, r.out_axes[k], v.rank + 1, "scan_output_axes", &a));
     axis = static_cast<uint32_t>(a);
   }
   bool reverse = r.out_dirs && r.out_dirs[k] == 1;
@@ -193,9 +193,11 @@ Status Scan(KernelContext& ctx) {
   const uint32_t m = static_cast<uint32_t>(m64);
   const uint32_t n = ctx.num_inputs() - first - m;
   if (ctx.num_outputs() < n || body->num_inputs != n + m || body->num_outputs != ctx.num_outputs())
-    return ctx.Fail(EPCTX_INVALID_GRAPH, "%u states, %u scan inputs and %u outputs need a body of "
-                    "%u inputs and %u outputs, found %u and %u", n, m, ctx.num_outputs(), n + m,
-                    ctx.num_outputs(), body->num_inputs, body->num_outputs);
+    return ctx.Fail(EPCTX_INVALID_GRAPH,
+                    "%u states, %u scan inputs and %u outputs need a body of "
+                    "%u inputs and %u outputs, found %u and %u",
+                    n, m, ctx.num_outputs(), n + m, ctx.num_outputs(), body->num_inputs,
+                    body->num_outputs);
   const uint32_t k = ctx.num_outputs() - n;
   const int64_t *in_axes, *in_dirs, *out_axes = nullptr, *out_dirs = nullptr;
   if (batched) {
@@ -231,21 +233,24 @@ Status Scan(KernelContext& ctx) {
     int64_t axis = 1;
     if (batched) {
       if (t->rank < 2)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scan input %u has shape %s; Scan-8 needs "
-                        "[batch, sequence, ...]", j, ShapeOf(*t).s);
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                        "scan input %u has shape %s; Scan-8 needs "
+                        "[batch, sequence, ...]",
+                        j, ShapeOf(*t).s);
       if (j > 0 && t->dims[0] != num_batches)
         return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scan input %u has batch %lld, expected %lld", j,
                         static_cast<long long>(t->dims[0]), static_cast<long long>(num_batches));
       num_batches = t->dims[0];
     } else {
-      EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, in_axes ? in_axes[j] : 0, t->rank,
-                                          "scan_input_axes", &axis));
+      EPCTX_RETURN_IF_ERROR(
+          NormalizeAxis(ctx, in_axes ? in_axes[j] : 0, t->rank, "scan_input_axes", &axis));
     }
     axes[j] = static_cast<uint32_t>(axis);
     if (len >= 0 && t->dims[axis] != len)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "scan input %u has %lld elements along its axis, "
-                      "scan input 0 has %lld", j, static_cast<long long>(t->dims[axis]),
-                      static_cast<long long>(len));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                      "scan input %u has %lld elements along its axis, "
+                      "scan input 0 has %lld",
+                      j, static_cast<long long>(t->dims[axis]), static_cast<long long>(len));
     len = t->dims[axis];
     scan_ins[j].reverse = in_dirs && in_dirs[j] == 1;
   }
@@ -253,8 +258,8 @@ Status Scan(KernelContext& ctx) {
     const TensorRef* t = ctx.input(first + i);
     if (!t) return ctx.Fail(EPCTX_INVALID_GRAPH, "state input %u is empty", i);
     if (batched && (t->rank < 1 || t->dims[0] != num_batches))
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "state %u has shape %s, expected batch %lld first",
-                      i, ShapeOf(*t).s, static_cast<long long>(num_batches));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "state %u has shape %s, expected batch %lld first", i,
+                      ShapeOf(*t).s, static_cast<long long>(num_batches));
   }
   const int64_t* lens = nullptr;
   bool zero_fill = false;
@@ -273,8 +278,8 @@ Status Scan(KernelContext& ctx) {
     }
   }
 
-  ScanRun r{&ctx, n, k, states, out_axes, out_dirs, first_out, outs, batched, zero_fill,
-            0, num_batches, len, len, 0};
+  ScanRun r{&ctx,    n,         k, states,      out_axes, out_dirs, first_out, outs,
+            batched, zero_fill, 0, num_batches, len,      len,      0};
   TensorRef** state_outs = nullptr;
   EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, n, &state_outs));
   for (int64_t b = 0; b < num_batches; ++b) {
@@ -300,8 +305,7 @@ Status Scan(KernelContext& ctx) {
         EPCTX_RETURN_IF_ERROR(PrepareIn(ctx, scan_ins[j], t,
                                         base + static_cast<uint64_t>(b) * (t.bytes / num_batches),
                                         t.dims + 1, t.rank - 1, 0));
-      else
-        EPCTX_RETURN_IF_ERROR(PrepareIn(ctx, scan_ins[j], t, base, t.dims, t.rank, axes[j]));
+      else EPCTX_RETURN_IF_ERROR(PrepareIn(ctx, scan_ins[j], t, base, t.dims, t.rank, axes[j]));
     }
     EPCTX_RETURN_IF_ERROR(RunSequence(r, scan_ins, m, ins));
     for (uint32_t i = 0; i < n; ++i) {
@@ -323,8 +327,10 @@ Status Scan(KernelContext& ctx) {
         bool same = o.dtype == v.dtype && o.rank == v.rank + 1;
         for (uint32_t d = 0; same && d < v.rank; ++d) same = o.dims[d + 1] == v.dims[d];
         if (!same)
-          return ctx.Fail(EPCTX_INVALID_ARGUMENT, "state output %u of batch row %lld has shape "
-                          "%s, row 0 had %s", i, static_cast<long long>(b), ShapeOf(v).s,
+          return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                          "state output %u of batch row %lld has shape "
+                          "%s, row 0 had %s",
+                          i, static_cast<long long>(b), ShapeOf(v).s,
                           ShapeOf(o.rank - 1, o.dims + 1).s);
       }
       if (v.bytes)

@@ -30,8 +30,8 @@ Status ReadReduction(KernelContext& ctx, Reduction* out) {
   else
     return ctx.Fail(EPCTX_INVALID_GRAPH,
                     "attribute reduction is '%.*s', expected none, add, mul (opset >= 16) or "
-                    "max, min (opset >= 18) at opset %lld", s.len(), s.data,
-                    static_cast<long long>(ctx.opset()));
+                    "max, min (opset >= 18) at opset %lld",
+                    s.len(), s.data, static_cast<long long>(ctx.opset()));
   return Status::Ok();
 }
 
@@ -64,8 +64,8 @@ T Combine(Reduction r, T a, T b) {
 // `visit(fn)` must call fn(out_off, upd_off, count) for each run of
 // contiguous elements to update.
 template <typename Visit>
-Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& upd,
-                   Reduction red, Visit visit) {
+Status ScatterInto(KernelContext& ctx, const TensorRef& data, const TensorRef& upd, Reduction red,
+                   Visit visit) {
   size_t es;
   EPCTX_RETURN_IF_ERROR(ElementSize(ctx, data, "data", &es));
   if (upd.dtype != data.dtype)
@@ -159,7 +159,8 @@ Status ScatterND(KernelContext& ctx) {
   if (!ok)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "updates %s must be indices %s without its last axis, then data %s from "
-                    "axis %u", ShapeOf(*upd).s, ShapeOf(*ind).s, ShapeOf(*x).s, kk);
+                    "axis %u",
+                    ShapeOf(*upd).s, ShapeOf(*ind).s, ShapeOf(*x).s, kk);
   int64_t xs[kMaxRank];
   Strides(r, x->dims, xs);
   int64_t lookups = 1, slice = 1;
@@ -171,10 +172,10 @@ Status ScatterND(KernelContext& ctx) {
     if (v < -dim || v >= dim)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "indices[%llu] = %lld is out of range: expected [%lld, %lld] for axis "
-                      "%llu of data %s", static_cast<unsigned long long>(t),
-                      static_cast<long long>(v), static_cast<long long>(-dim),
-                      static_cast<long long>(dim - 1), static_cast<unsigned long long>(t % kk),
-                      ShapeOf(*x).s);
+                      "%llu of data %s",
+                      static_cast<unsigned long long>(t), static_cast<long long>(v),
+                      static_cast<long long>(-dim), static_cast<long long>(dim - 1),
+                      static_cast<unsigned long long>(t % kk), ShapeOf(*x).s);
   }
   return ScatterInto(ctx, *x, *upd, red, [&](auto apply) {
     uint64_t t = 0;

@@ -121,15 +121,14 @@ Status ReverseSequence(KernelContext& ctx) {
   if (lens->rank != 1 || lens->dims[0] != batch)
     return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                     "sequence_lens must have shape [%lld] (the batch axis of input %s), "
-                    "found %s", static_cast<long long>(batch), ShapeOf(*x).s,
-                    ShapeOf(*lens).s);
+                    "found %s",
+                    static_cast<long long>(batch), ShapeOf(*x).s, ShapeOf(*lens).s);
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t l = IndexAt(*lens, static_cast<uint64_t>(b));
     if (l < 0 || l > steps)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "sequence_lens[%lld] = %lld is out of range: expected [0, %lld]",
-                      static_cast<long long>(b), static_cast<long long>(l),
-                      static_cast<long long>(steps));
+      return ctx.Fail(
+          EPCTX_INVALID_ARGUMENT, "sequence_lens[%lld] = %lld is out of range: expected [0, %lld]",
+          static_cast<long long>(b), static_cast<long long>(l), static_cast<long long>(steps));
   }
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));

@@ -10,8 +10,7 @@ namespace epctx {
 namespace kern {
 namespace {
 
-Status ViewAs(KernelContext& ctx, const TensorRef& x, uint32_t rank,
-              const int64_t* dims) {
+Status ViewAs(KernelContext& ctx, const TensorRef& x, uint32_t rank, const int64_t* dims) {
   return ctx.ViewOutput(0, x.dtype, rank, dims, x.data);
 }
 
@@ -31,8 +30,8 @@ Status Reshape(KernelContext& ctx) {
     if (dims[i] == 0 && !allowzero) {
       if (i >= x->rank)
         return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "shape[%u] is 0 (copy) but data %s has no dimension %u", i,
-                        ShapeOf(*x).s, i);
+                        "shape[%u] is 0 (copy) but data %s has no dimension %u", i, ShapeOf(*x).s,
+                        i);
       dims[i] = x->dims[i];
     }
     if (dims[i] == -1) {
@@ -58,8 +57,7 @@ Status Reshape(KernelContext& ctx) {
     known = total;
   }
   if (known != total)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                    "shape %s has %lld elements but data %s has %lld",
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "shape %s has %lld elements but data %s has %lld",
                     ShapeOf(rank, dims).s, static_cast<long long>(known), ShapeOf(*x).s,
                     static_cast<long long>(total));
   return ViewAs(ctx, *x, rank, dims);
@@ -106,8 +104,7 @@ Status Squeeze(KernelContext& ctx) {
     if (x->dims[a] != 1)
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "cannot squeeze axis %lld of %s: expected size 1, found %lld",
-                      static_cast<long long>(a), ShapeOf(*x).s,
-                      static_cast<long long>(x->dims[a]));
+                      static_cast<long long>(a), ShapeOf(*x).s, static_cast<long long>(x->dims[a]));
     drop[a] = true;
   }
   int64_t dims[kMaxRank];
@@ -128,8 +125,7 @@ Status Unsqueeze(KernelContext& ctx) {
     return ctx.Fail(EPCTX_INVALID_GRAPH, "axes are required and must not be empty");
   const uint32_t out_rank = x->rank + n;
   if (out_rank > static_cast<uint32_t>(kMaxRank))
-    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "output rank %u exceeds %d", out_rank,
-                    kMaxRank);
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "output rank %u exceeds %d", out_rank, kMaxRank);
   bool inserted[kMaxRank] = {};
   for (uint32_t i = 0; i < n; ++i) {
     int64_t a;
@@ -188,8 +184,7 @@ Status Constant(KernelContext& ctx) {
     const onnx::AttributeView& a = node.attrs[i];
     if (a.name.eq("value")) {
       const onnx::TensorView* t = a.type == onnx::AttrType::kTensor ? a.t : nullptr;
-      if (!t)
-        return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute value is not a tensor");
+      if (!t) return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute value is not a tensor");
       if (t->storage == onnx::Storage::kExternal)
         return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
                         "attribute value uses external data, which Constant does not load");
@@ -200,8 +195,8 @@ Status Constant(KernelContext& ctx) {
           (n > 0 && (!t->data || t->bytes < n * es)))
         return ctx.Fail(EPCTX_INVALID_GRAPH,
                         "attribute value has shape %s but %llu bytes of %s data",
-                        ShapeOf(t->rank, t->dims).s,
-                        static_cast<unsigned long long>(t->bytes), dtype_name(t->dtype));
+                        ShapeOf(t->rank, t->dims).s, static_cast<unsigned long long>(t->bytes),
+                        dtype_name(t->dtype));
       return ctx.ViewOutput(0, t->dtype, t->rank, t->dims, t->data);
     }
     if (a.name.eq("value_float") && a.type == onnx::AttrType::kFloat)
@@ -216,13 +211,11 @@ Status Constant(KernelContext& ctx) {
       const int64_t n = a.count;
       return ctx.ViewOutput(0, EPCTX_DTYPE_INT64, 1, &n, a.ints);
     }
-    if (a.name.eq("sparse_value") || a.name.eq("value_string") ||
-        a.name.eq("value_strings"))
-      return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "attribute %.*s is not supported",
-                      a.name.len(), a.name.data);
+    if (a.name.eq("sparse_value") || a.name.eq("value_string") || a.name.eq("value_strings"))
+      return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "attribute %.*s is not supported", a.name.len(),
+                      a.name.data);
   }
-  return ctx.Fail(EPCTX_INVALID_GRAPH,
-                  "no value attribute (value, value_float(s), value_int(s))");
+  return ctx.Fail(EPCTX_INVALID_GRAPH, "no value attribute (value, value_float(s), value_int(s))");
 }
 
 }  // namespace kern

@@ -85,8 +85,8 @@ Status SignalShape(KernelContext& ctx, const TensorRef& x, const char* what, uin
 }
 
 template <typename T>
-void RunDft(const TensorRef& x, const int64_t* dims, uint32_t rank, int64_t axis,
-            int64_t out_n, const FftPlan& plan, T* y) {
+void RunDft(const TensorRef& x, const int64_t* dims, uint32_t rank, int64_t axis, int64_t out_n,
+            const FftPlan& plan, T* y) {
   const int64_t comps = dims[rank - 1], len = dims[axis];
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
@@ -111,7 +111,8 @@ Status DFT(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(SignalShape(ctx, *x, "input", &rank, dims));
   int64_t axis = ctx.opset() >= 20 ? -2 : ctx.AttrInt("axis", 1);
   if (ctx.opset() >= 20)
-    if (const TensorRef* t = ctx.input(2)) EPCTX_RETURN_IF_ERROR(ReadScalarInt(ctx, *t, "axis", &axis));
+    if (const TensorRef* t = ctx.input(2))
+      EPCTX_RETURN_IF_ERROR(ReadScalarInt(ctx, *t, "axis", &axis));
   // The last dimension holds the real/imaginary parts: never the axis.
   const int64_t r = static_cast<int64_t>(rank);
   const int64_t given = axis;
@@ -176,8 +177,7 @@ Status STFT(KernelContext& ctx) {
                       dtype_name(window->dtype), dtype_name(x->dtype));
     EPCTX_RETURN_IF_ERROR(RequireRank(ctx, *window, "window", 1));
     if (length_t && frame != window->dims[0])
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "frame_length is %lld but the window has %lld values",
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "frame_length is %lld but the window has %lld values",
                       static_cast<long long>(frame), static_cast<long long>(window->dims[0]));
     frame = window->dims[0];
   } else if (!length_t) {

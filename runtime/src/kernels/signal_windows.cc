@@ -140,8 +140,8 @@ Status MelWeightMatrix(KernelContext& ctx) {
   const double mel_step = (hi_mel - lo_mel) / static_cast<double>(static_cast<float>(bins + 2));
   for (int64_t i = 0; i < bins + 2; ++i) {
     const double hz = MelToHz(lo_mel + mel_step * static_cast<double>(i));
-    int64_t p = static_cast<int64_t>(floor(static_cast<double>(dft + 1) * hz /
-                                           static_cast<double>(rate)));
+    int64_t p =
+        static_cast<int64_t>(floor(static_cast<double>(dft + 1) * hz / static_cast<double>(rate)));
     points[i] = p < 0 ? 0 : (p >= spec_bins ? spec_bins - 1 : p);  // rounding guard
   }
   memset(y->data, 0, y->elements() * dtype_size(dtype));
@@ -154,12 +154,12 @@ Status MelWeightMatrix(KernelContext& ctx) {
         out[center * bins + i] = Convert<T>(1.0);
       } else {
         for (int64_t j = left; j <= center; ++j)
-          out[j * bins + i] = Convert<T>(static_cast<double>(j - left) /
-                                         static_cast<double>(center - left));
+          out[j * bins + i] =
+              Convert<T>(static_cast<double>(j - left) / static_cast<double>(center - left));
       }
       for (int64_t j = center; j < right; ++j)
-        out[j * bins + i] = Convert<T>(static_cast<double>(right - j) /
-                                       static_cast<double>(right - center));
+        out[j * bins + i] =
+            Convert<T>(static_cast<double>(right - j) / static_cast<double>(right - center));
     }
   });
   return Status::Ok();

@@ -58,23 +58,22 @@ Status Split(KernelContext& ctx) {
                         static_cast<long long>(sizes[i]));
     }
     if (sum != dim)
-      return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                      "split sums to %lld but axis %u of input %s has %lld", 
-                      static_cast<long long>(sum), a, ShapeOf(*x).s,
-                      static_cast<long long>(dim));
+      return ctx.Fail(EPCTX_INVALID_ARGUMENT, "split sums to %lld but axis %u of input %s has %lld",
+                      static_cast<long long>(sum), a, ShapeOf(*x).s, static_cast<long long>(dim));
   } else {
     const bool has_num = ctx.opset() >= 18 && ctx.node().attr("num_outputs");
     if (has_num && ctx.AttrInt("num_outputs", 0) != n)
-      return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute num_outputs is %lld but the node has %u "
-                      "outputs", static_cast<long long>(ctx.AttrInt("num_outputs", 0)), n);
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "attribute num_outputs is %lld but the node has %u "
+                      "outputs",
+                      static_cast<long long>(ctx.AttrInt("num_outputs", 0)), n);
     int64_t part = dim / n;
     if (dim % n != 0) {
       part += 1;
       if (!has_num || part * (n - 1) > dim)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "axis %u of input %s (%lld) cannot be split into %u %s parts", a,
-                        ShapeOf(*x).s, static_cast<long long>(dim), n,
-                        has_num ? "non-empty" : "equal");
+        return ctx.Fail(
+            EPCTX_INVALID_ARGUMENT, "axis %u of input %s (%lld) cannot be split into %u %s parts",
+            a, ShapeOf(*x).s, static_cast<long long>(dim), n, has_num ? "non-empty" : "equal");
     }
     for (uint32_t i = 0; i < n; ++i) sizes[i] = i + 1 < n ? part : dim - part * (n - 1);
   }

@@ -22,7 +22,7 @@ namespace {
 struct Gram {
   int64_t start;  // in the pool
   int64_t size;
-  int64_t id;     // position among all n-grams of the pool
+  int64_t id;  // position among all n-grams of the pool
 };
 
 // Orders grams by size, then items.
@@ -66,8 +66,10 @@ Status TfIdfVectorizer(KernelContext& ctx) {
   if (x->dtype != EPCTX_DTYPE_INT32 && x->dtype != EPCTX_DTYPE_INT64)
     return UnsupportedDtype(ctx, "X", x->dtype);
   if (x->rank > 2 || (x->rank == 2 && x->dims[0] < 1))
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "X must have shape [C] or [B, C] with B > 0, "
-                    "found %s", ShapeOf(*x).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "X must have shape [C] or [B, C] with B > 0, "
+                    "found %s",
+                    ShapeOf(*x).s);
   const StrView ms = ctx.AttrString("mode", "");
   const int mode = ms.eq("TF") ? 1 : ms.eq("IDF") ? 2 : ms.eq("TFIDF") ? 3 : 0;
   if (!mode)
@@ -91,9 +93,9 @@ Status TfIdfVectorizer(KernelContext& ctx) {
                     "attributes must satisfy 1 <= min_gram_length (%lld) <= max_gram_length "
                     "(%lld) <= len(ngram_counts) (%u), max_skip_count (%lld) >= 0, non-empty "
                     "ngram_indexes (%u) and pool_int64s (%u), weights (%u) as long as "
-                    "ngram_indexes", static_cast<long long>(min_n),
-                    static_cast<long long>(max_n), nc, static_cast<long long>(max_skip), ni, np,
-                    has_weights ? nw : ni);
+                    "ngram_indexes",
+                    static_cast<long long>(min_n), static_cast<long long>(max_n), nc,
+                    static_cast<long long>(max_skip), ni, np, has_weights ? nw : ni);
   int64_t out_size = 0;
   for (uint32_t i = 0; i < ni; ++i) {
     if (indexes[i] < 0 || indexes[i] == INT64_MAX)
@@ -119,14 +121,14 @@ Status TfIdfVectorizer(KernelContext& ctx) {
     if (start < 0 || end < start || end > static_cast<int64_t>(np) || (end - start) % size)
       return ctx.Fail(EPCTX_INVALID_GRAPH,
                       "ngram_counts[%u] = %lld: the %lld-grams [%lld, %lld) of pool_int64s "
-                      "(%u items) are out of bounds or not whole", i,
-                      static_cast<long long>(start), static_cast<long long>(size),
+                      "(%u items) are out of bounds or not whole",
+                      i, static_cast<long long>(start), static_cast<long long>(size),
                       static_cast<long long>(start), static_cast<long long>(end), np);
     for (int64_t s = start; s < end; s += size, ++id) {
       if (size < min_n || size > max_n) continue;
       if (id >= static_cast<int64_t>(ni))
-        return ctx.Fail(EPCTX_INVALID_GRAPH,
-                        "pool_int64s has more n-grams than ngram_indexes (%u)", ni);
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "pool_int64s has more n-grams than ngram_indexes (%u)",
+                        ni);
       grams[ng] = Gram{s, size, id};
       order[ng] = ng;
       ++ng;

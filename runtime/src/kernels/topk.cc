@@ -87,8 +87,7 @@ void TopKSlices(const TensorRef& x, uint32_t axis, int64_t k, int64_t* heap, Ten
 Status TopK(KernelContext& ctx) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
-  if (!InMask(x->dtype, kNumeric))
-    return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(x->dtype, kNumeric)) return UnsupportedDtype(ctx, "X", x->dtype);
   int64_t axis;
   EPCTX_RETURN_IF_ERROR(NormalizeAxis(ctx, ctx.AttrInt("axis", -1), x->rank, "axis", &axis));
   int64_t k = 0;
@@ -108,7 +107,8 @@ Status TopK(KernelContext& ctx) {
   }
   const int64_t n = x->dims[axis];
   if (k < 0 || k > n)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "K %lld is out of range: expected [0, %lld] for X %s axis %lld",
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT,
+                    "K %lld is out of range: expected [0, %lld] for X %s axis %lld",
                     static_cast<long long>(k), static_cast<long long>(n), ShapeOf(*x).s,
                     static_cast<long long>(axis));
   const bool largest = ctx.opset() < 11 || ctx.AttrInt("largest", 1) != 0;

@@ -32,32 +32,26 @@ double IntPow(double base, int64_t e) {
 }
 
 struct OptArgs {
-  uint32_t n = 0;       // tensors per block
-  double r = 0.0;       // learning rate
-  int64_t t = 0;        // update count
-  int32_t dtype = 0;    // of every X/G/state tensor
+  uint32_t n = 0;     // tensors per block
+  double r = 0.0;     // learning rate
+  int64_t t = 0;      // update count
+  int32_t dtype = 0;  // of every X/G/state tensor
 };
 
 // Checks R, T, the block structure (`in_blocks` input and `out_blocks`
 // output blocks) and that each group's tensors match Xi in shape and dtype.
-Status ReadOptimizer(KernelContext& ctx, uint32_t in_blocks, uint32_t out_blocks,
-                     OptArgs* a) {
+Status ReadOptimizer(KernelContext& ctx, uint32_t in_blocks, uint32_t out_blocks, OptArgs* a) {
   const TensorRef *r, *t;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "R", &r));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "T", &t));
   if (r->elements() != 1 || r->rank > 1)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "R must be a scalar, found shape %s",
-                    ShapeOf(*r).s);
-  if (r->dtype == EPCTX_DTYPE_FLOAT)
-    a->r = *static_cast<const float*>(r->data);
-  else if (r->dtype == EPCTX_DTYPE_DOUBLE)
-    a->r = *static_cast<const double*>(r->data);
-  else
-    return UnsupportedDtype(ctx, "R", r->dtype);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "R must be a scalar, found shape %s", ShapeOf(*r).s);
+  if (r->dtype == EPCTX_DTYPE_FLOAT) a->r = *static_cast<const float*>(r->data);
+  else if (r->dtype == EPCTX_DTYPE_DOUBLE) a->r = *static_cast<const double*>(r->data);
+  else return UnsupportedDtype(ctx, "R", r->dtype);
   if (t->dtype != EPCTX_DTYPE_INT64) return UnsupportedDtype(ctx, "T", t->dtype);
   if (t->elements() != 1 || t->rank > 1)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "T must be a scalar, found shape %s",
-                    ShapeOf(*t).s);
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "T must be a scalar, found shape %s", ShapeOf(*t).s);
   a->t = *static_cast<const int64_t*>(t->data);
   const uint32_t tensors = ctx.num_inputs() - 2;
   if (ctx.num_inputs() < 2 + in_blocks || tensors % in_blocks != 0)
@@ -80,9 +74,8 @@ Status ReadOptimizer(KernelContext& ctx, uint32_t in_blocks, uint32_t out_blocks
       bool same = s->dtype == a->dtype && s->rank == x->rank;
       for (uint32_t d = 0; same && d < x->rank; ++d) same = s->dims[d] == x->dims[d];
       if (!same)
-        return ctx.Fail(EPCTX_INVALID_ARGUMENT,
-                        "input %u is %s %s, expected %s %s like X%u", 2 + b * a->n + i,
-                        dtype_name(s->dtype), ShapeOf(*s).s, dtype_name(a->dtype),
+        return ctx.Fail(EPCTX_INVALID_ARGUMENT, "input %u is %s %s, expected %s %s like X%u",
+                        2 + b * a->n + i, dtype_name(s->dtype), ShapeOf(*s).s, dtype_name(a->dtype),
                         ShapeOf(*x).s, i + 1);
     }
   }
@@ -92,8 +85,8 @@ Status ReadOptimizer(KernelContext& ctx, uint32_t in_blocks, uint32_t out_blocks
 // For group i: ins[b] = data of input block b, outs[b] = output block b
 // allocated like Xi; then f(ins, outs, count) in dtype T.
 template <typename T, typename F>
-Status ForEachGroup(KernelContext& ctx, const OptArgs& a, uint32_t in_blocks,
-                    uint32_t out_blocks, F f) {
+Status ForEachGroup(KernelContext& ctx, const OptArgs& a, uint32_t in_blocks, uint32_t out_blocks,
+                    F f) {
   for (uint32_t i = 0; i < a.n; ++i) {
     const T* ins[4] = {};
     T* outs[4] = {};

@@ -38,8 +38,7 @@ Status Where(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, "X", &x));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 2, "Y", &y));
   if (c->dtype != EPCTX_DTYPE_BOOL)
-    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "condition is %s, expected bool",
-                    dtype_name(c->dtype));
+    return ctx.Fail(EPCTX_INVALID_ARGUMENT, "condition is %s, expected bool", dtype_name(c->dtype));
   EPCTX_RETURN_IF_ERROR(SameDtype(ctx, *x, "X", *y, "Y"));
   uint32_t r1, rank;
   int64_t d1[kMaxRank], dims[kMaxRank];
@@ -49,8 +48,7 @@ Status Where(KernelContext& ctx) {
   AlignedStrides(*c, rank, sc);
   AlignedStrides(*x, rank, sx);
   AlignedStrides(*y, rank, sy);
-  if (!InMask(x->dtype, kAll))
-    return UnsupportedDtype(ctx, "X", x->dtype);
+  if (!InMask(x->dtype, kAll)) return UnsupportedDtype(ctx, "X", x->dtype);
   TensorRef* out = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, rank, dims, &out));
   const uint64_t total = out->elements();

@@ -6,20 +6,18 @@
 namespace epctx {
 namespace kern {
 
-Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
-                      int64_t min_value, int64_t* out) {
+Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n, int64_t min_value,
+                      int64_t* out) {
   const int64_t* v = nullptr;
   uint32_t count = 0;
   if (!ctx.AttrInts(name, &v, &count)) return Status::Ok();
   if (count != n)
-    return ctx.Fail(EPCTX_INVALID_GRAPH,
-                    "attribute %s has %u values, expected %u", name, count, n);
+    return ctx.Fail(EPCTX_INVALID_GRAPH, "attribute %s has %u values, expected %u", name, count, n);
   for (uint32_t i = 0; i < n; ++i) {
     if (v[i] < min_value || v[i] > kMaxWindowValue)
       return ctx.Fail(EPCTX_INVALID_GRAPH,
-                      "attribute %s[%u] is %lld, expected a value in [%lld, %lld]",
-                      name, i, static_cast<long long>(v[i]),
-                      static_cast<long long>(min_value),
+                      "attribute %s[%u] is %lld, expected a value in [%lld, %lld]", name, i,
+                      static_cast<long long>(v[i]), static_cast<long long>(min_value),
                       static_cast<long long>(kMaxWindowValue));
     out[i] = v[i];
   }
@@ -30,8 +28,7 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
                        const int64_t* kernel, Window* w, AutoPad* auto_pad) {
   if (spatial < 1 || spatial > kMaxSpatial)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
-                    "%u spatial dimensions; only 1-D, 2-D and 3-D are supported",
-                    spatial);
+                    "%u spatial dimensions; only 1-D, 2-D and 3-D are supported", spatial);
   int64_t k[kMaxSpatial] = {0, 0, 0}, s[kMaxSpatial] = {1, 1, 1}, d[kMaxSpatial] = {1, 1, 1};
   int64_t p[2 * kMaxSpatial] = {0, 0, 0, 0, 0, 0};
   if (kernel) {
@@ -40,10 +37,8 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
     EPCTX_RETURN_IF_ERROR(ReadWindowInts(ctx, "kernel_shape", spatial, 1, attr_k));
     for (uint32_t i = 0; i < spatial; ++i)
       if (attr_k[i] != k[i])
-        return ctx.Fail(EPCTX_INVALID_GRAPH,
-                        "kernel_shape[%u] is %lld but the weights have %lld", i,
-                        static_cast<long long>(attr_k[i]),
-                        static_cast<long long>(k[i]));
+        return ctx.Fail(EPCTX_INVALID_GRAPH, "kernel_shape[%u] is %lld but the weights have %lld",
+                        i, static_cast<long long>(attr_k[i]), static_cast<long long>(k[i]));
   } else {
     const int64_t* v = nullptr;
     uint32_t count = 0;
@@ -84,8 +79,13 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
 
   const uint32_t base = WindowBase(spatial);
   for (uint32_t a = 0; a < kMaxSpatial; ++a) {
-    w->in[a] = 1; w->kernel[a] = 1; w->stride[a] = 1; w->dilation[a] = 1;
-    w->pad_begin[a] = 0; w->pad_end[a] = 0; w->out[a] = 1;
+    w->in[a] = 1;
+    w->kernel[a] = 1;
+    w->stride[a] = 1;
+    w->dilation[a] = 1;
+    w->pad_begin[a] = 0;
+    w->pad_end[a] = 0;
+    w->out[a] = 1;
   }
   for (uint32_t i = 0; i < spatial; ++i) {
     const uint32_t a = base + i;
@@ -99,8 +99,8 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
   return Status::Ok();
 }
 
-Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
-                     const int64_t* kernel, bool ceil_mode, Window* w) {
+Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in, const int64_t* kernel,
+                     bool ceil_mode, Window* w) {
   AutoPad auto_pad;
   EPCTX_RETURN_IF_ERROR(ReadWindowAttrs(ctx, spatial, in, kernel, w, &auto_pad));
   const uint32_t base = WindowBase(spatial);
@@ -123,8 +123,7 @@ Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
       return ctx.Fail(EPCTX_INVALID_ARGUMENT,
                       "kernel extent %lld on spatial axis %u is larger than the "
                       "padded input %lld (input %lld, pads %lld+%lld)",
-                      static_cast<long long>(span), i,
-                      static_cast<long long>(padded),
+                      static_cast<long long>(span), i, static_cast<long long>(padded),
                       static_cast<long long>(in[i]), static_cast<long long>(pb),
                       static_cast<long long>(pe));
     int64_t out = (padded - span) / s + 1;

@@ -58,8 +58,8 @@ Status ReadWindowAttrs(KernelContext& ctx, uint32_t spatial, const int64_t* in,
 // attribute). Validates every attribute and that the (dilated) kernel fits the
 // padded input. ceil_mode rounds the output size up, dropping a last window
 // that would start in the end padding.
-Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in,
-                     const int64_t* kernel, bool ceil_mode, Window* w);
+Status ComputeWindow(KernelContext& ctx, uint32_t spatial, const int64_t* in, const int64_t* kernel,
+                     bool ceil_mode, Window* w);
 
 // INVALID_ARGUMENT unless the product of w->out fits in int64 (an empty
 // batch lets every spatial size be large).
@@ -68,14 +68,14 @@ Status CheckWindowOut(KernelContext& ctx, const Window& w);
 // Reads the ints attribute `name` into out[0..n) when present with exactly n
 // values, each in [min_value, kMaxWindowValue]; leaves out unchanged when
 // absent.
-Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n,
-                      int64_t min_value, int64_t* out);
+Status ReadWindowInts(KernelContext& ctx, const char* name, uint32_t n, int64_t min_value,
+                      int64_t* out);
 
 // Output indices o in [0, out) with 0 <= o*stride + off < limit are
 // [*lo, *hi) (empty when *lo == *hi). Used for input positions of a
 // convolution row and for valid kernel taps of a window.
-inline void ValidRange(int64_t off, int64_t stride, int64_t limit, int64_t out,
-                       int64_t* lo, int64_t* hi) {
+inline void ValidRange(int64_t off, int64_t stride, int64_t limit, int64_t out, int64_t* lo,
+                       int64_t* hi) {
   int64_t l = off >= 0 ? 0 : (-off + stride - 1) / stride;
   int64_t h = limit - off <= 0 ? 0 : (limit - off - 1) / stride + 1;
   if (h > out) h = out;

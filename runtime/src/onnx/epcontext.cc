@@ -7,8 +7,7 @@ namespace onnx {
 namespace {
 
 Status WrongType(const NodeView& node, const AttributeView& a, AttrType expected) {
-  return Status::Error(EPCTX_INVALID_GRAPH,
-                       "node '%.*s' attribute '%.*s': expected %s, found %s",
+  return Status::Error(EPCTX_INVALID_GRAPH, "node '%.*s' attribute '%.*s': expected %s, found %s",
                        node.name.len(), node.name.data, a.name.len(), a.name.data,
                        attr_type_name(expected), attr_type_name(a.type));
 }
@@ -22,8 +21,7 @@ Status GetInt(const NodeView& node, const char* name, int64_t* out) {
   return Status::Ok();
 }
 
-Status GetString(const NodeView& node, const char* name, StrView* out,
-                 bool* present = nullptr) {
+Status GetString(const NodeView& node, const char* name, StrView* out, bool* present = nullptr) {
   const AttributeView* a = node.attr(name);
   if (!a) return Status::Ok();
   if (a->type != AttrType::kString) return WrongType(node, *a, AttrType::kString);
@@ -35,8 +33,8 @@ Status GetString(const NodeView& node, const char* name, StrView* out,
 Status CheckFlag(const NodeView& node, const char* name, int64_t v) {
   if (v == 0 || v == 1) return Status::Ok();
   return Status::Error(EPCTX_INVALID_GRAPH,
-                       "node '%.*s' attribute '%s': expected 0 or 1, found %lld",
-                       node.name.len(), node.name.data, name, static_cast<long long>(v));
+                       "node '%.*s' attribute '%s': expected 0 or 1, found %lld", node.name.len(),
+                       node.name.data, name, static_cast<long long>(v));
 }
 
 }  // namespace
@@ -51,8 +49,8 @@ Status ExtractEpContext(const NodeView& node, EpContextNode* out) {
   EPCTX_RETURN_IF_ERROR(GetInt(node, "main_context", &out->main_context));
   EPCTX_RETURN_IF_ERROR(GetInt(node, "embed_mode", &out->embed_mode));
   EPCTX_RETURN_IF_ERROR(GetInt(node, "max_size", &out->max_size));
-  EPCTX_RETURN_IF_ERROR(GetString(node, "ep_cache_context", &out->ep_cache_context,
-                                  &out->has_cache_context));
+  EPCTX_RETURN_IF_ERROR(
+      GetString(node, "ep_cache_context", &out->ep_cache_context, &out->has_cache_context));
   EPCTX_RETURN_IF_ERROR(GetString(node, "source", &out->source, &out->has_source));
   EPCTX_RETURN_IF_ERROR(GetString(node, "ep_sdk_version", &out->ep_sdk_version));
   EPCTX_RETURN_IF_ERROR(GetString(node, "hardware_architecture", &out->hardware_architecture));

@@ -21,6 +21,7 @@ using wire::MsgInfo;
 using wire::Reader;
 using wire::Scalar;
 
+// clang-format off
 const char* const kModelFields[] = {
     nullptr, "ir_version", "producer_name", "producer_version", "domain",
     "model_version", "doc_string", "graph", "opset_import", nullptr, nullptr,
@@ -66,6 +67,7 @@ const MsgInfo kShapeInfo = {"TensorShapeProto", kShapeFields, 2};
 
 const char* const kDimFields[] = {nullptr, "dim_value", "dim_param", "denotation"};
 const MsgInfo kDimInfo = {"TensorShapeProto.Dimension", kDimFields, 4};
+// clang-format on
 
 struct Ctx {
   const uint8_t* file;
@@ -179,14 +181,12 @@ Status ParseValueInfoBody(const Ctx& c, Bytes msg, ValueInfoView* v) {
   return Status::Ok();
 }
 
-Status ParseValueInfo(const Ctx& c, Bytes msg, const char* role, uint32_t index,
-                      ValueInfoView* v) {
+Status ParseValueInfo(const Ctx& c, Bytes msg, const char* role, uint32_t index, ValueInfoView* v) {
   Status st = ParseValueInfoBody(c, msg, v);
   if (!st.ok()) {
     if (v->name.empty())
       st.Prefix("%s #%u at offset %zu", role, index, static_cast<size_t>(msg.data - c.file));
-    else
-      st.Prefix("%s '%.*s'", role, v->name.len(), v->name.data);
+    else st.Prefix("%s '%.*s'", role, v->name.len(), v->name.data);
   }
   return st;
 }
@@ -312,8 +312,8 @@ Status ParseAttributeBody(const Ctx& c, Bytes msg, AttributeView* a) {
     }
   }
   if (k != a->count)
-    return Status::Error(EPCTX_INVALID_PROTOBUF, "decoded %u list elements, counted %u",
-                         k, a->count);
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "decoded %u list elements, counted %u", k,
+                         a->count);
   a->floats = floats;
   a->ints = ints;
   a->strings = strings;
@@ -325,8 +325,7 @@ Status ParseAttribute(const Ctx& c, Bytes msg, uint32_t index, AttributeView* a)
   if (!st.ok() && st.HasRoom()) {
     if (a->name.empty())
       st.Prefix("attribute #%u at offset %zu", index, static_cast<size_t>(msg.data - c.file));
-    else
-      st.Prefix("attribute '%.*s'", a->name.len(), a->name.data);
+    else st.Prefix("attribute '%.*s'", a->name.len(), a->name.data);
   }
   return st;
 }
@@ -341,11 +340,20 @@ Status ParseNodeBody(const Ctx& c, Bytes msg, NodeView* n) {
     EPCTX_RETURN_IF_ERROR(r.Next(&f));
     StrView s;
     switch (f.number) {
-      case 1: EPCTX_RETURN_IF_ERROR(r.Str(f, &s)); ++n_in; break;
-      case 2: EPCTX_RETURN_IF_ERROR(r.Str(f, &s)); ++n_out; break;
+      case 1:
+        EPCTX_RETURN_IF_ERROR(r.Str(f, &s));
+        ++n_in;
+        break;
+      case 2:
+        EPCTX_RETURN_IF_ERROR(r.Str(f, &s));
+        ++n_out;
+        break;
       case 3: EPCTX_RETURN_IF_ERROR(r.Str(f, &n->name)); break;
       case 4: EPCTX_RETURN_IF_ERROR(r.Str(f, &n->op_type)); break;
-      case 5: EPCTX_RETURN_IF_ERROR(r.Str(f, &s)); ++n_attr; break;
+      case 5:
+        EPCTX_RETURN_IF_ERROR(r.Str(f, &s));
+        ++n_attr;
+        break;
       case 7: EPCTX_RETURN_IF_ERROR(r.Str(f, &n->domain)); break;
       default: break;
     }
@@ -384,8 +392,7 @@ Status ParseNode(const Ctx& c, Bytes msg, uint32_t index, NodeView* n) {
     if (n->name.empty())
       st.Prefix("node #%u (%.*s) at offset %zu", index, n->op_type.len(), n->op_type.data,
                 static_cast<size_t>(msg.data - c.file));
-    else
-      st.Prefix("node '%.*s'", n->name.len(), n->name.data);
+    else st.Prefix("node '%.*s'", n->name.len(), n->name.data);
   }
   return st;
 }
@@ -411,8 +418,7 @@ bool HasName(const Ctx& c, Bytes msg, const MsgInfo* info, uint32_t number) {
 // so megabytes of empty entries are refused instead of costing ~100 bytes of
 // arena each. An unnamed entry is parsed first (into a discarded view), so a
 // malformed one still reports its protobuf error.
-Status NamedOrError(const Ctx& c, const Field& f, bool tensor, const char* what,
-                    uint64_t index) {
+Status NamedOrError(const Ctx& c, const Field& f, bool tensor, const char* what, uint64_t index) {
   if (HasName(c, f.bytes, tensor ? &detail::kTensorInfo : &kValueInfoInfo, tensor ? 8 : 1))
     return Status::Ok();
   const uint32_t i = static_cast<uint32_t>(index);
@@ -436,7 +442,10 @@ Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g) {
     EPCTX_RETURN_IF_ERROR(r.Next(&f));
     Bytes b;
     switch (f.number) {
-      case 1: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_node; break;
+      case 1:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        ++n_node;
+        break;
       case 2: EPCTX_RETURN_IF_ERROR(r.Str(f, &g->name)); break;
       case 5:
         EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
@@ -460,7 +469,8 @@ Status ParseGraph(const Ctx& c, Bytes msg, GraphView* g) {
       case 15:
         return Status::Error(EPCTX_NOT_IMPLEMENTED,
                              "GraphProto.sparse_initializer at offset %zu: sparse "
-                             "initializers are not supported", f.offset);
+                             "initializers are not supported",
+                             f.offset);
       default: break;
     }
   }
@@ -556,19 +566,24 @@ Status ParseModelBody(const Ctx& c, Bytes buf, ModelView* m) {
         // Protobuf would merge repeated occurrences; no ONNX writer emits
         // two graphs, so a second one is treated as a forged file.
         if (has_graph)
-          return Status::Error(EPCTX_INVALID_PROTOBUF,
-                               "second ModelProto.graph at offset %zu", f.offset);
+          return Status::Error(EPCTX_INVALID_PROTOBUF, "second ModelProto.graph at offset %zu",
+                               f.offset);
         EPCTX_RETURN_IF_ERROR(r.Msg(f, &graph));
         has_graph = true;
         break;
-      case 8: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_opset; break;
-      case 14: EPCTX_RETURN_IF_ERROR(r.Msg(f, &b)); ++n_meta; break;
+      case 8:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        ++n_opset;
+        break;
+      case 14:
+        EPCTX_RETURN_IF_ERROR(r.Msg(f, &b));
+        ++n_meta;
+        break;
       default: break;
     }
   }
   if (!has_graph)
-    return Status::Error(EPCTX_INVALID_PROTOBUF, "ModelProto has no graph (%zu bytes)",
-                         buf.size);
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "ModelProto has no graph (%zu bytes)", buf.size);
   if (n_opset == 0)
     return Status::Error(EPCTX_INVALID_PROTOBUF,
                          "ModelProto has no opset_import (every model must import one)");
@@ -604,8 +619,7 @@ Status ParseModelBody(const Ctx& c, Bytes buf, ModelView* m) {
 Status ParseModel(Bytes buf, const char* label, Arena& arena, ModelView* out) {
   *out = ModelView();
   if (!label) label = "<buffer>";
-  if (!buf.data && buf.size)
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: null buffer", label);
+  if (!buf.data && buf.size) return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: null buffer", label);
   Ctx c{buf.data, &arena, 0};
   Status st = ParseModelBody(c, buf, out);
   if (!st.ok()) {

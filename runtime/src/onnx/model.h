@@ -23,11 +23,13 @@ namespace epctx {
 namespace onnx {
 
 // AttributeProto.AttributeType
+// clang-format off
 enum class AttrType : int32_t {
   kUndefined = 0, kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5,
   kFloats = 6, kInts = 7, kStrings = 8, kTensors = 9, kGraphs = 10,
   kSparseTensor = 11, kSparseTensors = 12, kTypeProto = 13, kTypeProtos = 14,
 };
+// clang-format on
 
 // "FLOAT", "INTS", ... as the ONNX spec spells them; "UNDEFINED" otherwise.
 const char* attr_type_name(AttrType type);
@@ -70,13 +72,13 @@ struct AttributeView {
   const StrView* strings = nullptr;  // STRINGS (arena array of views)
   uint32_t count = 0;                // element count of FLOATS/INTS/STRINGS
   Bytes graph;                       // GRAPH: the raw GraphProto bytes
-  const GraphView* g = nullptr;       // GRAPH: parsed (arena), nested graphs too
+  const GraphView* g = nullptr;      // GRAPH: parsed (arena), nested graphs too
 };
 
 struct NodeView {
   StrView name;
   StrView op_type;
-  StrView domain;  // "" and "ai.onnx" both mean the default domain
+  StrView domain;                   // "" and "ai.onnx" both mean the default domain
   const StrView* inputs = nullptr;  // "" for an omitted optional input
   uint32_t num_inputs = 0;
   const StrView* outputs = nullptr;

@@ -15,10 +15,10 @@ namespace epctx {
 namespace onnx {
 namespace detail {
 
-const char* const kTensorFields[] = {
-    nullptr,      "dims",     "data_type",   "segment",       "float_data",
-    "int32_data", "string_data", "int64_data", "name",        "raw_data",
-    "double_data", "uint64_data", "doc_string", "external_data", "data_location"};
+const char* const kTensorFields[] = {nullptr,      "dims",          "data_type",    "segment",
+                                     "float_data", "int32_data",    "string_data",  "int64_data",
+                                     "name",       "raw_data",      "double_data",  "uint64_data",
+                                     "doc_string", "external_data", "data_location"};
 const wire::MsgInfo kTensorInfo = {"TensorProto", kTensorFields, 15};
 
 namespace {
@@ -33,9 +33,7 @@ const wire::MsgInfo kEntryInfo = {"StringStringEntryProto", kEntryFields, 3};
 constexpr int64_t kLocationExternal = 1;
 
 // The typed data fields, indexed by field number.
-bool IsTypedField(uint32_t n) {
-  return n == 4 || n == 5 || n == 7 || n == 10 || n == 11;
-}
+bool IsTypedField(uint32_t n) { return n == 4 || n == 5 || n == 7 || n == 10 || n == 11; }
 Scalar TypedScalar(uint32_t n) {
   return n == 4 ? Scalar::kFixed32 : n == 10 ? Scalar::kFixed64 : Scalar::kVarint;
 }
@@ -85,8 +83,8 @@ Status ParseExternalEntry(const Reader& outer, Bytes msg, TensorView* t) {
       return Status::Error(EPCTX_INVALID_PROTOBUF,
                            "external_data %.*s '%.*s' at offset %zu is not a "
                            "non-negative integer",
-                           key.len(), key.data, value.len() > 32 ? 32 : value.len(),
-                           value.data, r.offset_of(msg.data));
+                           key.len(), key.data, value.len() > 32 ? 32 : value.len(), value.data,
+                           r.offset_of(msg.data));
   }
   return Status::Ok();
 }
@@ -109,9 +107,7 @@ inline void StoreElement(uint8_t* dst, size_t size, int32_t dtype, uint64_t v) {
       memcpy(dst, &x, 4);
       break;
     }
-    default:
-      memcpy(dst, &v, 8);
-      break;
+    default: memcpy(dst, &v, 8); break;
   }
 }
 
@@ -121,9 +117,9 @@ struct FirstPass {
   Bytes raw;
   int64_t data_location = 0;
   uint64_t num_external = 0;
-  uint64_t typed_count = 0;   // elements over all typed fields
-  uint32_t typed_field = 0;   // the typed field seen (0: none)
-  bool mixed_typed = false;   // more than one kind of typed field
+  uint64_t typed_count = 0;  // elements over all typed fields
+  uint32_t typed_field = 0;  // the typed field seen (0: none)
+  bool mixed_typed = false;  // more than one kind of typed field
   uint64_t num_strings = 0;
 };
 
@@ -143,7 +139,8 @@ Status ScanTensor(Reader& r, TensorView* t, FirstPass* fp) {
       case 3:
         return Status::Error(EPCTX_NOT_IMPLEMENTED,
                              "TensorProto.segment at offset %zu: segmented tensors "
-                             "are not supported", f.offset);
+                             "are not supported",
+                             f.offset);
       case 6: {
         StrView s;
         EPCTX_RETURN_IF_ERROR(r.Str(f, &s));
@@ -185,8 +182,7 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
   EPCTX_RETURN_IF_ERROR(ScanTensor(r, t, &fp));
 
   if (fp.rank > static_cast<uint64_t>(kMaxRank))
-    return Status::Error(EPCTX_NOT_IMPLEMENTED,
-                         "rank %llu exceeds the supported maximum %d",
+    return Status::Error(EPCTX_NOT_IMPLEMENTED, "rank %llu exceeds the supported maximum %d",
                          static_cast<unsigned long long>(fp.rank), kMaxRank);
   t->rank = static_cast<uint32_t>(fp.rank);
   for (uint32_t i = 0; i < t->rank; ++i)
@@ -195,8 +191,7 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
                            static_cast<long long>(t->dims[i]));
   uint64_t elements;
   if (!shape_elements(t->dims, t->rank, &elements))
-    return Status::Error(EPCTX_INVALID_PROTOBUF,
-                         "the element count of its dims overflows 64 bits");
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "the element count of its dims overflows 64 bits");
 
   if (fp.data_location == kLocationExternal) {
     t->storage = Storage::kExternal;
@@ -221,8 +216,7 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
   // Strings stay unparsed: the runtime has no use for string tensors yet.
   if (t->dtype == EPCTX_DTYPE_STRING) return Status::Ok();
   if (fp.mixed_typed || (fp.has_raw && fp.typed_field != 0))
-    return Status::Error(EPCTX_INVALID_PROTOBUF,
-                         "more than one data field (%s%s)",
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "more than one data field (%s%s)",
                          fp.has_raw ? "raw_data and " : "",
                          kTensorFields[fp.typed_field ? fp.typed_field : 4]);
   if (!fp.has_raw && fp.typed_field == 0) return Status::Ok();  // no data
@@ -242,9 +236,9 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
       return Status::Error(EPCTX_INVALID_PROTOBUF,
                            "expected %llu bytes of %s data for %llu elements, found "
                            "%zu bytes in raw_data at offset %zu",
-                           static_cast<unsigned long long>(expected),
-                           dtype_name(t->dtype), static_cast<unsigned long long>(elements),
-                           fp.raw.size, r.offset_of(fp.raw.data));
+                           static_cast<unsigned long long>(expected), dtype_name(t->dtype),
+                           static_cast<unsigned long long>(elements), fp.raw.size,
+                           r.offset_of(fp.raw.data));
     t->storage = Storage::kRaw;
     t->bytes = expected;
     if (reinterpret_cast<uintptr_t>(fp.raw.data) % esize == 0) {
@@ -253,8 +247,8 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
     }
     void* copy = arena.Alloc(fp.raw.size, esize);
     if (!copy)
-      return Status::Error(EPCTX_OUT_OF_MEMORY,
-                           "out of memory copying %zu unaligned bytes", fp.raw.size);
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory copying %zu unaligned bytes",
+                           fp.raw.size);
     memcpy(copy, fp.raw.data, fp.raw.size);
     t->data = copy;
     t->copied = true;
@@ -263,8 +257,8 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
 
   uint32_t field = fp.typed_field;
   if (!TypedFieldHolds(field, t->dtype))
-    return Status::Error(EPCTX_INVALID_PROTOBUF, "%s cannot hold %s elements",
-                         kTensorFields[field], dtype_name(t->dtype));
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "%s cannot hold %s elements", kTensorFields[field],
+                         dtype_name(t->dtype));
   if (fp.typed_count != elements)
     return Status::Error(EPCTX_INVALID_PROTOBUF,
                          "expected %llu bytes of %s data for %llu elements, found "
@@ -272,8 +266,7 @@ Status ParseTensorBody(const uint8_t* file, Bytes msg, Arena& arena, TensorView*
                          static_cast<unsigned long long>(expected), dtype_name(t->dtype),
                          static_cast<unsigned long long>(elements),
                          static_cast<unsigned long long>(fp.typed_count * esize),
-                         static_cast<unsigned long long>(fp.typed_count),
-                         kTensorFields[field]);
+                         static_cast<unsigned long long>(fp.typed_count), kTensorFields[field]);
   uint8_t* dst = static_cast<uint8_t*>(arena.Alloc(static_cast<size_t>(expected), esize));
   if (!dst && expected > 0)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "out of memory for %llu bytes of %s",
@@ -308,10 +301,8 @@ Status ParseTensorAt(const uint8_t* file, Bytes msg, Arena& arena, TensorView* o
   *out = TensorView();
   Status st = ParseTensorBody(file, msg, arena, out);
   if (!st.ok()) {
-    if (out->name.empty())
-      st.Prefix("tensor at offset %zu", static_cast<size_t>(msg.data - file));
-    else
-      st.Prefix("tensor '%.*s'", out->name.len(), out->name.data);
+    if (out->name.empty()) st.Prefix("tensor at offset %zu", static_cast<size_t>(msg.data - file));
+    else st.Prefix("tensor '%.*s'", out->name.len(), out->name.data);
   }
   return st;
 }

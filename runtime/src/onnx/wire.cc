@@ -45,9 +45,8 @@ Status Reader::Count(const Field& f, Scalar k, uint64_t* n) const {
     uint64_t c = 0;
     for (size_t i = 0; i < f.bytes.size; ++i) c += f.bytes.data[i] < 0x80;
     if (f.bytes.size > 0 && f.bytes.data[f.bytes.size - 1] >= 0x80) {
-      return VarintError(VarintResult::kTruncated,
-                         offset_of(f.bytes.data + f.bytes.size - 1), f.number,
-                         "packed varint");
+      return VarintError(VarintResult::kTruncated, offset_of(f.bytes.data + f.bytes.size - 1),
+                         f.number, "packed varint");
     }
     *n = c;
     return Status::Ok();
@@ -66,51 +65,45 @@ Status Reader::WrongWireType(const Field& f, uint32_t expected) const {
                        WireTypeName(expected), f.wire_type, WireTypeName(f.wire_type));
 }
 
-Status Reader::VarintError(VarintResult vr, size_t at, uint32_t field,
-                           const char* what) const {
+Status Reader::VarintError(VarintResult vr, size_t at, uint32_t field, const char* what) const {
   char name[96];
   FieldName(field, name, sizeof name);
   if (vr == VarintResult::kTruncated)
-    return Status::Error(EPCTX_INVALID_PROTOBUF, "truncated %s at offset %zu in %s",
-                         what, at, name);
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "truncated %s at offset %zu in %s", what, at,
+                         name);
   return Status::Error(EPCTX_INVALID_PROTOBUF,
-                       "overlong %s (more than 64 bits) at offset %zu in %s", what, at,
-                       name);
+                       "overlong %s (more than 64 bits) at offset %zu in %s", what, at, name);
 }
 
 Status Reader::BadTag(const Field& f, uint64_t tag) const {
   char name[96];
   FieldName(0, name, sizeof name);
   if (tag > 0xffffffffu)
-    return Status::Error(EPCTX_INVALID_PROTOBUF,
-                         "tag %llu at offset %zu in %s is out of range",
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "tag %llu at offset %zu in %s is out of range",
                          static_cast<unsigned long long>(tag), f.offset, name);
   if ((tag >> 3) == 0)
-    return Status::Error(EPCTX_INVALID_PROTOBUF,
-                         "field number 0 at offset %zu in %s", f.offset, name);
+    return Status::Error(EPCTX_INVALID_PROTOBUF, "field number 0 at offset %zu in %s", f.offset,
+                         name);
   uint32_t wt = static_cast<uint32_t>(tag & 7);
-  return Status::Error(EPCTX_INVALID_PROTOBUF,
-                       "invalid wire type %u (%s) at offset %zu in %s",
-                       wt, WireTypeName(wt), f.offset,
+  return Status::Error(EPCTX_INVALID_PROTOBUF, "invalid wire type %u (%s) at offset %zu in %s", wt,
+                       WireTypeName(wt), f.offset,
                        FieldName(static_cast<uint32_t>(tag >> 3), name, sizeof name));
 }
 
 Status Reader::PastEnd(const Field& f, size_t at, uint64_t len) const {
   char name[96];
-  return Status::Error(
-      EPCTX_INVALID_PROTOBUF,
-      "length %llu at offset %zu in %s runs past the end of the message "
-      "(%zu bytes left)",
-      static_cast<unsigned long long>(len), at, FieldName(f.number, name, sizeof name),
-      static_cast<size_t>(end_ - p_));
+  return Status::Error(EPCTX_INVALID_PROTOBUF,
+                       "length %llu at offset %zu in %s runs past the end of the message "
+                       "(%zu bytes left)",
+                       static_cast<unsigned long long>(len), at,
+                       FieldName(f.number, name, sizeof name), static_cast<size_t>(end_ - p_));
 }
 
 Status Reader::TruncatedFixed(const Field& f, size_t n) const {
   char name[96];
-  return Status::Error(EPCTX_INVALID_PROTOBUF,
-                       "truncated fixed%zu at offset %zu in %s: %zu bytes left",
-                       n * 8, offset_of(p_), FieldName(f.number, name, sizeof name),
-                       static_cast<size_t>(end_ - p_));
+  return Status::Error(
+      EPCTX_INVALID_PROTOBUF, "truncated fixed%zu at offset %zu in %s: %zu bytes left", n * 8,
+      offset_of(p_), FieldName(f.number, name, sizeof name), static_cast<size_t>(end_ - p_));
 }
 
 Status Reader::BadPackedSize(const Field& f, size_t w) const {

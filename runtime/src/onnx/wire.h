@@ -54,8 +54,7 @@ struct Field {
 enum class VarintResult { kOk, kTruncated, kOverlong };
 
 // Decodes one varint at p (advancing it). Never reads at or past `end`.
-inline VarintResult ReadVarint(const uint8_t*& p, const uint8_t* end,
-                               uint64_t* out) {
+inline VarintResult ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* out) {
   if (p < end && *p < 0x80) {
     *out = *p++;
     return VarintResult::kOk;
@@ -120,8 +119,7 @@ class Reader {
         p_ += n;
         return Status::Ok();
       }
-      default:
-        return BadTag(*f, tag);
+      default: return BadTag(*f, tag);
     }
   }
 

@@ -51,8 +51,8 @@ enum CompatVerdict {
 // What one context says it was compiled for. Views must outlive the call.
 struct CompiledFor {
   StrView node_name;
-  StrView node_sdk;                      // ep_sdk_version; empty when absent
-  StrView node_hw;                       // hardware_architecture; empty when absent
+  StrView node_sdk;                          // ep_sdk_version; empty when absent
+  StrView node_hw;                           // hardware_architecture; empty when absent
   const ContainerView* container = nullptr;  // nullptr: header not read
 };
 

@@ -73,8 +73,7 @@ class ContextBinder {
   Status LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv, Arena& arena,
                           LoadedContext* out);
   // The context of `ep` from group_, loading it there when missing.
-  Status AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
-                       LoadedContext* out);
+  Status AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv, LoadedContext* out);
   // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or
   // the payload of a graph this session binds), when they lie in a mapping.
   void AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const;

@@ -42,10 +42,8 @@ StrView graph_name_of(const onnx::EpContextNode& ep) {
 ContextBinder::~ContextBinder() {
   for (uint32_t i = 0; i < num_contexts_; ++i) {
     LoadedContext& c = contexts_[i];
-    if (c.shared)
-      group_->Unuse(c.shared);
-    else
-      ReleaseLoaded(m_.env()->alloc, &c);
+    if (c.shared) group_->Unuse(c.shared);
+    else ReleaseLoaded(m_.env()->alloc, &c);
   }
   if (group_) group_->Release();
 }
@@ -56,7 +54,7 @@ Status ContextBinder::Configure(const Options& options) {
     group_ = m_.env()->shared_group;
     if (!group_)
       return Status::Error(EPCTX_OUT_OF_MEMORY, "ep.share_ep_contexts: the env has no shared "
-                           "workspace (out of memory when it was created)");
+                                                "workspace (out of memory when it was created)");
   }
   if (group_) group_->AddRef();
   const char* advise = options.Get(kOptAdvise);
@@ -78,28 +76,27 @@ GraphNames ContextBinder::NamesFor(const onnx::EpContextNode& ep) const {
 }
 
 Status ContextBinder::VerifyContextHead(const onnx::EpContextNode& ep, Bytes file, bool container,
-                                  uint64_t* verified) {
+                                        uint64_t* verified) {
   if (container) return m_.verifier().VerifyContainerHead(ep.ep_cache_context, file, verified);
   *verified = file.size;
   return m_.verifier().VerifyRange(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, 0, file.size);
 }
 
 Status ContextBinder::VerifyContainerFile(const onnx::EpContextNode& ep, const ContainerView& c,
-                                    Bytes file, uint64_t verified) {
+                                          Bytes file, uint64_t verified) {
   if (!m_.verifier().active()) return Status::Ok();
   const Bytes* skip = nullptr;
   uint32_t num_skip = 0;
   EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), m_.meta(), &skip, &num_skip));
   return m_.verifier().VerifyFileExcept(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, file, skip,
-                                    num_skip, verified);
+                                        num_skip, verified);
 }
 
 Status ContextBinder::CheckVersions(const DriverEntry& drv, const onnx::EpContextNode& ep,
-                              const ContainerView* container, bool log_suboptimal) {
+                                    const ContainerView* container, bool log_suboptimal) {
   CompatResult r;
-  CheckCompiledFor(drv, CompiledFor{ep.node->name, ep.ep_sdk_version, ep.hardware_architecture,
-                                    container},
-                   &r);
+  CheckCompiledFor(
+      drv, CompiledFor{ep.node->name, ep.ep_sdk_version, ep.hardware_architecture, container}, &r);
   Status st = CompatStatus(r, fail_on_suboptimal_);
   if (!st.ok()) return load_failure(st.Prefix("%s", m_.label()));
   if (log_suboptimal && r.verdict == kCompatPreferRecompilation)
@@ -148,7 +145,8 @@ Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
         return Status::Error(EPCTX_INVALID_GRAPH,
                              "%s %s: EPContext node name '%.*s' appears twice; EPContext nodes "
                              "bind to graphs by name, so names must be unique",
-                             kLoadFailed, m_.label(), eps[k].node->name.len(), eps[k].node->name.data);
+                             kLoadFailed, m_.label(), eps[k].node->name.len(),
+                             eps[k].node->name.data);
     ctx_of[k] = -1;
     if (eps[k].main_context == 1) ++num_primary;
   }
@@ -205,8 +203,9 @@ Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
         return Status::Error(EPCTX_INVALID_GRAPH,
                              "%s %s: EPContext node '%.*s' (main_context=0) refers to graph '%s', "
                              "which no primary EPContext node's context holds%s%s%s",
-                             kLoadFailed, m_.label(), eps[i].node->name.len(), eps[i].node->name.data,
-                             name, msg[0] ? " (" : "", msg, msg[0] ? ")" : "");
+                             kLoadFailed, m_.label(), eps[i].node->name.len(),
+                             eps[i].node->name.data, name, msg[0] ? " (" : "", msg,
+                             msg[0] ? ")" : "");
     }
     if (rc != EPCTX_OK)
       return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': graph '%s': %s", m_.label(),
@@ -242,12 +241,13 @@ Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
     if (&step >= main->steps && &step < main->steps + main->num_steps) ++out->driver_steps;
     if (step.driver->fns.execute_parallel) out->threaded = true;
     m_.env()->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
-              m_.label(), eps[i].node->name.len(), eps[i].node->name.data, name,
-              bound->driver->info.name, eps[i].embed_mode == 1 ? "embedded" : "file ",
-              eps[i].embed_mode == 1 ? "" : m_.meta().CStr(eps[i].ep_cache_context));
+                  m_.label(), eps[i].node->name.len(), eps[i].node->name.data, name,
+                  bound->driver->info.name, eps[i].embed_mode == 1 ? "embedded" : "file ",
+                  eps[i].embed_mode == 1 ? "" : m_.meta().CStr(eps[i].ep_cache_context));
     if (advise_willneed_ && bound->container.num_graphs) {
       const int64_t j = bound->container.num_graphs == 1
-                            ? 0 : bound->container.Find(StrView{name, cstr_len(name)});
+                            ? 0
+                            : bound->container.Find(StrView{name, cstr_len(name)});
       if (j >= 0) AdviseWillNeed(*bound, bound->container.graphs[j].payload);
     }
   }
@@ -262,7 +262,7 @@ Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
 }
 
 int ContextBinder::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
-                      epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
+                            epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;
   if (lc.shared) return group_->GetGraph(lc, name, graph, info, msg, msg_cap);
@@ -276,8 +276,7 @@ const epctx_pal_region& ContextBinder::RegionOf(const LoadedContext& lc) {
 void ContextBinder::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
   const epctx_pal_region* regions[2] = {&RegionOf(lc), &m_.region()};
   for (const epctx_pal_region* r : regions) {
-    if (!r->data || !bytes.data || bytes.data < r->data || bytes.data > r->data + r->size)
-      continue;
+    if (!r->data || !bytes.data || bytes.data < r->data || bytes.data > r->data + r->size) continue;
     epctx_pal_advise(r, static_cast<uint64_t>(bytes.data - r->data), bytes.size,
                      EPCTX_PAL_ADVISE_WILLNEED);
     return;
@@ -285,7 +284,7 @@ void ContextBinder::AdviseWillNeed(const LoadedContext& lc, Bytes bytes) const {
 }
 
 Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv,
-                              LoadedContext* out) {
+                                    LoadedContext* out) {
   ContextKey key;
   key.driver = drv;
   key.load_mode = m_.load_mode();
@@ -340,8 +339,8 @@ Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContex
   EPCTX_RETURN_IF_ERROR(ChooseDriver(*m_.env(), ep, m_.label(), &drv));
   out->driver = drv;
   m_.env()->Log(EPCTX_LOG_VERBOSE, "%s: EPContext node '%.*s': source '%.*s' routes to driver '%s'",
-            m_.label(), node.name.len(), node.name.data, ep.source.len(), ep.source.data,
-            drv->info.name);
+                m_.label(), node.name.len(), node.name.data, ep.source.len(), ep.source.data,
+                drv->info.name);
   // 2. Compatibility from names and versions only: the runtime's own rules
   // (compat.h), then the driver's veto. The container header, when there is
   // one, is checked once it is parsed (LoadContextBytes).
@@ -360,20 +359,20 @@ Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContex
 }
 
 Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv,
-                                 Arena& arena, LoadedContext* out) {
+                                       Arena& arena, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   char msg[Status::kMaxMessage];
   // 3. The bytes: in place inside the model, or a file beneath its folder.
   Bytes blob;
   if (ep.embed_mode == 1) {
-    blob = Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
-                 ep.ep_cache_context.size};
+    blob =
+        Bytes{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data), ep.ep_cache_context.size};
   } else {
     char what[160];
     format(what, sizeof what, "EPContext node '%.*s' context file", node.name.len(),
            node.name.data);
-    Status st = m_.MapBeneath(m_.base_dir(), ep.ep_cache_context.data, ep.ep_cache_context.size, what,
-                           &out->region);
+    Status st = m_.MapBeneath(m_.base_dir(), ep.ep_cache_context.data, ep.ep_cache_context.size,
+                              what, &out->region);
     if (!st.ok()) return load_failure(st);
     blob = Bytes{out->region.data, static_cast<size_t>(out->region.size)};
   }
@@ -386,7 +385,7 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
       return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory copying a context", m_.label());
     memcpy(out->aligned_copy, blob.data, blob.size);
     m_.env()->Log(1, "%s: EPContext node '%.*s': payload not aligned to %u bytes; copied %zu bytes",
-              m_.label(), node.name.len(), node.name.data, align, blob.size);
+                  m_.label(), node.name.len(), node.name.data, align, blob.size);
     blob.data = static_cast<const uint8_t*>(out->aligned_copy);
   }
   epctx_hal_blob hb;
@@ -430,7 +429,8 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
     const uint32_t align = drv->info.payload_alignment;
     const uint8_t* misaligned = nullptr;
     const char* what = "weight segment";
-    if (hb.weights && (reinterpret_cast<uintptr_t>(hb.weights) & (align - 1))) misaligned = hb.weights;
+    if (hb.weights && (reinterpret_cast<uintptr_t>(hb.weights) & (align - 1)))
+      misaligned = hb.weights;
     for (uint32_t i = 0; !misaligned && i < hb.num_graphs; ++i)
       if (graphs[i].size && (reinterpret_cast<uintptr_t>(graphs[i].data) & (align - 1))) {
         misaligned = graphs[i].data;
@@ -452,7 +452,8 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
   EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, container ? &out->container : nullptr, true));
   // 4. The driver.
   msg[0] = '\0';
-  int rc = drv->driver->load_context(drv->driver, &hb, &m_.env()->hal_host, &out->ctx, msg, sizeof msg);
+  int rc =
+      drv->driver->load_context(drv->driver, &hb, &m_.env()->hal_host, &out->ctx, msg, sizeof msg);
   if (rc != EPCTX_OK) {
     out->ctx = nullptr;
     return load_failure(Status::Error(rc, "%s: EPContext node '%.*s': driver '%s': %s", m_.label(),

@@ -51,8 +51,7 @@ Status Env::RegisterDriver(const epctx_hal_driver* driver) {
   // 2.0 ends with release_context; every later minor appends hooks.
   const size_t base = offsetof(epctx_hal_driver, release_context) + sizeof(void*);
   if (driver->struct_size < base || !driver->get_info || !driver->check_compatibility ||
-      !driver->load_context || !driver->get_graph || !driver->execute ||
-      !driver->release_context)
+      !driver->load_context || !driver->get_graph || !driver->execute || !driver->release_context)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "register driver: struct of %u bytes with missing functions (expected "
                          "at least %zu bytes, the six functions of ABI %u.0 set)",
@@ -109,8 +108,7 @@ Status Env::LoadDriverLibrary(const char* path) {
   msg[0] = '\0';
   void* lib = nullptr;
   int rc = epctx_pal_library_open(path, &lib, msg, sizeof msg);
-  if (rc != EPCTX_OK)
-    return Status::Error(rc, "load driver library '%s': %s", path, msg);
+  if (rc != EPCTX_OK) return Status::Error(rc, "load driver library '%s': %s", path, msg);
   void* sym = epctx_pal_library_symbol(lib, EPCTX_HAL_ENTRY_POINT);
   if (!sym) {
     epctx_pal_library_close(lib);
@@ -126,8 +124,8 @@ Status Env::LoadDriverLibrary(const char* path) {
   if (!driver) {
     epctx_pal_library_close(lib);
     return Status::Error(EPCTX_INCOMPATIBLE_DRIVER,
-                         "load driver library '%s': %s returned no driver for HAL ABI %u.%u",
-                         path, EPCTX_HAL_ENTRY_POINT, EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR);
+                         "load driver library '%s': %s returned no driver for HAL ABI %u.%u", path,
+                         EPCTX_HAL_ENTRY_POINT, EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR);
   }
   Status st = RegisterDriver(driver);
   if (!st.ok()) {
@@ -145,10 +143,8 @@ void Env::Log(int level, const char* fmt, ...) const {
   va_start(ap, fmt);
   vformat(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  if (log_fn)
-    log_fn(log_user, level, buf);
-  else
-    epctx_pal_log(level, buf);
+  if (log_fn) log_fn(log_user, level, buf);
+  else epctx_pal_log(level, buf);
 }
 
 }  // namespace epctx

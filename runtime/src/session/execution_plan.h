@@ -114,8 +114,8 @@ class ExecutionPlan {
 
   // plan.cc: the plan of g (a subgraph of parent's graph at depth > 0);
   // `label` names it in messages and lives as long as the session.
-  Status PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth,
-                   const char* label, GraphPlan* p);
+  Status PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth, const char* label,
+                   GraphPlan* p);
   Status BuildValues(GraphPlan* p);
   Status LoadConstants(GraphPlan* p);
   Status BuildSteps(GraphPlan* p, uint32_t depth);

@@ -70,9 +70,11 @@ Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
   EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, trust_config, meta_, label_));
   EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
   if (verifier_.active())
-    env_->Log(EPCTX_LOG_INFO, "%s: signed package: manifest %s verified for model id '%.*s', "
-              "security counter %llu", label_, verifier_.signature_path(),
-              verifier_.manifest().model_id.len(), verifier_.manifest().model_id.data,
+    env_->Log(EPCTX_LOG_INFO,
+              "%s: signed package: manifest %s verified for model id '%.*s', "
+              "security counter %llu",
+              label_, verifier_.signature_path(), verifier_.manifest().model_id.len(),
+              verifier_.manifest().model_id.data,
               (unsigned long long)verifier_.manifest().security_counter);
   else
     env_->Log(EPCTX_LOG_VERBOSE, "%s: not verified (signature policy %s, no manifest)", label_,
@@ -80,8 +82,10 @@ Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
   if (model_bytes_.size == 0)
     return Status::Error(EPCTX_INVALID_PROTOBUF, "%s: empty file, not an ONNX model", label_);
   EPCTX_RETURN_IF_ERROR(onnx::ParseModel(model_bytes_, label_, meta_, &model_));
-  env_->Log(EPCTX_LOG_VERBOSE, "%s: parsed: IR version %lld, producer '%.*s', %u nodes, %u inputs, "
-            "%u outputs", label_, (long long)model_.ir_version, model_.producer_name.len(),
+  env_->Log(EPCTX_LOG_VERBOSE,
+            "%s: parsed: IR version %lld, producer '%.*s', %u nodes, %u inputs, "
+            "%u outputs",
+            label_, (long long)model_.ir_version, model_.producer_name.len(),
             model_.producer_name.data, model_.graph.num_nodes, model_.graph.num_inputs,
             model_.graph.num_outputs);
   if (model_.graph.num_nodes == 0 && model_.graph.num_outputs == 0)
@@ -122,10 +126,9 @@ Status LoadedModel::InitializerData(const onnx::TensorView& t, const char* label
   uint64_t want = elems * esize;
   if (t.storage != onnx::Storage::kExternal) {
     if (t.bytes != want)
-      return Status::Error(EPCTX_INVALID_GRAPH,
-                           "%s: initializer '%.*s': expected %llu data bytes, found %llu", label,
-                           t.name.len(), t.name.data, (unsigned long long)want,
-                           (unsigned long long)t.bytes);
+      return Status::Error(
+          EPCTX_INVALID_GRAPH, "%s: initializer '%.*s': expected %llu data bytes, found %llu",
+          label, t.name.len(), t.name.data, (unsigned long long)want, (unsigned long long)t.bytes);
     r->data = const_cast<void*>(t.data);
     r->bytes = want;
     return CheckBool(*r, t.name);
@@ -135,14 +138,12 @@ Status LoadedModel::InitializerData(const onnx::TensorView& t, const char* label
   char what[160];
   format(what, sizeof what, "initializer '%.*s' external data", t.name.len(), t.name.data);
   epctx_pal_region* region = &data_regions_[num_data_regions_];
-  EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_,
-                                   t.external_location.data, t.external_location.size, what,
-                                   region));
+  EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_, t.external_location.data,
+                                   t.external_location.size, what, region));
   ++num_data_regions_;
   Bytes file{region->data, static_cast<size_t>(region->size)};
   // Signed packages: listed and of the signed size before any range check.
-  EPCTX_RETURN_IF_ERROR(
-      verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
+  EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
   uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
   uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
   if (len != want || off > region->size || len > region->size - off)
@@ -154,8 +155,8 @@ Status LoadedModel::InitializerData(const onnx::TensorView& t, const char* label
   if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu", label,
                          what, (unsigned long long)off, esize);
-  EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file,
-                                              off, len));
+  EPCTX_RETURN_IF_ERROR(
+      verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, off, len));
   r->data = const_cast<uint8_t*>(region->data + off);
   r->bytes = want;
   return CheckBool(*r, t.name);
@@ -170,8 +171,8 @@ Status LoadedModel::CheckBool(const TensorRef& r, StrView name) const {
                        static_cast<const uint8_t*>(r.data)[bad]);
 }
 
-Status LoadedModel::MapBeneath(const char* base, const char* rel, size_t rel_len,
-                               const char* what, epctx_pal_region* out) {
+Status LoadedModel::MapBeneath(const char* base, const char* rel, size_t rel_len, const char* what,
+                               epctx_pal_region* out) {
   if (const Options::ExternalFile* f = FindExternal(rel, rel_len)) {
     if (f->fd < 0) {
       out->data = static_cast<const uint8_t*>(f->data);

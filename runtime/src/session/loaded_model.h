@@ -91,7 +91,7 @@ class LoadedModel {
   const char* base_dir_ = nullptr;
   const char* ext_folder_ = nullptr;  // session.model_external_initializers_file_folder_path
   onnx::ModelView model_;
-  trust::PackageVerifier verifier_;  // signed packages: checks bytes before use
+  trust::PackageVerifier verifier_;           // signed packages: checks bytes before use
   epctx_pal_region* data_regions_ = nullptr;  // external-data files, of every graph
   uint32_t num_data_regions_ = 0;
 };

@@ -11,8 +11,8 @@ namespace {
 
 bool is_view_op(const Step& s) {
   if (!s.kernel || !s.node->domain.empty()) return false;
-  static const char* const kViews[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
-                                       "Dropout"};
+  static const char* const kViews[] = {"Reshape",   "Flatten",  "Squeeze",
+                                       "Unsqueeze", "Identity", "Dropout"};
   for (const char* op : kViews)
     if (s.node->op_type.eq(op)) return true;
   return false;
@@ -52,8 +52,8 @@ Status BuildMemoryPlan(const GraphPlan& p, const uint64_t* bytes, const Allocato
   const uint64_t keep = (size + 63) & ~uint64_t{63};
   size = keep + nb * sizeof(PlannedBuffer) + (3 * static_cast<uint64_t>(n) + 3 * nb) * 4;
   uint8_t* mem = static_cast<uint8_t*>(alloc.Alloc(static_cast<size_t>(size), 64));
-  if (!mem) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the memory plan",
-                                 p.label);
+  if (!mem)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for the memory plan", p.label);
   MemoryPlan* plan = new (mem) MemoryPlan();
   plan->values = reinterpret_cast<ValuePlacement*>(mem + sizeof(MemoryPlan));
   plan->driver_scratch = reinterpret_cast<uint64_t*>(plan->values + n);
@@ -106,7 +106,8 @@ Status BuildMemoryPlan(const GraphPlan& p, const uint64_t* bytes, const Allocato
   const uint32_t value_buffers = count;
   for (uint32_t s = 0; s < steps; ++s) {
     const Step& st = p.steps[s];
-    if (st.kernel || !st.graph_info.scratch_bytes || st.graph_info.scratch_alignment > kArenaAlignment)
+    if (st.kernel || !st.graph_info.scratch_bytes ||
+        st.graph_info.scratch_alignment > kArenaAlignment)
       continue;
     bufs[count] = PlannedBuffer{};
     bufs[count].size = st.graph_info.scratch_bytes;

@@ -39,10 +39,10 @@ struct ValuePlacement {
 };
 
 struct MemoryPlan {
-  ValuePlacement* values = nullptr;   // per value of the main plan
-  uint64_t* driver_scratch = nullptr; // per step: offset of its driver arena, or UINT64_MAX
+  ValuePlacement* values = nullptr;    // per value of the main plan
+  uint64_t* driver_scratch = nullptr;  // per step: offset of its driver arena, or UINT64_MAX
   uint64_t arena_bytes = 0;
-  uint32_t planned = 0;               // values with an offset
+  uint32_t planned = 0;  // values with an offset
 };
 
 // The bytes each value of p declares with a static shape and a known type

@@ -69,8 +69,7 @@ Status Options::Set(const char* key, const char* value) {
   const char* known = nullptr;
   for (const char* k : kKnownKeys)
     if (cstr_eq(k, key)) known = k;
-  if (!known)
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': unknown key", key);
+  if (!known) return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': unknown key", key);
   size_t n = cstr_len(value);
   if (n > static_cast<size_t>(kMaxValue))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
@@ -83,7 +82,8 @@ Status Options::Set(const char* key, const char* value) {
   if (cstr_eq(known, kOptMaxMemoryBytes) && !ParseByteCount(value, &bytes))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.max_memory_bytes': expected a positive byte "
-                         "count (digits, optionally K, M or G), found '%s'", value);
+                         "count (digits, optionally K, M or G), found '%s'",
+                         value);
   if (cstr_eq(known, kOptLoadMode) && !cstr_eq(value, "mmap") && !cstr_eq(value, "read"))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.load_mode': expected mmap or read, found '%s'",
@@ -93,7 +93,8 @@ Status Options::Set(const char* key, const char* value) {
     if (!trust::ParsePolicy(value, &p))
       return Status::Error(EPCTX_INVALID_ARGUMENT,
                            "session option 'epctx.signature_policy': expected required, if_signed "
-                           "or off, found '%s'", value);
+                           "or off, found '%s'",
+                           value);
     if (p != trust::Policy::kRequired && trust::DefaultPolicy() == trust::Policy::kRequired)
       return Status::Error(EPCTX_INVALID_ARGUMENT,
                            "session option 'epctx.signature_policy': this runtime was built with "
@@ -114,7 +115,8 @@ Status Options::Set(const char* key, const char* value) {
     if (!ParseThreadCount(value, &t))
       return Status::Error(EPCTX_INVALID_ARGUMENT,
                            "session option 'session.intra_op_num_threads': expected a thread "
-                           "count from 0 (all cores) to 256, found '%s'", value);
+                           "count from 0 (all cores) to 256, found '%s'",
+                           value);
   }
   if (cstr_eq(known, kOptEpContextFilePath) && n > 0) {
     // ORT's rule: the key names a model file, never a folder.
@@ -162,13 +164,14 @@ Status Options::AddExternalFile(const char* name, const void* data, uint64_t siz
   if (name[0] == '/')
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "external file '%s': absolute name, expected the relative path the "
-                         "model writes", name);
+                         "model writes",
+                         name);
   if (FindExternalFile(name, len))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "external file '%s': given twice", name);
   if (num_external_ >= kMaxExternalFiles)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
-                         "external file '%s': %d external files are set already, the limit",
-                         name, kMaxExternalFiles);
+                         "external file '%s': %d external files are set already, the limit", name,
+                         kMaxExternalFiles);
   ExternalFile& f = external_[num_external_++];
   memcpy(f.name, name, len + 1);
   f.data = data;

@@ -12,21 +12,26 @@
 namespace epctx {
 
 // Keys this runtime understands.
-extern const char* const kOptEpContextFilePath;           // ep.context_file_path
-extern const char* const kOptExternalInitializersFolder;  // session.model_external_initializers_file_folder_path
-extern const char* const kOptLoadMode;                    // epctx.load_mode = mmap | read
-extern const char* const kOptShareEpContexts;             // ep.share_ep_contexts = 0 | 1
-extern const char* const kOptStopShareEpContexts;         // ep.stop_share_ep_contexts = 0 | 1
-extern const char* const kOptAdvise;                      // epctx.advise = none | willneed
-extern const char* const kOptMaxMemoryBytes;  // epctx.max_memory_bytes = N[K|M|G] (arena + metadata)
-extern const char* const kOptFailOnSuboptimal;  // session.fail_on_suboptimal_compiled_model = 0 | 1
+extern const char* const kOptEpContextFilePath;  // ep.context_file_path
+// session.model_external_initializers_file_folder_path
+extern const char* const kOptExternalInitializersFolder;
+extern const char* const kOptLoadMode;             // epctx.load_mode = mmap | read
+extern const char* const kOptShareEpContexts;      // ep.share_ep_contexts = 0 | 1
+extern const char* const kOptStopShareEpContexts;  // ep.stop_share_ep_contexts = 0 | 1
+extern const char* const kOptAdvise;               // epctx.advise = none | willneed
+// epctx.max_memory_bytes = N[K|M|G] (arena + metadata)
+extern const char* const kOptMaxMemoryBytes;
+// session.fail_on_suboptimal_compiled_model = 0 | 1
+extern const char* const kOptFailOnSuboptimal;
 // session.intra_op_num_threads = 0 (the cores the process may use) | 1 (the
 // caller only) | N (the caller and N - 1 pool threads), at most 256.
 extern const char* const kOptIntraOpThreads;
 // Read by trust/verifier.cc:
-extern const char* const kOptSignaturePolicy;  // epctx.signature_policy = required | if_signed | off
-extern const char* const kOptSignaturePath;    // epctx.signature_path = the manifest's path
-extern const char* const kOptExpectedModelId;  // epctx.expected_model_id = the id signed packages must carry
+// epctx.signature_policy = required | if_signed | off
+extern const char* const kOptSignaturePolicy;
+extern const char* const kOptSignaturePath;  // epctx.signature_path = the manifest's path
+// epctx.expected_model_id = the id signed packages must carry
+extern const char* const kOptExpectedModelId;
 
 class ContextGroup;
 

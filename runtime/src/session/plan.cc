@@ -97,7 +97,7 @@ Status ExecutionPlan::Resolve(GraphPlan* p, StrView name, uint32_t* id) {
 }
 
 Status ExecutionPlan::PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uint32_t depth,
-                          const char* label, GraphPlan* p) {
+                                const char* label, GraphPlan* p) {
   if (depth > onnx::kMaxGraphDepth)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: subgraph nesting deeper than the limit of %u",
                          label, onnx::kMaxGraphDepth);
@@ -111,8 +111,8 @@ Status ExecutionPlan::PlanGraph(const onnx::GraphView& g, GraphPlan* parent, uin
     uint32_t v;
     EPCTX_RETURN_IF_ERROR(Resolve(p, g.outputs[i].name, &v));
     if (v == UINT32_MAX)
-      return Status::Error(EPCTX_INVALID_GRAPH, "%s: graph output '%.*s' is never produced",
-                           label, g.outputs[i].name.len(), g.outputs[i].name.data);
+      return Status::Error(EPCTX_INVALID_GRAPH, "%s: graph output '%.*s' is never produced", label,
+                           g.outputs[i].name.len(), g.outputs[i].name.data);
     p->values[v].graph_output = true;
     p->output_ids[i] = v;
   }
@@ -126,8 +126,8 @@ Status ExecutionPlan::BuildValues(GraphPlan* p) {
   for (uint32_t i = 0; i < g.num_nodes; ++i) max_values += g.nodes[i].num_outputs;
   if (p->parent) max_values += CountRefs(g);
   if (max_values > (1u << 24))
-    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu values exceed the limit of 16M",
-                         p->label, (unsigned long long)max_values);
+    return Status::Error(EPCTX_NOT_IMPLEMENTED, "%s: %llu values exceed the limit of 16M", p->label,
+                         (unsigned long long)max_values);
   uint32_t cap = 16;
   while (cap < 2 * max_values) cap <<= 1;
   p->max_values = static_cast<uint32_t>(max_values);
@@ -215,12 +215,13 @@ Status ExecutionPlan::BuildSteps(GraphPlan* p, uint32_t depth) {
                            node.domain.data, node.domain.empty() ? "" : ".", node.op_type.len(),
                            node.op_type.data, (long long)s.opset);
     if (!s.kernel)
-      return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
-                           "%s: node '%.*s': op %.*s%s%.*s (opset %lld) is not an EPContext node and "
-                           "has no CPU kernel; compile the model with epctx-compile",
-                           p->label, node.name.len(), node.name.data, node.domain.len(),
-                           node.domain.data, node.domain.empty() ? "" : ".", node.op_type.len(),
-                           node.op_type.data, (long long)s.opset);
+      return Status::Error(
+          EPCTX_MODEL_REQUIRES_COMPILATION,
+          "%s: node '%.*s': op %.*s%s%.*s (opset %lld) is not an EPContext node and "
+          "has no CPU kernel; compile the model with epctx-compile",
+          p->label, node.name.len(), node.name.data, node.domain.len(), node.domain.data,
+          node.domain.empty() ? "" : ".", node.op_type.len(), node.op_type.data,
+          (long long)s.opset);
   }
   return Status::Ok();
 }
@@ -236,8 +237,7 @@ Status ExecutionPlan::PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marke
     void* mem = m_.meta().Alloc(sizeof(GraphPlan), alignof(GraphPlan));
     char label[160];
     format(label, sizeof label, "attribute '%.*s' of %.*s node '%.*s'", attr.name.len(),
-           attr.name.data, node.op_type.len(), node.op_type.data, node.name.len(),
-           node.name.data);
+           attr.name.data, node.op_type.len(), node.op_type.data, node.name.len(), node.name.data);
     const char* kept = m_.meta().Strdup(label, cstr_len(label));
     if (!mem || !kept)
       return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for subgraphs", p->label);
@@ -417,7 +417,7 @@ Status ExecutionPlan::BuildNames() {
 }
 
 bool ExecutionPlan::DeviceIo(const char* name, const DriverEntry** driver, epctx_hal_graph** graph,
-                       const epctx_hal_tensor_desc** desc) const {
+                             const epctx_hal_tensor_desc** desc) const {
   const onnx::GraphView& g = m_.view().graph;
   if (!name) return false;
   for (int output = 0; output < 2; ++output) {

@@ -31,16 +31,16 @@ struct GraphPlan;
 
 struct Value {
   StrView name;
-  uint32_t consumers = 0;      // node inputs (explicit or implicit) reading it
+  uint32_t consumers = 0;  // node inputs (explicit or implicit) reading it
   bool graph_output = false;
-  int32_t constant = -1;       // index into the plan's constants, or -1
-  int32_t graph_input = -1;    // index into the graph's inputs, or -1
+  int32_t constant = -1;        // index into the plan's constants, or -1
+  int32_t graph_input = -1;     // index into the graph's inputs, or -1
   uint32_t outer = UINT32_MAX;  // a capture: the value's id in the parent plan
 };
 
 struct Step {
   const onnx::NodeView* node = nullptr;
-  uint32_t* inputs = nullptr;   // value ids; UINT32_MAX for an omitted input
+  uint32_t* inputs = nullptr;  // value ids; UINT32_MAX for an omitted input
   uint32_t num_inputs = 0;
   uint32_t* outputs = nullptr;  // value ids; UINT32_MAX for an omitted output
   uint32_t num_outputs = 0;
@@ -69,8 +69,8 @@ struct GraphPlan {
 
   Value* values = nullptr;
   uint32_t num_values = 0;
-  uint32_t max_values = 0;     // capacity, captures included
-  uint32_t* table = nullptr;   // open-addressing hash: value id + 1, 0 = empty
+  uint32_t max_values = 0;    // capacity, captures included
+  uint32_t* table = nullptr;  // open-addressing hash: value id + 1, 0 = empty
   uint32_t table_mask = 0;
 
   TensorRef* constants = nullptr;  // per initializer of this graph

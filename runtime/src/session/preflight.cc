@@ -33,7 +33,8 @@ void check_node(const Env& env, const onnx::EpContextNode& ep, const char* label
   CompiledFor compiled{node.name, ep.ep_sdk_version, ep.hardware_architecture, nullptr};
   ContainerView container;
   if (ep.main_context == 1 && ep.embed_mode == 1) {
-    Bytes blob{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data), ep.ep_cache_context.size};
+    Bytes blob{reinterpret_cast<const uint8_t*>(ep.ep_cache_context.data),
+               ep.ep_cache_context.size};
     if (LooksLikeContainer(blob)) {
       st = ParseContainer(blob, n->name, arena, &container);
       if (!st.ok()) return set(n, arena, kCompatUnsupported, st.code(), st.message());

@@ -26,19 +26,19 @@ namespace epctx {
 
 struct PreflightNode {
   const char* name = "";
-  const char* source = "";        // "" when absent
-  const char* driver = nullptr;   // registered driver's name; nullptr: none
+  const char* source = "";       // "" when absent
+  const char* driver = nullptr;  // registered driver's name; nullptr: none
   int64_t main_context = 1;
   int64_t embed_mode = 1;
   CompatVerdict verdict = kCompatOptimal;
-  int cause = EPCTX_OK;           // the code session creation would report as cause
+  int cause = EPCTX_OK;  // the code session creation would report as cause
   const char* reason = "";
   bool container_checked = false;  // an embedded container header was read
 };
 
 struct PreflightReport {
   CompatVerdict overall = kCompatOptimal;
-  int cause = EPCTX_OK;  // of the first node or model-level problem deciding `overall`
+  int cause = EPCTX_OK;     // of the first node or model-level problem deciding `overall`
   const char* reason = "";  // model-level reason (a node without a CPU kernel), or ""
   PreflightNode* nodes = nullptr;
   uint32_t num_nodes = 0;

@@ -63,12 +63,12 @@ struct RunMemory {
   uint64_t scratch_cap;
   uint64_t scratch_used;  // may pass scratch_cap: the demand of this step
   uint64_t scratch_peak;
-  Slot* slots;               // the main graph's, num_values + 1
-  const TensorRef** bound;   // per graph input, num_inputs + 1
-  uint32_t* outs;            // kMaxRunOutputs
+  Slot* slots;                  // the main graph's, num_values + 1
+  const TensorRef** bound;      // per graph input, num_inputs + 1
+  uint32_t* outs;               // kMaxRunOutputs
   const TensorRef** bound_out;  // kMaxRunOutputs: RunRequest::bound_output_objects read in place
-  uint64_t* seen;            // per value: bytes allocated beyond the plan
-  bool slots_primed;         // slots hold the constants (after a first run)
+  uint64_t* seen;               // per value: bytes allocated beyond the plan
+  bool slots_primed;            // slots hold the constants (after a first run)
 };
 
 namespace {
@@ -83,10 +83,10 @@ struct RunState {
   RunMemory* mem;         // the scratch block, shared with subgraph runs
   uint64_t scratch_mark;  // mem->scratch_used when this run started
   uint64_t* seen;         // learning: bytes of values beyond the plan
-  Buffer live;     // sentinel of the list of live buffers
-  Buffer scratch;  // sentinel of this step's scratch buffers
+  Buffer live;            // sentinel of the list of live buffers
+  Buffer scratch;         // sentinel of this step's scratch buffers
   const Step* step;
-  const char* label;  // plan->label
+  const char* label;          // plan->label
   const RunControl* control;  // terminate flag and deadline; nullptr: none
   ThreadPool* pool;           // the session's intra-op pool, or nullptr
 
@@ -149,14 +149,13 @@ Status bound_mismatch(const RunState& rs, uint32_t v, const TensorRef& b, int32_
     a += format(want + a, sizeof want - a, "%s%lld", d ? "," : "", (long long)b.dims[d]);
   for (uint32_t d = 0; d < rank && c < sizeof got; ++d)
     c += format(got + c, sizeof got - c, "%s%lld", d ? "," : "", (long long)dims[d]);
-  return Status::Error(EPCTX_INVALID_ARGUMENT,
-                       "%s: output '%.*s': the bound tensor is %s], the model produces %s]",
-                       rs.label, rs.plan->values[v].name.len(), rs.plan->values[v].name.data,
-                       want, got);
+  return Status::Error(
+      EPCTX_INVALID_ARGUMENT, "%s: output '%.*s': the bound tensor is %s], the model produces %s]",
+      rs.label, rs.plan->values[v].name.len(), rs.plan->values[v].name.data, want, got);
 }
 
-Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank,
-                    const int64_t* dims, TensorRef** out) {
+Status alloc_output(void* user, uint32_t index, int32_t dtype, uint32_t rank, const int64_t* dims,
+                    TensorRef** out) {
   RunState* rs = static_cast<RunState*>(user);
   const Step& s = *rs->step;
   uint64_t elems = 0;
@@ -291,9 +290,11 @@ bool shape_matches(const onnx::ValueInfoView& info, const TensorRef& t) {
 Status check_input(const char* label, const onnx::ValueInfoView& info, const TensorRef& t,
                    bool check_shape) {
   if (info.is_tensor && info.dtype != 0 && info.dtype != t.dtype)
-    return Status::Error(EPCTX_INVALID_ARGUMENT, "%s: input '%.*s': expected element type %s, "
-                         "found %s", label, info.name.len(), info.name.data,
-                         dtype_name(info.dtype), dtype_name(t.dtype));
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "%s: input '%.*s': expected element type %s, "
+                         "found %s",
+                         label, info.name.len(), info.name.data, dtype_name(info.dtype),
+                         dtype_name(t.dtype));
   if (check_shape && t.dtype == EPCTX_DTYPE_BOOL) {
     // Kernels load bool elements as C++ bool: any byte but 0/1 is undefined.
     const int64_t bad = first_non_bool(t.data, t.bytes);
@@ -339,9 +340,9 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
     hal_out[o] = epctx_hal_tensor{t->dtype, t->rank, t->dims, t->data, t->bytes};
   }
   uint64_t planned = rs.mplan ? rs.mplan->driver_scratch[&s - rs.plan->steps] : UINT64_MAX;
-  void* arena = !gi.scratch_bytes         ? nullptr
+  void* arena = !gi.scratch_bytes       ? nullptr
                 : planned != UINT64_MAX ? rs.arena + planned
-                                          : scratch(&rs, gi.scratch_bytes, gi.scratch_alignment);
+                                        : scratch(&rs, gi.scratch_bytes, gi.scratch_alignment);
   if (gi.scratch_bytes && !arena)
     return node_error(s, rs.label, EPCTX_OUT_OF_MEMORY, "out of memory for the driver arena");
   char msg[Status::kMaxMessage];
@@ -361,8 +362,8 @@ __attribute__((noinline)) Status run_driver_step(RunState& rs, const Step& s,
   if (refused >= 0)
     return Status::Error(EPCTX_OUT_OF_MEMORY,
                          "%s: EPContext node '%.*s' on driver '%s': alloc_io refused a "
-                         "device-visible buffer for a tensor", rs.label, s.node->name.len(),
-                         s.node->name.data, s.driver->info.name);
+                         "device-visible buffer for a tensor",
+                         rs.label, s.node->name.len(), s.node->name.data, s.driver->info.name);
   if (fns.sync_for_device) fns.sync_for_device(s.driver->driver, s.graph, hal_in, s.num_inputs);
   int rc;
   if (fns.execute_parallel && rs.pool) {
@@ -422,8 +423,7 @@ Status run_steps(RunState& rs) {
       if (!as.ok()) ks = as;
       if (!ks.ok()) {
         // A subgraph's scope goes in front while the message has room.
-        if (!p.parent || ks.HasRoom())
-          ks.Prefix("%s", rs.label);
+        if (!p.parent || ks.HasRoom()) ks.Prefix("%s", rs.label);
         return ks;
       }
     } else {
@@ -487,8 +487,7 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
   const bool primed = main && main->mem->slots_primed;
   if (!primed)
     for (uint32_t v = 0; v <= p.num_values; ++v) rs.slots[v] = Slot{};
-  else
-    rs.slots[p.num_values] = Slot{};
+  else rs.slots[p.num_values] = Slot{};
   if (main) main->mem->slots_primed = true;
   Status st = [&]() -> Status {
     for (uint32_t v = 0; v < p.num_values; ++v) {
@@ -557,8 +556,8 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
     return node_error(s, rs->label, EPCTX_INVALID_GRAPH, "the attribute is not a planned graph");
   if (num_inputs != sub->graph->num_inputs) {
     char what[128];
-    format(what, sizeof what, "subgraph '%.*s' has %u inputs, the kernel gives %u",
-           attr.name.len(), attr.name.data, sub->graph->num_inputs, num_inputs);
+    format(what, sizeof what, "subgraph '%.*s' has %u inputs, the kernel gives %u", attr.name.len(),
+           attr.name.data, sub->graph->num_inputs, num_inputs);
     return node_error(s, rs->label, EPCTX_INVALID_GRAPH, what);
   }
   return RunPlan(*rs->alloc, *sub, rs, nullptr, inputs, nullptr, 0, emit, emit_user);
@@ -569,8 +568,8 @@ Status run_subgraph(void* user, const onnx::AttributeView& attr, const TensorRef
 Status ExecutionPlan::BuildPlan() {
   pool_mutex_ = epctx_pal_mutex_create();
   if (!pool_mutex_) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: no mutex for runs", m_.label());
-  uint64_t* bytes = static_cast<uint64_t*>(
-      m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+  uint64_t* bytes =
+      static_cast<uint64_t*>(m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
   if (!bytes) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory planning", m_.label());
   DeclaredBytes(main_, bytes);
   Status st = BuildMemoryPlan(main_, bytes, m_.alloc(), &created_plan_);
@@ -580,8 +579,8 @@ Status ExecutionPlan::BuildPlan() {
 }
 
 void ExecutionPlan::LearnPlan(const uint64_t* seen) const {
-  uint64_t* bytes = static_cast<uint64_t*>(
-      m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
+  uint64_t* bytes =
+      static_cast<uint64_t*>(m_.alloc().Alloc(sizeof(uint64_t) * (main_.num_values + 1), 16));
   if (!bytes) return;  // the plan at create stays; runs still work
   DeclaredBytes(main_, bytes);
   for (uint32_t v = 0; v < main_.num_values; ++v)
@@ -655,9 +654,10 @@ void ExecutionPlan::ReturnRunMemory(RunMemory* m) const {
     const Allocator& a = m_.alloc();
     a.Free(m->scratch);
     uint64_t cap = (m->scratch_peak + 4095) & ~uint64_t{4095};
-    m->scratch = cap <= SIZE_MAX / 2 ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap),
-                                                                      EPCTX_HAL_MAX_ALIGNMENT))
-                                      : nullptr;
+    m->scratch =
+        cap <= SIZE_MAX / 2
+            ? static_cast<uint8_t*>(a.Alloc(static_cast<size_t>(cap), EPCTX_HAL_MAX_ALIGNMENT))
+            : nullptr;
     m->scratch_cap = m->scratch ? cap : 0;
   }
   m->scratch_peak = 0;
@@ -708,10 +708,9 @@ Status ExecutionPlan::Run(const RunRequest& req) const {
                            m_.label(), (unsigned)kArenaAlignment);
     if (plan && req.arena_size < plan->arena_bytes) plan = created_plan_;
     if (plan && req.arena_size < plan->arena_bytes)
-      return Status::Error(EPCTX_INVALID_ARGUMENT,
-                           "%s: the run arena has %llu bytes, the memory plan needs %llu", m_.label(),
-                           (unsigned long long)req.arena_size,
-                           (unsigned long long)plan->arena_bytes);
+      return Status::Error(
+          EPCTX_INVALID_ARGUMENT, "%s: the run arena has %llu bytes, the memory plan needs %llu",
+          m_.label(), (unsigned long long)req.arena_size, (unsigned long long)plan->arena_bytes);
   }
   RunMemory* m = TakeRunMemory(plan, arena != nullptr);
   if (!m) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for a run", m_.label());
@@ -747,10 +746,15 @@ Status ExecutionPlan::Run(const RunRequest& req) const {
       bound_outs = m->bound_out;
     }
     const RunControl control = RunControl::From(req.run_options);
-    MainRun main{m,       plan, arena ? arena : m->arena, bound_outs, learn ? m->seen : nullptr,
-                 control.active() ? &control : nullptr, intra_pool_};
-    Status rs = RunPlan(m_.alloc(), main_, nullptr, &main, bound,
-                        req.output_names ? outs : nullptr, n_out, req.emit, req.user);
+    MainRun main{m,
+                 plan,
+                 arena ? arena : m->arena,
+                 bound_outs,
+                 learn ? m->seen : nullptr,
+                 control.active() ? &control : nullptr,
+                 intra_pool_};
+    Status rs = RunPlan(m_.alloc(), main_, nullptr, &main, bound, req.output_names ? outs : nullptr,
+                        n_out, req.emit, req.user);
     return rs;
   }();
   if (st.code() == EPCTX_OUT_OF_MEMORY && m_.budget().refused())
@@ -774,7 +778,7 @@ Status ExecutionPlan::Run(const RunRequest& req) const {
     m_.env()->Log(EPCTX_LOG_INFO, "run failed: %s: %s", epctx_code_name(st.code()), st.message());
   else if (m_.env()->LogOn(EPCTX_LOG_VERBOSE))
     m_.env()->Log(EPCTX_LOG_VERBOSE, "%s: run: %zu inputs, %zu outputs", m_.label(), req.num_inputs,
-              req.output_names ? req.num_outputs : (size_t)g.num_outputs);
+                  req.output_names ? req.num_outputs : (size_t)g.num_outputs);
   return st;
 }
 

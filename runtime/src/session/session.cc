@@ -34,9 +34,10 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   EPCTX_RETURN_IF_ERROR(model_.Finish());
   if (options.Flag(kOptStopShareEpContexts)) binder_.StopSharing();
   plan_.StartThreads(options);
-  model_.env()->Log(EPCTX_LOG_INFO, "%s: session created: %u driver steps, %u CPU steps, "
-                    "%u contexts, run arena %llu bytes, metadata %zu bytes", model_.label(),
-                    driver_steps(), cpu_steps(), binder_.num_contexts(),
+  model_.env()->Log(EPCTX_LOG_INFO,
+                    "%s: session created: %u driver steps, %u CPU steps, "
+                    "%u contexts, run arena %llu bytes, metadata %zu bytes",
+                    model_.label(), driver_steps(), cpu_steps(), binder_.num_contexts(),
                     (unsigned long long)arena_bytes(), model_.meta_bytes());
   return Status::Ok();
 }

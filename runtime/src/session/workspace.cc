@@ -4,18 +4,15 @@
 namespace epctx {
 
 bool ContextKey::operator==(const ContextKey& o) const {
-  return file.device == o.file.device && file.inode == o.file.inode &&
-         file.size == o.file.size && file.mtime_ns == o.file.mtime_ns && driver == o.driver &&
-         load_mode == o.load_mode;
+  return file.device == o.file.device && file.inode == o.file.inode && file.size == o.file.size &&
+         file.mtime_ns == o.file.mtime_ns && driver == o.driver && load_mode == o.load_mode;
 }
 
 char kBorrowedRegion;
 
 void ReleaseRegion(epctx_pal_region* r) {
-  if (r->handle == &kBorrowedRegion)
-    *r = epctx_pal_region{};
-  else
-    epctx_pal_unmap(r);
+  if (r->handle == &kBorrowedRegion) *r = epctx_pal_region{};
+  else epctx_pal_unmap(r);
 }
 
 void ReleaseLoaded(const Allocator& alloc, LoadedContext* c) {
@@ -109,8 +106,7 @@ void ContextGroup::Unuse(SharedContext* c) {
 int ContextGroup::GetGraph(const LoadedContext& lc, const char* name, epctx_hal_graph** graph,
                            epctx_hal_graph_info* info, char* msg, size_t msg_cap) {
   epctx_pal_mutex_lock(mutex_);
-  int rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg,
-                                        msg_cap);
+  int rc = lc.driver->driver->get_graph(lc.driver->driver, lc.ctx, name, graph, info, msg, msg_cap);
   epctx_pal_mutex_unlock(mutex_);
   return rc;
 }

@@ -45,7 +45,7 @@ struct SharedContext {
   uint32_t users = 0;
   bool listed = false;  // still findable by later sessions
   ContextKey key;
-  Arena arena;          // the parsed container's arrays
+  Arena arena;           // the parsed container's arrays
   LoadedContext loaded;  // owned here; sessions copy the views
 };
 
@@ -77,7 +77,6 @@ class ContextGroup {
 
   // Contexts currently loaded and findable (for tests and tools).
   uint32_t NumShared();
-
 
  private:
   ContextGroup(const Allocator& a, epctx_pal_mutex* m) : alloc_(a), mutex_(m) {}

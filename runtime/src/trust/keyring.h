@@ -18,7 +18,7 @@ namespace trust {
 struct TrustedKey {
   uint8_t der[kMaxKeyDer];  // SubjectPublicKeyInfo
   size_t der_len;
-  uint8_t id[32];           // SHA-256 of der: the manifest's KEY_ID
+  uint8_t id[32];  // SHA-256 of der: the manifest's KEY_ID
 };
 
 struct Keyring {

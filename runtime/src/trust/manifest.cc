@@ -35,8 +35,8 @@ Status parse_file(const uint8_t* v, uint32_t len, uint32_t off, const char* labe
   if (f->role > EPCTX_MF_ROLE_DATA)
     return bad(label, "FILE TLV at offset %u: unknown role %u", off, f->role);
   if (f->chunk_log2 < EPCTX_MF_MIN_CHUNK_LOG2 || f->chunk_log2 > EPCTX_MF_MAX_CHUNK_LOG2)
-    return bad(label, "FILE TLV at offset %u: chunk_log2 %u outside [%d, %d]", off,
-               f->chunk_log2, EPCTX_MF_MIN_CHUNK_LOG2, EPCTX_MF_MAX_CHUNK_LOG2);
+    return bad(label, "FILE TLV at offset %u: chunk_log2 %u outside [%d, %d]", off, f->chunk_log2,
+               EPCTX_MF_MIN_CHUNK_LOG2, EPCTX_MF_MAX_CHUNK_LOG2);
   uint32_t rest = len - EPCTX_MF_FILE_FIXED_SIZE;
   if (name_len == 0 || name_len > EPCTX_MF_MAX_STRING || name_len > rest)
     return bad(label, "FILE TLV at offset %u: name length %u invalid (1..%d, %u bytes left)", off,
@@ -85,7 +85,8 @@ const ManifestFile* Manifest::Find(uint8_t role, StrView name) const {
 
 const ManifestFile* Manifest::Model() const {
   return model_index < num_files && files[model_index].role == EPCTX_MF_ROLE_MODEL
-             ? &files[model_index] : nullptr;
+             ? &files[model_index]
+             : nullptr;
 }
 
 Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out) {
@@ -105,7 +106,8 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   uint32_t hdr = load_le32(p + 12), prot = load_le32(p + 16), flags = load_le32(p + 20);
   if (hdr != EPCTX_MF_HEADER_SIZE)
     return bad(label, "header_size %u, expected %d", hdr, EPCTX_MF_HEADER_SIZE);
-  if (flags != 0 || load_le64(p + 24) != 0) return bad(label, "flags or reserved bytes are not zero");
+  if (flags != 0 || load_le64(p + 24) != 0)
+    return bad(label, "flags or reserved bytes are not zero");
   if (prot < hdr || prot > n)
     return bad(label, "protected_size %u outside [%u, %zu]", prot, hdr, n);
 
@@ -113,8 +115,7 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
   uint32_t num_files = 0;
   for (uint32_t off = hdr; off < prot;) {
     if (EPCTX_MF_TLV_HEADER_SIZE > prot - off)
-      return bad(label, "TLV header at offset %u straddles the protected area's end %u", off,
-                 prot);
+      return bad(label, "TLV header at offset %u straddles the protected area's end %u", off, prot);
     uint32_t len = load_le32(p + off + 4);
     if (len > prot - off - EPCTX_MF_TLV_HEADER_SIZE)
       return bad(label, "TLV type 0x%x at offset %u: length %u runs past the protected area",
@@ -161,8 +162,8 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
           break;
         default:
           if (len > EPCTX_MF_MAX_STRING || has_nul(v, len))
-            return bad(label, "string TLV type 0x%x: %u bytes or a NUL byte (limit %d)", type,
-                       len, EPCTX_MF_MAX_STRING);
+            return bad(label, "string TLV type 0x%x: %u bytes or a NUL byte (limit %d)", type, len,
+                       EPCTX_MF_MAX_STRING);
           if (type == EPCTX_MF_TLV_MODEL_ID) out->model_id = s;
           if (type == EPCTX_MF_TLV_SDK_VERSION) out->sdk_version = s;
           if (type == EPCTX_MF_TLV_HW_ARCH) out->hw_arch = s;
@@ -188,8 +189,7 @@ Status ParseManifest(Bytes bytes, const char* label, Arena& arena, Manifest* out
     const ManifestFile& a = files[out->by_name[i - 1]];
     const ManifestFile& b = files[out->by_name[i]];
     if (compare(a.role, a.name, b.role, b.name) == 0)
-      return bad(label, "FILE '%.*s' (role %u) is listed twice", b.name.len(), b.name.data,
-                 b.role);
+      return bad(label, "FILE '%.*s' (role %u) is listed twice", b.name.len(), b.name.data, b.role);
   }
 
   // The unprotected area: exactly one signature TLV, ending at the file's end.

@@ -39,8 +39,8 @@ struct Manifest {
   // Indices of files sorted by (role, name), for Find's binary search.
   uint32_t* by_name = nullptr;
   uint32_t model_index = 0;  // the one MODEL entry (ParseManifest requires it)
-  Bytes signed_part;  // [0, protected_size)
-  Bytes signature;    // DER ECDSA signature
+  Bytes signed_part;         // [0, protected_size)
+  Bytes signature;           // DER ECDSA signature
 
   // The file with this role and name, or nullptr. O(log n).
   const ManifestFile* Find(uint8_t role, StrView name) const;

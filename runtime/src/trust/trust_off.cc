@@ -18,7 +18,6 @@ Status Keyring::AddKey(const void*, size_t) {
 Status Keyring::SetCounterStore(const char*) { return AddKey(nullptr, 0); }
 const TrustedKey* Keyring::Find(const uint8_t*) const { return nullptr; }
 
-
 PackageVerifier::~PackageVerifier() {}
 
 Status PackageVerifier::Begin(const Keyring&, const VerifyConfig& config, Arena&,
@@ -36,7 +35,8 @@ Status PackageVerifier::Begin(const Keyring&, const VerifyConfig& config, Arena&
   if (config.policy == Policy::kRequired || signed_pkg || config.expected_model_id)
     return Status::Error(EPCTX_NOT_IMPLEMENTED,
                          "%s: signed package, but this runtime was built without signature "
-                         "support (EPCTX_TRUST=OFF)", label);
+                         "support (EPCTX_TRUST=OFF)",
+                         label);
   return Status::Ok();
 }
 Status PackageVerifier::VerifyModel(Bytes) const { return Status::Ok(); }

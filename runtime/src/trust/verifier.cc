@@ -12,10 +12,10 @@ namespace epctx {
 namespace trust {
 namespace {
 
-
 const char* role_name(uint8_t role) {
-  return role == EPCTX_MF_ROLE_MODEL ? "model" : role == EPCTX_MF_ROLE_CONTEXT ? "context binary"
-                                                                               : "external data";
+  return role == EPCTX_MF_ROLE_MODEL     ? "model"
+         : role == EPCTX_MF_ROLE_CONTEXT ? "context binary"
+                                         : "external data";
 }
 
 }  // namespace
@@ -45,12 +45,13 @@ Status PackageVerifier::Begin(const Keyring& keys, const VerifyConfig& config, A
     if (expected_id)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
                            "%s: session option 'epctx.expected_model_id' = '%s', but the "
-                           "package is not signed (no manifest %s)", label_, expected_id,
-                           sig_path_);
+                           "package is not signed (no manifest %s)",
+                           label_, expected_id, sig_path_);
     if (policy == Policy::kRequired)
       return Status::Error(EPCTX_SIGNATURE_INVALID,
                            "%s: signature policy 'required' but the package is not signed (no "
-                           "manifest %s)", label_, sig_path_);
+                           "manifest %s)",
+                           label_, sig_path_);
     return Status::Ok();
   }
   if (rc == EPCTX_INVALID_ARGUMENT)
@@ -66,9 +67,9 @@ Status PackageVerifier::Begin(const Keyring& keys, const VerifyConfig& config, A
   if (!key)
     return Status::Error(EPCTX_KEY_REJECTED,
                          "%s: signed with key %02x%02x%02x%02x..., which is not among the %d "
-                         "trusted keys of this env", sig_path_, manifest_.key_id[0],
-                         manifest_.key_id[1], manifest_.key_id[2], manifest_.key_id[3],
-                         keys.num_keys);
+                         "trusted keys of this env",
+                         sig_path_, manifest_.key_id[0], manifest_.key_id[1], manifest_.key_id[2],
+                         manifest_.key_id[3], keys.num_keys);
   uint8_t digest[32];
   Sha256(manifest_.signed_part.data, manifest_.signed_part.size, digest);
   if (!VerifyEcdsaP256(key->der, key->der_len, digest, manifest_.signature.data,
@@ -79,8 +80,8 @@ Status PackageVerifier::Begin(const Keyring& keys, const VerifyConfig& config, A
   if (expected_id && !manifest_.model_id.eq(expected_id))
     return Status::Error(EPCTX_SIGNATURE_INVALID,
                          "%s: signed for model id '%.*s', the application expects '%s' (session "
-                         "option 'epctx.expected_model_id')", sig_path_, manifest_.model_id.len(),
-                         manifest_.model_id.data, expected_id);
+                         "option 'epctx.expected_model_id')",
+                         sig_path_, manifest_.model_id.len(), manifest_.model_id.data, expected_id);
   if (keys.counter_dir[0]) {
     // One counter per (signing key, model id): a package re-signed under
     // another id, or an id reused by another key, cannot reset it.
@@ -114,16 +115,15 @@ Status PackageVerifier::Begin(const Keyring& keys, const VerifyConfig& config, A
 
 Status PackageVerifier::Lookup(uint8_t role, StrView name, Bytes file,
                                const ManifestFile** out) const {
-  const ManifestFile* f = role == EPCTX_MF_ROLE_MODEL ? manifest_.Model()
-                                                      : manifest_.Find(role, name);
+  const ManifestFile* f =
+      role == EPCTX_MF_ROLE_MODEL ? manifest_.Model() : manifest_.Find(role, name);
   if (!f)
     return Status::Error(EPCTX_HASH_MISMATCH, "%s: %s '%.*s' is not listed in the signed manifest",
                          label_, role_name(role), name.len(), name.data);
   if (file.size != f->size)
-    return Status::Error(EPCTX_HASH_MISMATCH,
-                         "%s: %s '%.*s' is %zu bytes, the signed manifest says %llu", label_,
-                         role_name(role), f->name.len(), f->name.data, file.size,
-                         (unsigned long long)f->size);
+    return Status::Error(
+        EPCTX_HASH_MISMATCH, "%s: %s '%.*s' is %zu bytes, the signed manifest says %llu", label_,
+        role_name(role), f->name.len(), f->name.data, file.size, (unsigned long long)f->size);
   *out = f;
   return Status::Ok();
 }
@@ -169,9 +169,8 @@ Status PackageVerifier::VerifyRange(uint8_t role, StrView name, Bytes file, uint
   return HashChunks(*f, file, off, len);
 }
 
-Status PackageVerifier::VerifyFileExcept(uint8_t role, StrView name, Bytes file,
-                                         const Bytes* skip, uint32_t num_skip,
-                                         uint64_t from) const {
+Status PackageVerifier::VerifyFileExcept(uint8_t role, StrView name, Bytes file, const Bytes* skip,
+                                         uint32_t num_skip, uint64_t from) const {
   if (!active_) return Status::Ok();
   const ManifestFile* f = nullptr;
   EPCTX_RETURN_IF_ERROR(Lookup(role, name, file, &f));

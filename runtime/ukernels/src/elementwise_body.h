@@ -186,11 +186,12 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
 template <Act K>
 void EPCTX_EW_NAME(ActRowsK)(float* y, int64_t rows, int64_t n, int64_t ld, float alpha,
                              float beta) {
-  for (int64_t r = 0; r < rows; ++r) EPCTX_EW_NAME(ActRow)<K>(y + r * ld, y + r * ld, n, alpha, beta);
+  for (int64_t r = 0; r < rows; ++r)
+    EPCTX_EW_NAME(ActRow)<K>(y + r * ld, y + r * ld, n, alpha, beta);
 }
 
-void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64_t ld,
-                                 float alpha, float beta) {
+void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha,
+                                 float beta) {
   switch (k) {
     case Act::kRelu: return EPCTX_EW_NAME(ActRowsK)<Act::kRelu>(y, rows, n, ld, alpha, beta);
     case Act::kLeaky: return EPCTX_EW_NAME(ActRowsK)<Act::kLeaky>(y, rows, n, ld, alpha, beta);
@@ -199,8 +200,7 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kClip: return EPCTX_EW_NAME(ActRowsK)<Act::kClip>(y, rows, n, ld, alpha, beta);
     case Act::kHardSwish:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);
-    case Act::kSigmoid:
-      return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
+    case Act::kSigmoid: return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
   }
 }
 

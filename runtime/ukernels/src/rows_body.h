@@ -12,8 +12,8 @@ namespace detail {
 namespace {
 
 template <int M>
-void EPCTX_ROWS_REST(const float* const* rows, int64_t o, const float* w, int64_t nt,
-                     float bias, float* y, int64_t i, int64_t n) {
+void EPCTX_ROWS_REST(const float* const* rows, int64_t o, const float* w, int64_t nt, float bias,
+                     float* y, int64_t i, int64_t n) {
   typedef float V __attribute__((vector_size(EPCTX_ROWS_LANES * 4)));
   typedef float VU __attribute__((vector_size(EPCTX_ROWS_LANES * 4), aligned(4), may_alias));
   typedef float V8 __attribute__((vector_size(32), aligned(4), may_alias));
@@ -32,18 +32,18 @@ void EPCTX_ROWS_REST(const float* const* rows, int64_t o, const float* w, int64_
   V8 c8 = V8{}, d8 = V8{};
   V4 c4 = V4{}, d4 = V4{};
   float s0 = 0, s1 = 0, s2 = 0, u0 = 0, u1 = 0, u2 = 0;
-#define EPCTX_ROWS_TAP(A0, A1, A2, C8, C4, S0, S1, S2, T)                 \
-  {                                                                      \
-    const float* r = rows[T] + o;                                        \
-    const float wt = w[T];                                               \
-    if (m > 0) A0 += wt * *reinterpret_cast<const VU*>(r + i);           \
-    if (m > 1) A1 += wt * *reinterpret_cast<const VU*>(r + i + L);       \
-    if (m > 2) A2 += wt * *reinterpret_cast<const VU*>(r + i + 2 * L);   \
-    if (h8) C8 += wt * *reinterpret_cast<const V8*>(r + j8);             \
-    if (h4) C4 += wt * *reinterpret_cast<const V4*>(r + j4);             \
-    if (ns > 0) S0 += wt * r[js];                                        \
-    if (ns > 1) S1 += wt * r[js + 1];                                    \
-    if (ns > 2) S2 += wt * r[js + 2];                                    \
+#define EPCTX_ROWS_TAP(A0, A1, A2, C8, C4, S0, S1, S2, T)              \
+  {                                                                    \
+    const float* r = rows[T] + o;                                      \
+    const float wt = w[T];                                             \
+    if (m > 0) A0 += wt * *reinterpret_cast<const VU*>(r + i);         \
+    if (m > 1) A1 += wt * *reinterpret_cast<const VU*>(r + i + L);     \
+    if (m > 2) A2 += wt * *reinterpret_cast<const VU*>(r + i + 2 * L); \
+    if (h8) C8 += wt * *reinterpret_cast<const V8*>(r + j8);           \
+    if (h4) C4 += wt * *reinterpret_cast<const V4*>(r + j4);           \
+    if (ns > 0) S0 += wt * r[js];                                      \
+    if (ns > 1) S1 += wt * r[js + 1];                                  \
+    if (ns > 2) S2 += wt * r[js + 2];                                  \
   }
   int64_t t = 0;
   for (; t + 2 <= nt; t += 2) {

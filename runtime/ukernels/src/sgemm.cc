@@ -43,8 +43,7 @@ inline V4 Load4(const float* p) {
 }
 inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
 
-void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst,
-           int64_t ks);
+void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst, int64_t ks);
 
 // Rows [0, mc) x cols [0, kc) of op(A) (already offset), times alpha, into
 // panels of kMr2 rows: dst[panel][k][r]; rows past mc are zero. A whole

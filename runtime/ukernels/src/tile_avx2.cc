@@ -177,12 +177,12 @@ EPCTX_AVX2 inline void Row1(const Tile& t) {
   const __m256 z = _mm256_setzero_ps();
   __m256 p0 = z, p1 = z, p2 = z, q0 = z, q1 = z, q2 = z;
   __m256 r0 = z, r1 = z, r2 = z, s0 = z, s1 = z, s2 = z;
-#define EPCTX_ROW_STEP(X0, X1, X2, AP, BP)                                    \
-  {                                                                           \
-    const __m256 x = _mm256_broadcast_ss(AP);                                 \
-    X0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(BP), X0);                         \
-    if (S > 1) X1 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + bss), X1);      \
-    if (S > 2) X2 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + 2 * bss), X2);  \
+#define EPCTX_ROW_STEP(X0, X1, X2, AP, BP)                                   \
+  {                                                                          \
+    const __m256 x = _mm256_broadcast_ss(AP);                                \
+    X0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(BP), X0);                        \
+    if (S > 1) X1 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + bss), X1);     \
+    if (S > 2) X2 = _mm256_fmadd_ps(x, _mm256_loadu_ps((BP) + 2 * bss), X2); \
   }
   int64_t k = 0;
   for (; k + 4 <= t.kc; k += 4, a += 4 * ks, b += 4 * bks) {
@@ -222,20 +222,14 @@ EPCTX_AVX2 inline void Row1(const Tile& t) {
 
 EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
   if (t.rows == 1) {
-    if (strips == 3)
-      Row1<3>(t);
-    else if (strips == 2)
-      Row1<2>(t);
-    else
-      Row1<1>(t);
+    if (strips == 3) Row1<3>(t);
+    else if (strips == 2) Row1<2>(t);
+    else Row1<1>(t);
     return;
   }
-  if (strips == 3)
-    Full<3>(t);
-  else if (strips == 2)
-    Full<2>(t);
-  else
-    Full<1>(t);
+  if (strips == 3) Full<3>(t);
+  else if (strips == 2) Full<2>(t);
+  else Full<1>(t);
 }
 
 void TileAvx2(const Tile& t) {

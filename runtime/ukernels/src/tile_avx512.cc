@@ -34,9 +34,9 @@ namespace {
 template <bool kSideBySide>
 EPCTX_AVX512 inline __m512 Load16(const float* b, int64_t bss) {
   if (kSideBySide) return _mm512_loadu_ps(b);
-  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(
-                                                 _mm256_loadu_ps(b))),
-                                             _mm256_castps_pd(_mm256_loadu_ps(b + bss)), 1));
+  return _mm512_castpd_ps(
+      _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(b))),
+                         _mm256_castps_pd(_mm256_loadu_ps(b + bss)), 1));
 }
 
 // What follows the K loop, for R rows of NZ zmm (16 columns each) and, when
@@ -47,8 +47,7 @@ EPCTX_AVX512 inline __m512 Load16(const float* b, int64_t bss) {
 // in the portable kernel; for leaky, (a > b ? a : b) with the value first,
 // so a NaN becomes lo.
 template <int R, int NZ, bool kY>
-EPCTX_AVX512 inline void Epilogue(const Tile& t, __m512 (&z)[R][NZ > 0 ? NZ : 1],
-                                  __m256 (&y)[R]) {
+EPCTX_AVX512 inline void Epilogue(const Tile& t, __m512 (&z)[R][NZ > 0 ? NZ : 1], __m256 (&y)[R]) {
   float* c = t.c;
   const int64_t ldc = t.ldc;
   if (t.accumulate)
@@ -109,25 +108,25 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
   const float* b = t.b;
   const int64_t ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
   __m512 z0 = _mm512_setzero_ps(), z1 = z0, z2 = z0, z3 = z0;  // even k
-  __m512 w0 = z0, w1 = z0, w2 = z0, w3 = z0;                    // odd k
+  __m512 w0 = z0, w1 = z0, w2 = z0, w3 = z0;                   // odd k
   __m256 y0 = _mm256_setzero_ps(), y1 = y0, y2 = y0, y3 = y0;
   __m256 v0 = y0, v1 = y0, v2 = y0, v3 = y0;
-#define EPCTX_STEP(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3, OFF, BP)                        \
-  {                                                                               \
-    const __m512 b0 = Load16<kSideBySide>(BP, bss);                               \
-    const __m512 x0 = _mm512_set1_ps(a0[OFF]), x1 = _mm512_set1_ps(a1[OFF]);      \
-    const __m512 x2 = _mm512_set1_ps(a2[OFF]), x3 = _mm512_set1_ps(a3[OFF]);      \
-    Z0 = _mm512_fmadd_ps(x0, b0, Z0);                                             \
-    Z1 = _mm512_fmadd_ps(x1, b0, Z1);                                             \
-    Z2 = _mm512_fmadd_ps(x2, b0, Z2);                                             \
-    Z3 = _mm512_fmadd_ps(x3, b0, Z3);                                             \
-    if (S == 3) {                                                                 \
-      const __m256 b1 = _mm256_loadu_ps((BP) + 2 * bss);                          \
-      Y0 = _mm256_fmadd_ps(_mm512_castps512_ps256(x0), b1, Y0);                   \
-      Y1 = _mm256_fmadd_ps(_mm512_castps512_ps256(x1), b1, Y1);                   \
-      Y2 = _mm256_fmadd_ps(_mm512_castps512_ps256(x2), b1, Y2);                   \
-      Y3 = _mm256_fmadd_ps(_mm512_castps512_ps256(x3), b1, Y3);                   \
-    }                                                                             \
+#define EPCTX_STEP(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3, OFF, BP)                  \
+  {                                                                          \
+    const __m512 b0 = Load16<kSideBySide>(BP, bss);                          \
+    const __m512 x0 = _mm512_set1_ps(a0[OFF]), x1 = _mm512_set1_ps(a1[OFF]); \
+    const __m512 x2 = _mm512_set1_ps(a2[OFF]), x3 = _mm512_set1_ps(a3[OFF]); \
+    Z0 = _mm512_fmadd_ps(x0, b0, Z0);                                        \
+    Z1 = _mm512_fmadd_ps(x1, b0, Z1);                                        \
+    Z2 = _mm512_fmadd_ps(x2, b0, Z2);                                        \
+    Z3 = _mm512_fmadd_ps(x3, b0, Z3);                                        \
+    if (S == 3) {                                                            \
+      const __m256 b1 = _mm256_loadu_ps((BP) + 2 * bss);                     \
+      Y0 = _mm256_fmadd_ps(_mm512_castps512_ps256(x0), b1, Y0);              \
+      Y1 = _mm256_fmadd_ps(_mm512_castps512_ps256(x1), b1, Y1);              \
+      Y2 = _mm256_fmadd_ps(_mm512_castps512_ps256(x2), b1, Y2);              \
+      Y3 = _mm256_fmadd_ps(_mm512_castps512_ps256(x3), b1, Y3);              \
+    }                                                                        \
   }
   // Slices (Tile::segs) continue the same accumulators.
   for (int32_t sg = 0, nsg = t.segs > 1 ? t.segs : 1; sg < nsg; ++sg) {
@@ -151,7 +150,9 @@ EPCTX_AVX512 inline void Full(const Tile& t) {
     if (k < t.kc) EPCTX_STEP(z0, z1, z2, z3, y0, y1, y2, y3, 0, b)
   }
 #undef EPCTX_STEP
-  __m512 z[kMr][1] = {{_mm512_add_ps(z0, w0)}, {_mm512_add_ps(z1, w1)}, {_mm512_add_ps(z2, w2)},
+  __m512 z[kMr][1] = {{_mm512_add_ps(z0, w0)},
+                      {_mm512_add_ps(z1, w1)},
+                      {_mm512_add_ps(z2, w2)},
                       {_mm512_add_ps(z3, w3)}};
   __m256 y[kMr] = {_mm256_add_ps(y0, v0), _mm256_add_ps(y1, v1), _mm256_add_ps(y2, v2),
                    _mm256_add_ps(y3, v3)};
@@ -162,10 +163,8 @@ EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
   const bool side = t.b_ss == kStrip;
   if (t.rows == 1 || strips == 1)
     ForSegments(t, strips, FullStripsAvx2);  // its one-row and one-strip kernels
-  else if (strips == 3)
-    side ? Full<3, true>(t) : Full<3, false>(t);
-  else
-    side ? Full<2, true>(t) : Full<2, false>(t);
+  else if (strips == 3) side ? Full<3, true>(t) : Full<3, false>(t);
+  else side ? Full<2, true>(t) : Full<2, false>(t);
 }
 
 // The block tile (TileKernel2) when all 8 rows and NZ * 16 + (kY ? 8 : 0)
@@ -192,7 +191,7 @@ EPCTX_AVX512 void Block8(const Tile& t) {
       for (int i = 0; i < NZ; ++i) bz[i] = Load16<kSideBySide>(b + 2 * i * bss, bss);
       __m256 by = _mm256_setzero_ps();
       if (kY) by = _mm256_loadu_ps(b + 2 * NZ * bss);
-      // Unrolled: r and i are constants, each accumulator a register.
+        // Unrolled: r and i are constants, each accumulator a register.
 #pragma GCC unroll 8
       for (int r = 0; r < kMr2; ++r) {
         const __m512 x = _mm512_set1_ps(a[r * ars]);
@@ -217,12 +216,9 @@ EPCTX_AVX512 void Block8Cols(const Tile& t) {
     u.b = t.b + j;
     u.c = t.c + j;
     u.col_bias = t.col_bias ? t.col_bias + j : nullptr;
-    if (n == 24)
-      Block8<1, true, true>(u);
-    else if (n == 16)
-      Block8<1, false, true>(u);
-    else
-      Block8<0, true, true>(u);
+    if (n == 24) Block8<1, true, true>(u);
+    else if (n == 16) Block8<1, false, true>(u);
+    else Block8<0, true, true>(u);
     j += n;
   }
 }

@@ -107,12 +107,9 @@ inline void Full(const Tile& t) {
 }
 
 void FullStrips(const Tile& t, int strips) {
-  if (strips == 3)
-    Full<3>(t);
-  else if (strips == 2)
-    Full<2>(t);
-  else
-    Full<1>(t);
+  if (strips == 3) Full<3>(t);
+  else if (strips == 2) Full<2>(t);
+  else Full<1>(t);
 }
 
 }  // namespace

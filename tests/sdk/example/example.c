@@ -30,7 +30,8 @@ static int read_npy_f32(const char* path, npy_f32* out) {
   size_t header_len = 0, skip = 0;
   if (got >= 10 && memcmp(head, "\x93NUMPY", 6) == 0) {
     if (head[6] == 1) header_len = head[8] | (size_t)head[9] << 8, skip = 10;
-    else if (got == 12) header_len = head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16, skip = 12;
+    else if (got == 12)
+      header_len = head[8] | (size_t)head[9] << 8 | (size_t)head[10] << 16, skip = 12;
   }
   char header[4096];
   if (!skip || header_len >= sizeof header || fseek(f, (long)skip, SEEK_SET) != 0 ||
@@ -49,8 +50,14 @@ static int read_npy_f32(const char* path, npy_f32* out) {
   for (const char* p = shape + 10; *p && *p != ')';) {
     char* end;
     long long d = strtoll(p, &end, 10);
-    if (end == p) { ++p; continue; }
-    if (out->rank == EPCTX_MAX_RANK || d < 0) { fclose(f); return 0; }
+    if (end == p) {
+      ++p;
+      continue;
+    }
+    if (out->rank == EPCTX_MAX_RANK || d < 0) {
+      fclose(f);
+      return 0;
+    }
     out->dims[out->rank++] = d;
     out->count *= (size_t)d;
     p = end;
@@ -90,8 +97,8 @@ int main(int argc, char** argv) {
       failed(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, input.dims, input.rank, input.data,
                                input.count * sizeof(float), &in),
              "input tensor") ||
-      failed(epctx_session_run(session, &in_info.name, (const epctx_tensor* const*)&in, 1,
-                               NULL, &out, 1),
+      failed(epctx_session_run(session, &in_info.name, (const epctx_tensor* const*)&in, 1, NULL,
+                               &out, 1),
              "run"))
     goto done;
   if (epctx_tensor_dtype(out) != EPCTX_DTYPE_FLOAT ||

@@ -147,8 +147,8 @@ void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t 
           int64_t o = a;
           if (s.sw == 2)  // even lanes of two vectors, while both lie in the row
             for (; o + 4 <= b && 2 * o + 8 <= s.W - off; o += 4)
-              Store4(ds + o, __builtin_shufflevector(Load4(row + 2 * o), Load4(row + 2 * o + 4),
-                                                     0, 2, 4, 6));
+              Store4(ds + o, __builtin_shufflevector(Load4(row + 2 * o), Load4(row + 2 * o + 4), 0,
+                                                     2, 4, 6));
           for (; o < b; ++o) ds[o] = row[o * s.sw];
         }
       }
@@ -200,8 +200,7 @@ void PackRowS2(const Shape& s, const float* xg, int64_t oh, int64_t ow0, int64_t
       const bool in = ih >= 0 && ih < s.H;
       if (in) SplitCols(xg + ic * HW + ih * s.W, s.W, 2 * ow0 - s.pl, n, ev, od);
       for (int64_t kw = 0; kw < s.KW; ++kw, d += pitch) {
-        if (in)
-          __builtin_memcpy(d, (kw % 2 ? od : ev) + kw / 2, size_t(np) * 4);
+        if (in) __builtin_memcpy(d, (kw % 2 ? od : ev) + kw / 2, size_t(np) * 4);
         else
           for (int64_t j = 0; j < np; ++j) d[j] = 0.0f;
         for (int64_t j = np; j < padded; ++j) d[j] = 0.0f;
@@ -246,38 +245,37 @@ void DenseRows(const Shape& s, const float* x, const float* w, const float* bias
   base.b_ks = kRowBlock;
   base.kc = K;
   base.last = true;
-  ForRangeSlots(bd.par, units, MinUnits(s.cog * K * kRowBlock), [&](int64_t u0, int64_t u1,
-                                                                    uint32_t slot) {
-    float* buf = bd.slot(slot);
-    uk::Tile t = base;
-    for (int64_t u = u0; u < u1; ++u) {
-      const int64_t rb = u % per_row, row = u / per_row;
-      const int64_t oh = row % s.OH, ng = row / s.OH, gi = ng % s.G, n = ng / s.G;
-      const float* xg = x + (n * s.C + gi * s.cig) * HW;
-      const float* wg = w + gi * s.nb * s.cig * s.kstride;
-      float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      const int64_t p0 = oh * s.OW + rb * kRowBlock;
-      const int64_t np = s.OW - rb * kRowBlock < kRowBlock ? s.OW - rb * kRowBlock : kRowBlock;
-      if (s.sw == 2 && s.dw == 1)
-        PackRowS2(s, xg, oh, rb * kRowBlock, np, buf, kRowBlock, buf + K * kRowBlock);
-      else
-        PackPatch(s, xg, 0, K, p0, np, buf, kRowBlock);
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
-        t.a = wg + (r0 / 8) * s.cig * s.kstride;
-        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
-        t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-        for (int64_t j0 = 0; j0 < np; j0 += uk::kNr2) {
-          t.cols = static_cast<int32_t>(np - j0 < uk::kNr2 ? np - j0 : uk::kNr2);
-          t.b = buf + j0;
-          t.c = yg + r0 * OHW + p0 + j0;
-          tile(t);
+  ForRangeSlots(
+      bd.par, units, MinUnits(s.cog * K * kRowBlock), [&](int64_t u0, int64_t u1, uint32_t slot) {
+        float* buf = bd.slot(slot);
+        uk::Tile t = base;
+        for (int64_t u = u0; u < u1; ++u) {
+          const int64_t rb = u % per_row, row = u / per_row;
+          const int64_t oh = row % s.OH, ng = row / s.OH, gi = ng % s.G, n = ng / s.G;
+          const float* xg = x + (n * s.C + gi * s.cig) * HW;
+          const float* wg = w + gi * s.nb * s.cig * s.kstride;
+          float* yg = y + (n * s.CO + gi * s.cog) * OHW;
+          const int64_t p0 = oh * s.OW + rb * kRowBlock;
+          const int64_t np = s.OW - rb * kRowBlock < kRowBlock ? s.OW - rb * kRowBlock : kRowBlock;
+          if (s.sw == 2 && s.dw == 1)
+            PackRowS2(s, xg, oh, rb * kRowBlock, np, buf, kRowBlock, buf + K * kRowBlock);
+          else PackPatch(s, xg, 0, K, p0, np, buf, kRowBlock);
+          for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+            t.a = wg + (r0 / 8) * s.cig * s.kstride;
+            t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
+            t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+            for (int64_t j0 = 0; j0 < np; j0 += uk::kNr2) {
+              t.cols = static_cast<int32_t>(np - j0 < uk::kNr2 ? np - j0 : uk::kNr2);
+              t.b = buf + j0;
+              t.c = yg + r0 * OHW + p0 + j0;
+              tile(t);
+            }
+          }
+          if (post)
+            ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
+                         c->alpha(), c->beta());
         }
-      }
-      if (post)
-        ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
-                     c->alpha(), c->beta());
-    }
-  });
+      });
 }
 
 // Threads split each group's pixel blocks of kNr2 (48): every block is
@@ -306,45 +304,46 @@ void Dense(const Shape& s, const float* x, const float* w, const float* bias, fl
       const float* xg = x + (n * s.C + gi * s.cig) * HW;
       const float* wg = w + gi * s.nb * s.cig * s.kstride;
       float* yg = y + (n * s.CO + gi * s.cog) * OHW;
-      ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr2), [&](int64_t b0, int64_t b1,
-                                                                      uint32_t slot) {
-        float* buf = bd.slot(slot);
-        uk::Tile t = base;
-        for (int64_t p0 = b0 * uk::kNr2; p0 < OHW && p0 < b1 * uk::kNr2; p0 += uk::kNr2) {
-          const int64_t np = OHW - p0 < uk::kNr2 ? OHW - p0 : uk::kNr2;
-          // Input rows read in place need whole 8-wide strips inside the row.
-          const bool direct = pointwise && np % 8 == 0;
-          t.cols = static_cast<int32_t>(np);
-          for (int64_t k0 = 0; k0 < K;) {
-            const int64_t kc = direct ? K : (K - k0 < chunk_k ? K - k0 : chunk_k);
-            if (direct) {
-              t.b = xg + p0;
-              t.b_ks = HW;
-            } else {
-              // PackPatch fills up to one tile's 24 columns a call.
-              for (int64_t j = 0; j < np; j += uk::kNr)
-                PackPatch(s, xg, k0, kc, p0 + j, np - j < uk::kNr ? np - j : uk::kNr, buf + j,
-                          uk::kNr2);
-              t.b = buf;
-              t.b_ks = uk::kNr2;
+      ForRangeSlots(
+          bd.par, blocks, MinUnits(s.cog * K * uk::kNr2),
+          [&](int64_t b0, int64_t b1, uint32_t slot) {
+            float* buf = bd.slot(slot);
+            uk::Tile t = base;
+            for (int64_t p0 = b0 * uk::kNr2; p0 < OHW && p0 < b1 * uk::kNr2; p0 += uk::kNr2) {
+              const int64_t np = OHW - p0 < uk::kNr2 ? OHW - p0 : uk::kNr2;
+              // Input rows read in place need whole 8-wide strips inside the row.
+              const bool direct = pointwise && np % 8 == 0;
+              t.cols = static_cast<int32_t>(np);
+              for (int64_t k0 = 0; k0 < K;) {
+                const int64_t kc = direct ? K : (K - k0 < chunk_k ? K - k0 : chunk_k);
+                if (direct) {
+                  t.b = xg + p0;
+                  t.b_ks = HW;
+                } else {
+                  // PackPatch fills up to one tile's 24 columns a call.
+                  for (int64_t j = 0; j < np; j += uk::kNr)
+                    PackPatch(s, xg, k0, kc, p0 + j, np - j < uk::kNr ? np - j : uk::kNr, buf + j,
+                              uk::kNr2);
+                  t.b = buf;
+                  t.b_ks = uk::kNr2;
+                }
+                t.kc = kc;
+                t.accumulate = k0 > 0;
+                t.last = k0 + kc == K;
+                for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+                  t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8;
+                  t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
+                  t.c = yg + r0 * OHW + p0;
+                  t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
+                  tile(t);
+                }
+                k0 += kc;
+              }
+              if (post)
+                ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
+                             c->alpha(), c->beta());
             }
-            t.kc = kc;
-            t.accumulate = k0 > 0;
-            t.last = k0 + kc == K;
-            for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
-              t.a = wg + (r0 / 8) * s.cig * s.kstride + k0 * 8;
-              t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
-              t.c = yg + r0 * OHW + p0;
-              t.row_bias = bias ? bias + gi * s.cog + r0 : nullptr;
-              tile(t);
-            }
-            k0 += kc;
-          }
-          if (post)
-            ActivateRows(c->activation(), yg + p0, uint64_t(s.cog), uint64_t(np), uint64_t(OHW),
-                         c->alpha(), c->beta());
-        }
-      });
+          });
     }
 }
 
@@ -382,7 +381,8 @@ WLayout BlockedLayout(const Shape& s) { return WLayout{8, s.cig * s.kstride, s.k
 WLayout TapsLayout(const Shape& s) { return WLayout{s.cig * s.nb * 8, 8, s.nb * 8}; }
 
 bool TransposedApplies(const Shape& s) {
-  return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps && s.OW >= uk::kMr;
+  return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps &&
+         s.OW >= uk::kMr;
 }
 
 // A transposed tile's nr pixels x cog channels (rows kNr floats apart) into
@@ -413,8 +413,6 @@ void PadRow(const float* src, int64_t w, int64_t pl, int64_t PW, float* dst) {
   if (n > 0) __builtin_memcpy(dst + lo, src, size_t(n) * 4);
   for (int64_t j = lo + (n > 0 ? n : 0); j < PW; ++j) dst[j] = 0.0f;
 }
-
-
 
 int64_t PackedWidth(const Shape& s) { return (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1; }
 
@@ -451,66 +449,66 @@ void TransposedPacked(const Shape& s, const WLayout& L, const float* x, const fl
   base.b_seg = L.tap;
   ForRangeSlots(bd.par, units, MinUnits(s.cog * s.cig * s.KH * s.KW * s.OW),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
-    float* ring = bd.slot(slot);
-    int64_t tag[kMaxTaps];  // image-group and input row held by each slot
-    for (int64_t k = 0; k < s.KH; ++k) tag[k] = -1;
-    float cbuf[uk::kMr * uk::kNr];
-    uk::Tile t = base;
-    t.c = cbuf;
-    for (int64_t u = u0; u < u1; ++u) {
-      const int64_t oh = u % s.OH, ng = u / s.OH, gi = ng % s.G, n = ng / s.G;
-      const float* xg = x + (n * s.C + gi * s.cig) * HW;
-      const float* wg = w + gi * s.nb * s.cig * s.kstride;
-      float* yg = y + (n * s.CO + gi * s.cog) * OHW + oh * s.OW;
-      t.col_bias = bias ? bias + gi * s.cog : nullptr;
-      const float* rows[kMaxTaps];  // packed row of tap kh, or null (padding)
-      int64_t last = -1;
-      for (int64_t kh = 0; kh < s.KH; ++kh) {
-        const int64_t ih = oh * s.sh - s.pt + kh;
-        rows[kh] = nullptr;
-        if (ih < 0 || ih >= s.H) continue;
-        last = kh;
-        const int64_t k = ih % s.KH, want = ng * s.H + ih;
-        float* pr = ring + k * s.cig * PS;
-        if (tag[k] != want) {
-          for (int64_t ic = 0; ic < s.cig; ++ic)
-            PadRow(xg + ic * HW + ih * s.W, s.W, s.pl, PW, pr + ic * PS);
-          tag[k] = want;
-        }
-        rows[kh] = pr;
-      }
-      for (int64_t ow0 = 0; ow0 < s.OW; ow0 += uk::kMr) {
-        const int64_t nr = s.OW - ow0 < uk::kMr ? s.OW - ow0 : uk::kMr;
-        t.rows = static_cast<int32_t>(nr);
-        if (last < 0) {  // every tap in the padding: bias and activation only
-          t.kc = 0;
-          t.accumulate = false;
-          t.last = true;
-          tile(t);
-          t.kc = s.cig;
-        }
-        bool first = true;
-        for (int64_t kh = 0; kh <= last; ++kh) {
-          if (!rows[kh]) continue;
-          t.a = rows[kh] + ow0 * s.sw;  // the row's KW taps: slices dw apart
-          t.b = wg + kh * s.KW * L.tap;
-          t.accumulate = !first;
-          t.last = kh == last;
-          tile(t);
-          first = false;
-        }
-        StoreTransposed(cbuf, s.cog, nr, yg + ow0, OHW);
-      }
-      if (post)
-        ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW), uint64_t(OHW),
-                     c->alpha(), c->beta());
-    }
-  });
+                  float* ring = bd.slot(slot);
+                  int64_t tag[kMaxTaps];  // image-group and input row held by each slot
+                  for (int64_t k = 0; k < s.KH; ++k) tag[k] = -1;
+                  float cbuf[uk::kMr * uk::kNr];
+                  uk::Tile t = base;
+                  t.c = cbuf;
+                  for (int64_t u = u0; u < u1; ++u) {
+                    const int64_t oh = u % s.OH, ng = u / s.OH, gi = ng % s.G, n = ng / s.G;
+                    const float* xg = x + (n * s.C + gi * s.cig) * HW;
+                    const float* wg = w + gi * s.nb * s.cig * s.kstride;
+                    float* yg = y + (n * s.CO + gi * s.cog) * OHW + oh * s.OW;
+                    t.col_bias = bias ? bias + gi * s.cog : nullptr;
+                    const float* rows[kMaxTaps];  // packed row of tap kh, or null (padding)
+                    int64_t last = -1;
+                    for (int64_t kh = 0; kh < s.KH; ++kh) {
+                      const int64_t ih = oh * s.sh - s.pt + kh;
+                      rows[kh] = nullptr;
+                      if (ih < 0 || ih >= s.H) continue;
+                      last = kh;
+                      const int64_t k = ih % s.KH, want = ng * s.H + ih;
+                      float* pr = ring + k * s.cig * PS;
+                      if (tag[k] != want) {
+                        for (int64_t ic = 0; ic < s.cig; ++ic)
+                          PadRow(xg + ic * HW + ih * s.W, s.W, s.pl, PW, pr + ic * PS);
+                        tag[k] = want;
+                      }
+                      rows[kh] = pr;
+                    }
+                    for (int64_t ow0 = 0; ow0 < s.OW; ow0 += uk::kMr) {
+                      const int64_t nr = s.OW - ow0 < uk::kMr ? s.OW - ow0 : uk::kMr;
+                      t.rows = static_cast<int32_t>(nr);
+                      if (last < 0) {  // every tap in the padding: bias and activation only
+                        t.kc = 0;
+                        t.accumulate = false;
+                        t.last = true;
+                        tile(t);
+                        t.kc = s.cig;
+                      }
+                      bool first = true;
+                      for (int64_t kh = 0; kh <= last; ++kh) {
+                        if (!rows[kh]) continue;
+                        t.a = rows[kh] + ow0 * s.sw;  // the row's KW taps: slices dw apart
+                        t.b = wg + kh * s.KW * L.tap;
+                        t.accumulate = !first;
+                        t.last = kh == last;
+                        tile(t);
+                        first = false;
+                      }
+                      StoreTransposed(cbuf, s.cog, nr, yg + ow0, OHW);
+                    }
+                    if (post)
+                      ActivateRows(c->activation(), yg, uint64_t(s.cog), uint64_t(s.OW),
+                                   uint64_t(OHW), c->alpha(), c->beta());
+                  }
+                });
 }
 
 // Threads split the output rows (of every image and group).
-void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w,
-                const float* bias, float* y, const fb::Conv2D* c, const epctx_hal_parallel* par) {
+void Transposed(const Shape& s, const WLayout& L, const float* x, const float* w, const float* bias,
+                float* y, const fb::Conv2D* c, const epctx_hal_parallel* par) {
   const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
   uk::Tile base{};
   const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
@@ -623,8 +621,8 @@ bool ShiftApplies(const Shape& s) {
 bool RowShiftApplies(const Shape& s) {
   const int64_t ext = (s.KW - 1) * s.dw;
   return s.KH == 1 && s.KW > 1 && s.KW <= kMaxTaps && s.sw == 1 && s.sh == 1 && s.pt == 0 &&
-         s.OH == s.H && s.OW == s.W && s.W >= 16 && ext * 4 <= s.W && s.pl <= ext &&
-         s.cig >= 8 && s.cig * s.KW <= kWorkK && s.OH * s.OW - ext >= uk::kNr;
+         s.OH == s.H && s.OW == s.W && s.W >= 16 && ext * 4 <= s.W && s.pl <= ext && s.cig >= 8 &&
+         s.cig * s.KW <= kWorkK && s.OH * s.OW - ext >= uk::kNr;
 }
 
 // Workspace floats of EdgeColumns per worker: a packed B of Cin * KW rows
@@ -661,9 +659,9 @@ bool ShiftPackApplies(const Shape& s) {
 // overlapping last block stays with the one before it (both write the
 // overlap), so no two threads write one pixel.
 void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float* wg,
-                 const float* bias, float* yg, const fb::Conv2D* c,
-                 const epctx_hal_parallel* par, int64_t q0, int64_t n, int64_t taps, int64_t b0,
-                 int64_t bstep, float* work, uint64_t work_floats) {
+                 const float* bias, float* yg, const fb::Conv2D* c, const epctx_hal_parallel* par,
+                 int64_t q0, int64_t n, int64_t taps, int64_t b0, int64_t bstep, float* work,
+                 uint64_t work_floats) {
   const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
   // Block tiles: 8 output channels x 48 pixels, or 24 when there are fewer.
   const int64_t bw = n >= uk::kNr2 ? uk::kNr2 : uk::kNr;
@@ -687,51 +685,51 @@ void ShiftedPass(const Shape& s, const WLayout& L, const float* xg, const float*
   const bool packs = work && taps == 1 && ShiftPackApplies(s);
   ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * bw),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
-    uk::Tile t = base;
-    float* pack = packs ? work + uint64_t(slot) * work_floats : nullptr;
-    if (pack) t.b_ks = kShiftPackStride;
-    const int64_t b1 = overlap && u1 == units ? blocks : u1;
-    // Blocks go in groups: each 8-row tile of weights runs over the group's
-    // blocks in turn, so every output row is written in runs of
-    // kShiftGroupPixels rather than one block at a time (few output
-    // streams at once: the 1x1 convolutions of a large map are bound by
-    // memory).
-    for (int64_t g0 = u0; g0 < b1; g0 += group) {
-      const int64_t g1 = b1 - g0 < group ? b1 : g0 + group;
-      if (pack) {
-        for (int64_t k = 0; k < s.cig; ++k)
-          for (int64_t bi = g0; bi < g1; ++bi) {
-            const int64_t p0 = bi * bw;
-            const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
-            __builtin_memcpy(pack + k * kShiftPackStride + (bi - g0) * bw, xg + q + b0 + k * HW,
-                             size_t(bw) * 4);
-          }
-      }
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
-        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
-        t.row_bias = bias ? bias + r0 : nullptr;
-        const float* wr = wg + (r0 / 8) * L.ss;
-        for (int64_t bi = g0; bi < g1; ++bi) {
-          const int64_t p0 = bi * bw;
-          const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
-          t.c = yg + r0 * OHW + q;
-          t.a = wr;
-          t.b = pack ? pack + (bi - g0) * bw : xg + q + b0;
-          tile(t);
-        }
-        // The group's pixels are one contiguous range, activated once per
-        // tile's rows while they are in L1 (from the overlapping last
-        // block's start when it opens the group: it rewrote pixels the
-        // group before had activated).
-        if (post) {
-          const int64_t a0 = n - g0 * bw < bw ? n - bw : g0 * bw;
-          const int64_t a1 = g1 * bw < n ? g1 * bw : n;
-          ActivateRows(c->activation(), yg + r0 * OHW + q0 + a0, uint64_t(t.rows),
-                       uint64_t(a1 - a0), uint64_t(OHW), c->alpha(), c->beta());
-        }
-      }
-    }
-  });
+                  uk::Tile t = base;
+                  float* pack = packs ? work + uint64_t(slot) * work_floats : nullptr;
+                  if (pack) t.b_ks = kShiftPackStride;
+                  const int64_t b1 = overlap && u1 == units ? blocks : u1;
+                  // Blocks go in groups: each 8-row tile of weights runs over the group's
+                  // blocks in turn, so every output row is written in runs of
+                  // kShiftGroupPixels rather than one block at a time (few output
+                  // streams at once: the 1x1 convolutions of a large map are bound by
+                  // memory).
+                  for (int64_t g0 = u0; g0 < b1; g0 += group) {
+                    const int64_t g1 = b1 - g0 < group ? b1 : g0 + group;
+                    if (pack) {
+                      for (int64_t k = 0; k < s.cig; ++k)
+                        for (int64_t bi = g0; bi < g1; ++bi) {
+                          const int64_t p0 = bi * bw;
+                          const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
+                          __builtin_memcpy(pack + k * kShiftPackStride + (bi - g0) * bw,
+                                           xg + q + b0 + k * HW, size_t(bw) * 4);
+                        }
+                    }
+                    for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+                      t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
+                      t.row_bias = bias ? bias + r0 : nullptr;
+                      const float* wr = wg + (r0 / 8) * L.ss;
+                      for (int64_t bi = g0; bi < g1; ++bi) {
+                        const int64_t p0 = bi * bw;
+                        const int64_t q = q0 + (n - p0 < bw ? n - bw : p0);
+                        t.c = yg + r0 * OHW + q;
+                        t.a = wr;
+                        t.b = pack ? pack + (bi - g0) * bw : xg + q + b0;
+                        tile(t);
+                      }
+                      // The group's pixels are one contiguous range, activated once per
+                      // tile's rows while they are in L1 (from the overlapping last
+                      // block's start when it opens the group: it rewrote pixels the
+                      // group before had activated).
+                      if (post) {
+                        const int64_t a0 = n - g0 * bw < bw ? n - bw : g0 * bw;
+                        const int64_t a1 = g1 * bw < n ? g1 * bw : n;
+                        ActivateRows(c->activation(), yg + r0 * OHW + q0 + a0, uint64_t(t.rows),
+                                     uint64_t(a1 - a0), uint64_t(OHW), c->alpha(), c->beta());
+                      }
+                    }
+                  }
+                });
 }
 
 void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bias, float* y,
@@ -739,9 +737,10 @@ void ShiftedTaps(const Shape& s, const float* x, const float* w, const float* bi
   const int64_t OHW = s.OH * s.OW, HW = s.H * s.W;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi)
-      ShiftedPass(s, BlockedLayout(s), x + (n * s.C + gi * s.cig) * HW, w + gi * s.nb * s.cig * s.kstride,
-                  bias ? bias + gi * s.cog : nullptr, y + (n * s.CO + gi * s.cog) * OHW, c, bd.par,
-                  0, OHW, s.KH, 0, s.dh * s.W, bd.work, bd.graph->work_floats);
+      ShiftedPass(s, BlockedLayout(s), x + (n * s.C + gi * s.cig) * HW,
+                  w + gi * s.nb * s.cig * s.kstride, bias ? bias + gi * s.cog : nullptr,
+                  y + (n * s.CO + gi * s.cog) * OHW, c, bd.par, 0, OHW, s.KH, 0, s.dh * s.W,
+                  bd.work, bd.graph->work_floats);
 }
 
 // The pl + pr edge columns of every row of a RowShift convolution, 24 rows
@@ -768,47 +767,47 @@ void EdgeColumns(const Shape& s, const WLayout& L, const float* xg, const float*
   base.b_seg = s.cig * uk::kNr;
   ForRangeSlots(bd.par, ext * row_blocks, MinUnits(s.cog * K * uk::kNr),
                 [&](int64_t c0, int64_t c1, uint32_t slot) {
-    float* buf = bd.slot(slot);
-    float* cb = buf + K * uk::kNr;
-    uk::Tile t = base;
-    t.b = buf;
-    for (int64_t ch = c0; ch < c1; ++ch) {
-      const int64_t e = ch / row_blocks, r0 = (ch % row_blocks) * uk::kNr;
-      const int64_t nr = s.OH - r0 < uk::kNr ? s.OH - r0 : uk::kNr;
-      const int64_t ow = e < s.pl ? e : s.W - pr + (e - s.pl);
-      for (int64_t kw = 0, k = 0; kw < s.KW; ++kw) {
-        const int64_t iw = ow + kw * s.dw - s.pl;
-        const bool in = iw >= 0 && iw < s.W;
-        for (int64_t ic = 0; ic < s.cig; ++ic, ++k) {
-          float* d = buf + k * uk::kNr;
-          const float* xr = xg + ic * HW + r0 * s.W + iw;
-          int64_t j = 0;
-          if (in)
-            for (; j < nr; ++j) d[j] = xr[j * s.W];
-          for (; j < uk::kNr; ++j) d[j] = 0.0f;
-        }
-      }
-      t.cols = static_cast<int32_t>(nr);
-      for (int64_t o0 = 0; o0 < s.cog; o0 += uk::kMr) {
-        t.rows = static_cast<int32_t>(s.cog - o0 < uk::kMr ? s.cog - o0 : uk::kMr);
-        t.a = wg + (o0 / 8) * L.ss + o0 % 8;
-        t.c = cb + o0 * uk::kNr;
-        t.row_bias = bias ? bias + o0 : nullptr;
-        tile(t);
-      }
-      if (post)
-        ActivateRows(c->activation(), cb, uint64_t(s.cog), uint64_t(nr), uint64_t(uk::kNr),
-                     c->alpha(), c->beta());
-      for (int64_t oc = 0; oc < s.cog; ++oc) {
-        float* yc = yg + oc * OHW + r0 * s.OW + ow;
-        for (int64_t j = 0; j < nr; ++j) yc[j * s.OW] = cb[oc * uk::kNr + j];
-      }
-    }
-  });
+                  float* buf = bd.slot(slot);
+                  float* cb = buf + K * uk::kNr;
+                  uk::Tile t = base;
+                  t.b = buf;
+                  for (int64_t ch = c0; ch < c1; ++ch) {
+                    const int64_t e = ch / row_blocks, r0 = (ch % row_blocks) * uk::kNr;
+                    const int64_t nr = s.OH - r0 < uk::kNr ? s.OH - r0 : uk::kNr;
+                    const int64_t ow = e < s.pl ? e : s.W - pr + (e - s.pl);
+                    for (int64_t kw = 0, k = 0; kw < s.KW; ++kw) {
+                      const int64_t iw = ow + kw * s.dw - s.pl;
+                      const bool in = iw >= 0 && iw < s.W;
+                      for (int64_t ic = 0; ic < s.cig; ++ic, ++k) {
+                        float* d = buf + k * uk::kNr;
+                        const float* xr = xg + ic * HW + r0 * s.W + iw;
+                        int64_t j = 0;
+                        if (in)
+                          for (; j < nr; ++j) d[j] = xr[j * s.W];
+                        for (; j < uk::kNr; ++j) d[j] = 0.0f;
+                      }
+                    }
+                    t.cols = static_cast<int32_t>(nr);
+                    for (int64_t o0 = 0; o0 < s.cog; o0 += uk::kMr) {
+                      t.rows = static_cast<int32_t>(s.cog - o0 < uk::kMr ? s.cog - o0 : uk::kMr);
+                      t.a = wg + (o0 / 8) * L.ss + o0 % 8;
+                      t.c = cb + o0 * uk::kNr;
+                      t.row_bias = bias ? bias + o0 : nullptr;
+                      tile(t);
+                    }
+                    if (post)
+                      ActivateRows(c->activation(), cb, uint64_t(s.cog), uint64_t(nr),
+                                   uint64_t(uk::kNr), c->alpha(), c->beta());
+                    for (int64_t oc = 0; oc < s.cog; ++oc) {
+                      float* yc = yg + oc * OHW + r0 * s.OW + ow;
+                      for (int64_t j = 0; j < nr; ++j) yc[j * s.OW] = cb[oc * uk::kNr + j];
+                    }
+                  }
+                });
 }
 
-void RowShift(const Shape& s, const WLayout& L, const float* x, const float* w,
-              const float* bias, float* y, const fb::Conv2D* c, const Bindings& bd) {
+void RowShift(const Shape& s, const WLayout& L, const float* x, const float* w, const float* bias,
+              float* y, const fb::Conv2D* c, const Bindings& bd) {
   const int64_t ext = (s.KW - 1) * s.dw, OHW = s.OH * s.OW, HW = s.H * s.W;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
@@ -830,8 +829,8 @@ void RowShift(const Shape& s, const WLayout& L, const float* x, const float* w,
 // nothing is packed and K is one slice. The 4 x 24 result goes through a
 // stack tile to the channel-major output.
 bool NarrowApplies(const Shape& s) {
-  return s.cig == 1 && s.cog >= 8 && s.KH == 1 && s.H == 1 && s.OH == 1 && s.pt == 0 &&
-         s.pl == 0 && s.OW < 16 && (s.OW - 1) * s.sw + (s.KW - 1) * s.dw < s.W;
+  return s.cig == 1 && s.cog >= 8 && s.KH == 1 && s.H == 1 && s.OH == 1 && s.pt == 0 && s.pl == 0 &&
+         s.OW < 16 && (s.OW - 1) * s.sw + (s.KW - 1) * s.dw < s.W;
 }
 
 void Narrow(const Shape& s, const float* x, const float* w, const float* bias, float* y,
@@ -875,7 +874,6 @@ void Narrow(const Shape& s, const float* x, const float* w, const float* bias, f
         }
     }
 }
-
 
 // Output row oh of one depthwise channel at column stride 1. Columns whose
 // every tap lies inside the row ([i0, i1)) go to the micro-kernel library's
@@ -928,7 +926,6 @@ void DepthwiseRowStride1(const Shape& s, const float* xc, const float* wc, float
 // tap with a shuffle per four. Needs row dilation 1 and column dilation 1.
 int64_t HalfWidth(const Shape& s) { return (s.OW + (s.KW + 1) / 2 + 15) / 16 * 16; }
 
-
 // Input row src zero-padded (pl on the left) and split into its even and
 // odd padded columns: ev[i] = padded column 2i, ev[HW2 + i] = 2i + 1.
 void SplitRow(const Shape& s, const float* src, float* ev, int64_t HW2) {
@@ -958,7 +955,9 @@ int64_t BandRows(const Shape& s) {
 }
 
 // Input rows a band of nb output rows reads.
-int64_t BandInputRows(const Shape& s, int64_t nb) { return (nb - 1) * s.sh + (s.KH - 1) * s.dh + 1; }
+int64_t BandInputRows(const Shape& s, int64_t nb) {
+  return (nb - 1) * s.sh + (s.KH - 1) * s.dh + 1;
+}
 
 // Input rows up to 192 columns: wider ones amortise their setup already,
 // and a band of them is too large a working set for a layer bound by
@@ -999,10 +998,8 @@ void DepthwiseBand(const Shape& s, const float* xc, const float* wg, const float
       float* pr = band + j * PW;
       const int64_t ih = oh0 * s.sh - s.pt + j;
       if (ih < 0 || ih >= s.H) continue;
-      if (s.sw == 2)
-        SplitRow(s, xc + ih * s.W, pr, HW2);
-      else
-        PadRow(xc + ih * s.W, s.W, s.pl, PW, pr);
+      if (s.sw == 2) SplitRow(s, xc + ih * s.W, pr, HW2);
+      else PadRow(xc + ih * s.W, s.W, s.pl, PW, pr);
     }
     for (int64_t oc = 0; oc < s.cog; ++oc) {
       const float* wc = wg + (oc / 8) * s.kstride + oc % 8;
@@ -1079,80 +1076,78 @@ void Depthwise(const Shape& s, const float* x, const float* w, const float* bias
     // Threads split the output rows (of every image and channel).
     ForRangeSlots(bd.par, s.N * s.G * s.OH, MinUnits(s.cog * s.OW * s.KH * s.KW),
                   [&](int64_t u0, int64_t u1, uint32_t slot) {
-      for (int64_t u = u0; u < u1;) {
-        const int64_t nc = u / s.OH, r0 = u % s.OH, n = nc / s.G, ch = nc % s.G;
-        const int64_t r1 = u1 - u < s.OH - r0 ? r0 + (u1 - u) : s.OH;
-        DepthwiseBand(s, x + (n * s.C + ch) * HW, w + ch * s.nb * s.kstride,
-                      bias ? bias + ch * s.cog : nullptr, bd.slot(slot),
-                      y + (n * s.CO + ch * s.cog) * OHW, c, r0, r1);
-        u += r1 - r0;
-      }
-    });
+                    for (int64_t u = u0; u < u1;) {
+                      const int64_t nc = u / s.OH, r0 = u % s.OH, n = nc / s.G, ch = nc % s.G;
+                      const int64_t r1 = u1 - u < s.OH - r0 ? r0 + (u1 - u) : s.OH;
+                      DepthwiseBand(s, x + (n * s.C + ch) * HW, w + ch * s.nb * s.kstride,
+                                    bias ? bias + ch * s.cog : nullptr, bd.slot(slot),
+                                    y + (n * s.CO + ch * s.cog) * OHW, c, r0, r1);
+                      u += r1 - r0;
+                    }
+                  });
     return;
   }
   // Threads split the channels (of every image).
   const bool s2 = bd.work && S2Applies(s);
-  ForRangeSlots(bd.par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW), [&](int64_t u0,
-                                                                          int64_t u1,
-                                                                          uint32_t slot) {
-    int64_t tag[kMaxTaps];
-    float* ws = bd.work ? bd.slot(slot) : nullptr;
-    for (int64_t u = u0; u < u1; ++u) {
-      const int64_t n = u / s.G, ch = u % s.G;
-      const float* xc = x + (n * s.C + ch) * s.H * s.W;
-      const float* wc = w + ch * s.kstride;
-      float* yc = y + (n * s.CO + ch) * s.OH * s.OW;
-      const float bv = bias ? bias[ch] : 0.f;
-      for (int64_t t = 0; t < s.KH && t < kMaxTaps; ++t) tag[t] = -1;
-      for (int64_t oh = 0; oh < s.OH; ++oh) {
-        float* __restrict yr = yc + oh * s.OW;
-        if (s2 || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
-          if (s2)
-            DepthwiseRowS2(s, xc, wc, bv, oh, ws, tag, yr);
-          else
-            DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
-          if (c->activation() != fb::Activation::NONE)
-            ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
-          continue;
-        }
-        for (int64_t ow = 0; ow < s.OW; ++ow) yr[ow] = bv;
-        for (int64_t kh = 0; kh < s.KH; ++kh) {
-          const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
-          if (ih < 0 || ih >= s.H) continue;
-          const float* __restrict row = xc + ih * s.W;
-          for (int64_t kw = 0; kw < s.KW; ++kw) {
-            const float wv = wc[(kh * s.KW + kw) * 8];
-            // Output columns whose tap iw = ow*sw + off lies in [0, W).
-            const int64_t off = kw * s.dw - s.pl;
-            const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
-            int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
-            hi = hi < s.OW ? hi : s.OW;
-            if (s.sw == 1) {
-              int64_t ow = lo;
-              for (; ow + 4 <= hi; ow += 4)
-                Store4(yr + ow, Load4(yr + ow) + wv * Load4(row + ow + off));
-              for (; ow < hi; ++ow) yr[ow] += wv * row[ow + off];
-            } else if (s.sw == 2) {
-              // Four outputs read the even lanes of eight inputs: two loads
-              // and a shuffle, while all eight lie inside the row.
-              const V4 w4 = V4{} + wv;
-              int64_t ow = lo;
-              for (; ow + 4 <= hi && 2 * ow + off + 8 <= s.W; ow += 4) {
-                const float* p = row + 2 * ow + off;
-                const V4 even = __builtin_shufflevector(Load4(p), Load4(p + 4), 0, 2, 4, 6);
-                Store4(yr + ow, Load4(yr + ow) + w4 * even);
-              }
-              for (; ow < hi; ++ow) yr[ow] += wv * row[2 * ow + off];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * row[ow * s.sw + off];
+  ForRangeSlots(
+      bd.par, s.N * s.G, MinUnits(s.OH * s.OW * s.KH * s.KW),
+      [&](int64_t u0, int64_t u1, uint32_t slot) {
+        int64_t tag[kMaxTaps];
+        float* ws = bd.work ? bd.slot(slot) : nullptr;
+        for (int64_t u = u0; u < u1; ++u) {
+          const int64_t n = u / s.G, ch = u % s.G;
+          const float* xc = x + (n * s.C + ch) * s.H * s.W;
+          const float* wc = w + ch * s.kstride;
+          float* yc = y + (n * s.CO + ch) * s.OH * s.OW;
+          const float bv = bias ? bias[ch] : 0.f;
+          for (int64_t t = 0; t < s.KH && t < kMaxTaps; ++t) tag[t] = -1;
+          for (int64_t oh = 0; oh < s.OH; ++oh) {
+            float* __restrict yr = yc + oh * s.OW;
+            if (s2 || (s.sw == 1 && s.KH * s.KW <= kMaxTaps)) {
+              if (s2) DepthwiseRowS2(s, xc, wc, bv, oh, ws, tag, yr);
+              else DepthwiseRowStride1(s, xc, wc, bv, oh, yr);
+              if (c->activation() != fb::Activation::NONE)
+                ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
+              continue;
             }
+            for (int64_t ow = 0; ow < s.OW; ++ow) yr[ow] = bv;
+            for (int64_t kh = 0; kh < s.KH; ++kh) {
+              const int64_t ih = oh * s.sh - s.pt + kh * s.dh;
+              if (ih < 0 || ih >= s.H) continue;
+              const float* __restrict row = xc + ih * s.W;
+              for (int64_t kw = 0; kw < s.KW; ++kw) {
+                const float wv = wc[(kh * s.KW + kw) * 8];
+                // Output columns whose tap iw = ow*sw + off lies in [0, W).
+                const int64_t off = kw * s.dw - s.pl;
+                const int64_t lo = off >= 0 ? 0 : (-off + s.sw - 1) / s.sw;
+                int64_t hi = s.W - 1 - off < 0 ? 0 : (s.W - 1 - off) / s.sw + 1;
+                hi = hi < s.OW ? hi : s.OW;
+                if (s.sw == 1) {
+                  int64_t ow = lo;
+                  for (; ow + 4 <= hi; ow += 4)
+                    Store4(yr + ow, Load4(yr + ow) + wv * Load4(row + ow + off));
+                  for (; ow < hi; ++ow) yr[ow] += wv * row[ow + off];
+                } else if (s.sw == 2) {
+                  // Four outputs read the even lanes of eight inputs: two loads
+                  // and a shuffle, while all eight lie inside the row.
+                  const V4 w4 = V4{} + wv;
+                  int64_t ow = lo;
+                  for (; ow + 4 <= hi && 2 * ow + off + 8 <= s.W; ow += 4) {
+                    const float* p = row + 2 * ow + off;
+                    const V4 even = __builtin_shufflevector(Load4(p), Load4(p + 4), 0, 2, 4, 6);
+                    Store4(yr + ow, Load4(yr + ow) + w4 * even);
+                  }
+                  for (; ow < hi; ++ow) yr[ow] += wv * row[2 * ow + off];
+                } else {
+                  for (int64_t ow = lo; ow < hi; ++ow) yr[ow] += wv * row[ow * s.sw + off];
+                }
+              }
+            }
+            if (c->activation() != fb::Activation::NONE)
+              ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
           }
         }
-        if (c->activation() != fb::Activation::NONE)
-          ActivateRow(c->activation(), yr, yr, uint64_t(s.OW), c->alpha(), c->beta());
-      }
-    }
-  });
+      });
 }
 
 Shape ShapeOf(const fb::Graph* g, const fb::Conv2D* c) {
@@ -1184,8 +1179,7 @@ Path PathOf(const Shape& s) {
 
 void RunTransposed(const Shape& s, const WLayout& L, const float* x, const float* w,
                    const float* bias, float* y, const fb::Conv2D* c, const Bindings& b) {
-  if (b.work && PackedRingApplies(s))
-    return TransposedPacked(s, L, x, w, bias, y, c, b);
+  if (b.work && PackedRingApplies(s)) return TransposedPacked(s, L, x, w, bias, y, c, b);
   Transposed(s, L, x, w, bias, y, c, b.par);
 }
 
@@ -1200,8 +1194,7 @@ uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps) {
   if (RowShiftApplies(s)) return EdgeWorkFloats(s);
   if (!taps && PathOf(s) == Path::kShift && ShiftPackApplies(s))
     return uint64_t(s.cig * kShiftPackStride);
-  if (taps || PathOf(s) == Path::kTransposed)
-    return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
+  if (taps || PathOf(s) == Path::kTransposed) return PackedRingApplies(s) ? PackedRingFloats(s) : 0;
   if (PathOf(s) != Path::kDense) return 0;
   const int64_t K = s.cig * s.KH * s.KW;
   if (DenseRowsApplies(s)) return DenseRowsFloats(s);

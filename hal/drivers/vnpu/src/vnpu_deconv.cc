@@ -44,14 +44,14 @@ Dims DimsOf(const fb::Graph* g, const fb::ConvTranspose2D* c) {
   const fb::Tensor* xt = g->tensors()->Get(c->input());
   const fb::Tensor* yt = g->tensors()->Get(c->output());
   const int64_t C = Dim(xt, 1), CO = Dim(yt, 1), G = c->groups();
-  return Dims{C, Dim(xt, 2), Dim(xt, 3), CO, Dim(yt, 2), Dim(yt, 3), G, C / G, CO / G,
-              c->kernel_h(), c->kernel_w()};
+  return Dims{C,     Dim(xt, 2), Dim(xt, 3),    CO,           Dim(yt, 2), Dim(yt, 3), G,
+              C / G, CO / G,     c->kernel_h(), c->kernel_w()};
 }
 
 bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
-  return c->kernel_h() == c->stride_h() && c->kernel_w() == c->stride_w() &&
-         c->dilation_h() == 1 && c->dilation_w() == 1 && c->pad_top() == 0 &&
-         c->pad_left() == 0 && d.OH == d.H * d.KH && d.OW == d.W * d.KW && d.W >= 1;
+  return c->kernel_h() == c->stride_h() && c->kernel_w() == c->stride_w() && c->dilation_h() == 1 &&
+         c->dilation_w() == 1 && c->pad_top() == 0 && c->pad_left() == 0 && d.OH == d.H * d.KH &&
+         d.OW == d.W * d.KW && d.W >= 1;
 }
 
 // Input rows [h0, h1) of every group on the calling thread, packing into

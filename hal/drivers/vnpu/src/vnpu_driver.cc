@@ -163,15 +163,26 @@ int CheckCompatibility(const epctx_hal_driver*, const epctx_hal_context_desc* d,
   if (d && d->ep_sdk_version && d->ep_sdk_version[0]) {
     epctx_hal_version v;
     if (!ParseVersion(d->ep_sdk_version, &v)) {
-      msg.s("vnpu: node '").s(node).s("' ep_sdk_version '").s(d->ep_sdk_version)
+      msg.s("vnpu: node '")
+          .s(node)
+          .s("' ep_sdk_version '")
+          .s(d->ep_sdk_version)
           .s("' is not major.minor.patch");
       return EPCTX_INCOMPATIBLE_SDK;
     }
     // Same major; a newer minor may use stream features this driver lacks.
     if (v.major != g_id.sdk.major || v.minor > g_id.sdk.minor) {
-      msg.s("vnpu: node '").s(node).s("' was compiled with SDK ").s(d->ep_sdk_version)
-          .s(", driver SDK is ").u(g_id.sdk.major).s(".").u(g_id.sdk.minor).s(".")
-          .u(g_id.sdk.patch).s(" (needs same major, minor <= driver's)");
+      msg.s("vnpu: node '")
+          .s(node)
+          .s("' was compiled with SDK ")
+          .s(d->ep_sdk_version)
+          .s(", driver SDK is ")
+          .u(g_id.sdk.major)
+          .s(".")
+          .u(g_id.sdk.minor)
+          .s(".")
+          .u(g_id.sdk.patch)
+          .s(" (needs same major, minor <= driver's)");
       return EPCTX_INCOMPATIBLE_SDK;
     }
   }
@@ -182,15 +193,18 @@ int CheckCompatibility(const epctx_hal_driver*, const epctx_hal_context_desc* d,
               ParseArch(g_id.arch, our_fam, sizeof our_fam, &ours);
     // Hardware runs programs of its family and major whose minor is not newer.
     if (!ok || !StrEq(fam, our_fam) || v.major != ours.major || v.minor > ours.minor) {
-      msg.s("vnpu: node '").s(node).s("' was compiled for hardware '")
-          .s(d->hardware_architecture).s("', this device is '").s(g_id.arch)
+      msg.s("vnpu: node '")
+          .s(node)
+          .s("' was compiled for hardware '")
+          .s(d->hardware_architecture)
+          .s("', this device is '")
+          .s(g_id.arch)
           .s("' (needs same family and major, minor <= device's)");
       return EPCTX_INCOMPATIBLE_HARDWARE;
     }
   }
   return EPCTX_OK;
 }
-
 
 void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
   if (!ctx) return;
@@ -236,7 +250,10 @@ int WidenWeights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   const uint64_t bytes = uint64_t(n) * sizeof(float*) + halves * sizeof(float);
   g->widened = static_cast<float**>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16));
   if (!g->widened) {
-    msg.s("vnpu: graph '").s(g->name).s("': out of memory widening ").u(halves)
+    msg.s("vnpu: graph '")
+        .s(g->name)
+        .s("': out of memory widening ")
+        .u(halves)
         .s(" float16 weights");
     return EPCTX_OUT_OF_MEMORY;
   }
@@ -262,8 +279,12 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   const char* name = g->name;
   uint64_t size = g->size;
   if (!g->data || size < 8 || memcmp(g->data + 4, fb::GraphIdentifier(), 4) != 0) {
-    msg.s("vnpu: graph '").s(name).s("' payload is not a vnpu command stream (identifier ")
-        .s("\"VNPU\" missing, ").u(size).s(" bytes)");
+    msg.s("vnpu: graph '")
+        .s(name)
+        .s("' payload is not a vnpu command stream (identifier ")
+        .s("\"VNPU\" missing, ")
+        .u(size)
+        .s(" bytes)");
     return EPCTX_INVALID_GRAPH;
   }
   if (size > FLATBUFFERS_MAX_BUFFER_SIZE) {
@@ -272,8 +293,7 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   }
   g->copy = static_cast<uint8_t*>(ctx->host.alloc(ctx->host.user, size_t(size), kAlignment));
   if (!g->copy) {
-    msg.s("vnpu: graph '").s(name).s("': out of memory for its ").u(size)
-        .s("-byte command stream");
+    msg.s("vnpu: graph '").s(name).s("': out of memory for its ").u(size).s("-byte command stream");
     return EPCTX_OUT_OF_MEMORY;
   }
   memcpy(g->copy, g->data, size_t(size));
@@ -284,16 +304,22 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   flatbuffers::uoffset_t root =
       size >= 12 ? verifier.VerifyOffset(0) : 0;  // 12: smallest flatbuffer
   if (!root || !reinterpret_cast<const fb::Graph*>(data + root)->Verify(verifier)) {
-    msg.s("vnpu: graph '").s(name).s("' command stream failed flatbuffers verification (")
-        .u(size).s(" bytes: truncated or corrupt)");
+    msg.s("vnpu: graph '")
+        .s(name)
+        .s("' command stream failed flatbuffers verification (")
+        .u(size)
+        .s(" bytes: truncated or corrupt)");
     return EPCTX_INVALID_GRAPH;
   }
   const fb::Graph* s = fb::GetGraph(data);
-  int rc = ValidateGraph(s, ctx->weights_size, name, ctx->host, &g->num_inputs, &g->num_outputs,
-                         msg);
+  int rc =
+      ValidateGraph(s, ctx->weights_size, name, ctx->host, &g->num_inputs, &g->num_outputs, msg);
   if (rc != EPCTX_OK) return rc;
   if (s->arena_size() > (uint64_t(1) << 56)) {
-    msg.s("vnpu: graph '").s(name).s("': arena_size ").u(s->arena_size())
+    msg.s("vnpu: graph '")
+        .s(name)
+        .s("': arena_size ")
+        .u(s->arena_size())
         .s(" exceeds the largest arena a vnpu graph may declare (2^56 bytes)");
     return EPCTX_INVALID_GRAPH;
   }
@@ -307,8 +333,7 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
       w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
     else if (o->params_type() == fb::OpParams::ConvTranspose2D)
       w = ConvTransposeWorkFloats(s, o->params_as_ConvTranspose2D());
-    else if (o->params_type() == fb::OpParams::Gemm)
-      w = GemmWorkFloats(o->params_as_Gemm());
+    else if (o->params_type() == fb::OpParams::Gemm) w = GemmWorkFloats(o->params_as_Gemm());
     g->work_floats = w > g->work_floats ? w : g->work_floats;
   }
   // Whole cache lines per slot, so every slot starts 64-byte aligned like
@@ -449,7 +474,8 @@ int GetGraph(const epctx_hal_driver*, epctx_hal_context* ctx, const char* name,
   }
   if (!g) {
     msg.s("vnpu: no graph '").s(name ? name : "").s("' in context; available:");
-    for (uint32_t i = 0; i < ctx->num_graphs; ++i) msg.s(i ? ", '" : " '").s(ctx->graphs[i].name).s("'");
+    for (uint32_t i = 0; i < ctx->num_graphs; ++i)
+      msg.s(i ? ", '" : " '").s(ctx->graphs[i].name).s("'");
     return EPCTX_INVALID_GRAPH;
   }
   int rc = Validate(ctx, g, msg);
@@ -479,8 +505,9 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
   for (uint32_t i = 0; i < n; ++i) {
     const epctx_hal_tensor& t = ts[i];
     const epctx_hal_tensor_desc& d = want[i];
-    const uint64_t esize = d.dtype == EPCTX_DTYPE_FLOAT16 ? 2
-                           : (d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8) ? 1 : 4;
+    const uint64_t esize = d.dtype == EPCTX_DTYPE_FLOAT16                                  ? 2
+                           : (d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8) ? 1
+                                                                                           : 4;
     bool same = t.dtype == d.dtype && t.rank == d.rank && (t.dims || t.rank == 0);
     uint64_t elems = 1;
     for (uint32_t k = 0; same && k < d.rank; ++k) {
@@ -488,10 +515,24 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
       elems *= uint64_t(d.dims[k]);  // validated at load: cannot overflow
     }
     if (!same || t.bytes < elems * esize || (!t.data && elems > 0)) {
-      msg.s("vnpu: graph '").s(g->name).s("' ").s(what).s(" ").u(i).s(" '").s(d.name)
-          .s("': expected ").s(HalDTypeName(d.dtype)).s(" [");
+      msg.s("vnpu: graph '")
+          .s(g->name)
+          .s("' ")
+          .s(what)
+          .s(" ")
+          .u(i)
+          .s(" '")
+          .s(d.name)
+          .s("': expected ")
+          .s(HalDTypeName(d.dtype))
+          .s(" [");
       for (uint32_t k = 0; k < d.rank; ++k) msg.s(k ? "," : "").i(d.dims[k]);
-      msg.s("] of ").u(elems * esize).s(" bytes, found dtype ").i(t.dtype).s(" rank ").u(t.rank)
+      msg.s("] of ")
+          .u(elems * esize)
+          .s(" bytes, found dtype ")
+          .i(t.dtype)
+          .s(" rank ")
+          .u(t.rank)
           .s(" [");
       for (uint32_t k = 0; t.dims && k < t.rank && k < 8; ++k) msg.s(k ? "," : "").i(t.dims[k]);
       msg.s("] ").u(t.bytes).s(" bytes");
@@ -501,10 +542,9 @@ int CheckTensors(const Graph* g, const epctx_hal_tensor* ts, uint32_t n,
   return EPCTX_OK;
 }
 
-int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
-                    const epctx_hal_tensor* inputs, uint32_t num_inputs,
-                    epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
-                    uint64_t scratch_bytes, const epctx_hal_parallel* par, char* buf,
+int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
+                    uint32_t num_inputs, epctx_hal_tensor* outputs, uint32_t num_outputs,
+                    void* scratch, uint64_t scratch_bytes, const epctx_hal_parallel* par, char* buf,
                     size_t cap) {
   Msg msg(buf, cap);
   const Graph* g = reinterpret_cast<const Graph*>(graph);
@@ -512,16 +552,31 @@ int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
     msg.s("vnpu: execute without a graph");
     return EPCTX_INVALID_ARGUMENT;
   }
-  if (num_inputs != g->num_inputs || num_outputs != g->num_outputs ||
-      (num_inputs && !inputs) || (num_outputs && !outputs)) {
-    msg.s("vnpu: graph '").s(g->name).s("' takes ").u(g->num_inputs).s(" inputs and ")
-        .u(g->num_outputs).s(" outputs, got ").u(num_inputs).s(" and ").u(num_outputs);
+  if (num_inputs != g->num_inputs || num_outputs != g->num_outputs || (num_inputs && !inputs) ||
+      (num_outputs && !outputs)) {
+    msg.s("vnpu: graph '")
+        .s(g->name)
+        .s("' takes ")
+        .u(g->num_inputs)
+        .s(" inputs and ")
+        .u(g->num_outputs)
+        .s(" outputs, got ")
+        .u(num_inputs)
+        .s(" and ")
+        .u(num_outputs);
     return EPCTX_INVALID_ARGUMENT;
   }
   const uint64_t need = ScratchBytes(g);
   if (scratch_bytes < need || (need && !scratch)) {
-    msg.s("vnpu: graph '").s(g->name).s("' needs ").u(need).s(" scratch bytes (arena ")
-        .u(g->stream->arena_size()).s(", workspace ").u(need - WorkOffset(g)).s("), got ")
+    msg.s("vnpu: graph '")
+        .s(g->name)
+        .s("' needs ")
+        .u(need)
+        .s(" scratch bytes (arena ")
+        .u(g->stream->arena_size())
+        .s(", workspace ")
+        .u(need - WorkOffset(g))
+        .s("), got ")
         .u(scratch ? scratch_bytes : 0);
     return EPCTX_INVALID_ARGUMENT;
   }
@@ -532,24 +587,27 @@ int ExecuteParallel(const epctx_hal_driver*, epctx_hal_graph* graph,
   // when every field is there.
   if (par && (par->struct_size < sizeof *par || !par->parallel_for || par->threads < 2))
     par = nullptr;
-  Bindings b{g, inputs, outputs, static_cast<uint8_t*>(scratch), par,
-             g->work_floats ? reinterpret_cast<float*>(static_cast<uint8_t*>(scratch) +
-                                                       WorkOffset(g))
-                            : nullptr};
+  Bindings b{g,
+             inputs,
+             outputs,
+             static_cast<uint8_t*>(scratch),
+             par,
+             g->work_floats
+                 ? reinterpret_cast<float*>(static_cast<uint8_t*>(scratch) + WorkOffset(g))
+                 : nullptr};
   return RunGraph(b, msg);
 }
 
-int Execute(const epctx_hal_driver* self, epctx_hal_graph* graph,
-            const epctx_hal_tensor* inputs, uint32_t num_inputs, epctx_hal_tensor* outputs,
-            uint32_t num_outputs, void* scratch, uint64_t scratch_bytes, char* buf,
-            size_t cap) {
+int Execute(const epctx_hal_driver* self, epctx_hal_graph* graph, const epctx_hal_tensor* inputs,
+            uint32_t num_inputs, epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
+            uint64_t scratch_bytes, char* buf, size_t cap) {
   return ExecuteParallel(self, graph, inputs, num_inputs, outputs, num_outputs, scratch,
                          scratch_bytes, nullptr, buf, cap);
 }
 
 const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
-    LoadContext,           GetGraph,                  Execute, Release,
+    LoadContext, GetGraph, Execute, Release,
     // vnpu runs on the CPU: nothing to page in, its memory is coherent.
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
     // Its units are the CPU's cores: conv, GEMM and large elementwise ops

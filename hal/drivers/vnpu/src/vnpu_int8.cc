@@ -49,17 +49,15 @@ inline int32_t Q(const void* p, fb::DType d, uint64_t i) {
                               : int32_t(static_cast<const uint8_t*>(p)[i]);
 }
 inline void StoreQ(void* p, fb::DType d, uint64_t i, int32_t v) {
-  if (d == fb::DType::INT8)
-    static_cast<int8_t*>(p)[i] = int8_t(v);
-  else
-    static_cast<uint8_t*>(p)[i] = uint8_t(v);
+  if (d == fb::DType::INT8) static_cast<int8_t*>(p)[i] = int8_t(v);
+  else static_cast<uint8_t*>(p)[i] = uint8_t(v);
 }
 
 // Writes channel c's accumulator to y[i]: int32 as is, else requantised.
 struct Epilogue {
   fb::DType dtype;
-  const int32_t* bias;   // or nullptr
-  const float* mult;     // requantising outputs only
+  const int32_t* bias;  // or nullptr
+  const float* mult;    // requantising outputs only
   int32_t zp, lo, hi;
   void operator()(void* y, uint64_t i, uint64_t c, int32_t acc) const {
     const int64_t v = int64_t(acc) + (bias ? bias[c] : 0);
@@ -161,10 +159,10 @@ void QGemmRun(const Bindings& b, const fb::QGemm* c, const Epilogue& ep, Operand
   }
 }
 
-Epilogue MakeEpilogue(const Bindings& b, uint32_t out, bool has_bias, uint32_t bias,
-                      uint32_t mult, int32_t zp, int32_t lo, int32_t hi) {
-  Epilogue e{Ten(b, out)->dtype(), has_bias ? Ptr<const int32_t>(b, bias) : nullptr, nullptr, zp,
-             lo, hi};
+Epilogue MakeEpilogue(const Bindings& b, uint32_t out, bool has_bias, uint32_t bias, uint32_t mult,
+                      int32_t zp, int32_t lo, int32_t hi) {
+  Epilogue e{
+      Ten(b, out)->dtype(), has_bias ? Ptr<const int32_t>(b, bias) : nullptr, nullptr, zp, lo, hi};
   if (e.dtype != fb::DType::INT32) e.mult = Ptr<const float>(b, mult);
   return e;
 }
@@ -176,8 +174,8 @@ int32_t InputZp(const Bindings& b, uint32_t x, int32_t zp, bool has_tensor, uint
 void RunQConv(const Bindings& b, const fb::QConv2D* c) {
   const Epilogue ep = MakeEpilogue(b, c->output(), c->has_bias(), c->bias(), c->multipliers(),
                                    c->output_zero_point(), c->output_min(), c->output_max());
-  const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
-                              c->input_zp_tensor());
+  const int32_t xzp =
+      InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(), c->input_zp_tensor());
   QConvRun(b, c, ep, MakeOperand(b, c->input(), xzp),
            MakeOperand(b, c->weights(), c->weight_zero_point()));
 }
@@ -185,8 +183,8 @@ void RunQConv(const Bindings& b, const fb::QConv2D* c) {
 void RunQGemm(const Bindings& b, const fb::QGemm* c) {
   const Epilogue ep = MakeEpilogue(b, c->output(), c->has_bias(), c->bias(), c->multipliers(),
                                    c->output_zero_point(), c->output_min(), c->output_max());
-  const int32_t xzp = InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(),
-                              c->input_zp_tensor());
+  const int32_t xzp =
+      InputZp(b, c->input(), c->input_zero_point(), c->has_input_zp_tensor(), c->input_zp_tensor());
   QGemmRun(b, c, ep, MakeOperand(b, c->input(), xzp),
            MakeOperand(b, c->weights(), c->weight_zero_point()));
 }
@@ -290,7 +288,8 @@ void RunQMaxPool(const Bindings& b, const fb::QMaxPool* c) {
   for (int64_t p = 0; p < NC; ++p)
     for (int64_t oh = 0; oh < OH; ++oh)
       for (int64_t ow = 0; ow < OW; ++ow, ++out) {
-        const int64_t h0 = oh * c->stride_h() - c->pad_top(), w0 = ow * c->stride_w() - c->pad_left();
+        const int64_t h0 = oh * c->stride_h() - c->pad_top(),
+                      w0 = ow * c->stride_w() - c->pad_left();
         int32_t m = -1000;  // below every dtype; the validator ensures a valid element
         for (int64_t kh = 0; kh < KH; ++kh) {
           const int64_t ih = h0 + kh;

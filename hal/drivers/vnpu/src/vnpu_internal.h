@@ -5,12 +5,12 @@
 //
 // A Context and its Graphs live in one host allocation each and point into
 // the weight view, which the runtime keeps valid until release_context; a
-// bound graph's command stream is a private copy (see Graph::copy). load_context reads no payload byte: get_graph verifies and
-// validates a graph's command stream the first time it is bound, so graphs a
-// session never binds are never read (a multi-graph binary shared by N
-// models costs each model only its own graphs). A graph's fields are written
-// once, by the get_graph call that validates it, and published through its
-// `state`; execute runs only on published graphs, from many threads at once.
+// bound graph's command stream is a private copy (see Graph::copy). load_context reads no payload
+// byte: get_graph verifies and validates a graph's command stream the first time it is bound, so
+// graphs a session never binds are never read (a multi-graph binary shared by N models costs each
+// model only its own graphs). A graph's fields are written once, by the get_graph call that
+// validates it, and published through its `state`; execute runs only on published graphs, from many
+// threads at once.
 #ifndef EPCTX_VNPU_INTERNAL_H
 #define EPCTX_VNPU_INTERNAL_H
 
@@ -53,8 +53,8 @@ enum GraphState : uint32_t { kUnchecked = 0, kChecking = 1, kValid = 2 };
 
 struct Graph {
   const epctx_hal_context* ctx;  // owner
-  const char* name;            // copied, owned by the context allocation
-  const uint8_t* data;         // payload view (unread until first bound)
+  const char* name;              // copied, owned by the context allocation
+  const uint8_t* data;           // payload view (unread until first bound)
   uint64_t size;
   // kUnchecked -> kChecking (one get_graph claims it) -> kValid, or back to
   // kUnchecked when validation fails (the next call reports it again). The
@@ -65,8 +65,8 @@ struct Graph {
   // (tensor shapes, offsets, op parameters) stays as validated even when the
   // mapped file is rewritten in place after the load. Weights stay mapped: a
   // changed weight changes numbers, never an address.
-  uint8_t* copy;               // host allocation of `size` bytes, or nullptr
-  const fb::Graph* stream;     // verified and validated, inside `copy`
+  uint8_t* copy;            // host allocation of `size` bytes, or nullptr
+  const fb::Graph* stream;  // verified and validated, inside `copy`
   uint32_t num_inputs;
   uint32_t num_outputs;
   epctx_hal_tensor_desc* inputs;   // [num_inputs]
@@ -80,8 +80,8 @@ struct Graph {
   // copies are what ops read, so execute does no conversion.
   float** widened;
   // Floats of workspace each of kWorkSlots workers needs (the largest of the
-  // graph's ops: ConvWorkFloats, ConvTransposeWorkFloats, GemmWorkFloats), placed after the arena in the scratch the
-  // host hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
+  // graph's ops: ConvWorkFloats, ConvTransposeWorkFloats, GemmWorkFloats), placed after the arena
+  // in the scratch the host hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
   uint64_t work_floats;
 };
 
@@ -198,7 +198,8 @@ void ForRangeSlots(const epctx_hal_parallel* par, int64_t n, int64_t min_units, 
 // Units of `work` multiply-adds each that make a run worth a thread.
 inline int64_t MinUnits(int64_t work) {
   constexpr int64_t kMinRunWork = int64_t{1} << 16;
-  return work >= kMinRunWork ? 1 : (kMinRunWork + (work < 1 ? 1 : work) - 1) / (work < 1 ? 1 : work);
+  return work >= kMinRunWork ? 1
+                             : (kMinRunWork + (work < 1 ? 1 : work) - 1) / (work < 1 ? 1 : work);
 }
 
 // Element i of an [int64] vector, loaded at any alignment. The flatbuffers

@@ -361,10 +361,8 @@ void Runner::Pool(const fb::Pool* c) {
   const bool max = c->kind() == fb::PoolKind::MAX_POOL;
   ForRange(b.par, NC, MinUnits(OH * OW * KH * KW), [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
-      if (max)
-        PoolPlane<true>(pw, x + i * H * W, y + i * OH * OW);
-      else
-        PoolPlane<false>(pw, x + i * H * W, y + i * OH * OW);
+      if (max) PoolPlane<true>(pw, x + i * H * W, y + i * OH * OW);
+      else PoolPlane<false>(pw, x + i * H * W, y + i * OH * OW);
     }
   });
 }
@@ -429,7 +427,8 @@ void Runner::Concat(const fb::Concat* c) {
     const uint32_t t = c->inputs()->Get(i);
     const float* x = b.ptr(t);
     const uint64_t row = uint64_t(Dim(T(t), axis)) * inner;
-    for (uint64_t o = 0; o < outer && row > 0; ++o) memmove(y + o * out_row + col, x + o * row, row * 4);
+    for (uint64_t o = 0; o < outer && row > 0; ++o)
+      memmove(y + o * out_row + col, x + o * row, row * 4);
     col += row;
   }
 }
@@ -534,16 +533,14 @@ bool FusedAct(fb::Activation kind, float alpha, float beta, uk::Tile* t) {
 float* Bindings::ptr(uint32_t t) const {
   const fb::Tensor* ten = graph->stream->tensors()->Get(t);
   switch (ten->location()) {
-    case fb::Location::INPUT:
-      return static_cast<float*>(inputs[ten->index()].data);
-    case fb::Location::OUTPUT:
-      return static_cast<float*>(outputs[ten->index()].data);
-    case fb::Location::ARENA:
-      return reinterpret_cast<float*>(scratch + ten->offset());
+    case fb::Location::INPUT: return static_cast<float*>(inputs[ten->index()].data);
+    case fb::Location::OUTPUT: return static_cast<float*>(outputs[ten->index()].data);
+    case fb::Location::ARENA: return reinterpret_cast<float*>(scratch + ten->offset());
     case fb::Location::WEIGHT:
       if (graph->widened && graph->widened[t]) return graph->widened[t];
       // Read-only by validation: no op writes a WEIGHT tensor.
-      return const_cast<float*>(reinterpret_cast<const float*>(graph->ctx->weights + ten->offset()));
+      return const_cast<float*>(
+          reinterpret_cast<const float*>(graph->ctx->weights + ten->offset()));
   }
   return nullptr;
 }
@@ -566,8 +563,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
         // Threads split the elements (runs of at least 64k).
         ForRange(b.par, int64_t(Elements(r.T(c->input()))), int64_t{1} << 16,
                  [&](int64_t lo, int64_t hi) {
-                   ActivateRow(c->kind(), x + lo, y + lo, uint64_t(hi - lo), c->alpha(),
-                               c->beta());
+                   ActivateRow(c->kind(), x + lo, y + lo, uint64_t(hi - lo), c->alpha(), c->beta());
                  });
         break;
       }

@@ -21,9 +21,7 @@ constexpr int64_t kMaxDim = int64_t(1) << 31;
 constexpr uint32_t kMaxWindow = 1u << 16;  // kernel, stride, pad, dilation
 constexpr uint32_t kMaxRank = 8;
 
-bool Mul(uint64_t a, uint64_t b, uint64_t* out) {
-  return !__builtin_mul_overflow(a, b, out);
-}
+bool Mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
 struct Checker {
   const fb::Graph* g;
@@ -57,11 +55,17 @@ struct Checker {
 
   int CheckTensor(uint32_t i, uint64_t arena) {
     const fb::Tensor* t = T(i);
-    msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(" '")
-        .s(t->name() ? t->name()->c_str() : "").s("': ");
+    msg.s("vnpu: graph '")
+        .s(graph)
+        .s("' tensor ")
+        .u(i)
+        .s(" '")
+        .s(t->name() ? t->name()->c_str() : "")
+        .s("': ");
     const bool f16 = t->dtype() == fb::DType::FLOAT16;
     if (t->dtype() != fb::DType::FLOAT32 && !f16 && !IsInt(t->dtype())) {
-      msg.s("dtype ").u(uint64_t(t->dtype()))
+      msg.s("dtype ")
+          .u(uint64_t(t->dtype()))
           .s(" unsupported, expected FLOAT32, FLOAT16, INT8, UINT8 or INT32");
       return Fail();
     }
@@ -85,32 +89,44 @@ struct Checker {
     }
     uint64_t bytes;
     if (!Mul(elems, ElementSize(t), &bytes) || bytes != t->size()) {
-      msg.s("size ").u(t->size()).s(" does not match shape (expected ").u(elems).s(" x ")
-          .u(ElementSize(t)).s(" bytes)");
+      msg.s("size ")
+          .u(t->size())
+          .s(" does not match shape (expected ")
+          .u(elems)
+          .s(" x ")
+          .u(ElementSize(t))
+          .s(" bytes)");
       return Fail();
     }
     uint64_t off = t->offset();
     switch (t->location()) {
       case fb::Location::INPUT:
-      case fb::Location::OUTPUT:
-        break;
+      case fb::Location::OUTPUT: break;
       case fb::Location::ARENA:
         if (off % 4 != 0 || bytes > arena || off > arena - bytes) {
-          msg.s("arena range [").u(off).s(", +").u(bytes).s(") outside arena of ").u(arena)
+          msg.s("arena range [")
+              .u(off)
+              .s(", +")
+              .u(bytes)
+              .s(") outside arena of ")
+              .u(arena)
               .s(" bytes or misaligned");
           return Fail();
         }
         break;
       case fb::Location::WEIGHT:
         if (off % ElementSize(t) != 0 || bytes > weights_size || off > weights_size - bytes) {
-          msg.s("weight range [").u(off).s(", +").u(bytes).s(") outside weight segment of ")
-              .u(weights_size).s(" bytes or misaligned");
+          msg.s("weight range [")
+              .u(off)
+              .s(", +")
+              .u(bytes)
+              .s(") outside weight segment of ")
+              .u(weights_size)
+              .s(" bytes or misaligned");
           return Fail();
         }
         break;
-      default:
-        msg.s("unknown location ").u(uint64_t(t->location()));
-        return Fail();
+      default: msg.s("unknown location ").u(uint64_t(t->location())); return Fail();
     }
     msg.reset();
     return EPCTX_OK;
@@ -133,8 +149,19 @@ struct Checker {
       uint32_t k = T(i)->index();
       bool dup = k < n && seen[k];
       if (k >= n || dup) {
-        msg.s("vnpu: graph '").s(graph).s("' tensor ").u(i).s(": ").s(what).s(" index ").u(k)
-            .s(dup ? " bound twice" : " out of range").s(" (graph has ").u(n).s(" ").s(what)
+        msg.s("vnpu: graph '")
+            .s(graph)
+            .s("' tensor ")
+            .u(i)
+            .s(": ")
+            .s(what)
+            .s(" index ")
+            .u(k)
+            .s(dup ? " bound twice" : " out of range")
+            .s(" (graph has ")
+            .u(n)
+            .s(" ")
+            .s(what)
             .s("s)");
         host.free(host.user, seen);
         return Fail();
@@ -172,8 +199,14 @@ struct Checker {
       return false;
     }
     if (DTypeBit(T(t)->dtype()) & mask) return true;
-    OpErr().s(field).s(" tensor ").u(t).s(" has dtype ").s(DTypeName(T(t)->dtype()))
-        .s(", expected ").s(MaskName(mask));
+    OpErr()
+        .s(field)
+        .s(" tensor ")
+        .u(t)
+        .s(" has dtype ")
+        .s(DTypeName(T(t)->dtype()))
+        .s(", expected ")
+        .s(MaskName(mask));
     return false;
   }
   bool WritableD(uint32_t t, uint32_t mask, const char* field) {
@@ -284,9 +317,9 @@ struct ConvWindow {
   uint32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
   template <typename C>
   static ConvWindow Of(const C* c) {
-    return {c->kernel_h(), c->kernel_w(), c->stride_h(), c->stride_w(), c->pad_top(),
-            c->pad_left(), c->pad_bottom(), c->pad_right(), c->dilation_h(), c->dilation_w(),
-            c->groups()};
+    return {c->kernel_h(),   c->kernel_w(),   c->stride_h(),   c->stride_w(),
+            c->pad_top(),    c->pad_left(),   c->pad_bottom(), c->pad_right(),
+            c->dilation_h(), c->dilation_w(), c->groups()};
   }
 };
 
@@ -338,23 +371,23 @@ int Checker::Conv(const fb::Conv2D* c) {
 }
 
 int Checker::Gemm(const fb::Gemm* c) {
-  if (!Ref(c->input(), "input") || !Writable(c->output(), "output") || !Ref(c->weights(), "weights"))
+  if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
+      !Ref(c->weights(), "weights"))
     return Fail();
   if (uint32_t(c->activation()) > uint32_t(MaxActivation())) {
     OpErr().s("unknown activation ").u(uint64_t(c->activation()));
     return Fail();
   }
   uint64_t m = c->m(), k = c->k(), n = c->n(), mk, mn, kn;
-  if (m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) || n > uint64_t(kMaxDim) ||
-      !Mul(m, k, &mk) || !Mul(m, n, &mn) || !Mul((n + 7) / 8 * 8, k, &kn)) {
+  if (m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) || n > uint64_t(kMaxDim) || !Mul(m, k, &mk) ||
+      !Mul(m, n, &mn) || !Mul((n + 7) / 8 * 8, k, &kn)) {
     OpErr().s("m/k/n out of range");
     return Fail();
   }
   if (!ElemsIs(c->input(), mk, "input") || !ElemsIs(c->output(), mn, "output") ||
       !ElemsIs(c->weights(), kn, "weights"))
     return Fail();
-  if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), n, "bias")))
-    return Fail();
+  if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), n, "bias"))) return Fail();
   return EPCTX_OK;
 }
 
@@ -385,14 +418,19 @@ int Checker::Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Ve
     uint64_t max = 0, term;
     for (uint32_t d = 0; d < r; ++d) {
       int64_t stride = I64(st[s], d);
-      if (stride < 0 || stride > kMaxDim || !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
+      if (stride < 0 || stride > kMaxDim ||
+          !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
           __builtin_add_overflow(max, term, &max)) {
         OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
         return Fail();
       }
     }
     if (max >= Elements(T(src[s]))) {
-      OpErr().s(names[s]).s(" reach element ").u(max).s(" of a tensor with ")
+      OpErr()
+          .s(names[s])
+          .s(" reach element ")
+          .u(max)
+          .s(" of a tensor with ")
           .u(Elements(T(src[s])));
       return Fail();
     }
@@ -485,15 +523,17 @@ int Checker::Op(const fb::Op* o) {
     return Fail();
   }
   switch (o->params_type()) {
-    case fb::OpParams::Conv2D:
-      op_name = "CONV2D";
-      return Conv(o->params_as_Conv2D());
+    case fb::OpParams::Conv2D: op_name = "CONV2D"; return Conv(o->params_as_Conv2D());
     case fb::OpParams::Conv2DTaps: {
       // Stream 1.4: the taps-major weight layout of the transposed path.
       op_name = "CONV2D_TAPS";
       if (g->version_minor() < 4) {
-        OpErr().s("unknown op type ").u(uint64_t(o->params_type())).s(" in a stream 1.")
-            .u(g->version_minor()).s(" (CONV2D_TAPS came with 1.4)");
+        OpErr()
+            .s("unknown op type ")
+            .u(uint64_t(o->params_type()))
+            .s(" in a stream 1.")
+            .u(g->version_minor())
+            .s(" (CONV2D_TAPS came with 1.4)");
         return Fail();
       }
       const fb::Conv2D* c = o->params_as_Conv2DTaps();
@@ -501,18 +541,15 @@ int Checker::Op(const fb::Op* o) {
       if (rc != EPCTX_OK) return rc;
       const int64_t cout_g = Dim(c->output(), 1) / int64_t(c->groups());
       if (cout_g > 24) {
-        OpErr().s("output channels per group: expected at most 24 (one tile's columns), found ")
+        OpErr()
+            .s("output channels per group: expected at most 24 (one tile's columns), found ")
             .i(cout_g);
         return Fail();
       }
       return EPCTX_OK;
     }
-    case fb::OpParams::Gemm:
-      op_name = "GEMM";
-      return Gemm(o->params_as_Gemm());
-    case fb::OpParams::Binary:
-      op_name = "BINARY";
-      return Binary(o->params_as_Binary());
+    case fb::OpParams::Gemm: op_name = "GEMM"; return Gemm(o->params_as_Gemm());
+    case fb::OpParams::Binary: op_name = "BINARY"; return Binary(o->params_as_Binary());
     case fb::OpParams::Unary: {
       op_name = "UNARY";
       const fb::Unary* c = o->params_as_Unary();
@@ -525,9 +562,7 @@ int Checker::Op(const fb::Op* o) {
       }
       return EPCTX_OK;
     }
-    case fb::OpParams::Pool:
-      op_name = "POOL";
-      return Pool(o->params_as_Pool());
+    case fb::OpParams::Pool: op_name = "POOL"; return Pool(o->params_as_Pool());
     case fb::OpParams::Softmax: {
       op_name = "SOFTMAX";
       const fb::Softmax* c = o->params_as_Softmax();
@@ -537,22 +572,19 @@ int Checker::Op(const fb::Op* o) {
         OpErr().s("outer x axis x inner overflows");
         return Fail();
       }
-      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output"))
-        return Fail();
+      if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output")) return Fail();
       return EPCTX_OK;
     }
-    case fb::OpParams::Transpose:
-      op_name = "TRANSPOSE";
-      return Transpose(o->params_as_Transpose());
-    case fb::OpParams::Concat:
-      op_name = "CONCAT";
-      return Concat(o->params_as_Concat());
+    case fb::OpParams::Transpose: op_name = "TRANSPOSE"; return Transpose(o->params_as_Transpose());
+    case fb::OpParams::Concat: op_name = "CONCAT"; return Concat(o->params_as_Concat());
     case fb::OpParams::Copy: {
       op_name = "COPY";
       const fb::Copy* c = o->params_as_Copy();
       // Any dtype but FLOAT16, copied to the same dtype (an int8 reshape).
-      const uint32_t same = c->input() < num_tensors() && T(c->input())->dtype() != fb::DType::FLOAT16
-                                ? DTypeBit(T(c->input())->dtype()) : DTypeBit(fb::DType::FLOAT32);
+      const uint32_t same =
+          c->input() < num_tensors() && T(c->input())->dtype() != fb::DType::FLOAT16
+              ? DTypeBit(T(c->input())->dtype())
+              : DTypeBit(fb::DType::FLOAT32);
       if (!RefD(c->input(), same, "input") || !WritableD(c->output(), same, "output") ||
           !ElemsIs(c->output(), Elements(T(c->input())), "output"))
         return Fail();
@@ -570,7 +602,8 @@ int Checker::Op(const fb::Op* o) {
         return Fail();
       }
       if (!ElemsIs(c->input(), n, "input") || !ElemsIs(c->output(), n, "output") ||
-          !ElemsIs(c->scale(), c->channels(), "scale") || !ElemsIs(c->shift(), c->channels(), "shift"))
+          !ElemsIs(c->scale(), c->channels(), "scale") ||
+          !ElemsIs(c->shift(), c->channels(), "shift"))
         return Fail();
       return EPCTX_OK;
     }
@@ -592,13 +625,11 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::ConvTranspose2D:
       op_name = "CONV_TRANSPOSE2D";
       return ConvTranspose(o->params_as_ConvTranspose2D());
-    default:
-      return Int8Op(o);
+    default: return Int8Op(o);
   }
 }
 
 #include "vnpu_validate_int8.inc"
-
 
 }  // namespace
 
@@ -618,8 +649,13 @@ int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_n
                   Msg& msg) {
   Checker c{g, weights_size, graph_name, msg, host};
   if (g->version_major() != kStreamMajor) {
-    msg.s("vnpu: graph '").s(graph_name).s("' command stream version ").u(g->version_major())
-        .s(".").u(g->version_minor()).s(", driver reads 1.x");
+    msg.s("vnpu: graph '")
+        .s(graph_name)
+        .s("' command stream version ")
+        .u(g->version_major())
+        .s(".")
+        .u(g->version_minor())
+        .s(", driver reads 1.x");
     return EPCTX_INVALID_GRAPH;
   }
   for (uint32_t i = 0; i < c.num_tensors(); ++i) {
@@ -637,8 +673,13 @@ int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_n
   for (uint32_t i = 0; i < c.num_tensors() && rc == EPCTX_OK; ++i) {
     const fb::Tensor* t = c.T(i);
     if (t->location() != fb::Location::OUTPUT || c.output_written[t->index()]) continue;
-    msg.s("vnpu: graph '").s(graph_name).s("' output ").u(t->index()).s(" '")
-        .s(t->name() ? t->name()->c_str() : "").s("' is written by no op");
+    msg.s("vnpu: graph '")
+        .s(graph_name)
+        .s("' output ")
+        .u(t->index())
+        .s(" '")
+        .s(t->name() ? t->name()->c_str() : "")
+        .s("' is written by no op");
     rc = EPCTX_INVALID_GRAPH;
   }
   host.free(host.user, c.output_written);

@@ -225,7 +225,12 @@ int check_counter_names(const char* store, const char* name, char* msg, size_t c
     return EPCTX_INVALID_ARGUMENT;
   }
   if (str_len(name) != kCounterName) {
-    Msg(msg, cap).s("rollback counter '").s(name).s("': expected ").u(kCounterName).s(" hex digits");
+    Msg(msg, cap)
+        .s("rollback counter '")
+        .s(name)
+        .s("': expected ")
+        .u(kCounterName)
+        .s(" hex digits");
     return EPCTX_INVALID_ARGUMENT;
   }
   return EPCTX_OK;
@@ -279,8 +284,8 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path, int l
                      msg_cap);
 }
 
-int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
-                     epctx_pal_region* out, char* msg, size_t msg_cap) {
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode, epctx_pal_region* out,
+                     char* msg, size_t msg_cap) {
   (void)fd, (void)offset, (void)length, (void)load_mode;
   *out = epctx_pal_region{};
   return fail(msg, msg_cap, EPCTX_NOT_IMPLEMENTED, "file descriptor",
@@ -299,7 +304,9 @@ int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path, epctx_
     return fail(msg, msg_cap, EPCTX_PATH_REJECTED, rel_path,
                 "absolute path or '..' component leaves the model's folder");
   const epctx_baremetal_file* f = find_file(base_dir, rel_path);
-  if (!f) return fail(msg, msg_cap, EPCTX_NO_SUCHFILE, rel_path, "no such file in the board's file table");
+  if (!f)
+    return fail(msg, msg_cap, EPCTX_NO_SUCHFILE, rel_path,
+                "no such file in the board's file table");
   // The table entry is the file's identity: its contents never change.
   out->device = 0;
   out->inode = static_cast<uint64_t>(f - g_platform->files) + 1;
@@ -321,8 +328,8 @@ uint64_t epctx_pal_now_ns(void) {
 
 void epctx_pal_log(int level, const char* message) {
   if (!g_platform || !g_platform->write) return;
-  static const char* const kLevels[] = {"epctx error: ", "epctx warning: ", "epctx info: ",
-                                        "epctx verbose: "};
+  static const char* const kLevels[] = {
+      "epctx error: ", "epctx warning: ", "epctx info: ", "epctx verbose: "};
   g_platform->write(kLevels[level < 0 ? 0 : level > 3 ? 3 : level]);
   g_platform->write(message);
   g_platform->write("\n");

@@ -56,13 +56,14 @@ int errno_code(int e) {
 int stat_regular(int fd, const char* path, struct stat* st, char* msg, size_t cap) {
   int rc = EPCTX_OK;
   if (fstat(fd, st) != 0) rc = fail(msg, cap, EPCTX_FAIL, path, strerror(errno));
-  else if (!S_ISREG(st->st_mode)) rc = fail(msg, cap, EPCTX_PATH_REJECTED, path, "not a regular file");
+  else if (!S_ISREG(st->st_mode))
+    rc = fail(msg, cap, EPCTX_PATH_REJECTED, path, "not a regular file");
   if (rc != EPCTX_OK) close(fd);
   return rc;
 }
 
-int map_fd(int fd, const char* path, int load_mode, epctx_pal_region* out,
-           char* msg, size_t cap, uint64_t max_size = UINT64_MAX) {
+int map_fd(int fd, const char* path, int load_mode, epctx_pal_region* out, char* msg, size_t cap,
+           uint64_t max_size = UINT64_MAX) {
   struct stat st;
   int rc = stat_regular(fd, path, &st, msg, cap);
   if (rc != EPCTX_OK) return rc;
@@ -228,8 +229,7 @@ int open_beneath_walk(int dirfd, const char* rel) {
 int open_beneath(const char* base_dir, const char* rel_path, char* shown, size_t shown_cap,
                  int* out_fd, char* msg, size_t msg_cap) {
   snprintf(shown, shown_cap, "%s%s%s", base_dir, *base_dir ? "/" : "", rel_path);
-  if (rel_path[0] == '\0')
-    return fail(msg, msg_cap, EPCTX_PATH_REJECTED, shown, "empty file name");
+  if (rel_path[0] == '\0') return fail(msg, msg_cap, EPCTX_PATH_REJECTED, shown, "empty file name");
   if (rel_path[0] == '/')
     return fail(msg, msg_cap, EPCTX_PATH_REJECTED, rel_path, "absolute path not allowed");
   if (has_dotdot_or_empty(rel_path))
@@ -272,8 +272,8 @@ int open_beneath(const char* base_dir, const char* rel_path, char* shown, size_t
 
 extern "C" {
 
-int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
-                       char* msg, size_t msg_cap) {
+int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out, char* msg,
+                       size_t msg_cap) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (fstat then
   // rejects it as not a regular file).
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -284,8 +284,8 @@ int epctx_pal_map_file(const char* path, int load_mode, epctx_pal_region* out,
   return map_fd(fd, path, load_mode, out, msg, msg_cap);
 }
 
-int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out,
-                        char* msg, size_t msg_cap) {
+int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* out, char* msg,
+                        size_t msg_cap) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int e = errno;
@@ -294,9 +294,8 @@ int epctx_pal_read_file(const char* path, uint64_t max_size, epctx_pal_region* o
   return map_fd(fd, path, EPCTX_PAL_LOAD_READ, out, msg, msg_cap, max_size);
 }
 
-int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
-                               int load_mode, epctx_pal_region* out, char* msg,
-                               size_t msg_cap) {
+int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path, int load_mode,
+                               epctx_pal_region* out, char* msg, size_t msg_cap) {
   char shown[1024];
   int fd = -1;
   int rc = open_beneath(base_dir, rel_path, shown, sizeof shown, &fd, msg, msg_cap);
@@ -304,8 +303,8 @@ int epctx_pal_map_file_beneath(const char* base_dir, const char* rel_path,
   return map_fd(fd, shown, load_mode, out, msg, msg_cap);
 }
 
-int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
-                           int* found, char* msg, size_t msg_cap) {
+int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value, int* found,
+                           char* msg, size_t msg_cap) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", store, name);
   *found = 0;
@@ -332,8 +331,8 @@ int epctx_pal_counter_read(const char* store, const char* name, uint64_t* value,
   return EPCTX_OK;
 }
 
-int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
-                            char* msg, size_t msg_cap) {
+int epctx_pal_counter_write(const char* store, const char* name, uint64_t value, char* msg,
+                            size_t msg_cap) {
   char path[1024], tmp[1100], text[32];
   snprintf(path, sizeof path, "%s/%s", store, name);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, static_cast<long>(getpid()));
@@ -356,8 +355,8 @@ int epctx_pal_counter_write(const char* store, const char* name, uint64_t value,
   return EPCTX_OK;
 }
 
-int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
-                              epctx_pal_file_id* out, char* msg, size_t msg_cap) {
+int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path, epctx_pal_file_id* out,
+                              char* msg, size_t msg_cap) {
   char shown[1024];
   int fd = -1;
   int rc = open_beneath(base_dir, rel_path, shown, sizeof shown, &fd, msg, msg_cap);
@@ -373,8 +372,7 @@ int epctx_pal_file_id_beneath(const char* base_dir, const char* rel_path,
   return EPCTX_OK;
 }
 
-void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t size,
-                      int advice) {
+void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t size, int advice) {
   if (!region || !region->data || reinterpret_cast<uintptr_t>(region->handle) == kReadHandleTag)
     return;
   if (offset > region->size || size > region->size - offset || size == 0) return;
@@ -383,20 +381,21 @@ void epctx_pal_advise(const epctx_pal_region* region, uint64_t offset, uint64_t 
   uintptr_t start = reinterpret_cast<uintptr_t>(region->data) + offset;
   uintptr_t aligned = start & ~(page - 1);
   int how = advice == EPCTX_PAL_ADVISE_DONTNEED ? MADV_DONTNEED
-            : advice == EPCTX_PAL_ADVISE_NORMAL  ? MADV_NORMAL
-                                                 : MADV_WILLNEED;
+            : advice == EPCTX_PAL_ADVISE_NORMAL ? MADV_NORMAL
+                                                : MADV_WILLNEED;
   madvise(reinterpret_cast<void*>(aligned), static_cast<size_t>(size + (start - aligned)), how);
 }
 
-int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
-                     epctx_pal_region* out, char* msg, size_t msg_cap) {
+int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode, epctx_pal_region* out,
+                     char* msg, size_t msg_cap) {
   char label[48];
   snprintf(label, sizeof label, "file descriptor %d", fd);
   *out = epctx_pal_region{};
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0)
     return fail(msg, msg_cap, EPCTX_INVALID_ARGUMENT, label, "not an open file descriptor");
-  if (!S_ISREG(st.st_mode)) return fail(msg, msg_cap, EPCTX_PATH_REJECTED, label, "not a regular file");
+  if (!S_ISREG(st.st_mode))
+    return fail(msg, msg_cap, EPCTX_PATH_REJECTED, label, "not a regular file");
   uint64_t file_size = static_cast<uint64_t>(st.st_size);
   if (offset > file_size || length > file_size - offset) {
     char what[128];
@@ -415,13 +414,14 @@ int epctx_pal_map_fd(int fd, uint64_t offset, uint64_t length, int load_mode,
       return fail(msg, msg_cap, EPCTX_OUT_OF_MEMORY, label, "out of memory reading the range");
     size_t got = 0;
     while (got < size) {
-      ssize_t n = pread(fd, static_cast<char*>(buf) + got, size - got,
-                        static_cast<off_t>(offset + got));
+      ssize_t n =
+          pread(fd, static_cast<char*>(buf) + got, size - got, static_cast<off_t>(offset + got));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         int e = n < 0 ? errno : EIO;
         free(buf);
-        return fail(msg, msg_cap, EPCTX_FAIL, label, n < 0 ? strerror(e) : "file shrank while reading");
+        return fail(msg, msg_cap, EPCTX_FAIL, label,
+                    n < 0 ? strerror(e) : "file shrank while reading");
       }
       got += static_cast<size_t>(n);
     }
