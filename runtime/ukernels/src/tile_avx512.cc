@@ -47,7 +47,7 @@ EPCTX_AVX512 inline __m512 Load16(const float* b, int64_t bss) {
 // in the portable kernel; for leaky, (a > b ? a : b) with the value first,
 // so a NaN becomes lo.
 template <int R, int NZ, bool kY>
-EPCTX_AVX512 inline void Epilogue(const Tile& t, __m512 (&z)[R][NZ > 0 ? NZ : 1], __m256 (&y)[R]) {
+EPCTX_AVX512 inline void Epilogue(const Tile& t, __m512 (&z)[R][NZ + (NZ == 0)], __m256 (&y)[R]) {
   float* c = t.c;
   const int64_t ldc = t.ldc;
   if (t.accumulate)
@@ -176,7 +176,7 @@ EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
 template <int NZ, bool kY, bool kSideBySide>
 EPCTX_AVX512 void Block8(const Tile& t) {
   const int64_t ars = t.a_rs, ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
-  __m512 z[kMr2][NZ > 0 ? NZ : 1];
+  __m512 z[kMr2][NZ + (NZ == 0)];
   __m256 y[kMr2];
   for (int r = 0; r < kMr2; ++r) {
     for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_setzero_ps();
@@ -186,7 +186,7 @@ EPCTX_AVX512 void Block8(const Tile& t) {
     const float* a = t.a + sg * t.a_seg;
     const float* b = t.b + sg * t.b_seg;
     for (int64_t k = 0; k < t.kc; ++k, a += ks, b += bks) {
-      __m512 bz[NZ > 0 ? NZ : 1];
+      __m512 bz[NZ + (NZ == 0)];
 #pragma GCC unroll 3
       for (int i = 0; i < NZ; ++i) bz[i] = Load16<kSideBySide>(b + 2 * i * bss, bss);
       __m256 by = _mm256_setzero_ps();

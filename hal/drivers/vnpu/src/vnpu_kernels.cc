@@ -63,7 +63,7 @@ void PackGemmB(const float* w, int64_t K, int64_t j0, int64_t nc, int64_t k0, in
 }  // namespace
 
 uint64_t GemmWorkFloats(const fb::Gemm* c) {
-  if (!GemmPacks(c->m())) return 0;
+  if (!GemmPacks(static_cast<int64_t>(c->m()))) return 0;
   return uint64_t(c->k() < kGemmKc ? c->k() : kGemmKc) * uk::kNr2;
 }
 
