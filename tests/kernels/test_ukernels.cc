@@ -419,6 +419,7 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
       return alpha == 1.f && beta == 0.f ? r : r * alpha + beta;
     }
     case uk::Act::kSigmoid: break;  // sigmoid_rows_* below
+    case uk::Act::kErf: break;      // erf_rows_* below
   }
   return v;
 }
@@ -516,11 +517,15 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
     }
 }
 
-// Sigmoid's polynomial exp: every instruction set gives the portable
-// kernel's bits at every length (tails included), and those are within
-// 3e-7 (relative, or absolute below 1e-30) of the exact value from -100 to
-// 100; NaN stays NaN, +inf gives 1 and -inf nearly 0.
-void sigmoid_rows_agree_across_isas_and_with_exp(void**) {
+// A polynomial activation over x in [-100, 100] in steps of 5e-4, then NaN,
+// +inf, -inf and -0 (the last four): the portable kernel's values are within
+// `tol` of ref (relative, or absolute below 1e-30), and every instruction set
+// gives the portable kernel's bits at every length (tails included): the
+// rows end at the NaN, so at some lengths it falls in a scalar tail (a NaN
+// converted to an integer there was undefined behaviour; fuzz_vnpu found it
+// under UBSan, which the asan build runs this test with). Returns the
+// portable values.
+std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double), double tol) {
   std::vector<float> x;
   for (int i = -200000; i <= 200000; ++i) x.push_back(float(i) * 5e-4f);
   x.push_back(__builtin_nanf(""));
@@ -529,45 +534,64 @@ void sigmoid_rows_agree_across_isas_and_with_exp(void**) {
   x.push_back(-0.0f);
   const int64_t n = int64_t(x.size());
   std::vector<float> port(x.size());
-  uk::ActivateRow(uk::Act::kSigmoid, x.data(), port.data(), n, 1.f, 0.f, uk::Isa::kPortable);
+  uk::ActivateRow(k, x.data(), port.data(), n, 1.f, 0.f, uk::Isa::kPortable);
   double worst = 0;
   for (int64_t i = 0; i < n - 4; ++i) {
-    const double want = 1.0 / (1.0 + std::exp(-double(x[size_t(i)])));
+    const double want = ref(double(x[size_t(i)]));
     const double err = std::fabs(port[size_t(i)] - want);
-    const double rel = want > 1e-30 ? err / want : err;
+    const double rel = std::fabs(want) > 1e-30 ? err / std::fabs(want) : err;
     worst = rel > worst ? rel : worst;
   }
-  if (worst > 3e-7) fail_msg("sigmoid worst relative error %g", worst);
+  if (worst > tol) fail_msg("%s worst relative error %g", name, worst);
   assert_true(port[size_t(n - 4)] != port[size_t(n - 4)]);
-  assert_true(port[size_t(n - 3)] == 1.0f);
-  assert_true(port[size_t(n - 2)] >= 0.0f && port[size_t(n - 2)] < 1e-37f);
-  assert_true(port[size_t(n - 1)] == 0.5f);
-  // Every length on every instruction set, the portable one included: the
-  // rows end at the NaN, so at some lengths it falls in a scalar tail (a
-  // NaN converted to an integer there was undefined behaviour; fuzz_vnpu
-  // found it under UBSan, which the asan build runs this test with).
   std::vector<uk::Isa> all = VectorIsas();
   all.push_back(uk::Isa::kPortable);
   for (uk::Isa isa : all) {
     for (int64_t len = 0; len <= 70; ++len) {
       std::vector<float> y(size_t(len + 1), 7.0f);
-      uk::ActivateRow(uk::Act::kSigmoid, x.data() + n - 3 - len, y.data(), len, 1.f, 0.f, isa);
+      uk::ActivateRow(k, x.data() + n - 3 - len, y.data(), len, 1.f, 0.f, isa);
       for (int64_t i = 0; i < len; ++i) {
         const float want = port[size_t(n - 3 - len + i)];
         if (!SameBits(y[size_t(i)], want) && !(want != want && y[size_t(i)] != y[size_t(i)]))
-          fail_msg("%s sigmoid n %lld i %lld: %g, portable %g", uk::IsaName(isa), (long long)len,
+          fail_msg("%s %s n %lld i %lld: %g, portable %g", uk::IsaName(isa), name, (long long)len,
                    (long long)i, double(y[size_t(i)]), double(want));
       }
       assert_true(y[size_t(len)] == 7.0f);
     }
     if (isa == uk::Isa::kPortable) continue;
     std::vector<float> y(x.size());
-    uk::ActivateRow(uk::Act::kSigmoid, x.data(), y.data(), n, 1.f, 0.f, isa);
+    uk::ActivateRow(k, x.data(), y.data(), n, 1.f, 0.f, isa);
     for (int64_t i = 0; i < n; ++i)
       if (!SameBits(y[size_t(i)], port[size_t(i)]) && port[size_t(i)] == port[size_t(i)])
-        fail_msg("%s sigmoid(%a) = %a, portable %a", uk::IsaName(isa), double(x[size_t(i)]),
+        fail_msg("%s %s(%a) = %a, portable %a", uk::IsaName(isa), name, double(x[size_t(i)]),
                  double(y[size_t(i)]), double(port[size_t(i)]));
   }
+  return port;
+}
+
+// Sigmoid's polynomial exp: within 3e-7 of the exact value, the same bits on
+// every instruction set; NaN stays NaN, +inf gives 1 and -inf nearly 0.
+void sigmoid_rows_agree_across_isas_and_with_exp(void**) {
+  const std::vector<float> y = CheckCurve(
+      uk::Act::kSigmoid, "sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, 3e-7);
+  const size_t n = y.size();
+  assert_true(y[n - 3] == 1.0f);
+  assert_true(y[n - 2] >= 0.0f && y[n - 2] < 1e-37f);
+  assert_true(y[n - 1] == 0.5f);
+}
+
+// Erf's two polynomials: within 4 ulp (2.4e-7 relative) of erf, the same
+// bits on every instruction set; +-inf give +-1, -0 stays -0, and erf is odd
+// to the bit.
+void erf_rows_agree_across_isas_and_with_erf(void**) {
+  const std::vector<float> y = CheckCurve(
+      uk::Act::kErf, "erf", [](double v) { return std::erf(v); }, 2.4e-7);
+  const size_t n = y.size();
+  assert_true(y[n - 3] == 1.0f);
+  assert_true(y[n - 2] == -1.0f);
+  assert_true(y[n - 1] == 0.0f && std::signbit(y[n - 1]));
+  for (size_t i = 0; i < 200000; ++i)
+    if (!SameBits(y[i], -y[n - 5 - i])) fail_msg("erf is not odd at index %zu", i);
 }
 
 }  // namespace
@@ -586,6 +610,7 @@ int main() {
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
       cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
+      cmocka_unit_test(erf_rows_agree_across_isas_and_with_erf),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);
 }

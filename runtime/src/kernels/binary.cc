@@ -58,27 +58,40 @@ constexpr uint32_t kPowBase = kFloats | Bit(EPCTX_DTYPE_INT32) | Bit(EPCTX_DTYPE
 }  // namespace
 
 Status Add(KernelContext& ctx) {
-  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
-    if constexpr (kIsFloatLike<decltype(a)>) return a + b;
-    else return WrapAdd(a, b);
-  });
+  static constexpr uk::Bin kRow = uk::Bin::kAdd;
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(
+      ctx,
+      [](auto a, auto b) {
+        if constexpr (kIsFloatLike<decltype(a)>) return a + b;
+        else return WrapAdd(a, b);
+      },
+      Divisor::kAny, "A", "B", Operands::kInOrder, &kRow);
 }
 
 Status Sub(KernelContext& ctx) {
-  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
-    if constexpr (kIsFloatLike<decltype(a)>) return a - b;
-    else return WrapSub(a, b);
-  });
+  static constexpr uk::Bin kRow = uk::Bin::kSub;
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(
+      ctx,
+      [](auto a, auto b) {
+        if constexpr (kIsFloatLike<decltype(a)>) return a - b;
+        else return WrapSub(a, b);
+      },
+      Divisor::kAny, "A", "B", Operands::kInOrder, &kRow);
 }
 
 Status Mul(KernelContext& ctx) {
-  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(ctx, [](auto a, auto b) {
-    if constexpr (kIsFloatLike<decltype(a)>) return a * b;
-    else return WrapMul(a, b);
-  });
+  static constexpr uk::Bin kRow = uk::Bin::kMul;
+  return MapBinary<kNumeric, SameType, Ints::kAsUnsigned>(
+      ctx,
+      [](auto a, auto b) {
+        if constexpr (kIsFloatLike<decltype(a)>) return a * b;
+        else return WrapMul(a, b);
+      },
+      Divisor::kAny, "A", "B", Operands::kInOrder, &kRow);
 }
 
 Status Div(KernelContext& ctx) {
+  static constexpr uk::Bin kDivRow = uk::Bin::kDiv;
   return MapBinary<kNumeric>(
       ctx,
       [](auto a, auto b) {
@@ -89,7 +102,7 @@ Status Div(KernelContext& ctx) {
         }
         return static_cast<C>(a / b);
       },
-      Divisor::kNonZeroInt);
+      Divisor::kNonZeroInt, "A", "B", Operands::kInOrder, &kDivRow);
 }
 
 Status Mod(KernelContext& ctx) {

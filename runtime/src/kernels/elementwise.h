@@ -29,6 +29,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
+#include "epctx_uk/elementwise.h"
 
 namespace epctx {
 namespace kern {
@@ -90,10 +91,24 @@ template <typename Out, typename T>
 using OutType = typename std::conditional<std::is_same<Out, SameType>::value, T, Out>::type;
 
 // Y = f(X) elementwise, X = input 0 with a dtype in mask.
+// With `row` set, float X runs through that micro-kernel activation
+// (uk::ActivateRow: vector rows at the CPU's widest instruction set) instead
+// of f; f then serves the other dtypes and must mean the same function.
 template <uint32_t kMask, typename Out = SameType, typename F>
-Status MapUnary(KernelContext& ctx, F f) {
+Status MapUnary(KernelContext& ctx, F f, const uk::Act* row = nullptr) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
+  if (row && x->dtype == EPCTX_DTYPE_FLOAT) {
+    TensorRef* y = nullptr;
+    EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, x->dtype, x->rank, x->dims, &y));
+    const float* in = static_cast<const float*>(x->data);
+    float* out = static_cast<float*>(y->data);
+    const uk::Act k = *row;
+    ctx.ParallelRange(static_cast<int64_t>(x->elements()), 16, [&](int64_t lo, int64_t hi) {
+      uk::ActivateRow(k, in + lo, out + lo, hi - lo, 1.0f, 0.0f);
+    });
+    return Status::Ok();
+  }
   Status st;
   const bool ok = Dispatch<kMask>(x->dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -129,6 +144,25 @@ void RunRowsSpan(const Broadcast& bc, int64_t e0, int64_t e1, const TA* a, const
                    } else {
                      for (int64_t i = 0; i < n; ++i)
                        po[i] = Store<TO>(f(Get(pa, i * da), Get(pb, i * db)));
+                   }
+                 });
+}
+
+// RunRowsSpan for float through uk::BinaryRow's vector rows: each element is
+// the one IEEE operation the scalar loop does, so the bits are the same.
+// Short rows (a broadcast over a small last axis) stay scalar.
+template <typename F>
+void RunFloatRowsSpan(const Broadcast& bc, int64_t e0, int64_t e1, const float* a, const float* b,
+                      float* out, uk::Bin k, F f) {
+  ForEachRowSpan(bc, e0, e1,
+                 [&](int64_t oa, int64_t ob, int64_t oo, int64_t n, int64_t da, int64_t db) {
+                   const float* pa = a + oa;
+                   const float* pb = b + ob;
+                   float* po = out + oo;
+                   if (n >= 16) {
+                     uk::BinaryRow(k, pa, pb, po, n, static_cast<int>(da), static_cast<int>(db));
+                   } else {
+                     for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i * da], pb[i * db]);
                    }
                  });
 }
@@ -190,8 +224,11 @@ enum class Operands { kInOrder, kSwapped };
 // Divisor::kNonZeroInt an integer B holding 0 is INVALID_ARGUMENT. an and bn
 // name inputs 0 and 1.
 template <uint32_t kMask, typename Out = SameType, Ints kIntMode = Ints::kSigned, typename F>
+// With `row` set, float operands run through that micro-kernel op
+// (RunFloatRowsSpan); f must compute the same IEEE operation.
 Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny, const char* an = "A",
-                 const char* bn = "B", Operands order = Operands::kInOrder) {
+                 const char* bn = "B", Operands order = Operands::kInOrder,
+                 const uk::Bin* row = nullptr) {
   const TensorRef *a, *b;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, an, &a));
   EPCTX_RETURN_IF_ERROR(Input(ctx, 1, bn, &b));
@@ -223,6 +260,17 @@ Status MapBinary(KernelContext& ctx, F f, Divisor divisor = Divisor::kAny, const
         if (!st.ok() || y->elements() == 0) return;
         // Each thread takes a run of output elements: no element depends on
         // another, so the split never changes a result.
+        if constexpr (std::is_same<T, float>::value && std::is_same<O, float>::value) {
+          if (row) {
+            const uk::Bin k = *row;
+            ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
+              RunFloatRowsSpan(bc, e0, e1, static_cast<const float*>(a->data),
+                               static_cast<const float*>(b->data), static_cast<float*>(y->data), k,
+                               f);
+            });
+            return;
+          }
+        }
         ctx.ParallelRange(static_cast<int64_t>(y->elements()), 1, [&](int64_t e0, int64_t e1) {
           RunRowsSpan(bc, e0, e1, static_cast<const T*>(a->data), static_cast<const T*>(b->data),
                       static_cast<O*>(y->data), f);

@@ -41,13 +41,18 @@ Status LeakyRelu(KernelContext& ctx) {
 }
 
 Status Sigmoid(KernelContext& ctx) {
-  // Split by sign so exp never overflows.
-  return MapUnary<kFloats>(ctx, [](auto v) {
-    using C = decltype(v);
-    if (v >= 0) return C(1) / (C(1) + std::exp(-v));
-    const C e = std::exp(v);
-    return e / (C(1) + e);
-  });
+  // float: the micro-kernel's polynomial exp (within 3e-7); others: split by
+  // sign so exp never overflows.
+  static constexpr uk::Act kRow = uk::Act::kSigmoid;
+  return MapUnary<kFloats>(
+      ctx,
+      [](auto v) {
+        using C = decltype(v);
+        if (v >= 0) return C(1) / (C(1) + std::exp(-v));
+        const C e = std::exp(v);
+        return e / (C(1) + e);
+      },
+      &kRow);
 }
 
 Status HardSigmoid(KernelContext& ctx) {

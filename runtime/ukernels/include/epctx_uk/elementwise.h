@@ -23,6 +23,7 @@ enum class Act : uint32_t {
   kHardSwish = 3,  // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
   kLeakyMax = 4,   // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
   kSigmoid = 5,    // 1 / (1 + exp(-x)), exp by a polynomial (within 2 ulp of expf)
+  kErf = 6,        // erf(x) by two polynomials (within 4 ulp of erf, or 2^-23 where |x| >= 0.92)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
@@ -30,7 +31,8 @@ void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float 
                  Isa isa = Isa::kAuto);
 
 // In place on `rows` rows of n floats, ld apart (one dispatch for a block
-// of a convolution's output).
+// of a convolution's output). Every activation but kErf, which no
+// convolution fuses (left out to keep microcontroller images small).
 void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
                   Isa isa = Isa::kAuto);
 
