@@ -3,6 +3,7 @@
 // driver reads a payload when its graph is first bound, never in
 // load_context), never a crash or an out-of-bounds access (run under ASan:
 // EPCTX_SANITIZE).
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <setjmp.h>
@@ -98,6 +99,73 @@ void conv2d_taps_needs_stream_1_4_and_matches_conv2d(void**) {
   bool nonzero = false;
   for (float v : outs[1]) nonzero = nonzero || v > 0.f;
   assert_true(nonzero);
+}
+
+// GEMM_BLOCKED (stream 1.6): the GEMM table with its weights in 48-column
+// blocks, read in place. A 1.5 stream naming it is refused like an unknown
+// op; it computes what GEMM computes from the same weights: bit for bit
+// where GEMM packs its slices into the same block rows (M >= 16), to
+// rounding where GEMM reads its strips in place (M < 16). Shapes: two and
+// three column blocks with 5- and 4-column tails, K past one 1024-row slice.
+void gemm_blocked_needs_stream_1_6_and_matches_gemm(void**) {
+  struct Case {
+    int M, K, N;
+  };
+  for (Case cs : {Case{17, 40, 53}, Case{24, 1100, 100}, Case{3, 70, 53}, Case{9, 8, 8}}) {
+    const int M = cs.M, K = cs.K, N = cs.N;
+    std::vector<float> bm(size_t(K) * N), a(size_t(M) * K), bias(static_cast<size_t>(N));
+    for (size_t i = 0; i < bm.size(); ++i) bm[i] = float(int(i * 7 % 23) - 11) / 16.f;
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(int(i * 5 % 17) - 8) / 8.f;
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = float(i % 5) - 2.f;
+    auto make = [&](fb::OpParams kind, std::vector<float>* wts, uint16_t minor) {
+      *wts = kind == fb::OpParams::Gemm ? PackGemm(bm, K, N) : PackGemmBlocked(bm, K, N);
+      const uint64_t boff = wts->size() * 4;
+      wts->insert(wts->end(), bias.begin(), bias.end());
+      Stream s;
+      uint32_t x = s.Tensor("a", {M, K}, L::INPUT, 0);
+      uint32_t w = s.Tensor("w", {int64_t((N + 7) / 8 * 8 * K)}, L::WEIGHT, 0);
+      uint32_t b = s.Tensor("b", {N}, L::WEIGHT, boff);
+      uint32_t y = s.Tensor("y", {M, N}, L::OUTPUT, 0);
+      s.Op(kind, fb::CreateGemm(s.fbb, x, w, y, true, b, uint64_t(M), uint64_t(K), uint64_t(N),
+                                fb::Activation::RELU));
+      return s.Finish(0, "g", minor);
+    };
+    std::vector<float> wg, wb;
+    ExpectRejected(make(fb::OpParams::GemmBlocked, &wb, 5), wb, "GEMM_BLOCKED came with 1.6");
+    std::vector<float> outs[2];
+    int k = 0;
+    for (fb::OpParams kind : {fb::OpParams::Gemm, fb::OpParams::GemmBlocked}) {
+      std::vector<float>& weights = kind == fb::OpParams::Gemm ? wg : wb;
+      Loaded l;
+      Load(&l, {{"g", make(kind, &weights, 6)}}, weights);
+      assert_int_equal(l.rc, 0);
+      epctx_hal_graph* g = nullptr;
+      epctx_hal_graph_info info;
+      assert_int_equal(Bind(&l, "g", &g, &info), 0);
+      int64_t xd[2] = {M, K}, yd[2] = {M, N};
+      outs[k].assign(size_t(M) * N, -1.f);
+      std::vector<uint8_t> arena(info.scratch_bytes + 64);
+      epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, 2, xd, a.data(), a.size() * 4};
+      epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, 2, yd, outs[k].data(), outs[k].size() * 4};
+      char msg[256];
+      int rc = epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1, arena.data(),
+                                            info.scratch_bytes, msg, sizeof msg);
+      if (rc) print_error("%s\n", msg);
+      assert_int_equal(rc, 0);
+      ++k;
+    }
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        double acc = bias[size_t(n)];
+        for (int i = 0; i < K; ++i) acc += double(a[size_t(m) * K + i]) * bm[size_t(i) * N + n];
+        const float want = float(acc > 0 ? acc : 0);
+        const float got = outs[1][size_t(m) * N + n];
+        if (std::fabs(got - want) > 1e-4f * (1.f + std::fabs(want)))
+          fail_msg("M %d K %d N %d: y[%d][%d] = %g, want %g", M, K, N, m, n, double(got),
+                   double(want));
+      }
+    if (M >= 16) assert_memory_equal(outs[0].data(), outs[1].data(), outs[0].size() * 4);
+  }
 }
 
 // One small valid graph per op type; `bad` selects which tensor of the op is
@@ -525,6 +593,7 @@ int main(void) {
       cmocka_unit_test(hard_swish_needs_stream_1_3),
       cmocka_unit_test(leaky_relu_max_needs_stream_1_5),
       cmocka_unit_test(conv2d_taps_needs_stream_1_4_and_matches_conv2d),
+      cmocka_unit_test(gemm_blocked_needs_stream_1_6_and_matches_gemm),
       cmocka_unit_test(conv_transpose_output_shape_checked),
       cmocka_unit_test(every_op_rejects_out_of_range_arena_offset),
       cmocka_unit_test(every_op_rejects_weight_offset_past_segment),

@@ -95,6 +95,19 @@ inline std::vector<float> PackGemm(const std::vector<float>& b, int k, int n) {
   return out;
 }
 
+// b: [k][n] -> GEMM_BLOCKED's [ceil(n/48)][k][w], w = min(48, ceil8(cols left)).
+inline std::vector<float> PackGemmBlocked(const std::vector<float>& b, int k, int n) {
+  const int n8 = (n + 7) / 8 * 8;
+  std::vector<float> out(size_t(n8) * k, 0.f);
+  for (int j0 = 0; j0 < n; j0 += 48) {
+    const int w = n8 - j0 < 48 ? n8 - j0 : 48;
+    for (int i = 0; i < k; ++i)
+      for (int j = j0; j < n && j < j0 + w; ++j)
+        out[size_t(j0) * k + size_t(i) * w + size_t(j - j0)] = b[size_t(i) * n + j];
+  }
+  return out;
+}
+
 inline void* HostAlloc(void*, size_t size, size_t align) {
   if (align < sizeof(void*)) align = sizeof(void*);
   return aligned_alloc(align, (size + align - 1) / align * align);

@@ -25,6 +25,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                 .Union();
         break;
       case fb::OpParams::Gemm:
+      case fb::OpParams::GemmBlocked:
         p = fb::CreateGemm(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
                            uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.act, o.alpha, o.beta)
                 .Union();
@@ -129,6 +130,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.5: the LEAKY_RELU_MAX activation (a 1.4 driver refuses the unknown kind).
   for (const IrOp& o : g.ops)
     if (o.act == fb::Activation::LEAKY_RELU_MAX) minor = 5;
+  // 1.6: GEMM_BLOCKED (a 1.5 driver refuses the unknown op type).
+  for (const IrOp& o : g.ops)
+    if (o.kind == fb::OpParams::GemmBlocked) minor = 6;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -622,9 +622,12 @@ class Lowerer {
     }
   }
 
+  // GEMM_BLOCKED's column block, fixed by the format (vnpu.fbs).
+  static constexpr int64_t kGemmBlockCols = 48;
+
   void Gemm(const onnx::NodeProto& n) {
     IrOp op;
-    op.kind = fb::OpParams::Gemm;
+    op.kind = fb::OpParams::GemmBlocked;
     auto as = Shape(n.input(0));
     const auto* bc = info_.constant(n.input(1));
     auto bd = Dims(*bc);
@@ -636,12 +639,17 @@ class Lowerer {
     const int64_t K = as.back(), M = Product(as, 0, as.size() - 1);
     const int64_t N = tb ? bd[0] : bd[1];
     if ((tb ? bd[1] : bd[0]) != K) Fail("B does not match K=" + std::to_string(K));
-    const int64_t nb = (N + 7) / 8;
-    std::vector<float> packed(size_t(nb * K * 8), 0.f);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < N; ++j)
-        packed[size_t(((j / 8) * K + k) * 8 + j % 8)] =
-            alpha * bv[size_t(tb ? j * K + k : k * N + j)];
+    // GEMM_BLOCKED's layout (vnpu.fbs): blocks of 48 columns, each K rows
+    // of its width rounded up to 8; block j0 / 48 starts at float j0 * K.
+    const int64_t n8 = (N + 7) / 8 * 8;
+    std::vector<float> packed(size_t(n8 * K), 0.f);
+    for (int64_t j0 = 0; j0 < N; j0 += kGemmBlockCols) {
+      const int64_t w = std::min<int64_t>(kGemmBlockCols, n8 - j0);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t j = j0; j < std::min(N, j0 + w); ++j)
+          packed[size_t(j0 * K + k * w + (j - j0))] =
+              alpha * bv[size_t(tb ? j * K + k : k * N + j)];
+    }
     op.m = uint64_t(M), op.k = uint64_t(K), op.n = uint64_t(N);
     op.ins = {In(n.input(0))};
     op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");

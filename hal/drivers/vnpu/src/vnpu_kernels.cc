@@ -24,7 +24,7 @@ struct Runner {
   const fb::Graph* g;
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
 
-  void Gemm(const fb::Gemm* c);
+  void Gemm(const fb::Gemm* c, bool blocked);
   void Binary(const fb::Binary* c);
   void Pool(const fb::Pool* c);
   void Softmax(const fb::Softmax* c);
@@ -71,12 +71,15 @@ namespace {
 
 // y = a[M x K] * w + bias on the micro-kernel library's block tile: w's
 // packed layout [ceil(N/8)][K][8] is the tile's B strips (zero-padded to 8
-// columns), read in place or packed per slice (above), and a is read in
-// place as rows of A. Threads split the output by 48-column blocks, or by
+// columns), read in place or packed per slice (above); GEMM_BLOCKED's
+// [ceil(N/48)][K][48] is already the block tile's B, read in place (block
+// j0 / 48 starts at float j0 * K, its rows as wide as its columns rounded up
+// to 8). a is read in place as rows of A. Threads split the output by 48-column blocks, or by
 // 8-row blocks when there are fewer column blocks than row blocks; each
 // block is computed whole by one thread in the same K order, so the bytes
 // do not depend on the split.
-void Runner::Gemm(const fb::Gemm* c) {
+void Runner::Gemm(const fb::Gemm* c, bool blocked) {
+  static_assert(uk::kNr2 == 48, "GEMM_BLOCKED's blocks are the block tile's 48 columns");
   const float* a = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
@@ -89,7 +92,7 @@ void Runner::Gemm(const fb::Gemm* c) {
   base.a_rs = K;
   base.a_ks = 1;
   base.ldc = N;
-  const bool pack = GemmPacks(M) && b.work;
+  const bool pack = !blocked && GemmPacks(M) && b.work;
   constexpr int64_t kRows = uk::kMr2, kCols = uk::kNr2;
   const int64_t col_blocks = (N + kCols - 1) / kCols, row_blocks = (M + kRows - 1) / kRows;
   const bool by_cols = col_blocks >= row_blocks;
@@ -109,7 +112,11 @@ void Runner::Gemm(const fb::Gemm* c) {
         t.kc = K - k0 < kGemmKc ? K - k0 : kGemmKc;
         t.accumulate = k0 > 0;
         t.last = k0 + t.kc == K;
-        if (buf) {
+        if (blocked) {
+          t.b_ss = 8;
+          t.b_ks = (t.cols + 7) / 8 * 8;
+          t.b = w + j0 * K + k0 * t.b_ks;
+        } else if (buf) {
           PackGemmB(w, K, j0, t.cols, k0, t.kc, buf);
           t.b = buf;
           t.b_ss = 8;
@@ -554,7 +561,8 @@ int RunGraph(const Bindings& b, Msg& msg) {
     switch (o->params_type()) {
       case fb::OpParams::Conv2D: RunConv(b, o->params_as_Conv2D()); break;
       case fb::OpParams::Conv2DTaps: RunConvTaps(b, o->params_as_Conv2DTaps()); break;
-      case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm()); break;
+      case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm(), false); break;
+      case fb::OpParams::GemmBlocked: r.Gemm(o->params_as_GemmBlocked(), true); break;
       case fb::OpParams::Binary: r.Binary(o->params_as_Binary()); break;
       case fb::OpParams::Unary: {
         const fb::Unary* c = o->params_as_Unary();

@@ -549,6 +549,19 @@ int Checker::Op(const fb::Op* o) {
       return EPCTX_OK;
     }
     case fb::OpParams::Gemm: op_name = "GEMM"; return Gemm(o->params_as_Gemm());
+    case fb::OpParams::GemmBlocked:
+      // Stream 1.6: the 48-column block layout; the same floats as GEMM's.
+      op_name = "GEMM_BLOCKED";
+      if (g->version_minor() < 6) {
+        OpErr()
+            .s("unknown op type ")
+            .u(uint64_t(o->params_type()))
+            .s(" in a stream 1.")
+            .u(g->version_minor())
+            .s(" (GEMM_BLOCKED came with 1.6)");
+        return Fail();
+      }
+      return Gemm(o->params_as_GemmBlocked());
     case fb::OpParams::Binary: op_name = "BINARY"; return Binary(o->params_as_Binary());
     case fb::OpParams::Unary: {
       op_name = "UNARY";
