@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // vnpu driver: op numerics against reference loops, graph binding,
 // compatibility decisions, and that only bound graphs' payloads are read.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -252,6 +253,63 @@ void softmax_transpose_concat_match_reference(void**) {
   ExpectNear(c, wc);
 }
 
+// TRANSPOSE's paths (rows copied whole, 16 x 16 tiles of the last two
+// axes, strided rows): every permutation of [2, 1, 19, 37] and of
+// [3, 20, 17, 2] (unit axes dropped, neighbours merged, tile edges), equal
+// to an index-by-index reference; and SOFTMAX over a last axis of 197 (the
+// vector rows) against a double reference.
+void transpose_every_permutation_and_softmax_rows_match_reference(void**) {
+  for (std::vector<int64_t> dims : {std::vector<int64_t>{2, 1, 19, 37}, {3, 20, 17, 2}}) {
+    std::vector<uint32_t> perm = {0, 1, 2, 3};
+    const int64_t total = dims[0] * dims[1] * dims[2] * dims[3];
+    auto x = Ramp(size_t(total), 1.f);
+    do {
+      std::vector<int64_t> od(4);
+      for (int d = 0; d < 4; ++d) od[size_t(d)] = dims[perm[size_t(d)]];
+      Stream st;
+      uint32_t ti = st.Tensor("x", dims, L::INPUT, 0);
+      uint32_t ty = st.Tensor("y", od, L::OUTPUT, 0);
+      st.Op(fb::CreateTransposeDirect(st.fbb, ti, ty, &perm));
+      Loaded l;
+      Load(&l, {{"g", st.Finish(0)}}, {});
+      assert_int_equal(l.rc, 0);
+      std::vector<float> y(static_cast<size_t>(total)), want(y.size());
+      assert_int_equal(Run(l, {&x}, {&y}), 0);
+      int64_t in_stride[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+      int64_t i = 0;
+      for (int64_t a = 0; a < od[0]; ++a)
+        for (int64_t b = 0; b < od[1]; ++b)
+          for (int64_t c = 0; c < od[2]; ++c)
+            for (int64_t d = 0; d < od[3]; ++d)
+              want[size_t(i++)] = x[size_t(a * in_stride[perm[0]] + b * in_stride[perm[1]] +
+                                           c * in_stride[perm[2]] + d * in_stride[perm[3]])];
+      if (y != want)
+        fail_msg("transpose of [%lld,%lld,%lld,%lld] by (%u,%u,%u,%u) differs", (long long)dims[0],
+                 (long long)dims[1], (long long)dims[2], (long long)dims[3], perm[0], perm[1],
+                 perm[2], perm[3]);
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  const int R = 5, N = 197;
+  auto x = Ramp(size_t(R * N), 0.05f, -4.f);
+  Stream st;
+  uint32_t ti = st.Tensor("x", {R, N}, L::INPUT, 0);
+  uint32_t ty = st.Tensor("y", {R, N}, L::OUTPUT, 0);
+  st.Op(fb::CreateSoftmax(st.fbb, ti, ty, R, N, 1));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0)}}, {});
+  assert_int_equal(l.rc, 0);
+  std::vector<float> y(static_cast<size_t>(R * N)), want(y.size());
+  assert_int_equal(Run(l, {&x}, {&y}), 0);
+  for (int r = 0; r < R; ++r) {
+    double m = -1e300, sum = 0;
+    for (int k = 0; k < N; ++k) m = std::max(m, double(x[size_t(r * N + k)]));
+    for (int k = 0; k < N; ++k) sum += std::exp(double(x[size_t(r * N + k)]) - m);
+    for (int k = 0; k < N; ++k)
+      want[size_t(r * N + k)] = float(std::exp(double(x[size_t(r * N + k)]) - m) / sum);
+  }
+  ExpectNear(y, want);
+}
+
 std::vector<uint8_t> CopyGraph(const char* name) {
   Stream st;
   uint32_t ti = st.Tensor("x", {4}, L::INPUT, 0);
@@ -415,6 +473,7 @@ int main(void) {
       cmocka_unit_test(binary_broadcasts_with_strides),
       cmocka_unit_test(pool_max_and_avg_match_reference),
       cmocka_unit_test(softmax_transpose_concat_match_reference),
+      cmocka_unit_test(transpose_every_permutation_and_softmax_rows_match_reference),
       cmocka_unit_test(get_graph_binds_single_graph_by_any_name),
       cmocka_unit_test(get_graph_unknown_name_lists_available),
       cmocka_unit_test(get_graph_finds_each_of_many_names),

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "epctx_uk/elementwise.h"
 #include "kernels/elem.h"
 #include "kernels/float_math.h"
 #include "kernels/kernel_util.h"
@@ -94,6 +95,15 @@ Status SoftmaxOp(KernelContext& ctx) {
   } else {
     Product(x->dims, 0, a, &outer);
     Product(x->dims, a, x->rank, &len);
+  }
+  if (K == Kind::kSoftmax && x->dtype == EPCTX_DTYPE_FLOAT && stride == 1) {
+    // Rows of the last axis (attention scores): vector rows, split by row.
+    const float* in = static_cast<const float*>(x->data);
+    float* out = static_cast<float*>(y->data);
+    ctx.ParallelRange(outer, len * 16, [&](int64_t lo, int64_t hi) {
+      for (int64_t o = lo; o < hi; ++o) uk::SoftmaxRow(in + o * len, out + o * len, len);
+    });
+    return Status::Ok();
   }
   Dispatch<kFloats>(x->dtype, [&](auto tag) {
     using T = decltype(tag);

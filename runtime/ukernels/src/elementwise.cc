@@ -55,6 +55,16 @@ void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float al
   detail::ActivateRowsPortable(k, y, rows, n, ld, alpha, beta);
 }
 
+void SoftmaxRow(const float* x, float* y, int64_t n, Isa isa) {
+  if (n <= 0) return;
+  isa = ResolveIsa(isa);
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::SoftmaxRowAvx512(x, y, n);
+  if (isa == Isa::kAvx2) return detail::SoftmaxRowAvx2(x, y, n);
+#endif
+  detail::SoftmaxRowPortable(x, y, n);
+}
+
 void BinaryRow(Bin k, const float* a, const float* b, float* y, int64_t n, int sa, int sb,
                Isa isa) {
   isa = ResolveIsa(isa);

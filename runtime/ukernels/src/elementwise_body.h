@@ -262,6 +262,44 @@ void EPCTX_EW_NAME(BinaryRow)(Bin k, const float* a, const float* b, float* y, i
   }
 }
 
+void EPCTX_EW_NAME(SoftmaxRow)(const float* x, float* y, int64_t n) {
+  typedef EPCTX_EW_NAME(VU) VU;
+  typedef EPCTX_EW_NAME(V) V;
+  constexpr int64_t L = EPCTX_EW_LANES, Q = 16 / L;
+  // The maximum: exact, so any order gives the same value.
+  float mx = x[0];
+  int64_t i = 0;
+  if (n >= L) {
+    V m = *reinterpret_cast<const VU*>(x);
+    for (i = L; i + L <= n; i += L) {
+      const V v = *reinterpret_cast<const VU*>(x + i);
+      m = v > m ? v : m;
+    }
+    for (int64_t j = 0; j < L; ++j) mx = m[j] > mx ? m[j] : mx;
+  }
+  for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  // exp(x - m) = ExpNeg(m - x); 16 partial sums of whole 16-float groups.
+  V acc[Q];
+  for (int64_t q = 0; q < Q; ++q) acc[q] = V{};
+  for (i = 0; i + 16 <= n; i += 16)
+    for (int64_t q = 0; q < Q; ++q) {
+      const V e = EPCTX_EW_NAME(ExpNeg)(mx - *reinterpret_cast<const VU*>(x + i + q * L));
+      *reinterpret_cast<VU*>(y + i + q * L) = e;
+      acc[q] += e;
+    }
+  float sum = 0.0f;
+  for (int64_t q = 0; q < Q; ++q)
+    for (int64_t j = 0; j < L; ++j) sum += acc[q][j];
+  for (; i < n; ++i) {
+    const float e = EPCTX_EW_NAME(ExpNeg)(mx - x[i]);
+    y[i] = e;
+    sum += e;
+  }
+  const float r = 1.0f / sum;
+  for (i = 0; i + L <= n; i += L) *reinterpret_cast<VU*>(y + i) = *reinterpret_cast<VU*>(y + i) * r;
+  for (; i < n; ++i) y[i] = y[i] * r;
+}
+
 }  // namespace detail
 }  // namespace uk
 }  // namespace epctx

@@ -378,6 +378,13 @@ void Runner::Softmax(const fb::Softmax* c) {
   const float* x = b.ptr(c->input());
   float* y = b.ptr(c->output());
   const uint64_t outer = c->outer(), n = c->axis(), inner = c->inner();
+  if (inner == 1 && n > 0) {
+    // Rows of the last axis (attention scores): vector rows, split by row.
+    ForRange(b.par, int64_t(outer), MinUnits(int64_t(n) * 16), [&](int64_t lo, int64_t hi) {
+      for (int64_t o = lo; o < hi; ++o) uk::SoftmaxRow(x + o * n, y + o * n, int64_t(n));
+    });
+    return;
+  }
   for (uint64_t o = 0; o < outer; ++o)
     for (uint64_t i = 0; i < inner; ++i) {
       const float* xs = x + o * n * inner + i;
@@ -394,6 +401,13 @@ void Runner::Softmax(const fb::Softmax* c) {
     }
 }
 
+// The permutation is read once into output dims and input strides, dims of
+// 1 dropped and neighbours that stay neighbours in the input merged. Then
+// whole rows are copied when the last axis keeps its place (heads split or
+// merged: [1, 197, 12, 64] -> [1, 12, 197, 64]), 16 x 16 tiles swap the last
+// two axes when the input's contiguous axis ends up second to last (K^T),
+// and otherwise each output row gathers with the input stride of its axis.
+// Split by outer index.
 void Runner::Transpose(const fb::Transpose* c) {
   const fb::Tensor* xt = T(c->input());
   const fb::Tensor* yt = T(c->output());
@@ -402,23 +416,62 @@ void Runner::Transpose(const fb::Transpose* c) {
   const uint64_t total = Elements(yt);
   const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
   if (total == 0) return;
-  int64_t in_stride[8], stride[8], idx[8] = {0};
+  int64_t in_stride[8], od[8], st[8];
   int64_t s = 1;
   for (int32_t d = int32_t(r) - 1; d >= 0; --d) {
     in_stride[d] = s;
     s *= Dim(xt, uint32_t(d));
   }
-  for (uint32_t d = 0; d < r; ++d) stride[d] = in_stride[c->perm()->Get(d)];
-  int64_t off = 0;
-  for (uint64_t i = 0; i < total; ++i) {
-    y[i] = x[off];
-    for (int32_t d = int32_t(r) - 1; d >= 0; --d) {
-      off += stride[d];
-      if (++idx[d] < Dim(yt, uint32_t(d))) break;
-      off -= stride[d] * idx[d];
-      idx[d] = 0;
+  uint32_t n = 0;
+  for (uint32_t d = 0; d < r; ++d) {
+    const int64_t len = Dim(yt, d), str = in_stride[c->perm()->Get(d)];
+    if (len == 1) continue;
+    if (n > 0 && st[n - 1] == str * len) {
+      od[n - 1] *= len;
+      st[n - 1] = str;
+    } else {
+      od[n] = len;
+      st[n] = str;
+      ++n;
     }
   }
+  if (n == 0 || (n == 1 && st[0] == 1)) {
+    __builtin_memcpy(y, x, total * sizeof(float));
+    return;
+  }
+  // Rows: the last axis (copied whole), or the last two (tiles).
+  const bool rows = st[n - 1] == 1;
+  const bool tiles = !rows && n >= 2 && st[n - 2] == 1;
+  const uint32_t inner = tiles ? 2 : 1;
+  const uint32_t outer_rank = n - inner;
+  int64_t outer = 1;
+  for (uint32_t d = 0; d < outer_rank; ++d) outer *= od[d];
+  const int64_t block = int64_t(total) / outer;
+  ForRange(b.par, outer, MinUnits(block), [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      int64_t off = 0;
+      for (int64_t t = o, d = int64_t(outer_rank) - 1; d >= 0; --d) {
+        off += (t % od[d]) * st[d];
+        t /= od[d];
+      }
+      float* yo = y + o * block;
+      const float* xo = x + off;
+      if (rows) {
+        __builtin_memcpy(yo, xo, size_t(block) * sizeof(float));
+      } else if (tiles) {
+        // yo[i][j] = xo[i + j * sc]: i along the input's contiguous axis.
+        const int64_t R = od[n - 2], C = od[n - 1], sc = st[n - 1];
+        for (int64_t i0 = 0; i0 < R; i0 += 16)
+          for (int64_t j0 = 0; j0 < C; j0 += 16) {
+            const int64_t i1 = i0 + 16 < R ? i0 + 16 : R, j1 = j0 + 16 < C ? j0 + 16 : C;
+            for (int64_t j = j0; j < j1; ++j)
+              for (int64_t i = i0; i < i1; ++i) yo[i * C + j] = xo[i + j * sc];
+          }
+      } else {
+        for (int64_t i = 0; i < block; ++i) yo[i] = xo[i * st[n - 1]];
+      }
+    }
+  });
 }
 
 void Runner::Concat(const fb::Concat* c) {

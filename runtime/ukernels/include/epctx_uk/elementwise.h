@@ -36,6 +36,13 @@ void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float 
 void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
                   Isa isa = Isa::kAuto);
 
+// y = softmax(x) over n floats (n >= 1): the maximum m, e[i] = exp(x[i] -
+// m) by the sigmoid's polynomial exp (exponents below -87 give about 1e-38,
+// not 0), then e[i] * (1 / sum e). The sum runs as 16 partial sums of
+// every 16th element (the rest added in order), whatever the width, so
+// every instruction set gives the same bits. y may equal x.
+void SoftmaxRow(const float* x, float* y, int64_t n, Isa isa = Isa::kAuto);
+
 enum class Bin : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMax, kMin };
 
 // y[i] = a[i * sa] op b[i * sb] for i in [0, n), where each of sa and sb is
