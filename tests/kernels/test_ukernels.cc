@@ -420,6 +420,7 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
     }
     case uk::Act::kSigmoid: break;  // sigmoid_rows_* below
     case uk::Act::kErf: break;      // erf_rows_* below
+    case uk::Act::kTanh: break;     // tanh_rows_* below
   }
   return v;
 }
@@ -594,6 +595,20 @@ void erf_rows_agree_across_isas_and_with_erf(void**) {
     if (!SameBits(y[i], -y[n - 5 - i])) fail_msg("erf is not odd at index %zu", i);
 }
 
+// Tanh's polynomial and exp: within 4 ulp (2.4e-7 relative) of tanh, the
+// same bits on every instruction set; +-inf give +-1, -0 stays -0, odd to
+// the bit.
+void tanh_rows_agree_across_isas_and_with_tanh(void**) {
+  const std::vector<float> y = CheckCurve(
+      uk::Act::kTanh, "tanh", [](double v) { return std::tanh(v); }, 2.4e-7);
+  const size_t n = y.size();
+  assert_true(y[n - 3] == 1.0f);
+  assert_true(y[n - 2] == -1.0f);
+  assert_true(y[n - 1] == 0.0f && std::signbit(y[n - 1]));
+  for (size_t i = 0; i < 200000; ++i)
+    if (!SameBits(y[i], -y[n - 5 - i])) fail_msg("tanh is not odd at index %zu", i);
+}
+
 // SoftmaxRow: within 1e-6 (absolute, the values are <= 1) of a double
 // softmax at every length 1..70 and 197 (ViT's attention rows), the same
 // bits on every instruction set, in place too; a masked (-inf) entry gets
@@ -648,6 +663,7 @@ int main() {
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
       cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
       cmocka_unit_test(erf_rows_agree_across_isas_and_with_erf),
+      cmocka_unit_test(tanh_rows_agree_across_isas_and_with_tanh),
       cmocka_unit_test(softmax_rows_agree_across_isas_and_with_exp),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);

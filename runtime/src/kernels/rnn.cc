@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "epctx_uk/elementwise.h"
 #include "kernels/float_math.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
@@ -67,42 +68,19 @@ inline T Clip(T x, T bound) {
   return x > bound ? bound : (x < -bound ? -bound : x);
 }
 
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 LoadV4(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-
-// a . b with two 4-float vector accumulators (a scalar float reduction does
-// not vectorise without -ffast-math).
-float Dot(const float* a, const float* b, int64_t k) {
-  V4 s0 = {}, s1 = {};
-  int64_t i = 0;
-  for (; i + 8 <= k; i += 8) {
-    s0 += LoadV4(a + i) * LoadV4(b + i);
-    s1 += LoadV4(a + i + 4) * LoadV4(b + i + 4);
-  }
-  s0 += s1;
-  float s = (s0[0] + s0[1]) + (s0[2] + s0[3]);
-  for (; i < k; ++i) s += a[i] * b[i];
-  return s;
-}
-
 // C[M x N] = A[M x K] * B^T (B is N x K), row-major, no accumulation.
 // A recurrent step of a small batch is a matrix-vector product: packing
 // all of R per step (what Sgemm does) would cost as much as the product and
-// pad M to the 4-row tile, so up to 4 rows take dot products over R's rows,
-// which are contiguous in K and each read once per step.
+// pad M to the 4-row tile, so up to 4 rows take dot products over R's rows
+// (uk::DotRows: vector code, four rows at a time), which are contiguous in
+// K and each read once per step.
 void MatMulBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
               int64_t ldb, float* C, int64_t ldc, float* ws) {
   if (M > 4) {
     Sgemm(false, true, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, ws);
     return;
   }
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t m = 0; m < M; ++m) C[m * ldc + n] = Dot(A + m * lda, B + n * ldb, K);
+  for (int64_t m = 0; m < M; ++m) uk::DotRows(A + m * lda, B, ldb, N, K, C + m * ldc);
 }
 void MatMulBt(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
               int64_t ldb, double* C, int64_t ldc, float*) {
@@ -270,8 +248,8 @@ class Runner {
         const T* xw = xw_ + XRow(s_, t, b) * GH;
         T* h = h_ + b * H;
         if (s_.cell == Cell::kRnn) {
-          for (int64_t j = 0; j < H; ++j)
-            h[j] = Activate(act[0], Clip(pre[j] + xw[j] + bias_[j], clip));
+          for (int64_t j = 0; j < H; ++j) h[j] = pre[j] + xw[j] + bias_[j];
+          ActRow(act[0], clip, h, H);
         } else if (s_.cell == Cell::kLstm) {
           LstmRow(act, P, clip, xw, pre, c_ + b * H, h);
         } else {
@@ -286,13 +264,12 @@ class Runner {
         if (step >= len_[b]) continue;
         const int64_t t = rev ? len_[b] - 1 - step : step;
         const T* xw = xw_ + XRow(s_, t, b) * GH;
-        const T* rh = gru_late ? hh_ + b * H : tmp_ + b * H;
+        T* cand = gru_late ? hh_ + b * H : tmp_ + b * H;  // r . (...) until here
         const T* z = hr_ + b * GH;
         T* h = h_ + b * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const T cand = Activate(act[1], Clip(xw[2 * H + j] + rh[j] + bias_[2 * H + j], clip));
-          h[j] = (T(1) - z[j]) * cand + z[j] * h[j];
-        }
+        for (int64_t j = 0; j < H; ++j) cand[j] = xw[2 * H + j] + cand[j] + bias_[2 * H + j];
+        ActRow(act[1], clip, cand, H);
+        for (int64_t j = 0; j < H; ++j) h[j] = (T(1) - z[j]) * cand[j] + z[j] * h[j];
         if (y_) memcpy(y_ + YOffset(s_, t, d, b), h, static_cast<size_t>(H) * sizeof(T));
       }
     }
@@ -300,38 +277,55 @@ class Runner {
     if (c_) StoreState(d, c_, yc_);
   }
 
-  // Gates i, o, f, c (that order in W, R, B; P holds i, o, f).
-  void LstmRow(const Activation* act, const T* P, T clip, const T* xw, const T* pre, T* c, T* h) {
-    const int64_t H = s_.hidden;
-    for (int64_t j = 0; j < H; ++j) {
-      const T c_prev = c[j];
-      T gi = pre[j] + xw[j] + bias_[j];
-      T go = pre[H + j] + xw[H + j] + bias_[H + j];
-      T gf = pre[2 * H + j] + xw[2 * H + j] + bias_[2 * H + j];
-      const T gc = pre[3 * H + j] + xw[3 * H + j] + bias_[3 * H + j];
-      if (P) {
-        gi += P[j] * c_prev;
-        gf += P[2 * H + j] * c_prev;
+  // x[j] = act(clip(x[j])) for j < n, in place: float sigmoid and tanh
+  // through the micro-kernel rows (vector code), the rest element by element.
+  static void ActRow(const Activation& a, T clip, T* x, int64_t n) {
+    if constexpr (sizeof(T) == sizeof(float)) {
+      if (a.kind == Act::kSigmoid || a.kind == Act::kTanh) {
+        if (clip > 0)
+          for (int64_t j = 0; j < n; ++j) x[j] = Clip(x[j], clip);
+        uk::ActivateRow(a.kind == Act::kSigmoid ? uk::Act::kSigmoid : uk::Act::kTanh, x, x, n, 1.0f,
+                        0.0f);
+        return;
       }
-      const T i = Activate(act[0], Clip(gi, clip));
-      const T f = s_.input_forget ? T(1) - i : Activate(act[0], Clip(gf, clip));
-      const T cell = f * c_prev + i * Activate(act[1], Clip(gc, clip));
-      if (P) go += P[H + j] * cell;
-      const T o = Activate(act[0], Clip(go, clip));
-      c[j] = cell;
-      h[j] = o * Activate(act[2], cell);
     }
+    for (int64_t j = 0; j < n; ++j) x[j] = Activate(a, Clip(x[j], clip));
+  }
+
+  // Gates i, o, f, c (that order in W, R, B; P holds i, o, f), computed in
+  // place in pre, a row of each gate at a time.
+  void LstmRow(const Activation* act, const T* P, T clip, const T* xw, T* pre, T* c, T* h) {
+    const int64_t H = s_.hidden;
+    T *gi = pre, *go = pre + H, *gf = pre + 2 * H, *gc = pre + 3 * H;
+    for (int64_t j = 0; j < 4 * H; ++j) pre[j] = pre[j] + xw[j] + bias_[j];
+    if (P)
+      for (int64_t j = 0; j < H; ++j) {
+        gi[j] += P[j] * c[j];
+        gf[j] += P[2 * H + j] * c[j];
+      }
+    ActRow(act[0], clip, gi, H);
+    if (!s_.input_forget) ActRow(act[0], clip, gf, H);
+    ActRow(act[1], clip, gc, H);
+    for (int64_t j = 0; j < H; ++j) {
+      const T f = s_.input_forget ? T(1) - gi[j] : gf[j];
+      c[j] = f * c[j] + gi[j] * gc[j];
+    }
+    if (P)
+      for (int64_t j = 0; j < H; ++j) go[j] += P[H + j] * c[j];
+    ActRow(act[0], clip, go, H);
+    for (int64_t j = 0; j < H; ++j) gc[j] = c[j];
+    ActRow(act[2], T(0), gc, H);  // the cell's activation is not clipped
+    for (int64_t j = 0; j < H; ++j) h[j] = go[j] * gc[j];
   }
 
   // GRU gates z and r; z stays in pre[0, H) for the second half, and rh gets
   // r . H_{t-1} (or, with linear_before_reset, r . (H_{t-1} Rh^T + Rbh)).
   void GruGates(const Activation* act, T clip, const T* xw, T* pre, const T* h, T* rh) {
     const int64_t H = s_.hidden;
-    for (int64_t j = 0; j < H; ++j) {
-      pre[j] = Activate(act[0], Clip(pre[j] + xw[j] + bias_[j], clip));
-      const T r = Activate(act[0], Clip(pre[H + j] + xw[H + j] + bias_[H + j], clip));
-      rh[j] = s_.linear_before_reset ? r * (pre[2 * H + j] + rbh_[j]) : r * h[j];
-    }
+    for (int64_t j = 0; j < 2 * H; ++j) pre[j] = pre[j] + xw[j] + bias_[j];
+    ActRow(act[0], clip, pre, 2 * H);
+    for (int64_t j = 0; j < H; ++j)
+      rh[j] = s_.linear_before_reset ? pre[H + j] * (pre[2 * H + j] + rbh_[j]) : pre[H + j] * h[j];
   }
 };
 

@@ -65,6 +65,15 @@ void SoftmaxRow(const float* x, float* y, int64_t n, Isa isa) {
   detail::SoftmaxRowPortable(x, y, n);
 }
 
+void DotRows(const float* a, const float* b, int64_t ldb, int64_t n, int64_t k, float* c, Isa isa) {
+  isa = ResolveIsa(isa);
+#if defined(__x86_64__)
+  if (isa == Isa::kAvx512) return detail::DotRowsAvx512(a, b, ldb, n, k, c);
+  if (isa == Isa::kAvx2) return detail::DotRowsAvx2(a, b, ldb, n, k, c);
+#endif
+  detail::DotRowsPortable(a, b, ldb, n, k, c);
+}
+
 void BinaryRow(Bin k, const float* a, const float* b, float* y, int64_t n, int sa, int sb,
                Isa isa) {
   isa = ResolveIsa(isa);

@@ -92,6 +92,26 @@ inline T EPCTX_EW_NAME(Erf)(T v) {
   return v < 0.0f ? -r : r;
 }
 
+// tanh(v). Below |v| = 0.625, v * P(v^2) (degree 5, fitted like erf's P:
+// within 3 ulp); above, 1 - 2 / (exp(2|v|) + 1) with exp by the sigmoid's
+// polynomial (within 3 ulp; exp's clamp at 88 gives exactly 1 from |v| = 9
+// on), the sign put back last. NaN stays NaN, -0 stays -0.
+template <typename T>
+inline T EPCTX_EW_NAME(Tanh)(T v) {
+  const T a = v < 0.0f ? -v : v;
+  const T t = a * a;
+  T p = T{} + -5.759500898e-03f;
+  p = p * t + 2.068056352e-02f;
+  p = p * t + -5.374899879e-02f;
+  p = p * t + 1.333147883e-01f;
+  p = p * t + -3.333327472e-01f;
+  p = p * t + 1.0f;
+  const T small = p * a;
+  const T big = 1.0f - 2.0f / (EPCTX_EW_NAME(ExpNeg)(-2.0f * a) + 1.0f);
+  const T r = a < 0.625f ? small : big;
+  return v < 0.0f ? -r : r;
+}
+
 // One activation on a vector or a scalar (T is either): the same operations.
 template <Act K, typename T>
 inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
@@ -99,6 +119,8 @@ inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
     return 1.0f / (EPCTX_EW_NAME(ExpNeg)(v) + 1.0f);
   } else if constexpr (K == Act::kErf) {
     return EPCTX_EW_NAME(Erf)(v);
+  } else if constexpr (K == Act::kTanh) {
+    return EPCTX_EW_NAME(Tanh)(v);
   } else if constexpr (K == Act::kRelu) {
     return v > 0.0f ? v : T{} + 0.0f;
   } else if constexpr (K == Act::kLeaky) {
@@ -127,7 +149,7 @@ void EPCTX_EW_NAME(ActRow)(const float* x, float* y, int64_t n, float alpha, flo
 #if !defined(__x86_64__) && !defined(__aarch64__)
   // 32-bit and microcontroller targets (no 4-float vector unit to speak of)
   // take erf one float at a time: a quarter of the code of the vector body.
-  if constexpr (K == Act::kErf) {
+  if constexpr (K == Act::kErf || K == Act::kTanh) {
     for (; i < n; ++i) y[i] = EPCTX_EW_NAME(Apply)<K>(x[i], alpha, beta, affine);
     return;
   }
@@ -225,6 +247,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
     case Act::kHardSwish: return EPCTX_EW_NAME(ActRow)<Act::kHardSwish>(x, y, n, alpha, beta);
     case Act::kSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kSigmoid>(x, y, n, alpha, beta);
     case Act::kErf: return EPCTX_EW_NAME(ActRow)<Act::kErf>(x, y, n, alpha, beta);
+    case Act::kTanh: return EPCTX_EW_NAME(ActRow)<Act::kTanh>(x, y, n, alpha, beta);
   }
 }
 
@@ -246,7 +269,8 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kHardSwish:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);
     case Act::kSigmoid: return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
-    case Act::kErf: break;  // never a convolution's epilogue: ActivateRow only
+    case Act::kErf:
+    case Act::kTanh: break;  // never a convolution's epilogue: ActivateRow only
   }
 }
 
@@ -260,6 +284,40 @@ void EPCTX_EW_NAME(BinaryRow)(Bin k, const float* a, const float* b, float* y, i
     case Bin::kMax: return EPCTX_EW_NAME(BinRow)<Bin::kMax>(a, b, y, n, sa, sb);
     case Bin::kMin: return EPCTX_EW_NAME(BinRow)<Bin::kMin>(a, b, y, n, sa, sb);
   }
+}
+
+template <int R>
+void EPCTX_EW_NAME(DotRowsK)(const float* a, const float* b, int64_t ldb, int64_t k, float* c) {
+  typedef EPCTX_EW_NAME(VU) VU;
+  typedef EPCTX_EW_NAME(V) V;
+  constexpr int64_t L = EPCTX_EW_LANES, Q = 16 / L;
+  V acc[R][Q];
+  for (int r = 0; r < R; ++r)
+    for (int64_t q = 0; q < Q; ++q) acc[r][q] = V{};
+  int64_t i = 0;
+  for (; i + 16 <= k; i += 16)
+    for (int64_t q = 0; q < Q; ++q) {
+      const V av = *reinterpret_cast<const VU*>(a + i + q * L);
+      if (q == 0)
+        for (int r = 0; r < R; ++r) __builtin_prefetch(b + (R + r) * ldb + i);
+      for (int r = 0; r < R; ++r)
+        acc[r][q] += av * *reinterpret_cast<const VU*>(b + r * ldb + i + q * L);
+    }
+  for (int r = 0; r < R; ++r) {
+    float s = 0.0f;
+    for (int64_t q = 0; q < Q; ++q)
+      for (int64_t j = 0; j < L; ++j) s += acc[r][q][j];
+    for (int64_t t = i; t < k; ++t) s += a[t] * b[r * ldb + t];
+    c[r] = s;
+  }
+}
+
+void EPCTX_EW_NAME(DotRows)(const float* a, const float* b, int64_t ldb, int64_t n, int64_t k,
+                            float* c) {
+  int64_t r = 0;
+  for (; r + 8 <= n; r += 8) EPCTX_EW_NAME(DotRowsK)<8>(a, b + r * ldb, ldb, k, c + r);
+  for (; r + 4 <= n; r += 4) EPCTX_EW_NAME(DotRowsK)<4>(a, b + r * ldb, ldb, k, c + r);
+  for (; r < n; ++r) EPCTX_EW_NAME(DotRowsK)<1>(a, b + r * ldb, ldb, k, c + r);
 }
 
 void EPCTX_EW_NAME(SoftmaxRow)(const float* x, float* y, int64_t n) {

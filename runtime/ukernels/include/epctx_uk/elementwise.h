@@ -24,6 +24,7 @@ enum class Act : uint32_t {
   kLeakyMax = 4,   // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
   kSigmoid = 5,    // 1 / (1 + exp(-x)), exp by a polynomial (within 2 ulp of expf)
   kErf = 6,        // erf(x) by two polynomials (within 4 ulp of erf, or 2^-23 where |x| >= 0.92)
+  kTanh = 7,       // tanh(x): x * P(x^2) below |x| = 0.625, else 1 - 2 / (exp(2|x|) + 1) (4 ulp)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
@@ -31,7 +32,7 @@ void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float 
                  Isa isa = Isa::kAuto);
 
 // In place on `rows` rows of n floats, ld apart (one dispatch for a block
-// of a convolution's output). Every activation but kErf, which no
+// of a convolution's output). Every activation but kErf and kTanh, which no
 // convolution fuses (left out to keep microcontroller images small).
 void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
                   Isa isa = Isa::kAuto);
@@ -42,6 +43,14 @@ void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float al
 // every 16th element (the rest added in order), whatever the width, so
 // every instruction set gives the same bits. y may equal x.
 void SoftmaxRow(const float* x, float* y, int64_t n, Isa isa = Isa::kAuto);
+
+// c[r] = a . b[r * ldb ...] over k floats, for rows r in [0, n): a
+// matrix-vector product with the matrix's rows contiguous (a recurrent
+// step's H_{t-1} R^T). Each dot runs as 16 partial sums of every 16th
+// product (the rest added in order), four rows sharing each load of a, so
+// every instruction set gives the same bits.
+void DotRows(const float* a, const float* b, int64_t ldb, int64_t n, int64_t k, float* c,
+             Isa isa = Isa::kAuto);
 
 enum class Bin : uint32_t { kAdd = 0, kSub, kMul, kDiv, kMax, kMin };
 
