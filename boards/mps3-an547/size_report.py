@@ -23,7 +23,7 @@ PLACEMENT = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 
 
 def members(src, folder):
-    return {os.path.basename(p) + ".obj" for p in glob.glob(os.path.join(src, folder, "*.cc"))}
+    return {os.path.basename(p) + ".obj" for p in glob.glob(os.path.join(src, folder, "**", "*.cc"), recursive=True)}
 
 
 def main(argv):

@@ -19,6 +19,7 @@
 // written, not added, to its output pixels; a row's last block overlaps the
 // one before it when W is not a multiple of 24.
 #include "epctx_uk/sgemm.h"
+#include "conv/plan.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -62,10 +63,11 @@ bool TilesExactly(const Dims& d, const fb::ConvTranspose2D* c) {
 // one plane's rows at a time rather than 24 planes at once (those lie a
 // multiple of 4 KiB apart too, and would evict each other from L1).
 void ExactRows(const Dims& d, const float* x, const float* w, const float* bias, float* y,
-               const fb::ConvTranspose2D* c, float* buf, int64_t h0, int64_t h1) {
-  const uk::TileFn tile = uk::TileKernel(uk::Isa::kAuto);
+               const fb::ConvTranspose2D* c, const OpPlan& p, float* buf, int64_t h0, int64_t h1) {
+  const uk::TileFn tile = p.tile;
   uk::Tile base{};
-  const bool post = !FusedAct(c->activation(), c->alpha(), c->beta(), &base);
+  p.Epilogue(&base);
+  const bool post = p.post;
   const int64_t HW = d.H * d.W, taps = d.KH * d.KW, R = d.cog * taps;
   const int64_t chunk = d.cig < kDeconvWorkK ? d.cig : kDeconvWorkK;
   base.a_rs = 1;
@@ -152,10 +154,10 @@ void ExactRows(const Dims& d, const float* x, const float* w, const float* bias,
 
 // Threads split the input rows.
 void ExactGemm(const Dims& d, const float* x, const float* w, const float* bias, float* y,
-               const fb::ConvTranspose2D* c, const Bindings& bd) {
+               const fb::ConvTranspose2D* c, const OpPlan& p, const Bindings& bd) {
   ForRangeSlots(bd.par, d.H, MinUnits(d.cog * d.KH * d.KW * d.cig * d.W),
                 [&](int64_t h0, int64_t h1, uint32_t slot) {
-                  ExactRows(d, x, w, bias, y, c, bd.slot(slot), h0, h1);
+                  ExactRows(d, x, w, bias, y, c, p, bd.slot(slot), h0, h1);
                 });
 }
 
@@ -181,10 +183,9 @@ bool ArenaRange(const fb::Graph* g, uint32_t t, uint64_t* lo, uint64_t* hi) {
 
 }  // namespace
 
-bool DeconvPairApplies(const Bindings& b, const fb::ConvTranspose2D* a,
-                       const fb::ConvTranspose2D* n) {
-  if (!b.work || n->input() != a->output()) return false;
-  const fb::Graph* g = b.graph->stream;
+bool DeconvPairFits(const fb::Graph* g, const fb::ConvTranspose2D* a,
+                    const fb::ConvTranspose2D* n) {
+  if (n->input() != a->output()) return false;
   const Dims da = DimsOf(g, a), dn = DimsOf(g, n);
   if (!TilesExactly(da, a) || !TilesExactly(dn, n) || Dim(g->tensors()->Get(a->input()), 0) != 1)
     return false;
@@ -200,7 +201,7 @@ bool DeconvPairApplies(const Bindings& b, const fb::ConvTranspose2D* a,
 }
 
 void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
-                          const fb::ConvTranspose2D* n) {
+                          const fb::ConvTranspose2D* n, const OpPlan& pa, const OpPlan& pn) {
   const fb::Graph* g = b.graph->stream;
   const Dims da = DimsOf(g, a), dn = DimsOf(g, n);
   const float* x = b.ptr(a->input());
@@ -216,13 +217,13 @@ void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
   ForRangeSlots(b.par, bands, 1, [&](int64_t b0, int64_t b1, uint32_t slot) {
     for (int64_t bi = b0; bi < b1; ++bi) {
       const int64_t h0 = bi * kPairRows, h1 = da.H - h0 < kPairRows ? da.H : h0 + kPairRows;
-      ExactRows(da, x, wa, ba, mid, a, b.slot(slot), h0, h1);
-      ExactRows(dn, mid, wn, bn, y, n, b.slot(slot), h0 * da.KH, h1 * da.KH);
+      ExactRows(da, x, wa, ba, mid, a, pa, b.slot(slot), h0, h1);
+      ExactRows(dn, mid, wn, bn, y, n, pn, b.slot(slot), h0 * da.KH, h1 * da.KH);
     }
   });
 }
 
-void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
+void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c, const OpPlan& p) {
   const fb::Graph* g = b.graph->stream;
   const float* x = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
@@ -235,9 +236,9 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c) {
   const int64_t sh = c->stride_h(), sw = c->stride_w(), dh = c->dilation_h(), dw = c->dilation_w();
   const int64_t pt = c->pad_top(), pl = c->pad_left();
   const int64_t plane = OH * OW;
-  if (TilesExactly(d, c) && b.work) {  // get_graph reserved its workspace
+  if (p.strategy == Strategy::kDeconvExact) {  // get_graph reserved its workspace
     for (int64_t n = 0; n < N; ++n)
-      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c, b);
+      ExactGemm(d, x + n * C * H * W, w, bias, y + n * CO * plane, c, p, b);
     return;
   }
   for (int64_t n = 0; n < N; ++n) {

@@ -7,6 +7,7 @@
 
 #include <epctx/vnpu.h>
 
+#include "conv/plan.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -210,7 +211,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
   if (!ctx) return;
   epctx_hal_host host = ctx->host;
   for (uint32_t i = 0; i < ctx->num_graphs; ++i) {
-    if (ctx->graphs[i].inputs) host.free(host.user, ctx->graphs[i].inputs);
+    if (ctx->graphs[i].plans) host.free(host.user, ctx->graphs[i].plans);
     if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
     if (ctx->graphs[i].widened) host.free(host.user, ctx->graphs[i].widened);
   }
@@ -324,33 +325,31 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
     return EPCTX_INVALID_GRAPH;
   }
   g->stream = s;
-  g->work_floats = 0;
-  for (uint32_t i = 0; s->ops() && i < s->ops()->size(); ++i) {
-    const fb::Op* o = s->ops()->Get(i);
-    const bool taps = o->params_type() == fb::OpParams::Conv2DTaps;
-    uint64_t w = 0;
-    if (taps || o->params_type() == fb::OpParams::Conv2D)
-      w = ConvWorkFloats(s, static_cast<const fb::Conv2D*>(o->params()), taps);
-    else if (o->params_type() == fb::OpParams::ConvTranspose2D)
-      w = ConvTransposeWorkFloats(s, o->params_as_ConvTranspose2D());
-    else if (o->params_type() == fb::OpParams::Gemm) w = GemmWorkFloats(o->params_as_Gemm());
-    g->work_floats = w > g->work_floats ? w : g->work_floats;
+  // One allocation: the op plans, then the input/output descriptors and
+  // their tensor indices. Counts are bounded by the payload (a few bytes an
+  // op or tensor at least), so the sum fits 64 bits.
+  const uint32_t nops = s->ops() ? s->ops()->size() : 0;
+  const uint32_t nio = g->num_inputs + g->num_outputs;
+  const uint64_t bytes = uint64_t(nops) * sizeof(OpPlan) +
+                         uint64_t(nio) * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
+  static_assert(sizeof(OpPlan) % alignof(epctx_hal_tensor_desc) == 0, "descriptors follow plans");
+  void* mem =
+      bytes <= SIZE_MAX ? ctx->host.alloc(ctx->host.user, bytes ? size_t(bytes) : 1, 16) : nullptr;
+  if (!mem) {
+    msg.s("vnpu: graph '").s(name).s("': out of memory for ").u(bytes).s(" bytes of op plans");
+    return EPCTX_OUT_OF_MEMORY;
   }
+  g->plans = static_cast<OpPlan*>(mem);
+  g->inputs = reinterpret_cast<epctx_hal_tensor_desc*>(g->plans + nops);
+  g->outputs = g->inputs + g->num_inputs;
+  g->input_tensor = reinterpret_cast<uint32_t*>(g->inputs + nio);
+  g->output_tensor = g->input_tensor + g->num_inputs;
+  rc = PlanGraph(s, name, g->plans, &g->work_floats, msg);
+  if (rc != EPCTX_OK) return rc;
   // Whole cache lines per slot, so every slot starts 64-byte aligned like
   // the scratch: the block tile's packed B rows are read a zmm at a time,
   // and a load that straddles two lines costs two.
   g->work_floats = (g->work_floats + 15) / 16 * 16;
-  uint32_t nio = g->num_inputs + g->num_outputs;
-  size_t bytes = nio * (sizeof(epctx_hal_tensor_desc) + sizeof(uint32_t));
-  void* mem = ctx->host.alloc(ctx->host.user, bytes ? bytes : 1, alignof(epctx_hal_tensor_desc));
-  if (!mem) {
-    msg.s("vnpu: graph '").s(name).s("': out of memory for ").u(bytes).s(" bytes");
-    return EPCTX_OUT_OF_MEMORY;
-  }
-  g->inputs = static_cast<epctx_hal_tensor_desc*>(mem);
-  g->outputs = g->inputs + g->num_inputs;
-  g->input_tensor = reinterpret_cast<uint32_t*>(g->inputs + nio);
-  g->output_tensor = g->input_tensor + g->num_inputs;
   for (uint32_t i = 0; s->tensors() && i < s->tensors()->size(); ++i) {
     const fb::Tensor* t = s->tensors()->Get(i);
     if (t->location() == fb::Location::INPUT) {
@@ -433,9 +432,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
     if (g->state.compare_exchange_weak(st, kChecking, std::memory_order_acquire)) break;
   }
   int rc = ValidatePayload(ctx, g, msg);
-  if (rc != EPCTX_OK && g->inputs) {
-    ctx->host.free(ctx->host.user, g->inputs);
-    g->inputs = nullptr;
+  if (rc != EPCTX_OK && g->plans) {
+    ctx->host.free(ctx->host.user, g->plans);
+    g->plans = nullptr;
+    g->inputs = g->outputs = nullptr;
   }
   if (rc != EPCTX_OK && g->copy) {
     ctx->host.free(ctx->host.user, g->copy);

@@ -28,6 +28,8 @@ struct epctx_hal_context;
 namespace epctx {
 namespace vnpu {
 
+struct OpPlan;
+
 // Appends to a caller's fixed buffer, always NUL-terminated, cuts silently.
 class Msg {
  public:
@@ -79,9 +81,12 @@ struct Graph {
   // The weight segment keeps float16 (half the file and mapping); the
   // copies are what ops read, so execute does no conversion.
   float** widened;
+  // Per op: what get_graph planned (conv/plan.h), read by execute. One host
+  // allocation with the binding tables below it (inputs .. output_tensor).
+  OpPlan* plans;
   // Floats of workspace each of kWorkSlots workers needs (the largest of the
-  // graph's ops: ConvWorkFloats, ConvTransposeWorkFloats, GemmWorkFloats), placed after the arena
-  // in the scratch the host hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
+  // plans' work_floats), placed after the arena in the scratch the host
+  // hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
   uint64_t work_floats;
 };
 
@@ -131,14 +136,6 @@ struct Bindings {
   // Worker slot's workspace (graph->work_floats floats).
   float* slot(uint32_t s) const { return work + uint64_t(s) * graph->work_floats; }
 };
-
-// Workspace floats a CONV2D (taps: CONV2D_TAPS) op needs per worker (0:
-// none), from its shapes.
-uint64_t ConvWorkFloats(const fb::Graph* g, const fb::Conv2D* c, bool taps);
-// Workspace floats per slot a CONV_TRANSPOSE2D needs (0: none).
-uint64_t ConvTransposeWorkFloats(const fb::Graph* g, const fb::ConvTranspose2D* c);
-// Workspace floats per slot a GEMM needs (0: none): its packed B slice.
-uint64_t GemmWorkFloats(const fb::Gemm* c);
 
 // Runs f(lo, hi, chunk) over [0, n) cut into at most min(par's threads,
 // max_chunks) even runs, none under `min_units` units (serial, chunk 0,
@@ -279,23 +276,6 @@ float HalfToFloat(uint16_t h);
 
 // Runs one CONVERT op (vnpu_convert.cc).
 void RunConvert(const Bindings& b, const fb::Convert* c);
-
-// Runs one CONV_TRANSPOSE2D op (vnpu_deconv.cc).
-void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c);
-// Two exact (kernel == stride) deconvolutions in a row, the second reading
-// only the first's output, whose input and output memory do not overlap:
-// RunConvTransposePair runs them interleaved, a band of the first's rows and
-// then the second's rows of it, so the intermediate is read while in cache.
-// Same results as running them one after the other.
-bool DeconvPairApplies(const Bindings& b, const fb::ConvTranspose2D* a,
-                       const fb::ConvTranspose2D* n);
-void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
-                          const fb::ConvTranspose2D* n);
-
-// Runs one CONV2D op of a validated graph (vnpu_conv.cc).
-void RunConv(const Bindings& b, const fb::Conv2D* c);
-// CONV2D_TAPS: the same table, weights taps-major (vnpu.fbs), the transposed path.
-void RunConvTaps(const Bindings& b, const fb::Conv2D* c);
 
 // For activations that are a clamp (NONE, RELU, CLIP with alpha <= beta):
 // sets [*lo, *hi] for a fused epilogue and returns true. Otherwise returns

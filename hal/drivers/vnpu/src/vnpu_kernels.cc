@@ -3,7 +3,7 @@
 //
 // Every index here stays inside the shapes that vnpu_validate.cc checked, so
 // the loops need no bounds checks of their own except where a window reaches
-// into padding. CONV2D lives in vnpu_conv.cc. GEMM runs the micro-kernel
+// into padding. CONV2D lives in conv/ (one file per strategy). GEMM runs the micro-kernel
 // library's block tile on its packed weights. Activations and binary
 // ops pick a per-kind loop once per row, never a switch per element.
 #include <cmath>
@@ -11,6 +11,7 @@
 
 #include "epctx_uk/elementwise.h"
 #include "epctx_uk/sgemm.h"
+#include "conv/plan.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -24,7 +25,7 @@ struct Runner {
   const fb::Graph* g;
   const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
 
-  void Gemm(const fb::Gemm* c, bool blocked);
+  void Gemm(const fb::Gemm* c, const OpPlan& p);
   void Binary(const fb::Binary* c);
   void Pool(const fb::Pool* c);
   void Softmax(const fb::Softmax* c);
@@ -78,21 +79,23 @@ namespace {
 // 8-row blocks when there are fewer column blocks than row blocks; each
 // block is computed whole by one thread in the same K order, so the bytes
 // do not depend on the split.
-void Runner::Gemm(const fb::Gemm* c, bool blocked) {
+void Runner::Gemm(const fb::Gemm* c, const OpPlan& p) {
   static_assert(uk::kNr2 == 48, "GEMM_BLOCKED's blocks are the block tile's 48 columns");
+  const bool blocked = p.strategy == Strategy::kGemmBlocked;
   const float* a = b.ptr(c->input());
   const float* w = b.ptr(c->weights());
   const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
   float* y = b.ptr(c->output());
   const int64_t M = int64_t(c->m()), K = int64_t(c->k()), N = int64_t(c->n());
   const Act act = c->activation();
-  const uk::TileFn tile = uk::TileKernel2(uk::Isa::kAuto);
+  const uk::TileFn tile = p.tile;
   uk::Tile base{};
-  const bool post = !FusedAct(act, c->alpha(), c->beta(), &base);
+  p.Epilogue(&base);
+  const bool post = p.post;
   base.a_rs = K;
   base.a_ks = 1;
   base.ldc = N;
-  const bool pack = !blocked && GemmPacks(M) && b.work;
+  const bool pack = p.strategy == Strategy::kGemmPacked;
   constexpr int64_t kRows = uk::kMr2, kCols = uk::kNr2;
   const int64_t col_blocks = (N + kCols - 1) / kCols, row_blocks = (M + kRows - 1) / kRows;
   const bool by_cols = col_blocks >= row_blocks;
@@ -611,11 +614,12 @@ int RunGraph(const Bindings& b, Msg& msg) {
   Runner r{b, g};
   for (uint32_t i = 0; i < g->ops()->size(); ++i) {
     const fb::Op* o = g->ops()->Get(i);
+    const OpPlan& p = b.graph->plans[i];
     switch (o->params_type()) {
-      case fb::OpParams::Conv2D: RunConv(b, o->params_as_Conv2D()); break;
-      case fb::OpParams::Conv2DTaps: RunConvTaps(b, o->params_as_Conv2DTaps()); break;
-      case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm(), false); break;
-      case fb::OpParams::GemmBlocked: r.Gemm(o->params_as_GemmBlocked(), true); break;
+      case fb::OpParams::Conv2D: RunConv(b, o->params_as_Conv2D(), p, false); break;
+      case fb::OpParams::Conv2DTaps: RunConv(b, o->params_as_Conv2DTaps(), p, true); break;
+      case fb::OpParams::Gemm: r.Gemm(o->params_as_Gemm(), p); break;
+      case fb::OpParams::GemmBlocked: r.Gemm(o->params_as_GemmBlocked(), p); break;
       case fb::OpParams::Binary: r.Binary(o->params_as_Binary()); break;
       case fb::OpParams::Unary: {
         const fb::Unary* c = o->params_as_Unary();
@@ -642,14 +646,13 @@ int RunGraph(const Bindings& b, Msg& msg) {
       case fb::OpParams::Convert: RunConvert(b, o->params_as_Convert()); break;
       case fb::OpParams::ConvTranspose2D: {
         const fb::ConvTranspose2D* c = o->params_as_ConvTranspose2D();
-        const fb::Op* next = i + 1 < g->ops()->size() ? g->ops()->Get(i + 1) : nullptr;
-        if (next && next->params_type() == fb::OpParams::ConvTranspose2D &&
-            DeconvPairApplies(b, c, next->params_as_ConvTranspose2D())) {
-          RunConvTransposePair(b, c, next->params_as_ConvTranspose2D());
+        if (p.strategy == Strategy::kDeconvPair) {  // planned: op i + 1 is the second
+          RunConvTransposePair(b, c, g->ops()->Get(i + 1)->params_as_ConvTranspose2D(), p,
+                               b.graph->plans[i + 1]);
           ++i;
           break;
         }
-        RunConvTranspose(b, c);
+        RunConvTranspose(b, c, p);
         break;
       }
       default:

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// The planner (plan.h): PlanConv picks a CONV2D's strategy and sizes its
+// workspace in one function; PlanGraph fills a graph's plan table at
+// get_graph; RunConv runs a planned conv through the one entry signature.
+#include "conv/strategies.h"
+
+namespace epctx {
+namespace vnpu {
+
+Shape ShapeOf(const fb::Graph* g, const fb::Conv2D* c) {
+  const fb::Tensor* xt = g->tensors()->Get(c->input());
+  const fb::Tensor* yt = g->tensors()->Get(c->output());
+  Shape s;
+  s.N = Dim(xt, 0), s.C = Dim(xt, 1), s.H = Dim(xt, 2), s.W = Dim(xt, 3);
+  s.CO = Dim(yt, 1), s.OH = Dim(yt, 2), s.OW = Dim(yt, 3);
+  s.G = c->groups(), s.cig = s.C / s.G, s.cog = s.CO / s.G, s.nb = (s.cog + 7) / 8;
+  s.KH = c->kernel_h(), s.KW = c->kernel_w(), s.sh = c->stride_h(), s.sw = c->stride_w();
+  s.dh = c->dilation_h(), s.dw = c->dilation_w(), s.pt = c->pad_top(), s.pl = c->pad_left();
+  s.kstride = s.KH * s.KW * 8;
+  return s;
+}
+
+namespace {
+
+OpPlan With(Strategy st, uint64_t work) {
+  OpPlan p{};
+  p.strategy = st;
+  p.work_floats = work;
+  return p;
+}
+
+// The tile kernels and epilogue of a planned op with a fused activation.
+void Kernels(OpPlan* p, fb::Activation act, float alpha, float beta) {
+  uk::Tile t{};
+  p->post = !FusedAct(act, alpha, beta, &t);
+  p->lo = t.lo;
+  p->hi = t.hi;
+  p->leaky = t.leaky;
+  p->slope = t.slope;
+  switch (p->strategy) {
+    case Strategy::kDense:
+    case Strategy::kDenseRows:
+    case Strategy::kShifted:
+    case Strategy::kShiftedPacked:
+    case Strategy::kGemm:
+    case Strategy::kGemmPacked:
+    case Strategy::kGemmBlocked: p->tile = uk::TileKernel2(uk::Isa::kAuto); break;
+    case Strategy::kRowShift:
+      p->tile = uk::TileKernel2(uk::Isa::kAuto);
+      p->edge = uk::TileKernel(uk::Isa::kAuto);
+      break;
+    case Strategy::kTransposed:
+    case Strategy::kTransposedRing:
+    case Strategy::kNarrow:
+    case Strategy::kDeconvExact: p->tile = uk::TileKernel(uk::Isa::kAuto); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+OpPlan PlanConv(const Shape& s, bool taps) {
+  // CONV2D_TAPS' weights are laid out for the transposed path; a 1xK one
+  // goes by row shifts, which read either layout.
+  if (taps) {
+    if (RowShiftApplies(s)) return With(Strategy::kRowShift, EdgeWorkFloats(s));
+    if (PackedRingApplies(s)) return With(Strategy::kTransposedRing, PackedRingFloats(s));
+    return With(Strategy::kTransposed, 0);
+  }
+  // One input channel into several: the depthwise band, filled once for all
+  // of them (embedding_model's 1 -> 24 3x3 on 76x32: 44 -> 13 us).
+  const bool depthwise = s.cig == 1 && s.cog == 1;
+  if (!depthwise && NarrowApplies(s)) return With(Strategy::kNarrow, 0);
+  if (depthwise || (s.cig == 1 && BandApplies(s))) {
+    if (BandApplies(s)) return With(Strategy::kDepthwiseBand, BandFloats(s));
+    if (S2Applies(s)) return With(Strategy::kDepthwiseRing, S2RingFloats(s));
+    return With(Strategy::kDepthwise, 0);
+  }
+  if (ShiftApplies(s)) {
+    if (ShiftPackApplies(s)) return With(Strategy::kShiftedPacked, ShiftPackFloats(s));
+    return With(Strategy::kShifted, 0);
+  }
+  if (RowShiftApplies(s)) return With(Strategy::kRowShift, EdgeWorkFloats(s));
+  if (TransposedApplies(s)) {
+    if (PackedRingApplies(s)) return With(Strategy::kTransposedRing, PackedRingFloats(s));
+    return With(Strategy::kTransposed, 0);
+  }
+  if (DenseRowsApplies(s)) return With(Strategy::kDenseRows, DenseRowsFloats(s));
+  const int64_t K = s.cig * s.KH * s.KW;
+  OpPlan p = With(Strategy::kDense, 0);
+  p.chunk_k = K < kDenseKc ? K : kDenseKc;
+  p.work_floats = uint64_t(p.chunk_k) * uk::kNr2;
+  return p;
+}
+
+int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_t* work_floats,
+              Msg& msg) {
+  const uint32_t n = g->ops() ? g->ops()->size() : 0;
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const fb::Op* o = g->ops()->Get(i);
+    OpPlan& p = plans[i];
+    p = OpPlan{};
+    switch (o->params_type()) {
+      case fb::OpParams::Conv2D:
+      case fb::OpParams::Conv2DTaps: {
+        const bool taps = o->params_type() == fb::OpParams::Conv2DTaps;
+        const fb::Conv2D* c = static_cast<const fb::Conv2D*>(o->params());
+        const Shape s = ShapeOf(g, c);
+        // The transposed path keeps a tap row's inputs on the stack.
+        if (taps && !RowShiftApplies(s) && s.KH * s.KW > kMaxTaps) {
+          msg.s("vnpu: graph '")
+              .s(graph_name)
+              .s("' op ")
+              .u(i)
+              .s(" (CONV2D_TAPS): kernel taps (kernel_h x kernel_w) expected at most ")
+              .i(kMaxTaps)
+              .s(", found ")
+              .i(s.KH * s.KW);
+          return EPCTX_INVALID_GRAPH;
+        }
+        p = PlanConv(s, taps);
+        Kernels(&p, c->activation(), c->alpha(), c->beta());
+        break;
+      }
+      case fb::OpParams::ConvTranspose2D: {
+        const fb::ConvTranspose2D* c = o->params_as_ConvTranspose2D();
+        const uint64_t work = ConvTransposeWorkFloats(g, c);
+        p = With(work ? Strategy::kDeconvExact : Strategy::kDeconvScatter, work);
+        Kernels(&p, c->activation(), c->alpha(), c->beta());
+        // Two exact ones in a row, paired left to right.
+        const OpPlan* prev = i > 0 ? &plans[i - 1] : nullptr;
+        if (work && prev && prev->strategy == Strategy::kDeconvExact &&
+            DeconvPairFits(g, g->ops()->Get(i - 1)->params_as_ConvTranspose2D(), c)) {
+          plans[i - 1].strategy = Strategy::kDeconvPair;
+          p.strategy = Strategy::kFused;
+        }
+        break;
+      }
+      case fb::OpParams::Gemm: {
+        const fb::Gemm* c = o->params_as_Gemm();
+        const uint64_t work = GemmWorkFloats(c);
+        p = With(work ? Strategy::kGemmPacked : Strategy::kGemm, work);
+        Kernels(&p, c->activation(), c->alpha(), c->beta());
+        break;
+      }
+      case fb::OpParams::GemmBlocked: {
+        const fb::Gemm* c = o->params_as_GemmBlocked();
+        p = With(Strategy::kGemmBlocked, 0);
+        Kernels(&p, c->activation(), c->alpha(), c->beta());
+        break;
+      }
+      default: break;
+    }
+    most = p.work_floats > most ? p.work_floats : most;
+  }
+  *work_floats = most;
+  return EPCTX_OK;
+}
+
+void RunConv(const Bindings& b, const fb::Conv2D* c, const OpPlan& p, bool taps) {
+  // Indexed by Strategy from kDense (plan.h's order).
+  static constexpr ConvEntry kEntry[] = {RunDense,          RunDenseRows,    RunShifted,
+                                         RunShiftedPacked,  RunRowShift,     RunTransposed,
+                                         RunTransposedRing, RunNarrow,       RunDepthwise,
+                                         RunDepthwiseBand,  RunDepthwiseRing};
+  static_assert(sizeof kEntry / sizeof kEntry[0] ==
+                    size_t(Strategy::kDepthwiseRing) - size_t(Strategy::kDense) + 1,
+                "one entry per conv strategy");
+  const Shape s = ShapeOf(b.graph->stream, c);
+  const ConvCall call{s,
+                      taps ? TapsLayout(s) : BlockedLayout(s),
+                      b.ptr(c->input()),
+                      b.ptr(c->weights()),
+                      c->has_bias() ? b.ptr(c->bias()) : nullptr,
+                      b.ptr(c->output()),
+                      c,
+                      b,
+                      p};
+  kEntry[size_t(p.strategy) - size_t(Strategy::kDense)](call);
+}
+
+}  // namespace vnpu
+}  // namespace epctx

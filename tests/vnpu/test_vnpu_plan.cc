@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: Apache-2.0
+// vnpu planner: which strategy each representative convolution takes, that
+// get_graph's plan is the planner's, that the workspace it reserves is what
+// the strategy uses (run serially: slot 0 only, the high-water mark of its
+// writes at most, and more than half of, the planned floats; the other
+// slots untouched), and that the strategy computes the convolution.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "conv/plan.h"
+#include "vnpu_stream.h"
+
+using namespace vt;
+using L = fb::Location;
+using epctx::vnpu::Graph;
+using epctx::vnpu::OpPlan;
+using epctx::vnpu::Strategy;
+
+namespace {
+
+const char* Name(Strategy s) {
+  switch (s) {
+    case Strategy::kNone: return "none";
+    case Strategy::kFused: return "fused";
+    case Strategy::kDense: return "dense";
+    case Strategy::kDenseRows: return "dense_rows";
+    case Strategy::kShifted: return "shifted";
+    case Strategy::kShiftedPacked: return "shifted_packed";
+    case Strategy::kRowShift: return "row_shift";
+    case Strategy::kTransposed: return "transposed";
+    case Strategy::kTransposedRing: return "transposed_ring";
+    case Strategy::kNarrow: return "narrow";
+    case Strategy::kDepthwise: return "depthwise";
+    case Strategy::kDepthwiseBand: return "depthwise_band";
+    case Strategy::kDepthwiseRing: return "depthwise_ring";
+    case Strategy::kDeconvScatter: return "deconv_scatter";
+    case Strategy::kDeconvExact: return "deconv_exact";
+    case Strategy::kDeconvPair: return "deconv_pair";
+    case Strategy::kGemm: return "gemm";
+    case Strategy::kGemmPacked: return "gemm_packed";
+    case Strategy::kGemmBlocked: return "gemm_blocked";
+  }
+  return "?";
+}
+
+struct Case {
+  const char* name;
+  int N, C, H, W, CO, KH, KW, sh, sw, pt, pl, pb, pr, dh, dw, G;
+  bool taps;
+  Strategy want;
+};
+
+// clang-format off
+const Case kCases[] = {
+  // name                      N  C   H    W    CO  KH KW sh sw pt pl pb pr dh dw G   taps   strategy
+  {"1x1",                      1, 16, 12,  20,  24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShifted},
+  {"1x1 on a 4 KiB plane",     1, 16, 32,  32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShiftedPacked},
+  {"1x1 stride 2",             1, 16, 16,  16,  16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
+  {"3x3 stride 1",             1, 16, 20,  20,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
+  {"3x3 stride 1 wide rows",   1, 8,  6,   64,  16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},
+  {"3x3 stride 2",             1, 16, 20,  20,  32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
+  {"3x3 stride 2 stem",        1, 3,  8,   130, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},
+  {"7x7 stride 2 stem",        1, 3,  16,  112, 8,  7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1,  false, Strategy::kDense},
+  {"grouped 3x3",              1, 16, 10,  10,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2,  false, Strategy::kDense},
+  {"dilated 3x3",              1, 8,  12,  12,  16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1,  false, Strategy::kDense},
+  {"depthwise 3x3",            1, 8,  16,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8,  false, Strategy::kDepthwiseBand},
+  {"depthwise 3x3 stride 2",   1, 4,  9,   200, 4,  3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwiseRing},
+  {"depthwise 3x3 wide rows",  1, 4,  6,   200, 4,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwise},
+  {"depthwise 3x3 stride 3",   1, 4,  12,  12,  4,  3, 3, 3, 3, 0, 0, 0, 0, 1, 1, 4,  false, Strategy::kDepthwise},
+  {"one channel into eight",   1, 1,  16,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDepthwiseBand},
+  {"3x1",                      1, 8,  12,  10,  16, 3, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShifted},
+  {"1x3 same",                 1, 8,  4,   32,  16, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1,  false, Strategy::kRowShift},
+  {"1x64 stft",                1, 1,  1,   100, 16, 1, 64,1, 16,0, 0, 0, 0, 1, 1, 1,  false, Strategy::kNarrow},
+  {"many into few 3x3",        1, 32, 10,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kTransposedRing},
+  {"many into few dilated",    1, 32, 10,  16,  8,  3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1,  false, Strategy::kTransposed},
+  {"taps 3x3",                 1, 32, 10,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  true,  Strategy::kTransposedRing},
+  {"taps 1x3 same",            1, 16, 4,   32,  8,  1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 1,  true,  Strategy::kRowShift},
+  {"taps one channel",         1, 1,  8,   16,  1,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  true,  Strategy::kTransposedRing},
+};
+// clang-format on
+
+std::vector<float> Ramp(size_t n, float scale, float bias = 0.f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(float(i) * 0.37f + bias) * scale;
+  return v;
+}
+
+// w [Cout][Cin_g][KH][KW] in the op's layout: blocked (PackConv) or taps-major
+// [G][KH * KW][Cin_g][ceil(Cout_g / 8) * 8].
+std::vector<float> Pack(const Case& k, const std::vector<float>& w) {
+  const int cig = k.C / k.G, ks = k.KH * k.KW;
+  if (!k.taps) return PackConv(w, k.CO, cig, k.KH, k.KW, k.G);
+  const int cog = k.CO / k.G, nb = (cog + 7) / 8;
+  std::vector<float> out(size_t(k.G) * ks * cig * nb * 8, 0.f);
+  for (int o = 0; o < k.CO; ++o)
+    for (int i = 0; i < cig; ++i)
+      for (int t = 0; t < ks; ++t)
+        out[((size_t(o / cog) * ks + t) * cig + i) * nb * 8 + o % cog] =
+            w[(size_t(o) * cig + i) * ks + t];
+  return out;
+}
+
+std::vector<float> RefConv(const Case& k, int OH, int OW, const std::vector<float>& x,
+                           const std::vector<float>& w, const std::vector<float>& b) {
+  std::vector<float> y(size_t(k.N) * k.CO * OH * OW);
+  const int cig = k.C / k.G, cog = k.CO / k.G;
+  for (int n = 0; n < k.N; ++n)
+    for (int o = 0; o < k.CO; ++o)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          double acc = b[o];
+          for (int i = 0; i < cig; ++i)
+            for (int kh = 0; kh < k.KH; ++kh)
+              for (int kw = 0; kw < k.KW; ++kw) {
+                const int ih = oh * k.sh - k.pt + kh * k.dh, iw = ow * k.sw - k.pl + kw * k.dw;
+                if (ih < 0 || ih >= k.H || iw < 0 || iw >= k.W) continue;
+                acc += double(x[((size_t(n) * k.C + o / cog * cig + i) * k.H + ih) * k.W + iw]) *
+                       w[((size_t(o) * cig + i) * k.KH + kh) * k.KW + kw];
+              }
+          y[((size_t(n) * k.CO + o) * OH + oh) * OW + ow] = float(acc);
+        }
+  return y;
+}
+
+constexpr uint32_t kUntouched = 0x7fc0dead;  // a NaN no kernel computes
+
+void RunCase(const Case& k) {
+  const int OH = (k.H + k.pt + k.pb - k.dh * (k.KH - 1) - 1) / k.sh + 1;
+  const int OW = (k.W + k.pl + k.pr - k.dw * (k.KW - 1) - 1) / k.sw + 1;
+  epctx::vnpu::Shape s;
+  s.N = k.N, s.C = k.C, s.H = k.H, s.W = k.W, s.CO = k.CO, s.OH = OH, s.OW = OW, s.G = k.G;
+  s.cig = k.C / k.G, s.cog = k.CO / k.G, s.nb = (s.cog + 7) / 8, s.KH = k.KH, s.KW = k.KW;
+  s.sh = k.sh, s.sw = k.sw, s.dh = k.dh, s.dw = k.dw, s.pt = k.pt, s.pl = k.pl;
+  s.kstride = s.KH * s.KW * 8;
+  const OpPlan want = epctx::vnpu::PlanConv(s, k.taps);
+  if (want.strategy != k.want) {
+    print_error("%s: planned %s, expected %s\n", k.name, Name(want.strategy), Name(k.want));
+    fail();
+  }
+
+  auto x = Ramp(size_t(k.N) * k.C * k.H * k.W, 1.f);
+  auto w = Ramp(size_t(k.CO) * (k.C / k.G) * k.KH * k.KW, 0.5f, 1.f);
+  auto b = Ramp(size_t(k.CO), 0.3f, 2.f);
+  std::vector<float> weights = Pack(k, w);
+  const uint64_t boff = (weights.size() * 4 + 63) / 64 * 64;
+  const size_t nw = weights.size();
+  weights.resize(boff / 4);
+  weights.insert(weights.end(), b.begin(), b.end());
+  Stream st;
+  uint32_t ti = st.Tensor("x", {k.N, k.C, k.H, k.W}, L::INPUT, 0);
+  uint32_t tw = st.Tensor("w", {int64_t(nw)}, L::WEIGHT, 0);
+  uint32_t tb = st.Tensor("b", {k.CO}, L::WEIGHT, boff);
+  uint32_t to = st.Tensor("y", {k.N, k.CO, OH, OW}, L::OUTPUT, 0);
+  auto conv = fb::CreateConv2D(st.fbb, ti, tw, to, true, tb, k.KH, k.KW, k.sh, k.sw, k.pt, k.pl,
+                               k.pb, k.pr, k.dh, k.dw, k.G);
+  if (k.taps) st.Op(fb::OpParams::Conv2DTaps, conv);
+  else st.Op(conv);
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0, "g", 4)}}, weights);
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* hg;
+  epctx_hal_graph_info info;
+  if (Bind(&l, "g", &hg, &info) != 0) {
+    print_error("%s: %s\n", k.name, l.msg.c_str());
+    fail();
+  }
+  // get_graph's plan is the planner's, and the workspace is its size.
+  const Graph* g = reinterpret_cast<const Graph*>(hg);
+  assert_int_equal(int(g->plans[0].strategy), int(want.strategy));
+  assert_int_equal(g->plans[0].work_floats, want.work_floats);
+  assert_int_equal(g->work_floats, (want.work_floats + 15) / 16 * 16);
+
+  const size_t words = (info.scratch_bytes + 3) / 4;
+  uint32_t* scratch = static_cast<uint32_t*>(aligned_alloc(64, (words * 4 + 63) / 64 * 64 + 64));
+  for (size_t i = 0; i < words; ++i) scratch[i] = kUntouched;
+  std::vector<float> y(size_t(k.N) * k.CO * OH * OW);
+  epctx_hal_tensor tin = {EPCTX_DTYPE_FLOAT, info.inputs[0].rank, info.inputs[0].dims, x.data(),
+                          x.size() * 4};
+  epctx_hal_tensor tout = {EPCTX_DTYPE_FLOAT, info.outputs[0].rank, info.outputs[0].dims, y.data(),
+                           y.size() * 4};
+  const epctx_hal_driver* d = epctx_vnpu_driver();
+  char msg[512];
+  assert_int_equal(
+      d->execute(d, hg, &tin, 1, &tout, 1, scratch, info.scratch_bytes, msg, sizeof msg), 0);
+  // Serial: slot 0 (the arena is empty: the workspace starts the scratch).
+  uint64_t high = 0;
+  for (size_t i = 0; i < words; ++i)
+    if (scratch[i] != kUntouched) high = i + 1;
+  free(scratch);
+  if (high > want.work_floats || (want.work_floats > 0 && 2 * high <= want.work_floats)) {
+    print_error("%s (%s): wrote %llu workspace floats, planned %llu\n", k.name, Name(want.strategy),
+                (unsigned long long)high, (unsigned long long)want.work_floats);
+    fail();
+  }
+  const auto ref = RefConv(k, OH, OW, x, w, b);
+  for (size_t i = 0; i < y.size(); ++i)
+    if (std::fabs(y[i] - ref[i]) > 1e-4f * (1.f + std::fabs(ref[i]))) {
+      print_error("%s (%s): element %zu: got %g want %g\n", k.name, Name(want.strategy), i,
+                  double(y[i]), double(ref[i]));
+      fail();
+    }
+}
+
+void each_conv_case_takes_its_strategy_and_uses_its_planned_workspace(void**) {
+  for (const Case& k : kCases) RunCase(k);
+}
+
+// The transposed path keeps a tap row's inputs on the stack (49 taps):
+// get_graph refuses a CONV2D_TAPS with more rather than run it.
+void taps_op_beyond_the_stack_taps_is_refused(void**) {
+  const int C = 16, CO = 8, KH = 50, H = 60, W = 8, OH = H - KH + 1;
+  std::vector<float> weights(size_t(KH) * C * 8, 0.f);
+  Stream st;
+  uint32_t ti = st.Tensor("x", {1, C, H, W}, L::INPUT, 0);
+  uint32_t tw = st.Tensor("w", {int64_t(weights.size())}, L::WEIGHT, 0);
+  uint32_t to = st.Tensor("y", {1, CO, OH, W}, L::OUTPUT, 0);
+  st.Op(fb::OpParams::Conv2DTaps, fb::CreateConv2D(st.fbb, ti, tw, to, false, 0, KH, 1));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0, "g", 4)}}, weights);
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* hg;
+  epctx_hal_graph_info info;
+  assert_int_equal(Bind(&l, "g", &hg, &info), EPCTX_INVALID_GRAPH);
+  assert_non_null(strstr(l.msg.c_str(), "graph 'g' op 0 (CONV2D_TAPS)"));
+  assert_non_null(strstr(l.msg.c_str(), "expected at most 49, found 50"));
+}
+
+// GEMM packs B slices from 16 rows of A; two exact deconvolutions in a row
+// (the second writing arena bytes apart from the first's input) run as a
+// pair, the second planned as fused into the first; a 3x3 stride-2 one
+// scatters.
+void gemm_and_deconv_plans(void**) {
+  Stream st;
+  const int C = 8, H = 4, W = 4;
+  uint32_t gx = st.Tensor("gx", {16, 8}, L::INPUT, 0);
+  uint32_t gw = st.Tensor("gw", {64}, L::WEIGHT, 0);
+  uint32_t gy = st.Tensor("gy", {16, 8}, L::OUTPUT, 0);
+  uint32_t hx = st.Tensor("hx", {2, 8}, L::INPUT, 1);
+  uint32_t hy = st.Tensor("hy", {2, 8}, L::OUTPUT, 1);
+  uint32_t dx = st.Tensor("dx", {1, C, H, W}, L::INPUT, 2);
+  uint32_t dw = st.Tensor("dw", {C * C * 4}, L::WEIGHT, 0);
+  uint32_t dm = st.Tensor("dm", {1, C, 2 * H, 2 * W}, L::ARENA, 0);
+  uint32_t dy = st.Tensor("dy", {1, C, 4 * H, 4 * W}, L::ARENA, uint64_t(C) * 4 * H * W * 4);
+  uint32_t cy = st.Tensor("cy", {1, C, 4 * H, 4 * W}, L::OUTPUT, 2);
+  uint32_t sw = st.Tensor("sw", {C * C * 9}, L::WEIGHT, 0);
+  uint32_t sy = st.Tensor("sy", {1, C, 2 * H + 1, 2 * W + 1}, L::OUTPUT, 3);
+  st.Op(fb::CreateGemm(st.fbb, gx, gw, gy, false, 0, 16, 8, 8));
+  st.Op(fb::CreateGemm(st.fbb, hx, gw, hy, false, 0, 2, 8, 8));
+  st.Op(fb::CreateConvTranspose2D(st.fbb, dx, dw, dm, false, 0, 2, 2, 2, 2));
+  st.Op(fb::CreateConvTranspose2D(st.fbb, dm, dw, dy, false, 0, 2, 2, 2, 2));
+  st.Op(fb::CreateCopy(st.fbb, dy, cy));
+  st.Op(fb::CreateConvTranspose2D(st.fbb, dx, sw, sy, false, 0, 3, 3, 2, 2));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(uint64_t(C) * 20 * H * W * 4, "g", 1)}}, std::vector<float>(C * C * 9));
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* hg;
+  epctx_hal_graph_info info;
+  if (Bind(&l, "g", &hg, &info) != 0) {
+    print_error("%s\n", l.msg.c_str());
+    fail();
+  }
+  const Graph* g = reinterpret_cast<const Graph*>(hg);
+  const Strategy want[] = {Strategy::kGemmPacked, Strategy::kGemm, Strategy::kDeconvPair,
+                           Strategy::kFused,      Strategy::kNone, Strategy::kDeconvScatter};
+  for (int i = 0; i < 6; ++i) {
+    if (g->plans[i].strategy != want[i]) {
+      print_error("op %d: planned %s, expected %s\n", i, Name(g->plans[i].strategy), Name(want[i]));
+      fail();
+    }
+  }
+  assert_int_equal(g->plans[0].work_floats, 8 * 48);
+  assert_int_equal(g->plans[1].work_floats, 0);
+  assert_int_equal(g->plans[2].work_floats, 8 * 192);
+  assert_int_equal(g->plans[5].work_floats, 0);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(each_conv_case_takes_its_strategy_and_uses_its_planned_workspace),
+      cmocka_unit_test(taps_op_beyond_the_stack_taps_is_refused),
+      cmocka_unit_test(gemm_and_deconv_plans),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
