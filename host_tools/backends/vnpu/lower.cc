@@ -15,6 +15,8 @@
 #include <map>
 #include <set>
 
+#include <epctx/vnpu_layout.h>
+
 #include "epctx_host/half.h"
 #include "int8_match.h"
 #include "onnx_util.h"
@@ -25,6 +27,9 @@ namespace epctx {
 namespace host {
 namespace vnpu {
 namespace {
+
+// The weight layouts the driver reads, decided by its predicates.
+namespace layout = ::epctx::vnpu::layout;
 
 int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
   int64_t p = 1;
@@ -486,18 +491,20 @@ class Lowerer {
     // inputs, a window wider than one column), CONV2D_TAPS' taps-major
     // [G][KH*KW][cig][ceil(CO_g/8)*8], where one tap's weights for all
     // output channels are one row of the tile's B panel.
-    const int64_t cog = CO / G, nb = (cog + 7) / 8, ks = KH * KW;
+    constexpr int64_t B = layout::kBlock;
+    const int64_t cog = CO / G, nb = (cog + B - 1) / B, ks = KH * KW;
     const std::vector<int64_t> ys = Shape(value);
     const int64_t OW = ys.empty() ? 0 : ys.back();
-    const bool taps = cog <= 24 && cig >= 16 && KW > 1 && ks <= 49 && OW >= 4;
+    // The driver's transposed path, by its own predicate (vnpu_layout.h).
+    const bool taps = layout::TapsLayout(cig, cog, KH, KW, OW);
     if (taps) op.kind = fb::OpParams::Conv2DTaps;
-    std::vector<float> packed(size_t(G * nb * cig * ks * 8), 0.f);
+    std::vector<float> packed(size_t(G * nb * cig * ks * B), 0.f);
     for (int64_t o = 0; o < CO; ++o) {
       int64_t gi = o / cog, ol = o % cog;
       for (int64_t i = 0; i < cig; ++i)
         for (int64_t k = 0; k < ks; ++k)
-          packed[size_t(taps ? ((gi * ks + k) * cig + i) * nb * 8 + ol
-                             : (((gi * nb + ol / 8) * cig + i) * ks + k) * 8 + ol % 8)] =
+          packed[size_t(taps ? ((gi * ks + k) * cig + i) * nb * B + ol
+                             : (((gi * nb + ol / B) * cig + i) * ks + k) * B + ol % B)] =
               w[size_t((o * cig + i) * ks + k)];
     }
     op.ins = {In(n.input(0))};
@@ -622,9 +629,6 @@ class Lowerer {
     }
   }
 
-  // GEMM_BLOCKED's column block, fixed by the format (vnpu.fbs).
-  static constexpr int64_t kGemmBlockCols = 48;
-
   void Gemm(const onnx::NodeProto& n) {
     IrOp op;
     op.kind = fb::OpParams::GemmBlocked;
@@ -641,10 +645,11 @@ class Lowerer {
     if ((tb ? bd[1] : bd[0]) != K) Fail("B does not match K=" + std::to_string(K));
     // GEMM_BLOCKED's layout (vnpu.fbs): blocks of 48 columns, each K rows
     // of its width rounded up to 8; block j0 / 48 starts at float j0 * K.
-    const int64_t n8 = (N + 7) / 8 * 8;
+    constexpr int64_t kCols = layout::kGemmBlockCols;
+    const int64_t n8 = (N + layout::kBlock - 1) / layout::kBlock * layout::kBlock;
     std::vector<float> packed(size_t(n8 * K), 0.f);
-    for (int64_t j0 = 0; j0 < N; j0 += kGemmBlockCols) {
-      const int64_t w = std::min<int64_t>(kGemmBlockCols, n8 - j0);
+    for (int64_t j0 = 0; j0 < N; j0 += kCols) {
+      const int64_t w = std::min<int64_t>(kCols, n8 - j0);
       for (int64_t k = 0; k < K; ++k)
         for (int64_t j = j0; j < std::min(N, j0 + w); ++j)
           packed[size_t(j0 * K + k * w + (j - j0))] =

@@ -80,7 +80,7 @@ namespace {
 // block is computed whole by one thread in the same K order, so the bytes
 // do not depend on the split.
 void Runner::Gemm(const fb::Gemm* c, const OpPlan& p) {
-  static_assert(uk::kNr2 == 48, "GEMM_BLOCKED's blocks are the block tile's 48 columns");
+  static_assert(uk::kNr2 == layout::kGemmBlockCols, "GEMM_BLOCKED's blocks are block tiles");
   const bool blocked = p.strategy == Strategy::kGemmBlocked;
   const float* a = b.ptr(c->input());
   const float* w = b.ptr(c->weights());

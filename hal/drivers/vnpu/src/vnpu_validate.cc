@@ -10,6 +10,8 @@
 // within the shapes checked here.
 #include <cstring>
 
+#include <epctx/vnpu_layout.h>
+
 #include "vnpu_internal.h"
 
 namespace epctx {
@@ -359,8 +361,9 @@ int Checker::Conv(const fb::Conv2D* c) {
   }
   if (!ConvShape(x, y, ConvWindow::Of(c))) return Fail();
   int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = c->groups();
-  uint64_t n = uint64_t(g) * uint64_t((cout / g + 7) / 8), t;
-  if (!Mul(n, uint64_t(cin / g), &n) || !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * 8, &t)) {
+  uint64_t n = uint64_t(g) * uint64_t((cout / g + layout::kBlock - 1) / layout::kBlock), t;
+  if (!Mul(n, uint64_t(cin / g), &n) ||
+      !Mul(n, uint64_t(c->kernel_h()) * c->kernel_w() * layout::kBlock, &t)) {
     OpErr().s("packed weight size overflows");
     return Fail();
   }
@@ -380,7 +383,7 @@ int Checker::Gemm(const fb::Gemm* c) {
   }
   uint64_t m = c->m(), k = c->k(), n = c->n(), mk, mn, kn;
   if (m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) || n > uint64_t(kMaxDim) || !Mul(m, k, &mk) ||
-      !Mul(m, n, &mn) || !Mul((n + 7) / 8 * 8, k, &kn)) {
+      !Mul(m, n, &mn) || !Mul((n + layout::kBlock - 1) / layout::kBlock * layout::kBlock, k, &kn)) {
     OpErr().s("m/k/n out of range");
     return Fail();
   }
@@ -540,9 +543,11 @@ int Checker::Op(const fb::Op* o) {
       int rc = Conv(c);
       if (rc != EPCTX_OK) return rc;
       const int64_t cout_g = Dim(c->output(), 1) / int64_t(c->groups());
-      if (cout_g > 24) {
+      if (cout_g > layout::kTileCols) {
         OpErr()
-            .s("output channels per group: expected at most 24 (one tile's columns), found ")
+            .s("output channels per group: expected at most ")
+            .i(layout::kTileCols)
+            .s(" (one tile's columns), found ")
             .i(cout_g);
         return Fail();
       }

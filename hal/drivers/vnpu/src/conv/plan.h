@@ -23,6 +23,8 @@
 
 #include <cstdint>
 
+#include <epctx/vnpu_layout.h>
+
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -139,8 +141,9 @@ using ConvEntry = void (*)(const ConvCall& call);
 // for one pixel block; get_graph sizes the slots for every op that uses one
 // and execute refuses a scratch without them.
 constexpr int64_t kWorkK = 1024;
-// Taps of a window the row kernels keep on the stack (7x7 at most).
-constexpr int64_t kMaxTaps = 49;
+// Taps of a window the row kernels keep on the stack (7x7 at most): the
+// compiler's limit for CONV2D_TAPS too.
+constexpr int64_t kMaxTaps = layout::kMaxTaps;
 // The largest ring of padded input rows a worker keeps (256 KiB).
 constexpr int64_t kRingFloats = 65536;
 

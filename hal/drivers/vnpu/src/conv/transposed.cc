@@ -52,9 +52,11 @@ int64_t PackedStride(const Shape& s) {
 
 }  // namespace
 
+// The compiler writes CONV2D_TAPS by the same predicate (vnpu_layout.h).
+static_assert(layout::kTileCols == uk::kNr && layout::kTileRows == uk::kMr,
+              "the transposed tile is the micro-kernel tile");
 bool TransposedApplies(const Shape& s) {
-  return s.cog <= uk::kNr && s.cig >= 16 && s.KH * s.KW > 1 && s.KH * s.KW <= kMaxTaps &&
-         s.OW >= uk::kMr;
+  return layout::TransposedFits(s.cig, s.cog, s.KH, s.KW, s.OW);
 }
 
 uint64_t PackedRingFloats(const Shape& s) {
