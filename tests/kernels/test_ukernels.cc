@@ -377,6 +377,107 @@ void sgemm_pack_b_callback_matches_plain_b(void**) {
   for (size_t i = 0; i < c0.size(); ++i) assert_true(c0[i] == c1[i]);
 }
 
+// One product over rows [i0, i1) x columns [j0, j1) of a larger one, with A
+// and/or B pre-packed or not; every instruction set.
+struct PackedCase {
+  int64_t M, N, K;
+  bool ta, tb;
+  float alpha, beta;
+};
+
+std::vector<float> RunPackedCase(const PackedCase& k, uk::Isa isa, bool pack_a, bool pack_b,
+                                 int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  const int64_t lda = (k.ta ? k.M : k.K) + 1, ldb = (k.tb ? k.K : k.N) + 3, ldc = k.N;
+  const std::vector<float> A = Random(size_t((k.ta ? k.K : k.M) * lda + 1), 31);
+  const std::vector<float> B = Random(size_t((k.tb ? k.N : k.K) * ldb + 1), 32);
+  const std::vector<float> cb = Random(size_t(k.N + 1), 33);
+  std::vector<float> C = Random(size_t(k.M * ldc + 1), 34);
+  // Packed operands start on a cache line, as the session allocates them;
+  // the filler shows any byte the packing leaves unwritten.
+  std::vector<float> pa(uk::SgemmPackedAFloats(k.M, k.K) + 16, 7.0f);
+  std::vector<float> pb(uk::SgemmPackedBFloats(k.K, k.N) + 16, 7.0f);
+  float* pa64 =
+      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(pa.data()) + 63) & ~uintptr_t{63});
+  float* pb64 =
+      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(pb.data()) + 63) & ~uintptr_t{63});
+  uk::SgemmPackA(k.ta, A.data(), lda, k.M, k.K, k.alpha, pa64);
+  uk::SgemmPackB(k.tb, B.data(), ldb, k.K, k.N, pb64);
+  const uk::PackedA packed_a{pa64, k.M, k.K};
+  const uk::PackedB packed_b{pb64, k.K, k.N};
+  std::vector<float> ws(uk::SgemmWorkspaceFloats(k.M, k.N, k.K));
+  uk::Gemm g;
+  g.trans_a = k.ta;
+  g.trans_b = k.tb;
+  g.M = i1 - i0;
+  g.N = j1 - j0;
+  g.K = k.K;
+  g.alpha = k.alpha;
+  g.beta = k.beta;
+  g.A = k.ta ? A.data() + i0 : A.data() + i0 * lda;
+  g.lda = lda;
+  g.B = k.tb ? B.data() + j0 * ldb : B.data() + j0;
+  g.ldb = ldb;
+  g.C = C.data() + i0 * ldc + j0;
+  g.ldc = ldc;
+  g.col_bias = cb.data() + j0;
+  if (pack_a) {
+    g.A = nullptr;
+    g.packed_a = &packed_a;
+    g.packed_a_row = i0;
+  }
+  if (pack_b) {
+    g.B = nullptr;
+    g.packed_b = &packed_b;
+    g.packed_b_col = j0;
+  }
+  uk::Sgemm(g, ws.data(), isa);
+  return C;
+}
+
+// Pre-packed A and B give the bits Sgemm's own packing gives, at shapes on
+// and off every block edge (8-row panels, 48-column tiles, 72-row and
+// 384-column blocks, 256-deep K slices), with transposes, alpha and beta,
+// and over the row and column sub-ranges a thread split reads.
+void sgemm_prepacked_operands_match_unpacked_bit_for_bit(void**) {
+  const int64_t sizes[][3] = {{1, 1, 1},     {1, 384, 256}, {1, 385, 257},  {8, 48, 1},
+                              {9, 49, 255},  {7, 23, 129},  {72, 384, 512}, {73, 769, 300},
+                              {130, 50, 33}, {3, 1000, 70}, {200, 10, 513}, {16, 96, 0}};
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  for (const auto& s : sizes)
+    for (int t = 0; t < 4; ++t) {
+      const PackedCase k{
+          s[0], s[1], s[2], bool(t & 1), bool(t & 2), t == 1 ? 0.5f : 1.0f, t == 3 ? 1.0f : 0.0f};
+      for (uk::Isa isa : isas) {
+        const std::vector<float> plain = RunPackedCase(k, isa, false, false, 0, k.M, 0, k.N);
+        for (int p = 1; p < 4; ++p) {
+          const std::vector<float> got =
+              RunPackedCase(k, isa, (p & 1) != 0, (p & 2) != 0, 0, k.M, 0, k.N);
+          assert_memory_equal(got.data(), plain.data(), got.size() * sizeof(float));
+        }
+        // Sub-ranges starting on the grid a thread split uses.
+        const int64_t i0 = k.M > uk::kMr2 ? uk::kMr2 : 0, j0 = k.N > uk::kNr2 ? uk::kNr2 : 0;
+        const std::vector<float> rows = RunPackedCase(k, isa, false, false, i0, k.M, 0, k.N);
+        const std::vector<float> rows_packed = RunPackedCase(k, isa, true, true, i0, k.M, 0, k.N);
+        assert_memory_equal(rows.data(), rows_packed.data(), rows.size() * sizeof(float));
+        const std::vector<float> cols = RunPackedCase(k, isa, false, false, 0, k.M, j0, k.N);
+        const std::vector<float> cols_packed = RunPackedCase(k, isa, true, true, 0, k.M, j0, k.N);
+        assert_memory_equal(cols.data(), cols_packed.data(), cols.size() * sizeof(float));
+      }
+    }
+}
+
+// The packed sizes: no more than the operand rounded to the packing grid.
+void sgemm_packed_sizes_are_bounded(void**) {
+  assert_int_equal(uk::SgemmPackedBFloats(0, 5), 0);
+  assert_int_equal(uk::SgemmPackedAFloats(5, 0), 0);
+  assert_int_equal(uk::SgemmPackedAFloats(9, 10), 16 * 10);
+  // 384 columns: one block, rows of 400 floats (whole lines plus one).
+  assert_int_equal(uk::SgemmPackedBFloats(3, 384), 3 * 400);
+  // 385: a full block and a one-column block of 32-float rows.
+  assert_int_equal(uk::SgemmPackedBFloats(3, 385), 3 * 400 + 3 * 32);
+}
+
 // WeightedRows on every instruction set, at every length up to past four
 // vectors of the widest (so every tail width runs), with 0, 1 and 9 taps,
 // against a double reference; y past n keeps its sentinel.
@@ -658,6 +759,8 @@ int main() {
       cmocka_unit_test(tile_leaky_epilogue_matches_leaky_max_bit_for_bit),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),
       cmocka_unit_test(sgemm_pack_b_callback_matches_plain_b),
+      cmocka_unit_test(sgemm_prepacked_operands_match_unpacked_bit_for_bit),
+      cmocka_unit_test(sgemm_packed_sizes_are_bounded),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),

@@ -104,7 +104,9 @@ void GemmRunner::Run(const uk::Gemm& g) const {
     if (s.columns) {
       if (hi > g.N) hi = g.N;
       b.N = hi - lo;
-      if (g.pack_b) {
+      if (g.packed_b) {
+        b.packed_b_col = g.packed_b_col + lo;
+      } else if (g.pack_b) {
         b.pack_b = PackShifted;
         b.pack_b_ctx = &shifted;
       } else {
@@ -115,7 +117,8 @@ void GemmRunner::Run(const uk::Gemm& g) const {
     } else {
       if (hi > g.M) hi = g.M;
       b.M = hi - lo;
-      b.A = g.trans_a ? g.A + lo : g.A + lo * g.lda;
+      if (g.packed_a) b.packed_a_row = g.packed_a_row + lo;
+      else b.A = g.trans_a ? g.A + lo : g.A + lo * g.lda;
       b.C = g.C + lo * g.ldc;
       if (g.row_bias) b.row_bias = g.row_bias + lo;
     }

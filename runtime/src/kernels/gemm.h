@@ -42,8 +42,9 @@ void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
 // bit-identical at any thread count. Columns are cut when there are at least
 // as many as rows (each thread then packs all of A, the smaller operand) or
 // when B is packed by a callback (a convolution's implicit im2col, which
-// should not be done twice); rows otherwise. Products too small to pay for
-// a wake-up run on the calling thread.
+// should not be done twice); rows otherwise. Pre-packed operands
+// (uk::PackedA, uk::PackedB) are read in place under either cut. Products
+// too small to pay for a wake-up run on the calling thread.
 class GemmRunner {
  public:
   // Scratch (from ctx) for products up to M x N x K; Run only products no

@@ -116,7 +116,44 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
   }
 }
 
+// Floats of one whole column block of a PackedB (every block but the last).
+int64_t PackedBBlockFloats(int64_t K) { return K * RowPitch(kNc); }
+
 }  // namespace
+
+uint64_t SgemmPackedBFloats(int64_t K, int64_t N) {
+  if (K <= 0 || N <= 0) return 0;
+  const int64_t full = (N - 1) / kNc;  // blocks before the last
+  return static_cast<uint64_t>(full * PackedBBlockFloats(K) + K * RowPitch(N - full * kNc));
+}
+
+void SgemmPackB(bool trans_b, const float* B, int64_t ldb, int64_t K, int64_t N, float* dst) {
+  for (int64_t jc = 0; jc < N; jc += kNc) {
+    const int64_t nc = Min(kNc, N - jc);
+    const int64_t pitch = RowPitch(nc);
+    // Past the padded width the row pitch holds nothing a tile reads; zero
+    // it so the packed bytes do not depend on the allocator's.
+    float* block = dst + (jc / kNc) * PackedBBlockFloats(K);
+    const float* src = trans_b ? B + jc * ldb : B + jc;
+    PackB(trans_b, src, ldb, K, nc, block, pitch);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = RoundUp(nc, kStrip); j < pitch; ++j) block[k * pitch + j] = 0.0f;
+  }
+}
+
+uint64_t SgemmPackedAFloats(int64_t M, int64_t K) {
+  if (K <= 0 || M <= 0) return 0;
+  return static_cast<uint64_t>(RoundUp(M, kMr2) * K);
+}
+
+void SgemmPackA(bool trans_a, const float* A, int64_t lda, int64_t M, int64_t K, float alpha,
+                float* dst) {
+  const int64_t rows = RoundUp(M, kMr2);
+  for (int64_t pc = 0; pc < K; pc += kKc) {
+    const int64_t kc = Min(kKc, K - pc);
+    PackA(trans_a, trans_a ? A + pc * lda : A + pc, lda, M, kc, alpha, dst + pc * rows);
+  }
+}
 
 uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
   const int64_t kc = K < 1 ? 1 : Min(K, kKc);
@@ -182,7 +219,9 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
     const int64_t nc = Min(kNc, N - jc);
     for (int64_t pc = 0; pc < K; pc += kKc) {
       const int64_t kc = Min(kKc, K - pc);
-      if (g.pack_b) {
+      if (g.packed_b) {
+        // Read in place, tile by tile (below).
+      } else if (g.pack_b) {
         g.pack_b(g.pack_b_ctx, pc, kc, jc, nc, packed_b, kStrip, pitch);
       } else {
         const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
@@ -193,14 +232,29 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
       t.last = pc + kc == K;
       for (int64_t ic = 0; ic < M; ic += kMc) {
         const int64_t mc = Min(kMc, M - ic);
-        const float* a_src = g.trans_a ? g.A + pc * g.lda + ic : g.A + ic * g.lda + pc;
-        PackA(g.trans_a, a_src, g.lda, mc, kc, g.alpha, packed_a);
+        const float* a_panels = packed_a;
+        if (g.packed_a) {
+          a_panels =
+              g.packed_a->data + pc * RoundUp(g.packed_a->M, kMr2) + (g.packed_a_row + ic) * kc;
+        } else {
+          const float* a_src = g.trans_a ? g.A + pc * g.lda + ic : g.A + ic * g.lda + pc;
+          PackA(g.trans_a, a_src, g.lda, mc, kc, g.alpha, packed_a);
+        }
         for (int64_t jr = 0; jr < nc; jr += kNr2) {
-          t.b = packed_b + jr;
+          if (g.packed_b) {
+            // A 48-column tile at a multiple of 48 lies inside one block.
+            const int64_t col = g.packed_b_col + jc + jr, block = col / kNc;
+            const int64_t width = Min(kNc, g.packed_b->N - block * kNc);
+            t.b_ks = RowPitch(width);
+            t.b = g.packed_b->data + block * PackedBBlockFloats(K) + pc * t.b_ks +
+                  (col - block * kNc);
+          } else {
+            t.b = packed_b + jr;
+          }
           t.cols = static_cast<int32_t>(Min(kNr2, nc - jr));
           t.col_bias = g.col_bias ? g.col_bias + jc + jr : nullptr;
           for (int64_t ir = 0; ir < mc; ir += kMr2) {
-            t.a = packed_a + ir * kc;
+            t.a = a_panels + ir * kc;
             t.rows = static_cast<int32_t>(Min(kMr2, mc - ir));
             t.c = g.C + (ic + ir) * g.ldc + jc + jr;
             t.row_bias = g.row_bias ? g.row_bias + ic + ir : nullptr;

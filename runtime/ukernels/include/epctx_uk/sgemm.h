@@ -114,6 +114,46 @@ TileFn TileKernel2(Isa isa);
 // this way (implicit im2col), never materialising the im2col matrix.
 using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
                          float* dst, int64_t strip_stride, int64_t k_stride);
+
+// An operand packed once, ahead of the products that read it (a layer's
+// constant weights, packed when a session is created), in exactly the
+// layout Sgemm's own packing writes per block, so a Gemm naming it skips
+// that pack and gives the same bits. The caller owns `data` (64-byte
+// aligned) and keeps it alive and unchanged while products read it.
+//
+// PackedB holds op(B) [K x N] as column blocks of 384 columns (the last one
+// narrower), each block its K rows one after the other, every row padded
+// past the block's width with zeros to a multiple of 8 and to whole cache
+// lines, as Sgemm packs one K slice of one column block. A product may read
+// any columns [j0, j0 + N') of it with j0 a multiple of kNr2 (48), which is
+// how GemmRunner cuts columns across threads; it reads every row (its K is
+// the packed K).
+struct PackedB {
+  const float* data = nullptr;
+  int64_t K = 0, N = 0;
+};
+// Floats SgemmPackB writes for op(B) of K x N.
+uint64_t SgemmPackedBFloats(int64_t K, int64_t N);
+// Packs op(B) (B is K x N with ldb >= N, or N x K when trans_b) into dst,
+// SgemmPackedBFloats(K, N) floats.
+void SgemmPackB(bool trans_b, const float* B, int64_t ldb, int64_t K, int64_t N, float* dst);
+
+// PackedA holds alpha * op(A) [M x K] as K slices of 256 (the last one
+// shorter), each slice the rows in panels of kMr2 (8) rows, element (r, k)
+// of a panel at k * 8 + r, rows past M zero. A product may read any rows
+// [i0, i0 + M') of it with i0 a multiple of kMr2, how GemmRunner cuts rows;
+// it reads every column (its K is the packed K).
+struct PackedA {
+  const float* data = nullptr;
+  int64_t M = 0, K = 0;
+};
+// Floats SgemmPackA writes for op(A) of M x K.
+uint64_t SgemmPackedAFloats(int64_t M, int64_t K);
+// Packs alpha * op(A) (A is M x K with lda >= K, or K x M when trans_a)
+// into dst, SgemmPackedAFloats(M, K) floats.
+void SgemmPackA(bool trans_a, const float* A, int64_t lda, int64_t M, int64_t K, float alpha,
+                float* dst);
+
 struct Gemm {
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
@@ -130,6 +170,16 @@ struct Gemm {
   float lo = -__builtin_inff(), hi = __builtin_inff();
   PackBFn pack_b = nullptr;
   const void* pack_b_ctx = nullptr;
+  // Set: replaces B, ldb, trans_b and pack_b with columns [packed_b_col,
+  // packed_b_col + N) of a PackedB of this K (packed_b_col a multiple of
+  // kNr2).
+  const PackedB* packed_b = nullptr;
+  int64_t packed_b_col = 0;
+  // Set: replaces A, lda, trans_a and alpha (folded in when packed) with
+  // rows [packed_a_row, packed_a_row + M) of a PackedA of this K
+  // (packed_a_row a multiple of kMr2).
+  const PackedA* packed_a = nullptr;
+  int64_t packed_a_row = 0;
 };
 
 // Floats of workspace Sgemm needs (at most ~124k floats whatever the sizes).
