@@ -216,10 +216,32 @@ epctx::Status Host::Run(Node& node, int64_t opset, std::vector<TensorRef*> input
                                 v.op_type.len(), v.op_type.data, static_cast<long long>(opset));
   for (auto& o : outputs_) o = nullptr;
   std::vector<const TensorRef*> ins(inputs.begin(), inputs.end());
-  epctx::KernelContext ctx(v, opset, ins.data(), static_cast<uint32_t>(ins.size()), kh_);
+  epctx::KernelContext ctx(v, opset, ins.data(), static_cast<uint32_t>(ins.size()), kh_, prepared_);
   epctx::Status st = fn(ctx);
   epctx::Status attr = ctx.AttrStatus();  // as the session does after each kernel
   return attr.ok() ? st : attr;
+}
+
+void* Host::PreparedAlloc(void* user, uint64_t bytes, uint32_t alignment) {
+  Host* h = static_cast<Host*>(user);
+  void* p = aligned_alloc(alignment < 16 ? 16 : alignment, (bytes + 63) / 64 * 64);
+  if (!p) return nullptr;
+  h->buffers_.push_back(p);
+  h->prepared_bytes_ += bytes;
+  return p;
+}
+
+epctx::Status Host::Prepare(Node& node, int64_t opset, std::vector<TensorRef*> constants) {
+  const epctx::onnx::NodeView& v = node.view();
+  epctx::PrepareFn prepare = nullptr;
+  if (!epctx::FindKernel(v.domain, v.op_type, opset, &prepare) || !prepare)
+    return epctx::Status::Ok();
+  std::vector<const TensorRef*> ins(constants.begin(), constants.end());
+  epctx::PrepareHost host{this, &Host::PreparedAlloc};
+  epctx::PrepareContext ctx(v, opset, ins.data(), static_cast<uint32_t>(ins.size()), host);
+  epctx::Status st = prepare(ctx);
+  prepared_ = ctx.prepared();
+  return st;
 }
 
 std::vector<float> ToVec(const TensorRef* t) {

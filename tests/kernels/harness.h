@@ -54,8 +54,17 @@ class Host {
   TensorRef* I32(const Dims& dims, const std::vector<int32_t>& v);
   TensorRef* Random(const Dims& dims, uint32_t seed);
 
-  // Runs the kernel for node at opset with these inputs (nullptr = absent).
+  // Runs the kernel for node at opset with these inputs (nullptr = absent),
+  // and the state Prepare left, if any.
   epctx::Status Run(Node& node, int64_t opset, std::vector<TensorRef*> inputs);
+  // Runs the kernel's prepare function as a session would at create, with
+  // these constant inputs (nullptr: not a constant); later Runs see the
+  // state it left (prepared()), until ClearPrepared. OK when the kernel has
+  // no prepare function.
+  epctx::Status Prepare(Node& node, int64_t opset, std::vector<TensorRef*> constants);
+  const void* prepared() const { return prepared_; }
+  uint64_t prepared_bytes() const { return prepared_bytes_; }
+  void ClearPrepared() { prepared_ = nullptr; }
 
   TensorRef* out(uint32_t i) { return outputs_[i]; }
   bool viewed(uint32_t i) const { return viewed_[i]; }
@@ -68,6 +77,9 @@ class Host {
   static epctx::Status Alloc(void*, uint32_t, int32_t, uint32_t, const int64_t*, TensorRef**);
   static epctx::Status View(void*, uint32_t, int32_t, uint32_t, const int64_t*, const void*);
   static void* Scratch(void*, uint64_t, uint32_t);
+  static void* PreparedAlloc(void* user, uint64_t bytes, uint32_t alignment);
+  const void* prepared_ = nullptr;
+  uint64_t prepared_bytes_ = 0;
   std::vector<void*> buffers_;
   std::vector<void*> scratch_;
   std::vector<TensorRef*> tensors_;

@@ -10,12 +10,17 @@ import sys
 
 
 def rows(ops_inc):
-    pat = re.compile(r'^EPCTX_CPU_OP\("([^"]*)", (\w+), \w+, \w+, (\w+)\)')
+    # A row may name a prepare function after the kernel: both go with the op.
+    pat = re.compile(r'^EPCTX_CPU_OP(?:_PREPARED)?\("([^"]*)", (\w+), \w+, \w+, (\w+)'
+                     r'(?:, (\w+))?\)')
     for line in open(ops_inc):
         m = pat.match(line)
         if m:
-            domain, op, fn = m.groups()
-            yield (op if not domain else domain + ":" + op), fn
+            domain, op, fn, prepare = m.groups()
+            name = op if not domain else domain + ":" + op
+            yield name, fn
+            if prepare:
+                yield name, prepare
 
 
 def main():
@@ -32,7 +37,7 @@ def main():
                          capture_output=True, text=True).stdout
     # Functions only: an ASan build keeps a dropped kernel's static data
     # (epctx::kern::Momentum(...)::kRequired) for its global registry.
-    code = re.compile(r"^\S*\s*[tTwW] epctx::kern::(\w+)\(epctx::KernelContext&\)$")
+    code = re.compile(r"^\S*\s*[tTwW] epctx::kern::(\w+)\(epctx::(?:Kernel|Prepare)Context&\)$")
     defined = {m.group(1) for m in map(code.match, out.splitlines()) if m}
     missing = sorted(fn for fn, k in want.items() if k and fn not in defined)
     extra = sorted(fn for fn, k in want.items() if not k and fn in defined)

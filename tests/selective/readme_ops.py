@@ -14,7 +14,7 @@ LEAD = "- CPU kernels"
 def kernel_ops(ops_inc):
     default, other = set(), {}
     for line in open(ops_inc):
-        m = re.match(r'^EPCTX_CPU_OP\("([^"]*)", (\w+),', line)
+        m = re.match(r'^EPCTX_CPU_OP(?:_PREPARED)?\("([^"]*)", (\w+),', line)
         if not m:
             continue
         domain, op = m.groups()

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // CPU fallback kernels: the interface between the session and each op.
 //
-// A kernel is a stateless function run once per node per Run, possibly from
-// many threads at once. It reads its inputs and attributes through the
+// A kernel is a function run once per node per Run, possibly from many
+// threads at once. It reads its inputs and attributes through the
 // KernelContext, computes output shapes, asks the context for output
 // storage (from the run's arena) or declares an output to be a view of an
 // input or attribute tensor (Reshape, Flatten, Constant ...), then computes.
 // Kernels never allocate any other way and never abort: bad attributes or
 // shapes return INVALID_GRAPH / INVALID_ARGUMENT through ctx.Fail, which
 // names the node and op; unsupported types or modes return NOT_IMPLEMENTED.
+//
+// A kernel may have a prepare function (ops.inc names it beside the kernel,
+// see PrepareContext below): run once per node when the session is created,
+// it decides what the node's attributes and constant inputs settle (packed
+// weights) and leaves a read-only state the kernel finds at every Run
+// through ctx.prepared(). A kernel gives the same bits with and without its
+// state, and works without one (kernel tests, inputs that are not
+// constants), so prepare is an optimisation, never a requirement.
 #ifndef EPCTX_KERNELS_KERNEL_H
 #define EPCTX_KERNELS_KERNEL_H
 
@@ -37,7 +45,9 @@ struct TensorRef {
 };
 
 class KernelContext;
+class PrepareContext;
 using KernelFn = Status (*)(KernelContext& ctx);
+using PrepareFn = Status (*)(PrepareContext& ctx);
 
 // Receives output `index` of a subgraph run; `value` is valid during the
 // call only, so the callee copies what it keeps.
@@ -68,12 +78,21 @@ struct KernelHost {
 
 class KernelContext {
  public:
+  // `prepared`: what the node's prepare function left (nullptr: none).
   KernelContext(const onnx::NodeView& node, int64_t opset, const TensorRef* const* inputs,
-                uint32_t num_inputs, const KernelHost& host)
-      : node_(node), opset_(opset), inputs_(inputs), num_inputs_(num_inputs), host_(host) {}
+                uint32_t num_inputs, const KernelHost& host, const void* prepared = nullptr)
+      : node_(node),
+        opset_(opset),
+        inputs_(inputs),
+        num_inputs_(num_inputs),
+        host_(host),
+        prepared_(prepared) {}
 
   const onnx::NodeView& node() const { return node_; }
   int64_t opset() const { return opset_; }  // of the node's domain
+  // The state the kernel's prepare function left for this node (its own
+  // type, read-only, valid while the session lives), or nullptr.
+  const void* prepared() const { return prepared_; }
 
   uint32_t num_inputs() const { return num_inputs_; }
   uint32_t num_outputs() const { return node_.num_outputs; }
@@ -161,6 +180,7 @@ class KernelContext {
   const TensorRef* const* inputs_;
   uint32_t num_inputs_;
   const KernelHost& host_;
+  const void* prepared_;
   // First attribute looked up with the wrong type (per call, so per thread).
   mutable const onnx::AttributeView* bad_attr_ = nullptr;
   mutable onnx::AttrType bad_expected_ = onnx::AttrType::kUndefined;
@@ -170,9 +190,68 @@ class KernelContext {
   void RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const;
 };
 
+// Services the session provides to a PrepareContext.
+struct PrepareHost {
+  void* user;
+  // Memory that lives as long as the session (the session's allocator,
+  // counted in its prepared bytes); nullptr when out of memory.
+  void* (*alloc)(void* user, uint64_t bytes, uint32_t alignment);
+};
+
+// What a prepare function sees of one node, once, at session create: the
+// node, its attributes and the inputs that are constant initializers. It
+// may allocate memory for the session's lifetime and leave one state the
+// kernel reads at every Run (KernelContext::prepared). Inputs that are not
+// constants (graph inputs, node outputs) are unknown here: a prepare that
+// needs one leaves nothing, and so does one that finds a constant it does
+// not understand (a wrong rank, a dtype it has no packing for) -- the
+// kernel then runs as without prepare and reports the problem as it
+// always did. A failed prepare (out of memory) fails session create with
+// a status naming the node.
+class PrepareContext {
+ public:
+  // constants[i]: input i when it is a constant initializer (a view of the
+  // model's bytes, valid while the session lives), else nullptr.
+  PrepareContext(const onnx::NodeView& node, int64_t opset, const TensorRef* const* constants,
+                 uint32_t num_inputs, const PrepareHost& host);
+
+  const onnx::NodeView& node() const { return kernel_.node(); }
+  int64_t opset() const { return kernel_.opset(); }
+  uint32_t num_inputs() const { return kernel_.num_inputs(); }
+  // Input i if it is a constant initializer, else nullptr.
+  const TensorRef* constant(uint32_t i) const { return kernel_.input(i); }
+  // A KernelContext over the constants (input(i) == constant(i)), for the
+  // attribute helpers and the shape checks a kernel shares with its
+  // prepare; it has no outputs, no scratch and one thread.
+  KernelContext& kernel() { return kernel_; }
+
+  // Session-lifetime memory (64-byte aligned by default); nullptr when out
+  // of memory.
+  void* Alloc(uint64_t bytes, uint32_t alignment = 64) {
+    return host_.alloc(host_.user, bytes, alignment);
+  }
+  // The state the node's kernel will see; nullptr (the default): none.
+  void SetPrepared(const void* state) { prepared_ = state; }
+  const void* prepared() const { return prepared_; }
+
+  // An error naming this node and op: "<Op> node '<name>': prepare: ...".
+  Status Fail(int code, const char* fmt, ...) const __attribute__((format(printf, 3, 4)));
+
+ private:
+  static Status NoOutput(void*, uint32_t, int32_t, uint32_t, const int64_t*, TensorRef**);
+  static Status NoView(void*, uint32_t, int32_t, uint32_t, const int64_t*, const void*);
+  static void* NoScratch(void*, uint64_t, uint32_t) { return nullptr; }
+
+  const PrepareHost& host_;
+  KernelHost kernel_host_;
+  KernelContext kernel_;
+  const void* prepared_ = nullptr;
+};
+
 // The kernel for (domain, op_type) at that opset; nullptr when there is none.
-// `domain` "" and "ai.onnx" are the same domain.
-KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset);
+// `domain` "" and "ai.onnx" are the same domain. *prepare, when given, is set
+// to the kernel's prepare function (nullptr: it has none).
+KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset, PrepareFn* prepare = nullptr);
 
 // True when epctx has a kernel for (domain, op_type, opset) but this build
 // left it out (CMake EPCTX_CPU_OPS): the model needs a build that lists it.

@@ -95,6 +95,32 @@ Status KernelContext::Fail(int code, const char* fmt, ...) const {
                        node_.name.len(), node_.name.data, msg);
 }
 
+PrepareContext::PrepareContext(const onnx::NodeView& node, int64_t opset,
+                               const TensorRef* const* constants, uint32_t num_inputs,
+                               const PrepareHost& host)
+    : host_(host),
+      kernel_host_{nullptr, NoOutput, NoView, NoScratch},
+      kernel_(node, opset, constants, num_inputs, kernel_host_) {}
+
+Status PrepareContext::NoOutput(void*, uint32_t, int32_t, uint32_t, const int64_t*, TensorRef**) {
+  return Status::Error(EPCTX_INVALID_ARGUMENT, "a prepare function has no outputs");
+}
+
+Status PrepareContext::NoView(void*, uint32_t, int32_t, uint32_t, const int64_t*, const void*) {
+  return Status::Error(EPCTX_INVALID_ARGUMENT, "a prepare function has no outputs");
+}
+
+Status PrepareContext::Fail(int code, const char* fmt, ...) const {
+  char msg[Status::kMaxMessage];
+  va_list ap;
+  va_start(ap, fmt);
+  vformat(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  const onnx::NodeView& n = node();
+  return Status::Error(code, "%.*s node '%.*s': prepare: %s", n.op_type.len(), n.op_type.data,
+                       n.name.len(), n.name.data, msg);
+}
+
 void KernelContext::RunChunks(uint32_t chunks, ThreadPool::ChunkFn fn, void* user) const {
   if (chunks > 1 && host_.pool) {
     host_.pool->ParallelFor(chunks, fn, user);

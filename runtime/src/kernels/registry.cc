@@ -62,10 +62,27 @@ constexpr bool Kept(const char* domain, const char* op) {
 // needs.
 #define EPCTX_CPU_OP(domain, op, min_opset, max_opset, fn) \
   {domain, #op, min_opset, max_opset, Kept(domain, #op) ? kern::fn : nullptr},
+#define EPCTX_CPU_OP_PREPARED(domain, op, min_opset, max_opset, fn, prepare) \
+  EPCTX_CPU_OP(domain, op, min_opset, max_opset, fn)
 constexpr KernelRow kAllRows[] = {
 #include "kernels/ops.inc"
 };
 #undef EPCTX_CPU_OP
+#undef EPCTX_CPU_OP_PREPARED
+
+// The few kernels with a prepare function, apart: rows stay 32 bytes.
+struct PrepareRow {
+  KernelFn fn;  // nullptr: left out of this build
+  PrepareFn prepare;
+};
+#define EPCTX_CPU_OP(domain, op, min_opset, max_opset, fn)
+#define EPCTX_CPU_OP_PREPARED(domain, op, min_opset, max_opset, fn, prepare) \
+  {Kept(domain, #op) ? kern::fn : nullptr, Kept(domain, #op) ? kern::prepare : nullptr},
+constexpr PrepareRow kPrepares[] = {
+#include "kernels/ops.inc"
+    {nullptr, nullptr}};
+#undef EPCTX_CPU_OP
+#undef EPCTX_CPU_OP_PREPARED
 
 constexpr size_t kNumRows = sizeof kAllRows / sizeof kAllRows[0];
 
@@ -125,9 +142,15 @@ const Row* FindRow(const Row* rows, size_t n, StrView domain, StrView op_type, i
 
 }  // namespace
 
-KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset) {
+KernelFn FindKernel(StrView domain, StrView op_type, int64_t opset, PrepareFn* prepare) {
   const KernelRow* row = FindRow(kKernels.rows, kKernels.size, domain, op_type, opset);
-  return row ? row->fn : nullptr;
+  KernelFn fn = row ? row->fn : nullptr;
+  if (prepare) {
+    *prepare = nullptr;
+    for (const PrepareRow& p : kPrepares)
+      if (fn && p.fn == fn) *prepare = p.prepare;
+  }
+  return fn;
 }
 
 bool KernelLeftOutOfBuild(StrView domain, StrView op_type, int64_t opset) {

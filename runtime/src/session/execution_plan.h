@@ -34,7 +34,7 @@ struct RunMemory;  // run.cc
 
 class ExecutionPlan {
  public:
-  explicit ExecutionPlan(LoadedModel& model) : m_(model) {}
+  explicit ExecutionPlan(LoadedModel& model) : m_(model), prepared_(model.alloc(), 64 * 1024) {}
   // Stops the threads, frees every run's memory and unprepares the bound
   // driver graphs (before the binder releases their contexts).
   ~ExecutionPlan();
@@ -87,6 +87,9 @@ class ExecutionPlan {
   uint32_t planned_values() const;
   uint32_t driver_steps() const { return driver_steps_; }
   uint32_t cpu_steps() const { return main_.num_steps - driver_steps_; }
+  // Bytes the CPU kernels' prepare functions keep for the session (packed
+  // weights; the weights themselves stay views of the model).
+  uint64_t prepared_bytes() const { return prepared_bytes_; }
   // Threads a Run may use, the caller's included (session.intra_op_num_threads).
   uint32_t intra_op_threads() const { return intra_pool_ ? intra_pool_->threads() : 1; }
 
@@ -119,6 +122,9 @@ class ExecutionPlan {
   Status BuildValues(GraphPlan* p);
   Status LoadConstants(GraphPlan* p);
   Status BuildSteps(GraphPlan* p, uint32_t depth);
+  // Runs the prepare function of s's kernel with its constant inputs.
+  Status PrepareStep(const GraphPlan* p, PrepareFn prepare, Step* s);
+  static void* PreparedAlloc(void* user, uint64_t bytes, uint32_t alignment);
   // The plans of the GRAPH attributes of s's node and s's implicit inputs;
   // `marked` (one byte per value of p, all zero) is left all zero.
   Status PlanSubgraphs(GraphPlan* p, uint32_t depth, uint8_t* marked, Step* s);
@@ -130,6 +136,9 @@ class ExecutionPlan {
   Status BuildNames();
 
   LoadedModel& m_;
+  // The kernels' prepared states, freed with the plan.
+  Arena prepared_;
+  uint64_t prepared_bytes_ = 0;
   GraphPlan main_;  // the main graph; subgraph plans hang off its steps
   uint32_t driver_steps_ = 0;
   bool threaded_driver_steps_ = false;  // a bound driver has execute_parallel

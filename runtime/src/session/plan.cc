@@ -205,7 +205,8 @@ Status ExecutionPlan::BuildSteps(GraphPlan* p, uint32_t depth) {
     // Bound by the context binder (ContextBinder::Bind), at any depth.
     if (onnx::IsEpContextNode(node)) continue;
     s.opset = m_.view().opset(node.domain);
-    s.kernel = FindKernel(node.domain, node.op_type, s.opset);
+    PrepareFn prepare = nullptr;
+    s.kernel = FindKernel(node.domain, node.op_type, s.opset, &prepare);
     if (!s.kernel && KernelLeftOutOfBuild(node.domain, node.op_type, s.opset))
       return Status::Error(EPCTX_MODEL_REQUIRES_COMPILATION,
                            "%s: node '%.*s': op %.*s%s%.*s (opset %lld) has a CPU kernel that this "
@@ -222,7 +223,45 @@ Status ExecutionPlan::BuildSteps(GraphPlan* p, uint32_t depth) {
           p->label, node.name.len(), node.name.data, node.domain.len(), node.domain.data,
           node.domain.empty() ? "" : ".", node.op_type.len(), node.op_type.data,
           (long long)s.opset);
+    if (prepare) EPCTX_RETURN_IF_ERROR(PrepareStep(p, prepare, &s));
   }
+  return Status::Ok();
+}
+
+void* ExecutionPlan::PreparedAlloc(void* user, uint64_t bytes, uint32_t alignment) {
+  ExecutionPlan* plan = static_cast<ExecutionPlan*>(user);
+  if (bytes > SIZE_MAX) return nullptr;
+  void* mem = plan->prepared_.Alloc(static_cast<size_t>(bytes), alignment);
+  if (mem) plan->prepared_bytes_ += bytes;
+  return mem;
+}
+
+Status ExecutionPlan::PrepareStep(const GraphPlan* p, PrepareFn prepare, Step* s) {
+  // The run loop refuses nodes with more inputs; nothing to prepare there.
+  constexpr uint32_t kMaxInputs = 64;
+  if (s->num_inputs > kMaxInputs) return Status::Ok();
+  const TensorRef* constants[kMaxInputs] = {};
+  for (uint32_t i = 0; i < s->num_inputs; ++i) {
+    // An initializer of this graph or, through captures, of an enclosing one.
+    const GraphPlan* q = p;
+    for (uint32_t v = s->inputs[i]; v != UINT32_MAX && q;) {
+      const Value& val = q->values[v];
+      if (val.constant >= 0) {
+        constants[i] = &q->constants[val.constant];
+        break;
+      }
+      v = val.outer;
+      q = q->parent;
+    }
+  }
+  PrepareHost host{this, PreparedAlloc};
+  PrepareContext ctx(*s->node, s->opset, constants, s->num_inputs, host);
+  Status st = prepare(ctx);
+  if (!st.ok()) {
+    st.Prefix("%s", p->label);
+    return st;
+  }
+  s->kernel_state = ctx.prepared();
   return Status::Ok();
 }
 

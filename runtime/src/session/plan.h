@@ -53,6 +53,9 @@ struct Step {
   // CPU step
   KernelFn kernel = nullptr;
   int64_t opset = 0;
+  // What the kernel's prepare function left at create (read-only, lives
+  // with the session), or nullptr.
+  const void* kernel_state = nullptr;
   // Driver step (EPContext node)
   const DriverEntry* driver = nullptr;
   epctx_hal_graph* graph = nullptr;

@@ -417,7 +417,7 @@ Status run_steps(RunState& rs) {
         return node_error(s, rs.label, EPCTX_INVALID_GRAPH,
                           "a value its subgraphs read was never computed");
     if (s.kernel) {
-      KernelContext kc(*s.node, s.opset, in_refs, s.num_inputs, host);
+      KernelContext kc(*s.node, s.opset, in_refs, s.num_inputs, host, s.kernel_state);
       Status ks = s.kernel(kc);
       Status as = kc.AttrStatus();  // a mistyped attribute explains any other failure
       if (!as.ok()) ks = as;

@@ -36,9 +36,11 @@ Status Session::Load(const char* path, const void* buffer, size_t size, const Op
   plan_.StartThreads(options);
   model_.env()->Log(EPCTX_LOG_INFO,
                     "%s: session created: %u driver steps, %u CPU steps, "
-                    "%u contexts, run arena %llu bytes, metadata %zu bytes",
+                    "%u contexts, run arena %llu bytes, metadata %zu bytes, "
+                    "prepared weights %llu bytes",
                     model_.label(), driver_steps(), cpu_steps(), binder_.num_contexts(),
-                    (unsigned long long)arena_bytes(), model_.meta_bytes());
+                    (unsigned long long)arena_bytes(), model_.meta_bytes(),
+                    (unsigned long long)prepared_bytes());
   return Status::Ok();
 }
 

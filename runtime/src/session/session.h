@@ -43,6 +43,7 @@ class Session {
   uint32_t planned_values() const { return plan_.planned_values(); }
   uint32_t driver_steps() const { return plan_.driver_steps(); }
   uint32_t cpu_steps() const { return plan_.cpu_steps(); }
+  uint64_t prepared_bytes() const { return plan_.prepared_bytes(); }
   Env* env() const { return model_.env(); }
   uint32_t intra_op_threads() const { return plan_.intra_op_threads(); }
 
