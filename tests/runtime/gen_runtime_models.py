@@ -119,6 +119,48 @@ def endless_loop_model():
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def formula_weights(shape):
+    """Weights test_prepare.c computes again for the variant that takes
+    them as a graph input: w[i] = ((i * 7919) % 17 - 8) / 8, exact in float."""
+    n = int(np.prod(shape))
+    i = np.arange(n, dtype=np.int64)
+    return (((i * 7919) % 17 - 8) / 8.0).astype(np.float32).reshape(shape)
+
+
+def prepare_models():
+    """Conv, Gemm and MatMul each twice: weights a constant initializer
+    (prepared at create) and the same weights as graph input "w"."""
+    cases = {
+        "conv": ("Conv", [1, 16, 24, 23], [24, 16, 3, 3], [1, 24, 24, 23],
+                 dict(pads=[1, 1, 1, 1]), [24]),
+        "gemm": ("Gemm", [5, 300], [400, 300], [5, 400],
+                 dict(transB=1, alpha=0.5, beta=1.0), [400]),
+        "matmul": ("MatMul", [3, 33, 200], [200, 530], [3, 33, 530], {}, None),
+    }
+    models = {}
+    for name, (op, xs, ws, ys, attrs, bias) in cases.items():
+        for const in (True, False):
+            x = helper.make_tensor_value_info("x", TensorProto.FLOAT, xs)
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ys)
+            inits = []
+            inputs = [x]
+            w = formula_weights(ws)
+            if const:
+                inits.append(numpy_helper.from_array(w, "w"))
+            else:
+                inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, ws))
+            node_inputs = ["x", "w"]
+            if bias:
+                inits.append(numpy_helper.from_array(
+                    np.linspace(-1, 1, bias[0]).astype(np.float32), "b"))
+                node_inputs.append("b")
+            n = helper.make_node(op, node_inputs, ["y"], name=name + "0", **attrs)
+            g = helper.make_graph([n], name, inputs, [y], inits)
+            models["prepare_%s_%s.onnx" % (name, "const" if const else "input")] = \
+                helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    return models
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -140,6 +182,9 @@ def main():
     onnx.save(unknown_op_model(), os.path.join(out, "unknown_op.onnx"))
     onnx.save(reverse_chain_model(), os.path.join(out, "reverse_chain.onnx"))
     onnx.save(cycle_model(), os.path.join(out, "cycle.onnx"))
+
+    for fname, model in prepare_models().items():
+        onnx.save(model, os.path.join(out, fname))
 
     bool_input, bool_init = bool_models()
     onnx.save(bool_input, os.path.join(out, "bool_input.onnx"))

@@ -9,6 +9,11 @@
 //    an STFT filter bank): the packed SGEMM weights x im2col, with the
 //    im2col matrix packed straight from the image into B strips.
 // The bias is added by the SGEMM's last K slice, not in a pass of its own.
+//
+// PrepareConv packs constant weights once, at session create, as the
+// SGEMM's A panels (one PackedA per group); the GEMM paths then read them in
+// place instead of packing W again in every column block of every Run. The
+// depthwise loop reads W as it is and has nothing to prepare.
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -153,6 +158,23 @@ void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
   }
 }
 
+// What PrepareConv leaves: the weights it packed and their packing.
+struct ConvPrepared {
+  const void* weights;  // W's data: the state serves only that W
+  int64_t group, cout_g, K;
+  uk::PackedA* packed;  // [group]
+};
+
+// The prepared state when it was made for these weights and shape.
+const ConvPrepared* PreparedFor(const KernelContext& ctx, const TensorRef& wt, const ConvShape& cs,
+                                int64_t K) {
+  const ConvPrepared* pp = static_cast<const ConvPrepared*>(ctx.prepared());
+  if (!pp || pp->weights != wt.data || pp->group != cs.group || pp->cout_g != cs.cout_g ||
+      pp->K != K)
+    return nullptr;
+  return pp;
+}
+
 Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt, ConvShape* cs) {
   if (x.rank > 5)
     return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "%u-D convolution (input %s) is not supported",
@@ -242,6 +264,7 @@ Status Conv(KernelContext& ctx) {
   bool pointwise = KHW == 1;
   for (uint32_t a = 0; a < kMaxSpatial; ++a)
     pointwise = pointwise && w.stride[a] == 1 && w.pad_begin[a] == 0 && w.pad_end[a] == 0;
+  const ConvPrepared* pp = PreparedFor(ctx, *wt, cs, K);
   GemmRunner gemm;
   EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, cs.cout_g, OHW, K));
   for (int64_t n = 0; n < cs.batch; ++n) {
@@ -252,8 +275,12 @@ Status Conv(KernelContext& ctx) {
       gm.M = cs.cout_g;
       gm.N = OHW;
       gm.K = K;
-      gm.A = Wt + g * cs.cout_g * K;
-      gm.lda = K;
+      if (pp) {
+        gm.packed_a = &pp->packed[g];
+      } else {
+        gm.A = Wt + g * cs.cout_g * K;
+        gm.lda = K;
+      }
       if (pointwise) {
         gm.B = xg;
         gm.ldb = HW;
@@ -267,6 +294,33 @@ Status Conv(KernelContext& ctx) {
       gemm.Run(gm);
     }
   }
+  return Status::Ok();
+}
+
+Status PrepareConv(PrepareContext& pc) {
+  const TensorRef* wt = pc.constant(1);
+  if (!wt || wt->dtype != EPCTX_DTYPE_FLOAT || wt->rank < 3 || wt->rank > 5) return Status::Ok();
+  KernelContext& ctx = pc.kernel();
+  const int64_t group = ctx.AttrInt("group", 1);
+  // Anything the kernel would refuse is left for it to report at Run.
+  if (!ctx.AttrStatus().ok() || group < 1 || group > kMaxWindowValue) return Status::Ok();
+  const int64_t cout = wt->dims[0], cin_g = wt->dims[1];
+  if (cout <= 0 || cout % group != 0) return Status::Ok();
+  if (cin_g == 1 && group > 1) return Status::Ok();  // depthwise: W is read as it is
+  int64_t K = 0;
+  if (!Product(wt->dims, 1, wt->rank, &K) || K <= 0) return Status::Ok();
+  const int64_t cout_g = cout / group;
+  ConvPrepared* pp = static_cast<ConvPrepared*>(pc.Alloc(sizeof(ConvPrepared), 16));
+  uk::PackedA* packed =
+      static_cast<uk::PackedA*>(pc.Alloc(static_cast<uint64_t>(group) * sizeof(uk::PackedA), 16));
+  if (!pp || !packed) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared state");
+  const float* W = static_cast<const float*>(wt->data);
+  for (int64_t g = 0; g < group; ++g) {
+    EPCTX_RETURN_IF_ERROR(PrepackA(pc, false, W + g * cout_g * K, K, cout_g, K, 1.0f, &packed[g]));
+    if (!packed[g].data) return Status::Ok();
+  }
+  *pp = ConvPrepared{wt->data, group, cout_g, K, packed};
+  pc.SetPrepared(pp);
   return Status::Ok();
 }
 

@@ -80,6 +80,47 @@ void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
   uk::Sgemm(MakeGemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc), workspace);
 }
 
+namespace {
+
+// Session memory for `floats` packed floats, or nullptr with *st Ok when
+// the size is beyond what memory can address (the kernel then runs
+// unpacked) or an error when the allocator refuses.
+float* PackedStorage(PrepareContext& ctx, uint64_t floats, Status* st) {
+  *st = Status::Ok();
+  if (floats == 0 || floats > UINT64_MAX / sizeof(float) / 2) return nullptr;
+  float* p = static_cast<float*>(ctx.Alloc(floats * sizeof(float), 64));
+  if (!p)
+    *st = ctx.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for %llu bytes of packed weights",
+                   static_cast<unsigned long long>(floats * sizeof(float)));
+  return p;
+}
+
+}  // namespace
+
+Status PrepackA(PrepareContext& ctx, bool trans_a, const float* A, int64_t lda, int64_t M,
+                int64_t K, float alpha, uk::PackedA* out) {
+  *out = uk::PackedA{};
+  if (M <= 0 || K <= 0) return Status::Ok();
+  Status st;
+  float* data = PackedStorage(ctx, uk::SgemmPackedAFloats(M, K), &st);
+  if (!data) return st;
+  uk::SgemmPackA(trans_a, A, lda, M, K, alpha, data);
+  *out = uk::PackedA{data, M, K};
+  return Status::Ok();
+}
+
+Status PrepackB(PrepareContext& ctx, bool trans_b, const float* B, int64_t ldb, int64_t K,
+                int64_t N, uk::PackedB* out) {
+  *out = uk::PackedB{};
+  if (N <= 0 || K <= 0) return Status::Ok();
+  Status st;
+  float* data = PackedStorage(ctx, uk::SgemmPackedBFloats(K, N), &st);
+  if (!data) return st;
+  uk::SgemmPackB(trans_b, B, ldb, K, N, data);
+  *out = uk::PackedB{data, K, N};
+  return Status::Ok();
+}
+
 Status GemmRunner::Init(KernelContext& ctx, int64_t M, int64_t N, int64_t K) {
   ctx_ = &ctx;
   // The most blocks either cut could use (a conv packs B by callback).

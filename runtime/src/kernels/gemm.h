@@ -18,6 +18,7 @@
 
 namespace epctx {
 class KernelContext;
+class PrepareContext;
 namespace kern {
 
 // Floats of workspace Sgemm needs for these sizes (at most ~110k floats).
@@ -33,6 +34,16 @@ inline uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
 void Sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
            int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
            float* workspace);
+
+// Constant operands packed once by a prepare function (kernel.h), into
+// session memory from ctx.Alloc: alpha * op(A) of M x K (A with row stride
+// lda, or K x M when trans_a) and op(B) of K x N (B with row stride ldb, or
+// N x K when trans_b). OUT_OF_MEMORY names the node; sizes past what memory
+// can address leave *out empty (data nullptr: run unpacked).
+Status PrepackA(PrepareContext& ctx, bool trans_a, const float* A, int64_t lda, int64_t M,
+                int64_t K, float alpha, uk::PackedA* out);
+Status PrepackB(PrepareContext& ctx, bool trans_b, const float* B, int64_t ldb, int64_t K,
+                int64_t N, uk::PackedB* out);
 
 // Runs products on the kernel's threads: each is cut into blocks of whole
 // tiles (columns in multiples of uk::kNr, or rows in multiples of

@@ -7,6 +7,11 @@
 // Gemm on integers takes alpha and beta only when they are whole numbers
 // (the float attributes have no integer meaning otherwise; ORT has no
 // integer Gemm): NOT_IMPLEMENTED names the attribute.
+//
+// PrepareGemm and PrepareMatMul pack a constant float32 B once, at session
+// create, in the layout the SGEMM reads (uk::PackedB): a Run then multiplies
+// without packing B, which for the few rows of a batch-1 layer is most of
+// the work.
 #include "kernels/linalg.h"
 
 #include "kernels/gemm.h"
@@ -58,6 +63,33 @@ bool Whole(float v, int64_t* out) {
   return true;
 }
 
+// What PrepareGemm and PrepareMatMul leave: B's data and op(B) packed.
+struct PackedWeights {
+  const void* b;  // the state serves only this B
+  bool trans_b;
+  uk::PackedB packed;
+};
+
+// The packed op(B) when the state was made for this B, transposed so.
+const uk::PackedB* PackedFor(const KernelContext& ctx, const TensorRef& b, bool tb, int64_t K,
+                             int64_t N) {
+  const PackedWeights* pw = static_cast<const PackedWeights*>(ctx.prepared());
+  if (!pw || pw->b != b.data || pw->trans_b != tb || pw->packed.K != K || pw->packed.N != N)
+    return nullptr;
+  return &pw->packed;
+}
+
+// Packs B (a constant float32 K x N, or N x K when tb) for the kernel.
+Status PrepareB(PrepareContext& pc, const TensorRef& b, bool tb, int64_t K, int64_t N) {
+  PackedWeights* pw = static_cast<PackedWeights*>(pc.Alloc(sizeof(PackedWeights), 16));
+  if (!pw) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared state");
+  *pw = PackedWeights{b.data, tb, uk::PackedB{}};
+  EPCTX_RETURN_IF_ERROR(
+      PrepackB(pc, tb, static_cast<const float*>(b.data), tb ? K : N, K, N, &pw->packed));
+  if (pw->packed.data) pc.SetPrepared(pw);
+  return Status::Ok();
+}
+
 Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b, const TensorRef* c,
                    bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t c_rows,
                    int64_t c_cols, float alpha, float beta, float* Y) {
@@ -71,8 +103,24 @@ Status GemmFloat32(KernelContext& ctx, const TensorRef& a, const TensorRef& b, c
   }
   GemmRunner gemm;
   EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, M, N, K));
-  gemm.Run(ta, tb, M, N, K, alpha, static_cast<const float*>(a.data), a.dims[1],
-           static_cast<const float*>(b.data), b.dims[1], beta, Y, N);
+  uk::Gemm g;
+  g.trans_a = ta;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.alpha = alpha;
+  g.A = static_cast<const float*>(a.data);
+  g.lda = a.dims[1];
+  g.packed_b = PackedFor(ctx, b, tb, K, N);
+  if (!g.packed_b) {
+    g.trans_b = tb;
+    g.B = static_cast<const float*>(b.data);
+    g.ldb = b.dims[1];
+  }
+  g.beta = beta;
+  g.C = Y;
+  g.ldc = N;
+  gemm.Run(g);
   return Status::Ok();
 }
 
@@ -234,18 +282,53 @@ Status MatMul(KernelContext& ctx) {
     if (bc.sb[i] != 0) b_shared = false;
     if (bc.sa[i] == 0 && bc.dims[i] != 1) a_full = false;
   }
+  // A prepared B is one matrix (rank <= 2), so every product reads it.
+  const uk::PackedB* packed = b->rank <= 2 ? PackedFor(ctx, *b, false, K, N) : nullptr;
+  auto product = [&](int64_t rows, const float* a_m, const float* b_m, float* y_m) {
+    uk::Gemm g;
+    g.M = rows;
+    g.N = N;
+    g.K = K;
+    g.A = a_m;
+    g.lda = K;
+    if (packed) {
+      g.packed_b = packed;
+    } else {
+      g.B = b_m;
+      g.ldb = N;
+    }
+    g.C = y_m;
+    g.ldc = N;
+    return g;
+  };
   if (b_shared && a_full) {
     GemmRunner gemm;
     EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, p.batches * M, N, K));
-    gemm.Run(false, false, p.batches * M, N, K, 1.0f, A, K, B, N, 0.0f, Y, N);
+    gemm.Run(product(p.batches * M, A, B, Y));
     return Status::Ok();
   }
   GemmRunner gemm;
   EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, M, N, K));
   ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
-    gemm.Run(false, false, M, N, K, 1.0f, A + ia * MK, K, B + ib * KN, N, 0.0f, Y + iy * MN, N);
+    gemm.Run(product(M, A + ia * MK, B + ib * KN, Y + iy * MN));
   });
   return Status::Ok();
+}
+
+Status PrepareGemm(PrepareContext& pc) {
+  const TensorRef* b = pc.constant(1);
+  if (!b || b->dtype != EPCTX_DTYPE_FLOAT || b->rank != 2) return Status::Ok();
+  KernelContext& ctx = pc.kernel();
+  const bool tb = ctx.AttrInt("transB", 0) != 0;
+  if (!ctx.AttrStatus().ok()) return Status::Ok();  // the kernel reports it
+  return PrepareB(pc, *b, tb, tb ? b->dims[1] : b->dims[0], tb ? b->dims[0] : b->dims[1]);
+}
+
+Status PrepareMatMul(PrepareContext& pc) {
+  const TensorRef* b = pc.constant(1);
+  if (!b || b->dtype != EPCTX_DTYPE_FLOAT || b->rank < 1 || b->rank > 2) return Status::Ok();
+  // A 1-D B is a K x 1 matrix.
+  return PrepareB(pc, *b, false, b->dims[0], b->rank == 2 ? b->dims[1] : 1);
 }
 
 }  // namespace kern
