@@ -446,6 +446,36 @@ void few_output_channels_compile_to_conv2d_taps(void**) {
   }
 }
 
+// A MatMul by a constant compiles to GEMM_BLOCKED (stream 1.6, 48-column
+// blocks) from 8 rows of A and to GEMM (8-column strips) below; both match
+// a double reference with 53 columns (a 5-column tail block).
+void matmul_rows_choose_gemm_blocked_from_eight(void**) {
+  for (int64_t M : {1, 7, 8, 20}) {
+    Model m;
+    const int64_t K = 37, N = 53;
+    auto x = Ramp(size_t(M * K), 1.f);
+    auto w = Ramp(size_t(K * N), 0.4f, 1.f);
+    m.Value("x", {M, K});
+    m.Const("w", {K, N}, w);
+    m.Value("y", {M, N});
+    m.Node("MatMul", {"x", "w"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    uint32_t minor = 99;
+    auto out = CompileAndRun(m, {x}, nullptr, nullptr, &minor);
+    assert_int_equal(minor, M >= 8 ? 6 : 0);
+    assert_int_equal(out[0].size(), size_t(M * N));
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(i * K + k)]) * w[size_t(k * N + j)];
+        const double got = out[0][size_t(i * N + j)];
+        if (std::fabs(got - acc) > 1e-4 * (1 + std::fabs(acc)))
+          fail_msg("M %lld: y[%lld][%lld] = %g, want %g", (long long)M, (long long)i, (long long)j,
+                   got, acc);
+      }
+  }
+}
+
 // MaxPool with 2-wide windows at column stride 2 (the vector path, four
 // outputs at a time, then the scalar tail and clipped edges), 2x2 and 1x2,
 // with and without padding, against a reference; a NaN input is skipped as
@@ -952,6 +982,7 @@ int main(void) {
       cmocka_unit_test(conv_leaky_relu_max_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),
+      cmocka_unit_test(matmul_rows_choose_gemm_blocked_from_eight),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
       cmocka_unit_test(float16_edges_round_to_nearest_even),
   };

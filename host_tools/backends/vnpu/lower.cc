@@ -631,7 +631,7 @@ class Lowerer {
 
   void Gemm(const onnx::NodeProto& n) {
     IrOp op;
-    op.kind = fb::OpParams::GemmBlocked;
+    op.kind = fb::OpParams::Gemm;
     auto as = Shape(n.input(0));
     const auto* bc = info_.constant(n.input(1));
     auto bd = Dims(*bc);
@@ -645,7 +645,9 @@ class Lowerer {
     if ((tb ? bd[1] : bd[0]) != K) Fail("B does not match K=" + std::to_string(K));
     // GEMM_BLOCKED's layout (vnpu.fbs): blocks of 48 columns, each K rows
     // of its width rounded up to 8; block j0 / 48 starts at float j0 * K.
-    constexpr int64_t kCols = layout::kGemmBlockCols;
+    // GEMM's 8-column strips are the same with 8-column blocks.
+    if (layout::GemmBlockedFits(M)) op.kind = fb::OpParams::GemmBlocked;
+    const int64_t kCols = layout::GemmBlockedFits(M) ? layout::kGemmBlockCols : layout::kBlock;
     const int64_t n8 = (N + layout::kBlock - 1) / layout::kBlock * layout::kBlock;
     std::vector<float> packed(size_t(n8 * K), 0.f);
     for (int64_t j0 = 0; j0 < N; j0 += kCols) {

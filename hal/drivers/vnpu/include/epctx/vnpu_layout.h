@@ -17,6 +17,11 @@ namespace layout {
 constexpr int64_t kBlock = 8;
 // GEMM_BLOCKED's column block (stream 1.6): the block tile's 48 columns.
 constexpr int64_t kGemmBlockCols = 48;
+// The compiler writes GEMM_BLOCKED from this many rows of A (the block
+// tile's 8) and GEMM's 8-column strips below: a block of fewer rows runs as
+// 24-column tiles, each sweeping the whole 48-wide block (twice the bytes
+// of a memory-bound product such as a batch-1 classifier).
+constexpr bool GemmBlockedFits(int64_t m) { return m >= 8; }
 
 // The transposed conv path (README "Weight layouts"): 4 output pixels of a
 // row are the micro-kernel tile's rows and at most its 24 columns the
