@@ -41,6 +41,25 @@ void ExpectRejected(const std::vector<uint8_t>& payload, const std::vector<float
   }
 }
 
+// Binds graph "g" of l and executes it once on one float input and output
+// of those shapes, with a scratch arena of the size get_graph asks for.
+void BindAndExecute(Loaded* l, std::vector<int64_t> xd, std::vector<float>* x,
+                    std::vector<int64_t> yd, std::vector<float>* y) {
+  epctx_hal_graph* g = nullptr;
+  epctx_hal_graph_info info;
+  assert_int_equal(Bind(l, "g", &g, &info), 0);
+  std::vector<uint8_t> arena(info.scratch_bytes + 64);
+  epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, uint32_t(xd.size()), xd.data(), x->data(),
+                         x->size() * 4};
+  epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, uint32_t(yd.size()), yd.data(), y->data(),
+                         y->size() * 4};
+  char msg[256];
+  int rc = epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1, arena.data(),
+                                        info.scratch_bytes, msg, sizeof msg);
+  if (rc) print_error("%s\n", msg);
+  assert_int_equal(rc, 0);
+}
+
 // CONV2D_TAPS (stream 1.4): the CONV2D table with its weights taps-major.
 // A 1.3 stream naming it is refused like an unknown op; more than 24 output
 // channels per group are refused; and it computes bit for bit what CONV2D
@@ -78,21 +97,10 @@ void conv2d_taps_needs_stream_1_4_and_matches_conv2d(void**) {
     Loaded l;
     Load(&l, {{"g", make(8, kind, &weights, 4)}}, weights);
     assert_int_equal(l.rc, 0);
-    epctx_hal_graph* g = nullptr;
-    epctx_hal_graph_info info;
-    assert_int_equal(Bind(&l, "g", &g, &info), 0);
-    int64_t xd[4] = {1, C, H, W}, yd[4] = {1, 8, H, W};
     std::vector<float> in(size_t(C * H * W));
     for (size_t i = 0; i < in.size(); ++i) in[i] = float(int(i * 5 % 17) - 8) / 8.f;
     outs[k].assign(size_t(8 * H * W), -1.f);
-    std::vector<uint8_t> arena(info.scratch_bytes + 64);
-    epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, 4, xd, in.data(), in.size() * 4};
-    epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, 4, yd, outs[k].data(), outs[k].size() * 4};
-    char msg[256];
-    int rc = epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1, arena.data(),
-                                          info.scratch_bytes, msg, sizeof msg);
-    if (rc) print_error("%s\n", msg);
-    assert_int_equal(rc, 0);
+    BindAndExecute(&l, {1, C, H, W}, &in, {1, 8, H, W}, &outs[k]);
     ++k;
   }
   assert_memory_equal(outs[0].data(), outs[1].data(), outs[0].size() * 4);
@@ -139,19 +147,8 @@ void gemm_blocked_needs_stream_1_6_and_matches_gemm(void**) {
       Loaded l;
       Load(&l, {{"g", make(kind, &weights, 6)}}, weights);
       assert_int_equal(l.rc, 0);
-      epctx_hal_graph* g = nullptr;
-      epctx_hal_graph_info info;
-      assert_int_equal(Bind(&l, "g", &g, &info), 0);
-      int64_t xd[2] = {M, K}, yd[2] = {M, N};
       outs[k].assign(size_t(M) * N, -1.f);
-      std::vector<uint8_t> arena(info.scratch_bytes + 64);
-      epctx_hal_tensor ti = {EPCTX_DTYPE_FLOAT, 2, xd, a.data(), a.size() * 4};
-      epctx_hal_tensor to = {EPCTX_DTYPE_FLOAT, 2, yd, outs[k].data(), outs[k].size() * 4};
-      char msg[256];
-      int rc = epctx_vnpu_driver()->execute(epctx_vnpu_driver(), g, &ti, 1, &to, 1, arena.data(),
-                                            info.scratch_bytes, msg, sizeof msg);
-      if (rc) print_error("%s\n", msg);
-      assert_int_equal(rc, 0);
+      BindAndExecute(&l, {M, K}, &a, {M, N}, &outs[k]);
       ++k;
     }
     for (int m = 0; m < M; ++m)
