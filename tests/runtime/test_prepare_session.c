@@ -4,7 +4,8 @@
  * bits as the same model taking those weights as a graph input (never
  * prepared), at 1 and 2 intra-op threads, and the session-created log line
  * counts the packed bytes: more than the weights for the former, none for
- * the latter. Models: gen_runtime_models.py prepare_models(). Two threads
+ * the latter, and none either with session.disable_prepacking = 1, which
+ * gives the same bits. Models: gen_runtime_models.py prepare_models(). Two threads
  * only where threads run (EPCTX_TEST_THREADS: qemu-user hangs creating
  * them, see tests/kernels). */
 #include <setjmp.h>
@@ -58,12 +59,14 @@ static size_t count(const int64_t* dims, size_t rank) {
 
 /* Runs one variant; returns the output's floats (malloc'd) and its count. */
 static float* run_variant(epctx_env* env, const op_case* c, int constant, const char* threads,
-                          size_t* n_out, unsigned long long* prepared) {
+                          int disable_prepacking, size_t* n_out, unsigned long long* prepared) {
   char file[128];
   snprintf(file, sizeof file, "prepare_%s_%s.onnx", c->name, constant ? "const" : "input");
   epctx_session_options* opts = NULL;
   check(epctx_session_options_create(&opts));
   check(epctx_session_options_set(opts, EPCTX_CONFIG_INTRA_OP_NUM_THREADS, threads));
+  if (disable_prepacking)
+    check(epctx_session_options_set(opts, EPCTX_CONFIG_DISABLE_PREPACKING, "1"));
   epctx_session* s = NULL;
   g_prepared = ~0ull;
   check(epctx_session_create(env, path_of(file), opts, &s));
@@ -128,8 +131,15 @@ static void constant_weights_are_prepared_and_give_the_same_bits(void** state) {
       const char* threads = t ? "2" : "1";
       size_t n_const = 0, n_input = 0;
       unsigned long long p_const = 0, p_input = 0;
-      float* y_const = run_variant(env, c, 1, threads, &n_const, &p_const);
-      float* y_input = run_variant(env, c, 0, threads, &n_input, &p_input);
+      size_t n_off = 0;
+      unsigned long long p_off = 0;
+      float* y_const = run_variant(env, c, 1, threads, 0, &n_const, &p_const);
+      float* y_input = run_variant(env, c, 0, threads, 0, &n_input, &p_input);
+      float* y_off = run_variant(env, c, 1, threads, 1, &n_off, &p_off);
+      assert_int_equal(p_off, 0);
+      assert_int_equal(n_off, n_const);
+      assert_memory_equal(y_off, y_const, n_const * sizeof(float));
+      free(y_off);
       /* Packing keeps every weight (padded to the packing grid). */
       assert_true(p_const >= count(c->w_dims, c->w_rank) * sizeof(float));
       assert_true(p_const != ~0ull);

@@ -106,6 +106,13 @@
  * any count. ORT's key. Default: 0. */
 #define EPCTX_CONFIG_INTRA_OP_NUM_THREADS "session.intra_op_num_threads"
 
+/* RUN, "0" or "1": "1" leaves constant weights of CPU kernels (Conv, Gemm,
+ * MatMul) unpacked: each Run packs them again, as before prepare existed.
+ * The packed copies cost about the weights' size in session memory (the
+ * session-created log line counts them); a memory-tight device that runs
+ * little on the CPU keeps that memory this way. ORT's key. Default: "0". */
+#define EPCTX_CONFIG_DISABLE_PREPACKING "session.disable_prepacking"
+
 /* The whole list, for tools and tests: X(key, scope, default), scope and
  * default as strings ("" for a default that is "unset"). */
 #define EPCTX_SESSION_CONFIG_KEYS(X)                               \
@@ -124,6 +131,7 @@
   X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                        \
   X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                     \
   X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")                      \
-  X(EPCTX_CONFIG_INTRA_OP_NUM_THREADS, "RUN", "0")
+  X(EPCTX_CONFIG_INTRA_OP_NUM_THREADS, "RUN", "0")                 \
+  X(EPCTX_CONFIG_DISABLE_PREPACKING, "RUN", "0")
 
 #endif

@@ -42,7 +42,9 @@ class ExecutionPlan {
   ExecutionPlan& operator=(const ExecutionPlan&) = delete;
 
   // The plans of the main graph and its subgraphs, and the public names.
-  Status Build();
+  // With `prepack` false (session.disable_prepacking) no CPU kernel is
+  // prepared: Runs pack constant weights as they did before prepare.
+  Status Build(bool prepack = true);
   // The plan whose EPContext steps the binder binds.
   GraphPlan* main() { return &main_; }
   // After binding: the step order and the memory plan.
@@ -139,6 +141,7 @@ class ExecutionPlan {
   // The kernels' prepared states, freed with the plan.
   Arena prepared_;
   uint64_t prepared_bytes_ = 0;
+  bool prepack_ = true;
   GraphPlan main_;  // the main graph; subgraph plans hang off its steps
   uint32_t driver_steps_ = 0;
   bool threaded_driver_steps_ = false;  // a bound driver has execute_parallel

@@ -18,6 +18,7 @@ const char* const kOptShareEpContexts = EPCTX_CONFIG_SHARE_EP_CONTEXTS;
 const char* const kOptStopShareEpContexts = EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS;
 const char* const kOptAdvise = EPCTX_CONFIG_ADVISE;
 const char* const kOptFailOnSuboptimal = EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL;
+const char* const kOptDisablePrepacking = EPCTX_CONFIG_DISABLE_PREPACKING;
 const char* const kOptSignaturePolicy = EPCTX_CONFIG_SIGNATURE_POLICY;
 const char* const kOptSignaturePath = EPCTX_CONFIG_SIGNATURE_PATH;
 const char* const kOptExpectedModelId = EPCTX_CONFIG_EXPECTED_MODEL_ID;
@@ -45,6 +46,7 @@ const char* const kKnownKeys[] = {
     EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL,
     EPCTX_CONFIG_MAX_MEMORY_BYTES,
     EPCTX_CONFIG_INTRA_OP_NUM_THREADS,
+    EPCTX_CONFIG_DISABLE_PREPACKING,
 };
 }  // namespace
 
@@ -102,7 +104,7 @@ Status Options::Set(const char* key, const char* value) {
                            value);
   }
   if ((cstr_eq(known, kOptShareEpContexts) || cstr_eq(known, kOptStopShareEpContexts) ||
-       cstr_eq(known, kOptFailOnSuboptimal)) &&
+       cstr_eq(known, kOptFailOnSuboptimal) || cstr_eq(known, kOptDisablePrepacking)) &&
       !cstr_eq(value, "0") && !cstr_eq(value, "1"))
     return Status::Error(EPCTX_INVALID_ARGUMENT, "session option '%s': expected 0 or 1, found '%s'",
                          key, value);

@@ -26,6 +26,8 @@ extern const char* const kOptFailOnSuboptimal;
 // session.intra_op_num_threads = 0 (the cores the process may use) | 1 (the
 // caller only) | N (the caller and N - 1 pool threads), at most 256.
 extern const char* const kOptIntraOpThreads;
+// session.disable_prepacking = 0 | 1 (CPU kernels' constant weights unpacked)
+extern const char* const kOptDisablePrepacking;
 // Read by trust/verifier.cc:
 // epctx.signature_policy = required | if_signed | off
 extern const char* const kOptSignaturePolicy;

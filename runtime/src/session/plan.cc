@@ -223,7 +223,7 @@ Status ExecutionPlan::BuildSteps(GraphPlan* p, uint32_t depth) {
           p->label, node.name.len(), node.name.data, node.domain.len(), node.domain.data,
           node.domain.empty() ? "" : ".", node.op_type.len(), node.op_type.data,
           (long long)s.opset);
-    if (prepare) EPCTX_RETURN_IF_ERROR(PrepareStep(p, prepare, &s));
+    if (prepare && prepack_) EPCTX_RETURN_IF_ERROR(PrepareStep(p, prepare, &s));
   }
   return Status::Ok();
 }
@@ -414,7 +414,8 @@ ExecutionPlan::~ExecutionPlan() {
   }
 }
 
-Status ExecutionPlan::Build() {
+Status ExecutionPlan::Build(bool prepack) {
+  prepack_ = prepack;
   EPCTX_RETURN_IF_ERROR(PlanGraph(m_.view().graph, nullptr, 0, m_.label(), &main_));
   return BuildNames();
 }

@@ -27,7 +27,7 @@ Status Session::Create(Env* env, const char* path, const void* buffer, size_t si
 Status Session::Load(const char* path, const void* buffer, size_t size, const Options& options) {
   EPCTX_RETURN_IF_ERROR(binder_.Configure(options));
   EPCTX_RETURN_IF_ERROR(model_.Open(path, buffer, size, options));
-  EPCTX_RETURN_IF_ERROR(plan_.Build());
+  EPCTX_RETURN_IF_ERROR(plan_.Build(!options.Flag(kOptDisablePrepacking)));
   BindResult bound;
   EPCTX_RETURN_IF_ERROR(binder_.Bind(plan_.main(), &bound));
   EPCTX_RETURN_IF_ERROR(plan_.Order(bound));
