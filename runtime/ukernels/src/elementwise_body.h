@@ -286,8 +286,10 @@ void EPCTX_EW_NAME(BinaryRow)(Bin k, const float* a, const float* b, float* y, i
   }
 }
 
+// R rows from b; `next` (or nullptr) is the block after, prefetched.
 template <int R>
-void EPCTX_EW_NAME(DotRowsK)(const float* a, const float* b, int64_t ldb, int64_t k, float* c) {
+void EPCTX_EW_NAME(DotRowsK)(const float* a, const float* b, int64_t ldb, int64_t k, float* c,
+                             const float* next) {
   typedef EPCTX_EW_NAME(VU) VU;
   typedef EPCTX_EW_NAME(V) V;
   constexpr int64_t L = EPCTX_EW_LANES, Q = 16 / L;
@@ -298,8 +300,8 @@ void EPCTX_EW_NAME(DotRowsK)(const float* a, const float* b, int64_t ldb, int64_
   for (; i + 16 <= k; i += 16)
     for (int64_t q = 0; q < Q; ++q) {
       const V av = *reinterpret_cast<const VU*>(a + i + q * L);
-      if (q == 0)
-        for (int r = 0; r < R; ++r) __builtin_prefetch(b + (R + r) * ldb + i);
+      if (q == 0 && next)
+        for (int r = 0; r < R; ++r) __builtin_prefetch(next + r * ldb + i);
       for (int r = 0; r < R; ++r)
         acc[r][q] += av * *reinterpret_cast<const VU*>(b + r * ldb + i + q * L);
     }
@@ -315,9 +317,11 @@ void EPCTX_EW_NAME(DotRowsK)(const float* a, const float* b, int64_t ldb, int64_
 void EPCTX_EW_NAME(DotRows)(const float* a, const float* b, int64_t ldb, int64_t n, int64_t k,
                             float* c) {
   int64_t r = 0;
-  for (; r + 8 <= n; r += 8) EPCTX_EW_NAME(DotRowsK)<8>(a, b + r * ldb, ldb, k, c + r);
-  for (; r + 4 <= n; r += 4) EPCTX_EW_NAME(DotRowsK)<4>(a, b + r * ldb, ldb, k, c + r);
-  for (; r < n; ++r) EPCTX_EW_NAME(DotRowsK)<1>(a, b + r * ldb, ldb, k, c + r);
+  for (; r + 8 <= n; r += 8)
+    EPCTX_EW_NAME(DotRowsK)<8>(a, b + r * ldb, ldb, k, c + r,
+                               r + 16 <= n ? b + (r + 8) * ldb : nullptr);
+  for (; r + 4 <= n; r += 4) EPCTX_EW_NAME(DotRowsK)<4>(a, b + r * ldb, ldb, k, c + r, nullptr);
+  for (; r < n; ++r) EPCTX_EW_NAME(DotRowsK)<1>(a, b + r * ldb, ldb, k, c + r, nullptr);
 }
 
 void EPCTX_EW_NAME(SoftmaxRow)(const float* x, float* y, int64_t n) {

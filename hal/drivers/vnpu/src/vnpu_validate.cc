@@ -258,6 +258,9 @@ struct Checker {
   int Concat(const fb::Concat* c);
   int ConvTranspose(const fb::ConvTranspose2D* c);
   int Op(const fb::Op* o);
+  // False (named error) when op `name`, type `type`, is newer than the
+  // stream's minor version: an older stream naming it is an unknown op.
+  bool OpSince(fb::OpParams type, uint16_t minor);
   // int8 level (vnpu_validate_int8.inc).
   bool Scale(float v, const char* field);
   bool ZeroPoint(int32_t zp, fb::DType d, const char* field);
@@ -371,6 +374,21 @@ int Checker::Conv(const fb::Conv2D* c) {
   if (c->has_bias() && (!Ref(c->bias(), "bias") || !ElemsIs(c->bias(), uint64_t(cout), "bias")))
     return Fail();
   return EPCTX_OK;
+}
+
+bool Checker::OpSince(fb::OpParams type, uint16_t minor) {
+  if (g->version_minor() >= minor) return true;
+  OpErr()
+      .s("unknown op type ")
+      .u(uint64_t(type))
+      .s(" in a stream 1.")
+      .u(g->version_minor())
+      .s(" (")
+      .s(op_name)
+      .s(" came with 1.")
+      .u(minor)
+      .s(")");
+  return false;
 }
 
 int Checker::Gemm(const fb::Gemm* c) {
@@ -530,15 +548,7 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::Conv2DTaps: {
       // Stream 1.4: the taps-major weight layout of the transposed path.
       op_name = "CONV2D_TAPS";
-      if (g->version_minor() < 4) {
-        OpErr()
-            .s("unknown op type ")
-            .u(uint64_t(o->params_type()))
-            .s(" in a stream 1.")
-            .u(g->version_minor())
-            .s(" (CONV2D_TAPS came with 1.4)");
-        return Fail();
-      }
+      if (!OpSince(o->params_type(), 4)) return Fail();
       const fb::Conv2D* c = o->params_as_Conv2DTaps();
       int rc = Conv(c);
       if (rc != EPCTX_OK) return rc;
@@ -557,15 +567,7 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::GemmBlocked:
       // Stream 1.6: the 48-column block layout; the same floats as GEMM's.
       op_name = "GEMM_BLOCKED";
-      if (g->version_minor() < 6) {
-        OpErr()
-            .s("unknown op type ")
-            .u(uint64_t(o->params_type()))
-            .s(" in a stream 1.")
-            .u(g->version_minor())
-            .s(" (GEMM_BLOCKED came with 1.6)");
-        return Fail();
-      }
+      if (!OpSince(o->params_type(), 6)) return Fail();
       return Gemm(o->params_as_GemmBlocked());
     case fb::OpParams::Binary: op_name = "BINARY"; return Binary(o->params_as_Binary());
     case fb::OpParams::Unary: {
