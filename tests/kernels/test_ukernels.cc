@@ -21,6 +21,7 @@ extern "C" {
 }
 
 #include "epctx_uk/elementwise.h"
+#include "epctx_uk/im2col.h"
 #include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 
@@ -749,9 +750,75 @@ void softmax_rows_agree_across_isas_and_with_exp(void**) {
 
 }  // namespace
 
+// Every packer of this CPU (AVX-512's masked runs, the portable one) against
+// a scalar im2col, on maps narrower and wider than a piece, strides 1 to 3,
+// dilations, asymmetric pads wider than the kernel, K slices starting
+// mid-tap and pixel ranges starting mid-row; the floats after each written
+// row (up to the pitch) must keep their sentinel.
+static void im2col_packers_match_reference_on_every_geometry(void** state) {
+  (void)state;
+  struct G {
+    int64_t C, H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const G cases[] = {
+      {3, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {2, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 9, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {2, 12, 23, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {3, 20, 31, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3}, {2, 11, 40, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {2, 10, 17, 1, 5, 1, 3, 1, 1, 0, 2, 0, 2}, {1, 5, 100, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1},
+      {2, 6, 9, 2, 4, 1, 2, 1, 3, 0, 6, 1, 6},   {1, 3, 1, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0},
+      {2, 33, 33, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2}, {4, 4, 4, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},
+  };
+  std::vector<uk::Isa> isas = {uk::Isa::kPortable};
+  if (uk::IsaAvailable(uk::Isa::kAvx512)) isas.push_back(uk::Isa::kAvx512);
+  if (uk::IsaAvailable(uk::Isa::kAvx2)) isas.push_back(uk::Isa::kAvx2);
+  if (uk::IsaAvailable(uk::Isa::kNeon)) isas.push_back(uk::Isa::kNeon);
+  const float kSentinel = 12345.0f;
+  for (const G& g : cases) {
+    const int64_t OH = (g.H + g.pt + g.pb - (g.KH - 1) * g.dh - 1) / g.sh + 1;
+    const int64_t OW = (g.W + g.pl + g.pr - (g.KW - 1) * g.dw - 1) / g.sw + 1;
+    const int64_t K = g.C * g.KH * g.KW, P = OH * OW, plane = g.H * g.W + 3;
+    const std::vector<float> x = Random(static_cast<size_t>(g.C * plane), 7);
+    const uk::Im2colShape sh{g.H, g.W, OW, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, plane};
+    auto ref = [&](int64_t k, int64_t p) -> float {
+      const int64_t kw = k % g.KW, kh = (k / g.KW) % g.KH, c = k / (g.KW * g.KH);
+      const int64_t ih = (p / OW) * g.sh - g.pt + kh * g.dh;
+      const int64_t iw = (p % OW) * g.sw - g.pl + kw * g.dw;
+      if (ih < 0 || ih >= g.H || iw < 0 || iw >= g.W) return 0.0f;
+      return x[static_cast<size_t>(c * plane + ih * g.W + iw)];
+    };
+    // (k0, kc, p0, np) slices: all, a K slice from mid-tap, pixels from
+    // mid-row, one pixel, a long range of several pieces.
+    const int64_t sl[][4] = {{0, K, 0, P},
+                             {1, K - 1 > 5 ? 5 : K - 1, OW / 2, P - OW / 2},
+                             {K - 1, 1, P - 1, 1},
+                             {0, K, 0, P > 7 ? 7 : P},
+                             {0, K, P > 3 ? 3 : 0, P > 100 ? 100 : P - (P > 3 ? 3 : 0)}};
+    for (const auto& q : sl) {
+      const int64_t k0 = q[0], kc = q[1], p0 = q[2], np = q[3];
+      if (kc <= 0 || np <= 0) continue;
+      const int64_t padded = (np + 7) / 8 * 8, pitch = padded + 5;
+      for (uk::Isa isa : isas) {
+        std::vector<float> dst(static_cast<size_t>(kc * pitch), kSentinel);
+        uk::Im2colKernel(isa)(sh, x.data(), k0, kc, p0, np, dst.data(), pitch);
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t j = 0; j < pitch; ++j) {
+            const float got = dst[static_cast<size_t>(k * pitch + j)];
+            const float want = j < np ? ref(k0 + k, p0 + j) : j < padded ? 0.0f : kSentinel;
+            if (got != want)
+              fail_msg("im2col %s: %lldx%lld k%lldx%lld s%lld,%lld: row %lld col %lld: %g, want %g",
+                       uk::IsaName(isa), (long long)g.H, (long long)g.W, (long long)g.KH,
+                       (long long)g.KW, (long long)g.sh, (long long)g.sw, (long long)(k0 + k),
+                       (long long)(p0 + j), (double)got, (double)want);
+          }
+      }
+    }
+  }
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(best_isa_is_available_and_named),
+      cmocka_unit_test(im2col_packers_match_reference_on_every_geometry),
       cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
       cmocka_unit_test(block_tile_matches_tiles_on_every_edge_shape),

@@ -14,6 +14,7 @@
 // SGEMM's A panels (one PackedA per group); the GEMM paths then read them in
 // place instead of packing W again in every column block of every Run. The
 // depthwise loop reads W as it is and has nothing to prepare.
+#include "epctx_uk/im2col.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -69,14 +70,20 @@ void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, flo
 // written straight into the SGEMM's packed B strips (uk::PackBFn), so the
 // matrix is never materialised. Bounds are resolved once per row k and
 // output row, never per tap.
+// A 1-D or 2-D convolution packs with the micro-kernel library's im2col
+// packer (uk::Im2colKernel: masked AVX-512 runs where the CPU has them),
+// chosen once per Run.
 struct ImageB {
   const ConvShape* cs;
-  const float* in;  // the group's first input channel
+  const float* in;          // the group's first input channel
+  uk::Im2colFn im2col;      // null: 3-D, packed below
+  uk::Im2colShape plane2d;  // its geometry
 };
 
 void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc, float* dst,
                int64_t ss, int64_t ks) {
   const ImageB& ib = *static_cast<const ImageB*>(vctx);
+  if (ib.im2col && ss == uk::kStrip) return ib.im2col(ib.plane2d, ib.in, k0, kc, j0, nc, dst, ks);
   const Window& w = ib.cs->w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
   const int64_t OH = w.out[1], OW = w.out[2];
@@ -265,12 +272,17 @@ Status Conv(KernelContext& ctx) {
   for (uint32_t a = 0; a < kMaxSpatial; ++a)
     pointwise = pointwise && w.stride[a] == 1 && w.pad_begin[a] == 0 && w.pad_end[a] == 0;
   const ConvPrepared* pp = PreparedFor(ctx, *wt, cs, K);
+  const bool flat = w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1;
+  const uk::Im2colFn im2col = flat ? uk::Im2colKernel() : nullptr;
+  const uk::Im2colShape plane2d{w.in[1],       w.in[2],        w.out[2],       w.kernel[1],
+                                w.kernel[2],   w.stride[1],    w.stride[2],    w.dilation[1],
+                                w.dilation[2], w.pad_begin[1], w.pad_begin[2], HW};
   GemmRunner gemm;
   EPCTX_RETURN_IF_ERROR(gemm.Init(ctx, cs.cout_g, OHW, K));
   for (int64_t n = 0; n < cs.batch; ++n) {
     for (int64_t g = 0; g < cs.group; ++g) {
       const float* xg = X + (n * cs.cin + g * cs.cin_g) * HW;
-      ImageB image{&cs, xg};
+      ImageB image{&cs, xg, im2col, plane2d};
       uk::Gemm gm;
       gm.M = cs.cout_g;
       gm.N = OHW;

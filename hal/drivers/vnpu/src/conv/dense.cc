@@ -26,6 +26,7 @@ void RunDense(const ConvCall& call) {
   const Bindings& bd = call.b;
   const int64_t chunk_k = call.plan.chunk_k;
   const uk::TileFn tile = call.plan.tile;
+  const uk::Im2colShape geom = Im2colOf(s);
   uk::Tile base{};
   call.plan.Epilogue(&base);
   const bool post = call.plan.post;
@@ -58,10 +59,7 @@ void RunDense(const ConvCall& call) {
                   t.b = xg + p0;
                   t.b_ks = HW;
                 } else {
-                  // PackPatch fills up to one tile's 24 columns a call.
-                  for (int64_t j = 0; j < np; j += uk::kNr)
-                    PackPatch(s, xg, k0, kc, p0 + j, np - j < uk::kNr ? np - j : uk::kNr, buf + j,
-                              uk::kNr2);
+                  call.plan.im2col(geom, xg, k0, kc, p0, np, buf, uk::kNr2);
                   t.b = buf;
                   t.b_ks = uk::kNr2;
                 }

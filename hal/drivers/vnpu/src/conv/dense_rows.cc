@@ -39,7 +39,7 @@ void PackRowS2(const Shape& s, const float* xg, int64_t oh, int64_t ow0, int64_t
 // once per 24 pixels. At column stride 2 (a backbone's first convolution:
 // 3 -> 16 channels, 3x3, on 640x640) each input row is split into its even
 // and odd columns once and the taps are copies of a half (PackRowS2), where
-// PackPatch would shuffle every tap's row out of the input again.
+// the im2col packer would shuffle every tap's row out of the input again.
 // ocr_det's first convolution: 3.6 -> 2.6 ms. Needs K * kRowBlock floats
 // of workspace (K <= 128) and rows of at least two tiles.
 constexpr int64_t kRowBlock = 192;
@@ -62,6 +62,7 @@ void RunDenseRows(const ConvCall& call) {
   const fb::Conv2D* c = call.c;
   const Bindings& bd = call.b;
   const uk::TileFn tile = call.plan.tile;
+  const uk::Im2colShape geom = Im2colOf(s);
   uk::Tile base{};
   call.plan.Epilogue(&base);
   const bool post = call.plan.post;
@@ -89,7 +90,7 @@ void RunDenseRows(const ConvCall& call) {
           const int64_t np = s.OW - rb * kRowBlock < kRowBlock ? s.OW - rb * kRowBlock : kRowBlock;
           if (s.sw == 2 && s.dw == 1)
             PackRowS2(s, xg, oh, rb * kRowBlock, np, buf, kRowBlock, buf + K * kRowBlock);
-          else PackPatch(s, xg, 0, K, p0, np, buf, kRowBlock);
+          else call.plan.im2col(geom, xg, 0, K, p0, np, buf, kRowBlock);
           for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
             t.a = wg + (r0 / 8) * s.cig * s.kstride;
             t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);

@@ -25,6 +25,7 @@
 
 #include <epctx/vnpu_layout.h>
 
+#include "epctx_uk/im2col.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -67,6 +68,7 @@ struct OpPlan {
   int64_t chunk_k;       // kDense: K rows per packed chunk
   uk::TileFn tile;       // the strategy's tile kernel
   uk::TileFn edge;       // kRowShift: the edge columns' 4 x 24 tile
+  uk::Im2colFn im2col;   // kDense, kDenseRows: the im2col packer
   float lo, hi, slope;   // the fused epilogue (uk::Tile)
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {

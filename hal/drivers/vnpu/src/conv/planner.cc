@@ -40,6 +40,9 @@ void Kernels(OpPlan* p, fb::Activation act, float alpha, float beta) {
   switch (p->strategy) {
     case Strategy::kDense:
     case Strategy::kDenseRows:
+      p->tile = uk::TileKernel2(uk::Isa::kAuto);
+      p->im2col = uk::Im2colKernel(uk::Isa::kAuto);
+      break;
     case Strategy::kShifted:
     case Strategy::kShiftedPacked:
     case Strategy::kGemm:

@@ -59,12 +59,10 @@ void RunDepthwise(const ConvCall& call);
 void RunDepthwiseBand(const ConvCall& call);
 void RunDepthwiseRing(const ConvCall& call);
 
-// pack.cc: im2col rows and padded input rows.
-// Rows [k0, k0+kc) (k = (ic, kh, kw)) x pixels [p0, p0+np) of the group's
-// im2col matrix into buf, rows `pitch` apart, columns past np zero-padded
-// to whole strips.
-void PackPatch(const Shape& s, const float* xg, int64_t k0, int64_t kc, int64_t p0, int64_t np,
-               float* buf, int64_t pitch = uk::kNr);
+// pack.cc: the im2col geometry of one group (OpPlan::im2col packs rows
+// [k0, k0 + kc) x pixels [p0, p0 + np) of it, rows `pitch` apart, columns
+// past np zero-padded to whole strips), and row packers.
+uk::Im2colShape Im2colOf(const Shape& s);
 // Columns c0, c0 + 2, ... (n of them) of a row of W floats into ev and
 // c0 + 1, c0 + 3, ... into od, zero outside [0, W).
 void SplitCols(const float* src, int64_t W, int64_t c0, int64_t n, float* ev, float* od);
