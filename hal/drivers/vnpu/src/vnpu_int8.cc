@@ -6,7 +6,7 @@
 // README's ("int8 level"): round half to even, then saturate, as ONNX
 // Runtime's CPU kernels do.
 //
-// Every field was validated at load (vnpu_validate_int8.inc): scales are
+// Every field was validated at load (vnpu_validate_int8.cc): scales are
 // finite and > 0, zero points and clamp bounds lie in the dtype, reductions
 // are short enough for int32 accumulators. Weight-segment values (the
 // multipliers) are not trusted to be finite: every float -> int conversion

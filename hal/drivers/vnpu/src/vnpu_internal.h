@@ -240,16 +240,7 @@ constexpr uint32_t kF32 = 1u << uint32_t(fb::DType::FLOAT32);
 constexpr uint32_t kI32 = 1u << uint32_t(fb::DType::INT32);
 // Own names: flatbuffers' EnumNameDType keeps a function-local static
 // table, an exported symbol the installed archive must not carry.
-inline const char* DTypeName(fb::DType d) {
-  switch (d) {
-    case fb::DType::FLOAT32: return "FLOAT32";
-    case fb::DType::FLOAT16: return "FLOAT16";
-    case fb::DType::INT8: return "INT8";
-    case fb::DType::UINT8: return "UINT8";
-    case fb::DType::INT32: return "INT32";
-  }
-  return "unknown";
-}
+const char* DTypeName(fb::DType d);  // vnpu_validate.cc
 inline const char* MaskName(uint32_t mask) {
   if (mask == kQ8) return "INT8 or UINT8";
   if (mask == kF32) return "FLOAT32";

@@ -12,49 +12,167 @@
 
 #include <epctx/vnpu_layout.h>
 
-#include "vnpu_internal.h"
+#include "vnpu_validate.h"
 
 namespace epctx {
 namespace vnpu {
+
+// The checks the float and the int8 ops share (vnpu_validate.h).
+uint32_t Checker::num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
+const fb::Tensor* Checker::T(uint32_t i) const { return g->tensors()->Get(i); }
+uint32_t Checker::Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
+int64_t Checker::Dim(uint32_t i, uint32_t d) const { return I64(T(i)->shape(), d); }
+
+Msg& Checker::OpErr() {
+  return msg.s("vnpu: graph '").s(graph).s("' op ").u(op).s(" (").s(op_name).s("): ");
+}
+
+bool Checker::Ref(uint32_t t, const char* field) {
+  if (t >= num_tensors()) {
+    OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+    return false;
+  }
+  if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
+  if (IsInt(T(t)->dtype())) {
+    OpErr().s(field).s(" tensor ").u(t).s(" is an integer tensor; only the int8 ops read it");
+    return false;
+  }
+  if (T(t)->location() == fb::Location::WEIGHT) return true;  // FLOAT16, read widened
+  OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
+  return false;
+}
+
+bool Checker::RefD(uint32_t t, uint32_t mask, const char* field) {
+  if (t >= num_tensors()) {
+    OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
+    return false;
+  }
+  if (DTypeBit(T(t)->dtype()) & mask) return true;
+  OpErr()
+      .s(field)
+      .s(" tensor ")
+      .u(t)
+      .s(" has dtype ")
+      .s(DTypeName(T(t)->dtype()))
+      .s(", expected ")
+      .s(MaskName(mask));
+  return false;
+}
+
+bool Checker::WritableD(uint32_t t, uint32_t mask, const char* field) {
+  if (!RefD(t, mask, field)) return false;
+  any_dtype = true;
+  bool ok = Writable(t, field);
+  any_dtype = false;
+  return ok;
+}
+
+bool Checker::Writable(uint32_t t, const char* field) {
+  if (!Ref(t, field)) return false;
+  fb::Location l = T(t)->location();
+  if (l == fb::Location::OUTPUT) output_written[T(t)->index()] = 1;
+  if (l == fb::Location::ARENA || l == fb::Location::OUTPUT) return true;
+  OpErr().s(field).s(" tensor ").u(t).s(" is an INPUT or WEIGHT; ops write only ARENA/OUTPUT");
+  return false;
+}
+
+bool Checker::RankIs(uint32_t t, uint32_t r, const char* field) {
+  if (Rank(t) == r) return true;
+  OpErr().s(field).s(" rank ").u(Rank(t)).s(", expected ").u(r);
+  return false;
+}
+
+bool Checker::ElemsIs(uint32_t t, uint64_t n, const char* field) {
+  if (Elements(T(t)) == n) return true;
+  OpErr().s(field).s(" has ").u(Elements(T(t))).s(" elements, expected ").u(n);
+  return false;
+}
+
+bool Checker::Window(uint32_t v, bool zero_ok, const char* field) {
+  if ((zero_ok || v > 0) && v <= kMaxWindow) return true;
+  OpErr().s(field).s(" = ").u(v).s(" out of range");
+  return false;
+}
+
+bool Checker::Same(int64_t found, int64_t expected, const char* field) {
+  if (found == expected) return true;
+  OpErr().s(field).s(" = ").i(found).s(", expected ").i(expected);
+  return false;
+}
+
+bool Checker::ConvShape(uint32_t x, uint32_t y, const ConvWindow& k) {
+  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return false;
+  if (!Window(k.kh, false, "kernel_h") || !Window(k.kw, false, "kernel_w") ||
+      !Window(k.sh, false, "stride_h") || !Window(k.sw, false, "stride_w") ||
+      !Window(k.dh, false, "dilation_h") || !Window(k.dw, false, "dilation_w") ||
+      !Window(k.pt, true, "pad_top") || !Window(k.pl, true, "pad_left") ||
+      !Window(k.pb, true, "pad_bottom") || !Window(k.pr, true, "pad_right") ||
+      !Window(k.g, false, "groups"))
+    return false;
+  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = k.g;
+  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return false;
+  if (cin % g != 0 || cout % g != 0) {
+    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
+    return false;
+  }
+  int64_t eh = int64_t(k.dh) * (k.kh - 1) + 1;
+  int64_t ew = int64_t(k.dw) * (k.kw - 1) + 1;
+  int64_t ph = Dim(x, 2) + k.pt + k.pb - eh;
+  int64_t pw = Dim(x, 3) + k.pl + k.pr - ew;
+  if (ph < 0 || pw < 0) {
+    OpErr().s("kernel larger than padded input");
+    return false;
+  }
+  return Same(Dim(y, 2), ph / k.sh + 1, "output height") &&
+         Same(Dim(y, 3), pw / k.sw + 1, "output width");
+}
+
+int Checker::Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
+                     const flatbuffers::Vector<int64_t>* sb) {
+  uint32_t r = Rank(out);
+  const flatbuffers::Vector<int64_t>* st[2] = {sa, sb};
+  uint32_t src[2] = {a, b};
+  const char* names[2] = {"a_strides", "b_strides"};
+  if (Elements(T(out)) == 0) return EPCTX_OK;
+  for (int s = 0; s < 2; ++s) {
+    if ((st[s] ? st[s]->size() : 0) != r) {
+      OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
+      return Fail();
+    }
+    // Largest index read = sum stride_d * (dim_d - 1); must be < elements.
+    uint64_t max = 0, term;
+    for (uint32_t d = 0; d < r; ++d) {
+      int64_t stride = I64(st[s], d);
+      if (stride < 0 || stride > kMaxDim ||
+          !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
+          __builtin_add_overflow(max, term, &max)) {
+        OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
+        return Fail();
+      }
+    }
+    if (max >= Elements(T(src[s]))) {
+      OpErr()
+          .s(names[s])
+          .s(" reach element ")
+          .u(max)
+          .s(" of a tensor with ")
+          .u(Elements(T(src[s])));
+      return Fail();
+    }
+  }
+  return EPCTX_OK;
+}
+
 namespace {
 
-// Limits that keep every index computation of the kernels inside int64.
-constexpr int64_t kMaxDim = int64_t(1) << 31;
-constexpr uint32_t kMaxWindow = 1u << 16;  // kernel, stride, pad, dilation
-constexpr uint32_t kMaxRank = 8;
-
-bool Mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
-
-struct Checker {
-  const fb::Graph* g;
-  uint64_t weights_size;
-  const char* graph;
-  Msg& msg;
-  const epctx_hal_host& host;
-  uint32_t op = 0;
-  const char* op_name = "";
-  // One flag per OUTPUT(k): set when an op writes it, so a stream that
-  // leaves an output unwritten (whose bytes would be whatever the caller's
-  // buffer held) is refused.
-  uint8_t* output_written = nullptr;
-
+// The whole-graph checks: tensors, bindings and the float ops.
+struct GraphChecker : Checker {
   // HARD_SWISH came with stream 1.3: an older stream naming it is as wrong
   // as an unknown kind.
   fb::Activation MaxActivation() const {
     if (g->version_minor() >= 5) return fb::Activation::LEAKY_RELU_MAX;
     return g->version_minor() >= 3 ? fb::Activation::HARD_SWISH : fb::Activation::TANH;
   }
-
-  uint32_t num_tensors() const { return g->tensors() ? g->tensors()->size() : 0; }
-  const fb::Tensor* T(uint32_t i) const { return g->tensors()->Get(i); }
-  uint32_t Rank(uint32_t i) const { return T(i)->shape() ? T(i)->shape()->size() : 0; }
-  int64_t Dim(uint32_t i, uint32_t d) const { return I64(T(i)->shape(), d); }
-
-  int Fail() { return EPCTX_INVALID_GRAPH; }
-  Msg& OpErr() {
-    return msg.s("vnpu: graph '").s(graph).s("' op ").u(op).s(" (").s(op_name).s("): ");
-  }
-
   int CheckTensor(uint32_t i, uint64_t arena) {
     const fb::Tensor* t = T(i);
     msg.s("vnpu: graph '")
@@ -177,82 +295,9 @@ struct Checker {
     return EPCTX_OK;
   }
 
-  // Every op but CONVERT computes in float32: references are FLOAT32
-  // tensors unless the op allows float16 (any_dtype).
-  bool any_dtype = false;
-  bool Ref(uint32_t t, const char* field) {
-    if (t >= num_tensors()) {
-      OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
-      return false;
-    }
-    if (any_dtype || T(t)->dtype() == fb::DType::FLOAT32) return true;
-    if (IsInt(T(t)->dtype())) {
-      OpErr().s(field).s(" tensor ").u(t).s(" is an integer tensor; only the int8 ops read it");
-      return false;
-    }
-    if (T(t)->location() == fb::Location::WEIGHT) return true;  // FLOAT16, read widened
-    OpErr().s(field).s(" tensor ").u(t).s(" is FLOAT16; only CONVERT reads or writes FLOAT16");
-    return false;
-  }
-  // A reference whose dtype must be one of `mask` (bits DTypeBit).
-  bool RefD(uint32_t t, uint32_t mask, const char* field) {
-    if (t >= num_tensors()) {
-      OpErr().s(field).s(" refers to tensor ").u(t).s(", graph has ").u(num_tensors());
-      return false;
-    }
-    if (DTypeBit(T(t)->dtype()) & mask) return true;
-    OpErr()
-        .s(field)
-        .s(" tensor ")
-        .u(t)
-        .s(" has dtype ")
-        .s(DTypeName(T(t)->dtype()))
-        .s(", expected ")
-        .s(MaskName(mask));
-    return false;
-  }
-  bool WritableD(uint32_t t, uint32_t mask, const char* field) {
-    if (!RefD(t, mask, field)) return false;
-    any_dtype = true;
-    bool ok = Writable(t, field);
-    any_dtype = false;
-    return ok;
-  }
-  bool Writable(uint32_t t, const char* field) {
-    if (!Ref(t, field)) return false;
-    fb::Location l = T(t)->location();
-    if (l == fb::Location::OUTPUT) output_written[T(t)->index()] = 1;
-    if (l == fb::Location::ARENA || l == fb::Location::OUTPUT) return true;
-    OpErr().s(field).s(" tensor ").u(t).s(" is an INPUT or WEIGHT; ops write only ARENA/OUTPUT");
-    return false;
-  }
-  bool RankIs(uint32_t t, uint32_t r, const char* field) {
-    if (Rank(t) == r) return true;
-    OpErr().s(field).s(" rank ").u(Rank(t)).s(", expected ").u(r);
-    return false;
-  }
-  bool ElemsIs(uint32_t t, uint64_t n, const char* field) {
-    if (Elements(T(t)) == n) return true;
-    OpErr().s(field).s(" has ").u(Elements(T(t))).s(" elements, expected ").u(n);
-    return false;
-  }
-  bool Window(uint32_t v, bool zero_ok, const char* field) {
-    if ((zero_ok || v > 0) && v <= kMaxWindow) return true;
-    OpErr().s(field).s(" = ").u(v).s(" out of range");
-    return false;
-  }
-  bool Same(int64_t found, int64_t expected, const char* field) {
-    if (found == expected) return true;
-    OpErr().s(field).s(" = ").i(found).s(", expected ").i(expected);
-    return false;
-  }
-
-  bool ConvShape(uint32_t x, uint32_t y, const struct ConvWindow& k);
   int Conv(const fb::Conv2D* c);
   int Gemm(const fb::Gemm* c);
   int Binary(const fb::Binary* c);
-  int Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
-              const flatbuffers::Vector<int64_t>* sb);
   int Pool(const fb::Pool* c);
   int Transpose(const fb::Transpose* c);
   int Concat(const fb::Concat* c);
@@ -261,21 +306,9 @@ struct Checker {
   // False (named error) when op `name`, type `type`, is newer than the
   // stream's minor version: an older stream naming it is an unknown op.
   bool OpSince(fb::OpParams type, uint16_t minor);
-  // int8 level (vnpu_validate_int8.inc).
-  bool Scale(float v, const char* field);
-  bool ZeroPoint(int32_t zp, fb::DType d, const char* field);
-  bool Requant(uint32_t out, uint64_t channels, int32_t zp, int32_t lo, int32_t hi,
-               uint32_t multipliers, uint64_t reduction);
-  bool InputZp(uint32_t x, int32_t zp, bool has_tensor, uint32_t tensor);
-  int QConv(const fb::QConv2D* c);
-  int QGemm(const fb::QGemm* c);
-  int QBinary(const fb::QBinary* c);
-  int QMaxPool(const fb::QMaxPool* c);
-  int QConcat(const fb::QConcat* c);
-  int Int8Op(const fb::Op* o);
 };
 
-int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
+int GraphChecker::ConvTranspose(const fb::ConvTranspose2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
   if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
   if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
@@ -317,45 +350,7 @@ int Checker::ConvTranspose(const fb::ConvTranspose2D* c) {
   return EPCTX_OK;
 }
 
-// The window of a CONV2D or QCONV2D, and the shapes it implies.
-struct ConvWindow {
-  uint32_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, g;
-  template <typename C>
-  static ConvWindow Of(const C* c) {
-    return {c->kernel_h(),   c->kernel_w(),   c->stride_h(),   c->stride_w(),
-            c->pad_top(),    c->pad_left(),   c->pad_bottom(), c->pad_right(),
-            c->dilation_h(), c->dilation_w(), c->groups()};
-  }
-};
-
-bool Checker::ConvShape(uint32_t x, uint32_t y, const ConvWindow& k) {
-  if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return false;
-  if (!Window(k.kh, false, "kernel_h") || !Window(k.kw, false, "kernel_w") ||
-      !Window(k.sh, false, "stride_h") || !Window(k.sw, false, "stride_w") ||
-      !Window(k.dh, false, "dilation_h") || !Window(k.dw, false, "dilation_w") ||
-      !Window(k.pt, true, "pad_top") || !Window(k.pl, true, "pad_left") ||
-      !Window(k.pb, true, "pad_bottom") || !Window(k.pr, true, "pad_right") ||
-      !Window(k.g, false, "groups"))
-    return false;
-  int64_t cin = Dim(x, 1), cout = Dim(y, 1), g = k.g;
-  if (!Same(Dim(y, 0), Dim(x, 0), "output batch")) return false;
-  if (cin % g != 0 || cout % g != 0) {
-    OpErr().s("channels in ").i(cin).s(" / out ").i(cout).s(" not divisible by groups ").i(g);
-    return false;
-  }
-  int64_t eh = int64_t(k.dh) * (k.kh - 1) + 1;
-  int64_t ew = int64_t(k.dw) * (k.kw - 1) + 1;
-  int64_t ph = Dim(x, 2) + k.pt + k.pb - eh;
-  int64_t pw = Dim(x, 3) + k.pl + k.pr - ew;
-  if (ph < 0 || pw < 0) {
-    OpErr().s("kernel larger than padded input");
-    return false;
-  }
-  return Same(Dim(y, 2), ph / k.sh + 1, "output height") &&
-         Same(Dim(y, 3), pw / k.sw + 1, "output width");
-}
-
-int Checker::Conv(const fb::Conv2D* c) {
+int GraphChecker::Conv(const fb::Conv2D* c) {
   uint32_t x = c->input(), y = c->output(), w = c->weights();
   if (!Ref(x, "input") || !Writable(y, "output") || !Ref(w, "weights")) return Fail();
   if (uint32_t(c->activation()) > uint32_t(MaxActivation())) {
@@ -376,7 +371,7 @@ int Checker::Conv(const fb::Conv2D* c) {
   return EPCTX_OK;
 }
 
-bool Checker::OpSince(fb::OpParams type, uint16_t minor) {
+bool GraphChecker::OpSince(fb::OpParams type, uint16_t minor) {
   if (g->version_minor() >= minor) return true;
   OpErr()
       .s("unknown op type ")
@@ -391,7 +386,7 @@ bool Checker::OpSince(fb::OpParams type, uint16_t minor) {
   return false;
 }
 
-int Checker::Gemm(const fb::Gemm* c) {
+int GraphChecker::Gemm(const fb::Gemm* c) {
   if (!Ref(c->input(), "input") || !Writable(c->output(), "output") ||
       !Ref(c->weights(), "weights"))
     return Fail();
@@ -412,7 +407,7 @@ int Checker::Gemm(const fb::Gemm* c) {
   return EPCTX_OK;
 }
 
-int Checker::Binary(const fb::Binary* c) {
+int GraphChecker::Binary(const fb::Binary* c) {
   if (!Ref(c->a(), "a") || !Ref(c->b(), "b") || !Writable(c->output(), "output")) return Fail();
   if (uint32_t(c->kind()) > uint32_t(fb::BinaryKind::MINIMUM)) {
     OpErr().s("unknown kind ").u(uint64_t(c->kind()));
@@ -421,45 +416,7 @@ int Checker::Binary(const fb::Binary* c) {
   return Strides(c->output(), c->a(), c->b(), c->a_strides(), c->b_strides());
 }
 
-// Broadcast strides of BINARY / QBINARY: one per output dimension, and the
-// largest index each reaches inside its source.
-int Checker::Strides(uint32_t out, uint32_t a, uint32_t b, const flatbuffers::Vector<int64_t>* sa,
-                     const flatbuffers::Vector<int64_t>* sb) {
-  uint32_t r = Rank(out);
-  const flatbuffers::Vector<int64_t>* st[2] = {sa, sb};
-  uint32_t src[2] = {a, b};
-  const char* names[2] = {"a_strides", "b_strides"};
-  if (Elements(T(out)) == 0) return EPCTX_OK;
-  for (int s = 0; s < 2; ++s) {
-    if ((st[s] ? st[s]->size() : 0) != r) {
-      OpErr().s(names[s]).s(" has ").u(st[s] ? st[s]->size() : 0).s(" entries, output rank ").u(r);
-      return Fail();
-    }
-    // Largest index read = sum stride_d * (dim_d - 1); must be < elements.
-    uint64_t max = 0, term;
-    for (uint32_t d = 0; d < r; ++d) {
-      int64_t stride = I64(st[s], d);
-      if (stride < 0 || stride > kMaxDim ||
-          !Mul(uint64_t(stride), uint64_t(Dim(out, d) - 1), &term) ||
-          __builtin_add_overflow(max, term, &max)) {
-        OpErr().s(names[s]).s("[").u(d).s("] = ").i(stride).s(" out of range");
-        return Fail();
-      }
-    }
-    if (max >= Elements(T(src[s]))) {
-      OpErr()
-          .s(names[s])
-          .s(" reach element ")
-          .u(max)
-          .s(" of a tensor with ")
-          .u(Elements(T(src[s])));
-      return Fail();
-    }
-  }
-  return EPCTX_OK;
-}
-
-int Checker::Pool(const fb::Pool* c) {
+int GraphChecker::Pool(const fb::Pool* c) {
   uint32_t x = c->input(), y = c->output();
   if (!Ref(x, "input") || !Writable(y, "output")) return Fail();
   if (!RankIs(x, 4, "input") || !RankIs(y, 4, "output")) return Fail();
@@ -495,7 +452,7 @@ int Checker::Pool(const fb::Pool* c) {
   return EPCTX_OK;
 }
 
-int Checker::Transpose(const fb::Transpose* c) {
+int GraphChecker::Transpose(const fb::Transpose* c) {
   uint32_t x = c->input(), y = c->output();
   if (!Ref(x, "input") || !Writable(y, "output")) return Fail();
   uint32_t r = Rank(x);
@@ -517,7 +474,7 @@ int Checker::Transpose(const fb::Transpose* c) {
   return EPCTX_OK;
 }
 
-int Checker::Concat(const fb::Concat* c) {
+int GraphChecker::Concat(const fb::Concat* c) {
   uint32_t y = c->output();
   if (!Writable(y, "output")) return Fail();
   uint32_t r = Rank(y), axis = c->axis();
@@ -536,7 +493,7 @@ int Checker::Concat(const fb::Concat* c) {
   return Same(sum, Dim(y, axis), "output axis dim") ? EPCTX_OK : Fail();
 }
 
-int Checker::Op(const fb::Op* o) {
+int GraphChecker::Op(const fb::Op* o) {
   // The Verifier accepts a union whose type is set and whose value is absent.
   if (!o->params()) {
     op_name = "OP";
@@ -645,13 +602,22 @@ int Checker::Op(const fb::Op* o) {
     case fb::OpParams::ConvTranspose2D:
       op_name = "CONV_TRANSPOSE2D";
       return ConvTranspose(o->params_as_ConvTranspose2D());
-    default: return Int8Op(o);
+    default: return ValidateInt8Op(*this, o);
   }
 }
 
-#include "vnpu_validate_int8.inc"
-
 }  // namespace
+
+const char* DTypeName(fb::DType d) {
+  switch (d) {
+    case fb::DType::FLOAT32: return "FLOAT32";
+    case fb::DType::FLOAT16: return "FLOAT16";
+    case fb::DType::INT8: return "INT8";
+    case fb::DType::UINT8: return "UINT8";
+    case fb::DType::INT32: return "INT32";
+  }
+  return "unknown";
+}
 
 uint64_t ElementSize(const fb::Tensor* t) {
   switch (t->dtype()) {
@@ -667,7 +633,7 @@ uint64_t Elements(const fb::Tensor* t) { return t->size() / ElementSize(t); }
 int ValidateGraph(const fb::Graph* g, uint64_t weights_size, const char* graph_name,
                   const epctx_hal_host& host, uint32_t* num_inputs, uint32_t* num_outputs,
                   Msg& msg) {
-  Checker c{g, weights_size, graph_name, msg, host};
+  GraphChecker c{{g, weights_size, graph_name, msg, host}};
   if (g->version_major() != kStreamMajor) {
     msg.s("vnpu: graph '")
         .s(graph_name)
