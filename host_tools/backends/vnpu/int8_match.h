@@ -2,7 +2,7 @@
 // The vnpu int8 level on the compiler side: reading quantisation parameters
 // and recognising the QDQ groups onnxruntime's static quantiser writes
 // (DequantizeLinear -> op -> QuantizeLinear). The support check
-// (support_int8.cc) and lowering (lower_int8.inc) both decide through
+// (support_int8.cc) and lowering (lower_int8.cc) both decide through
 // MatchGroup, so a node is claimed exactly when lowering can fuse it.
 #ifndef EPCTX_HOST_VNPU_INT8_MATCH_H
 #define EPCTX_HOST_VNPU_INT8_MATCH_H

@@ -3,7 +3,7 @@
 // QDQ groups (MatchGroup), QLinearConv / QLinearMatMul, the dynamically
 // quantised ops (DynamicQuantizeLinear, ConvInteger, MatMulInteger, the
 // Cast of their int32 result), and QuantizeLinear / DequantizeLinear
-// themselves at the edges of int8 regions. Lowering (lower_int8.inc) relies
+// themselves at the edges of int8 regions. Lowering (lower_int8.cc) relies
 // on every check made here.
 #include <cmath>
 #include <memory>

@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lowering for the int8 level, included inside class Lowerer (lower.cc):
-// QDQ groups (matched by MatchGroup, the same function the support check
-// uses) become QCONV2D / QGEMM / QBINARY / QLUT / QMAX_POOL / QCONCAT over
-// the int8 tensors the DequantizeLinear nodes read and the QuantizeLinear
-// nodes write; QLinearConv / QLinearMatMul / ConvInteger / MatMulInteger map
-// directly. A DequantizeLinear is lowered lazily: only a consumer that still
-// needs its float value (one outside any group) gets a DEQUANTIZE, or for a
-// constant, float32 weights dequantised at compile time.
+// Lowering for the int8 level: the Lowerer members (lowerer.h) that are not
+// lower.cc's. QDQ groups (matched by MatchGroup, the same function the
+// support check uses) become QCONV2D / QGEMM / QBINARY / QLUT / QMAX_POOL /
+// QCONCAT over the int8 tensors the DequantizeLinear nodes read and the
+// QuantizeLinear nodes write; QLinearConv / QLinearMatMul / ConvInteger /
+// MatMulInteger map directly. A DequantizeLinear is lowered lazily: only a
+// consumer that still needs its float value (one outside any group) gets a
+// DEQUANTIZE, or for a constant, float32 weights dequantised at compile
+// time.
 //
 // Requantisation multipliers are float(x_scale * w_scale[c] / y_scale),
 // computed in double; an int32 bias whose scale is not x_scale * w_scale[c]
 // (or a float32 bias) is rounded to that scale (half to even).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
 
-GraphIndex ix_{info_.graph};
-std::map<std::string, const onnx::NodeProto*> pending_dq_;
-std::set<const onnx::NodeProto*> part_nodes_;
+#include "lowerer.h"
+#include "onnx_util.h"
+#include "vnpu_ops.h"
 
-static fb::DType FbType(int32_t d) {
+namespace epctx {
+namespace host {
+namespace vnpu {
+namespace {
+
+fb::DType FbType(int32_t d) {
   switch (d) {
     case onnx::TensorProto::INT8: return fb::DType::INT8;
     case onnx::TensorProto::UINT8: return fb::DType::UINT8;
@@ -24,25 +34,38 @@ static fb::DType FbType(int32_t d) {
     default: return fb::DType::FLOAT32;
   }
 }
-fb::DType ValueDType(const std::string& name) const {
-  const ValueType* t = info_.type(name);
-  return t ? FbType(t->dtype) : fb::DType::FLOAT32;
-}
-static int32_t QLo(int32_t onnx_dtype) { return onnx_dtype == onnx::TensorProto::INT8 ? -128 : 0; }
-static int32_t QHi(int32_t onnx_dtype) { return onnx_dtype == onnx::TensorProto::INT8 ? 127 : 255; }
-static int32_t RoundSat(double v, int32_t lo, int32_t hi) {
+
+int32_t QLo(int32_t onnx_dtype) { return onnx_dtype == onnx::TensorProto::INT8 ? -128 : 0; }
+int32_t QHi(int32_t onnx_dtype) { return onnx_dtype == onnx::TensorProto::INT8 ? 127 : 255; }
+int32_t RoundSat(double v, int32_t lo, int32_t hi) {
   if (!(v >= lo)) return lo;  // NaN too
   if (v > hi) return hi;
   return int32_t(std::nearbyint(v));
 }
 
-bool InPartition(const onnx::NodeProto* n) {
+// Weights of a Gemm/MatMul as [N][K] rows.
+std::vector<int32_t> RowsNK(const std::vector<int32_t>& b, int64_t K, int64_t N, bool tb) {
+  if (tb) return b;  // already [N][K]
+  std::vector<int32_t> r(size_t(N * K));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < N; ++j) r[size_t(j * K + k)] = b[size_t(k * N + j)];
+  return r;
+}
+
+}  // namespace
+
+fb::DType Lowerer::ValueDType(const std::string& name) const {
+  const ValueType* t = info_.type(name);
+  return t ? FbType(t->dtype) : fb::DType::FLOAT32;
+}
+
+bool Lowerer::InPartition(const onnx::NodeProto* n) {
   if (part_nodes_.empty()) part_nodes_.insert(p_.nodes.begin(), p_.nodes.end());
   return part_nodes_.count(n) > 0;
 }
 
-int IntWeight(const std::vector<int32_t>& v, int32_t onnx_dtype, std::vector<int64_t> shape,
-              const std::string& name) {
+int Lowerer::IntWeight(const std::vector<int32_t>& v, int32_t onnx_dtype,
+                       std::vector<int64_t> shape, const std::string& name) {
   IrTensor t{name, std::move(shape), fb::Location::WEIGHT};
   t.dtype = FbType(onnx_dtype);
   if (t.dtype == fb::DType::INT32) {
@@ -55,9 +78,7 @@ int IntWeight(const std::vector<int32_t>& v, int32_t onnx_dtype, std::vector<int
   return Add(t);
 }
 
-// A quantised constant as float32 (the float path: a consumer outside any
-// int8 group).
-std::vector<float> Dequantized(const QConst& c) {
+std::vector<float> Lowerer::Dequantized(const QConst& c) {
   std::vector<float> f(c.q.size());
   int64_t inner = 1;
   for (size_t d = size_t(c.axis) + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
@@ -69,8 +90,7 @@ std::vector<float> Dequantized(const QConst& c) {
   return f;
 }
 
-// In()'s fallback: the float value of a DequantizeLinear, made on demand.
-int LazyInt8(const std::string& name) {
+int Lowerer::LazyInt8(const std::string& name) {
   auto it = pending_dq_.find(name);
   if (it != pending_dq_.end()) {
     const onnx::NodeProto* dq = it->second;
@@ -94,12 +114,7 @@ int LazyInt8(const std::string& name) {
   return t;
 }
 
-// The integer tensor a group's DequantizeLinear reads.
-int QIn(const onnx::NodeProto* dq) { return In(dq->input(0)); }
-
-// Output clamp of a MAC group from its activation (Relu / Clip) folded
-// into the output quantisation.
-void ActClamp(const QGroup& g, IrOp& op) {
+void Lowerer::ActClamp(const QGroup& g, IrOp& op) {
   op.lo = QLo(g.out.dtype);
   op.hi = QHi(g.out.dtype);
   if (!g.act) return;
@@ -117,8 +132,7 @@ void ActClamp(const QGroup& g, IrOp& op) {
   if (op.lo > op.hi) op.lo = op.hi;
 }
 
-// What QCONV2D / QGEMM need besides their geometry.
-struct MacQ {
+struct Lowerer::MacQ {
   int x = -1, zp_tensor = -1;
   int32_t xzp = 0;
   std::vector<int32_t> wq;  // conv [Cout][Cin_g][KH][KW]; gemm [N][K]
@@ -128,7 +142,7 @@ struct MacQ {
   std::vector<int32_t> bias;  // empty: none
 };
 
-void FinishMac(IrOp& op, MacQ& m, const std::string& value, int64_t channels) {
+void Lowerer::FinishMac(IrOp& op, MacQ& m, const std::string& value, int64_t channels) {
   op.ins = {m.x};
   op.qz[0] = m.xzp;
   op.qz[1] = m.wzp;
@@ -141,7 +155,7 @@ void FinishMac(IrOp& op, MacQ& m, const std::string& value, int64_t channels) {
   g_.ops.push_back(op);
 }
 
-void QConvGeometry(const onnx::NodeProto& n, const std::vector<int64_t>& wd, IrOp& op) {
+void Lowerer::QConvGeometry(const onnx::NodeProto& n, const std::vector<int64_t>& wd, IrOp& op) {
   op.kind = fb::OpParams::QConv2D;
   auto xs = Shape(n.input(0));
   auto st = AttrInts(n, "strides", {1, 1}), dl = AttrInts(n, "dilations", {1, 1});
@@ -151,7 +165,7 @@ void QConvGeometry(const onnx::NodeProto& n, const std::vector<int64_t>& wd, IrO
   Pads(n, xs, wd[2], wd[3], st[0], st[1], dl[0], dl[1], op);
 }
 
-void QGemmGeometry(const onnx::NodeProto& n, int64_t N, IrOp& op) {
+void Lowerer::QGemmGeometry(const onnx::NodeProto& n, int64_t N, IrOp& op) {
   op.kind = fb::OpParams::QGemm;
   auto as = Shape(n.input(0));
   op.k = uint64_t(as.back());
@@ -159,18 +173,8 @@ void QGemmGeometry(const onnx::NodeProto& n, int64_t N, IrOp& op) {
   op.n = uint64_t(N);
 }
 
-// Weights of a Gemm/MatMul as [N][K] rows.
-static std::vector<int32_t> RowsNK(const std::vector<int32_t>& b, int64_t K, int64_t N, bool tb) {
-  if (tb) return b;  // already [N][K]
-  std::vector<int32_t> r(size_t(N * K));
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t j = 0; j < N; ++j) r[size_t(j * K + k)] = b[size_t(k * N + j)];
-  return r;
-}
-
-// Bias of a MAC group in the accumulator's scale x_scale * w_scale[c].
-std::vector<int32_t> GroupBias(const onnx::NodeProto& n, int i, float sx, const QConst& w,
-                               int64_t channels) {
+std::vector<int32_t> Lowerer::GroupBias(const onnx::NodeProto& n, int i, float sx, const QConst& w,
+                                        int64_t channels) {
   if (!Has(n, i)) return {};
   std::vector<double> real(static_cast<size_t>(channels));
   std::vector<int32_t> direct;
@@ -196,7 +200,7 @@ std::vector<int32_t> GroupBias(const onnx::NodeProto& n, int i, float sx, const 
   return out;
 }
 
-void GroupMac(const onnx::NodeProto& n, const QGroup& g) {
+void Lowerer::GroupMac(const onnx::NodeProto& n, const QGroup& g) {
   QConst w;
   std::string why = ConstDq(n.input(1), ix_, info_, &w);
   if (!why.empty()) Fail(why);
@@ -231,9 +235,8 @@ void GroupMac(const onnx::NodeProto& n, const QGroup& g) {
   FinishMac(op, m, g.q->output(0), channels);
 }
 
-// Table mapping each byte of `in` quantisation through f to `out`'s.
 template <typename F>
-int LutTable(const QParam& in, const QParam& out, F f, const std::string& name) {
+int Lowerer::LutTable(const QParam& in, const QParam& out, F f, const std::string& name) {
   std::vector<int32_t> t(256);
   for (int b = 0; b < 256; ++b) {
     const int32_t q = in.dtype == onnx::TensorProto::INT8 ? int32_t(int8_t(uint8_t(b))) : b;
@@ -243,7 +246,7 @@ int LutTable(const QParam& in, const QParam& out, F f, const std::string& name) 
   return IntWeight(t, out.dtype, {256}, name);
 }
 
-int Lut(int x, int table, const std::string& value, bool output) {
+int Lowerer::Lut(int x, int table, const std::string& value, bool output) {
   IrOp op;
   op.kind = fb::OpParams::QLut;
   op.ins = {x};
@@ -259,7 +262,7 @@ int Lut(int x, int table, const std::string& value, bool output) {
   return op.out;
 }
 
-int Requant(int x, const QParam& in, const QParam& out, const std::string& name) {
+int Lowerer::Requant(int x, const QParam& in, const QParam& out, const std::string& name) {
   if (in == out) return x;
   return Lut(x,
              LutTable(
@@ -267,7 +270,7 @@ int Requant(int x, const QParam& in, const QParam& out, const std::string& name)
              name + ":rq", false);
 }
 
-void GroupLut(const onnx::NodeProto& n, const QGroup& g) {
+void Lowerer::GroupLut(const onnx::NodeProto& n, const QGroup& g) {
   IrOp act;
   SetAct(act, n);
   auto f = [&](float v) -> float {
@@ -286,7 +289,7 @@ void GroupLut(const onnx::NodeProto& n, const QGroup& g) {
   Lut(QIn(g.dq[0]), LutTable(g.in[0], g.out, f, n.output(0) + ":lut"), g.q->output(0), true);
 }
 
-void GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
+void Lowerer::GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
   IrOp op;
   op.kind = fb::OpParams::QBinary;
   op.binary = kBinaryOps.at(n.op_type());
@@ -312,7 +315,7 @@ void GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
   g_.ops.push_back(op);
 }
 
-void GroupMaxPool(const onnx::NodeProto& n, const QGroup& g) {
+void Lowerer::GroupMaxPool(const onnx::NodeProto& n, const QGroup& g) {
   IrOp op;
   op.kind = fb::OpParams::QMaxPool;
   auto xs = Shape(n.input(0));
@@ -327,7 +330,7 @@ void GroupMaxPool(const onnx::NodeProto& n, const QGroup& g) {
   g_.ops.push_back(op);
 }
 
-void GroupConcat(const onnx::NodeProto& n, const QGroup& g) {
+void Lowerer::GroupConcat(const onnx::NodeProto& n, const QGroup& g) {
   IrOp op;
   op.kind = fb::OpParams::QConcat;
   int64_t axis = AttrInt(n, "axis", 0), r = int64_t(Shape(n.output(0)).size());
@@ -339,8 +342,7 @@ void GroupConcat(const onnx::NodeProto& n, const QGroup& g) {
   g_.ops.push_back(op);
 }
 
-// Reshape-like between equal quantisations: an alias, or a COPY.
-void GroupView(const QGroup& g) {
+void Lowerer::GroupView(const QGroup& g) {
   int src = QIn(g.dq[0]);
   consumed_.insert(g.q);
   const std::string& name = g.q->output(0);
@@ -359,8 +361,7 @@ void GroupView(const QGroup& g) {
   g_.ops.push_back(copy);
 }
 
-// QLinearConv / QLinearMatMul / ConvInteger / MatMulInteger.
-void DirectMac(const onnx::NodeProto& n) {
+void Lowerer::DirectMac(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   const bool qlinear = t == "QLinearConv" || t == "QLinearMatMul";
   const bool conv = t == "QLinearConv" || t == "ConvInteger";
@@ -404,8 +405,7 @@ void DirectMac(const onnx::NodeProto& n) {
   FinishMac(op, m, n.output(0), channels);
 }
 
-// Lowers n if it belongs to the int8 level; false for the float path.
-bool Int8Node(const onnx::NodeProto& n) {
+bool Lowerer::Int8Node(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") return false;
   if (t == "DequantizeLinear") {
@@ -494,3 +494,7 @@ bool Int8Node(const onnx::NodeProto& n) {
   else GroupView(g);
   return true;
 }
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx
