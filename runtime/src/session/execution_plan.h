@@ -30,7 +30,7 @@
 
 namespace epctx {
 
-struct RunMemory;  // run.cc
+struct RunMemory;  // run_memory.h
 
 class ExecutionPlan {
  public:
@@ -110,7 +110,7 @@ class ExecutionPlan {
                 const epctx_hal_tensor_desc** desc) const;
 
  private:
-  // run.cc: the run memory pool and the plan the first run completes.
+  // run_memory.cc: the run memory pool and the plan the first run completes.
   RunMemory* TakeRunMemory(const MemoryPlan* plan, bool caller_arena) const;
   void ReturnRunMemory(RunMemory* m) const;
   void LearnPlan(const uint64_t* seen) const;

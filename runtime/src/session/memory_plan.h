@@ -15,7 +15,7 @@
 //
 // The plan is a promise the run checks, never trusts: an output larger than
 // its planned bytes, or a view the plan did not expect, goes to the
-// allocator (run.cc). Values of subgraphs are not planned.
+// allocator (run_memory.cc). Values of subgraphs are not planned.
 //
 // Ownership: one allocator block, read-only once built, freed with the
 // session; any number of runs share it.

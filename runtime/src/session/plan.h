@@ -2,7 +2,7 @@
 // The plan of one graph: its value table and its steps in run order. A
 // session plans its main graph and, once at creation, every subgraph (the
 // GRAPH attributes of If, Loop, Scan ...) into a tree of GraphPlans; one run
-// loop (run.cc) executes any of them.
+// loop (executor.cc) executes any of them.
 //
 // Scopes: a subgraph sees every value of its enclosing graphs. A name the
 // subgraph does not define is resolved outward at planning time and becomes
