@@ -94,8 +94,10 @@ using OutType = typename std::conditional<std::is_same<Out, SameType>::value, T,
 // With `row` set, float X runs through that micro-kernel activation
 // (uk::ActivateRow: vector rows at the CPU's widest instruction set) instead
 // of f; f then serves the other dtypes and must mean the same function.
+// alpha and beta: the activation's parameters (uk::Act).
 template <uint32_t kMask, typename Out = SameType, typename F>
-Status MapUnary(KernelContext& ctx, F f, const uk::Act* row = nullptr) {
+Status MapUnary(KernelContext& ctx, F f, const uk::Act* row = nullptr, float alpha = 1.0f,
+                float beta = 0.0f) {
   const TensorRef* x;
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "X", &x));
   if (row && x->dtype == EPCTX_DTYPE_FLOAT) {
@@ -105,7 +107,7 @@ Status MapUnary(KernelContext& ctx, F f, const uk::Act* row = nullptr) {
     float* out = static_cast<float*>(y->data);
     const uk::Act k = *row;
     ctx.ParallelRange(static_cast<int64_t>(x->elements()), 16, [&](int64_t lo, int64_t hi) {
-      uk::ActivateRow(k, in + lo, out + lo, hi - lo, 1.0f, 0.0f);
+      uk::ActivateRow(k, in + lo, out + lo, hi - lo, alpha, beta);
     });
     return Status::Ok();
   }

@@ -31,13 +31,20 @@ Status ClipBound(KernelContext& ctx, uint32_t i, const char* what, Compute<T>* b
 
 }  // namespace
 
+// Relu, LeakyRelu and Clip on float run through the micro-kernel rows
+// (uk::ActivateRow at the CPU's widest vectors), which compute the same
+// function: a NaN becomes 0 in Relu and stays NaN in Clip.
 Status Relu(KernelContext& ctx) {
-  return MapUnary<kFloats | kSignedInts>(ctx, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  static constexpr uk::Act kRow = uk::Act::kRelu;
+  return MapUnary<kFloats | kSignedInts>(
+      ctx, [](auto v) { return v > 0 ? v : decltype(v)(0); }, &kRow);
 }
 
 Status LeakyRelu(KernelContext& ctx) {
+  static constexpr uk::Act kRow = uk::Act::kLeaky;
   const float alpha = ctx.AttrFloat("alpha", 0.01f);
-  return MapUnary<kFloats>(ctx, [alpha](auto v) { return v >= 0 ? v : alpha * v; });
+  return MapUnary<kFloats>(
+      ctx, [alpha](auto v) { return v >= 0 ? v : alpha * v; }, &kRow, alpha);
 }
 
 Status Sigmoid(KernelContext& ctx) {
@@ -119,11 +126,17 @@ Status Clip(KernelContext& ctx) {
     st = ClipBound<T>(ctx, 1, "min", &lo);
     if (st.ok()) st = ClipBound<T>(ctx, 2, "max", &hi);
     if (!st.ok()) return;
-    // As the spec's reference: min first, then max (so min > max gives max).
-    st = MapUnary<Bit(DtypeOf<T>())>(ctx, [lo, hi](auto v) {
-      const C r = v < lo ? lo : v;
-      return r > hi ? hi : r;
-    });
+    // As the spec's reference: min first, then max (so min > max gives max;
+    // the row's clamp returns min there, so it takes ordered bounds only).
+    static constexpr uk::Act kRow = uk::Act::kClip;
+    const bool row = std::is_same<T, float>::value && lo <= hi;
+    st = MapUnary<Bit(DtypeOf<T>())>(
+        ctx,
+        [lo, hi](auto v) {
+          const C r = v < lo ? lo : v;
+          return r > hi ? hi : r;
+        },
+        row ? &kRow : nullptr, static_cast<float>(lo), static_cast<float>(hi));
   });
   if (!ok) return UnsupportedDtype(ctx, "X", x->dtype);
   return st;
