@@ -123,6 +123,18 @@ void conv_matches_reference_on_varied_shapes(void**) {
       // zeros past the packed strips here).
       {1, 2, 1, 10, 3, 1, 3, 1, 1, 1, 1, 0, 500, 0, 500, 1, true, nullptr, true},
       {1, 2, 3, 4, 3, 2, 2, 1, 1, 1, 1, 1, 450, 1, 450, 1, false, nullptr, false},
+      // Depthwise at column stride 1 (weighted rows with edge columns):
+      // wide rows, 5x5, a multiplier, row stride 2, asymmetric pads,
+      // dilation, a window wider than the padded-row interior, 1-D, and
+      // 9x9 (more taps than the rows path keeps: the direct loop).
+      {1, 8, 12, 57, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, true, nullptr, false},
+      {2, 4, 11, 40, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, true, nullptr, false},
+      {1, 3, 9, 33, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 3, true, nullptr, false},
+      {1, 4, 10, 30, 4, 3, 5, 1, 1, 1, 1, 0, 3, 2, 1, 4, false, nullptr, false},
+      {1, 4, 16, 35, 4, 3, 3, 1, 1, 3, 2, 3, 2, 3, 2, 4, true, nullptr, false},
+      {1, 2, 6, 3, 2, 3, 7, 1, 1, 1, 1, 1, 3, 1, 3, 2, true, nullptr, false},
+      {2, 6, 1, 64, 6, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 6, true, nullptr, true},
+      {1, 3, 20, 24, 3, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 3, true, nullptr, false},
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) RunConvCase(c, seed += 7);

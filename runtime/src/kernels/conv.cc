@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
 //  - depthwise (one input channel per group, more than one group, any
-//    channel multiplier): a direct loop per output channel whose inner loop
-//    runs over a contiguous output row with precomputed valid bounds;
+//    channel multiplier): per output channel, at column stride 1 weighted
+//    rows of the micro-kernel library (DepthwiseRows), else a direct loop
+//    whose inner loop runs over a contiguous output row with precomputed
+//    valid bounds;
 //  - 1x1 kernels with stride 1 and no padding: the input already is the
 //    im2col matrix, so the packed SGEMM reads it directly;
 //  - everything else (including one group with one input channel, such as
@@ -15,6 +17,7 @@
 // place instead of packing W again in every column block of every Run. The
 // depthwise loop reads W as it is and has nothing to prepare.
 #include "epctx_uk/im2col.h"
+#include "epctx_uk/rows.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -29,8 +32,68 @@ struct ConvShape {
   Window w;
 };
 
+// Taps of a window DepthwiseRows keeps on the stack (7x7 and under).
+constexpr int64_t kRowTaps = 49;
+
+// One 2-D depthwise plane at column stride 1 by weighted rows: per output
+// row the valid tap rows (a contiguous run of kh, so their weights are one
+// slice of W) give every column whose window lies inside the input row as
+// one uk::WeightedRows call (vectors across the row, each output written
+// once); the few edge columns are summed tap by tap. Returns false (nothing
+// written) when the window does not fit (DepthwiseChannel then runs).
+bool DepthwiseRows(const ConvShape& cs, const float* in, const float* wk, float bias, float* out) {
+  const Window& w = cs.w;
+  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const int64_t KH = w.kernel[1], KW = w.kernel[2], dh = w.dilation[1], dw = w.dilation[2];
+  const int64_t pt = w.pad_begin[1], pl = w.pad_begin[2], sh = w.stride[1];
+  if (w.in[0] != 1 || w.kernel[0] != 1 || w.out[0] != 1 || w.stride[2] != 1 || KH * KW > kRowTaps)
+    return false;
+  // Columns whose every tap lies inside the row: ow - pl >= 0 and
+  // ow - pl + (KW - 1) * dw < W.
+  int64_t a = pl, b = W + pl - (KW - 1) * dw;
+  if (b > OW) b = OW;
+  if (b < 0) b = 0;
+  if (a > b) a = b;
+  const float* rows[kRowTaps];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float* __restrict orow = out + oh * OW;
+    const int64_t ih0 = oh * sh - pt;
+    int64_t kh0 = 0, kh1 = KH;  // tap rows inside the input
+    while (kh0 < KH && ih0 + kh0 * dh < 0) ++kh0;
+    while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= H) --kh1;
+    const float* wv = wk + kh0 * KW;
+    const int64_t nt = (kh1 - kh0) * KW;
+    auto edge = [&](int64_t ow) {
+      float acc = bias;
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const float* irow = in + (ih0 + kh * dh) * W;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t iw = ow - pl + kw * dw;
+          if (iw >= 0 && iw < W) acc += wk[kh * KW + kw] * irow[iw];
+        }
+      }
+      orow[ow] = acc;
+    };
+    for (int64_t ow = 0; ow < a; ++ow) edge(ow);
+    if (a < b) {
+      if (nt == 0) {
+        for (int64_t ow = a; ow < b; ++ow) orow[ow] = bias;
+      } else {
+        int64_t t = 0;
+        for (int64_t kh = kh0; kh < kh1; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw)
+            rows[t++] = in + (ih0 + kh * dh) * W + (a - pl + kw * dw);
+        uk::WeightedRows(rows, wv, nt, bias, orow + a, b - a);
+      }
+    }
+    for (int64_t ow = b; ow < OW; ++ow) edge(ow);
+  }
+  return true;
+}
+
 void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, float bias,
                       float* out) {
+  if (DepthwiseRows(cs, in, wk, bias, out)) return;
   const Window& w = cs.w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
   const int64_t OD = w.out[0], OH = w.out[1], OW = w.out[2];
