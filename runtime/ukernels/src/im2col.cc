@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The portable im2col packer (im2col.h) and the choice of packer.
 #include "im2col_common.h"
+#include "vec4.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
-
-typedef float V4 __attribute__((vector_size(16)));
-inline V4 Load4(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
 
 // Taps up to which narrow maps are gathered through an offset table (3x3,
 // 1x3).

@@ -9,11 +9,7 @@
 #include "im2col_common.h"
 
 #if defined(__x86_64__)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
+#include "immintrin_quiet.h"
 
 namespace epctx {
 namespace uk {

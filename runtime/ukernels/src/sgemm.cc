@@ -15,6 +15,7 @@
 //
 // alpha is folded into packed A; beta scales C once before the first slice.
 #include "epctx_uk/sgemm.h"
+#include "vec4.h"
 
 namespace epctx {
 namespace uk {
@@ -35,13 +36,9 @@ int64_t RowPitch(int64_t nc) { return RoundUp(nc, 16) + 16; }
 // (with a 64-byte aligned workspace).
 int64_t PackedAFloats(int64_t mc, int64_t kc) { return RoundUp(mc * kc, 16); }
 
-typedef float V4 __attribute__((vector_size(16)));
-inline V4 Load4(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void Store4(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof v); }
+using detail::Load4;
+using detail::Store4;
+using detail::V4;
 
 void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst, int64_t ks);
 

@@ -13,15 +13,7 @@
 #include "tile_common.h"
 
 #if defined(__x86_64__)
-// GCC 12's avx512fintrin.h builds "undefined" vectors from a self-initialised
-// variable (_mm512_undefined_ps), which -Wmaybe-uninitialized reports at every
-// inlined max, min and cast, and -Wuninitialized at -Os (the size presets) in
-// _mm512_insertf64x4: a false alarm in the header, not in this code.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
+#include "immintrin_quiet.h"
 
 namespace epctx {
 namespace uk {

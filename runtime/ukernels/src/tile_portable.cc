@@ -4,20 +4,13 @@
 // intrinsics. One 4 x 8 strip at a time: its 8 accumulators fit the 16
 // registers of SSE2, where a whole 4 x 24 tile would spill.
 #include "tile_common.h"
+#include "vec4.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
 
-typedef float V4 __attribute__((vector_size(16)));
-
-inline V4 Load(const float* p) {
-  V4 v;
-  __builtin_memcpy(&v, p, sizeof(v));
-  return v;
-}
-inline void Store(float* p, V4 v) { __builtin_memcpy(p, &v, sizeof(v)); }
 inline V4 Clamp(V4 v, V4 lo, V4 hi) {
   v = v < lo ? lo : v;
   return v > hi ? hi : v;
@@ -46,7 +39,7 @@ void Strip(const Tile& t, int s) {
   const int64_t ks = t.a_ks, bks = t.b_ks;
   V4 c00 = {}, c01 = {}, c10 = {}, c11 = {}, c20 = {}, c21 = {}, c30 = {}, c31 = {};
   for (int64_t k = 0; k < t.kc; ++k) {
-    const V4 b0 = Load(b), b1 = Load(b + 4);
+    const V4 b0 = Load4(b), b1 = Load4(b + 4);
     const float x0 = *a0, x1 = *a1, x2 = *a2, x3 = *a3;
     c00 += x0 * b0;
     c01 += x0 * b1;
@@ -65,14 +58,14 @@ void Strip(const Tile& t, int s) {
   float* c = t.c + s * kStrip;
   const int64_t ldc = t.ldc;
   if (t.accumulate) {
-    c00 += Load(c);
-    c01 += Load(c + 4);
-    c10 += Load(c + ldc);
-    c11 += Load(c + ldc + 4);
-    c20 += Load(c + 2 * ldc);
-    c21 += Load(c + 2 * ldc + 4);
-    c30 += Load(c + 3 * ldc);
-    c31 += Load(c + 3 * ldc + 4);
+    c00 += Load4(c);
+    c01 += Load4(c + 4);
+    c10 += Load4(c + ldc);
+    c11 += Load4(c + ldc + 4);
+    c20 += Load4(c + 2 * ldc);
+    c21 += Load4(c + 2 * ldc + 4);
+    c30 += Load4(c + 3 * ldc);
+    c31 += Load4(c + 3 * ldc + 4);
   }
   if (t.last) {
     if (t.row_bias) {
@@ -87,7 +80,7 @@ void Strip(const Tile& t, int s) {
       c31 += rb[3];
     }
     if (t.col_bias) {
-      const V4 cb0 = Load(t.col_bias + s * kStrip), cb1 = Load(t.col_bias + s * kStrip + 4);
+      const V4 cb0 = Load4(t.col_bias + s * kStrip), cb1 = Load4(t.col_bias + s * kStrip + 4);
       c00 += cb0;
       c01 += cb1;
       c10 += cb0;
@@ -109,14 +102,14 @@ void Strip(const Tile& t, int s) {
       c31 = Clamp(c31, lo, hi);
     }
   }
-  Store(c, c00);
-  Store(c + 4, c01);
-  Store(c + ldc, c10);
-  Store(c + ldc + 4, c11);
-  Store(c + 2 * ldc, c20);
-  Store(c + 2 * ldc + 4, c21);
-  Store(c + 3 * ldc, c30);
-  Store(c + 3 * ldc + 4, c31);
+  Store4(c, c00);
+  Store4(c + 4, c01);
+  Store4(c + ldc, c10);
+  Store4(c + ldc + 4, c11);
+  Store4(c + 2 * ldc, c20);
+  Store4(c + 2 * ldc + 4, c21);
+  Store4(c + 3 * ldc, c30);
+  Store4(c + 3 * ldc + 4, c31);
   if (t.last && t.leaky) LeakyStrip(c, ldc, t.slope, t.lo);
 }
 
