@@ -9,14 +9,12 @@
 #include "im2col_common.h"
 
 #if defined(__x86_64__)
-#include "immintrin_quiet.h"
+#include "avx512.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
-
-#define EPCTX_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl")))
 
 EPCTX_AVX512 inline __mmask16 Lanes(int64_t n) {
   return static_cast<__mmask16>((1u << n) - 1u);  // n in [0, 16]

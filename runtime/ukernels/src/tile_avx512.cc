@@ -13,14 +13,12 @@
 #include "tile_common.h"
 
 #if defined(__x86_64__)
-#include "immintrin_quiet.h"
+#include "avx512.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
-
-#define EPCTX_AVX512 __attribute__((target("avx2,fma,avx512f,avx512vl")))
 
 // B strips 0 and 1 of one k as one vector.
 template <bool kSideBySide>
