@@ -135,6 +135,15 @@ void conv_matches_reference_on_varied_shapes(void**) {
       {1, 2, 6, 3, 2, 3, 7, 1, 1, 1, 1, 1, 3, 1, 3, 2, true, nullptr, false},
       {2, 6, 1, 64, 6, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 6, true, nullptr, true},
       {1, 3, 20, 24, 3, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 3, true, nullptr, false},
+      // Column stride 2 (split rows): 3x3 pad 1 on even and odd widths,
+      // 5x5 pad 2 with a multiplier, no padding, a left pad of 3, row
+      // dilation, 1-D.
+      {1, 4, 14, 40, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, true, nullptr, false},
+      {1, 4, 13, 37, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4, true, nullptr, false},
+      {2, 3, 15, 33, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3, true, nullptr, false},
+      {1, 2, 9, 20, 2, 3, 3, 1, 2, 1, 1, 0, 0, 0, 0, 2, false, nullptr, false},
+      {1, 2, 9, 20, 2, 3, 4, 2, 2, 2, 1, 1, 3, 1, 0, 2, true, nullptr, false},
+      {1, 3, 1, 50, 3, 1, 5, 1, 2, 1, 1, 0, 2, 0, 2, 3, true, nullptr, true},
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) RunConvCase(c, seed += 7);

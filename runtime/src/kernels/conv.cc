@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
 //  - depthwise (one input channel per group, more than one group, any
-//    channel multiplier): per output channel, at column stride 1 weighted
-//    rows of the micro-kernel library (DepthwiseRows), else a direct loop
+//    channel multiplier): per output channel, at column stride 1 or 2
+//    weighted rows of the micro-kernel library (DepthwiseRows,
+//    DepthwiseSplit), else a direct loop
 //    whose inner loop runs over a contiguous output row with precomputed
 //    valid bounds;
 //  - 1x1 kernels with stride 1 and no padding: the input already is the
@@ -91,8 +92,61 @@ bool DepthwiseRows(const ConvShape& cs, const float* in, const float* wk, float 
   return true;
 }
 
-void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, float bias,
-                      float* out) {
+// Column stride 2 (no column dilation) by weighted rows over split input
+// rows: each tap row is split once per output row into its even and odd
+// columns, zero-padded (E[t] = x[2 (t - P)], O[t] = x[2 (t - P) + 1], zero
+// outside the row), so tap kw reads E or O from a fixed offset for every
+// output column and the whole row is one uk::WeightedRows call with no edge
+// columns. Floats of work per plane: SplitFloats.
+int64_t SplitPad(const Window& w) { return (w.pad_begin[2] + 1) / 2; }
+int64_t SplitLen(const Window& w) { return w.out[2] + w.kernel[2] / 2 + SplitPad(w) + 1; }
+bool SplitApplies(const Window& w) {
+  return w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1 && w.stride[2] == 2 &&
+         w.dilation[2] == 1 && w.kernel[1] * w.kernel[2] <= kRowTaps;
+}
+int64_t SplitFloats(const Window& w) { return 2 * w.kernel[1] * SplitLen(w); }
+
+void DepthwiseSplit(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
+                    float* work) {
+  const Window& w = cs.w;
+  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const int64_t KH = w.kernel[1], KW = w.kernel[2], dh = w.dilation[1];
+  const int64_t pt = w.pad_begin[1], pl = w.pad_begin[2], sh = w.stride[1];
+  const int64_t P = SplitPad(w), L = SplitLen(w);
+  const float* rows[kRowTaps];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float* __restrict orow = out + oh * OW;
+    const int64_t ih0 = oh * sh - pt;
+    int64_t kh0 = 0, kh1 = KH;  // tap rows inside the input
+    while (kh0 < KH && ih0 + kh0 * dh < 0) ++kh0;
+    while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= H) --kh1;
+    if (kh0 == kh1) {
+      for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
+      continue;
+    }
+    int64_t t = 0;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* r = in + (ih0 + kh * dh) * W;
+      float* __restrict e = work + 2 * (kh - kh0) * L;
+      float* __restrict o = e + L;
+      for (int64_t i = 0; i < L; ++i) {
+        const int64_t c = 2 * (i - P);
+        e[i] = c >= 0 && c < W ? r[c] : 0.0f;
+        o[i] = c + 1 >= 0 && c + 1 < W ? r[c + 1] : 0.0f;
+      }
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        // Input column 2 ow + d: E[ow + d / 2 + P] (d even), O[ow + (d - 1) / 2 + P].
+        const int64_t d = kw - pl, m = d >= 0 ? d / 2 : -((1 - d) / 2);
+        rows[t++] = ((d - 2 * m) == 0 ? e : o) + m + P;
+      }
+    }
+    uk::WeightedRows(rows, wk + kh0 * KW, t, bias, orow, OW);
+  }
+}
+
+void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
+                      float* work) {
+  if (work && SplitApplies(cs.w)) return DepthwiseSplit(cs, in, wk, bias, out, work);
   if (DepthwiseRows(cs, in, wk, bias, out)) return;
   const Window& w = cs.w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
@@ -318,13 +372,19 @@ Status Conv(KernelContext& ctx) {
     const int64_t planes = cs.batch * cs.cout;
     const uint32_t chunks =
         ctx.Chunks(planes, KHW && OHW > INT64_MAX / KHW ? INT64_MAX : OHW * KHW);
-    ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t) {
+    // Column stride 2: split rows in each worker's slice of scratch (the
+    // direct loop when there is none).
+    const int64_t split = SplitApplies(w) ? SplitFloats(w) : 0;
+    float* work = split ? static_cast<float*>(ctx.Scratch(
+                              uint64_t(ctx.threads()) * uint64_t(split) * sizeof(float), 64))
+                        : nullptr;
+    ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
       int64_t lo, hi;
       ChunkRange(planes, chunks, c, 1, &lo, &hi);
       for (int64_t p = lo; p < hi; ++p) {
         const int64_t n = p / cs.cout, oc = p % cs.cout, ic = oc / cs.cout_g;
         DepthwiseChannel(cs, X + (n * cs.cin + ic) * HW, Wt + oc * KHW, B ? B[oc] : 0.0f,
-                         Y + p * OHW);
+                         Y + p * OHW, work ? work + worker * split : nullptr);
       }
     });
     return Status::Ok();
