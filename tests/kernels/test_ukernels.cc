@@ -523,6 +523,10 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
     case uk::Act::kSigmoid: break;  // sigmoid_rows_* below
     case uk::Act::kErf: break;      // erf_rows_* below
     case uk::Act::kTanh: break;     // tanh_rows_* below
+    case uk::Act::kHardSigmoid: {
+      const float h = v * alpha + beta;
+      return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
+    }
   }
   return v;
 }
@@ -583,8 +587,8 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
   x[34] = -3.0f;
   z[5] = 0.0f;
   z[21] = __builtin_nanf("");
-  const uk::Act acts[] = {uk::Act::kRelu, uk::Act::kLeaky, uk::Act::kClip, uk::Act::kHardSwish,
-                          uk::Act::kLeakyMax};
+  const uk::Act acts[] = {uk::Act::kRelu,      uk::Act::kLeaky,    uk::Act::kClip,
+                          uk::Act::kHardSwish, uk::Act::kLeakyMax, uk::Act::kHardSigmoid};
   const float params[][2] = {{0.1f, 6.f}, {1.f, 0.f}, {0.5f, 0.25f}};
   for (uk::Isa isa : isas)
     for (int64_t n = 0; n <= 70; ++n) {

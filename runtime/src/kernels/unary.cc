@@ -63,13 +63,17 @@ Status Sigmoid(KernelContext& ctx) {
 }
 
 Status HardSigmoid(KernelContext& ctx) {
+  static constexpr uk::Act kRow = uk::Act::kHardSigmoid;
   const float alpha = ctx.AttrFloat("alpha", 0.2f);
   const float beta = ctx.AttrFloat("beta", 0.5f);
-  return MapUnary<kFloats>(ctx, [alpha, beta](auto v) {
-    using C = decltype(v);
-    const C r = alpha * v + beta;
-    return r < 0 ? C(0) : (r > 1 ? C(1) : r);
-  });
+  return MapUnary<kFloats>(
+      ctx,
+      [alpha, beta](auto v) {
+        using C = decltype(v);
+        const C r = alpha * v + beta;
+        return r < 0 ? C(0) : (r > 1 ? C(1) : r);
+      },
+      &kRow, alpha, beta);
 }
 
 Status Tanh(KernelContext& ctx) {

@@ -128,6 +128,10 @@ inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
   } else if constexpr (K == Act::kLeakyMax) {
     const T l = v >= 0.0f ? v : v * alpha;
     return l > beta ? l : T{} + beta;
+  } else if constexpr (K == Act::kHardSigmoid) {
+    const T h = v * alpha + beta;
+    const T r = h > 1.0f ? T{} + 1.0f : h;
+    return h < 0.0f ? T{} + 0.0f : r;
   } else if constexpr (K == Act::kClip) {
     const T r = v > beta ? T{} + beta : v;
     return v < alpha ? T{} + alpha : r;
@@ -248,6 +252,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
     case Act::kSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kSigmoid>(x, y, n, alpha, beta);
     case Act::kErf: return EPCTX_EW_NAME(ActRow)<Act::kErf>(x, y, n, alpha, beta);
     case Act::kTanh: return EPCTX_EW_NAME(ActRow)<Act::kTanh>(x, y, n, alpha, beta);
+    case Act::kHardSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kHardSigmoid>(x, y, n, alpha, beta);
   }
 }
 
@@ -269,6 +274,8 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kHardSwish:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSwish>(y, rows, n, ld, alpha, beta);
     case Act::kSigmoid: return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
+    case Act::kHardSigmoid:
+      return EPCTX_EW_NAME(ActRowsK)<Act::kHardSigmoid>(y, rows, n, ld, alpha, beta);
     case Act::kErf:
     case Act::kTanh: break;  // never a convolution's epilogue: ActivateRow only
   }

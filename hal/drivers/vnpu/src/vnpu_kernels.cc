@@ -556,6 +556,7 @@ bool UkAct(Act kind, uk::Act* out) {
     case Act::CLIP: *out = uk::Act::kClip; return true;
     case Act::HARD_SWISH: *out = uk::Act::kHardSwish; return true;
     case Act::SIGMOID: *out = uk::Act::kSigmoid; return true;
+    case Act::HARD_SIGMOID: *out = uk::Act::kHardSigmoid; return true;
     default: return false;
   }
 }
@@ -566,7 +567,6 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
   uk::Act k;
   if (UkAct(kind, &k)) return uk::ActivateRow(k, x, y, int64_t(n), alpha, beta);
   switch (kind) {
-    case Act::HARD_SIGMOID: return ActRow<Act::HARD_SIGMOID>(x, y, n, alpha, beta);
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
     default:  // NONE
       if (x != y && n > 0) memmove(y, x, n * 4);

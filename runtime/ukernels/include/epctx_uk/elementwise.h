@@ -17,14 +17,15 @@ namespace epctx {
 namespace uk {
 
 enum class Act : uint32_t {
-  kRelu = 0,       // x > 0 ? x : 0 (NaN becomes 0)
-  kLeaky = 1,      // x >= 0 ? x : x * alpha
-  kClip = 2,       // x < alpha ? alpha : (x > beta ? beta : x) (NaN stays NaN)
-  kHardSwish = 3,  // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
-  kLeakyMax = 4,   // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
-  kSigmoid = 5,    // 1 / (1 + exp(-x)), exp by a polynomial (within 2 ulp of expf)
-  kErf = 6,        // erf(x) by two polynomials (within 4 ulp of erf, or 2^-23 where |x| >= 0.92)
-  kTanh = 7,       // tanh(x): x * P(x^2) below |x| = 0.625, else 1 - 2 / (exp(2|x|) + 1) (4 ulp)
+  kRelu = 0,         // x > 0 ? x : 0 (NaN becomes 0)
+  kLeaky = 1,        // x >= 0 ? x : x * alpha
+  kClip = 2,         // x < alpha ? alpha : (x > beta ? beta : x) (NaN stays NaN)
+  kHardSwish = 3,    // x * min(max(x + 3, 0), 6) / 6, then * alpha + beta unless (1, 0)
+  kLeakyMax = 4,     // l = x >= 0 ? x : x * alpha, then l > beta ? l : beta (NaN becomes beta)
+  kSigmoid = 5,      // 1 / (1 + exp(-x)), exp by a polynomial (within 2 ulp of expf)
+  kErf = 6,          // erf(x) by two polynomials (within 4 ulp of erf, or 2^-23 where |x| >= 0.92)
+  kTanh = 7,         // tanh(x): x * P(x^2) below |x| = 0.625, else 1 - 2 / (exp(2|x|) + 1) (4 ulp)
+  kHardSigmoid = 8,  // h = x * alpha + beta, then h < 0 ? 0 : (h > 1 ? 1 : h) (NaN stays NaN)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
