@@ -36,6 +36,17 @@ struct ConvShape {
 // Taps of a window DepthwiseRows keeps on the stack (7x7 and under).
 constexpr int64_t kRowTaps = 49;
 
+// The tap rows [kh0, kh1) of an output row whose window starts at input
+// row ih0 that lie inside the input's H rows (a contiguous run: their
+// weights are one slice of W).
+void TapRows(int64_t ih0, int64_t KH, int64_t dh, int64_t H, int64_t* kh0, int64_t* kh1) {
+  int64_t a = 0, b = KH;
+  while (a < KH && ih0 + a * dh < 0) ++a;
+  while (b > a && ih0 + (b - 1) * dh >= H) --b;
+  *kh0 = a;
+  *kh1 = b;
+}
+
 // One 2-D depthwise plane at column stride 1 by weighted rows: per output
 // row the valid tap rows (a contiguous run of kh, so their weights are one
 // slice of W) give every column whose window lies inside the input row as
@@ -59,9 +70,8 @@ bool DepthwiseRows(const ConvShape& cs, const float* in, const float* wk, float 
   for (int64_t oh = 0; oh < OH; ++oh) {
     float* __restrict orow = out + oh * OW;
     const int64_t ih0 = oh * sh - pt;
-    int64_t kh0 = 0, kh1 = KH;  // tap rows inside the input
-    while (kh0 < KH && ih0 + kh0 * dh < 0) ++kh0;
-    while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= H) --kh1;
+    int64_t kh0, kh1;
+    TapRows(ih0, KH, dh, H, &kh0, &kh1);
     const float* wv = wk + kh0 * KW;
     const int64_t nt = (kh1 - kh0) * KW;
     auto edge = [&](int64_t ow) {
@@ -117,9 +127,8 @@ void DepthwiseSplit(const ConvShape& cs, const float* in, const float* wk, float
   for (int64_t oh = 0; oh < OH; ++oh) {
     float* __restrict orow = out + oh * OW;
     const int64_t ih0 = oh * sh - pt;
-    int64_t kh0 = 0, kh1 = KH;  // tap rows inside the input
-    while (kh0 < KH && ih0 + kh0 * dh < 0) ++kh0;
-    while (kh1 > kh0 && ih0 + (kh1 - 1) * dh >= H) --kh1;
+    int64_t kh0, kh1;
+    TapRows(ih0, KH, dh, H, &kh0, &kh1);
     if (kh0 == kh1) {
       for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
       continue;
