@@ -11,6 +11,7 @@
 #include <onnx/checker.h>
 
 #include "epctx_host/container_writer.h"
+#include "epctx_host/dead_taps.h"
 #include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
@@ -150,6 +151,9 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   sopt.input_shapes = settings.input_shapes;
   sopt.input_values = settings.input_values;
   Specialize(model, sopt, in, progress);
+  if (size_t n = TrimDeadTaps(*model.mutable_graph(), BuildGraphInfo(model)))
+    progress("specialise: " + std::to_string(n) +
+             " Conv nodes lost kernel taps that only read padding");
   if (bin) {
     // A backend takes an unrolled LSTM's MACs; the CPU runs LSTM whole.
     if (size_t n = UnrollLstms(*model.mutable_graph(), BuildGraphInfo(model))) {

@@ -22,17 +22,18 @@ class ModelBuilder {
     m_.mutable_graph()->set_name("g");
   }
   // dims < 0 become symbolic dimensions "d<i>".
-  ModelBuilder& Input(const std::string& name, std::vector<int64_t> dims,
+  ModelBuilder& Input(const std::string& name, const std::vector<int64_t>& dims,
                       int dtype = onnx::TensorProto::FLOAT) {
     Fill(m_.mutable_graph()->add_input(), name, dims, dtype);
     return *this;
   }
-  ModelBuilder& Output(const std::string& name, std::vector<int64_t> dims,
+  ModelBuilder& Output(const std::string& name, const std::vector<int64_t>& dims,
                        int dtype = onnx::TensorProto::FLOAT) {
     Fill(m_.mutable_graph()->add_output(), name, dims, dtype);
     return *this;
   }
-  ModelBuilder& Init(const std::string& name, std::vector<int64_t> dims, float value = 0.5f) {
+  ModelBuilder& Init(const std::string& name, const std::vector<int64_t>& dims,
+                     float value = 0.5f) {
     auto* t = m_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
@@ -44,7 +45,7 @@ class ModelBuilder {
     for (int64_t i = 0; i < n; ++i) t->add_float_data(value + 0.01f * static_cast<float>(i));
     return *this;
   }
-  ModelBuilder& InitI64(const std::string& name, std::vector<int64_t> values) {
+  ModelBuilder& InitI64(const std::string& name, const std::vector<int64_t>& values) {
     auto* t = m_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::INT64);
@@ -52,8 +53,8 @@ class ModelBuilder {
     for (int64_t v : values) t->add_int64_data(v);
     return *this;
   }
-  onnx::NodeProto& Node(const std::string& op, std::vector<std::string> in,
-                        std::vector<std::string> out, std::string name = "") {
+  onnx::NodeProto& Node(const std::string& op, const std::vector<std::string>& in,
+                        const std::vector<std::string>& out, const std::string& name = "") {
     auto* n = m_.mutable_graph()->add_node();
     n->set_op_type(op);
     n->set_name(name.empty() ? out.at(0) + "_node" : name);
@@ -79,7 +80,8 @@ class ModelBuilder {
   onnx::ModelProto m_;
 };
 
-inline void SetIntsAttr(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> v) {
+inline void SetIntsAttr(onnx::NodeProto& n, const std::string& name,
+                        const std::vector<int64_t>& v) {
   auto* a = n.add_attribute();
   a->set_name(name);
   a->set_type(onnx::AttributeProto::INTS);
