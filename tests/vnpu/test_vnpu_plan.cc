@@ -70,6 +70,8 @@ const Case kCases[] = {
   {"7x7 stride 2 stem",        1, 3,  16,  112, 8,  7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1,  false, Strategy::kDense},
   {"grouped 3x3",              1, 16, 10,  10,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2,  false, Strategy::kDense},
   {"dilated 3x3",              1, 8,  12,  12,  16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1,  false, Strategy::kDense},
+  {"3x3 weights past L2",      1, 128, 20, 20,  260, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, false, Strategy::kDense},
+  {"3x3 input past L2",        1, 200, 40, 40,  64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   {"depthwise 3x3",            1, 8,  16,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8,  false, Strategy::kDepthwiseBand},
   {"depthwise 3x3 stride 2",   1, 4,  9,   200, 4,  3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwiseRing},
   {"depthwise 3x3 wide rows",  1, 4,  6,   200, 4,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwise},
@@ -212,6 +214,27 @@ void each_conv_case_takes_its_strategy_and_uses_its_planned_workspace(void**) {
   for (const Case& k : kCases) RunCase(k);
 }
 
+// Dense packs 8 pixel blocks per K chunk when the group's weights or input
+// planes pass 1 MiB (L2), one block otherwise.
+void dense_groups_blocks_when_weights_or_input_pass_l2(void**) {
+  auto plan = [](int64_t C, int64_t HW, int64_t CO, int64_t k) {
+    epctx::vnpu::Shape s{};
+    s.N = 1, s.C = C, s.H = HW, s.W = HW, s.CO = CO, s.OH = HW, s.OW = HW, s.G = 1;
+    s.cig = C, s.cog = CO, s.nb = (CO + 7) / 8, s.KH = k, s.KW = k, s.sh = 1, s.sw = 1;
+    s.dh = 1, s.dw = 1, s.pt = k / 2, s.pl = k / 2, s.kstride = k * k * 8;
+    return epctx::vnpu::PlanConv(s, false);
+  };
+  const OpPlan small = plan(32, 20, 64, 3), heavy = plan(2048, 32, 512, 3),
+               tall = plan(200, 40, 64, 3);
+  assert_int_equal(int(small.strategy), int(Strategy::kDense));
+  assert_int_equal(small.group, 1);
+  assert_int_equal(small.chunk_k, 288);
+  assert_int_equal(heavy.group, 8);
+  assert_int_equal(heavy.chunk_k, 256);
+  assert_int_equal(heavy.work_floats, 256 * 48 * 8);
+  assert_int_equal(tall.group, 8);
+}
+
 // The transposed path keeps a tap row's inputs on the stack (49 taps):
 // get_graph refuses a CONV2D_TAPS with more rather than run it.
 void taps_op_beyond_the_stack_taps_is_refused(void**) {
@@ -286,6 +309,7 @@ void gemm_and_deconv_plans(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(each_conv_case_takes_its_strategy_and_uses_its_planned_workspace),
+      cmocka_unit_test(dense_groups_blocks_when_weights_or_input_pass_l2),
       cmocka_unit_test(taps_op_beyond_the_stack_taps_is_refused),
       cmocka_unit_test(gemm_and_deconv_plans),
   };

@@ -66,6 +66,8 @@ struct OpPlan {
   bool leaky;            // uk::Tile::leaky of the fused epilogue
   uint64_t work_floats;  // per worker slot (0: none)
   int64_t chunk_k;       // kDense: K rows per packed chunk
+  int64_t group;         // kDense: pixel blocks packed per chunk
+  bool in_place;         // kDense: a 1x1's B rows read from the input
   uk::TileFn tile;       // the strategy's tile kernel
   uk::TileFn edge;       // kRowShift: the edge columns' 4 x 24 tile
   uk::Im2colFn im2col;   // kDense, kDenseRows: the im2col packer

@@ -91,8 +91,17 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   if (DenseRowsApplies(s)) return With(Strategy::kDenseRows, DenseRowsFloats(s));
   const int64_t K = s.cig * s.KH * s.KW;
   OpPlan p = With(Strategy::kDense, 0);
-  p.chunk_k = K < kDenseKc ? K : kDenseKc;
-  p.work_floats = uint64_t(p.chunk_k) * uk::kNr2;
+  // Weights or input planes that do not stay in L2 while the blocks sweep
+  // them: pack blocks in groups, so each streams from memory once per
+  // group, and input rows in long runs.
+  const bool wide = s.cog * K * int64_t(sizeof(float)) > kDenseL2Bytes ||
+                    s.cig * s.H * s.W * int64_t(sizeof(float)) > kDenseL2Bytes;
+  const int64_t kc = wide ? kDenseGroupKc : kDenseKc;
+  p.chunk_k = K < kc ? K : kc;
+  p.group = wide ? kDenseMaxGroup : 1;
+  p.work_floats = uint64_t(p.chunk_k) * uk::kNr2 * uint64_t(p.group);
+  p.in_place = !wide && s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
+               s.pl == 0 && s.OH == s.H && s.OW == s.W;
   return p;
 }
 

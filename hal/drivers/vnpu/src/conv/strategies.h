@@ -13,6 +13,12 @@ namespace vnpu {
 
 // dense.cc
 constexpr int64_t kDenseKc = 512;  // K rows per packed B chunk
+// Weights of a group, or its input planes, larger than this (bytes) do
+// not stay in L2 while the pixel blocks sweep them: then kDenseMaxGroup
+// blocks are packed per chunk of kDenseGroupKc rows (a 384 KiB slot).
+constexpr int64_t kDenseL2Bytes = int64_t(1) << 20;
+constexpr int64_t kDenseMaxGroup = 8;
+constexpr int64_t kDenseGroupKc = 256;
 void RunDense(const ConvCall& call);
 
 // dense_rows.cc
