@@ -62,6 +62,8 @@ const Case kCases[] = {
   // name                      N  C   H    W    CO  KH KW sh sw pt pl pb pr dh dw G   taps   strategy
   {"1x1",                      1, 16, 12,  20,  24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShifted},
   {"1x1 on a 4 KiB plane",     1, 16, 32,  32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShiftedPacked},
+  {"1x1 on 7x7",               1, 32, 7,   7,   16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
+  {"1x1 128 4 KiB planes",     1, 128, 32, 32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"1x1 stride 2",             1, 16, 16,  16,  16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1",             1, 16, 20,  20,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1 wide rows",   1, 8,  6,   64,  16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},

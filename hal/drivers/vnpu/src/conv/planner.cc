@@ -102,6 +102,8 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   p.work_floats = uint64_t(p.chunk_k) * uk::kNr2 * uint64_t(p.group);
   p.in_place = !wide && s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 &&
                s.pl == 0 && s.OH == s.H && s.OW == s.W;
+  // Read in place, only a last block of a partial strip is packed.
+  if (p.in_place && s.OH * s.OW % 8 == 0) p.work_floats = 0;
   return p;
 }
 
