@@ -123,10 +123,14 @@ void conv_matches_reference_on_varied_shapes(void**) {
       // zeros past the packed strips here).
       {1, 2, 1, 10, 3, 1, 3, 1, 1, 1, 1, 0, 500, 0, 500, 1, true, nullptr, true},
       {1, 2, 3, 4, 3, 2, 2, 1, 1, 1, 1, 1, 450, 1, 450, 1, false, nullptr, false},
-      // Depthwise at column stride 1 (weighted rows with edge columns):
-      // wide rows, 5x5, a multiplier, row stride 2, asymmetric pads,
-      // dilation, a window wider than the padded-row interior, 1-D, and
-      // 9x9 (more taps than the rows path keeps: the direct loop).
+      // Depthwise at column stride 1 (weighted rows over a ring of padded
+      // rows): wide rows, 5x5, a multiplier, row stride 2, asymmetric pads,
+      // dilation, a window wider than the padded-row interior, 1-D, 9x9
+      // (more taps than the rows path keeps: the direct loop), a 7x7 map,
+      // and row dilation 30 (a ring taller than 49 rows: rows with edge
+      // columns).
+      {1, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, true, nullptr, false},
+      {1, 2, 70, 20, 2, 3, 3, 1, 1, 30, 1, 30, 1, 30, 1, 2, true, nullptr, false},
       {1, 8, 12, 57, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8, true, nullptr, false},
       {2, 4, 11, 40, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4, true, nullptr, false},
       {1, 3, 9, 33, 6, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 3, true, nullptr, false},

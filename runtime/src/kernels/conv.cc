@@ -2,8 +2,8 @@
 // Conv (1-D, 2-D and 3-D, float32): three paths chosen by shape.
 //  - depthwise (one input channel per group, more than one group, any
 //    channel multiplier): per output channel, at column stride 1 or 2
-//    weighted rows of the micro-kernel library (DepthwiseRows,
-//    DepthwiseSplit), else a direct loop
+//    weighted rows of the micro-kernel library (DepthwiseRing,
+//    DepthwiseSplit; DepthwiseRows for rings too tall), else a direct loop
 //    whose inner loop runs over a contiguous output row with precomputed
 //    valid bounds;
 //  - 1x1 kernels with stride 1 and no padding: the input already is the
@@ -153,9 +153,62 @@ void DepthwiseSplit(const ConvShape& cs, const float* in, const float* wk, float
   }
 }
 
+// Column stride 1 by weighted rows over a ring of zero-padded input rows:
+// each input row is copied once, when an output row first needs it, into
+// ring slot ih % RingRows (padded column j holds input column j - pl, zero
+// outside the row), so tap kw of every output column reads its slot at a
+// fixed offset and the whole output row is one uk::WeightedRows call: no
+// edge columns summed tap by tap (a 3x3 on 7x7 has 2 of 7). Floats of work
+// per plane: RingFloats.
+int64_t RingLen(const Window& w) { return w.out[2] + (w.kernel[2] - 1) * w.dilation[2]; }
+int64_t RingRows(const Window& w) { return (w.kernel[1] - 1) * w.dilation[1] + 1; }
+bool RingApplies(const Window& w) {
+  return w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1 && w.stride[2] == 1 &&
+         w.kernel[1] * w.kernel[2] <= kRowTaps && RingRows(w) <= kRowTaps;
+}
+int64_t RingFloats(const Window& w) { return RingRows(w) * RingLen(w); }
+
+void DepthwiseRing(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
+                   float* work) {
+  const Window& w = cs.w;
+  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const int64_t KH = w.kernel[1], KW = w.kernel[2], dh = w.dilation[1], dw = w.dilation[2];
+  const int64_t pt = w.pad_begin[1], pl = w.pad_begin[2], sh = w.stride[1];
+  const int64_t R = RingRows(w), L = RingLen(w);
+  // The columns of a padded row that hold input: [c0, c1).
+  const int64_t c0 = pl < L ? pl : L, c1 = pl + W < L ? pl + W : L;
+  int64_t held[kRowTaps];
+  for (int64_t i = 0; i < R; ++i) held[i] = -1;
+  const float* rows[kRowTaps];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    float* __restrict orow = out + oh * OW;
+    const int64_t ih0 = oh * sh - pt;
+    int64_t kh0, kh1;
+    TapRows(ih0, KH, dh, H, &kh0, &kh1);
+    if (kh0 == kh1) {
+      for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
+      continue;
+    }
+    int64_t t = 0;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const int64_t ih = ih0 + kh * dh, slot = ih % R;
+      float* __restrict e = work + slot * L;
+      if (held[slot] != ih) {
+        held[slot] = ih;
+        for (int64_t j = 0; j < c0; ++j) e[j] = 0.0f;
+        if (c1 > c0) __builtin_memcpy(e + c0, in + ih * W + (c0 - pl), size_t(c1 - c0) * 4);
+        for (int64_t j = c1 > c0 ? c1 : c0; j < L; ++j) e[j] = 0.0f;
+      }
+      for (int64_t kw = 0; kw < KW; ++kw) rows[t++] = e + kw * dw;
+    }
+    uk::WeightedRows(rows, wk + kh0 * KW, t, bias, orow, OW);
+  }
+}
+
 void DepthwiseChannel(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
                       float* work) {
   if (work && SplitApplies(cs.w)) return DepthwiseSplit(cs, in, wk, bias, out, work);
+  if (work && RingApplies(cs.w)) return DepthwiseRing(cs, in, wk, bias, out, work);
   if (DepthwiseRows(cs, in, wk, bias, out)) return;
   const Window& w = cs.w;
   const int64_t D = w.in[0], H = w.in[1], W = w.in[2];
@@ -381,9 +434,9 @@ Status Conv(KernelContext& ctx) {
     const int64_t planes = cs.batch * cs.cout;
     const uint32_t chunks =
         ctx.Chunks(planes, KHW && OHW > INT64_MAX / KHW ? INT64_MAX : OHW * KHW);
-    // Column stride 2: split rows in each worker's slice of scratch (the
-    // direct loop when there is none).
-    const int64_t split = SplitApplies(w) ? SplitFloats(w) : 0;
+    // Column stride 2: split rows, column stride 1: a ring of padded rows,
+    // in each worker's slice of scratch (the direct loop when there is none).
+    const int64_t split = SplitApplies(w) ? SplitFloats(w) : RingApplies(w) ? RingFloats(w) : 0;
     float* work = split ? static_cast<float*>(ctx.Scratch(
                               uint64_t(ctx.threads()) * uint64_t(split) * sizeof(float), 64))
                         : nullptr;
