@@ -545,30 +545,35 @@ bool SameBits(float a, float b) { return std::memcmp(&a, &b, 4) == 0; }
 
 // WeightedRowBand: several output rows per call, each reading its taps
 // in_stride further on and written out_stride further on, equal to one
-// WeightedRows call per row (same instruction set: the same bits).
+// WeightedRows call per row (same instruction set: the same bits). Rows of
+// padded width (in_stride n + 2) run as flat runs of several rows, 60 of
+// them more than one run.
 void weighted_row_band_equals_one_call_per_row(void**) {
   std::vector<uk::Isa> isas = VectorIsas();
   isas.push_back(uk::Isa::kPortable);
-  const std::vector<float> x = Random(30 * 90, 33), w = Random(25, 34);
+  const std::vector<float> x = Random(100 * 90, 33), w = Random(25, 34);
   for (uk::Isa isa : isas)
     for (int64_t n : {3, 20, 40, 70})
-      for (int64_t nt : {1, 9, 25}) {
-        const int64_t rows = 5, in_stride = 2 * 90, out_stride = n + 3;
-        const float* taps[25];
-        for (int64_t t = 0; t < nt; ++t) taps[t] = x.data() + (t / 5) * 90 + t % 5;
-        std::vector<float> band(size_t(rows * out_stride), 7.0f), one(band.size(), 7.0f);
-        uk::WeightedRowBand(taps, w.data(), nt, 0.5f, band.data(), n, rows, in_stride, out_stride,
-                            isa);
-        for (int64_t r = 0; r < rows; ++r) {
-          const float* shifted[25];
-          for (int64_t t = 0; t < nt; ++t) shifted[t] = taps[t] + r * in_stride;
-          uk::WeightedRows(shifted, w.data(), nt, 0.5f, one.data() + r * out_stride, n, isa);
+      for (int64_t nt : {1, 9, 25})
+        for (int64_t padded : {0, 1}) {
+          const int64_t rows = padded ? 60 : 5, in_stride = padded ? n + 2 : 2 * 90,
+                        out_stride = n + 3;
+          const float* taps[25];
+          for (int64_t t = 0; t < nt; ++t) taps[t] = x.data() + (t / 5) * 90 + t % 5;
+          std::vector<float> band(size_t(rows * out_stride), 7.0f), one(band.size(), 7.0f);
+          uk::WeightedRowBand(taps, w.data(), nt, 0.5f, band.data(), n, rows, in_stride, out_stride,
+                              isa);
+          for (int64_t r = 0; r < rows; ++r) {
+            const float* shifted[25];
+            for (int64_t t = 0; t < nt; ++t) shifted[t] = taps[t] + r * in_stride;
+            uk::WeightedRows(shifted, w.data(), nt, 0.5f, one.data() + r * out_stride, n, isa);
+          }
+          for (size_t i = 0; i < band.size(); ++i)
+            if (!SameBits(band[i], one[i]))
+              fail_msg("%s n %lld nt %lld in_stride %lld: [%zu] %g != %g", uk::IsaName(isa),
+                       (long long)n, (long long)nt, (long long)in_stride, i, double(band[i]),
+                       double(one[i]));
         }
-        for (size_t i = 0; i < band.size(); ++i)
-          if (!SameBits(band[i], one[i]))
-            fail_msg("%s n %lld nt %lld: [%zu] %g != %g", uk::IsaName(isa), (long long)n,
-                     (long long)nt, i, double(band[i]), double(one[i]));
-      }
 }
 
 // ActivateRow and BinaryRow on every instruction set, at every length up to

@@ -4,6 +4,9 @@
 // and called only when BestIsa() says the CPU runs them; the portable one
 // (4 floats: SSE2 on baseline x86-64, NEON on aarch64) serves the rest.
 #include "epctx_uk/rows.h"
+
+#include <cstddef>
+
 #include "isa_target.h"
 
 #define EPCTX_ROWS_FN WeightedRowsPortable

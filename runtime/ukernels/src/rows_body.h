@@ -5,6 +5,7 @@
 #define EPCTX_ROWS_CAT2(a, b) a##b
 #define EPCTX_ROWS_CAT(a, b) EPCTX_ROWS_CAT2(a, b)
 #define EPCTX_ROWS_REST EPCTX_ROWS_CAT(EPCTX_ROWS_FN, Rest)
+#define EPCTX_ROWS_ROW EPCTX_ROWS_CAT(EPCTX_ROWS_FN, Row)
 
 namespace epctx {
 namespace uk {
@@ -28,10 +29,12 @@ void EPCTX_ROWS_REST(const float* const* rows, int64_t o, const float* w, int64_
   const int64_t js = j4 + (h4 ? 4 : 0), ns = n - js;  // 0..3 scalars
   // Even taps into the first set of accumulators, odd taps into the
   // second: two chains per piece.
-  V a0 = V{}, a1 = V{}, a2 = V{}, b0 = V{}, b1 = V{}, b2 = V{};
-  V8 c8 = V8{}, d8 = V8{};
-  V4 c4 = V4{}, d4 = V4{};
-  float s0 = 0, s1 = 0, s2 = 0, u0 = 0, u1 = 0, u2 = 0;
+  // The first set starts at the bias, as in the main loop, so a column's
+  // bits do not depend on which path computed it.
+  V a0 = V{} + bias, a1 = a0, a2 = a0, b0 = V{}, b1 = V{}, b2 = V{};
+  V8 c8 = V8{} + bias, d8 = V8{};
+  V4 c4 = V4{} + bias, d4 = V4{};
+  float s0 = bias, s1 = bias, s2 = bias, u0 = 0, u1 = 0, u2 = 0;
 #define EPCTX_ROWS_TAP(A0, A1, A2, C8, C4, S0, S1, S2, T)              \
   {                                                                    \
     const float* r = rows[T] + o;                                      \
@@ -52,28 +55,26 @@ void EPCTX_ROWS_REST(const float* const* rows, int64_t o, const float* w, int64_
   }
   if (t < nt) EPCTX_ROWS_TAP(a0, a1, a2, c8, c4, s0, s1, s2, t)
 #undef EPCTX_ROWS_TAP
-  if (m > 0) *reinterpret_cast<VU*>(y + i) = (a0 + bias) + b0;
-  if (m > 1) *reinterpret_cast<VU*>(y + i + L) = (a1 + bias) + b1;
-  if (m > 2) *reinterpret_cast<VU*>(y + i + 2 * L) = (a2 + bias) + b2;
-  if (h8) *reinterpret_cast<V8*>(y + j8) = (c8 + bias) + d8;
-  if (h4) *reinterpret_cast<V4*>(y + j4) = (c4 + bias) + d4;
-  if (ns > 0) y[js] = (s0 + bias) + u0;
-  if (ns > 1) y[js + 1] = (s1 + bias) + u1;
-  if (ns > 2) y[js + 2] = (s2 + bias) + u2;
+  if (m > 0) *reinterpret_cast<VU*>(y + i) = a0 + b0;
+  if (m > 1) *reinterpret_cast<VU*>(y + i + L) = a1 + b1;
+  if (m > 2) *reinterpret_cast<VU*>(y + i + 2 * L) = a2 + b2;
+  if (h8) *reinterpret_cast<V8*>(y + j8) = c8 + d8;
+  if (h4) *reinterpret_cast<V4*>(y + j4) = c4 + d4;
+  if (ns > 0) y[js] = s0 + u0;
+  if (ns > 1) y[js + 1] = s1 + u1;
+  if (ns > 2) y[js + 2] = s2 + u2;
 }
 
-}  // namespace
-
-void EPCTX_ROWS_FN(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
-                   int64_t n, int64_t nrows, int64_t in_stride, int64_t out_stride) {
+// One row of n outputs whose taps read rows[t] + o.
+void EPCTX_ROWS_ROW(const float* const* rows, int64_t o, const float* w, int64_t nt, float bias,
+                    float* y, int64_t n) {
   // Unaligned, aliasing vector loads and stores through a 4-byte-aligned
   // vector type (a lambda here would not inherit the target pragma).
   typedef float V __attribute__((vector_size(EPCTX_ROWS_LANES * 4)));
   typedef float VU __attribute__((vector_size(EPCTX_ROWS_LANES * 4), aligned(4), may_alias));
   constexpr int64_t L = EPCTX_ROWS_LANES;
   const V b = V{} + bias;
-  for (int64_t row = 0; row < nrows; ++row, y += out_stride) {
-    const int64_t o = row * in_stride;
+  {
     int64_t i = 0;
     // Four vectors of outputs per step, even and odd taps in two sets of
     // accumulators: eight multiply-add chains, enough to cover the latency.
@@ -127,10 +128,40 @@ void EPCTX_ROWS_FN(const float* const* rows, const float* w, int64_t nt, float b
   }
 }
 
+}  // namespace
+
+void EPCTX_ROWS_FN(const float* const* rows, const float* w, int64_t nt, float bias, float* y,
+                   int64_t n, int64_t nrows, int64_t in_stride, int64_t out_stride) {
+#if EPCTX_ROWS_LANES > 4
+  // Rows narrower than the main loop's four vectors (a 3x3 on 14x14: 8 +
+  // 4 + 2 columns a tap) whose input rows lie in_stride < 2n apart (a band
+  // of padded rows): several rows at once as one flat run of the input,
+  // the columns between rows computed and dropped, into a stack buffer;
+  // then each row's n columns are copied out. Reads stay inside what the
+  // rows read: a dropped column of row r reads what row r + 1 reads.
+  constexpr int64_t kFlat = 512;  // 2 KiB of stack
+  if (nrows > 1 && n < 4 * EPCTX_ROWS_LANES && in_stride >= n && in_stride < 2 * n &&
+      in_stride + n <= kFlat) {
+    float flat[kFlat];
+    const int64_t per = (kFlat - n) / in_stride + 1;  // rows per run
+    for (int64_t r0 = 0; r0 < nrows; r0 += per) {
+      const int64_t rc = nrows - r0 < per ? nrows - r0 : per;
+      EPCTX_ROWS_ROW(rows, r0 * in_stride, w, nt, bias, flat, (rc - 1) * in_stride + n);
+      for (int64_t r = 0; r < rc; ++r)
+        __builtin_memcpy(y + (r0 + r) * out_stride, flat + r * in_stride, std::size_t(n) * 4);
+    }
+    return;
+  }
+#endif
+  for (int64_t row = 0; row < nrows; ++row)
+    EPCTX_ROWS_ROW(rows, row * in_stride, w, nt, bias, y + row * out_stride, n);
+}
+
 }  // namespace detail
 }  // namespace uk
 }  // namespace epctx
 
 #undef EPCTX_ROWS_REST
+#undef EPCTX_ROWS_ROW
 #undef EPCTX_ROWS_CAT
 #undef EPCTX_ROWS_CAT2
