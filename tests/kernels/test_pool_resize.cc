@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
 namespace {
+
+const float* F32(const TensorRef* t) { return static_cast<const float*>(t->data); }
 
 struct PoolCase {
   int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
@@ -54,18 +57,23 @@ void RunPool(const PoolCase& k, bool is_max, uint32_t seed) {
           }
         if (!is_max) acc /= (k.include_pad ? padded : valid);
         const float got = Y[(p * oh + i) * ow + j];
-        if (std::fabs(got - acc) > 1e-5)
+        if (is_max ? got != static_cast<float>(acc) : std::fabs(got - acc) > 1e-5)
           fail_msg("%s (%lld,%lld,%lld): want %g got %g", is_max ? "max" : "avg", (long long)p,
                    (long long)i, (long long)j, acc, (double)got);
       }
 }
 
+// The wide cases run the vector rows (2-D float, dilation 1) over the
+// interior and the tap loop over the border columns and rows: 3x3 and 2x2
+// windows at stride 2 with ceil_mode (a last window reaching past the
+// input) and pads, stride 1 and 3, rows of every vector tail.
 void max_pool_matches_reference_with_ceil_mode_and_dilation(void**) {
   const PoolCase cases[] = {
-      {8, 8, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0},
-      {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0},
-      {10, 11, 3, 2, 3, 2, 2, 1, 0, 1, 2, 0, 1, 0},
-      {5, 5, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0},
+      {8, 8, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0},   {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0},
+      {10, 11, 3, 2, 3, 2, 2, 1, 0, 1, 2, 0, 1, 0}, {5, 5, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0},
+      {23, 57, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0}, {22, 70, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0},
+      {21, 75, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1, 0}, {16, 64, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0},
+      {9, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0},  {12, 50, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0},
   };
   uint32_t s = 10;
   for (const PoolCase& c : cases) RunPool(c, true, ++s);
@@ -73,13 +81,62 @@ void max_pool_matches_reference_with_ceil_mode_and_dilation(void**) {
 
 void average_pool_counts_padding_as_configured(void**) {
   const PoolCase cases[] = {
-      {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0},
-      {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
-      {6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1},
-      {5, 8, 2, 3, 2, 3, 1, 1, 0, 0, 1, 2, 1, 1},
+      {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0},   {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
+      {6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1},   {5, 8, 2, 3, 2, 3, 1, 1, 0, 0, 1, 2, 1, 1},
+      {23, 57, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0}, {23, 57, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1},
+      {21, 75, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1}, {9, 45, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0},
   };
   uint32_t s = 40;
   for (const PoolCase& c : cases) RunPool(c, false, ++s);
+}
+
+// Vector rows and the tap loop (which MaxPool with Indices takes) give the
+// same bits: the first NaN of a window in tap order (NaNs of distinct
+// payloads, in the interior and on the border), the first of equal maxima
+// of both signs of zero. An AveragePool window with a NaN is NaN.
+void max_pool_rows_match_the_tap_loop_bit_for_bit(void**) {
+  const int64_t H = 13, W = 61;
+  std::vector<float> v(static_cast<size_t>(2 * H * W));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = i % 5 == 0 ? 0.0f : i % 5 == 1 ? -0.0f : -1.0f - static_cast<float>(i % 7);
+    if (i % 37 == 3) {
+      const uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i);
+      std::memcpy(&v[i], &bits, sizeof bits);
+    }
+  }
+  const int64_t geo[][5] = {{3, 3, 2, 2, 1}, {2, 2, 2, 2, 0}, {3, 3, 1, 1, 1}, {2, 3, 1, 2, 0}};
+  for (const auto& g : geo) {
+    kt::Host host;
+    TensorRef* x = host.F({1, 2, H, W}, v);
+    kt::Node rows("MaxPool", "rows");
+    rows.Ints("kernel_shape", {g[0], g[1]})
+        .Ints("strides", {g[2], g[3]})
+        .Ints("pads", {g[4], g[4], g[4], g[4]})
+        .Int("ceil_mode", 1);
+    EXPECT_OK(host.Run(rows, 12, {x}));
+    const TensorRef* y = host.out(0);
+    const int64_t n = y->dims[0] * y->dims[1] * y->dims[2] * y->dims[3];
+    const std::vector<float> got(F32(y), F32(y) + n);
+    kt::Node taps("MaxPool", "taps");
+    taps.Ints("kernel_shape", {g[0], g[1]})
+        .Ints("strides", {g[2], g[3]})
+        .Ints("pads", {g[4], g[4], g[4], g[4]})
+        .Int("ceil_mode", 1)
+        .Outputs({"Y", "I"});
+    EXPECT_OK(host.Run(taps, 12, {x}));
+    assert_memory_equal(got.data(), F32(host.out(0)), static_cast<size_t>(n) * sizeof(float));
+    int64_t nans = 0;
+    for (float f : got) nans += std::isnan(f) ? 1 : 0;
+    assert_true(nans > 0 && nans < n);
+    kt::Node avg("AveragePool", "avg");
+    avg.Ints("kernel_shape", {g[0], g[1]})
+        .Ints("strides", {g[2], g[3]})
+        .Ints("pads", {g[4], g[4], g[4], g[4]})
+        .Int("ceil_mode", 1);
+    EXPECT_OK(host.Run(avg, 12, {x}));
+    for (int64_t i = 0; i < n; ++i)
+      assert_int_equal(std::isnan(F32(host.out(0))[i]), std::isnan(got[static_cast<size_t>(i)]));
+  }
 }
 
 void max_pool_rejects_bad_storage_order(void**) {
@@ -278,6 +335,7 @@ void softmax_axis_semantics_follow_opset(void**) {
 const CMUnitTest kTests[] = {
     cmocka_unit_test(max_pool_matches_reference_with_ceil_mode_and_dilation),
     cmocka_unit_test(average_pool_counts_padding_as_configured),
+    cmocka_unit_test(max_pool_rows_match_the_tap_loop_bit_for_bit),
     cmocka_unit_test(max_pool_rejects_bad_storage_order),
     cmocka_unit_test(global_pools_reduce_spatial_axes),
     cmocka_unit_test(resize_nearest_modes_match_reference),

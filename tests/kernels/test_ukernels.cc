@@ -22,6 +22,7 @@ extern "C" {
 
 #include "epctx_uk/elementwise.h"
 #include "epctx_uk/im2col.h"
+#include "epctx_uk/pool.h"
 #include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
 
@@ -503,6 +504,82 @@ void weighted_rows_match_reference_at_every_length(void**) {
       }
 }
 
+// The scalar rule PoolRow promises: the first largest tap, or the first NaN
+// in tap order; or the sum in tap order times scale.
+float PoolRef(uk::PoolOp op, const float* const* rows, int64_t nt, int64_t c, float scale) {
+  float a = op == uk::PoolOp::kMax ? -INFINITY : 0.f;
+  for (int64_t t = 0; t < nt; ++t) {
+    const float v = rows[t][c];
+    if (op != uk::PoolOp::kMax) a += v;
+    else if (v > a || (std::isnan(v) && !std::isnan(a))) a = v;
+  }
+  return op == uk::PoolOp::kMax ? a : a * scale;
+}
+
+// PoolRow on every instruction set, strides 1 to 3, 1 to 9 taps, every
+// length up to past four vectors of the widest, bit for bit against the
+// scalar rule (a NaN average only NaN): with plain data, with NaNs of distinct payloads in some
+// windows (the first one in tap order must win), and with equal maxima of
+// both signs of zero (the first in tap order must win). Each row ends
+// exactly at its last tap (the allocation ends there), and y past n keeps
+// its sentinel.
+void pool_rows_match_scalar_rule_bit_for_bit(void**) {
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  const uk::PoolOp ops[] = {uk::PoolOp::kMax, uk::PoolOp::kAverage};
+  for (int data = 0; data < 3; ++data)
+    for (int64_t stride = 1; stride <= 3; ++stride)
+      for (int64_t nt = 1; nt <= 9; ++nt)
+        for (int64_t n = 0; n <= 70; ++n) {
+          // Tap t reads row t at columns t % 3 + i * stride: each row its
+          // own allocation of exactly what the taps read.
+          std::vector<std::vector<float>> x(static_cast<size_t>(nt));
+          const float* rows[9];
+          for (int64_t t = 0; t < nt; ++t) {
+            const int64_t len = t % 3 + (n > 0 ? (n - 1) * stride + 1 : 0);
+            x[size_t(t)] = Random(size_t(len), uint32_t(100 + t * 7 + n));
+            std::vector<float>& r = x[size_t(t)];
+            for (int64_t c = 0; c < len; ++c) {
+              float& v = r[size_t(c)];
+              if (data == 1 && (c * 7 + t * 3 + n) % 29 == 0) {
+                uint32_t bits = 0x7fc00000u | uint32_t(t + 1);  // NaN, payload t + 1
+                std::memcpy(&v, &bits, sizeof v);
+              } else if (data == 2) {
+                v = (c + t) % 4 == 0 ? 0.0f : (c + t) % 4 == 1 ? -0.0f : -v * v - 1.0f;
+              }
+            }
+            rows[t] = r.data() + t % 3;
+          }
+          for (uk::PoolOp op : ops)
+            for (uk::Isa isa : isas) {
+              std::vector<float> y(size_t(n + 2), 7.0f);
+              uk::PoolRow(op, rows, nt, stride, 1.0f / float(nt), y.data(), n, isa);
+              for (int64_t i = 0; i < n + 2; ++i) {
+                const float want =
+                    i < n ? PoolRef(op, rows, nt, i * stride, 1.0f / float(nt)) : 7.0f;
+                // A sum of NaNs may carry either payload (addition commutes).
+                const bool same = std::memcmp(&y[size_t(i)], &want, sizeof want) == 0 ||
+                                  (op == uk::PoolOp::kAverage && i < n && std::isnan(want) &&
+                                   std::isnan(y[size_t(i)]));
+                if (!same)
+                  fail_msg("PoolRow %s op %d data %d stride %lld taps %lld n %lld: y[%lld] = %g, "
+                           "want %g",
+                           uk::IsaName(isa), int(op), data, (long long)stride, (long long)nt,
+                           (long long)n, (long long)i, (double)y[size_t(i)], (double)want);
+              }
+            }
+        }
+}
+
+// No taps: the maximum of nothing is -inf, the average 0.
+void pool_row_without_taps_is_neutral(void**) {
+  float y[3] = {7, 7, 7};
+  uk::PoolRow(uk::PoolOp::kMax, nullptr, 0, 1, 1.0f, y, 2);
+  assert_true(std::isinf(y[0]) && y[0] < 0 && std::isinf(y[1]) && y[2] == 7.0f);
+  uk::PoolRow(uk::PoolOp::kAverage, nullptr, 0, 2, 0.5f, y, 2);
+  assert_true(y[0] == 0.0f && y[1] == 0.0f && y[2] == 7.0f);
+}
+
 // The scalar meaning of each activation and binary op, as the vnpu driver's
 // Activate and BinOp spell it.
 float ActRef(uk::Act k, float v, float alpha, float beta) {
@@ -839,6 +916,8 @@ int main() {
       cmocka_unit_test(sgemm_packed_sizes_are_bounded),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
+      cmocka_unit_test(pool_rows_match_scalar_rule_bit_for_bit),
+      cmocka_unit_test(pool_row_without_taps_is_neutral),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
       cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
       cmocka_unit_test(erf_rows_agree_across_isas_and_with_erf),

@@ -7,9 +7,17 @@
 // MaxPool Indices are flat offsets into X: plane * (D*H*W) plus the offset
 // inside the plane, row-major (storage_order 0) or column-major (1), as ONNX
 // Runtime numbers them. A NaN in a window makes the maximum NaN.
+//
+// float 2-D MaxPool (without Indices) and AveragePool with dilation 1 hand
+// the interior of each output row, the columns whose window lies inside the
+// input of a row whose window does, to uk::PoolRow (vectors across the row);
+// the rest visit their taps one by one. The maximum is the same bits either
+// way; an interior average is its sum times 1 / (kernel taps), not divided.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "epctx_uk/pool.h"
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -77,10 +85,49 @@ inline int64_t PaddedTaps(const Window& w, int axis, int64_t start) {
   return hi - lo;
 }
 
+// Taps of a window uk::PoolRow takes at most (kernels up to 8x8); larger
+// windows take the loop over taps.
+constexpr int64_t kRowTaps = 64;
+
+// The interior runs of a pool's output rows through uk::PoolRow: output
+// columns [lo, hi) of a row, one row pointer per tap.
+struct PoolRun {
+  const PoolSetup* ps;
+  uk::PoolOp op;
+  float scale;  // 1 / taps: every tap of an interior window counts
+  int64_t lo, hi;
+  void operator()(int64_t p, int64_t o, const Taps& t) const {
+    const Window& w = ps->w;
+    const float* in = static_cast<const float*>(ps->x->data) + p * w.in_size() +
+                      (t.start[0] * w.in[1] + t.start[1]) * w.in[2] + t.start[2];
+    const float* rows[kRowTaps];
+    int64_t nt = 0;
+    for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
+      for (int64_t kw = 0; kw < w.kernel[2]; ++kw) rows[nt++] = in + kh * w.in[2] + kw;
+    uk::PoolRow(op, rows, nt, w.stride[2], scale, static_cast<float*>(ps->y->data) + o, hi - lo);
+  }
+};
+
+// Fills *run and returns it when the pool can use it (float, 2-D, dilation
+// 1, at most kRowTaps taps, some interior columns), else null.
+const PoolRun* MakeRun(const PoolSetup& ps, uk::PoolOp op, PoolRun* run) {
+  const Window& w = ps.w;
+  if (ps.x->dtype != EPCTX_DTYPE_FLOAT || ps.rank != 4 || w.dilation[1] != 1 ||
+      w.dilation[2] != 1 || w.kernel[1] * w.kernel[2] > kRowTaps)
+    return nullptr;
+  *run = PoolRun{&ps, op, 1.0f / static_cast<float>(w.kernel[1] * w.kernel[2]), 0, 0};
+  ValidRange(-w.pad_begin[2], w.stride[2], w.in[2] - w.kernel[2] + 1, w.out[2], &run->lo, &run->hi);
+  return run->lo < run->hi ? run : nullptr;
+}
+
 // Calls fn(plane, out_index, taps) for every output position of planes
-// [p0, p1).
-template <typename Fn>
-void ForEachWindow(const Window& w, int64_t p0, int64_t p1, Fn fn) {
+// [p0, p1). With a row kernel (kRows: float only; run from MakeRun), the
+// interior run of each output row whose window lies inside the input on
+// the depth and height axes, the columns whose window lies inside on the
+// width axis too, goes to (*run)(plane, out_index, taps of the run's first
+// window) instead.
+template <bool kRows, typename Fn>
+void ForEachWindow(const Window& w, int64_t p0, int64_t p1, const PoolRun* run, Fn fn) {
   const int64_t OSZ = w.out_size();
   Taps t;
   for (int64_t p = p0; p < p1; ++p) {
@@ -91,9 +138,17 @@ void ForEachWindow(const Window& w, int64_t p0, int64_t p1, Fn fn) {
       for (int64_t oh = 0; oh < w.out[1]; ++oh) {
         t.start[1] = oh * w.stride[1] - w.pad_begin[1];
         ValidRange(t.start[1], w.dilation[1], w.in[1], w.kernel[1], &t.k0[1], &t.k1[1]);
+        const bool inside =
+            kRows && run && t.k1[0] - t.k0[0] == w.kernel[0] && t.k1[1] - t.k0[1] == w.kernel[1];
         for (int64_t ow = 0; ow < w.out[2]; ++ow, ++o) {
           t.start[2] = ow * w.stride[2] - w.pad_begin[2];
           ValidRange(t.start[2], w.dilation[2], w.in[2], w.kernel[2], &t.k0[2], &t.k1[2]);
+          if (inside && ow == run->lo) {
+            (*run)(p, o, t);
+            o += run->hi - run->lo - 1;
+            ow = run->hi - 1;
+            continue;
+          }
           fn(p, o, t);
         }
       }
@@ -118,13 +173,15 @@ inline void ForEachTap(const Window& w, const Taps& t, Visit visit) {
 }
 
 template <typename T>
-void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, bool column_major) {
+void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, bool column_major,
+              const PoolRun* run) {
   using C = Compute<T>;
   const Window& w = ps.w;
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
+  constexpr bool kRows = std::is_same<T, float>::value;  // PoolRow takes floats
+  ForEachWindow<kRows>(w, p0, p1, run, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     C m = std::numeric_limits<C>::lowest();
     int64_t best = -1, bd = 0, bh = 0, bw = 0;
@@ -148,13 +205,15 @@ void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, boo
 }
 
 template <typename T>
-void AveragePoolT(const PoolSetup& ps, int64_t p0, int64_t p1, bool include_pad) {
+void AveragePoolT(const PoolSetup& ps, int64_t p0, int64_t p1, bool include_pad,
+                  const PoolRun* run) {
   using C = Compute<T>;
   const Window& w = ps.w;
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
+  constexpr bool kRows = std::is_same<T, float>::value;  // PoolRow takes floats
+  ForEachWindow<kRows>(w, p0, p1, run, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     C sum = 0;
     ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) { sum += Load(in[off]); });
@@ -172,7 +231,7 @@ void LpPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, float pw) {
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  ForEachWindow(w, p0, p1, [&](int64_t p, int64_t o, const Taps& t) {
+  ForEachWindow<false>(w, p0, p1, nullptr, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     float sum = 0;
     ForEachTap(w, t, [&](int64_t off, int64_t, int64_t, int64_t) {
@@ -199,9 +258,11 @@ Status MaxPool(KernelContext& ctx) {
     EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(1, EPCTX_DTYPE_INT64, ps.rank, ps.ydims, &it));
     indices = static_cast<int64_t*>(it->data);
   }
+  PoolRun run;
+  const PoolRun* rows = indices ? nullptr : MakeRun(ps, uk::PoolOp::kMax, &run);
   Dispatch<kMaxPoolTypes>(ps.x->dtype, [&](auto tag) {
     ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
-      MaxPoolT<decltype(tag)>(ps, p0, p1, indices, storage_order == 1);
+      MaxPoolT<decltype(tag)>(ps, p0, p1, indices, storage_order == 1, rows);
     });
   });
   return Status::Ok();
@@ -211,9 +272,11 @@ Status AveragePool(KernelContext& ctx) {
   PoolSetup ps;
   EPCTX_RETURN_IF_ERROR(SetupPool(ctx, true, kPoolFloats, &ps));
   const bool include_pad = ctx.AttrInt("count_include_pad", 0) != 0;
+  PoolRun run;
+  const PoolRun* rows = MakeRun(ps, uk::PoolOp::kAverage, &run);
   Dispatch<kPoolFloats>(ps.x->dtype, [&](auto tag) {
     ctx.ParallelRange(ps.planes, PlaneWork(ps), [&](int64_t p0, int64_t p1) {
-      AveragePoolT<decltype(tag)>(ps, p0, p1, include_pad);
+      AveragePoolT<decltype(tag)>(ps, p0, p1, include_pad, rows);
     });
   });
   return Status::Ok();
