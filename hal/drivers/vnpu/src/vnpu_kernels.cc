@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "epctx_uk/elementwise.h"
+#include "epctx_uk/pool.h"
 #include "epctx_uk/sgemm.h"
 #include "conv/plan.h"
 #include "vnpu_internal.h"
@@ -261,15 +262,23 @@ struct PoolWindow {
   bool count_include_pad;
 };
 
+// Taps of a window uk::PoolRow takes at most (kernels up to 8x8); larger
+// windows clip every output.
+constexpr int64_t kPoolRowTaps = 64;
+
 // One channel of MAX_POOL (kMax) or AVG_POOL. Output columns whose window
 // lies inside the row ([ow_lo, ow_hi)) of rows whose window lies inside the
-// plane take a loop with no clipping; the rest clip per output.
+// plane are one uk::PoolRow call per row; the rest clip per output. A NaN
+// in a window makes the maximum NaN, the first one in tap order, as the CPU
+// kernel does.
 template <bool kMax>
 void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
   const int64_t ow_lo = p.pl <= 0 ? 0 : (p.pl + p.sw - 1) / p.sw;
   int64_t ow_hi = p.W - p.KW + p.pl < 0 ? 0 : (p.W - p.KW + p.pl) / p.sw + 1;
   ow_hi = ow_hi < p.OW ? ow_hi : p.OW;
-  const float area = float(p.KH * p.KW);
+  const int64_t nt = p.KH * p.KW;
+  if (nt > kPoolRowTaps) ow_hi = 0;
+  const float* rows[kPoolRowTaps];
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     float* yr = yc + oh * p.OW;
     const int64_t h0 = oh * p.sh - p.pt;
@@ -288,7 +297,8 @@ void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
       for (int64_t ih = a0; ih < a1; ++ih)
         for (int64_t iw = w0; iw < w1; ++iw) {
           const float v = xc[ih * p.W + iw];
-          acc = kMax ? (v > acc ? v : acc) : acc + v;
+          if (!kMax) acc += v;
+          else if (v > acc || (v != v && acc == acc)) acc = v;
         }
       if (!kMax) {
         const int64_t cnt = p.count_include_pad ? padded : (a1 - a0) * (w1 - w0);
@@ -301,37 +311,12 @@ void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
       continue;
     }
     for (; ow < ow_lo; ++ow) clipped(ow);
-    const float* xr = xc + h0 * p.W - p.pl;
-    if (kMax && p.KW == 2 && p.sw == 2) {
-      // 2-wide windows at column stride 2 (embedding_model's 2x2 and 1x2
-      // pools), four outputs at a time: the even and odd lanes of 8 inputs
-      // per window row, compared in the scalar loop's order (so a NaN is
-      // skipped the same way).
-      const V4 ninf = V4{} - INFINITY;
-      for (; ow + 4 <= ow_hi; ow += 4) {
-        const float* xw = xr + ow * 2;
-        V4 acc = ninf;
-        for (int64_t kh = 0; kh < p.KH; ++kh, xw += p.W) {
-          const V4 lo = Load4(xw), hi = Load4(xw + 4);
-          const V4 even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
-          const V4 odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
-          acc = even > acc ? even : acc;
-          acc = odd > acc ? odd : acc;
-        }
-        Store4(yr + ow, acc);
-      }
-    }
-    for (; ow < ow_hi; ++ow) {
-      const float* xw = xr + ow * p.sw;
-      float acc = kMax ? -INFINITY : 0.f;
-      for (int64_t kh = 0; kh < p.KH; ++kh, xw += p.W)
-        for (int64_t kw = 0; kw < p.KW; ++kw) {
-          const float v = xw[kw];
-          acc = kMax ? (v > acc ? v : acc) : acc + v;
-        }
-      yr[ow] = kMax ? acc : acc / area;
-    }
-    for (; ow < p.OW; ++ow) clipped(ow);
+    const float* xr = xc + h0 * p.W + ow_lo * p.sw - p.pl;
+    for (int64_t kh = 0; kh < p.KH; ++kh)
+      for (int64_t kw = 0; kw < p.KW; ++kw) rows[kh * p.KW + kw] = xr + kh * p.W + kw;
+    uk::PoolRow(kMax ? uk::PoolOp::kMax : uk::PoolOp::kAverage, rows, nt, p.sw, 1.f / float(nt),
+                yr + ow_lo, ow_hi - ow_lo);
+    for (ow = ow_hi; ow < p.OW; ++ow) clipped(ow);
   }
 }
 
