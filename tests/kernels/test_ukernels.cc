@@ -20,6 +20,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "epctx_uk/depthwise.h"
 #include "epctx_uk/elementwise.h"
 #include "epctx_uk/im2col.h"
 #include "epctx_uk/pool.h"
@@ -653,6 +654,60 @@ void weighted_row_band_equals_one_call_per_row(void**) {
         }
 }
 
+// DepthwiseLanes (AVX-512 only; elsewhere its size is 0): every channel
+// count of a block, strides 1 to 3, dilation, asymmetric padding, maps whose
+// output rows end inside a 16-pixel chunk, weights apart like the vnpu's
+// (lane 0 of 8): within float rounding of a scalar depthwise convolution,
+// and nothing written between the output planes.
+void depthwise_lanes_match_reference(void**) {
+  struct C {
+    int64_t H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const C cases[] = {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+                     {28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {9, 11, 3, 3, 1, 1, 2, 1, 2, 1, 2, 3},
+                     {12, 12, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0}, {5, 30, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+                     {20, 19, 7, 7, 2, 1, 1, 2, 3, 6, 3, 6}};
+  const bool runs = uk::BestIsa() == uk::Isa::kAvx512;
+  for (const C& k : cases) {
+    const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
+    const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
+    const uk::DwShape s{k.H, k.W, OH, OW, k.KH, k.KW, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl};
+    const uint64_t floats = uk::DepthwiseLanesFloats(s);
+    assert_int_equal(floats > 0, runs);
+    if (!floats) continue;
+    const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 5;
+    for (int nc : {1, 7, 16}) {
+      const std::vector<float> x = Random(size_t(nc * HW), 61), wr = Random(size_t(nc * nt), 62),
+                               b = Random(16, 63);
+      std::vector<float> w(size_t(nc * nt * 8), 99.f);  // tap t of channel c at c*nt*8 + t*8
+      for (int c = 0; c < nc; ++c)
+        for (int64_t t = 0; t < nt; ++t) w[size_t((c * nt + t) * 8)] = wr[size_t(c * nt + t)];
+      std::vector<float> y(size_t(nc * ycs), -7.f), work(floats);
+      uk::DepthwiseLanes(s, nc, x.data(), HW, w.data(), nt * 8, 8, b.data(), y.data(), ycs,
+                         work.data());
+      for (int c = 0; c < nc; ++c)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            double acc = b[size_t(c)];
+            for (int64_t kh = 0; kh < k.KH; ++kh)
+              for (int64_t kw = 0; kw < k.KW; ++kw) {
+                const int64_t ih = oh * k.sh - k.pt + kh * k.dh, iw = ow * k.sw - k.pl + kw * k.dw;
+                if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
+                  acc += double(x[size_t(c * HW + ih * k.W + iw)]) *
+                         double(wr[size_t(c * nt + kh * k.KW + kw)]);
+              }
+            const float got = y[size_t(c * ycs + oh * OW + ow)];
+            if (std::fabs(double(got) - acc) > 1e-5 * (1 + std::fabs(acc)))
+              fail_msg("%lldx%lld k%lldx%lld nc %d: c %d (%lld, %lld) %g != %g", (long long)k.H,
+                       (long long)k.W, (long long)k.KH, (long long)k.KW, nc, c, (long long)oh,
+                       (long long)ow, double(got), acc);
+          }
+      for (int c = 0; c < nc; ++c)
+        for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(c * ycs + i)] == -7.f);
+    }
+  }
+}
+
 // ActivateRow and BinaryRow on every instruction set, at every length up to
 // past two vectors of the widest (every tail runs), in place and not, with
 // NaN, infinities and signed zeros among the inputs: bit for bit the scalar
@@ -916,6 +971,7 @@ int main() {
       cmocka_unit_test(sgemm_packed_sizes_are_bounded),
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
+      cmocka_unit_test(depthwise_lanes_match_reference),
       cmocka_unit_test(pool_rows_match_scalar_rule_bit_for_bit),
       cmocka_unit_test(pool_row_without_taps_is_neutral),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),

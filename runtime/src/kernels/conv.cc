@@ -17,6 +17,7 @@
 // SGEMM's A panels (one PackedA per group); the GEMM paths then read them in
 // place instead of packing W again in every column block of every Run. The
 // depthwise loop reads W as it is and has nothing to prepare.
+#include "epctx_uk/depthwise.h"
 #include "epctx_uk/im2col.h"
 #include "epctx_uk/rows.h"
 #include "kernels/gemm.h"
@@ -430,6 +431,32 @@ Status Conv(KernelContext& ctx) {
   // A single group with one input channel (an STFT frame bank: 1 -> 257
   // channels, 512 taps) is an ordinary GEMM with K = taps.
   if (cs.cin_g == 1 && cs.group > 1) {
+    // Small 2-D maps, one output channel per group: 16 channels at a time
+    // in vector lanes (uk::DepthwiseLanes), the threads taking blocks.
+    const uk::DwShape dws{w.in[1],       w.in[2],       w.out[1],       w.out[2],
+                          w.kernel[1],   w.kernel[2],   w.stride[1],    w.stride[2],
+                          w.dilation[1], w.dilation[2], w.pad_begin[1], w.pad_begin[2]};
+    const uint64_t lanes = cs.cout_g == 1 && w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1
+                               ? uk::DepthwiseLanesFloats(dws)
+                               : 0;
+    if (lanes) {
+      const int64_t blocks = (cs.cout + 15) / 16, units = cs.batch * blocks;
+      float* work =
+          static_cast<float*>(ctx.Scratch(uint64_t(ctx.threads()) * lanes * sizeof(float), 64));
+      const uint32_t chunks = ctx.Chunks(units, 16 * OHW * (KHW > 0 ? KHW : 1));
+      ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
+        int64_t lo, hi;
+        ChunkRange(units, chunks, c, 1, &lo, &hi);
+        for (int64_t u = lo; u < hi; ++u) {
+          const int64_t n = u / blocks, c0 = (u % blocks) * 16;
+          const int nc = static_cast<int>(cs.cout - c0 < 16 ? cs.cout - c0 : 16);
+          uk::DepthwiseLanes(dws, nc, X + (n * cs.cin + c0) * HW, HW, Wt + c0 * KHW, KHW, 1,
+                             B ? B + c0 : nullptr, Y + (n * cs.cout + c0) * OHW, OHW,
+                             work + worker * lanes);
+        }
+      });
+      return Status::Ok();
+    }
     // Output channels are independent: the threads take runs of them.
     const int64_t planes = cs.batch * cs.cout;
     const uint32_t chunks =

@@ -52,6 +52,7 @@ enum class Strategy : uint8_t {
   kDepthwise,       // row by row (depthwise.cc)
   kDepthwiseBand,   // bands of zero-padded input rows
   kDepthwiseRing,   // column stride 2 from a ring of split rows
+  kDepthwiseLanes,  // 16 channels in vector lanes (depthwise_lanes.cc)
   kDeconvScatter,   // CONV_TRANSPOSE2D, scatter form (vnpu_deconv.cc)
   kDeconvExact,     // kernel == stride: a GEMM over packed row segments
   kDeconvPair,      // two exact ones interleaved in bands (next op kFused)

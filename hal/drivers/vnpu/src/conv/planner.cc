@@ -74,6 +74,8 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   // of them (embedding_model's 1 -> 24 3x3 on 76x32: 44 -> 13 us).
   const bool depthwise = s.cig == 1 && s.cog == 1;
   if (!depthwise && NarrowApplies(s)) return With(Strategy::kNarrow, 0);
+  if (const uint64_t lanes = depthwise ? LanesFloats(s) : 0)
+    return With(Strategy::kDepthwiseLanes, lanes);
   if (depthwise || (s.cig == 1 && BandApplies(s))) {
     if (BandApplies(s)) return With(Strategy::kDepthwiseBand, BandFloats(s));
     if (S2Applies(s)) return With(Strategy::kDepthwiseRing, S2RingFloats(s));
@@ -174,12 +176,12 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
 
 void RunConv(const Bindings& b, const fb::Conv2D* c, const OpPlan& p, bool taps) {
   // Indexed by Strategy from kDense (plan.h's order).
-  static constexpr ConvEntry kEntry[] = {RunDense,          RunDenseRows,    RunShifted,
-                                         RunShiftedPacked,  RunRowShift,     RunTransposed,
-                                         RunTransposedRing, RunNarrow,       RunDepthwise,
-                                         RunDepthwiseBand,  RunDepthwiseRing};
+  static constexpr ConvEntry kEntry[] = {RunDense,          RunDenseRows,     RunShifted,
+                                         RunShiftedPacked,  RunRowShift,      RunTransposed,
+                                         RunTransposedRing, RunNarrow,        RunDepthwise,
+                                         RunDepthwiseBand,  RunDepthwiseRing, RunDepthwiseLanes};
   static_assert(sizeof kEntry / sizeof kEntry[0] ==
-                    size_t(Strategy::kDepthwiseRing) - size_t(Strategy::kDense) + 1,
+                    size_t(Strategy::kDepthwiseLanes) - size_t(Strategy::kDense) + 1,
                 "one entry per conv strategy");
   const Shape s = ShapeOf(b.graph->stream, c);
   const ConvCall call{s,

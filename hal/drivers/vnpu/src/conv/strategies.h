@@ -65,6 +65,11 @@ void RunDepthwise(const ConvCall& call);
 void RunDepthwiseBand(const ConvCall& call);
 void RunDepthwiseRing(const ConvCall& call);
 
+// depthwise_lanes.cc: the workspace floats per slot, 0 where it does not
+// run (not one channel in and out per group, no AVX-512, too large a map).
+uint64_t LanesFloats(const Shape& s);
+void RunDepthwiseLanes(const ConvCall& call);
+
 // pack.cc: the im2col geometry of one group (OpPlan::im2col packs rows
 // [k0, k0 + kc) x pixels [p0, p0 + np) of it, rows `pitch` apart, columns
 // past np zero-padded to whole strips), and row packers.

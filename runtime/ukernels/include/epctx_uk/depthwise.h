@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// Depthwise convolution with channels in vector lanes, for small maps.
+//
+// Row by row (rows.h), a 3x3 on a 14x14 map fills one 16-float vector with
+// 14 columns at best and pays each row's setup for 126 multiply-adds; ONNX
+// Runtime's NCHWc kernels put 16 channels in the lanes instead. This does
+// the same for 16 planes at a time: it transposes them into a zero-padded
+// block of [padded row][padded column][16 channels], sums every output
+// pixel's taps as one vector multiply-add each (16 pixels at once), and
+// transposes the sums back into the 16 output planes. Any stride, dilation
+// and padding; the padding costs nothing but the zeros in the block.
+//
+// AVX-512 only (in-register 16 x 16 transposes); elsewhere
+// DepthwiseLanesFloats is 0 and callers keep their row paths. Re-entrant.
+#ifndef EPCTX_UK_DEPTHWISE_H
+#define EPCTX_UK_DEPTHWISE_H
+
+#include <cstdint>
+
+#include "epctx_uk/sgemm.h"
+
+namespace epctx {
+namespace uk {
+
+struct DwShape {
+  int64_t H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl;
+};
+
+// The padded block's floats past which the lanes path is not taken (128
+// KiB: 28 x 28 maps at stride 1 fit; larger ones vectorise well by rows).
+constexpr uint64_t kDwLanesMaxFloats = 32768;
+
+// Work floats DepthwiseLanes needs for s (the block, the weights, and the
+// bias), or 0 when it does not run: no AVX-512 (isa resolved), more than 49
+// taps, more than 32 output columns (rows that wide vectorise well), a
+// non-positive or absurd dimension, or a block over kDwLanesMaxFloats.
+uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
+
+// nc channels (1..16): channel c's input plane (H x W) at x + c * x_cs,
+// its tap t = kh * KW + kw at w[c * w_cs + t * w_ts], its bias bias[c]
+// (none: bias nullptr), its output plane (OH x OW) at y + c * y_cs. work:
+// DepthwiseLanesFloats(s, isa) floats, private to the caller.
+void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, const float* w,
+                    int64_t w_cs, int64_t w_ts, const float* bias, float* y, int64_t y_cs,
+                    float* work, Isa isa = Isa::kAuto);
+
+}  // namespace uk
+}  // namespace epctx
+
+#endif

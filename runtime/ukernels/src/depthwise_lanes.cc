@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+// DepthwiseLanes (depthwise.h): 16 channels in the lanes of a zmm vector.
+//
+// Work: the padded block T [PH][PWa][16] (padded row r, column q: input row
+// r - pt, column q - pl of every channel, zero outside the input and for
+// channels past nc), then the weights [taps][16] and the bias [16]. PWa
+// covers the columns of whole 16-pixel output chunks (the pixels past OW
+// compute from zeros or real columns and are never stored), rounded up to
+// 16 for the transposes in. Output pixel (oh, ow), tap (kh, kw) reads T at
+// row oh * sh + kh * dh, column ow * sw + kw * dw.
+#include "epctx_uk/depthwise.h"
+
+#if defined(__x86_64__)
+#include "avx512.h"
+#endif
+
+namespace epctx {
+namespace uk {
+namespace {
+
+#if defined(__x86_64__)
+constexpr int64_t kLanes = 16;
+constexpr int64_t kMaxTaps = 49;
+constexpr int64_t kMaxOutCols = 32;
+
+int64_t RoundUp16(int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
+
+struct Geometry {
+  int64_t PH, PWa, nt;
+  uint64_t block;  // T's floats
+};
+
+// False for shapes the path does not take (see DepthwiseLanesFloats).
+bool GeometryOf(const DwShape& s, Geometry* g) {
+  const int64_t dims[] = {s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.sh, s.sw, s.dh, s.dw};
+  for (int64_t d : dims)
+    if (d < 1 || d > (int64_t(1) << 16)) return false;
+  if (s.pt < 0 || s.pl < 0 || s.pt > (int64_t(1) << 16) || s.pl > (int64_t(1) << 16)) return false;
+  if (s.OW > kMaxOutCols) return false;  // rows this wide vectorise well
+  g->nt = s.KH * s.KW;
+  if (g->nt > kMaxTaps) return false;
+  g->PH = (s.OH - 1) * s.sh + (s.KH - 1) * s.dh + 1;
+  g->PWa = RoundUp16((RoundUp16(s.OW) - 1) * s.sw + (s.KW - 1) * s.dw + 1);
+  const uint64_t block = uint64_t(g->PH) * uint64_t(g->PWa) * kLanes;
+  if (block > kDwLanesMaxFloats) return false;
+  g->block = block;
+  return true;
+}
+
+// r[i] (16 lanes each) becomes column i of the 16 x 16 matrix whose rows
+// were r: r[i][j] = old r[j][i].
+EPCTX_AVX512 inline void Transpose16(__m512 (&r)[16]) {
+  __m512 t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 2]);
+    const __m512d c = _mm512_castps_pd(t[4 * i + 1]), d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
+      t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xdd);
+    }
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) {
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+  }
+}
+
+// Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo).
+inline __mmask16 Lanes(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo;
+  hi = hi > kLanes ? kLanes : hi;
+  if (hi <= lo) return 0;
+  return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc, const float* x,
+                              int64_t x_cs, const float* w, int64_t w_cs, int64_t w_ts,
+                              const float* bias, float* y, int64_t y_cs, float* work) {
+  float* T = work;
+  float* wt = work + g.block;
+  float* bv = wt + g.nt * kLanes;
+  for (int64_t t = 0; t < g.nt; ++t)
+    for (int64_t c = 0; c < kLanes; ++c) wt[t * kLanes + c] = c < nc ? w[c * w_cs + t * w_ts] : 0.f;
+  for (int64_t c = 0; c < kLanes; ++c) bv[c] = bias && c < nc ? bias[c] : 0.f;
+  const int64_t rowf = g.PWa * kLanes;
+  // The block: each padded row from 16 column-chunk transposes.
+  for (int64_t r = 0; r < g.PH; ++r) {
+    float* tr = T + r * rowf;
+    const int64_t ih = r - s.pt;
+    if (ih < 0 || ih >= s.H) {
+      for (int64_t i = 0; i < rowf; i += kLanes) _mm512_storeu_ps(tr + i, _mm512_setzero_ps());
+      continue;
+    }
+    for (int64_t q0 = 0; q0 < g.PWa; q0 += kLanes) {
+      const int64_t iw0 = q0 - s.pl;  // input column of lane 0
+      const __mmask16 m = Lanes(-iw0, s.W - iw0);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c)
+        v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
+                           : _mm512_setzero_ps();
+      Transpose16(v);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
+    }
+  }
+  // 16 output pixels of a row at a time, transposed into the planes.
+  const __m512 b = _mm512_loadu_ps(bv);
+  for (int64_t oh = 0; oh < s.OH; ++oh)
+    for (int64_t ow0 = 0; ow0 < s.OW; ow0 += kLanes) {
+      __m512 acc[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) acc[j] = b;
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const float* row = T + (oh * s.sh + kh * s.dh) * rowf + ow0 * s.sw * kLanes;
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          const __m512 wv = _mm512_loadu_ps(wt + (kh * s.KW + kw) * kLanes);
+          const float* p = row + kw * s.dw * kLanes;
+          const int64_t step = s.sw * kLanes;
+#pragma GCC unroll 16
+          for (int j = 0; j < 16; ++j) acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * step), wv, acc[j]);
+        }
+      }
+      Transpose16(acc);
+      const __mmask16 m = Lanes(0, s.OW - ow0);
+      float* yo = y + oh * s.OW + ow0;
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c)
+        if (c < nc) _mm512_mask_storeu_ps(yo + c * y_cs, m, acc[c]);
+    }
+}
+
+#endif
+
+}  // namespace
+
+uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa) {
+#if defined(__x86_64__)
+  Geometry g;
+  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return 0;
+  return g.block + uint64_t(g.nt + 1) * kLanes;
+#else
+  (void)s;
+  (void)isa;
+  return 0;
+#endif
+}
+
+void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, const float* w,
+                    int64_t w_cs, int64_t w_ts, const float* bias, float* y, int64_t y_cs,
+                    float* work, Isa isa) {
+#if defined(__x86_64__)
+  Geometry g;
+  if (nc < 1 || nc > 16 || ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
+  LanesAvx512(s, g, nc, x, x_cs, w, w_cs, w_ts, bias, y, y_cs, work);
+#else
+  (void)s, (void)nc, (void)x, (void)x_cs, (void)w, (void)w_cs, (void)w_ts, (void)bias, (void)y;
+  (void)y_cs, (void)work, (void)isa;
+#endif
+}
+
+}  // namespace uk
+}  // namespace epctx
