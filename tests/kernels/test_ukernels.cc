@@ -657,16 +657,22 @@ void weighted_row_band_equals_one_call_per_row(void**) {
 // DepthwiseLanes (AVX-512 only; elsewhere its size is 0): every channel
 // count of a block, strides 1 to 3, dilation, asymmetric padding, maps whose
 // output rows end inside a 16-pixel chunk, weights apart like the vnpu's
-// (lane 0 of 8): within float rounding of a scalar depthwise convolution,
-// and nothing written between the output planes.
+// (lane 0 of 8), maps taller than one block: within float rounding of a
+// scalar depthwise convolution, and nothing written between the planes.
 void depthwise_lanes_match_reference(void**) {
   struct C {
     int64_t H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
   };
-  const C cases[] = {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
-                     {28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {9, 11, 3, 3, 1, 1, 2, 1, 2, 1, 2, 3},
-                     {12, 12, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0}, {5, 30, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
-                     {20, 19, 7, 7, 2, 1, 1, 2, 3, 6, 3, 6}};
+  const C cases[] = {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                     {7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+                     {28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                     {9, 11, 3, 3, 1, 1, 2, 1, 2, 1, 2, 3},
+                     {12, 12, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0},
+                     {5, 30, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+                     {20, 19, 7, 7, 2, 1, 1, 2, 3, 6, 3, 6},
+                     // Taller than one block: bands of output rows.
+                     {60, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                     {70, 20, 3, 3, 1, 1, 8, 1, 8, 1, 8, 1}};
   const bool runs = uk::BestIsa() == uk::Isa::kAvx512;
   for (const C& k : cases) {
     const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // DepthwiseLanes (depthwise.h): 16 channels in the lanes of a zmm vector.
 //
-// Work: the padded block T [PH][PWa][16] (padded row r, column q: input row
-// r - pt, column q - pl of every channel, zero outside the input and for
-// channels past nc), then the weights [taps][16] and the bias [16]. PWa
+// Work: the padded block T [PH][PWa][16] of a band of output rows (padded
+// row r, column q: input row top + r - pt, column q - pl of every channel,
+// zero outside the input and for channels past nc), then the weights
+// [taps][16] and the bias [16]. Bands are as many output rows as the block
+// (at most kDwLanesMaxFloats) holds the input rows of. PWa
 // covers the columns of whole 16-pixel output chunks (the pixels past OW
 // compute from zeros or real columns and are never stored), rounded up to
 // 16 for the transposes in. Output pixel (oh, ow), tap (kh, kw) reads T at
@@ -27,6 +29,7 @@ int64_t RoundUp16(int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 
 struct Geometry {
   int64_t PH, PWa, nt;
+  int64_t band;    // output rows per pass (the block holds their input rows)
   uint64_t block;  // T's floats
 };
 
@@ -39,11 +42,14 @@ bool GeometryOf(const DwShape& s, Geometry* g) {
   if (s.OW > kMaxOutCols) return false;  // rows this wide vectorise well
   g->nt = s.KH * s.KW;
   if (g->nt > kMaxTaps) return false;
-  g->PH = (s.OH - 1) * s.sh + (s.KH - 1) * s.dh + 1;
   g->PWa = RoundUp16((RoundUp16(s.OW) - 1) * s.sw + (s.KW - 1) * s.dw + 1);
-  const uint64_t block = uint64_t(g->PH) * uint64_t(g->PWa) * kLanes;
-  if (block > kDwLanesMaxFloats) return false;
-  g->block = block;
+  // As many output rows per pass as the block holds the input rows of.
+  const int64_t rows = int64_t(kDwLanesMaxFloats) / (g->PWa * kLanes), span = (s.KH - 1) * s.dh;
+  if (rows <= span) return false;
+  g->band = (rows - span - 1) / s.sh + 1;
+  g->band = g->band < s.OH ? g->band : s.OH;
+  g->PH = (g->band - 1) * s.sh + span + 1;
+  g->block = uint64_t(g->PH) * uint64_t(g->PWa) * kLanes;
   return true;
 }
 
@@ -97,51 +103,56 @@ EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc, const
     for (int64_t c = 0; c < kLanes; ++c) wt[t * kLanes + c] = c < nc ? w[c * w_cs + t * w_ts] : 0.f;
   for (int64_t c = 0; c < kLanes; ++c) bv[c] = bias && c < nc ? bias[c] : 0.f;
   const int64_t rowf = g.PWa * kLanes;
-  // The block: each padded row from 16 column-chunk transposes.
-  for (int64_t r = 0; r < g.PH; ++r) {
-    float* tr = T + r * rowf;
-    const int64_t ih = r - s.pt;
-    if (ih < 0 || ih >= s.H) {
-      for (int64_t i = 0; i < rowf; i += kLanes) _mm512_storeu_ps(tr + i, _mm512_setzero_ps());
-      continue;
-    }
-    for (int64_t q0 = 0; q0 < g.PWa; q0 += kLanes) {
-      const int64_t iw0 = q0 - s.pl;  // input column of lane 0
-      const __mmask16 m = Lanes(-iw0, s.W - iw0);
-      __m512 v[16];
-#pragma GCC unroll 16
-      for (int c = 0; c < 16; ++c)
-        v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
-                           : _mm512_setzero_ps();
-      Transpose16(v);
-#pragma GCC unroll 16
-      for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
-    }
-  }
-  // 16 output pixels of a row at a time, transposed into the planes.
   const __m512 b = _mm512_loadu_ps(bv);
-  for (int64_t oh = 0; oh < s.OH; ++oh)
-    for (int64_t ow0 = 0; ow0 < s.OW; ow0 += kLanes) {
-      __m512 acc[16];
-#pragma GCC unroll 16
-      for (int j = 0; j < 16; ++j) acc[j] = b;
-      for (int64_t kh = 0; kh < s.KH; ++kh) {
-        const float* row = T + (oh * s.sh + kh * s.dh) * rowf + ow0 * s.sw * kLanes;
-        for (int64_t kw = 0; kw < s.KW; ++kw) {
-          const __m512 wv = _mm512_loadu_ps(wt + (kh * s.KW + kw) * kLanes);
-          const float* p = row + kw * s.dw * kLanes;
-          const int64_t step = s.sw * kLanes;
-#pragma GCC unroll 16
-          for (int j = 0; j < 16; ++j) acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * step), wv, acc[j]);
-        }
+  for (int64_t oh0 = 0; oh0 < s.OH; oh0 += g.band) {
+    const int64_t oh1 = s.OH - oh0 < g.band ? s.OH : oh0 + g.band;
+    const int64_t top = oh0 * s.sh, PH = (oh1 - oh0 - 1) * s.sh + (s.KH - 1) * s.dh + 1;
+    // The block: each padded row from 16 column-chunk transposes.
+    for (int64_t r = 0; r < PH; ++r) {
+      float* tr = T + r * rowf;
+      const int64_t ih = top + r - s.pt;
+      if (ih < 0 || ih >= s.H) {
+        for (int64_t i = 0; i < rowf; i += kLanes) _mm512_storeu_ps(tr + i, _mm512_setzero_ps());
+        continue;
       }
-      Transpose16(acc);
-      const __mmask16 m = Lanes(0, s.OW - ow0);
-      float* yo = y + oh * s.OW + ow0;
+      for (int64_t q0 = 0; q0 < g.PWa; q0 += kLanes) {
+        const int64_t iw0 = q0 - s.pl;  // input column of lane 0
+        const __mmask16 m = Lanes(-iw0, s.W - iw0);
+        __m512 v[16];
 #pragma GCC unroll 16
-      for (int c = 0; c < 16; ++c)
-        if (c < nc) _mm512_mask_storeu_ps(yo + c * y_cs, m, acc[c]);
+        for (int c = 0; c < 16; ++c)
+          v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
+                             : _mm512_setzero_ps();
+        Transpose16(v);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
+      }
     }
+    // 16 output pixels of a row at a time, transposed into the planes.
+    for (int64_t oh = oh0; oh < oh1; ++oh)
+      for (int64_t ow0 = 0; ow0 < s.OW; ow0 += kLanes) {
+        __m512 acc[16];
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; ++j) acc[j] = b;
+        for (int64_t kh = 0; kh < s.KH; ++kh) {
+          const float* row = T + ((oh - oh0) * s.sh + kh * s.dh) * rowf + ow0 * s.sw * kLanes;
+          for (int64_t kw = 0; kw < s.KW; ++kw) {
+            const __m512 wv = _mm512_loadu_ps(wt + (kh * s.KW + kw) * kLanes);
+            const float* p = row + kw * s.dw * kLanes;
+            const int64_t step = s.sw * kLanes;
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j)
+              acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * step), wv, acc[j]);
+          }
+        }
+        Transpose16(acc);
+        const __mmask16 m = Lanes(0, s.OW - ow0);
+        float* yo = y + oh * s.OW + ow0;
+#pragma GCC unroll 16
+        for (int c = 0; c < 16; ++c)
+          if (c < nc) _mm512_mask_storeu_ps(yo + c * y_cs, m, acc[c]);
+      }
+  }
 }
 
 #endif

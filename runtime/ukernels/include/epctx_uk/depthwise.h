@@ -26,14 +26,15 @@ struct DwShape {
   int64_t H, W, OH, OW, KH, KW, sh, sw, dh, dw, pt, pl;
 };
 
-// The padded block's floats past which the lanes path is not taken (128
-// KiB: 28 x 28 maps at stride 1 fit; larger ones vectorise well by rows).
+// The padded block's floats (128 KiB): taller maps run in bands of output
+// rows whose input rows it holds.
 constexpr uint64_t kDwLanesMaxFloats = 32768;
 
 // Work floats DepthwiseLanes needs for s (the block, the weights, and the
 // bias), or 0 when it does not run: no AVX-512 (isa resolved), more than 49
 // taps, more than 32 output columns (rows that wide vectorise well), a
-// non-positive or absurd dimension, or a block over kDwLanesMaxFloats.
+// non-positive or absurd dimension, or a block that cannot hold the input
+// rows of one output row.
 uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
 
 // nc channels (1..16): channel c's input plane (H x W) at x + c * x_cs,
