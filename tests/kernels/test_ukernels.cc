@@ -23,6 +23,7 @@ extern "C" {
 #include "epctx_uk/depthwise.h"
 #include "epctx_uk/elementwise.h"
 #include "epctx_uk/im2col.h"
+#include "epctx_uk/narrow.h"
 #include "epctx_uk/pool.h"
 #include "epctx_uk/rows.h"
 #include "epctx_uk/sgemm.h"
@@ -714,6 +715,80 @@ void depthwise_lanes_match_reference(void**) {
   }
 }
 
+// The narrow-columns kernel on every instruction set that has one (AVX2,
+// AVX-512; none portably): rows in panels of 8 (a partial last panel, more
+// than 8 panels), 1 to 8 columns, K 1 to 37, with and without
+// accumulation, bias and clamp: within rounding of a scalar GEMM; a NaN
+// passes the clamp; nothing written outside the rows x cols of C.
+void narrow_columns_match_reference(void**) {
+  assert_null(uk::NarrowKernel(uk::Isa::kPortable));
+  std::vector<uk::Isa> isas;
+  for (uk::Isa isa : VectorIsas())
+    if (isa == uk::Isa::kNeon) assert_null(uk::NarrowKernel(isa));
+    else isas.push_back(isa);
+  for (uk::Isa isa : isas)
+    for (int32_t rows : {1, 7, 8, 9, 64, 70})
+      for (int32_t cols = 1; cols <= uk::kNarrowCols; ++cols)
+        for (int64_t kc : {1, 5, 37})
+          for (int mode = 0; mode < 3; ++mode) {  // plain, accumulate+last, last+nan
+            const int64_t panels = (rows + 7) / 8, a_ps = kc * 8 + 3, b_ks = cols + 5,
+                          ldc = cols + 2;
+            const std::vector<float> a = Random(size_t(panels * a_ps), 71),
+                                     b = Random(size_t(kc * b_ks), 72),
+                                     bias = Random(size_t(rows), 73);
+            std::vector<float> c(size_t((rows + 1) * ldc), 3.5f), c0 = c;
+            uk::NarrowTile t{};
+            t.kc = kc;
+            t.a = a.data();
+            t.a_ps = a_ps;
+            t.b = b.data();
+            t.b_ks = b_ks;
+            t.c = c.data();
+            t.ldc = ldc;
+            t.rows = rows;
+            t.cols = cols;
+            t.accumulate = mode == 1;
+            t.last = mode > 0;
+            t.row_bias = mode > 0 ? bias.data() : nullptr;
+            t.lo = mode > 0 ? -0.25f : -__builtin_inff();
+            t.hi = mode > 0 ? 0.5f : __builtin_inff();
+            std::vector<float> bb = b;
+            if (mode == 2) bb[0] = __builtin_nanf("");  // column 0 of k 0
+            t.b = bb.data();
+            const uk::NarrowFn fn = uk::NarrowKernel(isa);
+            assert_non_null(fn);
+            fn(t);
+            for (int64_t r = 0; r <= rows; ++r)
+              for (int64_t j = 0; j < ldc; ++j) {
+                const float got = c[size_t(r * ldc + j)];
+                if (r == rows || j >= cols) {
+                  if (got != 3.5f)
+                    fail_msg("%s wrote outside C at (%lld, %lld)", uk::IsaName(isa), (long long)r,
+                             (long long)j);
+                  continue;
+                }
+                double acc = 0;
+                for (int64_t k = 0; k < kc; ++k)
+                  acc += double(a[size_t((r / 8) * a_ps + k * 8 + r % 8)]) *
+                         double(bb[size_t(k * b_ks + j)]);
+                if (mode == 1) acc += c0[size_t(r * ldc + j)];
+                if (mode > 0) {
+                  acc += bias[size_t(r)];
+                  if (!(acc != acc)) acc = acc < -0.25 ? -0.25 : acc > 0.5 ? 0.5 : acc;
+                }
+                if (acc != acc) {
+                  if (!(got != got))
+                    fail_msg("%s: NaN lost at (%lld, %lld)", uk::IsaName(isa), (long long)r,
+                             (long long)j);
+                } else if (std::fabs(double(got) - acc) > 1e-5 * (1 + std::fabs(acc))) {
+                  fail_msg("%s rows %d cols %d kc %lld mode %d: (%lld, %lld) %g != %g",
+                           uk::IsaName(isa), rows, cols, (long long)kc, mode, (long long)r,
+                           (long long)j, double(got), acc);
+                }
+              }
+          }
+}
+
 // ActivateRow and BinaryRow on every instruction set, at every length up to
 // past two vectors of the widest (every tail runs), in place and not, with
 // NaN, infinities and signed zeros among the inputs: bit for bit the scalar
@@ -978,6 +1053,7 @@ int main() {
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
       cmocka_unit_test(depthwise_lanes_match_reference),
+      cmocka_unit_test(narrow_columns_match_reference),
       cmocka_unit_test(pool_rows_match_scalar_rule_bit_for_bit),
       cmocka_unit_test(pool_row_without_taps_is_neutral),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),

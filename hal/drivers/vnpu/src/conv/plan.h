@@ -26,6 +26,7 @@
 #include <epctx/vnpu_layout.h>
 
 #include "epctx_uk/im2col.h"
+#include "epctx_uk/narrow.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -72,6 +73,7 @@ struct OpPlan {
   uk::TileFn tile;       // the strategy's tile kernel
   uk::TileFn edge;       // kRowShift: the edge columns' 4 x 24 tile
   uk::Im2colFn im2col;   // kDense, kDenseRows: the im2col packer
+  uk::NarrowFn narrow;   // kDense: a last block of few pixels (no leaky)
   float lo, hi, slope;   // the fused epilogue (uk::Tile)
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {

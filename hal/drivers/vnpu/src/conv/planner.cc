@@ -42,6 +42,9 @@ void Kernels(OpPlan* p, fb::Activation act, float alpha, float beta) {
     case Strategy::kDenseRows:
       p->tile = uk::TileKernel2(uk::Isa::kAuto);
       p->im2col = uk::Im2colKernel(uk::Isa::kAuto);
+      // The narrow kernel clamps; a leaky epilogue keeps the block tile
+      // (as do CPUs without the kernel: null).
+      if (p->strategy == Strategy::kDense && !p->leaky) p->narrow = uk::NarrowKernel();
       break;
     case Strategy::kShifted:
     case Strategy::kShiftedPacked:
