@@ -118,6 +118,10 @@ void conv_matches_reference_on_varied_shapes(void**) {
       {2, 4, 1, 50, 6, 1, 5, 1, 2, 1, 2, 0, 3, 0, 1, 2, true, nullptr, true},  // 1-D
       {1, 64, 30, 30, 70, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, nullptr,
        false},  // K > 256, M > 64
+      // Groups of 16 -> 16 channels (RegNet-X): in vector lanes where the
+      // CPU has AVX-512; stride 2 with asymmetric padding too.
+      {2, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true, nullptr, false},
+      {1, 48, 15, 13, 48, 3, 3, 2, 2, 1, 1, 1, 0, 1, 1, 3, false, nullptr, false},
       // Left padding wider than a 384-column SGEMM block: the block ends
       // before the row's first valid column (a fuzz_session finding wrote
       // zeros past the packed strips here).

@@ -715,6 +715,63 @@ void depthwise_lanes_match_reference(void**) {
   }
 }
 
+// GroupLanes (AVX-512 only): one group of 16 -> 16 channels on 4
+// geometries, weights in ONNX's [O][I][KH][KW] and in the vnpu's taps-major
+// layout: within rounding of a scalar convolution; nothing written between
+// the output planes.
+void group_lanes_match_reference(void**) {
+  struct C {
+    int64_t H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const C cases[] = {{14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                     {7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                     {28, 20, 3, 5, 1, 1, 2, 1, 2, 2, 2, 2},
+                     {40, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+  for (const C& k : cases) {
+    const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
+    const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
+    const uk::DwShape s{k.H, k.W, OH, OW, k.KH, k.KW, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl};
+    const uint64_t floats = uk::GroupLanesFloats(s);
+    assert_int_equal(floats > 0, uk::BestIsa() == uk::Isa::kAvx512);
+    if (!floats) continue;
+    const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 3;
+    const std::vector<float> x = Random(size_t(16 * HW), 81), w = Random(size_t(256 * nt), 82),
+                             b = Random(16, 83);
+    // The same weights taps-major: [t][i][o].
+    std::vector<float> taps(w.size());
+    for (int64_t o = 0; o < 16; ++o)
+      for (int64_t i = 0; i < 16; ++i)
+        for (int64_t t = 0; t < nt; ++t)
+          taps[size_t((t * 16 + i) * 16 + o)] = w[size_t((o * 16 + i) * nt + t)];
+    const uk::LaneWeights layouts[] = {{w.data(), 8 * 16 * nt, 16 * nt, nt, 1},
+                                       {taps.data(), 8, 1, 16, 256}};
+    for (const uk::LaneWeights& lw : layouts) {
+      std::vector<float> y(size_t(16 * ycs), -7.f), work(floats);
+      uk::GroupLanes(s, x.data(), HW, lw, b.data(), y.data(), ycs, work.data());
+      for (int64_t o = 0; o < 16; ++o)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            double acc = b[size_t(o)];
+            for (int64_t i = 0; i < 16; ++i)
+              for (int64_t kh = 0; kh < k.KH; ++kh)
+                for (int64_t kw = 0; kw < k.KW; ++kw) {
+                  const int64_t ih = oh * k.sh - k.pt + kh * k.dh,
+                                iw = ow * k.sw - k.pl + kw * k.dw;
+                  if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
+                    acc += double(x[size_t(i * HW + ih * k.W + iw)]) *
+                           double(w[size_t((o * 16 + i) * nt + kh * k.KW + kw)]);
+                }
+            const float got = y[size_t(o * ycs + oh * OW + ow)];
+            if (std::fabs(double(got) - acc) > 1e-4 * (1 + std::fabs(acc)))
+              fail_msg("%lldx%lld o %lld (%lld, %lld): %g != %g", (long long)k.H, (long long)k.W,
+                       (long long)o, (long long)oh, (long long)ow, double(got), acc);
+          }
+      for (int64_t o = 0; o < 16; ++o)
+        for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(o * ycs + i)] == -7.f);
+    }
+  }
+}
+
 // The narrow-columns kernel on every instruction set that has one (AVX2,
 // AVX-512; none portably): rows in panels of 8 (a partial last panel, more
 // than 8 panels), 1 to 8 columns, K 1 to 37, with and without
@@ -1053,6 +1110,7 @@ int main() {
       cmocka_unit_test(weighted_rows_match_reference_at_every_length),
       cmocka_unit_test(weighted_row_band_equals_one_call_per_row),
       cmocka_unit_test(depthwise_lanes_match_reference),
+      cmocka_unit_test(group_lanes_match_reference),
       cmocka_unit_test(narrow_columns_match_reference),
       cmocka_unit_test(pool_rows_match_scalar_rule_bit_for_bit),
       cmocka_unit_test(pool_row_without_taps_is_neutral),

@@ -42,6 +42,7 @@ const char* Name(Strategy s) {
     case Strategy::kDepthwiseBand: return "depthwise_band";
     case Strategy::kDepthwiseRing: return "depthwise_ring";
     case Strategy::kDepthwiseLanes: return "depthwise_lanes";
+    case Strategy::kGroupLanes: return "group_lanes";
     case Strategy::kDeconvScatter: return "deconv_scatter";
     case Strategy::kDeconvExact: return "deconv_exact";
     case Strategy::kDeconvPair: return "deconv_pair";
@@ -79,6 +80,8 @@ const Case kCases[] = {
   {"depthwise 3x3",            1, 8,  16,  16,  8,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8,  false, Strategy::kDepthwiseBand},
   {"depthwise 3x3 stride 2",   1, 4,  9,   200, 4,  3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwiseRing},
   {"depthwise 3x3 wide rows",  1, 4,  6,   200, 4,  3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4,  false, Strategy::kDepthwise},
+  {"groups of 16 3x3",         1, 48, 14,  14,  48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3,  false, Strategy::kTransposedRing},
+  {"taps groups of 16 s2",     1, 32, 15,  13,  32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2,  true,  Strategy::kTransposedRing},
   {"depthwise 5x5 s2 20ch",    1, 20, 14,  14,  20, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 20, false, Strategy::kDepthwiseBand},
   {"depthwise 3x3 dilated",    1, 17, 9,   11,  17, 3, 3, 1, 1, 2, 1, 2, 3, 2, 1, 17, false, Strategy::kDepthwiseBand},
   {"depthwise 3x3 stride 3",   1, 4,  12,  12,  4,  3, 3, 3, 3, 0, 0, 0, 0, 1, 1, 4,  false, Strategy::kDepthwise},
@@ -148,14 +151,19 @@ void RunCase(const Case& k) {
   s.sh = k.sh, s.sw = k.sw, s.dh = k.dh, s.dw = k.dw, s.pt = k.pt, s.pl = k.pl;
   s.kstride = s.KH * s.KW * 8;
   const OpPlan want = epctx::vnpu::PlanConv(s, k.taps);
-  // Depthwise maps up to 32 columns wide take the lanes where the CPU runs
-  // them (AVX-512): the table names the strategy elsewhere.
+  // Depthwise maps and groups of 16 -> 16 channels up to 32 columns wide
+  // take the lanes where the CPU runs them (AVX-512): the table names the
+  // strategy elsewhere.
   Strategy expect = k.want;
   const epctx::uk::DwShape dws{s.H,  s.W,  s.OH, s.OW, s.KH, s.KW,
                                s.sh, s.sw, s.dh, s.dw, s.pt, s.pl};
-  if (!k.taps && s.cig == 1 && s.cog == 1 && s.G > 1 && OW <= 32 &&
-      epctx::uk::BestIsa() == epctx::uk::Isa::kAvx512 && epctx::uk::DepthwiseLanesFloats(dws) > 0)
+  const bool avx512 = epctx::uk::BestIsa() == epctx::uk::Isa::kAvx512;
+  if (!k.taps && s.cig == 1 && s.cog == 1 && s.G > 1 && OW <= 32 && avx512 &&
+      epctx::uk::DepthwiseLanesFloats(dws) > 0)
     expect = Strategy::kDepthwiseLanes;
+  if (s.cig == 16 && s.cog == 16 && s.G > 1 && k.KH * k.KW > 1 && OW <= 32 && avx512 &&
+      epctx::uk::GroupLanesFloats(dws) > 0)
+    expect = Strategy::kGroupLanes;
   if (want.strategy != expect) {
     print_error("%s: planned %s, expected %s\n", k.name, Name(want.strategy), Name(expect));
     fail();

@@ -479,6 +479,33 @@ Status Conv(KernelContext& ctx) {
     return Status::Ok();
   }
 
+  // 16 input and 16 output channels per group on a small 2-D map (RegNet-X's
+  // group convolutions): uk::GroupLanes, the threads taking groups.
+  const uk::DwShape gls{w.in[1],       w.in[2],       w.out[1],       w.out[2],
+                        w.kernel[1],   w.kernel[2],   w.stride[1],    w.stride[2],
+                        w.dilation[1], w.dilation[2], w.pad_begin[1], w.pad_begin[2]};
+  const uint64_t glanes = cs.cin_g == 16 && cs.cout_g == 16 && cs.group > 1 && KHW > 1 &&
+                                  w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1
+                              ? uk::GroupLanesFloats(gls)
+                              : 0;
+  if (glanes) {
+    const int64_t units = cs.batch * cs.group;
+    float* work =
+        static_cast<float*>(ctx.Scratch(uint64_t(ctx.threads()) * glanes * sizeof(float), 64));
+    const uint32_t chunks = ctx.Chunks(units, 256 * OHW * (KHW > 0 ? KHW : 1));
+    ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
+      int64_t lo, hi;
+      ChunkRange(units, chunks, c, 1, &lo, &hi);
+      for (int64_t u = lo; u < hi; ++u) {
+        const int64_t n = u / cs.group, g = u % cs.group;
+        const uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
+        uk::GroupLanes(gls, X + (n * cs.cin + g * 16) * HW, HW, lw, B ? B + g * 16 : nullptr,
+                       Y + (n * cs.cout + g * 16) * OHW, OHW, work + worker * glanes);
+      }
+    });
+    return Status::Ok();
+  }
+
   // 1x1, stride 1, no padding: the input already is the im2col matrix.
   bool pointwise = KHW == 1;
   for (uint32_t a = 0; a < kMaxSpatial; ++a)

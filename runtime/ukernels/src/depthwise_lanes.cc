@@ -93,56 +93,72 @@ inline __mmask16 Lanes(int64_t lo, int64_t hi) {
   return static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
-EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc, const float* x,
-                              int64_t x_cs, const float* w, int64_t w_cs, int64_t w_ts,
-                              const float* bias, float* y, int64_t y_cs, float* work) {
-  float* T = work;
-  float* wt = work + g.block;
-  float* bv = wt + g.nt * kLanes;
-  for (int64_t t = 0; t < g.nt; ++t)
-    for (int64_t c = 0; c < kLanes; ++c) wt[t * kLanes + c] = c < nc ? w[c * w_cs + t * w_ts] : 0.f;
-  for (int64_t c = 0; c < kLanes; ++c) bv[c] = bias && c < nc ? bias[c] : 0.f;
+// The block's padded rows [0, PH) from input rows top - pt on: 16
+// column-chunk transposes per row (channels past nc zero).
+EPCTX_AVX512 void FillBlock(const DwShape& s, const Geometry& g, int nc, const float* x,
+                            int64_t x_cs, int64_t top, int64_t PH, float* T) {
+  const int64_t rowf = g.PWa * kLanes;
+  for (int64_t r = 0; r < PH; ++r) {
+    float* tr = T + r * rowf;
+    const int64_t ih = top + r - s.pt;
+    if (ih < 0 || ih >= s.H) {
+      for (int64_t i = 0; i < rowf; i += kLanes) _mm512_storeu_ps(tr + i, _mm512_setzero_ps());
+      continue;
+    }
+    for (int64_t q0 = 0; q0 < g.PWa; q0 += kLanes) {
+      const int64_t iw0 = q0 - s.pl;  // input column of lane 0
+      const __mmask16 m = Lanes(-iw0, s.W - iw0);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c)
+        v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
+                           : _mm512_setzero_ps();
+      Transpose16(v);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
+    }
+  }
+}
+
+// Depthwise (kGrouped false: output lane c from input lane c, weights
+// wt[tap][16]) or one group of 16 -> 16 channels (kGrouped: output lane o
+// from every input lane i, weights wt[tap][i][16 o]), over the block in
+// bands; bias bv[16]; nc output planes stored.
+template <bool kGrouped>
+EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc_in, int nc,
+                              const float* x, int64_t x_cs, const float* wt, const float* bv,
+                              float* y, int64_t y_cs, float* T) {
   const int64_t rowf = g.PWa * kLanes;
   const __m512 b = _mm512_loadu_ps(bv);
   for (int64_t oh0 = 0; oh0 < s.OH; oh0 += g.band) {
     const int64_t oh1 = s.OH - oh0 < g.band ? s.OH : oh0 + g.band;
     const int64_t top = oh0 * s.sh, PH = (oh1 - oh0 - 1) * s.sh + (s.KH - 1) * s.dh + 1;
-    // The block: each padded row from 16 column-chunk transposes.
-    for (int64_t r = 0; r < PH; ++r) {
-      float* tr = T + r * rowf;
-      const int64_t ih = top + r - s.pt;
-      if (ih < 0 || ih >= s.H) {
-        for (int64_t i = 0; i < rowf; i += kLanes) _mm512_storeu_ps(tr + i, _mm512_setzero_ps());
-        continue;
-      }
-      for (int64_t q0 = 0; q0 < g.PWa; q0 += kLanes) {
-        const int64_t iw0 = q0 - s.pl;  // input column of lane 0
-        const __mmask16 m = Lanes(-iw0, s.W - iw0);
-        __m512 v[16];
-#pragma GCC unroll 16
-        for (int c = 0; c < 16; ++c)
-          v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
-                             : _mm512_setzero_ps();
-        Transpose16(v);
-#pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
-      }
-    }
+    FillBlock(s, g, nc_in, x, x_cs, top, PH, T);
     // 16 output pixels of a row at a time, transposed into the planes.
     for (int64_t oh = oh0; oh < oh1; ++oh)
       for (int64_t ow0 = 0; ow0 < s.OW; ow0 += kLanes) {
         __m512 acc[16];
 #pragma GCC unroll 16
         for (int j = 0; j < 16; ++j) acc[j] = b;
+        const int64_t step = s.sw * kLanes;
         for (int64_t kh = 0; kh < s.KH; ++kh) {
-          const float* row = T + ((oh - oh0) * s.sh + kh * s.dh) * rowf + ow0 * s.sw * kLanes;
+          const float* row = T + ((oh - oh0) * s.sh + kh * s.dh) * rowf + ow0 * step;
           for (int64_t kw = 0; kw < s.KW; ++kw) {
-            const __m512 wv = _mm512_loadu_ps(wt + (kh * s.KW + kw) * kLanes);
+            const int64_t tap = kh * s.KW + kw;
             const float* p = row + kw * s.dw * kLanes;
-            const int64_t step = s.sw * kLanes;
+            if (kGrouped) {
+              for (int i = 0; i < 16; ++i) {
+                const __m512 wv = _mm512_loadu_ps(wt + (tap * 16 + i) * kLanes);
 #pragma GCC unroll 16
-            for (int j = 0; j < 16; ++j)
-              acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * step), wv, acc[j]);
+                for (int j = 0; j < 16; ++j)
+                  acc[j] = _mm512_fmadd_ps(_mm512_set1_ps(p[j * step + i]), wv, acc[j]);
+              }
+            } else {
+              const __m512 wv = _mm512_loadu_ps(wt + tap * kLanes);
+#pragma GCC unroll 16
+              for (int j = 0; j < 16; ++j)
+                acc[j] = _mm512_fmadd_ps(_mm512_loadu_ps(p + j * step), wv, acc[j]);
+            }
           }
         }
         Transpose16(acc);
@@ -177,10 +193,46 @@ void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, cons
 #if defined(__x86_64__)
   Geometry g;
   if (nc < 1 || nc > 16 || ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
-  LanesAvx512(s, g, nc, x, x_cs, w, w_cs, w_ts, bias, y, y_cs, work);
+  float* wt = work + g.block;
+  float* bv = wt + g.nt * kLanes;
+  for (int64_t t = 0; t < g.nt; ++t)
+    for (int64_t c = 0; c < kLanes; ++c) wt[t * kLanes + c] = c < nc ? w[c * w_cs + t * w_ts] : 0.f;
+  for (int64_t c = 0; c < kLanes; ++c) bv[c] = bias && c < nc ? bias[c] : 0.f;
+  LanesAvx512<false>(s, g, nc, nc, x, x_cs, wt, bv, y, y_cs, work);
 #else
   (void)s, (void)nc, (void)x, (void)x_cs, (void)w, (void)w_cs, (void)w_ts, (void)bias, (void)y;
   (void)y_cs, (void)work, (void)isa;
+#endif
+}
+
+uint64_t GroupLanesFloats(const DwShape& s, Isa isa) {
+#if defined(__x86_64__)
+  Geometry g;
+  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return 0;
+  return g.block + uint64_t(g.nt * 16 + 1) * kLanes;
+#else
+  (void)s;
+  (void)isa;
+  return 0;
+#endif
+}
+
+void GroupLanes(const DwShape& s, const float* x, int64_t x_cs, const LaneWeights& w,
+                const float* bias, float* y, int64_t y_cs, float* work, Isa isa) {
+#if defined(__x86_64__)
+  Geometry g;
+  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
+  float* wt = work + g.block;
+  float* bv = wt + g.nt * 16 * kLanes;
+  for (int64_t t = 0; t < g.nt; ++t)
+    for (int64_t i = 0; i < 16; ++i)
+      for (int64_t o = 0; o < kLanes; ++o)
+        wt[(t * 16 + i) * kLanes + o] =
+            w.w[(o / 8) * w.obs + (o % 8) * w.ocs + i * w.ics + t * w.ts];
+  for (int64_t o = 0; o < kLanes; ++o) bv[o] = bias ? bias[o] : 0.f;
+  LanesAvx512<true>(s, g, 16, 16, x, x_cs, wt, bv, y, y_cs, work);
+#else
+  (void)s, (void)x, (void)x_cs, (void)w, (void)bias, (void)y, (void)y_cs, (void)work, (void)isa;
 #endif
 }
 

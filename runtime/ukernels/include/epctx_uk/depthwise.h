@@ -45,6 +45,20 @@ void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, cons
                     int64_t w_cs, int64_t w_ts, const float* bias, float* y, int64_t y_cs,
                     float* work, Isa isa = Isa::kAuto);
 
+// A grouped convolution of 16 input and 16 output channels per group
+// (RegNet's group width 16) the same way, one group per call: each output
+// pixel and tap is 16 multiply-adds of a broadcast input channel by the
+// 16 output channels' weights. Weights of output channel o, input channel
+// i, tap t at w[(o / 8) * obs + (o % 8) * ocs + i * ics + t * ts] (ONNX's
+// [O][I][KH][KW]: obs 8 * ocs; the vnpu's blocked layout: ocs 1).
+struct LaneWeights {
+  const float* w;
+  int64_t obs, ocs, ics, ts;
+};
+uint64_t GroupLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
+void GroupLanes(const DwShape& s, const float* x, int64_t x_cs, const LaneWeights& w,
+                const float* bias, float* y, int64_t y_cs, float* work, Isa isa = Isa::kAuto);
+
 }  // namespace uk
 }  // namespace epctx
 

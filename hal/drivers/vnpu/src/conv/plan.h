@@ -54,6 +54,7 @@ enum class Strategy : uint8_t {
   kDepthwiseBand,   // bands of zero-padded input rows
   kDepthwiseRing,   // column stride 2 from a ring of split rows
   kDepthwiseLanes,  // 16 channels in vector lanes (depthwise_lanes.cc)
+  kGroupLanes,      // 16 -> 16 channels per group in lanes (the same file)
   kDeconvScatter,   // CONV_TRANSPOSE2D, scatter form (vnpu_deconv.cc)
   kDeconvExact,     // kernel == stride: a GEMM over packed row segments
   kDeconvPair,      // two exact ones interleaved in bands (next op kFused)

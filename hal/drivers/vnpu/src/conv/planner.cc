@@ -68,6 +68,8 @@ void Kernels(OpPlan* p, fb::Activation act, float alpha, float beta) {
 OpPlan PlanConv(const Shape& s, bool taps) {
   // CONV2D_TAPS' weights are laid out for the transposed path; a 1xK one
   // goes by row shifts, which read either layout.
+  // 16 -> 16 channels per group on a small map (either weight layout).
+  if (const uint64_t lanes = GroupLanesFloatsOf(s)) return With(Strategy::kGroupLanes, lanes);
   if (taps) {
     if (RowShiftApplies(s)) return With(Strategy::kRowShift, EdgeWorkFloats(s));
     if (PackedRingApplies(s)) return With(Strategy::kTransposedRing, PackedRingFloats(s));
@@ -179,12 +181,12 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
 
 void RunConv(const Bindings& b, const fb::Conv2D* c, const OpPlan& p, bool taps) {
   // Indexed by Strategy from kDense (plan.h's order).
-  static constexpr ConvEntry kEntry[] = {RunDense,          RunDenseRows,     RunShifted,
-                                         RunShiftedPacked,  RunRowShift,      RunTransposed,
-                                         RunTransposedRing, RunNarrow,        RunDepthwise,
-                                         RunDepthwiseBand,  RunDepthwiseRing, RunDepthwiseLanes};
+  static constexpr ConvEntry kEntry[] = {
+      RunDense,         RunDenseRows,      RunShifted,   RunShiftedPacked, RunRowShift,
+      RunTransposed,    RunTransposedRing, RunNarrow,    RunDepthwise,     RunDepthwiseBand,
+      RunDepthwiseRing, RunDepthwiseLanes, RunGroupLanes};
   static_assert(sizeof kEntry / sizeof kEntry[0] ==
-                    size_t(Strategy::kDepthwiseLanes) - size_t(Strategy::kDense) + 1,
+                    size_t(Strategy::kGroupLanes) - size_t(Strategy::kDense) + 1,
                 "one entry per conv strategy");
   const Shape s = ShapeOf(b.graph->stream, c);
   const ConvCall call{s,

@@ -69,6 +69,9 @@ void RunDepthwiseRing(const ConvCall& call);
 // run (not one channel in and out per group, no AVX-512, too large a map).
 uint64_t LanesFloats(const Shape& s);
 void RunDepthwiseLanes(const ConvCall& call);
+// 16 -> 16 channels per group, either weight layout.
+uint64_t GroupLanesFloatsOf(const Shape& s);
+void RunGroupLanes(const ConvCall& call);
 
 // pack.cc: the im2col geometry of one group (OpPlan::im2col packs rows
 // [k0, k0 + kc) x pixels [p0, p0 + np) of it, rows `pitch` apart, columns
