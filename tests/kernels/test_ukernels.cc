@@ -673,7 +673,10 @@ void depthwise_lanes_match_reference(void**) {
                      {20, 19, 7, 7, 2, 1, 1, 2, 3, 6, 3, 6},
                      // Taller than one block: bands of output rows.
                      {60, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
-                     {70, 20, 3, 3, 1, 1, 8, 1, 8, 1, 8, 1}};
+                     {70, 20, 3, 3, 1, 1, 8, 1, 8, 1, 8, 1},
+                     // Up to 64 output columns: 60, and 112 -> 56 at stride 2.
+                     {9, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                     {30, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}};
   const bool runs = uk::BestIsa() == uk::Isa::kAvx512;
   for (const C& k : cases) {
     const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;

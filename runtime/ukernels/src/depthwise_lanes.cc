@@ -23,7 +23,7 @@ namespace {
 #if defined(__x86_64__)
 constexpr int64_t kLanes = 16;
 constexpr int64_t kMaxTaps = 49;
-constexpr int64_t kMaxOutCols = 32;
+constexpr int64_t kMaxOutCols = 64;
 
 int64_t RoundUp16(int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 

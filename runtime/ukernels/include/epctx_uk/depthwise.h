@@ -32,7 +32,7 @@ constexpr uint64_t kDwLanesMaxFloats = 32768;
 
 // Work floats DepthwiseLanes needs for s (the block, the weights, and the
 // bias), or 0 when it does not run: no AVX-512 (isa resolved), more than 49
-// taps, more than 32 output columns (rows that wide vectorise well), a
+// taps, more than 64 output columns (rows that wide vectorise well), a
 // non-positive or absurd dimension, or a block that cannot hold the input
 // rows of one output row.
 uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
