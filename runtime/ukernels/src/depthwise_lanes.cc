@@ -53,38 +53,6 @@ bool GeometryOf(const DwShape& s, Geometry* g) {
   return true;
 }
 
-// r[i] (16 lanes each) becomes column i of the 16 x 16 matrix whose rows
-// were r: r[i][j] = old r[j][i].
-EPCTX_AVX512 inline void Transpose16(__m512 (&r)[16]) {
-  __m512 t[16];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i) {
-    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 2]);
-    const __m512d c = _mm512_castps_pd(t[4 * i + 1]), d = _mm512_castps_pd(t[4 * i + 3]);
-    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
-    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
-    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
-    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
-  }
-#pragma GCC unroll 2
-  for (int i = 0; i < 2; ++i)
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
-      t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
-      t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xdd);
-    }
-#pragma GCC unroll 8
-  for (int j = 0; j < 8; ++j) {
-    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
-    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
-  }
-}
-
 // Lanes [lo, hi) of a 16-lane mask (empty when hi <= lo).
 inline __mmask16 Lanes(int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo;
@@ -113,7 +81,7 @@ EPCTX_AVX512 void FillBlock(const DwShape& s, const Geometry& g, int nc, const f
       for (int c = 0; c < 16; ++c)
         v[c] = c < nc && m ? _mm512_maskz_loadu_ps(m, x + c * x_cs + ih * s.W + iw0)
                            : _mm512_setzero_ps();
-      Transpose16(v);
+      detail::Transpose16(v);
 #pragma GCC unroll 16
       for (int i = 0; i < 16; ++i) _mm512_storeu_ps(tr + (q0 + i) * kLanes, v[i]);
     }
@@ -161,7 +129,7 @@ EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc_in, in
             }
           }
         }
-        Transpose16(acc);
+        detail::Transpose16(acc);
         const __mmask16 m = Lanes(0, s.OW - ow0);
         float* yo = y + oh * s.OW + ow0;
 #pragma GCC unroll 16

@@ -8,6 +8,9 @@
 // agree bit for bit.
 #include "epctx_uk/elementwise.h"
 #include "isa_target.h"
+#if defined(__x86_64__)
+#include "avx512.h"  // Transpose16 for the AVX-512 copy's DotRows16
+#endif
 
 #define EPCTX_EW_SUFFIX Portable
 #define EPCTX_EW_LANES 4
