@@ -48,6 +48,17 @@ void TapRows(int64_t ih0, int64_t KH, int64_t dh, int64_t H, int64_t* kh0, int64
   *kh1 = b;
 }
 
+// Output row oh's first input row *ih0 and its tap rows inside the input,
+// [*kh0, *kh1); when there are none, the row is the bias and false.
+bool OutputRowTaps(const Window& w, int64_t oh, float bias, float* orow, int64_t* ih0, int64_t* kh0,
+                   int64_t* kh1) {
+  *ih0 = oh * w.stride[1] - w.pad_begin[1];
+  TapRows(*ih0, w.kernel[1], w.dilation[1], w.in[1], kh0, kh1);
+  if (*kh0 < *kh1) return true;
+  for (int64_t ow = 0; ow < w.out[2]; ++ow) orow[ow] = bias;
+  return false;
+}
+
 // One 2-D depthwise plane at column stride 1 by weighted rows: per output
 // row the valid tap rows (a contiguous run of kh, so their weights are one
 // slice of W) give every column whose window lies inside the input row as
@@ -120,20 +131,14 @@ int64_t SplitFloats(const Window& w) { return 2 * w.kernel[1] * SplitLen(w); }
 void DepthwiseSplit(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
                     float* work) {
   const Window& w = cs.w;
-  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
-  const int64_t KH = w.kernel[1], KW = w.kernel[2], dh = w.dilation[1];
-  const int64_t pt = w.pad_begin[1], pl = w.pad_begin[2], sh = w.stride[1];
+  const int64_t W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const int64_t KW = w.kernel[2], dh = w.dilation[1], pl = w.pad_begin[2];
   const int64_t P = SplitPad(w), L = SplitLen(w);
   const float* rows[kRowTaps];
   for (int64_t oh = 0; oh < OH; ++oh) {
     float* __restrict orow = out + oh * OW;
-    const int64_t ih0 = oh * sh - pt;
-    int64_t kh0, kh1;
-    TapRows(ih0, KH, dh, H, &kh0, &kh1);
-    if (kh0 == kh1) {
-      for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
-      continue;
-    }
+    int64_t ih0, kh0, kh1;
+    if (!OutputRowTaps(w, oh, bias, orow, &ih0, &kh0, &kh1)) continue;
     int64_t t = 0;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
       const float* r = in + (ih0 + kh * dh) * W;
@@ -172,9 +177,8 @@ int64_t RingFloats(const Window& w) { return RingRows(w) * RingLen(w); }
 void DepthwiseRing(const ConvShape& cs, const float* in, const float* wk, float bias, float* out,
                    float* work) {
   const Window& w = cs.w;
-  const int64_t H = w.in[1], W = w.in[2], OH = w.out[1], OW = w.out[2];
-  const int64_t KH = w.kernel[1], KW = w.kernel[2], dh = w.dilation[1], dw = w.dilation[2];
-  const int64_t pt = w.pad_begin[1], pl = w.pad_begin[2], sh = w.stride[1];
+  const int64_t W = w.in[2], OH = w.out[1], OW = w.out[2];
+  const int64_t KW = w.kernel[2], dh = w.dilation[1], dw = w.dilation[2], pl = w.pad_begin[2];
   const int64_t R = RingRows(w), L = RingLen(w);
   // The columns of a padded row that hold input: [c0, c1).
   const int64_t c0 = pl < L ? pl : L, c1 = pl + W < L ? pl + W : L;
@@ -183,13 +187,8 @@ void DepthwiseRing(const ConvShape& cs, const float* in, const float* wk, float 
   const float* rows[kRowTaps];
   for (int64_t oh = 0; oh < OH; ++oh) {
     float* __restrict orow = out + oh * OW;
-    const int64_t ih0 = oh * sh - pt;
-    int64_t kh0, kh1;
-    TapRows(ih0, KH, dh, H, &kh0, &kh1);
-    if (kh0 == kh1) {
-      for (int64_t ow = 0; ow < OW; ++ow) orow[ow] = bias;
-      continue;
-    }
+    int64_t ih0, kh0, kh1;
+    if (!OutputRowTaps(w, oh, bias, orow, &ih0, &kh0, &kh1)) continue;
     int64_t t = 0;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
       const int64_t ih = ih0 + kh * dh, slot = ih % R;
