@@ -600,6 +600,7 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
       return alpha == 1.f && beta == 0.f ? r : r * alpha + beta;
     }
     case uk::Act::kSigmoid: break;  // sigmoid_rows_* below
+    case uk::Act::kSwish: break;    // swish_rows_* below
     case uk::Act::kErf: break;      // erf_rows_* below
     case uk::Act::kTanh: break;     // tanh_rows_* below
     case uk::Act::kHardSigmoid: {
@@ -997,6 +998,17 @@ void sigmoid_rows_agree_across_isas_and_with_exp(void**) {
   assert_true(y[n - 1] == 0.5f);
 }
 
+// Swish (x * sigmoid(x), the vnpu's fused Sigmoid-Mul): within 4e-7 of
+// v / (1 + exp(-v)), the same bits on every instruction set; +inf stays
+// +inf and -0 stays -0.
+void swish_rows_agree_across_isas_and_with_exp(void**) {
+  const std::vector<float> y = CheckCurve(
+      uk::Act::kSwish, "swish", [](double v) { return v / (1.0 + std::exp(-v)); }, 4e-7);
+  const size_t n = y.size();
+  assert_true(y[n - 3] == __builtin_inff());
+  assert_true(y[n - 1] == 0.0f && std::signbit(y[n - 1]));
+}
+
 // Erf's two polynomials: within 4 ulp (2.4e-7 relative) of erf, the same
 // bits on every instruction set; +-inf give +-1, -0 stays -0, and erf is odd
 // to the bit.
@@ -1152,6 +1164,7 @@ int main() {
       cmocka_unit_test(pool_row_without_taps_is_neutral),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
       cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
+      cmocka_unit_test(swish_rows_agree_across_isas_and_with_exp),
       cmocka_unit_test(erf_rows_agree_across_isas_and_with_erf),
       cmocka_unit_test(tanh_rows_agree_across_isas_and_with_tanh),
       cmocka_unit_test(softmax_rows_agree_across_isas_and_with_exp),

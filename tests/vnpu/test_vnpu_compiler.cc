@@ -752,6 +752,55 @@ void conv_channel_affine_folds_into_weights(void**) {
   }
 }
 
+// Conv -> Sigmoid -> Mul(conv, sigmoid), SiLU as torch exports it (either
+// operand order), fuses into one CONV2D with SWISH in a 1.7 stream, within
+// rounding of x / (1 + exp(-x)). When the Sigmoid's output is also a graph
+// output, or the Mul takes another operand, the three ops stay.
+void conv_swish_fuses_into_the_conv(void**) {
+  for (int form = 0; form < 3; ++form) {
+    const int64_t C = 3, H = 5, W = 6, CO = 4;
+    Model m;
+    auto x = Ramp(size_t(C * H * W), 1.f);
+    auto w = Ramp(size_t(CO * C * 9), 0.7f, 1.f);
+    m.Value("x", {1, C, H, W});
+    m.Const("w", {CO, C, 3, 3}, w);
+    for (const char* v : {"c", "s", "y"}) m.Value(v, {1, CO, H, W});
+    IntsAttr(m.Node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+    m.Node("Sigmoid", {"c"}, {"s"});
+    if (form == 2) {
+      m.Value("z", {1, CO, H, W});
+      m.Node("Mul", {"s", "s"}, {"z"});
+      m.Node("Add", {"z", "c"}, {"y"});
+    } else {
+      m.Node("Mul",
+             form == 0 ? std::vector<std::string>{"c", "s"} : std::vector<std::string>{"s", "c"},
+             {"y"});
+    }
+    m.Finish({"x"}, {"y"});
+    uint32_t ops = 0, minor = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops, &minor);
+    assert_int_equal(ops, form == 2 ? 4 : 1);
+    assert_int_equal(minor, form == 2 ? 0 : 7);
+    std::vector<float> want(size_t(CO * H * W));
+    for (int64_t o = 0; o < CO; ++o)
+      for (int64_t i = 0; i < H; ++i)
+        for (int64_t j = 0; j < W; ++j) {
+          double acc = 0;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t u = 0; u < 3; ++u)
+              for (int64_t v = 0; v < 3; ++v) {
+                const int64_t ii = i + u - 1, jj = j + v - 1;
+                if (ii >= 0 && ii < H && jj >= 0 && jj < W)
+                  acc += double(x[size_t((c * H + ii) * W + jj)]) *
+                         w[size_t(((o * C + c) * 3 + u) * 3 + v)];
+              }
+          const double s = 1.0 / (1.0 + std::exp(-acc));
+          want[size_t((o * H + i) * W + j)] = float(form == 2 ? s * s + acc : acc * s);
+        }
+    ExpectNear(out[0], want);
+  }
+}
+
 // Conv -> x * clip(x + 3, 0, 6) / 6 -> Mul(s) -> Add(t), as ocr_det writes
 // hard-swish, fuses into one CONV2D with HARD_SWISH (alpha s, beta t) in a
 // 1.3 stream, with the unfused ops' results (the driver does their
@@ -979,6 +1028,7 @@ int main(void) {
       cmocka_unit_test(conv_channel_affine_folds_into_weights),
       cmocka_unit_test(self_gated_residual_is_one_multiply),
       cmocka_unit_test(conv_hard_swish_fuses_into_the_conv),
+      cmocka_unit_test(conv_swish_fuses_into_the_conv),
       cmocka_unit_test(conv_leaky_relu_max_fuses_into_the_conv),
       cmocka_unit_test(elementwise_transpose_concat_and_arena_reuse),
       cmocka_unit_test(supports_gives_reasons),

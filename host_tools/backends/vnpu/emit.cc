@@ -133,6 +133,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.6: GEMM_BLOCKED (a 1.5 driver refuses the unknown op type).
   for (const IrOp& o : g.ops)
     if (o.kind == fb::OpParams::GemmBlocked) minor = 6;
+  // 1.7: the SWISH activation (a 1.6 driver refuses the unknown kind).
+  for (const IrOp& o : g.ops)
+    if (o.act == fb::Activation::SWISH) minor = 7;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -331,6 +331,27 @@ std::string Lowerer::FuseHardSwish(IrOp& op, const std::string& x) {
   return value;
 }
 
+std::string Lowerer::FuseSwish(IrOp& op, const std::string& x) {
+  if (outputs_.count(x)) return x;
+  auto it = consumers_.find(x);
+  if (it == consumers_.end() || it->second.size() != 2) return x;
+  const onnx::NodeProto *sig = nullptr, *mul = nullptr;
+  for (const onnx::NodeProto* c : it->second) {
+    if (c->op_type() == "Sigmoid" && c->input(0) == x) sig = c;
+    if (c->op_type() == "Mul") mul = c;
+  }
+  if (!sig || !mul || OnlyConsumer(sig->output(0)) != mul || mul->input_size() != 2) return x;
+  const std::string& s = sig->output(0);
+  if (!((mul->input(0) == x && mul->input(1) == s) || (mul->input(0) == s && mul->input(1) == x)))
+    return x;
+  consumed_.insert(sig);
+  consumed_.insert(mul);
+  op.act = fb::Activation::SWISH;
+  op.alpha = 0.f;
+  op.beta = 0.f;
+  return mul->output(0);
+}
+
 std::string Lowerer::FuseAct(IrOp& op, const std::string& value) {
   const onnx::NodeProto* a = SoleConsumer(value, kActivationOps);
   if (!a) return value;
@@ -438,6 +459,7 @@ void Lowerer::Conv(const onnx::NodeProto& n) {
   });
   value = FuseAct(op, value);
   if (op.act == fb::Activation::NONE) value = FuseHardSwish(op, value);
+  if (op.act == fb::Activation::NONE) value = FuseSwish(op, value);
 
   // Pack [G][ceil(CO_g/8)][cig][KH*KW][8], channel tail zero-padded; or,
   // for the driver's transposed path (few output channels from many

@@ -85,6 +85,9 @@ class Lowerer {
   // the ops' order, so the result is the same floats). Returns the value op
   // now produces.
   std::string FuseHardSwish(IrOp& op, const std::string& x);
+  // x * Sigmoid(x) (SiLU, as exporters write it: a Sigmoid and a Mul of
+  // both) as SWISH; returns the value the op now writes.
+  std::string FuseSwish(IrOp& op, const std::string& x);
   // Fuses a following activation into op; returns the value op now produces.
   // A LeakyRelu whose only consumer is a Max with a one-element constant
   // takes the Max too (LEAKY_RELU_MAX, stream 1.5: the same floats, one

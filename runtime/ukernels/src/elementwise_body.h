@@ -117,6 +117,8 @@ template <Act K, typename T>
 inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
   if constexpr (K == Act::kSigmoid) {
     return 1.0f / (EPCTX_EW_NAME(ExpNeg)(v) + 1.0f);
+  } else if constexpr (K == Act::kSwish) {
+    return v * (1.0f / (EPCTX_EW_NAME(ExpNeg)(v) + 1.0f));
   } else if constexpr (K == Act::kErf) {
     return EPCTX_EW_NAME(Erf)(v);
   } else if constexpr (K == Act::kTanh) {
@@ -253,6 +255,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
     case Act::kErf: return EPCTX_EW_NAME(ActRow)<Act::kErf>(x, y, n, alpha, beta);
     case Act::kTanh: return EPCTX_EW_NAME(ActRow)<Act::kTanh>(x, y, n, alpha, beta);
     case Act::kHardSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kHardSigmoid>(x, y, n, alpha, beta);
+    case Act::kSwish: return EPCTX_EW_NAME(ActRow)<Act::kSwish>(x, y, n, alpha, beta);
   }
 }
 
@@ -276,6 +279,7 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kSigmoid: return EPCTX_EW_NAME(ActRowsK)<Act::kSigmoid>(y, rows, n, ld, alpha, beta);
     case Act::kHardSigmoid:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSigmoid>(y, rows, n, ld, alpha, beta);
+    case Act::kSwish: return EPCTX_EW_NAME(ActRowsK)<Act::kSwish>(y, rows, n, ld, alpha, beta);
     case Act::kErf:
     case Act::kTanh: break;  // never a convolution's epilogue: ActivateRow only
   }

@@ -515,6 +515,7 @@ inline float Activate(float v, float alpha, float beta) {
       return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
     }
     case Act::TANH: return tanhf(v);
+    case Act::SWISH: return v * (1.f / (1.f + expf(-v)));  // uk::Act::kSwish runs it
     case Act::HARD_SWISH: {
       // The ONNX ops' order and roundings: (x + 3) clipped, times x, / 6.
       float h = v + 3.f;
@@ -542,6 +543,7 @@ bool UkAct(Act kind, uk::Act* out) {
     case Act::HARD_SWISH: *out = uk::Act::kHardSwish; return true;
     case Act::SIGMOID: *out = uk::Act::kSigmoid; return true;
     case Act::HARD_SIGMOID: *out = uk::Act::kHardSigmoid; return true;
+    case Act::SWISH: *out = uk::Act::kSwish; return true;
     default: return false;
   }
 }

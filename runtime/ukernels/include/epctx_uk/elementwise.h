@@ -26,6 +26,7 @@ enum class Act : uint32_t {
   kErf = 6,          // erf(x) by two polynomials (within 4 ulp of erf, or 2^-23 where |x| >= 0.92)
   kTanh = 7,         // tanh(x): x * P(x^2) below |x| = 0.625, else 1 - 2 / (exp(2|x|) + 1) (4 ulp)
   kHardSigmoid = 8,  // h = x * alpha + beta, then h < 0 ? 0 : (h > 1 ? 1 : h) (NaN stays NaN)
+  kSwish = 9,        // x * sigmoid(x) (SiLU), the sigmoid as kSigmoid computes it
 };
 
 // y[i] = act(x[i]) for i in [0, n).
