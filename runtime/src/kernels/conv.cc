@@ -59,6 +59,29 @@ bool OutputRowTaps(const Window& w, int64_t oh, float bias, float* orow, int64_t
   return false;
 }
 
+// The lanes kernels' geometry of a 2-D window (axis 0 is depth), and
+// whether the window is 2-D (depth 1 in, out and kernel).
+uk::DwShape LanesShape(const Window& w) {
+  return uk::DwShape{w.in[1],       w.in[2],       w.out[1],       w.out[2],
+                     w.kernel[1],   w.kernel[2],   w.stride[1],    w.stride[2],
+                     w.dilation[1], w.dilation[2], w.pad_begin[1], w.pad_begin[2]};
+}
+bool Planar(const Window& w) { return w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1; }
+
+// units lanes-kernel calls split over the threads, each worker with its
+// own `floats` of scratch: fn(unit, work). unit_work is what a unit costs.
+template <typename Fn>
+void ForLaneUnits(KernelContext& ctx, int64_t units, uint64_t floats, int64_t unit_work, Fn fn) {
+  float* work =
+      static_cast<float*>(ctx.Scratch(uint64_t(ctx.threads()) * floats * sizeof(float), 64));
+  const uint32_t chunks = ctx.Chunks(units, unit_work > 0 ? unit_work : 1);
+  ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
+    int64_t lo, hi;
+    ChunkRange(units, chunks, c, 1, &lo, &hi);
+    for (int64_t u = lo; u < hi; ++u) fn(u, work + worker * floats);
+  });
+}
+
 // One 2-D depthwise plane at column stride 1 by weighted rows: per output
 // row the valid tap rows (a contiguous run of kh, so their weights are one
 // slice of W) give every column whose window lies inside the input row as
@@ -432,27 +455,15 @@ Status Conv(KernelContext& ctx) {
   if (cs.cin_g == 1 && cs.group > 1) {
     // Small 2-D maps, one output channel per group: 16 channels at a time
     // in vector lanes (uk::DepthwiseLanes), the threads taking blocks.
-    const uk::DwShape dws{w.in[1],       w.in[2],       w.out[1],       w.out[2],
-                          w.kernel[1],   w.kernel[2],   w.stride[1],    w.stride[2],
-                          w.dilation[1], w.dilation[2], w.pad_begin[1], w.pad_begin[2]};
-    const uint64_t lanes = cs.cout_g == 1 && w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1
-                               ? uk::DepthwiseLanesFloats(dws)
-                               : 0;
+    const uk::DwShape dws = LanesShape(w);
+    const uint64_t lanes = cs.cout_g == 1 && Planar(w) ? uk::DepthwiseLanesFloats(dws) : 0;
     if (lanes) {
-      const int64_t blocks = (cs.cout + 15) / 16, units = cs.batch * blocks;
-      float* work =
-          static_cast<float*>(ctx.Scratch(uint64_t(ctx.threads()) * lanes * sizeof(float), 64));
-      const uint32_t chunks = ctx.Chunks(units, 16 * OHW * (KHW > 0 ? KHW : 1));
-      ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
-        int64_t lo, hi;
-        ChunkRange(units, chunks, c, 1, &lo, &hi);
-        for (int64_t u = lo; u < hi; ++u) {
-          const int64_t n = u / blocks, c0 = (u % blocks) * 16;
-          const int nc = static_cast<int>(cs.cout - c0 < 16 ? cs.cout - c0 : 16);
-          uk::DepthwiseLanes(dws, nc, X + (n * cs.cin + c0) * HW, HW, Wt + c0 * KHW, KHW, 1,
-                             B ? B + c0 : nullptr, Y + (n * cs.cout + c0) * OHW, OHW,
-                             work + worker * lanes);
-        }
+      const int64_t blocks = (cs.cout + 15) / 16;
+      ForLaneUnits(ctx, cs.batch * blocks, lanes, 16 * OHW * KHW, [&](int64_t u, float* work) {
+        const int64_t n = u / blocks, c0 = (u % blocks) * 16;
+        const int nc = static_cast<int>(cs.cout - c0 < 16 ? cs.cout - c0 : 16);
+        uk::DepthwiseLanes(dws, nc, X + (n * cs.cin + c0) * HW, HW, Wt + c0 * KHW, KHW, 1,
+                           B ? B + c0 : nullptr, Y + (n * cs.cout + c0) * OHW, OHW, work);
       });
       return Status::Ok();
     }
@@ -480,27 +491,16 @@ Status Conv(KernelContext& ctx) {
 
   // 16 input and 16 output channels per group on a small 2-D map (RegNet-X's
   // group convolutions): uk::GroupLanes, the threads taking groups.
-  const uk::DwShape gls{w.in[1],       w.in[2],       w.out[1],       w.out[2],
-                        w.kernel[1],   w.kernel[2],   w.stride[1],    w.stride[2],
-                        w.dilation[1], w.dilation[2], w.pad_begin[1], w.pad_begin[2]};
-  const uint64_t glanes = cs.cin_g == 16 && cs.cout_g == 16 && cs.group > 1 && KHW > 1 &&
-                                  w.in[0] == 1 && w.kernel[0] == 1 && w.out[0] == 1
+  const uk::DwShape gls = LanesShape(w);
+  const uint64_t glanes = cs.cin_g == 16 && cs.cout_g == 16 && cs.group > 1 && KHW > 1 && Planar(w)
                               ? uk::GroupLanesFloats(gls)
                               : 0;
   if (glanes) {
-    const int64_t units = cs.batch * cs.group;
-    float* work =
-        static_cast<float*>(ctx.Scratch(uint64_t(ctx.threads()) * glanes * sizeof(float), 64));
-    const uint32_t chunks = ctx.Chunks(units, 256 * OHW * (KHW > 0 ? KHW : 1));
-    ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
-      int64_t lo, hi;
-      ChunkRange(units, chunks, c, 1, &lo, &hi);
-      for (int64_t u = lo; u < hi; ++u) {
-        const int64_t n = u / cs.group, g = u % cs.group;
-        const uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
-        uk::GroupLanes(gls, X + (n * cs.cin + g * 16) * HW, HW, lw, B ? B + g * 16 : nullptr,
-                       Y + (n * cs.cout + g * 16) * OHW, OHW, work + worker * glanes);
-      }
+    ForLaneUnits(ctx, cs.batch * cs.group, glanes, 256 * OHW * KHW, [&](int64_t u, float* work) {
+      const int64_t n = u / cs.group, g = u % cs.group;
+      const uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
+      uk::GroupLanes(gls, X + (n * cs.cin + g * 16) * HW, HW, lw, B ? B + g * 16 : nullptr,
+                     Y + (n * cs.cout + g * 16) * OHW, OHW, work);
     });
     return Status::Ok();
   }
