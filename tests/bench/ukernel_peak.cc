@@ -85,16 +85,17 @@ double PeakGflops(uk::Isa isa) {
   return 0;
 }
 
-// GFLOP/s of `fn` on a rows x cols tile with kc = 128, A [k][8] and B
-// [k][48] (strips side by side), both in L1 (28 KiB).
-double TileGflops(uk::TileFn fn, int rows, int cols) {
+// GFLOP/s of `fn` on a rows x cols tile with kc = 128, A a packed panel
+// [k][8] (or, when `rows_apart`, 8 rows kc apart: a GEMM's activations) and
+// B [k][48] (strips side by side), both in L1 (28 KiB).
+double TileGflops(uk::TileFn fn, int rows, int cols, bool rows_apart) {
   const int64_t kc = 128;
   std::vector<float> a(size_t(kc * 8), 0.5f), b(size_t(kc * 48), 0.25f), c(size_t(8 * 48));
   uk::Tile t{};
   t.kc = kc;
   t.a = a.data();
-  t.a_rs = 1;
-  t.a_ks = 8;
+  t.a_rs = rows_apart ? kc : 1;
+  t.a_ks = rows_apart ? 1 : 8;
   t.b = b.data();
   t.b_ss = 8;
   t.b_ks = 48;
@@ -134,14 +135,14 @@ int main(int argc, char** argv) {
       const char* name;
       bool block;
       int rows, cols;
-    } shapes[] = {{"tile 4x24", false, 4, 24},
-                  {"block 8x48", true, 8, 48},
-                  {"block 8x24", true, 8, 24},
-                  {"block 8x16", true, 8, 16},
-                  {"block 8x8", true, 8, 8}};
+      bool rows_apart;
+    } shapes[] = {{"tile 4x24", false, 4, 24, false}, {"block 8x48", true, 8, 48, false},
+                  {"block 8x24", true, 8, 24, false}, {"block 8x16", true, 8, 16, false},
+                  {"block 8x8", true, 8, 8, false},   {"gemm 8x48", true, 8, 48, true},
+                  {"gemm 8x24", true, 8, 24, true}};
     for (const auto& s : shapes) {
       const uk::TileFn fn = s.block ? uk::TileKernel2(isa) : uk::TileKernel(isa);
-      const double g = TileGflops(fn, s.rows, s.cols);
+      const double g = TileGflops(fn, s.rows, s.cols, s.rows_apart);
       if (peak > 0) printf("%-9s %-14s %8.1f %7.0f\n", uk::IsaName(isa), s.name, g, 100 * g / peak);
       else printf("%-9s %-14s %8.1f %7s\n", uk::IsaName(isa), s.name, g, "-");
     }

@@ -158,38 +158,65 @@ EPCTX_AVX512 void FullStrips(const Tile& t, int strips) {
 }
 
 // The block tile (TileKernel2) when all 8 rows and NZ * 16 + (kY ? 8 : 0)
-// columns lie inside C and its B strips lie side by side (kSideBySide, the
+// columns lie inside C and its B strips lie side by side (b_ss == 8, the
 // layout Sgemm and the vnpu dense conv and GEMM pack): NZ zmm (and a ymm)
 // accumulators per row, 8 * NZ (+ 8) in all, 8 to 24, enough independent
 // FMA chains for two ports without the tile's even/odd split; per k each B
 // vector serves 8 rows.
-template <int NZ, bool kY, bool kSideBySide>
+//
+// A is read one of two ways, so that the loop needs few address registers
+// (GCC spills them to the stack otherwise, and the reloads share the ports
+// with the FMAs): kPanel, a packed panel (a_rs 1, a_ks 8: Sgemm's packed A,
+// the vnpu conv weights), at constant offsets from one pointer; else rows
+// a_rs apart (the vnpu GEMM's activations) from two row pointers, rows 0-3
+// and 4-7, and the strides a_rs and 3 * a_rs. Two k per trip halve the
+// loop's own instructions: with both, the 8 x 48 block runs at ~86% of
+// the FMA peak in L1 (74% before). Same k order, same bits.
+template <int NZ, bool kY, bool kPanel>
 EPCTX_AVX512 void Block8(const Tile& t) {
-  const int64_t ars = t.a_rs, ks = t.a_ks, bks = t.b_ks, bss = t.b_ss;
+  const int64_t ars = t.a_rs, ars3 = 3 * t.a_rs, ks = kPanel ? kMr2 : t.a_ks, bks = t.b_ks;
   __m512 z[kMr2][NZ + (NZ == 0)];
   __m256 y[kMr2];
   for (int r = 0; r < kMr2; ++r) {
     for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_setzero_ps();
     y[r] = _mm256_setzero_ps();
   }
-  for (int32_t sg = 0, nsg = t.segs > 1 ? t.segs : 1; sg < nsg; ++sg) {
-    const float* a = t.a + sg * t.a_seg;
-    const float* b = t.b + sg * t.b_seg;
-    for (int64_t k = 0; k < t.kc; ++k, a += ks, b += bks) {
-      __m512 bz[NZ + (NZ == 0)];
-#pragma GCC unroll 3
-      for (int i = 0; i < NZ; ++i) bz[i] = Load16<kSideBySide>(b + 2 * i * bss, bss);
-      __m256 by = _mm256_setzero_ps();
-      if (kY) by = _mm256_loadu_ps(b + 2 * NZ * bss);
-        // Unrolled: r and i are constants, each accumulator a register.
-#pragma GCC unroll 8
-      for (int r = 0; r < kMr2; ++r) {
-        const __m512 x = _mm512_set1_ps(a[r * ars]);
-#pragma GCC unroll 3
-        for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_fmadd_ps(x, bz[i], z[r][i]);
-        if (kY) y[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), by, y[r]);
-      }
+  // Row r of A at k: a0 (rows 0-3) or a4 (rows 4-7) plus 0, ars, 2 ars, ars3.
+  const auto row = [&](const float* a0, const float* a4, int r) {
+    if (kPanel) return a0[r];
+    const float* p = r < 4 ? a0 : a4;
+    switch (r & 3) {
+      case 0: return p[0];
+      case 1: return p[ars];
+      case 2: return p[2 * ars];
+      default: return p[ars3];
     }
+  };
+  const auto step = [&](const float* a0, const float* a4, const float* b) EPCTX_AVX512 {
+    __m512 bz[NZ + (NZ == 0)];
+#pragma GCC unroll 3
+    for (int i = 0; i < NZ; ++i) bz[i] = _mm512_loadu_ps(b + 16 * i);
+    __m256 by = _mm256_setzero_ps();
+    if (kY) by = _mm256_loadu_ps(b + 16 * NZ);
+      // Unrolled: r and i are constants, each accumulator a register.
+#pragma GCC unroll 8
+    for (int r = 0; r < kMr2; ++r) {
+      const __m512 x = _mm512_set1_ps(row(a0, a4, r));
+#pragma GCC unroll 3
+      for (int i = 0; i < NZ; ++i) z[r][i] = _mm512_fmadd_ps(x, bz[i], z[r][i]);
+      if (kY) y[r] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), by, y[r]);
+    }
+  };
+  for (int32_t sg = 0, nsg = t.segs > 1 ? t.segs : 1; sg < nsg; ++sg) {
+    const float* a0 = t.a + sg * t.a_seg;
+    const float* a4 = a0 + 4 * ars;
+    const float* b = t.b + sg * t.b_seg;
+    int64_t k = 0;
+    for (; k + 2 <= t.kc; k += 2, a0 += 2 * ks, a4 += 2 * ks, b += 2 * bks) {
+      step(a0, a4, b);
+      step(a0 + ks, a4 + ks, b + bks);
+    }
+    if (k < t.kc) step(a0, a4, b);
   }
   Epilogue<kMr2, NZ, kY>(t, z, y);
 }
@@ -197,8 +224,9 @@ EPCTX_AVX512 void Block8(const Tile& t) {
 // Whole strips side by side (b_ss == 8): 48 columns in one kernel, fewer as
 // 24, 16 and 8 column pieces (four instances keep the code small; the
 // strips-apart layout goes to the 4-row tile).
+template <bool kPanel>
 EPCTX_AVX512 void Block8Cols(const Tile& t) {
-  if (t.cols == 3 * 16) return Block8<3, false, true>(t);
+  if (t.cols == 3 * 16) return Block8<3, false, kPanel>(t);
   Tile u = t;
   for (int32_t j = 0; j < t.cols;) {
     const int32_t n = t.cols - j >= 24 ? 24 : t.cols - j;
@@ -206,9 +234,9 @@ EPCTX_AVX512 void Block8Cols(const Tile& t) {
     u.b = t.b + j;
     u.c = t.c + j;
     u.col_bias = t.col_bias ? t.col_bias + j : nullptr;
-    if (n == 24) Block8<1, true, true>(u);
-    else if (n == 16) Block8<1, false, true>(u);
-    else Block8<0, true, true>(u);
+    if (n == 24) Block8<1, true, kPanel>(u);
+    else if (n == 16) Block8<1, false, kPanel>(u);
+    else Block8<0, true, kPanel>(u);
     j += n;
   }
 }
@@ -217,6 +245,7 @@ EPCTX_AVX512 void Block8Cols(const Tile& t) {
 // computed into a private C (and column bias), as RunTile does for a tile,
 // so a convolution's last pixel block of a few columns costs strips, not a
 // 4-row tile per 24 columns.
+template <bool kPanel>
 EPCTX_AVX512 void Block8Edge(const Tile& t) {
   float cbuf[kMr2 * kNr2];
   float cb[kNr2];
@@ -232,7 +261,7 @@ EPCTX_AVX512 void Block8Edge(const Tile& t) {
     for (int32_t j = 0; j < cols; ++j) cb[j] = j < t.cols ? t.col_bias[j] : 0.0f;
     u.col_bias = cb;
   }
-  Block8Cols(u);
+  Block8Cols<kPanel>(u);
   for (int r = 0; r < kMr2; ++r)
     for (int32_t j = 0; j < t.cols; ++j) t.c[r * t.ldc + j] = cbuf[r * kNr2 + j];
 }
@@ -246,7 +275,8 @@ void Tile2Avx512(const Tile& t) {
     SplitBlock(t, TileAvx512);
     return;
   }
-  t.cols % kStrip ? Block8Edge(t) : Block8Cols(t);
+  if (t.a_rs == 1 && t.a_ks == kMr2) t.cols % kStrip ? Block8Edge<true>(t) : Block8Cols<true>(t);
+  else t.cols % kStrip ? Block8Edge<false>(t) : Block8Cols<false>(t);
 }
 
 }  // namespace detail
