@@ -12,6 +12,7 @@
 
 #include "epctx_host/container_writer.h"
 #include "epctx_host/dead_taps.h"
+#include "epctx_host/fuse_conv_act.h"
 #include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
@@ -163,6 +164,11 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
                "Sigmoid/Tanh steps");
     }
   }
+  // The CPU runs the whole graph: its convolutions clamp their own output.
+  if (!bin)
+    if (size_t n = FuseConvActivations(model))
+      progress("specialise: " + std::to_string(n) +
+               " Conv nodes fused with their Relu or Clip (com.microsoft FusedConv)");
   const GraphInfo info = BuildGraphInfo(model);
 
   // 3. partition

@@ -51,9 +51,11 @@ int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
 
 uint64_t NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   const std::string& op = n.op_type();
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return 0;
+  // com.microsoft FusedConv (fuse_conv_act.h) is a Conv and its clamp.
+  const bool fused_conv = n.domain() == "com.microsoft" && op == "FusedConv";
+  if (!n.domain().empty() && n.domain() != "ai.onnx" && !fused_conv) return 0;
   std::vector<int64_t> a, w, y;
-  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv") {
+  if (op == "Conv" || fused_conv || op == "ConvInteger" || op == "QLinearConv") {
     // Each output element: (C_in / groups) x kernel multiply-adds.
     if (!StaticDims(info, n, op == "QLinearConv" ? 3 : 1, &w) || !OutDims(info, n, &y) ||
         w.size() < 2)

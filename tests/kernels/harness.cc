@@ -16,6 +16,11 @@ Node::Node(const char* op, const char* name) {
   outputs_.push_back(Keep("Y"));
 }
 
+Node& Node::Domain(const char* domain) {
+  node_.domain = Keep(domain);
+  return *this;
+}
+
 epctx::StrView Node::Keep(const std::string& s) {
   strings_.push_back(std::make_unique<std::string>(s));
   epctx::StrView v;

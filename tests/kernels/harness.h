@@ -30,6 +30,7 @@ class Node {
   Node& Strs(const char* name, std::vector<std::string> v);
   Node& Tensor(const char* name, const epctx::onnx::TensorView* t);
   Node& Outputs(std::vector<std::string> names);
+  Node& Domain(const char* domain);  // default "": ai.onnx
   const epctx::onnx::NodeView& view();
 
  private:

@@ -165,6 +165,56 @@ void conv_large_output_is_chunked_and_correct(void**) {
   RunConvCase(d, 98);
 }
 
+// com.microsoft FusedConv: the Conv's result clamped (Relu; Clip to its
+// activation_params), on the GEMM and the depthwise paths; an activation
+// it does not clamp, Clip without its two bounds, or a sum input Z are
+// refused by name.
+void fused_conv_clamps_and_refuses_what_it_does_not_fuse(void**) {
+  struct {
+    kt::Dims x, w;
+    int64_t group;
+  } shapes[] = {{{1, 6, 9, 9}, {8, 6, 3, 3}, 1}, {{1, 16, 10, 10}, {16, 1, 3, 3}, 16}};
+  for (const auto& sh : shapes)
+    for (int relu = 0; relu < 2; ++relu) {
+      kt::Host host;
+      TensorRef* x = host.Random(sh.x, 1);
+      TensorRef* w = host.Random(sh.w, 2);
+      kt::Node conv("Conv", "c");
+      conv.Ints("pads", {1, 1, 1, 1}).Int("group", sh.group);
+      assert_true(host.Run(conv, 13, {x, w}).ok());
+      const TensorRef* y0 = host.out(0);
+      std::vector<float> want(static_cast<const float*>(y0->data),
+                              static_cast<const float*>(y0->data) + y0->elements());
+      for (float& v : want)
+        v = relu ? (v > 0.0f ? v : 0.0f) : (v < -0.5f ? -0.5f : v > 0.25f ? 0.25f : v);
+      kt::Node fused("FusedConv", "f");
+      fused.Domain("com.microsoft").Ints("pads", {1, 1, 1, 1}).Int("group", sh.group);
+      if (relu) fused.Str("activation", "Relu");
+      else fused.Str("activation", "Clip").Floats("activation_params", {-0.5f, 0.25f});
+      assert_true(host.Run(fused, 1, {x, w}).ok());
+      const float* got = static_cast<const float*>(host.out(0)->data);
+      for (size_t i = 0; i < want.size(); ++i)
+        if (std::fabs(got[i] - want[i]) > 1e-5f)
+          fail_msg("group %lld %s element %zu: %g, want %g", (long long)sh.group,
+                   relu ? "Relu" : "Clip", i, double(got[i]), double(want[i]));
+    }
+  kt::Host host;
+  TensorRef* x = host.Random({1, 2, 5, 5}, 1);
+  TensorRef* w = host.Random({2, 2, 3, 3}, 2);
+  kt::Node sig("FusedConv", "f_sig");
+  sig.Domain("com.microsoft").Str("activation", "Sigmoid");
+  EXPECT_FAIL(host.Run(sig, 1, {x, w}), EPCTX_NOT_IMPLEMENTED,
+              "activation 'Sigmoid' is not supported (expected Relu or Clip)");
+  kt::Node clip("FusedConv", "f_clip");
+  clip.Domain("com.microsoft").Str("activation", "Clip").Floats("activation_params", {0.0f});
+  EXPECT_FAIL(host.Run(clip, 1, {x, w}), EPCTX_INVALID_GRAPH,
+              "activation Clip needs activation_params [min, max], found 1 values");
+  kt::Node sum("FusedConv", "f_sum");
+  sum.Domain("com.microsoft").Str("activation", "Relu");
+  EXPECT_FAIL(host.Run(sum, 1, {x, w, nullptr, host.Random({1, 2, 3, 3}, 3)}),
+              EPCTX_NOT_IMPLEMENTED, "the sum input Z is not supported");
+}
+
 void conv_rejects_channel_mismatch(void**) {
   kt::Host host;
   kt::Node node("Conv", "conv_bad");
@@ -394,6 +444,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(conv_matches_reference_on_varied_shapes),
     cmocka_unit_test(conv_large_output_is_chunked_and_correct),
     cmocka_unit_test(conv_rejects_channel_mismatch),
+    cmocka_unit_test(fused_conv_clamps_and_refuses_what_it_does_not_fuse),
     cmocka_unit_test(conv_rejects_kernel_larger_than_padded_input),
     cmocka_unit_test(conv_rejects_non_float),
     cmocka_unit_test(conv_transpose_matches_reference),

@@ -18,6 +18,7 @@
 // place instead of packing W again in every column block of every Run. The
 // depthwise loop reads W as it is and has nothing to prepare.
 #include "epctx_uk/depthwise.h"
+#include "epctx_uk/elementwise.h"
 #include "epctx_uk/im2col.h"
 #include "epctx_uk/rows.h"
 #include "kernels/gemm.h"
@@ -417,9 +418,40 @@ Status ReadConvShape(KernelContext& ctx, const TensorRef& x, const TensorRef& wt
   return ComputeWindow(ctx, x.rank - 2, x.dims + 2, wt.dims + 2, false, &cs->w);
 }
 
-}  // namespace
+// The clamp a FusedConv (com.microsoft, what ONNX Runtime's optimizer and
+// epctx-compile write for Conv then Relu or Clip) applies to its result:
+// activation "Relu" is [0, +inf), "Clip" [activation_params[0], [1]].
+// Other activations are refused by name.
+Status FusedClamp(KernelContext& ctx, float* lo, float* hi) {
+  const StrView act = ctx.AttrString("activation", "");
+  if (act.eq("Relu")) {
+    *lo = 0.0f;
+    return Status::Ok();
+  }
+  if (act.eq("Clip")) {
+    const float* p = nullptr;
+    uint32_t n = 0;
+    if (!ctx.AttrFloats("activation_params", &p, &n) || n != 2)
+      return ctx.Fail(EPCTX_INVALID_GRAPH,
+                      "activation Clip needs activation_params [min, max], found %u values", n);
+    *lo = p[0];
+    *hi = p[1];
+    return Status::Ok();
+  }
+  return ctx.Fail(EPCTX_NOT_IMPLEMENTED,
+                  "activation '%.*s' is not supported (expected Relu or Clip)", act.len(),
+                  act.data);
+}
 
-Status Conv(KernelContext& ctx) {
+// Clamps the planes a direct (depthwise) path wrote, while they are in
+// cache; nothing when there is no clamp.
+void ClampPlanes(float* y, int64_t n, float lo, float hi) {
+  if (lo == -__builtin_inff() && hi == __builtin_inff()) return;
+  if (hi == __builtin_inff() && lo == 0.0f) uk::ActivateRow(uk::Act::kRelu, y, y, n, 0.0f, 0.0f);
+  else uk::ActivateRow(uk::Act::kClip, y, y, n, lo, hi);
+}
+
+Status ConvClamped(KernelContext& ctx, float act_lo, float act_hi) {
   const TensorRef *x, *wt, *b = ctx.input(2);
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 0, "X", &x));
   EPCTX_RETURN_IF_ERROR(FloatInput(ctx, 1, "W", &wt));
@@ -464,6 +496,7 @@ Status Conv(KernelContext& ctx) {
         const int nc = static_cast<int>(cs.cout - c0 < 16 ? cs.cout - c0 : 16);
         uk::DepthwiseLanes(dws, nc, X + (n * cs.cin + c0) * HW, HW, Wt + c0 * KHW, KHW, 1,
                            B ? B + c0 : nullptr, Y + (n * cs.cout + c0) * OHW, OHW, work);
+        ClampPlanes(Y + (n * cs.cout + c0) * OHW, nc * OHW, act_lo, act_hi);
       });
       return Status::Ok();
     }
@@ -484,6 +517,7 @@ Status Conv(KernelContext& ctx) {
         const int64_t n = p / cs.cout, oc = p % cs.cout, ic = oc / cs.cout_g;
         DepthwiseChannel(cs, X + (n * cs.cin + ic) * HW, Wt + oc * KHW, B ? B[oc] : 0.0f,
                          Y + p * OHW, work ? work + worker * split : nullptr);
+        ClampPlanes(Y + p * OHW, OHW, act_lo, act_hi);
       }
     });
     return Status::Ok();
@@ -501,6 +535,7 @@ Status Conv(KernelContext& ctx) {
       const uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
       uk::GroupLanes(gls, X + (n * cs.cin + g * 16) * HW, HW, lw, B ? B + g * 16 : nullptr,
                      Y + (n * cs.cout + g * 16) * OHW, OHW, work);
+      ClampPlanes(Y + (n * cs.cout + g * 16) * OHW, 16 * OHW, act_lo, act_hi);
     });
     return Status::Ok();
   }
@@ -541,13 +576,30 @@ Status Conv(KernelContext& ctx) {
       gm.C = Y + (n * cs.cout + g * cs.cout_g) * OHW;
       gm.ldc = OHW;
       gm.row_bias = B ? B + g * cs.cout_g : nullptr;
+      gm.lo = act_lo;
+      gm.hi = act_hi;
       gemm.Run(gm);
     }
   }
   return Status::Ok();
 }
 
-Status PrepareConv(PrepareContext& pc) {
+}  // namespace
+
+Status Conv(KernelContext& ctx) { return ConvClamped(ctx, -__builtin_inff(), __builtin_inff()); }
+
+Status FusedConv(KernelContext& ctx) {
+  if (ctx.input(3))
+    return ctx.Fail(EPCTX_NOT_IMPLEMENTED, "the sum input Z is not supported (a Conv, Add and "
+                                           "activation fusion; only Relu or Clip are fused)");
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+  EPCTX_RETURN_IF_ERROR(FusedClamp(ctx, &lo, &hi));
+  return ConvClamped(ctx, lo, hi);
+}
+
+namespace {
+
+Status PrepareConvWeights(PrepareContext& pc) {
   const TensorRef* wt = pc.constant(1);
   if (!wt || wt->dtype != EPCTX_DTYPE_FLOAT || wt->rank < 3 || wt->rank > 5) return Status::Ok();
   KernelContext& ctx = pc.kernel();
@@ -573,6 +625,13 @@ Status PrepareConv(PrepareContext& pc) {
   pc.SetPrepared(pp);
   return Status::Ok();
 }
+
+}  // namespace
+
+// One prepare each, so a selective build that keeps FusedConv and not Conv
+// (or the other way round) links only the kernels it lists.
+Status PrepareConv(PrepareContext& pc) { return PrepareConvWeights(pc); }
+Status PrepareFusedConv(PrepareContext& pc) { return PrepareConvWeights(pc); }
 
 }  // namespace kern
 }  // namespace epctx

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "epctx_host/fuse_conv_act.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace epctx {
+namespace host {
+namespace {
+
+// A constant float32 scalar initializer's value.
+bool ScalarOf(const std::map<std::string, const onnx::TensorProto*>& inits, const std::string& name,
+              float* v) {
+  auto it = inits.find(name);
+  if (it == inits.end()) return false;
+  const onnx::TensorProto& t = *it->second;
+  if (t.data_type() != onnx::TensorProto::FLOAT || t.dims_size() > 1 ||
+      (t.dims_size() == 1 && t.dims(0) != 1) || t.has_data_location())
+    return false;
+  if (t.float_data_size() == 1) {
+    *v = t.float_data(0);
+    return true;
+  }
+  if (t.raw_data().size() == sizeof(float)) {
+    std::memcpy(v, t.raw_data().data(), sizeof(float));
+    return true;
+  }
+  return false;
+}
+
+// The clamp of an activation node: Relu, or Clip with constant bounds.
+bool ClampOf(const onnx::NodeProto& n, int64_t opset,
+             const std::map<std::string, const onnx::TensorProto*>& inits, std::string* act,
+             std::vector<float>* params) {
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return false;
+  if (n.op_type() == "Relu") {
+    *act = "Relu";
+    return true;
+  }
+  if (n.op_type() != "Clip") return false;
+  float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
+  if (opset < 11) {
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "min") lo = a.f();
+      if (a.name() == "max") hi = a.f();
+    }
+  } else {
+    if (n.input_size() > 1 && !n.input(1).empty() && !ScalarOf(inits, n.input(1), &lo))
+      return false;
+    if (n.input_size() > 2 && !n.input(2).empty() && !ScalarOf(inits, n.input(2), &hi))
+      return false;
+  }
+  *act = "Clip";
+  *params = {lo, hi};
+  return true;
+}
+
+}  // namespace
+
+size_t FuseConvActivations(onnx::ModelProto& model) {
+  onnx::GraphProto& g = *model.mutable_graph();
+  int64_t opset = 0;
+  bool has_ms = false;
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    if (o.domain() == "com.microsoft") has_ms = true;
+  }
+  std::map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& t : g.initializer()) inits[t.name()] = &t;
+  std::set<std::string> graph_outputs;
+  for (const auto& o : g.output()) graph_outputs.insert(o.name());
+  // Consumers of every value, in this graph and in subgraph bodies (a
+  // body reading the Conv's output by name keeps it).
+  std::map<std::string, std::vector<int>> consumers;
+  std::set<std::string> body_reads;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    for (const auto& in : n.input())
+      if (!in.empty()) consumers[in].push_back(i);
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) body_reads.insert("*");
+  }
+  // Graphs with bodies are left whole: their outer names are not tracked.
+  if (!body_reads.empty()) return 0;
+  std::vector<bool> drop(size_t(g.node_size()), false);
+  size_t fused = 0;
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& conv = *g.mutable_node(i);
+    if (conv.op_type() != "Conv" || !(conv.domain().empty() || conv.domain() == "ai.onnx") ||
+        conv.output_size() != 1 || conv.input_size() < 2)
+      continue;
+    auto w = inits.find(conv.input(1));
+    if (w == inits.end() || w->second->data_type() != onnx::TensorProto::FLOAT) continue;
+    const std::string& y = conv.output(0);
+    if (graph_outputs.count(y)) continue;
+    auto c = consumers.find(y);
+    if (c == consumers.end() || c->second.size() != 1) continue;
+    const int j = c->second[0];
+    const onnx::NodeProto& act = g.node(j);
+    if (act.input_size() < 1 || act.input(0) != y || act.output_size() != 1 || drop[size_t(j)])
+      continue;
+    std::string kind;
+    std::vector<float> params;
+    if (!ClampOf(act, opset, inits, &kind, &params)) continue;
+    conv.set_op_type("FusedConv");
+    conv.set_domain("com.microsoft");
+    conv.set_output(0, act.output(0));
+    onnx::AttributeProto* a = conv.add_attribute();
+    a->set_name("activation");
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(kind);
+    if (!params.empty()) {
+      onnx::AttributeProto* p = conv.add_attribute();
+      p->set_name("activation_params");
+      p->set_type(onnx::AttributeProto::FLOATS);
+      for (float v : params) p->add_floats(v);
+    }
+    drop[size_t(j)] = true;
+    ++fused;
+  }
+  if (!fused) return 0;
+  // The activations go; the fused node sits where its Conv was, before
+  // every consumer of the activation's output.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (!drop[size_t(i)]) *kept.Add() = g.node(i);
+  g.mutable_node()->Swap(&kept);
+  // The Conv's old output is gone: its value_info too.
+  std::set<std::string> live;
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) live.insert(o);
+  for (const auto& in : g.input()) live.insert(in.name());
+  for (const auto& t : g.initializer()) live.insert(t.name());
+  auto* vi = g.mutable_value_info();
+  for (int i = vi->size() - 1; i >= 0; --i)
+    if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
+  if (!has_ms) {
+    onnx::OperatorSetIdProto* o = model.add_opset_import();
+    o->set_domain("com.microsoft");
+    o->set_version(1);
+  }
+  return fused;
+}
+
+}  // namespace host
+}  // namespace epctx
