@@ -51,37 +51,64 @@ EPCTX_AVX512 inline void CopyEven(float* d, const float* s, int64_t n) {
   }
 }
 
+// One run of a K row at one tap: `head` zeros from column `start` (of the
+// piece), then `copy` inputs from the channel plane at `src` (every sw-th),
+// then `tail` zeros.
+struct TapRun {
+  int64_t src;
+  int32_t start, head, copy, tail;
+};
+
 }  // namespace
 
+// Tap by tap: a tap's runs (where each reads, how many zeros around) are
+// the same for every input channel, so they are worked out once per tap
+// and piece, and the channels' K rows (T = KH * KW rows apart) are then
+// plain masked copies: a 3x3 layer's K rows were a quarter of its time
+// when every row recomputed its bounds.
 EPCTX_AVX512 void Im2colAvx512(const Im2colShape& s, const float* x, int64_t k0, int64_t kc,
                                int64_t p0, int64_t np, float* dst, int64_t pitch) {
   if (s.sw > 2) return Im2colPortable(s, x, k0, kc, p0, np, dst, pitch);
+  const int64_t taps = s.KH * s.KW, k1 = k0 + kc;
   Im2colRuns r;
+  TapRun tr[kIm2colPiece];
   for (int64_t j0 = 0; j0 < np; j0 += kIm2colPiece) {
     const int64_t n = PieceCols(j0, np), padded = PieceWrites(j0, n, np);
     CutRuns(s, p0 + j0, n, &r);
-    int64_t kw = k0 % s.KW, t = k0 / s.KW;
-    int64_t kh = t % s.KH, c = t / s.KH;
-    for (int64_t k = 0; k < kc; ++k) {
-      float* d = dst + k * pitch + j0;
-      const float* xc = x + c * s.plane;
-      const int64_t off = kw * s.dw - s.pl;
+    for (int64_t t = 0; t < taps; ++t) {
+      // Channels whose row k = c * taps + t lies in [k0, k1).
+      const int64_t c0 = k0 <= t ? 0 : (k0 - t + taps - 1) / taps;
+      if (c0 * taps + t >= k1) continue;
+      const int64_t kh = t / s.KW, kw = t % s.KW, off = kw * s.dw - s.pl;
       int64_t lo, hi;
       ValidColumns(s, off, &lo, &hi);
       for (int64_t g = 0; g < r.n; ++g) {
         const Im2colRun& sg = r.run[g];
-        float* ds = d + (sg.j - sg.ow0);  // column of ow == 0
-        int64_t a, b;
-        const float* row = RunRange(s, sg, xc, kh, off, lo, hi, &a, &b);
-        if (a > sg.ow0) Zero(ds + sg.ow0, a - sg.ow0);
-        if (a < b) {
-          if (s.sw == 1) Copy(ds + a, row + a, b - a);
-          else CopyEven(ds + a, row + 2 * a, b - a);
+        int64_t a = sg.ow1, b = sg.ow1, src = 0;
+        const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
+        if (ih >= 0 && ih < s.H) {
+          const int64_t ra = lo > sg.ow0 ? lo : sg.ow0, rb = hi < sg.ow1 ? hi : sg.ow1;
+          if (ra < rb) a = ra, b = rb;
+          src = ih * s.W + off + a * s.sw;
         }
-        if (b < sg.ow1) Zero(ds + b, sg.ow1 - b);
+        tr[g] = TapRun{src, static_cast<int32_t>(sg.j), static_cast<int32_t>(a - sg.ow0),
+                       static_cast<int32_t>(b - a), static_cast<int32_t>(sg.ow1 - b)};
       }
-      if (padded > n) Zero(d + n, padded - n);
-      NextTap(s, &kw, &kh, &c);
+      for (int64_t k = c0 * taps + t; k < k1; k += taps) {
+        float* d = dst + (k - k0) * pitch + j0;
+        const float* xc = x + (k / taps) * s.plane;
+        for (int64_t g = 0; g < r.n; ++g) {
+          const TapRun& u = tr[g];
+          float* ds = d + u.start;
+          if (u.head) Zero(ds, u.head);
+          if (u.copy) {
+            if (s.sw == 1) Copy(ds + u.head, xc + u.src, u.copy);
+            else CopyEven(ds + u.head, xc + u.src, u.copy);
+          }
+          if (u.tail) Zero(ds + u.head + u.copy, u.tail);
+        }
+        if (padded > n) Zero(d + n, padded - n);
+      }
     }
   }
 }
