@@ -13,6 +13,7 @@
 #include "epctx_host/container_writer.h"
 #include "epctx_host/dead_taps.h"
 #include "epctx_host/fuse_conv_act.h"
+#include "epctx_host/fuse_swish.h"
 #include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
@@ -165,10 +166,14 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     }
   }
   // The CPU runs the whole graph: its convolutions clamp their own output.
-  if (!bin)
+  if (!bin) {
     if (size_t n = FuseConvActivations(model))
       progress("specialise: " + std::to_string(n) +
                " Conv nodes fused with their Relu or Clip (com.microsoft FusedConv)");
+    if (size_t n = FuseSwish(model))
+      progress("specialise: " + std::to_string(n) +
+               " x * Sigmoid(x) pairs fused (com.microsoft QuickGelu, alpha 1)");
+  }
   const GraphInfo info = BuildGraphInfo(model);
 
   // 3. partition

@@ -492,6 +492,24 @@ void activations_compute_reference_values(void**) {
       if (std::fabs(got[i] - a.want[i]) > 1e-5f * std::fmax(1.0f, std::fabs(a.want[i])))
         fail_msg("%s[%zu] = %g, want %g", a.op, i, (double)got[i], (double)a.want[i]);
   }
+  // com.microsoft QuickGelu: x * sigmoid(alpha * x); alpha 1 (SiLU, the
+  // vector row) and ORT's default 1.702 (scalar), on a long input so the
+  // row's vector body and tail both run.
+  std::vector<float> xs(37);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = -9.0f + 0.5f * float(i);
+  TensorRef* xl = host.F({37}, xs);
+  for (float alpha : {1.0f, 1.702f}) {
+    kt::Node qg("QuickGelu", "qg");
+    qg.Domain("com.microsoft");
+    if (alpha != 1.702f) qg.Float("alpha", alpha);
+    EXPECT_OK(host.Run(qg, 1, {xl}));
+    std::vector<float> got = kt::ToVec(host.out(0));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double v = xs[i], want = v / (1.0 + std::exp(-double(alpha) * v));
+      if (std::fabs(got[i] - want) > 1e-6 * std::fmax(1.0, std::fabs(want)))
+        fail_msg("QuickGelu alpha %g at %g = %g, want %g", double(alpha), v, double(got[i]), want);
+    }
+  }
   kt::Node celu0("Celu", "celu0");
   celu0.Float("alpha", 0.0f);
   EXPECT_FAIL(host.Run(celu0, 12, {x}), EPCTX_INVALID_GRAPH, "alpha must be nonzero");

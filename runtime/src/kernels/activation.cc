@@ -48,12 +48,18 @@ Status Softsign(KernelContext& ctx) {
   return MapUnary<kFloats>(ctx, [](auto v) { return v / (decltype(v)(1) + std::fabs(v)); });
 }
 
+// float: the micro-kernel row, x * min(max(x + 3, 0), 6) / 6 (the same
+// function; epctx-compile writes HardSwish for x * HardSigmoid(x)).
 Status HardSwish(KernelContext& ctx) {
-  return MapUnary<kFloats>(ctx, [](auto v) {
-    using C = decltype(v);
-    const C r = v / C(6) + C(0.5);
-    return v * (r < 0 ? C(0) : (r > 1 ? C(1) : r));
-  });
+  static constexpr uk::Act kRow = uk::Act::kHardSwish;
+  return MapUnary<kFloats>(
+      ctx,
+      [](auto v) {
+        using C = decltype(v);
+        const C r = v / C(6) + C(0.5);
+        return v * (r < 0 ? C(0) : (r > 1 ? C(1) : r));
+      },
+      &kRow, 1.0f, 0.0f);
 }
 
 Status ThresholdedRelu(KernelContext& ctx) {

@@ -62,6 +62,24 @@ Status Sigmoid(KernelContext& ctx) {
       &kRow);
 }
 
+// com.microsoft QuickGelu: x * sigmoid(alpha * x) (ORT's default alpha
+// 1.702). alpha 1 is SiLU (epctx-compile writes it for x * Sigmoid(x)): the
+// micro-kernel row, whose sigmoid is Sigmoid's, so the product is the one
+// the two ops computed.
+Status QuickGelu(KernelContext& ctx) {
+  static constexpr uk::Act kRow = uk::Act::kSwish;
+  const float alpha = ctx.AttrFloat("alpha", 1.702f);
+  return MapUnary<kFloats>(
+      ctx,
+      [alpha](auto v) {
+        using C = decltype(v);
+        const C a = C(alpha) * v;
+        const C s = a >= 0 ? C(1) / (C(1) + std::exp(-a)) : std::exp(a) / (C(1) + std::exp(a));
+        return v * s;
+      },
+      alpha == 1.0f ? &kRow : nullptr);
+}
+
 Status HardSigmoid(KernelContext& ctx) {
   static constexpr uk::Act kRow = uk::Act::kHardSigmoid;
   const float alpha = ctx.AttrFloat("alpha", 0.2f);

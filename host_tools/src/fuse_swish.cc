@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "epctx_host/fuse_swish.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace epctx {
+namespace host {
+namespace {
+
+bool DefaultDomain(const onnx::NodeProto& n) {
+  return n.domain().empty() || n.domain() == "ai.onnx";
+}
+
+float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.f();
+  return def;
+}
+
+// The gate of x * gate(x) a node computes: Sigmoid, or HardSigmoid with
+// HardSwish's alpha 1/6 and beta 0.5 (what torch exports for hardswish).
+enum class Gate { kNone, kSigmoid, kHardSigmoid };
+Gate GateOf(const onnx::NodeProto& n, int64_t opset) {
+  if (!DefaultDomain(n) || n.input_size() != 1 || n.output_size() != 1) return Gate::kNone;
+  if (n.op_type() == "Sigmoid") return Gate::kSigmoid;
+  if (n.op_type() == "HardSigmoid" && opset >= 14 && FloatAttr(n, "alpha", 0.2f) == 1.0f / 6.0f &&
+      FloatAttr(n, "beta", 0.5f) == 0.5f)
+    return Gate::kHardSigmoid;
+  return Gate::kNone;
+}
+
+}  // namespace
+
+size_t FuseSwish(onnx::ModelProto& model) {
+  onnx::GraphProto& g = *model.mutable_graph();
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  bool uses_ms = false;
+  std::set<std::string> graph_outputs;
+  for (const auto& o : g.output()) graph_outputs.insert(o.name());
+  std::map<std::string, std::vector<int>> consumers;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return 0;  // bodies may read any name
+    for (const auto& in : n.input())
+      if (!in.empty()) consumers[in].push_back(i);
+  }
+  std::vector<bool> drop(size_t(g.node_size()), false);
+  size_t fused = 0;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& sig = g.node(i);
+    const Gate gate = GateOf(sig, opset);
+    if (gate == Gate::kNone || drop[size_t(i)]) continue;
+    const std::string &x = sig.input(0), &s = sig.output(0);
+    if (graph_outputs.count(s)) continue;
+    auto c = consumers.find(s);
+    if (c == consumers.end() || c->second.size() != 1) continue;
+    const int j = c->second[0];
+    onnx::NodeProto& mul = *g.mutable_node(j);
+    if (mul.op_type() != "Mul" || !DefaultDomain(mul) || mul.input_size() != 2 ||
+        mul.output_size() != 1 || drop[size_t(j)])
+      continue;
+    if (!((mul.input(0) == x && mul.input(1) == s) || (mul.input(0) == s && mul.input(1) == x)))
+      continue;
+    mul.clear_input();
+    mul.add_input(x);
+    if (gate == Gate::kSigmoid) {
+      mul.set_op_type("QuickGelu");
+      mul.set_domain("com.microsoft");
+      onnx::AttributeProto* a = mul.add_attribute();
+      a->set_name("alpha");
+      a->set_type(onnx::AttributeProto::FLOAT);
+      a->set_f(1.0f);
+      uses_ms = true;
+    } else {
+      mul.set_op_type("HardSwish");
+      mul.set_domain("");
+    }
+    drop[size_t(i)] = true;
+    ++fused;
+  }
+  if (!fused) return 0;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (!drop[size_t(i)]) *kept.Add() = g.node(i);
+  g.mutable_node()->Swap(&kept);
+  // The Sigmoids' outputs are gone: their value_info too.
+  std::set<std::string> live;
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) live.insert(o);
+  auto* vi = g.mutable_value_info();
+  for (int i = vi->size() - 1; i >= 0; --i)
+    if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
+  bool has_ms = false;
+  for (const auto& o : model.opset_import()) has_ms = has_ms || o.domain() == "com.microsoft";
+  if (uses_ms && !has_ms) {
+    onnx::OperatorSetIdProto* o = model.add_opset_import();
+    o->set_domain("com.microsoft");
+    o->set_version(1);
+  }
+  return fused;
+}
+
+}  // namespace host
+}  // namespace epctx

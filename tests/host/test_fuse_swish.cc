@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// x * Sigmoid(x) into com.microsoft QuickGelu (alpha 1) and x *
+// HardSigmoid(x) into HardSwish (epctx_host/fuse_swish.h): the pairs it
+// takes become one node that computes what the two computed; the forms it
+// must not take are left alone.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <epctx/epctx.h>
+
+#include "epctx_host/compile_api.h"
+#include "epctx_host/fuse_swish.h"
+#include "model_builder.h"
+
+// cmocka last: its fail() macro clashes with <ios>.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+using namespace epctx::host;
+using testutil::ModelBuilder;
+
+namespace {
+
+constexpr int64_t kN = 40;
+
+float XAt(size_t i) { return -7.0f + 0.37f * float(i); }
+
+// y = x * gate(x) (gate "Sigmoid" or "HardSigmoid" with torch's hardswish
+// parameters), the Mul's operands in either order.
+onnx::ModelProto Model(const char* gate, int opset, bool swapped) {
+  ModelBuilder b(opset);
+  b.Input("x", {1, kN}).Output("y", {1, kN});
+  auto& g = b.Node(gate, {"x"}, {"s"}, "gate");
+  if (std::string(gate) == "HardSigmoid") {
+    auto* a = g.add_attribute();
+    a->set_name("alpha");
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(1.0f / 6.0f);
+  }
+  if (swapped) b.Node("Mul", {"s", "x"}, {"y"}, "mul");
+  else b.Node("Mul", {"x", "s"}, {"y"}, "mul");
+  return b.model();
+}
+
+std::vector<float> CompileAndRun(const onnx::ModelProto& m) {
+  CompileSettings st;
+  st.ep = "none";
+  st.output_to_memory = true;
+  st.config.emplace_back("ep.context_embed_mode", "1");
+  CompileResult r = CompileModel(ModelInput::FromBuffer(m.SerializeAsString(), "m.onnx"), st);
+  if (!r.ok()) fail_msg("compile failed: %s", r.status.message.c_str());
+  const std::string& model = r.models.at(0).model_data;
+  epctx_env* env = nullptr;
+  assert_null(epctx_env_create(nullptr, 0, &env));
+  epctx_session* ses = nullptr;
+  epctx_status* s =
+      epctx_session_create_from_buffer(env, model.data(), model.size(), nullptr, &ses);
+  if (s) fail_msg("create: %s", epctx_status_message(s));
+  std::vector<float> x(kN);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = XAt(i);
+  int64_t xd[2] = {1, kN};
+  epctx_tensor* in = nullptr;
+  assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, xd, 2, x.data(), x.size() * 4, &in));
+  const char* names[1] = {"x"};
+  const char* out_names[1] = {"y"};
+  epctx_tensor* out = nullptr;
+  s = epctx_session_run(ses, names, &in, 1, out_names, &out, 1);
+  if (s) fail_msg("run: %s", epctx_status_message(s));
+  const float* p = static_cast<const float*>(epctx_tensor_data(out));
+  std::vector<float> y(p, p + kN);
+  epctx_tensor_release(out);
+  epctx_tensor_release(in);
+  epctx_session_release(ses);
+  epctx_env_release(env);
+  return y;
+}
+
+void pairs_become_one_node_with_the_pairs_result(void**) {
+  struct {
+    const char* gate;
+    int opset;
+    const char* op;
+  } cases[] = {{"Sigmoid", 13, "QuickGelu"}, {"HardSigmoid", 14, "HardSwish"}};
+  for (const auto& c : cases)
+    for (bool swapped : {false, true}) {
+      onnx::ModelProto m = Model(c.gate, c.opset, swapped);
+      assert_int_equal(FuseSwish(m), 1);
+      assert_int_equal(m.graph().node_size(), 1);
+      const onnx::NodeProto& n = m.graph().node(0);
+      assert_string_equal(n.op_type().c_str(), c.op);
+      assert_int_equal(n.input_size(), 1);
+      assert_string_equal(n.input(0).c_str(), "x");
+      assert_string_equal(n.output(0).c_str(), "y");
+      const std::vector<float> y = CompileAndRun(Model(c.gate, c.opset, swapped));
+      for (size_t i = 0; i < y.size(); ++i) {
+        const double v = XAt(i);
+        const double g = c.opset == 13 ? 1.0 / (1.0 + std::exp(-v))
+                                       : std::fmin(1.0, std::fmax(0.0, v / 6.0 + 0.5));
+        if (std::fabs(y[i] - v * g) > 1e-5 * std::fmax(1.0, std::fabs(v * g)))
+          fail_msg("%s element %zu: %g, want %g", c.op, i, double(y[i]), v * g);
+      }
+    }
+}
+
+void other_forms_are_left_alone(void**) {
+  {  // the gate's output is read by another node too
+    onnx::ModelProto m = Model("Sigmoid", 13, false);
+    auto* o = m.mutable_graph()->add_output();
+    *o = m.graph().output(0);
+    o->set_name("s2");
+    auto* n = m.mutable_graph()->add_node();
+    n->set_op_type("Relu");
+    n->add_input("s");
+    n->add_output("s2");
+    assert_int_equal(FuseSwish(m), 0);
+  }
+  {  // the Mul's other operand is not the gate's input (squeeze-excitation)
+    onnx::ModelProto m = Model("Sigmoid", 13, false);
+    m.mutable_graph()->mutable_node(1)->set_input(0, "z");
+    assert_int_equal(FuseSwish(m), 0);
+  }
+  {  // HardSigmoid before opset 14 (no HardSwish), or with other parameters
+    onnx::ModelProto m = Model("HardSigmoid", 13, false);
+    assert_int_equal(FuseSwish(m), 0);
+    m = Model("HardSigmoid", 14, false);
+    m.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_f(0.2f);
+    assert_int_equal(FuseSwish(m), 0);
+  }
+  {  // the gate's output is a graph output
+    onnx::ModelProto m = Model("Sigmoid", 13, false);
+    *m.mutable_graph()->add_output() = m.graph().output(0);
+    m.mutable_graph()->mutable_output(1)->set_name("s");
+    assert_int_equal(FuseSwish(m), 0);
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(pairs_become_one_node_with_the_pairs_result),
+      cmocka_unit_test(other_forms_are_left_alone),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
