@@ -26,7 +26,7 @@ enum class Gate { kNone, kSigmoid, kHardSigmoid };
 Gate GateOf(const onnx::NodeProto& n, int64_t opset) {
   if (!DefaultDomain(n) || n.input_size() != 1 || n.output_size() != 1) return Gate::kNone;
   if (n.op_type() == "Sigmoid") return Gate::kSigmoid;
-  if (n.op_type() == "HardSigmoid" && opset >= 14 && FloatAttr(n, "alpha", 0.2f) == 1.0f / 6.0f &&
+  if (n.op_type() == "HardSigmoid" && opset >= 13 && FloatAttr(n, "alpha", 0.2f) == 1.0f / 6.0f &&
       FloatAttr(n, "beta", 0.5f) == 0.5f)
     return Gate::kHardSigmoid;
   return Gate::kNone;
@@ -39,7 +39,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
   int64_t opset = 0;
   for (const auto& o : model.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  bool uses_ms = false;
+  bool uses_ms = false, uses_hardswish = false;
   std::set<std::string> graph_outputs;
   for (const auto& o : g.output()) graph_outputs.insert(o.name());
   std::map<std::string, std::vector<int>> consumers;
@@ -80,6 +80,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
     } else {
       mul.set_op_type("HardSwish");
       mul.set_domain("");
+      uses_hardswish = true;
     }
     drop[size_t(i)] = true;
     ++fused;
@@ -98,6 +99,13 @@ size_t FuseSwish(onnx::ModelProto& model) {
     if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
   bool has_ms = false;
   for (const auto& o : model.opset_import()) has_ms = has_ms || o.domain() == "com.microsoft";
+  // HardSwish is opset 14. From 13 to 14 every other op only gained types
+  // or attributes whose defaults keep opset 13's meaning (BatchNormalization
+  // training_mode, Reshape allowzero, the RNNs' layout), so a 13 model is
+  // raised to 14 rather than keep the pair.
+  if (uses_hardswish && opset == 13)
+    for (auto& o : *model.mutable_opset_import())
+      if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(14);
   if (uses_ms && !has_ms) {
     onnx::OperatorSetIdProto* o = model.add_opset_import();
     o->set_domain("com.microsoft");

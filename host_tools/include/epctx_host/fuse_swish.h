@@ -3,7 +3,8 @@
 // into a com.microsoft QuickGelu with alpha 1 (the contrib op ONNX
 // Runtime's optimizer writes for it: x * sigmoid(alpha * x)), and
 // x * HardSigmoid(x) with alpha 1/6, beta 0.5 (torch's hardswish) into
-// HardSwish (opset 14 on). One pass over the tensor instead of the gate's
+// HardSwish (opset 14; a model at opset 13 is raised to 14, which keeps
+// the meaning of every other op). One pass over the tensor instead of the gate's
 // pass and a Mul that reads two: Sigmoid and Mul were 32% of
 // EfficientNet-B0's CPU time.
 //
