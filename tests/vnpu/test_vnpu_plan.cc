@@ -69,6 +69,10 @@ const Case kCases[] = {
   {"1x1 128 4 KiB planes",     1, 128, 32, 32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"1x1 stride 2",             1, 16, 16,  16,  16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1",             1, 16, 20,  20,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
+  // A last pixel (7x7), or 4 (14x14), in the narrow kernel, 64 rows at a
+  // time after the block tiles: past the first 64 output channels too.
+  {"3x3 7x7 narrow past 64",   1, 24, 7,   7,   80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
+  {"3x3 14x14 narrow 3 + 1",   1, 16, 14,  14, 136, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1 wide rows",   1, 8,  6,   64,  16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},
   {"3x3 stride 2",             1, 16, 20,  20,  32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 2 stem",        1, 3,  8,   130, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},
