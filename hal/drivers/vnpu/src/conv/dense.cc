@@ -31,7 +31,12 @@ namespace vnpu {
 
 namespace {
 
-// One image and group's pixel blocks [b0, b1), with the worker's slot.
+// Output channels the narrow kernel takes at a time (8 weight panels), and
+// the unit threads split rows by, so its calls do not depend on the split.
+constexpr int64_t kNarrowRows = 8 * uk::kMr2;
+
+// One image and group's pixel blocks [b0, b1) and output channels [r_lo,
+// r_hi), with the worker's slot.
 struct DenseGroup {
   const float* xg;  // the group's input planes
   const float* wg;  // its weight panels
@@ -39,7 +44,8 @@ struct DenseGroup {
   float* yg;  // its output planes
 };
 
-void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t b1, float* buf) {
+void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t b1, int64_t r_lo,
+                 int64_t r_hi, float* buf) {
   const Shape& s = call.s;
   const OpPlan& plan = call.plan;
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
@@ -87,8 +93,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
       // time, right after the block tiles read them, so the panels come
       // from cache rather than streaming the weights a second time (a
       // 7x7 map's last pixel re-read all 9.4 MB of a 512 -> 512 3x3).
-      constexpr int64_t kNarrowRows = 8 * uk::kMr2;
-      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+      for (int64_t r0 = r_lo; r0 < r_hi; r0 += uk::kMr2) {
         t.a = dg.wg + (r0 / 8) * s.cig * s.kstride + k0 * 8;
         t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
         t.row_bias = dg.bias ? dg.bias + r0 : nullptr;
@@ -99,7 +104,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
           plan.tile(t);
         }
         const int64_t n0 = r0 / kNarrowRows * kNarrowRows;  // the narrow group's first row
-        if (narrow && (r0 + uk::kMr2 >= s.cog || r0 + uk::kMr2 - n0 == kNarrowRows)) {
+        if (narrow && (r0 + uk::kMr2 >= r_hi || r0 + uk::kMr2 - n0 == kNarrowRows)) {
           uk::NarrowTile nt{};
           nt.kc = kc;
           nt.a = dg.wg + (n0 / 8) * s.cig * s.kstride + k0 * 8;
@@ -108,7 +113,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
           nt.b_ks = b_ks;
           nt.c = dg.yg + n0 * OHW + p0s[ng - 1];
           nt.ldc = OHW;
-          nt.rows = static_cast<int32_t>((s.cog < r0 + uk::kMr2 ? s.cog : r0 + uk::kMr2) - n0);
+          nt.rows = static_cast<int32_t>((r_hi < r0 + uk::kMr2 ? r_hi : r0 + uk::kMr2) - n0);
           nt.cols = static_cast<int32_t>(nps[ng - 1]);
           nt.accumulate = t.accumulate;
           nt.last = t.last;
@@ -121,26 +126,50 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
       k0 += kc;
     }
     if (plan.post)
-      ActivateRows(call.c->activation(), dg.yg + first, uint64_t(s.cog), uint64_t(npix),
-                   uint64_t(OHW), call.c->alpha(), call.c->beta());
+      ActivateRows(call.c->activation(), dg.yg + r_lo * OHW + first, uint64_t(r_hi - r_lo),
+                   uint64_t(npix), uint64_t(OHW), call.c->alpha(), call.c->beta());
   }
 }
 
 }  // namespace
 
+// Threads take units of (pixel block group, run of 64 output channels),
+// block-major: a map with few block groups (7x7: 2 blocks, one of a
+// single pixel) is also cut across its output channels, so two threads
+// share it evenly instead of one taking the 48-pixel block and the other
+// the last pixel. Consecutive units of one block group run as one call,
+// packing its im2col once.
 void RunDense(const ConvCall& call) {
   const Shape& s = call.s;
   const Bindings& bd = call.b;
   const int64_t K = s.cig * s.KH * s.KW, OHW = s.OH * s.OW, HW = s.H * s.W;
   const int64_t blocks = (OHW + uk::kNr2 - 1) / uk::kNr2;
+  const int64_t group = call.plan.group > 0 ? call.plan.group : 1;
+  const int64_t groups = (blocks + group - 1) / group;
+  const int64_t row_groups = (s.cog + kNarrowRows - 1) / kNarrowRows;
+  int64_t runs = groups >= kDenseMinUnits ? 1 : (kDenseMinUnits + groups - 1) / groups;
+  runs = runs < row_groups ? runs : row_groups;
+  const int64_t units = groups * runs;
   for (int64_t n = 0; n < s.N; ++n)
     for (int64_t gi = 0; gi < s.G; ++gi) {
       const DenseGroup dg{
           call.x + (n * s.C + gi * s.cig) * HW, call.w + gi * s.nb * s.cig * s.kstride,
           call.bias ? call.bias + gi * s.cog : nullptr, call.y + (n * s.CO + gi * s.cog) * OHW};
-      ForRangeSlots(bd.par, blocks, MinUnits(s.cog * K * uk::kNr2),
-                    [&](int64_t b0, int64_t b1, uint32_t slot) {
-                      DenseBlocks(call, dg, b0, b1, bd.slot(slot));
+      ForRangeSlots(bd.par, units, MinUnits(s.cog * K * uk::kNr2 * group / runs),
+                    [&](int64_t u0, int64_t u1, uint32_t slot) {
+                      for (int64_t u = u0; u < u1;) {
+                        const int64_t q = u / runs, end = u1 < (q + 1) * runs ? u1 : (q + 1) * runs;
+                        // Runs [u % runs, (end - 1) % runs] of block group q: rows in
+                        // whole 64-row groups, split as evenly as runs allow.
+                        const int64_t g0 = row_groups * (u % runs) / runs;
+                        const int64_t g1 = row_groups * ((end - 1) % runs + 1) / runs;
+                        const int64_t r_lo = g0 * kNarrowRows;
+                        const int64_t r_hi = g1 * kNarrowRows < s.cog ? g1 * kNarrowRows : s.cog;
+                        const int64_t b1 = (q + 1) * group < blocks ? (q + 1) * group : blocks;
+                        if (r_lo < r_hi)
+                          DenseBlocks(call, dg, q * group, b1, r_lo, r_hi, bd.slot(slot));
+                        u = end;
+                      }
                     });
     }
 }

@@ -19,6 +19,9 @@ constexpr int64_t kDenseKc = 512;  // K rows per packed B chunk
 constexpr int64_t kDenseL2Bytes = int64_t(1) << 20;
 constexpr int64_t kDenseMaxGroup = 8;
 constexpr int64_t kDenseGroupKc = 256;
+// Units a dense conv offers the threads at least, where its output
+// channels allow: fewer pixel block groups are cut across the channels.
+constexpr int64_t kDenseMinUnits = 8;
 void RunDense(const ConvCall& call);
 
 // dense_rows.cc
