@@ -78,6 +78,8 @@ void conv_prepared_weights_give_the_same_bits(void**) {
       {1, 8, 9, 9, 12, 3, 3, 2, 1, 2, false},     // grouped, strided
       {1, 300, 6, 6, 9, 1, 1, 1, 0, 1, false},    // K past one 256 slice
       {2, 3, 1, 50, 5, 1, 4, 2, 0, 1, true},      // 1-D
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 4, false},  // 16 -> 16 per group: lanes (AVX-512)
+      {1, 32, 9, 70, 32, 3, 3, 1, 1, 2, false},   // the same, too wide for them: GEMM
   };
   uint32_t seed = 1;
   for (const ConvShape& s : shapes) {

@@ -372,7 +372,10 @@ void PackImage(const void* vctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
 struct ConvPrepared {
   const void* weights;  // W's data: the state serves only that W
   int64_t group, cout_g, K;
-  uk::PackedA* packed;  // [group]
+  uk::PackedA* packed;  // [group], or null
+  // 16 -> 16 channels per group: each group's weights gathered in the
+  // order uk::GroupLanes reads them ([group][taps * 256]), or null.
+  const float* lanes;
 };
 
 // The prepared state when it was made for these weights and shape.
@@ -530,9 +533,12 @@ Status ConvClamped(KernelContext& ctx, float act_lo, float act_hi) {
                               ? uk::GroupLanesFloats(gls)
                               : 0;
   if (glanes) {
+    const ConvPrepared* lp = PreparedFor(ctx, *wt, cs, K);
+    const float* gathered = lp ? lp->lanes : nullptr;
     ForLaneUnits(ctx, cs.batch * cs.group, glanes, 256 * OHW * KHW, [&](int64_t u, float* work) {
       const int64_t n = u / cs.group, g = u % cs.group;
-      const uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
+      uk::LaneWeights lw{Wt + g * 256 * KHW, 8 * 16 * KHW, 16 * KHW, KHW, 1};
+      if (gathered) lw.gathered = gathered + g * uk::GroupLaneWeightsFloats(KHW);
       uk::GroupLanes(gls, X + (n * cs.cin + g * 16) * HW, HW, lw, B ? B + g * 16 : nullptr,
                      Y + (n * cs.cout + g * 16) * OHW, OHW, work);
       ClampPlanes(Y + (n * cs.cout + g * 16) * OHW, 16 * OHW, act_lo, act_hi);
@@ -612,6 +618,22 @@ Status PrepareConvWeights(PrepareContext& pc) {
   int64_t K = 0;
   if (!Product(wt->dims, 1, wt->rank, &K) || K <= 0) return Status::Ok();
   const int64_t cout_g = cout / group;
+  // 16 -> 16 channels per group where the lanes kernel runs (AVX-512): its
+  // weights gathered once, for every group (Run takes them when the map
+  // fits the kernel's block; else the packed GEMM weights below).
+  int64_t taps = 0;
+  float* lanes = nullptr;
+  if (cin_g == 16 && cout_g == 16 && group > 1 && uk::BestIsa() == uk::Isa::kAvx512 &&
+      Product(wt->dims, 2, wt->rank, &taps) && taps > 1 && taps <= 49) {
+    lanes = static_cast<float*>(
+        pc.Alloc(uint64_t(group) * uk::GroupLaneWeightsFloats(taps) * sizeof(float), 64));
+    if (!lanes) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared state");
+    const float* W = static_cast<const float*>(wt->data);
+    for (int64_t g = 0; g < group; ++g)
+      uk::GatherGroupLaneWeights(
+          uk::LaneWeights{W + g * 256 * taps, 8 * 16 * taps, 16 * taps, taps, 1}, taps,
+          lanes + g * uk::GroupLaneWeightsFloats(taps));
+  }
   ConvPrepared* pp = static_cast<ConvPrepared*>(pc.Alloc(sizeof(ConvPrepared), 16));
   uk::PackedA* packed =
       static_cast<uk::PackedA*>(pc.Alloc(static_cast<uint64_t>(group) * sizeof(uk::PackedA), 16));
@@ -621,7 +643,7 @@ Status PrepareConvWeights(PrepareContext& pc) {
     EPCTX_RETURN_IF_ERROR(PrepackA(pc, false, W + g * cout_g * K, K, cout_g, K, 1.0f, &packed[g]));
     if (!packed[g].data) return Status::Ok();
   }
-  *pp = ConvPrepared{wt->data, group, cout_g, K, packed};
+  *pp = ConvPrepared{wt->data, group, cout_g, K, packed, lanes};
   pc.SetPrepared(pp);
   return Status::Ok();
 }

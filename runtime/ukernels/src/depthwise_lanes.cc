@@ -173,6 +173,13 @@ void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, cons
 #endif
 }
 
+void GatherGroupLaneWeights(const LaneWeights& w, int64_t taps, float* dst) {
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t i = 0; i < 16; ++i)
+      for (int64_t o = 0; o < 16; ++o)
+        dst[(t * 16 + i) * 16 + o] = w.w[(o / 8) * w.obs + (o % 8) * w.ocs + i * w.ics + t * w.ts];
+}
+
 uint64_t GroupLanesFloats(const DwShape& s, Isa isa) {
 #if defined(__x86_64__)
   Geometry g;
@@ -192,13 +199,9 @@ void GroupLanes(const DwShape& s, const float* x, int64_t x_cs, const LaneWeight
   if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
   float* wt = work + g.block;
   float* bv = wt + g.nt * 16 * kLanes;
-  for (int64_t t = 0; t < g.nt; ++t)
-    for (int64_t i = 0; i < 16; ++i)
-      for (int64_t o = 0; o < kLanes; ++o)
-        wt[(t * 16 + i) * kLanes + o] =
-            w.w[(o / 8) * w.obs + (o % 8) * w.ocs + i * w.ics + t * w.ts];
+  if (!w.gathered) GatherGroupLaneWeights(w, g.nt, wt);
   for (int64_t o = 0; o < kLanes; ++o) bv[o] = bias ? bias[o] : 0.f;
-  LanesAvx512<true>(s, g, 16, 16, x, x_cs, wt, bv, y, y_cs, work);
+  LanesAvx512<true>(s, g, 16, 16, x, x_cs, w.gathered ? w.gathered : wt, bv, y, y_cs, work);
 #else
   (void)s, (void)x, (void)x_cs, (void)w, (void)bias, (void)y, (void)y_cs, (void)work, (void)isa;
 #endif

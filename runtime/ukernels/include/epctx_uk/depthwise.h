@@ -51,10 +51,19 @@ void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, cons
 // 16 output channels' weights. Weights of output channel o, input channel
 // i, tap t at w[(o / 8) * obs + (o % 8) * ocs + i * ics + t * ts] (ONNX's
 // [O][I][KH][KW]: obs 8 * ocs; the vnpu's blocked layout: ocs 1).
+//
+// `gathered`, when set, replaces the layout: the group's weights already in
+// the order the kernel reads them (GatherGroupLaneWeights, done once when a
+// session is created), so a call gathers nothing.
 struct LaneWeights {
   const float* w;
   int64_t obs, ocs, ics, ts;
+  const float* gathered = nullptr;
 };
+// Floats of one group's gathered weights for `taps` kernel taps.
+constexpr uint64_t GroupLaneWeightsFloats(int64_t taps) { return uint64_t(taps) * 16 * 16; }
+// One group's weights (w, taps of them) into dst in the kernel's order.
+void GatherGroupLaneWeights(const LaneWeights& w, int64_t taps, float* dst);
 uint64_t GroupLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
 void GroupLanes(const DwShape& s, const float* x, int64_t x_cs, const LaneWeights& w,
                 const float* bias, float* y, int64_t y_cs, float* work, Isa isa = Isa::kAuto);
