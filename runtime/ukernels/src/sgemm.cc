@@ -15,6 +15,8 @@
 //
 // alpha is folded into packed A; beta scales C once before the first slice.
 #include "epctx_uk/sgemm.h"
+
+#include "epctx_uk/narrow.h"
 #include "vec4.h"
 
 namespace epctx {
@@ -211,6 +213,11 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
     return;
   }
   const TileFn block = TileKernel2(ResolveIsa(isa));
+  // A last tile of at most 8 columns (a 7x7 map's 49th pixel, a 14x14
+  // one's last 4) goes to the narrow kernel, rows in the vectors, where the
+  // ISA has one: the block tile would compute 8 padded columns per row.
+  // Not with column biases (it has none).
+  const NarrowFn narrow = g.col_bias ? nullptr : NarrowKernel(ResolveIsa(isa));
   const int64_t kc_max = Min(K, kKc);
   const int64_t mc_max = RoundUp(Min(M, kMc), kMr2);
   // One row pitch for every column block (the first is the widest).
@@ -277,6 +284,25 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
           }
           t.cols = static_cast<int32_t>(Min(kNr2, nc - jr));
           t.col_bias = g.col_bias ? g.col_bias + jc + jr : nullptr;
+          if (narrow && t.cols <= kNarrowCols) {
+            NarrowTile nt{};
+            nt.kc = kc;
+            nt.a = a_panels;
+            nt.a_ps = kc * kMr2;
+            nt.b = t.b;
+            nt.b_ks = t.b_ks;
+            nt.c = g.C + ic * g.ldc + jc + jr;
+            nt.ldc = g.ldc;
+            nt.rows = static_cast<int32_t>(mc);
+            nt.cols = t.cols;
+            nt.accumulate = t.accumulate;
+            nt.last = t.last;
+            nt.row_bias = g.row_bias ? g.row_bias + ic : nullptr;
+            nt.lo = g.lo;
+            nt.hi = g.hi;
+            narrow(nt);
+            continue;
+          }
           for (int64_t ir = 0; ir < mc; ir += kMr2) {
             t.a = a_panels + ir * kc;
             t.rows = static_cast<int32_t>(Min(kMr2, mc - ir));
