@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fusion.h"
+
 namespace epctx {
 namespace host {
 namespace {
@@ -63,30 +65,11 @@ bool ClampOf(const onnx::NodeProto& n, int64_t opset,
 
 size_t FuseConvActivations(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
-  int64_t opset = 0;
-  bool has_ms = false;
-  for (const auto& o : model.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-    if (o.domain() == "com.microsoft") has_ms = true;
-  }
+  FusionScan scan(model);
+  if (!scan.whole) return 0;
+  std::vector<bool>& drop = scan.drop;
   std::map<std::string, const onnx::TensorProto*> inits;
   for (const auto& t : g.initializer()) inits[t.name()] = &t;
-  std::set<std::string> graph_outputs;
-  for (const auto& o : g.output()) graph_outputs.insert(o.name());
-  // Consumers of every value, in this graph and in subgraph bodies (a
-  // body reading the Conv's output by name keeps it).
-  std::map<std::string, std::vector<int>> consumers;
-  std::set<std::string> body_reads;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& n = g.node(i);
-    for (const auto& in : n.input())
-      if (!in.empty()) consumers[in].push_back(i);
-    for (const auto& a : n.attribute())
-      if (a.has_g() || a.graphs_size() > 0) body_reads.insert("*");
-  }
-  // Graphs with bodies are left whole: their outer names are not tracked.
-  if (!body_reads.empty()) return 0;
-  std::vector<bool> drop(size_t(g.node_size()), false);
   size_t fused = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     onnx::NodeProto& conv = *g.mutable_node(i);
@@ -96,16 +79,14 @@ size_t FuseConvActivations(onnx::ModelProto& model) {
     auto w = inits.find(conv.input(1));
     if (w == inits.end() || w->second->data_type() != onnx::TensorProto::FLOAT) continue;
     const std::string& y = conv.output(0);
-    if (graph_outputs.count(y)) continue;
-    auto c = consumers.find(y);
-    if (c == consumers.end() || c->second.size() != 1) continue;
-    const int j = c->second[0];
+    const int j = scan.OnlyReader(y);
+    if (j < 0) continue;
     const onnx::NodeProto& act = g.node(j);
     if (act.input_size() < 1 || act.input(0) != y || act.output_size() != 1 || drop[size_t(j)])
       continue;
     std::string kind;
     std::vector<float> params;
-    if (!ClampOf(act, opset, inits, &kind, &params)) continue;
+    if (!ClampOf(act, scan.opset, inits, &kind, &params)) continue;
     conv.set_op_type("FusedConv");
     conv.set_domain("com.microsoft");
     conv.set_output(0, act.output(0));
@@ -125,24 +106,8 @@ size_t FuseConvActivations(onnx::ModelProto& model) {
   if (!fused) return 0;
   // The activations go; the fused node sits where its Conv was, before
   // every consumer of the activation's output.
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (int i = 0; i < g.node_size(); ++i)
-    if (!drop[size_t(i)]) *kept.Add() = g.node(i);
-  g.mutable_node()->Swap(&kept);
-  // The Conv's old output is gone: its value_info too.
-  std::set<std::string> live;
-  for (const auto& n : g.node())
-    for (const auto& o : n.output()) live.insert(o);
-  for (const auto& in : g.input()) live.insert(in.name());
-  for (const auto& t : g.initializer()) live.insert(t.name());
-  auto* vi = g.mutable_value_info();
-  for (int i = vi->size() - 1; i >= 0; --i)
-    if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
-  if (!has_ms) {
-    onnx::OperatorSetIdProto* o = model.add_opset_import();
-    o->set_domain("com.microsoft");
-    o->set_version(1);
-  }
+  DropNodes(g, drop);
+  ImportMicrosoftOpset(model);
   return fused;
 }
 

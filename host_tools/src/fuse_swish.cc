@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fusion.h"
+
 namespace epctx {
 namespace host {
 namespace {
@@ -36,31 +38,19 @@ Gate GateOf(const onnx::NodeProto& n, int64_t opset) {
 
 size_t FuseSwish(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
-  int64_t opset = 0;
-  for (const auto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  FusionScan scan(model);
+  if (!scan.whole) return 0;
+  std::vector<bool>& drop = scan.drop;
+  const int64_t opset = scan.opset;
   bool uses_ms = false, uses_hardswish = false;
-  std::set<std::string> graph_outputs;
-  for (const auto& o : g.output()) graph_outputs.insert(o.name());
-  std::map<std::string, std::vector<int>> consumers;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& n = g.node(i);
-    for (const auto& a : n.attribute())
-      if (a.has_g() || a.graphs_size() > 0) return 0;  // bodies may read any name
-    for (const auto& in : n.input())
-      if (!in.empty()) consumers[in].push_back(i);
-  }
-  std::vector<bool> drop(size_t(g.node_size()), false);
   size_t fused = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& sig = g.node(i);
     const Gate gate = GateOf(sig, opset);
     if (gate == Gate::kNone || drop[size_t(i)]) continue;
     const std::string &x = sig.input(0), &s = sig.output(0);
-    if (graph_outputs.count(s)) continue;
-    auto c = consumers.find(s);
-    if (c == consumers.end() || c->second.size() != 1) continue;
-    const int j = c->second[0];
+    const int j = scan.OnlyReader(s);
+    if (j < 0) continue;
     onnx::NodeProto& mul = *g.mutable_node(j);
     if (mul.op_type() != "Mul" || !DefaultDomain(mul) || mul.input_size() != 2 ||
         mul.output_size() != 1 || drop[size_t(j)])
@@ -86,19 +76,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
     ++fused;
   }
   if (!fused) return 0;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  for (int i = 0; i < g.node_size(); ++i)
-    if (!drop[size_t(i)]) *kept.Add() = g.node(i);
-  g.mutable_node()->Swap(&kept);
-  // The Sigmoids' outputs are gone: their value_info too.
-  std::set<std::string> live;
-  for (const auto& n : g.node())
-    for (const auto& o : n.output()) live.insert(o);
-  auto* vi = g.mutable_value_info();
-  for (int i = vi->size() - 1; i >= 0; --i)
-    if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
-  bool has_ms = false;
-  for (const auto& o : model.opset_import()) has_ms = has_ms || o.domain() == "com.microsoft";
+  DropNodes(g, drop);
   // HardSwish is opset 14. From 13 to 14 every other op only gained types
   // or attributes whose defaults keep opset 13's meaning (BatchNormalization
   // training_mode, Reshape allowzero, the RNNs' layout), so a 13 model is
@@ -106,11 +84,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
   if (uses_hardswish && opset == 13)
     for (auto& o : *model.mutable_opset_import())
       if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(14);
-  if (uses_ms && !has_ms) {
-    onnx::OperatorSetIdProto* o = model.add_opset_import();
-    o->set_domain("com.microsoft");
-    o->set_version(1);
-  }
+  if (uses_ms) ImportMicrosoftOpset(model);
   return fused;
 }
 

@@ -13,6 +13,7 @@
 #include "epctx_host/dead_taps.h"
 #include "epctx_host/specialize.h"
 #include "model_builder.h"
+#include "run_model.h"
 
 // cmocka last: its fail() macro clashes with <ios>.
 #include <setjmp.h>
@@ -109,41 +110,10 @@ std::vector<float> Reference(const ConvSpec& s) {
   return y;
 }
 
-CompileResult Compile(const onnx::ModelProto& m, const std::string& ep) {
-  CompileSettings st;
-  st.ep = ep;
-  st.output_to_memory = true;
-  st.config.emplace_back("ep.context_embed_mode", "1");
-  CompileResult r = CompileModel(ModelInput::FromBuffer(m.SerializeAsString(), "conv.onnx"), st);
-  if (!r.ok()) fail_msg("compile --ep %s failed", ep.c_str());
-  return r;
-}
-
 std::vector<float> Run(const std::string& model, const ConvSpec& s) {
-  epctx_env* env = nullptr;
-  assert_null(epctx_env_create(nullptr, 0, &env));
-  assert_null(epctx_env_register_builtin_drivers(env));
-  epctx_session* ses = nullptr;
-  epctx_status* st =
-      epctx_session_create_from_buffer(env, model.data(), model.size(), nullptr, &ses);
-  if (st) fail_msg("create: %s", epctx_status_message(st));
   std::vector<float> x(size_t(s.C * s.H * s.W));
   for (size_t i = 0; i < x.size(); ++i) x[i] = XAt(i);
-  int64_t xd[4] = {1, s.C, s.H, s.W};
-  epctx_tensor* in = nullptr;
-  assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, xd, 4, x.data(), x.size() * 4, &in));
-  const char* names[1] = {"x"};
-  const char* out_names[1] = {"y"};
-  epctx_tensor* out = nullptr;
-  st = epctx_session_run(ses, names, &in, 1, out_names, &out, 1);
-  if (st) fail_msg("run: %s", epctx_status_message(st));
-  const float* p = static_cast<const float*>(epctx_tensor_data(out));
-  std::vector<float> y(p, p + epctx_tensor_bytes(out) / 4);
-  epctx_tensor_release(out);
-  epctx_tensor_release(in);
-  epctx_session_release(ses);
-  epctx_env_release(env);
-  return y;
+  return testutil::RunOne(model, "x", {1, s.C, s.H, s.W}, x, "y");
 }
 
 const onnx::AttributeProto* FindAttr(const onnx::NodeProto& n, const char* name) {
@@ -189,8 +159,7 @@ void cut_kernels_compute_the_full_kernels_result(void**) {
     assert_int_equal(w.dims(2), s == &a ? 2 : 1);
     const std::vector<float> want = Reference(*s);
     for (const char* ep : {"none", "vnpu"}) {
-      CompileResult r = Compile(ConvModel(*s, false), ep);
-      ExpectClose(Run(r.models.at(0).model_data, *s), want, ep);
+      ExpectClose(Run(testutil::CompileToMemory(ConvModel(*s, false), ep), *s), want, ep);
     }
   }
 }
@@ -206,8 +175,8 @@ void shared_weights_are_copied(void**) {
   for (const auto& t : g.initializer())
     if (t.name() == "w") assert_int_equal(t.dims(2), 3);
     else if (t.name() == g.node(0).input(1)) assert_int_equal(t.dims(2), 1);
-  CompileResult r = Compile(ConvModel(s, true), "none");
-  ExpectClose(Run(r.models.at(0).model_data, s), Reference(s), "none, shared weights");
+  ExpectClose(Run(testutil::CompileToMemory(ConvModel(s, true), "none"), s), Reference(s),
+              "none, shared weights");
 }
 
 void other_forms_are_left_alone(void**) {

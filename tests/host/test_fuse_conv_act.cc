@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <epctx/epctx.h>
-
-#include "epctx_host/compile_api.h"
 #include "epctx_host/fuse_conv_act.h"
 #include "model_builder.h"
+#include "run_model.h"
 
 // cmocka last: its fail() macro clashes with <ios>.
 #include <setjmp.h>
@@ -68,41 +66,10 @@ onnx::ModelProto Model(const Spec& s, bool conv_out_is_output = false) {
   return b.model();
 }
 
-std::string Compile(const onnx::ModelProto& m, const std::string& ep) {
-  CompileSettings st;
-  st.ep = ep;
-  st.output_to_memory = true;
-  st.config.emplace_back("ep.context_embed_mode", "1");
-  CompileResult r = CompileModel(ModelInput::FromBuffer(m.SerializeAsString(), "m.onnx"), st);
-  if (!r.ok()) fail_msg("compile --ep %s failed", ep.c_str());
-  return r.models.at(0).model_data;
-}
-
 std::vector<float> Run(const std::string& model, const Spec& s) {
-  epctx_env* env = nullptr;
-  assert_null(epctx_env_create(nullptr, 0, &env));
-  assert_null(epctx_env_register_builtin_drivers(env));
-  epctx_session* ses = nullptr;
-  epctx_status* st =
-      epctx_session_create_from_buffer(env, model.data(), model.size(), nullptr, &ses);
-  if (st) fail_msg("create: %s", epctx_status_message(st));
   std::vector<float> x(size_t(s.C * s.H * s.H));
   for (size_t i = 0; i < x.size(); ++i) x[i] = XAt(i);
-  int64_t xd[4] = {1, s.C, s.H, s.H};
-  epctx_tensor* in = nullptr;
-  assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, xd, 4, x.data(), x.size() * 4, &in));
-  const char* names[1] = {"x"};
-  const char* out_names[1] = {"y"};
-  epctx_tensor* out = nullptr;
-  st = epctx_session_run(ses, names, &in, 1, out_names, &out, 1);
-  if (st) fail_msg("run: %s", epctx_status_message(st));
-  const float* p = static_cast<const float*>(epctx_tensor_data(out));
-  std::vector<float> y(p, p + epctx_tensor_bytes(out) / 4);
-  epctx_tensor_release(out);
-  epctx_tensor_release(in);
-  epctx_session_release(ses);
-  epctx_env_release(env);
-  return y;
+  return testutil::RunOne(model, "x", {1, s.C, s.H, s.H}, x, "y");
 }
 
 // The Conv's result, clamped, in double.
@@ -150,7 +117,7 @@ void fused_pairs_compute_the_pairs_result(void**) {
     for (const auto& o : m.opset_import()) ms = ms || o.domain() == "com.microsoft";
     assert_true(ms);
     const std::vector<float> want = Reference(s);
-    const std::vector<float> got = Run(Compile(Model(s), "none"), s);
+    const std::vector<float> got = Run(testutil::CompileToMemory(Model(s), "none"), s);
     assert_int_equal(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)
       if (std::fabs(got[i] - want[i]) > 1e-4f * (1.0f + std::fabs(want[i])))

@@ -7,11 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <epctx/epctx.h>
-
-#include "epctx_host/compile_api.h"
 #include "epctx_host/fuse_swish.h"
 #include "model_builder.h"
+#include "run_model.h"
 
 // cmocka last: its fail() macro clashes with <ios>.
 #include <setjmp.h>
@@ -49,36 +47,9 @@ onnx::ModelProto Model(const char* gate, int opset, bool swapped) {
 }
 
 std::vector<float> CompileAndRun(const onnx::ModelProto& m) {
-  CompileSettings st;
-  st.ep = "none";
-  st.output_to_memory = true;
-  st.config.emplace_back("ep.context_embed_mode", "1");
-  CompileResult r = CompileModel(ModelInput::FromBuffer(m.SerializeAsString(), "m.onnx"), st);
-  if (!r.ok()) fail_msg("compile failed: %s", r.status.message.c_str());
-  const std::string& model = r.models.at(0).model_data;
-  epctx_env* env = nullptr;
-  assert_null(epctx_env_create(nullptr, 0, &env));
-  epctx_session* ses = nullptr;
-  epctx_status* s =
-      epctx_session_create_from_buffer(env, model.data(), model.size(), nullptr, &ses);
-  if (s) fail_msg("create: %s", epctx_status_message(s));
   std::vector<float> x(kN);
   for (size_t i = 0; i < x.size(); ++i) x[i] = XAt(i);
-  int64_t xd[2] = {1, kN};
-  epctx_tensor* in = nullptr;
-  assert_null(epctx_tensor_wrap(env, EPCTX_DTYPE_FLOAT, xd, 2, x.data(), x.size() * 4, &in));
-  const char* names[1] = {"x"};
-  const char* out_names[1] = {"y"};
-  epctx_tensor* out = nullptr;
-  s = epctx_session_run(ses, names, &in, 1, out_names, &out, 1);
-  if (s) fail_msg("run: %s", epctx_status_message(s));
-  const float* p = static_cast<const float*>(epctx_tensor_data(out));
-  std::vector<float> y(p, p + kN);
-  epctx_tensor_release(out);
-  epctx_tensor_release(in);
-  epctx_session_release(ses);
-  epctx_env_release(env);
-  return y;
+  return testutil::RunOne(testutil::CompileToMemory(m, "none"), "x", {1, kN}, x, "y");
 }
 
 void pairs_become_one_node_with_the_pairs_result(void**) {

@@ -350,22 +350,29 @@ void sgemm_best_matches_portable_and_reference(void**) {
   }
 }
 
+// C [M x N] = A [M x K] * B [K x N] (rows ldb apart), all row-major.
+uk::Gemm Plain(int64_t M, int64_t N, int64_t K, const float* A, const float* B, int64_t ldb,
+               float* C) {
+  uk::Gemm g;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.A = A;
+  g.lda = K;
+  g.B = B;
+  g.ldb = ldb;
+  g.C = C;
+  g.ldc = N;
+  return g;
+}
+
 // pack_b replaces B: a callback that packs the same matrix gives the same C.
 void sgemm_pack_b_callback_matches_plain_b(void**) {
   const int64_t M = 10, N = 50, K = 300;
   const std::vector<float> A = Random(size_t(M * K), 21), B = Random(size_t(K * N), 22);
   std::vector<float> c0(size_t(M * N)), c1(size_t(M * N));
   std::vector<float> ws(uk::SgemmWorkspaceFloats(M, N, K));
-  uk::Gemm g;
-  g.M = M;
-  g.N = N;
-  g.K = K;
-  g.A = A.data();
-  g.lda = K;
-  g.B = B.data();
-  g.ldb = N;
-  g.C = c0.data();
-  g.ldc = N;
+  uk::Gemm g = Plain(M, N, K, A.data(), B.data(), N, c0.data());
   uk::Sgemm(g, ws.data());
   g.B = nullptr;
   g.C = c1.data();
@@ -397,16 +404,7 @@ void sgemm_in_place_b_gives_packed_bits(void**) {
     for (uk::Isa isa : VectorIsas()) {
       std::vector<float> c0(size_t(M * N)), c1(size_t(M * N));
       std::vector<float> ws(uk::SgemmWorkspaceFloats(M, N, K));
-      uk::Gemm g;
-      g.M = M;
-      g.N = N;
-      g.K = K;
-      g.A = A.data();
-      g.lda = K;
-      g.B = B.data();
-      g.ldb = ldb;
-      g.C = c0.data();
-      g.ldc = N;
+      uk::Gemm g = Plain(M, N, K, A.data(), B.data(), ldb, c0.data());
       g.row_bias = rb.data();
       g.lo = -0.5f;
       uk::Sgemm(g, ws.data(), isa);
