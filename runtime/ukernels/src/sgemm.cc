@@ -24,8 +24,9 @@ namespace uk {
 namespace {
 
 constexpr int64_t kKc = 256;
-constexpr int64_t kMc = 72;   // 9 panels of 8 rows
-constexpr int64_t kNc = 384;  // 8 slices of the 48-column block tile
+constexpr int64_t kMc = 72;        // 9 panels of 8 rows
+constexpr int64_t kNc = 384;       // 8 slices of the 48-column block tile
+constexpr int32_t kNarrowMax = 4;  // columns of a last tile the narrow kernel takes
 
 int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -213,10 +214,12 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
     return;
   }
   const TileFn block = TileKernel2(ResolveIsa(isa));
-  // A last tile of at most 8 columns (a 7x7 map's 49th pixel, a 14x14
-  // one's last 4) goes to the narrow kernel, rows in the vectors, where the
-  // ISA has one: the block tile would compute 8 padded columns per row.
-  // Not with column biases (it has none).
+  // A last tile of at most kNarrowMax columns (a 7x7 map's 49th pixel, a
+  // 14x14 one's last 4) goes to the narrow kernel, rows in the vectors,
+  // where the ISA has one: the block tile would compute 8 padded columns
+  // per row. Not with column biases (it has none). Wider ones keep the
+  // block tile: the narrow kernel reads A once per 3 columns (an STFT's 5
+  // frames, 257 x 512 weights, ran at 0.6x on it).
   const NarrowFn narrow = g.col_bias ? nullptr : NarrowKernel(ResolveIsa(isa));
   const int64_t kc_max = Min(K, kKc);
   const int64_t mc_max = RoundUp(Min(M, kMc), kMr2);
@@ -284,7 +287,7 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
           }
           t.cols = static_cast<int32_t>(Min(kNr2, nc - jr));
           t.col_bias = g.col_bias ? g.col_bias + jc + jr : nullptr;
-          if (narrow && t.cols <= kNarrowCols) {
+          if (narrow && t.cols <= kNarrowMax) {
             NarrowTile nt{};
             nt.kc = kc;
             nt.a = a_panels;
