@@ -2,6 +2,7 @@
 // Writing the _ctx.onnx model: EPContext nodes replace the partitions.
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/raw_align.h"
+#include "epctx_host/specialize.h"
 #include "epctx_host/subgraphs.h"
 
 #include <cstddef>
@@ -201,15 +202,7 @@ onnx::ModelProto BuildCtxModel(const onnx::ModelProto& source, const GraphInfo& 
   m.set_ir_version(source.ir_version());
   *m.mutable_opset_import() = source.opset_import();
   // main_partition is set when there is any partition, in a body or not.
-  if (!partitions.empty() || !options.main_partition.empty()) {
-    bool has_ms = false;
-    for (const auto& op : source.opset_import()) has_ms |= op.domain() == kMsDomain;
-    if (!has_ms) {
-      auto* op = m.add_opset_import();
-      op->set_domain(kMsDomain);
-      op->set_version(1);
-    }
-  }
+  if (!partitions.empty() || !options.main_partition.empty()) ImportMsOpset(m);
   m.set_producer_name(source.producer_name());
   m.set_producer_version(source.producer_version());
   m.set_domain(source.domain());

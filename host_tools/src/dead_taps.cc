@@ -50,20 +50,6 @@ void SetInts(NodeProto& n, const char* name, const std::vector<int64_t>& v) {
   for (int64_t x : v) a->add_ints(x);
 }
 
-bool FloatValues(const TensorProto& t, size_t count, std::vector<float>* out) {
-  if (t.data_type() != TensorProto::FLOAT || t.data_location() == TensorProto::EXTERNAL)
-    return false;
-  if (t.has_raw_data()) {
-    if (t.raw_data().size() != count * 4) return false;
-    out->resize(count);
-    std::memcpy(out->data(), t.raw_data().data(), count * 4);
-    return true;
-  }
-  if (size_t(t.float_data_size()) != count) return false;
-  out->assign(t.float_data().begin(), t.float_data().end());
-  return true;
-}
-
 // How many node inputs and graph outputs name each value, subgraphs too.
 void CountUses(const onnx::GraphProto& g, std::map<std::string, int>* uses) {
   for (const auto& n : g.node()) {
@@ -130,7 +116,7 @@ bool SliceWeights(const TensorProto& w, const Cut& cut, TensorProto* out) {
   size_t count = 1;
   for (int i = 0; i < w.dims_size(); ++i) count *= size_t(w.dims(i));
   std::vector<float> v;
-  if (!FloatValues(w, count, &v)) return false;
+  if (!FloatValues(&w, count, &v)) return false;
   const int64_t outer = w.dims(0) * w.dims(1);
   size_t cnt_new = size_t(outer);
   for (size_t a = 0; a < r; ++a) cnt_new *= size_t(cut.kernel[a]);

@@ -1,60 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "epctx_host/fuse_conv_act.h"
 
-#include <cstring>
 #include <limits>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "epctx_host/specialize.h"
 #include "fusion.h"
 
 namespace epctx {
 namespace host {
 namespace {
 
-// A constant float32 scalar initializer's value.
-bool ScalarOf(const std::map<std::string, const onnx::TensorProto*>& inits, const std::string& name,
-              float* v) {
-  auto it = inits.find(name);
-  if (it == inits.end()) return false;
-  const onnx::TensorProto& t = *it->second;
-  if (t.data_type() != onnx::TensorProto::FLOAT || t.dims_size() > 1 ||
-      (t.dims_size() == 1 && t.dims(0) != 1) || t.has_data_location())
-    return false;
-  if (t.float_data_size() == 1) {
-    *v = t.float_data(0);
-    return true;
-  }
-  if (t.raw_data().size() == sizeof(float)) {
-    std::memcpy(v, t.raw_data().data(), sizeof(float));
-    return true;
-  }
-  return false;
+// The value of a constant float32 scalar (or one-element tensor).
+bool ScalarOf(const GraphInfo& info, const std::string& name, float* v) {
+  std::vector<float> one;
+  if (!FloatValues(info.constant(name), 1, &one)) return false;
+  *v = one[0];
+  return true;
 }
 
 // The clamp of an activation node: Relu, or Clip with constant bounds.
-bool ClampOf(const onnx::NodeProto& n, int64_t opset,
-             const std::map<std::string, const onnx::TensorProto*>& inits, std::string* act,
+bool ClampOf(const onnx::NodeProto& n, const GraphInfo& info, std::string* act,
              std::vector<float>* params) {
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return false;
+  if (!IsDefaultDomain(n.domain())) return false;
   if (n.op_type() == "Relu") {
     *act = "Relu";
     return true;
   }
   if (n.op_type() != "Clip") return false;
   float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
-  if (opset < 11) {
+  if (info.opset < 11) {
     for (const auto& a : n.attribute()) {
       if (a.name() == "min") lo = a.f();
       if (a.name() == "max") hi = a.f();
     }
   } else {
-    if (n.input_size() > 1 && !n.input(1).empty() && !ScalarOf(inits, n.input(1), &lo))
-      return false;
-    if (n.input_size() > 2 && !n.input(2).empty() && !ScalarOf(inits, n.input(2), &hi))
-      return false;
+    if (n.input_size() > 1 && !n.input(1).empty() && !ScalarOf(info, n.input(1), &lo)) return false;
+    if (n.input_size() > 2 && !n.input(2).empty() && !ScalarOf(info, n.input(2), &hi)) return false;
   }
   *act = "Clip";
   *params = {lo, hi};
@@ -68,16 +51,14 @@ size_t FuseConvActivations(onnx::ModelProto& model) {
   FusionScan scan(model);
   if (!scan.whole) return 0;
   std::vector<bool>& drop = scan.drop;
-  std::map<std::string, const onnx::TensorProto*> inits;
-  for (const auto& t : g.initializer()) inits[t.name()] = &t;
   size_t fused = 0;
   for (int i = 0; i < g.node_size(); ++i) {
     onnx::NodeProto& conv = *g.mutable_node(i);
-    if (conv.op_type() != "Conv" || !(conv.domain().empty() || conv.domain() == "ai.onnx") ||
-        conv.output_size() != 1 || conv.input_size() < 2)
+    if (conv.op_type() != "Conv" || !IsDefaultDomain(conv.domain()) || conv.output_size() != 1 ||
+        conv.input_size() < 2)
       continue;
-    auto w = inits.find(conv.input(1));
-    if (w == inits.end() || w->second->data_type() != onnx::TensorProto::FLOAT) continue;
+    const onnx::TensorProto* w = scan.info.constant(conv.input(1));
+    if (!w || w->data_type() != onnx::TensorProto::FLOAT) continue;
     const std::string& y = conv.output(0);
     const int j = scan.OnlyReader(y);
     if (j < 0) continue;
@@ -86,7 +67,7 @@ size_t FuseConvActivations(onnx::ModelProto& model) {
       continue;
     std::string kind;
     std::vector<float> params;
-    if (!ClampOf(act, scan.opset, inits, &kind, &params)) continue;
+    if (!ClampOf(act, scan.info, &kind, &params)) continue;
     conv.set_op_type("FusedConv");
     conv.set_domain("com.microsoft");
     conv.set_output(0, act.output(0));
@@ -107,7 +88,7 @@ size_t FuseConvActivations(onnx::ModelProto& model) {
   // The activations go; the fused node sits where its Conv was, before
   // every consumer of the activation's output.
   DropNodes(g, drop);
-  ImportMicrosoftOpset(model);
+  ImportMsOpset(model);
   return fused;
 }
 

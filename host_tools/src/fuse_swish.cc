@@ -6,15 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "epctx_host/specialize.h"
 #include "fusion.h"
 
 namespace epctx {
 namespace host {
 namespace {
-
-bool DefaultDomain(const onnx::NodeProto& n) {
-  return n.domain().empty() || n.domain() == "ai.onnx";
-}
 
 float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
   for (const auto& a : n.attribute())
@@ -26,7 +23,8 @@ float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
 // HardSwish's alpha 1/6 and beta 0.5 (what torch exports for hardswish).
 enum class Gate { kNone, kSigmoid, kHardSigmoid };
 Gate GateOf(const onnx::NodeProto& n, int64_t opset) {
-  if (!DefaultDomain(n) || n.input_size() != 1 || n.output_size() != 1) return Gate::kNone;
+  if (!IsDefaultDomain(n.domain()) || n.input_size() != 1 || n.output_size() != 1)
+    return Gate::kNone;
   if (n.op_type() == "Sigmoid") return Gate::kSigmoid;
   if (n.op_type() == "HardSigmoid" && opset >= 13 && FloatAttr(n, "alpha", 0.2f) == 1.0f / 6.0f &&
       FloatAttr(n, "beta", 0.5f) == 0.5f)
@@ -41,7 +39,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
   FusionScan scan(model);
   if (!scan.whole) return 0;
   std::vector<bool>& drop = scan.drop;
-  const int64_t opset = scan.opset;
+  const int64_t opset = scan.info.opset;
   bool uses_ms = false, uses_hardswish = false;
   size_t fused = 0;
   for (int i = 0; i < g.node_size(); ++i) {
@@ -52,7 +50,7 @@ size_t FuseSwish(onnx::ModelProto& model) {
     const int j = scan.OnlyReader(s);
     if (j < 0) continue;
     onnx::NodeProto& mul = *g.mutable_node(j);
-    if (mul.op_type() != "Mul" || !DefaultDomain(mul) || mul.input_size() != 2 ||
+    if (mul.op_type() != "Mul" || !IsDefaultDomain(mul.domain()) || mul.input_size() != 2 ||
         mul.output_size() != 1 || drop[size_t(j)])
       continue;
     if (!((mul.input(0) == x && mul.input(1) == s) || (mul.input(0) == s && mul.input(1) == x)))
@@ -83,8 +81,8 @@ size_t FuseSwish(onnx::ModelProto& model) {
   // raised to 14 rather than keep the pair.
   if (uses_hardswish && opset == 13)
     for (auto& o : *model.mutable_opset_import())
-      if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(14);
-  if (uses_ms) ImportMicrosoftOpset(model);
+      if (IsDefaultDomain(o.domain())) o.set_version(14);
+  if (uses_ms) ImportMsOpset(model);
   return fused;
 }
 

@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fusion.h"
 
-#include <set>
+#include "epctx_host/specialize.h"
 
 namespace epctx {
 namespace host {
 
-bool ReadersOf(const onnx::GraphProto& g, std::map<std::string, std::vector<int>>* readers) {
-  for (int i = 0; i < g.node_size(); ++i) {
+FusionScan::FusionScan(const onnx::ModelProto& m)
+    : info(BuildGraphInfo(m)), drop(size_t(m.graph().node_size()), false) {
+  const onnx::GraphProto& g = m.graph();
+  for (const auto& o : g.output()) outputs.insert(o.name());
+  for (int i = 0; i < g.node_size() && whole; ++i) {
     const onnx::NodeProto& n = g.node(i);
     for (const auto& a : n.attribute())
-      if (a.has_g() || a.graphs_size() > 0) return false;
+      if (a.has_g() || a.graphs_size() > 0) whole = false;
     for (const auto& in : n.input())
-      if (!in.empty()) (*readers)[in].push_back(i);
+      if (!in.empty()) readers[in].push_back(i);
   }
-  return true;
+}
+
+int FusionScan::OnlyReader(const std::string& v) const {
+  if (outputs.count(v)) return -1;
+  auto r = readers.find(v);
+  return r == readers.end() || r->second.size() != 1 ? -1 : r->second[0];
 }
 
 void DropNodes(onnx::GraphProto& g, const std::vector<bool>& drop) {
@@ -30,39 +38,6 @@ void DropNodes(onnx::GraphProto& g, const std::vector<bool>& drop) {
   auto* vi = g.mutable_value_info();
   for (int i = vi->size() - 1; i >= 0; --i)
     if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
-}
-
-int64_t DefaultOpset(const onnx::ModelProto& m) {
-  int64_t opset = 0;
-  for (const auto& o : m.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  return opset;
-}
-
-std::set<std::string> GraphOutputs(const onnx::GraphProto& g) {
-  std::set<std::string> names;
-  for (const auto& o : g.output()) names.insert(o.name());
-  return names;
-}
-
-FusionScan::FusionScan(const onnx::ModelProto& m)
-    : opset(DefaultOpset(m)),
-      outputs(GraphOutputs(m.graph())),
-      drop(size_t(m.graph().node_size()), false),
-      whole(ReadersOf(m.graph(), &readers)) {}
-
-int FusionScan::OnlyReader(const std::string& v) const {
-  if (outputs.count(v)) return -1;
-  auto r = readers.find(v);
-  return r == readers.end() || r->second.size() != 1 ? -1 : r->second[0];
-}
-
-void ImportMicrosoftOpset(onnx::ModelProto& m) {
-  for (const auto& o : m.opset_import())
-    if (o.domain() == "com.microsoft") return;
-  onnx::OperatorSetIdProto* o = m.add_opset_import();
-  o->set_domain("com.microsoft");
-  o->set_version(1);
 }
 
 }  // namespace host

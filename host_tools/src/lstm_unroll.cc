@@ -22,21 +22,6 @@ int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def) {
   return def;
 }
 
-// The values of a float32 constant held in the model, `count` of them.
-bool FloatValues(const TensorProto* t, size_t count, std::vector<float>* out) {
-  if (!t || t->data_type() != TensorProto::FLOAT || t->data_location() == TensorProto::EXTERNAL)
-    return false;
-  if (t->has_raw_data()) {
-    if (t->raw_data().size() != count * 4) return false;
-    out->resize(count);
-    std::memcpy(out->data(), t->raw_data().data(), count * 4);
-    return true;
-  }
-  if (size_t(t->float_data_size()) != count) return false;
-  out->assign(t->float_data().begin(), t->float_data().end());
-  return true;
-}
-
 bool Eligible(const onnx::NodeProto& n, const GraphInfo& info) {
   if (n.op_type() != "LSTM" || !IsDefaultDomain(n.domain())) return false;
   for (const auto& a : n.attribute()) {

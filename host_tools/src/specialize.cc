@@ -2,6 +2,7 @@
 // Stage 2: input shapes, Constant lifting, shape inference, folding.
 #include "epctx_host/specialize.h"
 
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -189,6 +190,29 @@ ValueType TypeOf(const onnx::TensorProto& tensor) {
   v.dtype = tensor.data_type();
   v.dims.assign(tensor.dims().begin(), tensor.dims().end());
   return v;
+}
+
+bool FloatValues(const onnx::TensorProto* t, size_t count, std::vector<float>* out) {
+  if (!t || t->data_type() != onnx::TensorProto::FLOAT ||
+      t->data_location() == onnx::TensorProto::EXTERNAL)
+    return false;
+  if (t->has_raw_data()) {
+    if (t->raw_data().size() != count * 4) return false;
+    out->resize(count);
+    std::memcpy(out->data(), t->raw_data().data(), count * 4);
+    return true;
+  }
+  if (size_t(t->float_data_size()) != count) return false;
+  out->assign(t->float_data().begin(), t->float_data().end());
+  return true;
+}
+
+void ImportMsOpset(onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain() == "com.microsoft") return;
+  auto* op = model.add_opset_import();
+  op->set_domain("com.microsoft");
+  op->set_version(1);
 }
 
 GraphInfo BuildGraphInfo(const onnx::ModelProto& model) {

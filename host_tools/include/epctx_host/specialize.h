@@ -17,6 +17,7 @@
 #ifndef EPCTX_HOST_SPECIALIZE_H
 #define EPCTX_HOST_SPECIALIZE_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,6 +79,14 @@ bool IsDefaultDomain(const std::string& domain);
 // Static type of a ValueInfoProto / TensorProto in ValueType form.
 ValueType TypeOf(const onnx::TypeProto& type);
 ValueType TypeOf(const onnx::TensorProto& tensor);
+
+// The `count` values of a float32 constant held in the model (not external
+// data): false when t is null, of another type or count.
+bool FloatValues(const onnx::TensorProto* t, size_t count, std::vector<float>* out);
+
+// Adds opset import com.microsoft 1 unless the model has one (for its
+// EPContext and contrib nodes).
+void ImportMsOpset(onnx::ModelProto& model);
 
 }  // namespace host
 }  // namespace epctx
