@@ -49,6 +49,8 @@ const char* Name(Strategy s) {
     case Strategy::kGemm: return "gemm";
     case Strategy::kGemmPacked: return "gemm_packed";
     case Strategy::kGemmBlocked: return "gemm_blocked";
+    case Strategy::kQPanel: return "q_panel";
+    case Strategy::kQDot: return "q_dot";
   }
   return "?";
 }

@@ -214,6 +214,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
     if (ctx->graphs[i].plans) host.free(host.user, ctx->graphs[i].plans);
     if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
     if (ctx->graphs[i].widened) host.free(host.user, ctx->graphs[i].widened);
+    if (ctx->graphs[i].qsums) host.free(host.user, ctx->graphs[i].qsums);
   }
   host.free(host.user, ctx);
 }
@@ -269,6 +270,31 @@ int WidenWeights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
     const bool half = t->location() == fb::Location::WEIGHT && t->dtype() == fb::DType::FLOAT16;
     g->widened[i] = half ? mirror + (t->offset() - lo) / 2 : nullptr;
   }
+  return EPCTX_OK;
+}
+
+// The weight-row sums of the int8 panel strategies (plan.h: QSumRows), one
+// allocation for the graph. Rows are bounded by validated tensor sizes.
+int SumInt8Weights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
+  const fb::Graph* s = g->stream;
+  const uint32_t nops = s->ops() ? s->ops()->size() : 0;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < nops; ++i) {
+    g->plans[i].qsum_at = total;
+    total += QSumRows(s, s->ops()->Get(i), g->plans[i]);
+  }
+  if (total == 0) return EPCTX_OK;
+  const uint64_t bytes = total * sizeof(int32_t);
+  g->qsums = bytes <= SIZE_MAX
+                 ? static_cast<int32_t*>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16))
+                 : nullptr;
+  if (!g->qsums) {
+    msg.s("vnpu: graph '").s(g->name).s("': out of memory for ").u(total).s(" int8 weight sums");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  for (uint32_t i = 0; i < nops; ++i)
+    if (QSumRows(s, s->ops()->Get(i), g->plans[i]))
+      FillQSums(s, s->ops()->Get(i), ctx->weights, g->qsums + g->plans[i].qsum_at, &g->plans[i]);
   return EPCTX_OK;
 }
 
@@ -345,6 +371,8 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   g->input_tensor = reinterpret_cast<uint32_t*>(g->inputs + nio);
   g->output_tensor = g->input_tensor + g->num_inputs;
   rc = PlanGraph(s, name, g->plans, &g->work_floats, msg);
+  if (rc != EPCTX_OK) return rc;
+  rc = SumInt8Weights(ctx, g, msg);
   if (rc != EPCTX_OK) return rc;
   // Whole cache lines per slot, so every slot starts 64-byte aligned like
   // the scratch: the block tile's packed B rows are read a zmm at a time,
@@ -440,6 +468,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   if (rc != EPCTX_OK && g->copy) {
     ctx->host.free(ctx->host.user, g->copy);
     g->copy = nullptr;
+  }
+  if (rc != EPCTX_OK && g->qsums) {
+    ctx->host.free(ctx->host.user, g->qsums);
+    g->qsums = nullptr;
   }
   if (rc != EPCTX_OK && g->widened) {
     ctx->host.free(ctx->host.user, g->widened);

@@ -14,6 +14,8 @@
 #include <cstring>
 
 #include "vnpu_internal.h"
+#include "conv/plan.h"
+#include "vnpu_quant.h"
 
 namespace epctx {
 namespace vnpu {
@@ -25,52 +27,11 @@ T* Ptr(const Bindings& b, uint32_t t) {
   return reinterpret_cast<T*>(b.ptr(t));
 }
 
-// Round half to even for |v| <= 2^22 under the default rounding mode: adding
-// 1.5 * 2^23 leaves no fraction bits, so the FPU rounds exactly once.
-inline float RoundEven(float v) {
-  const float magic = 12582912.0f;
-  return (v + magic) - magic;
-}
-
-// clamp(round_half_even(v) + zp, lo, hi); NaN gives lo (as ORT's kernels).
-inline int32_t Requantize(float v, int32_t zp, int32_t lo, int32_t hi) {
-  const float flo = float(lo - zp), fhi = float(hi - zp);
-  if (!(v >= flo)) v = flo;
-  if (!(v <= fhi)) v = fhi;
-  return int32_t(RoundEven(v)) + zp;
-}
-
-int32_t QMin(fb::DType d) { return d == fb::DType::INT8 ? -128 : 0; }
-int32_t QMax(fb::DType d) { return d == fb::DType::INT8 ? 127 : 255; }
-
 // Quantised byte at index i of a tensor of dtype d.
 inline int32_t Q(const void* p, fb::DType d, uint64_t i) {
   return d == fb::DType::INT8 ? int32_t(static_cast<const int8_t*>(p)[i])
                               : int32_t(static_cast<const uint8_t*>(p)[i]);
 }
-inline void StoreQ(void* p, fb::DType d, uint64_t i, int32_t v) {
-  if (d == fb::DType::INT8) static_cast<int8_t*>(p)[i] = int8_t(v);
-  else static_cast<uint8_t*>(p)[i] = uint8_t(v);
-}
-
-// Writes channel c's accumulator to y[i]: int32 as is, else requantised.
-struct Epilogue {
-  fb::DType dtype;
-  const int32_t* bias;  // or nullptr
-  const float* mult;    // requantising outputs only
-  int32_t zp, lo, hi;
-  void operator()(void* y, uint64_t i, uint64_t c, int32_t acc) const {
-    const int64_t v = int64_t(acc) + (bias ? bias[c] : 0);
-    if (dtype == fb::DType::INT32) {
-      // Wraps as a hardware int32 adder would (acc + bias beyond int32 is
-      // not representable in the output either way).
-      static_cast<int32_t*>(y)[i] = int32_t(uint32_t(uint64_t(v)));
-      return;
-    }
-    StoreQ(y, dtype, i, Requantize(float(v) * mult[c], zp, lo, hi));
-  }
-};
-
 // Integer operands are read as raw bytes: an INT8 byte b is
 // (b ^ 0x80) - 128, so with `flip` 0x80 for INT8 (0 for UINT8) the offset
 // folds into the zero point and one loop serves all four dtype pairs.
@@ -325,15 +286,21 @@ void RunQConcat(const Bindings& b, const fb::QConcat* c) {
 
 }  // namespace
 
-bool RunInt8(const Bindings& b, const fb::Op* o) {
+bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
   switch (o->params_type()) {
     case fb::OpParams::Quantize: RunQuantize(b, o->params_as_Quantize()); return true;
     case fb::OpParams::Dequantize: RunDequantize(b, o->params_as_Dequantize()); return true;
     case fb::OpParams::DynamicQuantize:
       RunDynamicQuantize(b, o->params_as_DynamicQuantize());
       return true;
-    case fb::OpParams::QConv2D: RunQConv(b, o->params_as_QConv2D()); return true;
-    case fb::OpParams::QGemm: RunQGemm(b, o->params_as_QGemm()); return true;
+    case fb::OpParams::QConv2D:
+      if (p.strategy == Strategy::kQPanel) RunQConvPanel(b, o->params_as_QConv2D(), p);
+      else RunQConv(b, o->params_as_QConv2D());
+      return true;
+    case fb::OpParams::QGemm:
+      if (p.strategy == Strategy::kNone) RunQGemm(b, o->params_as_QGemm());
+      else RunQGemmPlanned(b, o->params_as_QGemm(), p);
+      return true;
     case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary()); return true;
     case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut()); return true;
     case fb::OpParams::QMaxPool: RunQMaxPool(b, o->params_as_QMaxPool()); return true;

@@ -88,6 +88,9 @@ struct Graph {
   // plans' work_floats), placed after the arena in the scratch the host
   // hands to execute; scratch_bytes covers both (WorkOffset, ScratchBytes).
   uint64_t work_floats;
+  // The int8 panel strategies' weight-row sums (OpPlan::qsum_at), computed
+  // when the graph is bound; nullptr when no op uses them.
+  int32_t* qsums;
 };
 
 // Workers with a workspace slot of their own: the most runs ForRangeSlots
@@ -252,7 +255,7 @@ inline const char* MaskName(uint32_t mask) {
 }
 
 // Runs one int8-level op (vnpu_int8.cc); false for an op of another kind.
-bool RunInt8(const Bindings& b, const fb::Op* o);
+bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p);
 
 // Runs every op of a validated graph. Returns an epctx_code.
 int RunGraph(const Bindings& b, Msg& msg);

@@ -643,7 +643,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
         break;
       }
       default:
-        if (RunInt8(b, o)) break;
+        if (RunInt8(b, o, p)) break;
         msg.s("vnpu: graph '").s(b.graph->name).s("' op ").u(i).s(": unknown op type");
         return EPCTX_EP_FAIL;
     }

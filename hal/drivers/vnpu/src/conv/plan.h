@@ -27,6 +27,7 @@
 
 #include "epctx_uk/im2col.h"
 #include "epctx_uk/narrow.h"
+#include "epctx_uk/qgemm.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -61,21 +62,28 @@ enum class Strategy : uint8_t {
   kGemm,            // GEMM, B strips read in place (vnpu_kernels.cc)
   kGemmPacked,      // GEMM, B slices packed into rows
   kGemmBlocked,     // GEMM_BLOCKED, 48-column blocks read in place
+  kQPanel,          // QCONV2D / QGEMM: int8 panels of 48 columns (vnpu_qpanel.cc)
+  kQDot,            // QGEMM of few rows: one dot product per output
 };
 
 struct OpPlan {
   Strategy strategy;
-  bool post;             // the activation runs after the tile (not fused)
-  bool leaky;            // uk::Tile::leaky of the fused epilogue
-  uint64_t work_floats;  // per worker slot (0: none)
-  int64_t chunk_k;       // kDense: K rows per packed chunk
-  int64_t group;         // kDense: pixel blocks packed per chunk
-  bool in_place;         // kDense: a 1x1's B rows read from the input
-  uk::TileFn tile;       // the strategy's tile kernel
-  uk::TileFn edge;       // kRowShift: the edge columns' 4 x 24 tile
-  uk::Im2colFn im2col;   // kDense, kDenseRows: the im2col packer
-  uk::NarrowFn narrow;   // kDense: a last block of few pixels (no leaky)
-  float lo, hi, slope;   // the fused epilogue (uk::Tile)
+  bool post;                // the activation runs after the tile (not fused)
+  bool leaky;               // uk::Tile::leaky of the fused epilogue
+  uint64_t work_floats;     // per worker slot (0: none)
+  int64_t chunk_k;          // kDense: K rows per packed chunk
+  int64_t group;            // kDense: pixel blocks packed per chunk
+  bool in_place;            // kDense: a 1x1's B rows read from the input
+  uk::TileFn tile;          // the strategy's tile kernel
+  uk::TileFn edge;          // kRowShift: the edge columns' 4 x 24 tile
+  uk::Im2colFn im2col;      // kDense, kDenseRows: the im2col packer
+  uk::NarrowFn narrow;      // kDense: a last block of few pixels (no leaky)
+  float lo, hi, slope;      // the fused epilogue (uk::Tile)
+  uk::QTileFn qtile;        // kQPanel
+  uk::QDotFn qdot;          // kQDot
+  uk::QPackFn qpack;        // kQPanel QCONV2D: the im2col panel packer
+  uk::QRequantFn qrequant;  // kQPanel QCONV2D: set when acc + bias stays in int32
+  uint64_t qsum_at;         // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {
     t->lo = lo;
@@ -112,6 +120,21 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c, const OpP
 // running them one after the other.
 void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
                           const fb::ConvTranspose2D* n, const OpPlan& pa, const OpPlan& pn);
+
+// QCONV2D / QGEMM (vnpu_qpanel.cc): the int8 strategy and its workspace
+// (kNone: the reference units of vnpu_int8.cc), the number of weight rows
+// whose sums the plan needs, and those sums (int32, one per output channel,
+// of the weights read as signed bytes), computed once when the graph is
+// bound from the mapped weights.
+OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c);
+OpPlan PlanQGemm(const fb::Graph* g, const fb::QGemm* c);
+uint64_t QSumRows(const fb::Graph* g, const fb::Op* o, const OpPlan& p);
+// Also sets p->qrequant when the op's output is INT8/UINT8 and no
+// accumulator plus bias can leave int32 (K x 255 x 255 + the largest |bias|).
+void FillQSums(const fb::Graph* g, const fb::Op* o, const uint8_t* weights, int32_t* sums,
+               OpPlan* p);
+void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p);
+void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p);
 
 // GEMM (vnpu_kernels.cc): workspace floats per slot of its packed B slice
 // (0: B read in place).

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// The int8 level's rounding and requantisation (README "int8 level"), shared
+// by the reference units (vnpu_int8.cc) and the panel strategies
+// (vnpu_qpanel.cc), so both write the same bytes.
+#ifndef EPCTX_VNPU_QUANT_H
+#define EPCTX_VNPU_QUANT_H
+
+#include <cstdint>
+
+#include "vnpu_internal.h"
+
+namespace epctx {
+namespace vnpu {
+
+// Round half to even for |v| <= 2^22 under the default rounding mode: adding
+// 1.5 * 2^23 leaves no fraction bits, so the FPU rounds exactly once.
+inline float RoundEven(float v) {
+  const float magic = 12582912.0f;
+  return (v + magic) - magic;
+}
+
+// clamp(round_half_even(v) + zp, lo, hi); NaN gives lo (as ORT's kernels).
+inline int32_t Requantize(float v, int32_t zp, int32_t lo, int32_t hi) {
+  const float flo = float(lo - zp), fhi = float(hi - zp);
+  if (!(v >= flo)) v = flo;
+  if (!(v <= fhi)) v = fhi;
+  return int32_t(RoundEven(v)) + zp;
+}
+
+inline int32_t QMin(fb::DType d) { return d == fb::DType::INT8 ? -128 : 0; }
+inline int32_t QMax(fb::DType d) { return d == fb::DType::INT8 ? 127 : 255; }
+
+inline void StoreQ(void* p, fb::DType d, uint64_t i, int32_t v) {
+  if (d == fb::DType::INT8) static_cast<int8_t*>(p)[i] = int8_t(v);
+  else static_cast<uint8_t*>(p)[i] = uint8_t(v);
+}
+
+// Writes channel c's accumulator to y[i]: int32 as is, else requantised.
+struct Epilogue {
+  fb::DType dtype;
+  const int32_t* bias;  // or nullptr
+  const float* mult;    // requantising outputs only
+  int32_t zp, lo, hi;
+  void operator()(void* y, uint64_t i, uint64_t c, int32_t acc) const {
+    const int64_t v = int64_t(acc) + (bias ? bias[c] : 0);
+    if (dtype == fb::DType::INT32) {
+      // Wraps as a hardware int32 adder would (acc + bias beyond int32 is
+      // not representable in the output either way).
+      static_cast<int32_t*>(y)[i] = int32_t(uint32_t(uint64_t(v)));
+      return;
+    }
+    StoreQ(y, dtype, i, Requantize(float(v) * mult[c], zp, lo, hi));
+  }
+};
+
+}  // namespace vnpu
+}  // namespace epctx
+
+#endif

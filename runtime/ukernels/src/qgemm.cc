@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// The portable int8 tile and dot kernels (qgemm.h), the panel interleave,
+// and the choice of kernel. The AVX-512 VNNI kernels are in
+// qgemm_avx512.cc.
+#include "epctx_uk/qgemm.h"
+#include "qgemm_common.h"
+
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace epctx {
+namespace uk {
+namespace detail {
+void QTileVnni(const QTile& t);
+void QDotVnni(const QDot& d);
+void QRequantVnni(const QRequant& q);
+void QPackVnni(const QConvPanel& c);
+}  // namespace detail
+
+namespace {
+
+inline int32_t SignedByte(uint8_t b) { return int32_t(int8_t(b)); }
+
+// Accumulates one group (four weight bytes of each row) over the panel's
+// columns.
+inline void Group(int32_t (&acc)[kQRows][kQCols], const uint8_t* x, const uint8_t (*w)[4],
+                  int32_t rows) {
+  for (int32_t r = 0; r < rows; ++r) {
+    const int32_t w0 = SignedByte(w[r][0]), w1 = SignedByte(w[r][1]);
+    const int32_t w2 = SignedByte(w[r][2]), w3 = SignedByte(w[r][3]);
+    int32_t* a = acc[r];
+    for (int32_t p = 0; p < kQCols; ++p) {
+      const uint8_t* xp = x + p * 4;
+      a[p] += w0 * int32_t(xp[0]) + w1 * int32_t(xp[1]) + w2 * int32_t(xp[2]) + w3 * int32_t(xp[3]);
+    }
+  }
+}
+
+void QTilePortable(const QTile& t) {
+  int32_t acc[kQRows][kQCols] = {};
+  uint8_t w[kQRows][4];
+  const uint8_t* x = t.x;
+  for (int64_t g = 0; g < t.groups; ++g, x += kQCols * 4) {
+    for (int32_t r = 0; r < t.rows; ++r)
+      for (int j = 0; j < 4; ++j) w[r][j] = uint8_t(t.w[r * t.ldw + g * 4 + j] ^ t.wflip);
+    Group(acc, x, w, t.rows);
+  }
+  if (t.tail) {
+    for (int32_t r = 0; r < t.rows; ++r) {
+      uint8_t b[4];
+      memcpy(b, &t.tail[r], 4);
+      // The tail's padding bytes meet zero panel bytes: any value adds 0.
+      for (int j = 0; j < 4; ++j) w[r][j] = uint8_t(b[j] ^ t.wflip);
+    }
+    Group(acc, x, w, t.rows);
+  }
+  for (int32_t r = 0; r < t.rows; ++r) memcpy(t.out + r * kQCols, acc[r], sizeof acc[r]);
+}
+
+void QDotPortable(const QDot& d) {
+  for (int64_t j = 0; j < d.n; ++j) {
+    const uint8_t* w = d.w + j * d.ldw;
+    int32_t acc = 0;
+    for (int64_t k = 0; k < d.k; ++k) acc += int32_t(d.a[k]) * SignedByte(uint8_t(w[k] ^ d.wflip));
+    d.out[j] = acc;
+  }
+}
+
+// Round half to even for |v| <= 2^22 under the default rounding mode.
+inline float RoundEven(float v) {
+  const float magic = 12582912.0f;
+  return (v + magic) - magic;
+}
+
+void QRequantPortable(const QRequant& q) {
+  for (int32_t r = 0; r < q.rows; ++r) {
+    const int32_t* raw = q.raw + r * kQCols;
+    uint8_t* y = q.y + r * q.y_row;
+    const float m = q.mult[r], flo = float(q.lo - q.zp), fhi = float(q.hi - q.zp);
+    for (int32_t c = 0; c < q.cols; ++c) {
+      uint32_t acc = uint32_t(raw[c]) + uint32_t(q.rowc[r]);
+      if (q.colsum) acc -= uint32_t(q.wz) * uint32_t(q.colsum[c]);
+      float v = float(int32_t(acc)) * m;
+      if (!(v >= flo)) v = flo;
+      if (!(v <= fhi)) v = fhi;
+      y[c] = uint8_t(int32_t(RoundEven(v)) + q.zp);
+    }
+  }
+}
+
+// Each K row built in a buffer of kQCols bytes (a run: left padding, a
+// copy, right padding), four rows interleaved into a group.
+void QPackPortable(const QConvPanel& c) {
+  detail::QRun runs[kQCols];
+  const int32_t nr = detail::QRuns(c, runs);
+  uint8_t rows[4][kQCols];
+  const int64_t taps = c.KH * c.KW;
+  for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
+    for (int j = 0; j < 4; ++j) {
+      uint8_t* row = rows[j];
+      const int64_t k = gi * 4 + j;
+      if (k >= c.K) {
+        memset(row, c.xflip, kQCols);
+        continue;
+      }
+      if (c.cols < kQCols) memset(row + c.cols, c.xflip, size_t(kQCols - c.cols));
+      const int64_t ic = k / taps, t = k % taps, kh = t / c.KW;
+      const detail::QSpan sp = detail::QSpanOf(c, t % c.KW);
+      for (int32_t r = 0; r < nr; ++r) {
+        const detail::QRun& u = runs[r];
+        uint8_t* dst = row + u.q0;
+        const int64_t ih = u.oh * c.sh - c.pt + kh * c.dh;
+        if (ih < 0 || ih >= c.H) {
+          memset(dst, c.pad, size_t(u.len));
+          continue;
+        }
+        const uint8_t* src = c.x + (ic * c.H + ih) * c.W;
+        const int64_t a = detail::QClamp(sp.vlo - u.ow0, 0, u.len);
+        const int64_t e = detail::QClamp(sp.vhi + 1 - u.ow0, a, u.len);
+        if (a > 0) memset(dst, c.pad, size_t(a));
+        if (e < u.len) memset(dst + e, c.pad, size_t(u.len - e));
+        for (int64_t i = a; i < e; ++i) dst[i] = src[(u.ow0 + i) * c.sw + sp.off];
+      }
+    }
+    Interleave4(rows[0], rows[1], rows[2], rows[3], c.xflip, c.panel + gi * kQCols * 4);
+  }
+}
+
+#if defined(__x86_64__)
+// AVX512F/VL usable (BestIsa) and AVX512_VNNI (cpuid 7, ecx bit 11) and
+// AVX512BW (ebx bit 30: the byte masks of the dot kernel's tail).
+bool CpuHasVnni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_max(0, nullptr) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  return (c & (1u << 11)) && (b & (1u << 30));
+}
+#endif
+
+bool UseVnni(Isa isa) {
+#if defined(__x86_64__)
+  return ResolveIsa(isa) == Isa::kAvx512 && CpuHasVnni();
+#else
+  (void)isa;
+  return false;
+#endif
+}
+
+}  // namespace
+
+QTileFn QTileKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QTileVnni;
+#endif
+  (void)isa;
+  return QTilePortable;
+}
+
+QDotFn QDotKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QDotVnni;
+#endif
+  (void)isa;
+  return QDotPortable;
+}
+
+QRequantFn QRequantKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QRequantVnni;
+#endif
+  (void)isa;
+  return QRequantPortable;
+}
+
+QPackFn QPackKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QPackVnni;
+#endif
+  (void)isa;
+  return QPackPortable;
+}
+
+bool QHasVnni() { return UseVnni(Isa::kAuto); }
+
+void Interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3,
+                 uint8_t xflip, uint8_t* group) {
+  for (int32_t p = 0; p < kQCols; ++p) {
+    group[p * 4 + 0] = uint8_t(r0[p] ^ xflip);
+    group[p * 4 + 1] = uint8_t(r1[p] ^ xflip);
+    group[p * 4 + 2] = uint8_t(r2[p] ^ xflip);
+    group[p * 4 + 3] = uint8_t(r3[p] ^ xflip);
+  }
+}
+
+}  // namespace uk
+}  // namespace epctx

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+// The AVX-512 VNNI int8 kernels (qgemm.h). vpdpbusd multiplies four
+// unsigned bytes of one operand by four signed bytes of the other and adds
+// the four products to an int32 lane, without saturation: the tile keeps a
+// panel group (16 columns x 4 K rows) in each of 3 zmm and broadcasts a
+// row's four weight bytes, 8 rows x 3 vectors = 24 accumulators. Compiled
+// for baseline x86-64 like the rest; only these functions carry the target
+// attribute, and QTileKernel picks them only when cpuid says the CPU has
+// AVX512_VNNI and AVX512BW and BestIsa() that AVX-512 is usable.
+#include "epctx_uk/qgemm.h"
+
+#if defined(__x86_64__)
+#include <cstring>
+
+#include "avx512.h"
+#include "qgemm_common.h"
+
+#define EPCTX_VNNI __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bw,avx512vnni")))
+
+namespace epctx {
+namespace uk {
+namespace detail {
+namespace {
+
+EPCTX_VNNI inline __m512i Word(const uint8_t* p, __m512i flip) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return _mm512_xor_si512(_mm512_set1_epi32(v), flip);
+}
+
+template <int R, bool kFlip>
+EPCTX_VNNI void Tile(const QTile& t) {
+  __m512i c[R][3];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c[r][0] = c[r][1] = c[r][2] = _mm512_setzero_si512();
+  const __m512i flip = kFlip ? _mm512_set1_epi8(char(0x80)) : _mm512_setzero_si512();
+  const uint8_t* x = t.x;
+  const uint8_t* w = t.w;
+  const int64_t ldw = t.ldw;
+  for (int64_t g = 0; g < t.groups; ++g, x += kQCols * 4, w += 4) {
+    const __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
+    const __m512i x2 = _mm512_loadu_si512(x + 128);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      int32_t v;
+      memcpy(&v, w + r * ldw, 4);
+      __m512i b = _mm512_set1_epi32(v);
+      if (kFlip) b = _mm512_xor_si512(b, flip);
+      c[r][0] = _mm512_dpbusd_epi32(c[r][0], x0, b);
+      c[r][1] = _mm512_dpbusd_epi32(c[r][1], x1, b);
+      c[r][2] = _mm512_dpbusd_epi32(c[r][2], x2, b);
+    }
+  }
+  if (t.tail) {
+    const __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 64);
+    const __m512i x2 = _mm512_loadu_si512(x + 128);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512i b = Word(reinterpret_cast<const uint8_t*>(t.tail + r), flip);
+      c[r][0] = _mm512_dpbusd_epi32(c[r][0], x0, b);
+      c[r][1] = _mm512_dpbusd_epi32(c[r][1], x1, b);
+      c[r][2] = _mm512_dpbusd_epi32(c[r][2], x2, b);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_si512(t.out + r * kQCols, c[r][0]);
+    _mm512_storeu_si512(t.out + r * kQCols + 16, c[r][1]);
+    _mm512_storeu_si512(t.out + r * kQCols + 32, c[r][2]);
+  }
+}
+
+template <bool kFlip>
+EPCTX_VNNI void TileRows(const QTile& t) {
+  switch (t.rows) {
+    case 1: Tile<1, kFlip>(t); break;
+    case 2: Tile<2, kFlip>(t); break;
+    case 3: Tile<3, kFlip>(t); break;
+    case 4: Tile<4, kFlip>(t); break;
+    case 5: Tile<5, kFlip>(t); break;
+    case 6: Tile<6, kFlip>(t); break;
+    case 7: Tile<7, kFlip>(t); break;
+    case 8: Tile<8, kFlip>(t); break;
+    default: break;
+  }
+}
+
+// Four weight rows at a time against one activation row, 64 K bytes a
+// step; the last step's bytes past K are masked to zero in both operands.
+template <int J>
+EPCTX_VNNI void Dot(const QDot& d, int64_t j0, __m512i flip) {
+  __m512i c[J];
+#pragma GCC unroll 4
+  for (int j = 0; j < J; ++j) c[j] = _mm512_setzero_si512();
+  const uint8_t* w = d.w + j0 * d.ldw;
+  int64_t k = 0;
+  for (; k + 64 <= d.k; k += 64) {
+    const __m512i a = _mm512_loadu_si512(d.a + k);
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j)
+      c[j] = _mm512_dpbusd_epi32(c[j], a,
+                                 _mm512_xor_si512(_mm512_loadu_si512(w + j * d.ldw + k), flip));
+  }
+  if (k < d.k) {
+    const __mmask64 m = (uint64_t{1} << (d.k - k)) - 1;  // d.k - k < 64
+    const __m512i a = _mm512_maskz_loadu_epi8(m, d.a + k);
+#pragma GCC unroll 4
+    for (int j = 0; j < J; ++j)
+      c[j] = _mm512_dpbusd_epi32(
+          c[j], a, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, w + j * d.ldw + k), flip));
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < J; ++j) d.out[j0 + j] = _mm512_reduce_add_epi32(c[j]);
+}
+
+// Four K rows (48 columns each, in the low bytes) as one panel group:
+// bytes interleaved within 128-bit lanes (q_s lane L: columns 16L + 4s ..
+// 16L + 4s + 3), then the lanes put in column order.
+EPCTX_VNNI inline void StoreGroup(__m512i r0, __m512i r1, __m512i r2, __m512i r3, uint8_t* out) {
+  const __m512i ab_lo = _mm512_unpacklo_epi8(r0, r1), ab_hi = _mm512_unpackhi_epi8(r0, r1);
+  const __m512i cd_lo = _mm512_unpacklo_epi8(r2, r3), cd_hi = _mm512_unpackhi_epi8(r2, r3);
+  const __m512i q0 = _mm512_unpacklo_epi16(ab_lo, cd_lo), q1 = _mm512_unpackhi_epi16(ab_lo, cd_lo);
+  const __m512i q2 = _mm512_unpacklo_epi16(ab_hi, cd_hi), q3 = _mm512_unpackhi_epi16(ab_hi, cd_hi);
+  const __m512i t0 = _mm512_shuffle_i32x4(q0, q1, 0x44), t1 = _mm512_shuffle_i32x4(q2, q3, 0x44);
+  const __m512i t2 = _mm512_shuffle_i32x4(q0, q1, 0xaa), t3 = _mm512_shuffle_i32x4(q2, q3, 0xaa);
+  _mm512_storeu_si512(out, _mm512_shuffle_i32x4(t0, t1, 0x88));
+  _mm512_storeu_si512(out + 64, _mm512_shuffle_i32x4(t0, t1, 0xdd));
+  _mm512_storeu_si512(out + 128, _mm512_shuffle_i32x4(t2, t3, 0x88));
+}
+
+// Lanes [lo, hi) of a 64-lane byte mask.
+inline __mmask64 Lanes(int64_t lo, int64_t hi) {
+  const uint64_t upto = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+  return __mmask64(upto & ~((uint64_t{1} << lo) - 1));
+}
+
+// K row k of the panel: pad, then each run's valid span loaded under a
+// mask at its columns (stride 1), or copied byte by byte.
+EPCTX_VNNI inline __m512i Row(const QConvPanel& c, const QRun* runs, int32_t nr, int64_t k,
+                              __m512i padv) {
+  const int64_t taps = c.KH * c.KW;
+  const int64_t ic = k / taps, t = k % taps, kh = t / c.KW;
+  const QSpan sp = QSpanOf(c, t % c.KW);
+  __m512i v = padv;
+  alignas(64) uint8_t buf[64];
+  bool scalar = false;
+  for (int32_t r = 0; r < nr; ++r) {
+    const QRun& u = runs[r];
+    const int64_t ih = u.oh * c.sh - c.pt + kh * c.dh;
+    if (ih < 0 || ih >= c.H) continue;
+    const int64_t a = QClamp(sp.vlo - u.ow0, 0, u.len);
+    const int64_t e = QClamp(sp.vhi + 1 - u.ow0, a, u.len);
+    if (e <= a) continue;
+    const uint8_t* src = c.x + (ic * c.H + ih) * c.W;
+    if (c.sw == 1) {
+      // Lane q reads src[ow0 + (q - q0) + off]; masked-off lanes read nothing.
+      const uintptr_t base = reinterpret_cast<uintptr_t>(src) + uintptr_t(u.ow0 + sp.off - u.q0);
+      v = _mm512_mask_loadu_epi8(v, Lanes(u.q0 + a, u.q0 + e), reinterpret_cast<const void*>(base));
+    } else {
+      if (!scalar) _mm512_store_si512(buf, v);
+      scalar = true;
+      for (int64_t i = a; i < e; ++i) buf[u.q0 + i] = src[(u.ow0 + i) * c.sw + sp.off];
+    }
+  }
+  return scalar ? _mm512_load_si512(buf) : v;
+}
+
+}  // namespace
+
+EPCTX_VNNI void QPackVnni(const QConvPanel& c) {
+  QRun runs[kQCols];
+  const int32_t nr = QRuns(c, runs);
+  const __m512i padv = _mm512_set1_epi8(char(c.pad)), flip = _mm512_set1_epi8(char(c.xflip));
+  __m512i r[4];
+  for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const int64_t k = gi * 4 + j;
+      r[j] = k < c.K ? _mm512_xor_si512(Row(c, runs, nr, k, padv), flip) : _mm512_setzero_si512();
+    }
+    StoreGroup(r[0], r[1], r[2], r[3], c.panel + gi * kQCols * 4);
+  }
+}
+
+EPCTX_VNNI void QTileVnni(const QTile& t) {
+  if (t.wflip) TileRows<true>(t);
+  else TileRows<false>(t);
+}
+
+EPCTX_VNNI void QDotVnni(const QDot& d) {
+  const __m512i flip = _mm512_set1_epi8(char(d.wflip));
+  int64_t j = 0;
+  for (; j + 4 <= d.n; j += 4) Dot<4>(d, j, flip);
+  for (; j < d.n; ++j) Dot<1>(d, j, flip);
+}
+
+// 16 columns a step, the last under a mask. max(v, lo) returns lo for a
+// NaN v (the second operand), then min cannot see a NaN; the conversion
+// rounds half to even (the default MXCSR), as the portable RoundEven.
+EPCTX_VNNI void QRequantVnni(const QRequant& q) {
+  const __m512i wz = _mm512_set1_epi32(q.wz), zp = _mm512_set1_epi32(q.zp);
+  const __m512 flo = _mm512_set1_ps(float(q.lo - q.zp)), fhi = _mm512_set1_ps(float(q.hi - q.zp));
+  for (int32_t r = 0; r < q.rows; ++r) {
+    const int32_t* raw = q.raw + r * kQCols;
+    uint8_t* y = q.y + r * q.y_row;
+    const __m512i rowc = _mm512_set1_epi32(q.rowc[r]);
+    const __m512 m = _mm512_set1_ps(q.mult[r]);
+    for (int32_t c = 0; c < q.cols; c += 16) {
+      const __mmask16 k =
+          q.cols - c >= 16 ? __mmask16(0xffff) : __mmask16((1u << (q.cols - c)) - 1);
+      __m512i acc = _mm512_add_epi32(_mm512_loadu_si512(raw + c), rowc);
+      if (q.colsum)
+        acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(wz, _mm512_loadu_si512(q.colsum + c)));
+      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), m);
+      v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
+      const __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(v), zp);
+      _mm512_mask_cvtepi32_storeu_epi8(y + c, k, out);
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace uk
+}  // namespace epctx
+#endif

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// The int8 micro-kernels (ukernels/ qgemm.h): every kernel this CPU has
+// (AVX-512 VNNI on x86-64 where present, and the portable one everywhere)
+// against a plain reference on shapes off the 8 x 48 tile: K not a multiple
+// of 4 (the tail group), UINT8 weights (the XOR), dot products of any
+// length, requantisation with NaN, infinite and huge multipliers, and the
+// im2col packer over strides, pads, dilations and partial panels. Equal
+// integers are required, and equal bytes after requantisation.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "epctx_uk/qgemm.h"
+
+namespace {
+
+namespace uk = epctx::uk;
+using uk::kQCols;
+
+std::vector<uint8_t> Bytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (uint8_t& b : v) b = uint8_t(rng());
+  return v;
+}
+
+std::vector<uk::Isa> Isas() {
+  std::vector<uk::Isa> v{uk::Isa::kPortable};
+  if (uk::QHasVnni()) v.push_back(uk::Isa::kAuto);
+  return v;
+}
+
+// Panel of groups x 48 columns from column-major bytes col[q][k] (k < K).
+std::vector<uint8_t> Panel(const std::vector<uint8_t>& col, int64_t K) {
+  const int64_t groups = (K + 3) / 4;
+  std::vector<uint8_t> p(size_t(groups * kQCols * 4), 0);
+  for (int64_t q = 0; q < kQCols; ++q)
+    for (int64_t k = 0; k < K; ++k)
+      p[size_t(((k / 4) * kQCols + q) * 4 + k % 4)] = col[size_t(q * K + k)];
+  return p;
+}
+
+void tile_matches_reference_with_tails_and_flips(void**) {
+  for (uk::Isa isa : Isas()) {
+    const uk::QTileFn tile = uk::QTileKernel(isa);
+    for (int64_t K : {1, 3, 4, 5, 16, 27, 64, 147}) {
+      for (int32_t rows = 1; rows <= uk::kQRows; ++rows) {
+        for (uint8_t wflip : {uint8_t(0), uint8_t(0x80)}) {
+          const uint32_t seed = uint32_t(K * 131 + rows * 7 + wflip);
+          // The weight buffer ends exactly at the last row's K-th byte.
+          const std::vector<uint8_t> w = Bytes(size_t(rows * K), seed);
+          const std::vector<uint8_t> col = Bytes(size_t(kQCols * K), seed + 1);
+          const std::vector<uint8_t> panel = Panel(col, K);
+          std::vector<uint32_t> tail(size_t(rows), 0);
+          for (int32_t r = 0; r < rows; ++r)
+            memcpy(&tail[size_t(r)], w.data() + r * K + K / 4 * 4, size_t(K % 4));
+          std::vector<int32_t> out(size_t(rows * kQCols), -7);
+          tile(uk::QTile{w.data(), K, K / 4, K % 4 ? tail.data() : nullptr, wflip, panel.data(),
+                         out.data(), rows});
+          for (int32_t r = 0; r < rows; ++r)
+            for (int64_t q = 0; q < kQCols; ++q) {
+              int32_t want = 0;
+              for (int64_t k = 0; k < K; ++k)
+                want += int32_t(int8_t(uint8_t(w[size_t(r * K + k)] ^ wflip))) *
+                        int32_t(col[size_t(q * K + k)]);
+              if (out[size_t(r * kQCols + q)] != want)
+                fail_msg("%s K %lld rows %d flip %d: [%d][%lld] %d, want %d", uk::IsaName(isa),
+                         (long long)K, rows, wflip, r, (long long)q, out[size_t(r * kQCols + q)],
+                         want);
+            }
+        }
+      }
+    }
+  }
+}
+
+void dot_matches_reference_at_every_length(void**) {
+  for (uk::Isa isa : Isas()) {
+    const uk::QDotFn dot = uk::QDotKernel(isa);
+    for (int64_t K : {1, 7, 63, 64, 65, 200}) {
+      for (int64_t n : {1, 3, 4, 9}) {
+        for (uint8_t wflip : {uint8_t(0), uint8_t(0x80)}) {
+          const std::vector<uint8_t> a = Bytes(size_t(K), uint32_t(K + n));
+          const std::vector<uint8_t> w = Bytes(size_t(n * K), uint32_t(K * n + 5));
+          std::vector<int32_t> out(size_t(n), -7);
+          dot(uk::QDot{a.data(), w.data(), K, K, wflip, out.data(), n});
+          for (int64_t j = 0; j < n; ++j) {
+            int32_t want = 0;
+            for (int64_t k = 0; k < K; ++k)
+              want +=
+                  int32_t(a[size_t(k)]) * int32_t(int8_t(uint8_t(w[size_t(j * K + k)] ^ wflip)));
+            assert_int_equal(out[size_t(j)], want);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The vnpu reference's requantisation (vnpu_quant.h), written out.
+uint8_t RefRequant(int32_t acc, float m, int32_t zp, int32_t lo, int32_t hi) {
+  float v = float(acc) * m;
+  const float flo = float(lo - zp), fhi = float(hi - zp);
+  if (!(v >= flo)) v = flo;
+  if (!(v <= fhi)) v = fhi;
+  return uint8_t(int32_t(std::nearbyint(v)) + zp);
+}
+
+void requant_matches_reference_with_nan_and_huge_multipliers(void**) {
+  const float kMult[] = {0.0123f,
+                         1e-6f,
+                         3.5f,
+                         1e30f,
+                         -2.0f,
+                         std::numeric_limits<float>::quiet_NaN(),
+                         std::numeric_limits<float>::infinity(),
+                         0.5f};
+  for (uk::Isa isa : Isas()) {
+    const uk::QRequantFn rq = uk::QRequantKernel(isa);
+    std::mt19937 rng(3);
+    for (int32_t cols : {1, 15, 16, 17, 47, 48}) {
+      for (int wzc : {0, 5}) {
+        std::vector<int32_t> raw(size_t(8 * kQCols)), colsum(kQCols), rowc(8);
+        for (int32_t& v : raw) v = int32_t(rng() % 200001) - 100000;
+        for (int32_t& v : colsum) v = int32_t(rng() % 4000);
+        for (int32_t& v : rowc) v = int32_t(rng() % 20001) - 10000;
+        // Row 7 holds the float-rounding ties: acc * 0.5 = k + 0.5.
+        for (int32_t q = 0; q < kQCols; ++q) raw[size_t(7 * kQCols + q)] = 2 * q + 1 - rowc[7];
+        for (int32_t zp : {0, 128, -3}) {
+          const int32_t lo = zp == -3 ? -128 : 0, hi = zp == -3 ? 127 : 255;
+          std::vector<uint8_t> y(size_t(8 * 64), 0xee);
+          rq(uk::QRequant{raw.data(), 8, cols, wzc ? colsum.data() : nullptr, wzc, rowc.data(),
+                          kMult, zp, lo, hi, y.data(), 64});
+          for (int32_t r = 0; r < 8; ++r) {
+            for (int32_t c = 0; c < 64; ++c) {
+              const uint8_t got = y[size_t(r * 64 + c)];
+              if (c >= cols) {
+                assert_int_equal(got, 0xee);  // nothing past cols
+                continue;
+              }
+              const int32_t acc =
+                  int32_t(uint32_t(raw[size_t(r * kQCols + c)]) + uint32_t(rowc[size_t(r)]) -
+                          uint32_t(wzc) * uint32_t(wzc ? colsum[size_t(c)] : 0));
+              const uint8_t want = RefRequant(acc, kMult[r], zp, lo, hi);
+              if (got != want)
+                fail_msg("%s cols %d zp %d [%d][%d]: %d, want %d", uk::IsaName(isa), cols, zp, r, c,
+                         got, want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+struct Geo {
+  int64_t C, H, W, KH, KW, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+void pack_matches_im2col_on_every_geometry(void**) {
+  const Geo kGeos[] = {
+      {3, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {2, 7, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      {3, 12, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {1, 20, 60, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
+      {2, 10, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},  {5, 4, 70, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2},
+      {1, 5, 5, 3, 3, 1, 3, 1, 1, 0, 4, 0, 4},   {3, 3, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+  };
+  for (uk::Isa isa : Isas()) {
+    const uk::QPackFn pack = uk::QPackKernel(isa);
+    for (const Geo& g : kGeos) {
+      const int64_t OH = (g.H + g.pt + g.pb - g.dh * (g.KH - 1) - 1) / g.sh + 1;
+      const int64_t OW = (g.W + g.pl + g.pr - g.dw * (g.KW - 1) - 1) / g.sw + 1;
+      const int64_t K = g.C * g.KH * g.KW, P = OH * OW, groups = (K + 3) / 4;
+      const std::vector<uint8_t> x = Bytes(size_t(g.C * g.H * g.W), uint32_t(K + P));
+      for (uint8_t xflip : {uint8_t(0), uint8_t(0x80)}) {
+        const uint8_t pad = 0x5a;
+        for (int64_t p0 = 0; p0 < P; p0 += kQCols) {
+          const int64_t cols = P - p0 < kQCols ? P - p0 : kQCols;
+          std::vector<uint8_t> panel(size_t(groups * kQCols * 4), 0xee);
+          pack(uk::QConvPanel{x.data(), g.H, g.W, OW, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.pt,
+                              g.pl, K, p0, cols, pad, xflip, panel.data()});
+          for (int64_t k = 0; k < groups * 4; ++k)
+            for (int64_t q = 0; q < cols; ++q) {
+              uint8_t want = 0;
+              if (k < K) {
+                const int64_t ic = k / (g.KH * g.KW), t = k % (g.KH * g.KW);
+                const int64_t oh = (p0 + q) / OW, ow = (p0 + q) % OW;
+                const int64_t ih = oh * g.sh - g.pt + t / g.KW * g.dh;
+                const int64_t iw = ow * g.sw - g.pl + t % g.KW * g.dw;
+                const bool in = ih >= 0 && ih < g.H && iw >= 0 && iw < g.W;
+                want = uint8_t((in ? x[size_t((ic * g.H + ih) * g.W + iw)] : pad) ^ xflip);
+              }
+              const uint8_t got = panel[size_t(((k / 4) * kQCols + q) * 4 + k % 4)];
+              if (got != want)
+                fail_msg("%s geometry C%lld H%lld W%lld k%lldx%lld s%lld: p0 %lld k %lld q %lld: "
+                         "%d, want %d",
+                         uk::IsaName(isa), (long long)g.C, (long long)g.H, (long long)g.W,
+                         (long long)g.KH, (long long)g.KW, (long long)g.sw, (long long)p0,
+                         (long long)k, (long long)q, got, want);
+            }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(tile_matches_reference_with_tails_and_flips),
+      cmocka_unit_test(dot_matches_reference_at_every_length),
+      cmocka_unit_test(requant_matches_reference_with_nan_and_huge_multipliers),
+      cmocka_unit_test(pack_matches_im2col_on_every_geometry),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
