@@ -18,6 +18,7 @@
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
+#include "epctx_host/noop_casts.h"
 #include "epctx_host/partition.h"
 #include "bodies.h"
 #include "external_initializers.h"
@@ -153,6 +154,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   sopt.input_shapes = settings.input_shapes;
   sopt.input_values = settings.input_values;
   Specialize(model, sopt, in, progress);
+  if (size_t n = DropNoopCasts(model))
+    progress("specialise: " + std::to_string(n) +
+             " Cast nodes to their input's own type removed (QuantizeLinear -> Cast -> "
+             "DequantizeLinear)");
   if (size_t n = TrimDeadTaps(*model.mutable_graph(), BuildGraphInfo(model)))
     progress("specialise: " + std::to_string(n) +
              " Conv nodes lost kernel taps that only read padding");

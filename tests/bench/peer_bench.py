@@ -27,7 +27,8 @@ thread counts as ORT; until then it runs on the caller's thread and that one
 measurement is paired with ORT at every thread count.
 
 usage: peer_bench.py --build BUILD_DIR [--quick] [--rounds N] [--round-ms MS]
-                     [--ep vnpu,none] [--threads 1,2] [--models a,b,...|all|quick|zoo|real]
+                     [--ep vnpu,none] [--threads 1,2]
+                     [--models a,b,...|all|quick|zoo|int8|real|gemm]
                      [--baseline-worker PATH] [--json-out FILE]
 --baseline-worker adds another build's peer-bench-epctx on the same packages
 and prints this build's time over it per model (what got slower).
@@ -35,7 +36,8 @@ BUILD_DIR is a host build in which `ctest -R 'peer_bench|zoo'` has run once
 (it fetches the models and ONNX Runtime, builds peer-bench-ort, makes tiny3
 and the quick part of the zoo; `cmake --build BUILD_DIR --target zoo_models`
 makes the whole zoo). --models all (the default) takes every model whose
-inputs are there.
+inputs are there; int8 the quantized ones (zoo.json's family int8, which
+zoo and all include), ORT running the same quantized ONNX file.
 Any failure: one line "peer_bench.py: error: ..." and exit status 1.
 """
 import argparse
@@ -203,22 +205,24 @@ def zoo_entries():
 
 def select_models(cfg, spec):
     """--models: names and the groups all (tiny3, real and zoo), real, zoo,
-    gemm (the zoo's GEMM shapes as one-node models), quick; the groups take
-    only the models whose inputs exist (a named one must)."""
+    int8 (the zoo's quantized models), gemm (the zoo's GEMM shapes as
+    one-node models), quick; the groups take only the models whose inputs
+    exist (a named one must)."""
     known = catalog(cfg)
     quick = [TINY] + QUICK_REAL + [m["name"] for m in zoo_entries() if m.get("quick")]
+    int8 = [m["name"] for m in zoo_entries() if m.get("family") == "int8"]
     out = []
     for tok in [t for t in spec.split(",") if t]:
-        if tok in ("all", "real", "zoo", "gemm", "quick"):
+        if tok in ("all", "real", "zoo", "int8", "gemm", "quick"):
             names = [n for n, (g, _, ref) in known.items()
                      if ((tok == "all" and g != "gemm") or g == tok or
-                         (tok == "quick" and n in quick)) and
+                         (tok == "quick" and n in quick) or (tok == "int8" and n in int8)) and
                      os.path.exists(os.path.join(ref, "manifest.txt"))]
         elif tok in known:
             names = [tok]
         else:
             raise BenchError(f"--models: unknown model '{tok}' (known: {', '.join(known)}; "
-                             "groups all, real, zoo, gemm, quick)")
+                             "groups all, real, zoo, int8, gemm, quick)")
         out += [n for n in names if n not in out]
     if not out:
         raise BenchError(f"--models {spec}: no model has its inputs (run `ctest -R peer_bench` "
@@ -445,7 +449,7 @@ def parse_args(argv):
                    help="epctx-compile backends, comma-separated (default vnpu,none)")
     p.add_argument("--threads", default="1,2", help="ORT intra-op thread counts (default 1,2)")
     p.add_argument("--models", default="all",
-                   help="names, or the groups all, real, zoo, quick (default all)")
+                   help="names, or the groups all, real, zoo, int8, gemm, quick (default all)")
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--round-ms", type=float, default=300.0, help="time per worker per round")
     p.add_argument("--max-runs", type=int, default=2000, help="most runs per worker per round")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Makes the model zoo (README.md beside this file) in ZOO_DIR: the torch
-# models (gen_torch_models.py), the GEMM shapes (gen_gemm_models.py), the npm
+# models (gen_torch_models.py), their quantized versions
+# (gen_quant_models.py), the GEMM shapes (gen_gemm_models.py), the npm
 # models copied from the real-models cache, then every chosen model's input
 # and ONNX Runtime's outputs (tests/real/ort_reference.js, with ORT from the
 # cache). Models already made are kept; references are remade.
@@ -33,6 +34,11 @@ torch=$(names torch)
 if [ -n "$torch" ]; then
   "$py" "$here/gen_torch_models.py" "$zoo" --models "$torch" 2>"$zoo/gen_torch.log" ||
     die "$(grep -m1 'error:' "$zoo/gen_torch.log" || tail -n1 "$zoo/gen_torch.log")"
+fi
+quant=$(names quant)
+if [ -n "$quant" ]; then
+  "$py" "$here/gen_quant_models.py" "$zoo" --models "$quant" 2>"$zoo/gen_quant.log" ||
+    die "$(grep -m1 'error:' "$zoo/gen_quant.log" || tail -n1 "$zoo/gen_quant.log")"
 fi
 [ -z "$(names gemm)" ] || "$py" "$here/gen_gemm_models.py" "$zoo"
 for n in $(names npm | tr , ' '); do
