@@ -4,7 +4,8 @@
 // against a plain reference on shapes off the 8 x 48 tile: K not a multiple
 // of 4 (the tail group), UINT8 weights (the XOR), dot products of any
 // length, requantisation with NaN, infinite and huge multipliers, and the
-// im2col packer over strides, pads, dilations and partial panels. Equal
+// im2col packer over strides, pads, dilations and partial panels, and the
+// depthwise plane over windows, strides and dilations. Equal
 // integers are required, and equal bytes after requantisation.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,6 +215,44 @@ void pack_matches_im2col_on_every_geometry(void**) {
   }
 }
 
+void depthwise_plane_matches_reference(void**) {
+  struct Dw {
+    int32_t KH, KW, sh, sw, dh, dw;
+    int64_t OH, OW;
+  };
+  const Dw kCases[] = {{3, 3, 1, 1, 1, 1, 5, 17}, {3, 3, 2, 2, 1, 1, 4, 33},
+                       {5, 5, 1, 1, 1, 1, 3, 16}, {5, 5, 2, 2, 1, 1, 2, 7},
+                       {7, 7, 1, 1, 2, 2, 2, 20}, {1, 8, 1, 2, 1, 3, 2, 9},
+                       {3, 1, 3, 1, 1, 1, 3, 1}};
+  for (uk::Isa isa : Isas()) {
+    const uk::QDwFn dw = uk::QDwKernel(isa);
+    for (const Dw& c : kCases) {
+      assert_true(uk::QDwFits(c.KH, c.KW, c.sw, c.dw));
+      const int64_t rows = (c.OH - 1) * c.sh + (c.KH - 1) * c.dh + 1;
+      const int64_t pitch = (c.OW - 1) * c.sw + (c.KW - 1) * c.dw + 1 + 64;
+      const std::vector<uint8_t> x = Bytes(size_t(rows * pitch), uint32_t(c.OW * 7 + c.KH));
+      const std::vector<uint8_t> wb = Bytes(size_t(c.KH * c.KW), uint32_t(c.OH));
+      std::vector<int8_t> w(wb.size());
+      for (size_t i = 0; i < wb.size(); ++i) w[i] = int8_t(wb[i]);
+      std::vector<int32_t> out(size_t(c.OH * c.OW + 16), -7);
+      dw(uk::QDwPlane{x.data(), pitch, w.data(), c.KH, c.KW, c.sh, c.sw, c.dh, c.dw, c.OH, c.OW,
+                      out.data()});
+      for (int64_t oh = 0; oh < c.OH; ++oh)
+        for (int64_t ow = 0; ow < c.OW; ++ow) {
+          int32_t want = 0;
+          for (int32_t kh = 0; kh < c.KH; ++kh)
+            for (int32_t kw = 0; kw < c.KW; ++kw)
+              want += int32_t(w[size_t(kh * c.KW + kw)]) *
+                      int32_t(x[size_t((oh * c.sh + kh * c.dh) * pitch + ow * c.sw + kw * c.dw)]);
+          if (out[size_t(oh * c.OW + ow)] != want)
+            fail_msg("%s %dx%d s%d d%d: [%lld][%lld] %d, want %d", uk::IsaName(isa), c.KH, c.KW,
+                     c.sw, c.dw, (long long)oh, (long long)ow, out[size_t(oh * c.OW + ow)], want);
+        }
+      for (size_t i = size_t(c.OH * c.OW); i < out.size(); ++i) assert_int_equal(out[i], -7);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -222,6 +261,7 @@ int main() {
       cmocka_unit_test(dot_matches_reference_at_every_length),
       cmocka_unit_test(requant_matches_reference_with_nan_and_huge_multipliers),
       cmocka_unit_test(pack_matches_im2col_on_every_geometry),
+      cmocka_unit_test(depthwise_plane_matches_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -254,6 +254,77 @@ void QConvOddSizes(void**) {
   }
 }
 
+// Depthwise (groups = channels), the kQDepthwise strategy: int8 input with
+// zero point -3, weights int8 with zero point 0 or uint8 with 128 (read as
+// signed bytes, zero point 0), 3x3 stride 1 and 5x5 stride 2 with uneven
+// pads, 19 columns (a 16-lane step and a partial one); bias, uint8 output.
+void QConvDepthwiseMatchesReference(void**) {
+  const int C = 6, H = 9, W = 19;
+  struct Geo {
+    int K, s, pt, pl, pb, pr;
+    bool u8w;
+  };
+  for (const Geo& g : {Geo{3, 1, 1, 1, 1, 1, false}, Geo{5, 2, 2, 1, 2, 2, true}}) {
+    const int KH = g.K, KW = g.K;
+    const int OH = (H + g.pt + g.pb - KH) / g.s + 1, OW = (W + g.pl + g.pr - KW) / g.s + 1;
+    std::vector<int32_t> x(C * H * W), w(C * KH * KW), bias(C);
+    std::vector<float> mult(C);
+    for (auto& v : x) v = Rand(-128, 127);
+    for (auto& v : w) v = g.u8w ? Rand(0, 255) : Rand(-128, 127);
+    for (int c = 0; c < C; ++c)
+      bias[size_t(c)] = Rand(-300, 300), mult[size_t(c)] = 0.004f * float(c + 1);
+    const int32_t wzp = g.u8w ? 128 : 0;
+    QStream q;
+    uint32_t xt = q.In({1, C, H, W}, D::INT8), yt = q.Out({1, C, OH, OW}, D::UINT8);
+    uint32_t wt = q.W(w, {C, 1, KH, KW}, g.u8w ? D::UINT8 : D::INT8), bt = q.W(bias, {C}, D::INT32);
+    uint32_t mt = q.W(mult, {C}, D::FLOAT32);
+    q.s.Op(fb::CreateQConv2D(q.s.fbb, xt, wt, yt, true, bt, KH, KW, g.s, g.s, g.pt, g.pl, g.pb,
+                             g.pr, 1, 1, C, -3, false, 0, wzp, mt, 100, 0, 255));
+    auto out = Run(q, {Bytes(x, {1, C, H, W}, D::INT8)});
+    for (int c = 0; c < C; ++c)
+      for (int oh = 0; oh < OH; ++oh)
+        for (int ow = 0; ow < OW; ++ow) {
+          int64_t acc = bias[size_t(c)];
+          for (int kh = 0; kh < KH; ++kh)
+            for (int kw = 0; kw < KW; ++kw) {
+              int ih = oh * g.s - g.pt + kh, iw = ow * g.s - g.pl + kw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              acc += (x[size_t((c * H + ih) * W + iw)] + 3) *
+                     (w[size_t((c * KH + kh) * KW + kw)] - wzp);
+            }
+          assert_int_equal(At(out[0], size_t((c * OH + oh) * OW + ow)),
+                           RefRequant(acc, mult[size_t(c)], 100, 0, 255));
+        }
+  }
+}
+
+// 50 x 13 x 11: enough rows of A for the panel strategy (two 48-row
+// panels, the second of 2), K with a tail group, N over one 8-row tile;
+// int8 A with zero point 5, uint8 weights with zero point 3 (the column
+// sums' term).
+void QGemmPanelsMatchReference(void**) {
+  const int M = 50, K = 13, N = 11;
+  QStream q;
+  std::vector<int32_t> a(M * K), w(N * K), bias(N);
+  std::vector<float> mult(N);
+  for (auto& v : a) v = Rand(-128, 127);
+  for (auto& v : w) v = Rand(0, 255);
+  for (int j = 0; j < N; ++j)
+    bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0003f * float(j + 1);
+  uint32_t x = q.In({M, K}, D::INT8), y = q.Out({M, N}, D::INT8);
+  uint32_t wt = q.W(w, {N, K}, D::UINT8), bt = q.W(bias, {N}, D::INT32),
+           mt = q.W(mult, {N}, D::FLOAT32);
+  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 5, false, 0, 3, mt, 1, -128, 127));
+  auto out = Run(q, {Bytes(a, {M, K}, D::INT8)});
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      int64_t acc = bias[size_t(j)];
+      for (int k = 0; k < K; ++k) acc += (a[size_t(i * K + k)] - 5) * (w[size_t(j * K + k)] - 3);
+      assert_int_equal(At(out[0], size_t(i * N + j)),
+                       RefRequant(acc, mult[size_t(j)], 1, -128, 127));
+    }
+}
+
 // Quantize saturates at both ends, sends NaN to the minimum (as ORT) and
 // rounds ties to even; Dequantize inverts it.
 void QuantizeSaturatesAndRoundsToEven(void**) {
@@ -437,6 +508,8 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(QGemmOddSizesAndExtremeZeroPoints),
       cmocka_unit_test(QConvOddSizes),
+      cmocka_unit_test(QConvDepthwiseMatchesReference),
+      cmocka_unit_test(QGemmPanelsMatchReference),
       cmocka_unit_test(QuantizeSaturatesAndRoundsToEven),
       cmocka_unit_test(HostileMultipliersClampNotCrash),
       cmocka_unit_test(DynamicQuantizeMatchesOnnx),

@@ -51,6 +51,7 @@ const char* Name(Strategy s) {
     case Strategy::kGemmBlocked: return "gemm_blocked";
     case Strategy::kQPanel: return "q_panel";
     case Strategy::kQDot: return "q_dot";
+    case Strategy::kQDepthwise: return "q_depthwise";
   }
   return "?";
 }

@@ -18,6 +18,7 @@ void QTileVnni(const QTile& t);
 void QDotVnni(const QDot& d);
 void QRequantVnni(const QRequant& q);
 void QPackVnni(const QConvPanel& c);
+void QDwVnni(const QDwPlane& d);
 }  // namespace detail
 
 namespace {
@@ -129,6 +130,18 @@ void QPackPortable(const QConvPanel& c) {
   }
 }
 
+void QDwPortable(const QDwPlane& d) {
+  for (int64_t oh = 0; oh < d.OH; ++oh)
+    for (int64_t ow = 0; ow < d.OW; ++ow) {
+      int32_t acc = 0;
+      for (int32_t kh = 0; kh < d.KH; ++kh) {
+        const uint8_t* row = d.x + (oh * d.sh + kh * d.dh) * d.pitch + ow * d.sw;
+        for (int32_t kw = 0; kw < d.KW; ++kw) acc += int32_t(d.w[kh * d.KW + kw]) * row[kw * d.dw];
+      }
+      d.out[oh * d.OW + ow] = acc;
+    }
+}
+
 #if defined(__x86_64__)
 // AVX512F/VL usable (BestIsa) and AVX512_VNNI (cpuid 7, ecx bit 11) and
 // AVX512BW (ebx bit 30: the byte masks of the dot kernel's tail).
@@ -137,6 +150,12 @@ bool CpuHasVnni() {
   if (__get_cpuid_max(0, nullptr) < 7) return false;
   __cpuid_count(7, 0, a, b, c, d);
   return (c & (1u << 11)) && (b & (1u << 30));
+}
+// AVX512_VBMI (cpuid 7, ecx bit 1): vpermb, for the depthwise row.
+bool CpuHasVbmi() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  return c & (1u << 1);
 }
 #endif
 
@@ -181,6 +200,14 @@ QPackFn QPackKernel(Isa isa) {
 #endif
   (void)isa;
   return QPackPortable;
+}
+
+QDwFn QDwKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa) && CpuHasVbmi()) return detail::QDwVnni;
+#endif
+  (void)isa;
+  return QDwPortable;
 }
 
 bool QHasVnni() { return UseVnni(Isa::kAuto); }

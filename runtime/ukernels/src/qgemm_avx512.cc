@@ -16,6 +16,8 @@
 #include "qgemm_common.h"
 
 #define EPCTX_VNNI __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bw,avx512vnni")))
+#define EPCTX_VNNI_VBMI \
+  __attribute__((target("avx2,fma,avx512f,avx512vl,avx512bw,avx512vnni,avx512vbmi")))
 
 namespace epctx {
 namespace uk {
@@ -179,6 +181,47 @@ EPCTX_VNNI void QPackVnni(const QConvPanel& c) {
       r[j] = k < c.K ? _mm512_xor_si512(Row(c, runs, nr, k, padv), flip) : _mm512_setzero_si512();
     }
     StoreGroup(r[0], r[1], r[2], r[3], c.panel + gi * kQCols * 4);
+  }
+}
+
+// 16 outputs a step: for each kernel row one 64-byte load from the first
+// output's window and, for each group of four taps, vpermb putting
+// output p's taps (window byte p * sw + (4g + j) * dw) in lane p, and a
+// vpdpbusd with the group's weights broadcast (zero past KW). A row's last
+// step computes 16 lanes and stores those below OW.
+EPCTX_VNNI_VBMI void QDwVnni(const QDwPlane& d) {
+  const int32_t groups = (d.KW + 3) / 4;
+  __m512i idx[2], wv[8][2];
+  for (int32_t g = 0; g < groups; ++g) {
+    alignas(64) uint8_t b[64];
+    for (int32_t p = 0; p < 16; ++p)
+      for (int32_t j = 0; j < 4; ++j) {
+        const int32_t tap = 4 * g + j;
+        b[4 * p + j] = uint8_t(tap < d.KW ? p * d.sw + tap * d.dw : 0);
+      }
+    idx[g] = _mm512_load_si512(b);
+    for (int32_t kh = 0; kh < d.KH; ++kh) {
+      int8_t w4[4];
+      for (int32_t j = 0; j < 4; ++j) w4[j] = 4 * g + j < d.KW ? d.w[kh * d.KW + 4 * g + j] : 0;
+      int32_t v;
+      memcpy(&v, w4, 4);
+      wv[kh][g] = _mm512_set1_epi32(v);
+    }
+  }
+  for (int64_t oh = 0; oh < d.OH; ++oh) {
+    const uint8_t* top = d.x + oh * d.sh * d.pitch;
+    int32_t* out = d.out + oh * d.OW;
+    for (int64_t o = 0; o < d.OW; o += 16) {
+      __m512i acc = _mm512_setzero_si512();
+      const uint8_t* r = top + o * d.sw;
+      for (int32_t kh = 0; kh < d.KH; ++kh, r += d.dh * d.pitch) {
+        const __m512i win = _mm512_loadu_si512(r);
+        for (int32_t g = 0; g < groups; ++g)
+          acc = _mm512_dpbusd_epi32(acc, _mm512_permutexvar_epi8(idx[g], win), wv[kh][g]);
+      }
+      const __mmask16 m = d.OW - o >= 16 ? __mmask16(0xffff) : __mmask16((1u << (d.OW - o)) - 1);
+      _mm512_mask_storeu_epi32(out + o, m, acc);
+    }
   }
 }
 

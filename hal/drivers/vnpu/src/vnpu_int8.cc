@@ -294,7 +294,7 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
       RunDynamicQuantize(b, o->params_as_DynamicQuantize());
       return true;
     case fb::OpParams::QConv2D:
-      if (p.strategy == Strategy::kQPanel) RunQConvPanel(b, o->params_as_QConv2D(), p);
+      if (p.strategy != Strategy::kNone) RunQConvPanel(b, o->params_as_QConv2D(), p);
       else RunQConv(b, o->params_as_QConv2D());
       return true;
     case fb::OpParams::QGemm:

@@ -56,28 +56,12 @@ int64_t Groups(int64_t k) { return (k + 3) / 4; }
 // Workspace floats of a panel of k rows: groups x 48 columns x 4 bytes.
 uint64_t PanelFloats(int64_t k) { return uint64_t(Groups(k)) * uint64_t(kQCols); }
 
-// The raw sums to the accumulator: raw - xz * wsum[c] - wz * colsum + K xz wz,
-// wrapping (qgemm.h), then the epilogue.
-struct Finish {
-  Epilogue ep;
-  const int32_t* wsum;  // the op's weight-row sums
-  uint32_t xz, wz, kzz;
-  void operator()(void* y, uint64_t i, int64_t c, int32_t raw, int32_t colsum) const {
-    const uint32_t acc = uint32_t(raw) - xz * uint32_t(wsum[c]) - wz * uint32_t(colsum) + kzz;
-    ep(y, i, uint64_t(c), int32_t(acc));
-  }
-  // Row c's constant terms plus its bias (QRequant::rowc).
-  int32_t RowConstant(int64_t c) const {
-    return int32_t(kzz - xz * uint32_t(wsum[c]) + uint32_t(ep.bias ? ep.bias[c] : 0));
-  }
-};
-
-Finish MakeFinish(const Bindings& b, uint32_t x, uint32_t w, uint32_t out, bool has_bias,
-                  uint32_t bias, uint32_t mult, int32_t ozp, int32_t lo, int32_t hi, int32_t xzp,
-                  bool has_xzp_tensor, uint32_t xzp_tensor, int32_t wzp, int64_t k,
-                  const OpPlan& p) {
+QFinish MakeFinish(const Bindings& b, uint32_t x, uint32_t w, uint32_t out, bool has_bias,
+                   uint32_t bias, uint32_t mult, int32_t ozp, int32_t lo, int32_t hi, int32_t xzp,
+                   bool has_xzp_tensor, uint32_t xzp_tensor, int32_t wzp, int64_t k,
+                   const OpPlan& p) {
   const fb::Graph* g = b.graph->stream;
-  Finish f{};
+  QFinish f{};
   f.ep = Epilogue{Ten(g, out)->dtype(),
                   has_bias ? reinterpret_cast<const int32_t*>(b.ptr(bias)) : nullptr,
                   nullptr,
@@ -194,7 +178,15 @@ void PackRows(const uint8_t* a, int64_t k, int64_t cols, uint8_t xflip, uint8_t*
 OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c) {
   OpPlan p{};
   const ConvGeo s = GeoOf(g, c);
-  if (!InWeights(g, c->weights()) || s.cog < kMinConvRows || s.K < kMinConvK) return p;
+  if (!InWeights(g, c->weights())) return p;
+  uint64_t dw_work = 0;
+  if (QDepthwiseFits(g, c, &dw_work)) {
+    p.strategy = Strategy::kQDepthwise;
+    p.work_floats = dw_work;
+    p.qdw = uk::QDwKernel();
+    return p;
+  }
+  if (s.cog < kMinConvRows || s.K < kMinConvK) return p;
   p.strategy = Strategy::kQPanel;
   p.work_floats = PanelFloats(s.K);
   p.qtile = uk::QTileKernel();
@@ -218,7 +210,9 @@ OpPlan PlanQGemm(const fb::Graph* g, const fb::QGemm* c) {
 }
 
 uint64_t QSumRows(const fb::Graph* g, const fb::Op* o, const OpPlan& p) {
-  if (p.strategy != Strategy::kQPanel && p.strategy != Strategy::kQDot) return 0;
+  if (p.strategy != Strategy::kQPanel && p.strategy != Strategy::kQDot &&
+      p.strategy != Strategy::kQDepthwise)
+    return 0;
   if (o->params_type() == fb::OpParams::QConv2D)
     return uint64_t(Dim(Ten(g, o->params_as_QConv2D()->output()), 1));
   if (o->params_type() == fb::OpParams::QGemm) return o->params_as_QGemm()->n();
@@ -269,10 +263,14 @@ void FillQSums(const fb::Graph* g, const fb::Op* o, const uint8_t* weights, int3
 void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
   const fb::Graph* g = b.graph->stream;
   const ConvGeo s = GeoOf(g, c);
-  const Finish fin = MakeFinish(b, c->input(), c->weights(), c->output(), c->has_bias(), c->bias(),
-                                c->multipliers(), c->output_zero_point(), c->output_min(),
-                                c->output_max(), c->input_zero_point(), c->has_input_zp_tensor(),
-                                c->input_zp_tensor(), c->weight_zero_point(), s.K, p);
+  const QFinish fin = MakeFinish(b, c->input(), c->weights(), c->output(), c->has_bias(), c->bias(),
+                                 c->multipliers(), c->output_zero_point(), c->output_min(),
+                                 c->output_max(), c->input_zero_point(), c->has_input_zp_tensor(),
+                                 c->input_zp_tensor(), c->weight_zero_point(), s.K, p);
+  if (p.strategy == Strategy::kQDepthwise) {
+    RunQDepthwise(b, c, p, fin);
+    return;
+  }
   const uint8_t* x = reinterpret_cast<const uint8_t*>(b.ptr(c->input()));
   const uint8_t* w = reinterpret_cast<const uint8_t*>(b.ptr(c->weights()));
   void* y = b.ptr(c->output());
@@ -314,10 +312,10 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
 void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
   const fb::Graph* g = b.graph->stream;
   const int64_t M = int64_t(c->m()), K = int64_t(c->k()), N = int64_t(c->n());
-  const Finish fin = MakeFinish(b, c->input(), c->weights(), c->output(), c->has_bias(), c->bias(),
-                                c->multipliers(), c->output_zero_point(), c->output_min(),
-                                c->output_max(), c->input_zero_point(), c->has_input_zp_tensor(),
-                                c->input_zp_tensor(), c->weight_zero_point(), K, p);
+  const QFinish fin = MakeFinish(b, c->input(), c->weights(), c->output(), c->has_bias(), c->bias(),
+                                 c->multipliers(), c->output_zero_point(), c->output_min(),
+                                 c->output_max(), c->input_zero_point(), c->has_input_zp_tensor(),
+                                 c->input_zp_tensor(), c->weight_zero_point(), K, p);
   const uint8_t* a = reinterpret_cast<const uint8_t*>(b.ptr(c->input()));
   const uint8_t* w = reinterpret_cast<const uint8_t*>(b.ptr(c->weights()));
   void* y = b.ptr(c->output());

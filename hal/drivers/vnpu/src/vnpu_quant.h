@@ -53,6 +53,22 @@ struct Epilogue {
   }
 };
 
+// The raw sums to the accumulator: raw - xz * wsum[c] - wz * colsum + K xz wz,
+// wrapping (qgemm.h), then the epilogue.
+struct QFinish {
+  Epilogue ep;
+  const int32_t* wsum;  // the op's weight-row sums
+  uint32_t xz, wz, kzz;
+  void operator()(void* y, uint64_t i, int64_t c, int32_t raw, int32_t colsum) const {
+    const uint32_t acc = uint32_t(raw) - xz * uint32_t(wsum[c]) - wz * uint32_t(colsum) + kzz;
+    ep(y, i, uint64_t(c), int32_t(acc));
+  }
+  // Row c's constant terms plus its bias (QRequant::rowc).
+  int32_t RowConstant(int64_t c) const {
+    return int32_t(kzz - xz * uint32_t(wsum[c]) + uint32_t(ep.bias ? ep.bias[c] : 0));
+  }
+};
+
 }  // namespace vnpu
 }  // namespace epctx
 

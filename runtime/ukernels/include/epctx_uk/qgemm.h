@@ -90,6 +90,28 @@ struct QConvPanel {
 };
 using QPackFn = void (*)(const QConvPanel& c);
 
+// One channel of a depthwise int8 convolution, from its input already
+// padded (unsigned bytes, rows `pitch` apart, each readable 64 bytes past
+// the last byte a tap reads):
+//   out[oh * OW + ow] = sum over kh < KH, kw < KW of
+//       w[kh * KW + kw] * x[(oh * sh + kh * dh) * pitch + ow * sw + kw * dw]
+// The VNNI kernel puts 16 outputs in the lanes of a vector and four taps
+// of a window row in each lane's bytes (vpermb from one 64-byte load), so
+// it takes KH <= 8, KW <= 8 and 15 * sw + (KW - 1) * dw < 64 (QDwFits);
+// the portable one takes any.
+struct QDwPlane {
+  const uint8_t* x;
+  int64_t pitch;
+  const int8_t* w;
+  int32_t KH, KW, sh, sw, dh, dw;
+  int64_t OH, OW;
+  int32_t* out;
+};
+using QDwFn = void (*)(const QDwPlane& d);
+inline bool QDwFits(int64_t KH, int64_t KW, int64_t sw, int64_t dw) {
+  return KH >= 1 && KH <= 8 && KW >= 1 && KW <= 8 && 15 * sw + (KW - 1) * dw < 64;
+}
+
 // The kernels for `isa` (kAuto: BestIsa()): AVX-512 VNNI where the CPU has
 // it (cpuid 7 ecx bit 11, with AVX-512 usable), else portable C, which
 // computes the same integers.
@@ -97,6 +119,7 @@ QTileFn QTileKernel(Isa isa = Isa::kAuto);
 QDotFn QDotKernel(Isa isa = Isa::kAuto);
 QRequantFn QRequantKernel(Isa isa = Isa::kAuto);
 QPackFn QPackKernel(Isa isa = Isa::kAuto);
+QDwFn QDwKernel(Isa isa = Isa::kAuto);
 // Whether QTileKernel(kAuto) is the VNNI one (benchmarks print it).
 bool QHasVnni();
 

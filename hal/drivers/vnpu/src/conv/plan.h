@@ -64,6 +64,7 @@ enum class Strategy : uint8_t {
   kGemmBlocked,     // GEMM_BLOCKED, 48-column blocks read in place
   kQPanel,          // QCONV2D / QGEMM: int8 panels of 48 columns (vnpu_qpanel.cc)
   kQDot,            // QGEMM of few rows: one dot product per output
+  kQDepthwise,      // QCONV2D depthwise: padded planes, rows of 16 lanes (vnpu_qdepthwise.cc)
 };
 
 struct OpPlan {
@@ -82,6 +83,7 @@ struct OpPlan {
   uk::QTileFn qtile;        // kQPanel
   uk::QDotFn qdot;          // kQDot
   uk::QPackFn qpack;        // kQPanel QCONV2D: the im2col panel packer
+  uk::QDwFn qdw;            // kQDepthwise
   uk::QRequantFn qrequant;  // kQPanel QCONV2D: set when acc + bias stays in int32
   uint64_t qsum_at;         // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   // Copies the fused epilogue into a tile.
@@ -133,7 +135,13 @@ uint64_t QSumRows(const fb::Graph* g, const fb::Op* o, const OpPlan& p);
 // accumulator plus bias can leave int32 (K x 255 x 255 + the largest |bias|).
 void FillQSums(const fb::Graph* g, const fb::Op* o, const uint8_t* weights, int32_t* sums,
                OpPlan* p);
+// Runs kQPanel and kQDepthwise QCONV2Ds.
 void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p);
+// kQDepthwise (vnpu_qdepthwise.cc): whether it takes the op, and its
+// workspace floats per slot; the run, given the op's finish.
+struct QFinish;
+bool QDepthwiseFits(const fb::Graph* g, const fb::QConv2D* c, uint64_t* work_floats);
+void RunQDepthwise(const Bindings& b, const fb::QConv2D* c, const OpPlan& p, const QFinish& fin);
 void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p);
 
 // GEMM (vnpu_kernels.cc): workspace floats per slot of its packed B slice
