@@ -253,6 +253,54 @@ void depthwise_plane_matches_reference(void**) {
   }
 }
 
+// The vnpu reference's QBINARY element, written out (no fused multiply-add:
+// this file is compiled as the kernels are, see CMakeLists.txt).
+uint8_t RefBinary(const uk::QBinaryRow& r, int64_t i) {
+  const int32_t qa = r.is_signed ? int32_t(int8_t(r.a[i])) : int32_t(r.a[i]);
+  const int32_t qb = r.is_signed ? int32_t(int8_t(r.b[i])) : int32_t(r.b[i]);
+  const float va = float(qa - r.az) * r.as;
+  const float vb = float(qb - r.bz) * r.bs;
+  float v = (r.mul ? va * vb : va + vb) / r.ys;
+  const float flo = float(r.lo - r.yz), fhi = float(r.hi - r.yz);
+  if (!(v >= flo)) v = flo;
+  if (!(v <= fhi)) v = fhi;
+  return uint8_t(int32_t(std::nearbyint(v)) + r.yz);
+}
+
+void binary_rows_match_reference(void**) {
+  for (uk::Isa isa : Isas()) {
+    const uk::QBinaryFn bin = uk::QBinaryKernel(isa);
+    for (int64_t n : {1, 15, 16, 17, 100}) {
+      for (int kind = 0; kind < 4; ++kind) {
+        const bool is_signed = kind & 1, mul = kind & 2;
+        const std::vector<uint8_t> a = Bytes(size_t(n), uint32_t(n + kind));
+        const std::vector<uint8_t> b = Bytes(size_t(n), uint32_t(n * 3 + kind));
+        std::vector<uint8_t> y(size_t(n) + 16, 0xee);
+        const uk::QBinaryRow r{a.data(),
+                               b.data(),
+                               y.data(),
+                               n,
+                               is_signed,
+                               mul,
+                               0.05f,
+                               0.0371f,
+                               mul ? 0.9f : 0.083f,
+                               is_signed ? -5 : 120,
+                               is_signed ? 3 : 128,
+                               is_signed ? -2 : 131,
+                               is_signed ? -128 : 0,
+                               is_signed ? 127 : 255};
+        bin(r);
+        for (int64_t i = 0; i < n; ++i)
+          if (y[size_t(i)] != RefBinary(r, i))
+            fail_msg("%s n %lld kind %d [%lld]: %d, want %d", uk::IsaName(isa), (long long)n, kind,
+                     (long long)i, y[size_t(i)], RefBinary(r, i));
+        for (size_t i = size_t(n); i < y.size(); ++i) assert_int_equal(y[i], 0xee);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -262,6 +310,7 @@ int main() {
       cmocka_unit_test(requant_matches_reference_with_nan_and_huge_multipliers),
       cmocka_unit_test(pack_matches_im2col_on_every_geometry),
       cmocka_unit_test(depthwise_plane_matches_reference),
+      cmocka_unit_test(binary_rows_match_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

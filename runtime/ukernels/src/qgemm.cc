@@ -19,6 +19,7 @@ void QDotVnni(const QDot& d);
 void QRequantVnni(const QRequant& q);
 void QPackVnni(const QConvPanel& c);
 void QDwVnni(const QDwPlane& d);
+void QBinaryVnni(const QBinaryRow& r);
 }  // namespace detail
 
 namespace {
@@ -142,6 +143,19 @@ void QDwPortable(const QDwPlane& d) {
     }
 }
 
+void QBinaryPortable(const QBinaryRow& r) {
+  const float flo = float(r.lo - r.yz), fhi = float(r.hi - r.yz);
+  for (int64_t i = 0; i < r.n; ++i) {
+    const int32_t qa = r.is_signed ? int32_t(int8_t(r.a[i])) : int32_t(r.a[i]);
+    const int32_t qb = r.is_signed ? int32_t(int8_t(r.b[i])) : int32_t(r.b[i]);
+    const float va = float(qa - r.az) * r.as, vb = float(qb - r.bz) * r.bs;
+    float v = (r.mul ? va * vb : va + vb) / r.ys;
+    if (!(v >= flo)) v = flo;
+    if (!(v <= fhi)) v = fhi;
+    r.y[i] = uint8_t(int32_t(RoundEven(v)) + r.yz);
+  }
+}
+
 #if defined(__x86_64__)
 // AVX512F/VL usable (BestIsa) and AVX512_VNNI (cpuid 7, ecx bit 11) and
 // AVX512BW (ebx bit 30: the byte masks of the dot kernel's tail).
@@ -208,6 +222,14 @@ QDwFn QDwKernel(Isa isa) {
 #endif
   (void)isa;
   return QDwPortable;
+}
+
+QBinaryFn QBinaryKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QBinaryVnni;
+#endif
+  (void)isa;
+  return QBinaryPortable;
 }
 
 bool QHasVnni() { return UseVnni(Isa::kAuto); }

@@ -225,6 +225,25 @@ EPCTX_VNNI_VBMI void QDwVnni(const QDwPlane& d) {
   }
 }
 
+// 16 elements a step, the last under a mask.
+EPCTX_VNNI void QBinaryVnni(const QBinaryRow& r) {
+  const __m512i az = _mm512_set1_epi32(r.az), bz = _mm512_set1_epi32(r.bz);
+  const __m512i yz = _mm512_set1_epi32(r.yz);
+  const __m512 as = _mm512_set1_ps(r.as), bs = _mm512_set1_ps(r.bs), ys = _mm512_set1_ps(r.ys);
+  const __m512 flo = _mm512_set1_ps(float(r.lo - r.yz)), fhi = _mm512_set1_ps(float(r.hi - r.yz));
+  for (int64_t i = 0; i < r.n; i += 16) {
+    const __mmask16 m = r.n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (r.n - i)) - 1);
+    const __m128i ab = _mm_maskz_loadu_epi8(m, r.a + i), bb = _mm_maskz_loadu_epi8(m, r.b + i);
+    const __m512i qa = r.is_signed ? _mm512_cvtepi8_epi32(ab) : _mm512_cvtepu8_epi32(ab);
+    const __m512i qb = r.is_signed ? _mm512_cvtepi8_epi32(bb) : _mm512_cvtepu8_epi32(bb);
+    const __m512 va = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(qa, az)), as);
+    const __m512 vb = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(qb, bz)), bs);
+    __m512 v = _mm512_div_ps(r.mul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb), ys);
+    v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
+    _mm512_mask_cvtepi32_storeu_epi8(r.y + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(v), yz));
+  }
+}
+
 EPCTX_VNNI void QTileVnni(const QTile& t) {
   if (t.wflip) TileRows<true>(t);
   else TileRows<false>(t);

@@ -196,7 +196,7 @@ void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c) {
   for (uint64_t i = 0; i < n; ++i) y[i] = uint8_t(Requantize(x[i] / scale, zp, 0, 255));
 }
 
-void RunQBinary(const Bindings& b, const fb::QBinary* c) {
+void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   const fb::Tensor* yt = Ten(b, c->output());
   const fb::DType d = yt->dtype();
   const void *a = b.ptr(c->a()), *bb = b.ptr(c->b());
@@ -205,15 +205,25 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c) {
   if (total == 0) return;
   const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
   int64_t idx[8] = {0}, dims[8], sa[8], sb[8];
-  for (uint32_t k = 0; k < r; ++k) {
+  bool flat = true;  // both operands laid out as the output: one row
+  int64_t st = 1;
+  for (uint32_t k = r; k-- > 0;) {
     dims[k] = Dim(yt, k);
     sa[k] = I64(c->a_strides(), k);
     sb[k] = I64(c->b_strides(), k);
+    if (dims[k] > 1 && (sa[k] != st || sb[k] != st)) flat = false;
+    st *= dims[k];
   }
   const float as = c->a_scale(), bs = c->b_scale(), ys = c->y_scale();
   const int32_t az = c->a_zero_point(), bz = c->b_zero_point(), yz = c->y_zero_point();
   const int32_t lo = QMin(d), hi = QMax(d);
   const bool add = c->kind() == fb::BinaryKind::ADD;
+  if (flat && p.qbinary) {
+    p.qbinary(uk::QBinaryRow{static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(bb),
+                             static_cast<uint8_t*>(y), int64_t(total), d == fb::DType::INT8, !add,
+                             as, bs, ys, az, bz, yz, lo, hi});
+    return;
+  }
   uint64_t ia = 0, ib = 0;
   for (uint64_t i = 0; i < total; ++i) {
     const float va = float(Q(a, d, ia) - az) * as, vb = float(Q(bb, d, ib) - bz) * bs;
@@ -301,7 +311,7 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
       if (p.strategy == Strategy::kNone) RunQGemm(b, o->params_as_QGemm());
       else RunQGemmPlanned(b, o->params_as_QGemm(), p);
       return true;
-    case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary()); return true;
+    case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary(), p); return true;
     case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut()); return true;
     case fb::OpParams::QMaxPool: RunQMaxPool(b, o->params_as_QMaxPool()); return true;
     case fb::OpParams::QConcat: RunQConcat(b, o->params_as_QConcat()); return true;

@@ -112,6 +112,23 @@ inline bool QDwFits(int64_t KH, int64_t KW, int64_t sw, int64_t dw) {
   return KH >= 1 && KH <= 8 && KW >= 1 && KW <= 8 && 15 * sw + (KW - 1) * dw < 64;
 }
 
+// ADD or MUL of two quantised rows of one dtype (no broadcasting), as the
+// vnpu reference: va = float(a - az) * as, vb likewise, then (va + vb) or
+// (va * vb) divided by ys, rounded half to even, + yz, clamped to [lo, hi]
+// (NaN: lo). No multiply-add is fused (the files are compiled with
+// -ffp-contract=off), so every ISA gives the same bytes.
+struct QBinaryRow {
+  const uint8_t* a;
+  const uint8_t* b;
+  uint8_t* y;
+  int64_t n;
+  bool is_signed;  // INT8 (else UINT8)
+  bool mul;        // MUL (else ADD)
+  float as, bs, ys;
+  int32_t az, bz, yz, lo, hi;
+};
+using QBinaryFn = void (*)(const QBinaryRow& r);
+
 // The kernels for `isa` (kAuto: BestIsa()): AVX-512 VNNI where the CPU has
 // it (cpuid 7 ecx bit 11, with AVX-512 usable), else portable C, which
 // computes the same integers.
@@ -120,6 +137,7 @@ QDotFn QDotKernel(Isa isa = Isa::kAuto);
 QRequantFn QRequantKernel(Isa isa = Isa::kAuto);
 QPackFn QPackKernel(Isa isa = Isa::kAuto);
 QDwFn QDwKernel(Isa isa = Isa::kAuto);
+QBinaryFn QBinaryKernel(Isa isa = Isa::kAuto);
 // Whether QTileKernel(kAuto) is the VNNI one (benchmarks print it).
 bool QHasVnni();
 

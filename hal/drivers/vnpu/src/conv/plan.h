@@ -84,6 +84,7 @@ struct OpPlan {
   uk::QDotFn qdot;          // kQDot
   uk::QPackFn qpack;        // kQPanel QCONV2D: the im2col panel packer
   uk::QDwFn qdw;            // kQDepthwise
+  uk::QBinaryFn qbinary;    // QBINARY: the row kernel of unbroadcast operands
   uk::QRequantFn qrequant;  // kQPanel QCONV2D: set when acc + bias stays in int32
   uint64_t qsum_at;         // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   // Copies the fused epilogue into a tile.
