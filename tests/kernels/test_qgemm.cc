@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -177,8 +178,8 @@ void pack_matches_im2col_on_every_geometry(void**) {
       {1, 5, 5, 3, 3, 1, 3, 1, 1, 0, 4, 0, 4},   {3, 3, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
   };
   for (uk::Isa isa : Isas()) {
-    const uk::QPackFn pack = uk::QPackKernel(isa);
     for (const Geo& g : kGeos) {
+      const uk::QPackFn pack = uk::QPackKernel(isa, g.KW, g.sw);
       const int64_t OH = (g.H + g.pt + g.pb - g.dh * (g.KH - 1) - 1) / g.sh + 1;
       const int64_t OW = (g.W + g.pl + g.pr - g.dw * (g.KW - 1) - 1) / g.sw + 1;
       const int64_t K = g.C * g.KH * g.KW, P = OH * OW, groups = (K + 3) / 4;
@@ -188,8 +189,9 @@ void pack_matches_im2col_on_every_geometry(void**) {
         for (int64_t p0 = 0; p0 < P; p0 += kQCols) {
           const int64_t cols = P - p0 < kQCols ? P - p0 : kQCols;
           std::vector<uint8_t> panel(size_t(groups * kQCols * 4), 0xee);
+          std::vector<uint64_t> scratch(size_t(uk::kQPackScratch) / 8);
           pack(uk::QConvPanel{x.data(), g.H, g.W, OW, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.pt,
-                              g.pl, K, p0, cols, pad, xflip, panel.data()});
+                              g.pl, K, p0, cols, pad, xflip, panel.data(), scratch.data()});
           for (int64_t k = 0; k < groups * 4; ++k)
             for (int64_t q = 0; q < cols; ++q) {
               uint8_t want = 0;
@@ -301,6 +303,48 @@ void binary_rows_match_reference(void**) {
   }
 }
 
+void lut_quantize_dequantize_rows_match_reference(void**) {
+  std::vector<uint8_t> table = Bytes(256, 77);
+  for (uk::Isa isa : Isas()) {
+    const uk::QLutFn lut = uk::QLutKernel(isa);
+    const uk::QuantizeFn quant = uk::QuantizeKernel(isa);
+    const uk::DequantizeFn deq = uk::DequantizeKernel(isa);
+    for (int64_t n : {1, 16, 63, 64, 65, 300}) {
+      const std::vector<uint8_t> x = Bytes(size_t(n), uint32_t(n));
+      std::vector<uint8_t> y(size_t(n) + 64, 0xee);
+      lut(x.data(), table.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i) assert_int_equal(y[size_t(i)], table[x[size_t(i)]]);
+      for (size_t i = size_t(n); i < y.size(); ++i) assert_int_equal(y[i], 0xee);
+
+      std::vector<float> f(static_cast<size_t>(n));
+      std::mt19937 rng(static_cast<uint32_t>(n));
+      for (int64_t i = 0; i < n; ++i)
+        f[size_t(i)] = i % 7 == 3    ? std::numeric_limits<float>::quiet_NaN()
+                       : i % 11 == 5 ? 0.5f * float(i % 9) * 0.02f  // ties at scale 0.02
+                                     : float(int32_t(rng() % 20001) - 10000) * 0.001f;
+      for (int dt = 0; dt < 2; ++dt) {
+        const int32_t zp = dt ? -3 : 128, lo = dt ? -128 : 0, hi = dt ? 127 : 255;
+        std::fill(y.begin(), y.end(), 0xee);
+        quant(f.data(), n, 0.02f, zp, lo, hi, y.data());
+        for (int64_t i = 0; i < n; ++i) {
+          float v = f[size_t(i)] / 0.02f;
+          if (!(v >= float(lo - zp))) v = float(lo - zp);
+          if (!(v <= float(hi - zp))) v = float(hi - zp);
+          assert_int_equal(y[size_t(i)], uint8_t(int32_t(std::nearbyint(v)) + zp));
+        }
+        for (size_t i = size_t(n); i < y.size(); ++i) assert_int_equal(y[i], 0xee);
+        std::vector<float> back(size_t(n) + 16, -1.0f);
+        deq(x.data(), n, dt == 1, zp, 0.37f, back.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const int32_t q = dt ? int32_t(int8_t(x[size_t(i)])) : int32_t(x[size_t(i)]);
+          assert_true(back[size_t(i)] == float(q - zp) * 0.37f);
+        }
+        for (size_t i = size_t(n); i < back.size(); ++i) assert_true(back[i] == -1.0f);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -311,6 +355,7 @@ int main() {
       cmocka_unit_test(pack_matches_im2col_on_every_geometry),
       cmocka_unit_test(depthwise_plane_matches_reference),
       cmocka_unit_test(binary_rows_match_reference),
+      cmocka_unit_test(lut_quantize_dequantize_rows_match_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -72,7 +72,7 @@ std::vector<int32_t> Ints(const onnx::TensorProto& t, const std::string& what);
 
 // A QDQ group around node n: its data inputs dequantised (dq[i]), its output
 // quantised (q), possibly through one activation (act, Relu or Clip, for
-// Conv/Gemm/MatMul only).
+// Conv/Gemm/MatMul and Add/Mul).
 struct QGroup {
   const onnx::NodeProto* dq[2] = {nullptr, nullptr};
   std::vector<const onnx::NodeProto*> dq_all;  // Concat: one per input

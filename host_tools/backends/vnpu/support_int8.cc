@@ -299,10 +299,12 @@ std::string MatchGroup(const onnx::NodeProto& n, const GraphIndex& ix, const Gra
   for (int i = data; i < n.input_size(); ++i)  // shapes, axes, weights: constants
     if (Has(n, i) && !info.constant(n.input(i)) && !IsConstDq(n.input(i), ix, info))
       return "input '" + n.input(i) + "' is not a constant";
-  // Output: quantised per tensor, through one Relu/Clip for the MAC ops.
+  // Output: quantised per tensor, through one Relu/Clip for the MAC ops and
+  // Add / Mul (a residual block's Add then Relu).
   std::string v = n.output(0);
   const onnx::NodeProto* c = ix.Sole(v);
-  if (mac && c && (c->op_type() == "Relu" || c->op_type() == "Clip") && c->domain().empty()) {
+  if ((mac || data == 2) && c && (c->op_type() == "Relu" || c->op_type() == "Clip") &&
+      c->domain().empty()) {
     for (int i = 1; i < c->input_size(); ++i)
       if (Has(*c, i) && !info.constant(c->input(i))) return "Clip min/max are not constants";
     g->act = c;

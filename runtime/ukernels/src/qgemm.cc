@@ -20,6 +20,10 @@ void QRequantVnni(const QRequant& q);
 void QPackVnni(const QConvPanel& c);
 void QDwVnni(const QDwPlane& d);
 void QBinaryVnni(const QBinaryRow& r);
+void QLutVnni(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n);
+void QuantizeVnni(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
+                  uint8_t* y);
+void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
 }  // namespace detail
 
 namespace {
@@ -156,6 +160,27 @@ void QBinaryPortable(const QBinaryRow& r) {
   }
 }
 
+void QLutPortable(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
+
+void QuantizePortable(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
+                      uint8_t* y) {
+  const float flo = float(lo - zp), fhi = float(hi - zp);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i] / scale;
+    if (!(v >= flo)) v = flo;
+    if (!(v <= fhi)) v = fhi;
+    y[i] = uint8_t(int32_t(RoundEven(v)) + zp);
+  }
+}
+
+void DequantizePortable(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale,
+                        float* y) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = float((is_signed ? int32_t(int8_t(x[i])) : int32_t(x[i])) - zp) * scale;
+}
+
 #if defined(__x86_64__)
 // AVX512F/VL usable (BestIsa) and AVX512_VNNI (cpuid 7, ecx bit 11) and
 // AVX512BW (ebx bit 30: the byte masks of the dot kernel's tail).
@@ -208,11 +233,13 @@ QRequantFn QRequantKernel(Isa isa) {
   return QRequantPortable;
 }
 
-QPackFn QPackKernel(Isa isa) {
+QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 #if defined(__x86_64__)
-  if (UseVnni(isa)) return detail::QPackVnni;
+  if (UseVnni(isa) && CpuHasVbmi() && KW <= 16 && (sw == 1 || sw == 2)) return detail::QPackVnni;
 #endif
   (void)isa;
+  (void)KW;
+  (void)sw;
   return QPackPortable;
 }
 
@@ -230,6 +257,30 @@ QBinaryFn QBinaryKernel(Isa isa) {
 #endif
   (void)isa;
   return QBinaryPortable;
+}
+
+QLutFn QLutKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa) && CpuHasVbmi()) return detail::QLutVnni;
+#endif
+  (void)isa;
+  return QLutPortable;
+}
+
+QuantizeFn QuantizeKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::QuantizeVnni;
+#endif
+  (void)isa;
+  return QuantizePortable;
+}
+
+DequantizeFn DequantizeKernel(Isa isa) {
+#if defined(__x86_64__)
+  if (UseVnni(isa)) return detail::DequantizeVnni;
+#endif
+  (void)isa;
+  return DequantizePortable;
 }
 
 bool QHasVnni() { return UseVnni(Isa::kAuto); }

@@ -136,49 +136,108 @@ inline __mmask64 Lanes(int64_t lo, int64_t hi) {
   return __mmask64(upto & ~((uint64_t{1} << lo) - 1));
 }
 
-// K row k of the panel: pad, then each run's valid span loaded under a
-// mask at its columns (stride 1), or copied byte by byte.
-EPCTX_VNNI inline __m512i Row(const QConvPanel& c, const QRun* runs, int32_t nr, int64_t k,
-                              __m512i padv) {
-  const int64_t taps = c.KH * c.KW;
-  const int64_t ic = k / taps, t = k % taps, kh = t / c.KW;
-  const QSpan sp = QSpanOf(c, t % c.KW);
+// What a panel's K rows share, resolved once per panel: for each run and
+// tap column its lanes and where lane q reads (stride 1: one masked load;
+// stride 2: two masked loads and vpermt2b taking every other byte).
+constexpr int32_t kPackMaxKW = 16;
+struct PackPlan {
+  int32_t nr;
+  int64_t oh[kQCols];                    // per run
+  __mmask64 lanes[kQCols][kPackMaxKW];   // per run and kw: lanes read from input
+  int64_t delta[kQCols][kPackMaxKW];     // lane q reads base + q * sw, base = row + delta
+  uint64_t even[kQCols][kPackMaxKW][2];  // stride 2: the bytes 2q of those lanes, per 64
+};
+
+EPCTX_VNNI_VBMI inline __m512i Row(const QConvPanel& c, const PackPlan& pp, int64_t ic, int64_t kh,
+                                   int64_t kw, __m512i padv, __m512i even) {
   __m512i v = padv;
-  alignas(64) uint8_t buf[64];
-  bool scalar = false;
-  for (int32_t r = 0; r < nr; ++r) {
-    const QRun& u = runs[r];
-    const int64_t ih = u.oh * c.sh - c.pt + kh * c.dh;
+  for (int32_t r = 0; r < pp.nr; ++r) {
+    const __mmask64 m = pp.lanes[r][kw];
+    if (!m) continue;
+    const int64_t ih = pp.oh[r] * c.sh - c.pt + kh * c.dh;
     if (ih < 0 || ih >= c.H) continue;
-    const int64_t a = QClamp(sp.vlo - u.ow0, 0, u.len);
-    const int64_t e = QClamp(sp.vhi + 1 - u.ow0, a, u.len);
-    if (e <= a) continue;
-    const uint8_t* src = c.x + (ic * c.H + ih) * c.W;
+    // Lane q reads row[q * sw + delta]; masked-off lanes read nothing.
+    const uintptr_t base =
+        reinterpret_cast<uintptr_t>(c.x + (ic * c.H + ih) * c.W) + uintptr_t(pp.delta[r][kw]);
     if (c.sw == 1) {
-      // Lane q reads src[ow0 + (q - q0) + off]; masked-off lanes read nothing.
-      const uintptr_t base = reinterpret_cast<uintptr_t>(src) + uintptr_t(u.ow0 + sp.off - u.q0);
-      v = _mm512_mask_loadu_epi8(v, Lanes(u.q0 + a, u.q0 + e), reinterpret_cast<const void*>(base));
+      v = _mm512_mask_loadu_epi8(v, m, reinterpret_cast<const void*>(base));
     } else {
-      if (!scalar) _mm512_store_si512(buf, v);
-      scalar = true;
-      for (int64_t i = a; i < e; ++i) buf[u.q0 + i] = src[(u.ow0 + i) * c.sw + sp.off];
+      // Byte 2q of the 128 from base, for the lanes of m.
+      const __m512i a =
+          _mm512_maskz_loadu_epi8(pp.even[r][kw][0], reinterpret_cast<const void*>(base));
+      const __m512i b =
+          _mm512_maskz_loadu_epi8(pp.even[r][kw][1], reinterpret_cast<const void*>(base + 64));
+      v = _mm512_mask_mov_epi8(v, m, _mm512_permutex2var_epi8(a, even, b));
     }
   }
-  return scalar ? _mm512_load_si512(buf) : v;
+  return v;
 }
 
 }  // namespace
 
-EPCTX_VNNI void QPackVnni(const QConvPanel& c) {
-  QRun runs[kQCols];
-  const int32_t nr = QRuns(c, runs);
-  const __m512i padv = _mm512_set1_epi8(char(c.pad)), flip = _mm512_set1_epi8(char(c.xflip));
+// A 1x1 stride-1 unpadded convolution's panel: 48 consecutive bytes of each
+// input plane.
+EPCTX_VNNI void PackPointwise(const QConvPanel& c) {
+  const __m512i flip = _mm512_set1_epi8(char(c.xflip));
+  const __mmask64 m = Lanes(0, c.cols);
+  const int64_t plane = c.H * c.W;
+  const uint8_t* x = c.x + c.p0;
   __m512i r[4];
   for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
 #pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) {
       const int64_t k = gi * 4 + j;
-      r[j] = k < c.K ? _mm512_xor_si512(Row(c, runs, nr, k, padv), flip) : _mm512_setzero_si512();
+      r[j] = k < c.K ? _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + k * plane), flip)
+                     : _mm512_setzero_si512();
+    }
+    StoreGroup(r[0], r[1], r[2], r[3], c.panel + gi * kQCols * 4);
+  }
+}
+
+EPCTX_VNNI_VBMI void QPackVnni(const QConvPanel& c) {
+  if (c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 && c.pl == 0 && c.OW == c.W &&
+      c.p0 + c.cols <= c.H * c.W) {
+    PackPointwise(c);
+    return;
+  }
+  QRun runs[kQCols];
+  static_assert(sizeof(PackPlan) <= size_t(kQPackScratch), "the plan fits the caller's scratch");
+  PackPlan& pp = *static_cast<PackPlan*>(c.scratch);
+  pp.nr = QRuns(c, runs);
+  for (int64_t kw = 0; kw < c.KW; ++kw) {
+    const QSpan sp = QSpanOf(c, kw);
+    for (int32_t r = 0; r < pp.nr; ++r) {
+      const QRun& u = runs[r];
+      const int64_t a = QClamp(sp.vlo - u.ow0, 0, u.len);
+      const int64_t e = QClamp(sp.vhi + 1 - u.ow0, a, u.len);
+      pp.oh[r] = u.oh;
+      pp.lanes[r][kw] = Lanes(u.q0 + a, u.q0 + e);
+      pp.delta[r][kw] = (u.ow0 - u.q0) * c.sw + sp.off;
+      pp.even[r][kw][0] = pp.even[r][kw][1] = 0;
+      for (int64_t q = u.q0 + a; q < u.q0 + e; ++q) {  // lanes below 32: the first 64 bytes
+        if (q < 32) pp.even[r][kw][0] |= uint64_t{1} << (2 * q);
+        else pp.even[r][kw][1] |= uint64_t{1} << (2 * q - 64);
+      }
+    }
+  }
+  alignas(64) uint8_t ev[64];
+  for (int i = 0; i < 64; ++i) ev[i] = uint8_t(2 * i);
+  const __m512i even = _mm512_load_si512(ev);
+  const __m512i padv = _mm512_set1_epi8(char(c.pad)), flip = _mm512_set1_epi8(char(c.xflip));
+  __m512i r[4];
+  int64_t ic = 0, kh = 0, kw = 0;  // of row k, counted up
+  for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      if (gi * 4 + j >= c.K) {
+        r[j] = _mm512_setzero_si512();
+        continue;
+      }
+      r[j] = _mm512_xor_si512(Row(c, pp, ic, kh, kw, padv, even), flip);
+      if (++kw == c.KW) {
+        kw = 0;
+        if (++kh == c.KH) kh = 0, ++ic;
+      }
     }
     StoreGroup(r[0], r[1], r[2], r[3], c.panel + gi * kQCols * 4);
   }
@@ -241,6 +300,45 @@ EPCTX_VNNI void QBinaryVnni(const QBinaryRow& r) {
     __m512 v = _mm512_div_ps(r.mul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb), ys);
     v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
     _mm512_mask_cvtepi32_storeu_epi8(r.y + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(v), yz));
+  }
+}
+
+// 64 bytes a step: vpermt2b looks bits 0-6 up in each half of the table,
+// bit 7 picks the half.
+EPCTX_VNNI_VBMI void QLutVnni(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  for (int64_t i = 0; i < n; i += 64) {
+    const __mmask64 m = Lanes(0, n - i);
+    const __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
+    const __m512i lo = _mm512_permutex2var_epi8(t0, v, t1),
+                  hi = _mm512_permutex2var_epi8(t2, v, t3);
+    _mm512_mask_storeu_epi8(y + i, m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), lo, hi));
+  }
+}
+
+EPCTX_VNNI void QuantizeVnni(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
+                             int32_t hi, uint8_t* y) {
+  const __m512 s = _mm512_set1_ps(scale);
+  const __m512 flo = _mm512_set1_ps(float(lo - zp)), fhi = _mm512_set1_ps(float(hi - zp));
+  const __m512i z = _mm512_set1_epi32(zp);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    __m512 v = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), s);
+    v = _mm512_min_ps(_mm512_max_ps(v, flo), fhi);
+    _mm512_mask_cvtepi32_storeu_epi8(y + i, m, _mm512_add_epi32(_mm512_cvtps_epi32(v), z));
+  }
+}
+
+EPCTX_VNNI void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale,
+                               float* y) {
+  const __m512 s = _mm512_set1_ps(scale);
+  const __m512i z = _mm512_set1_epi32(zp);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    const __m128i b = _mm_maskz_loadu_epi8(m, x + i);
+    const __m512i q = is_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b);
+    _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, z)), s));
   }
 }
 

@@ -150,7 +150,7 @@ void RunQGemm(const Bindings& b, const fb::QGemm* c) {
            MakeOperand(b, c->weights(), c->weight_zero_point()));
 }
 
-void RunQuantize(const Bindings& b, const fb::Quantize* c) {
+void RunQuantize(const Bindings& b, const fb::Quantize* c, const OpPlan& p) {
   const fb::Tensor* yt = Ten(b, c->output());
   const float* x = Ptr<const float>(b, c->input());
   void* y = b.ptr(c->output());
@@ -158,10 +158,14 @@ void RunQuantize(const Bindings& b, const fb::Quantize* c) {
   const float s = c->scale();
   const int32_t zp = c->zero_point(), lo = QMin(d), hi = QMax(d);
   const uint64_t n = Elements(yt);
+  if (p.quantize) {
+    p.quantize(x, int64_t(n), s, zp, lo, hi, static_cast<uint8_t*>(y));
+    return;
+  }
   for (uint64_t i = 0; i < n; ++i) StoreQ(y, d, i, Requantize(x[i] / s, zp, lo, hi));
 }
 
-void RunDequantize(const Bindings& b, const fb::Dequantize* c) {
+void RunDequantize(const Bindings& b, const fb::Dequantize* c, const OpPlan& p) {
   const fb::Tensor* xt = Ten(b, c->input());
   const void* x = b.ptr(c->input());
   float* y = Ptr<float>(b, c->output());
@@ -171,6 +175,11 @@ void RunDequantize(const Bindings& b, const fb::Dequantize* c) {
   if (xt->dtype() == fb::DType::INT32) {
     const int32_t* xi = static_cast<const int32_t*>(x);
     for (uint64_t i = 0; i < n; ++i) y[i] = float(xi[i]) * s;  // zero point 0 (validated)
+    return;
+  }
+  if (p.dequantize) {
+    p.dequantize(static_cast<const uint8_t*>(x), int64_t(n), xt->dtype() == fb::DType::INT8, zp, s,
+                 y);
     return;
   }
   for (uint64_t i = 0; i < n; ++i) y[i] = float(Q(x, xt->dtype(), i) - zp) * s;
@@ -240,11 +249,15 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   }
 }
 
-void RunQLut(const Bindings& b, const fb::QLut* c) {
+void RunQLut(const Bindings& b, const fb::QLut* c, const OpPlan& p) {
   const uint8_t* x = Ptr<const uint8_t>(b, c->input());
   const uint8_t* t = Ptr<const uint8_t>(b, c->table());
   uint8_t* y = Ptr<uint8_t>(b, c->output());
   const uint64_t n = Elements(Ten(b, c->input()));
+  if (p.qlut) {
+    p.qlut(x, t, y, int64_t(n));
+    return;
+  }
   for (uint64_t i = 0; i < n; ++i) y[i] = t[x[i]];
 }
 
@@ -298,8 +311,8 @@ void RunQConcat(const Bindings& b, const fb::QConcat* c) {
 
 bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
   switch (o->params_type()) {
-    case fb::OpParams::Quantize: RunQuantize(b, o->params_as_Quantize()); return true;
-    case fb::OpParams::Dequantize: RunDequantize(b, o->params_as_Dequantize()); return true;
+    case fb::OpParams::Quantize: RunQuantize(b, o->params_as_Quantize(), p); return true;
+    case fb::OpParams::Dequantize: RunDequantize(b, o->params_as_Dequantize(), p); return true;
     case fb::OpParams::DynamicQuantize:
       RunDynamicQuantize(b, o->params_as_DynamicQuantize());
       return true;
@@ -312,7 +325,7 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
       else RunQGemmPlanned(b, o->params_as_QGemm(), p);
       return true;
     case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary(), p); return true;
-    case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut()); return true;
+    case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut(), p); return true;
     case fb::OpParams::QMaxPool: RunQMaxPool(b, o->params_as_QMaxPool()); return true;
     case fb::OpParams::QConcat: RunQConcat(b, o->params_as_QConcat()); return true;
     default: return false;

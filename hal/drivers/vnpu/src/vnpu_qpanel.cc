@@ -188,9 +188,9 @@ OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c) {
   }
   if (s.cog < kMinConvRows || s.K < kMinConvK) return p;
   p.strategy = Strategy::kQPanel;
-  p.work_floats = PanelFloats(s.K);
+  p.work_floats = PanelFloats(s.K) + uint64_t(uk::kQPackScratch) / 4;
   p.qtile = uk::QTileKernel();
-  p.qpack = uk::QPackKernel();
+  p.qpack = uk::QPackKernel(uk::Isa::kAuto, s.KW, s.sw);
   return p;
 }
 
@@ -287,7 +287,7 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
           const int64_t cols = s.P - p0 < kQCols ? s.P - p0 : kQCols;
           p.qpack(uk::QConvPanel{x + (n * s.C + gi * s.cig) * s.H * s.W, s.H, s.W, s.OW, s.KH, s.KW,
                                  s.sh, s.sw, s.dh, s.dw, s.pt, s.pl, s.K, p0, cols, pad, xflip,
-                                 panel});
+                                 panel, panel + PanelFloats(s.K) * 4});
           if (fin.wz) ColumnSums(panel, Groups(s.K), colsum);
           Sweep(p, w, s.K, wflip, panel, gi * s.cog, s.cog,
                 [&](int64_t oc0, int32_t rows, const int32_t* raw) {

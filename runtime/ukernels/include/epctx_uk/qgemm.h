@@ -87,8 +87,12 @@ struct QConvPanel {
   int64_t p0, cols;
   uint8_t pad, xflip;
   uint8_t* panel;
+  void* scratch;  // kQPackScratch bytes, 8-byte aligned: the packer's plan of the panel
 };
+constexpr int64_t kQPackScratch = 32768;
 using QPackFn = void (*)(const QConvPanel& c);
+// The vector packer (AVX-512 VBMI) takes KW <= 16 and strides 1 and 2;
+// QPackKernel(isa, KW, sw) gives the portable one for other windows.
 
 // One channel of a depthwise int8 convolution, from its input already
 // padded (unsigned bytes, rows `pitch` apart, each readable 64 bytes past
@@ -129,15 +133,28 @@ struct QBinaryRow {
 };
 using QBinaryFn = void (*)(const QBinaryRow& r);
 
+// Element rows of the int8 level, as the vnpu reference computes them:
+// y[i] = table[x[i]] (QLUT); y[i] = clamp(round_half_even(x[i] / scale) + zp,
+// lo, hi), NaN giving lo (QUANTIZE); y[i] = float(q[i] - zp) * scale with q
+// read as int8 or uint8 (DEQUANTIZE).
+using QLutFn = void (*)(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n);
+using QuantizeFn = void (*)(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
+                            int32_t hi, uint8_t* y);
+using DequantizeFn = void (*)(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale,
+                              float* y);
+
 // The kernels for `isa` (kAuto: BestIsa()): AVX-512 VNNI where the CPU has
 // it (cpuid 7 ecx bit 11, with AVX-512 usable), else portable C, which
 // computes the same integers.
 QTileFn QTileKernel(Isa isa = Isa::kAuto);
 QDotFn QDotKernel(Isa isa = Isa::kAuto);
 QRequantFn QRequantKernel(Isa isa = Isa::kAuto);
-QPackFn QPackKernel(Isa isa = Isa::kAuto);
+QPackFn QPackKernel(Isa isa = Isa::kAuto, int64_t KW = 1, int64_t sw = 1);
 QDwFn QDwKernel(Isa isa = Isa::kAuto);
 QBinaryFn QBinaryKernel(Isa isa = Isa::kAuto);
+QLutFn QLutKernel(Isa isa = Isa::kAuto);
+QuantizeFn QuantizeKernel(Isa isa = Isa::kAuto);
+DequantizeFn DequantizeKernel(Isa isa = Isa::kAuto);
 // Whether QTileKernel(kAuto) is the VNNI one (benchmarks print it).
 bool QHasVnni();
 

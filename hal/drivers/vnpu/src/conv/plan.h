@@ -69,24 +69,27 @@ enum class Strategy : uint8_t {
 
 struct OpPlan {
   Strategy strategy;
-  bool post;                // the activation runs after the tile (not fused)
-  bool leaky;               // uk::Tile::leaky of the fused epilogue
-  uint64_t work_floats;     // per worker slot (0: none)
-  int64_t chunk_k;          // kDense: K rows per packed chunk
-  int64_t group;            // kDense: pixel blocks packed per chunk
-  bool in_place;            // kDense: a 1x1's B rows read from the input
-  uk::TileFn tile;          // the strategy's tile kernel
-  uk::TileFn edge;          // kRowShift: the edge columns' 4 x 24 tile
-  uk::Im2colFn im2col;      // kDense, kDenseRows: the im2col packer
-  uk::NarrowFn narrow;      // kDense: a last block of few pixels (no leaky)
-  float lo, hi, slope;      // the fused epilogue (uk::Tile)
-  uk::QTileFn qtile;        // kQPanel
-  uk::QDotFn qdot;          // kQDot
-  uk::QPackFn qpack;        // kQPanel QCONV2D: the im2col panel packer
-  uk::QDwFn qdw;            // kQDepthwise
-  uk::QBinaryFn qbinary;    // QBINARY: the row kernel of unbroadcast operands
-  uk::QRequantFn qrequant;  // kQPanel QCONV2D: set when acc + bias stays in int32
-  uint64_t qsum_at;         // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
+  bool post;                    // the activation runs after the tile (not fused)
+  bool leaky;                   // uk::Tile::leaky of the fused epilogue
+  uint64_t work_floats;         // per worker slot (0: none)
+  int64_t chunk_k;              // kDense: K rows per packed chunk
+  int64_t group;                // kDense: pixel blocks packed per chunk
+  bool in_place;                // kDense: a 1x1's B rows read from the input
+  uk::TileFn tile;              // the strategy's tile kernel
+  uk::TileFn edge;              // kRowShift: the edge columns' 4 x 24 tile
+  uk::Im2colFn im2col;          // kDense, kDenseRows: the im2col packer
+  uk::NarrowFn narrow;          // kDense: a last block of few pixels (no leaky)
+  float lo, hi, slope;          // the fused epilogue (uk::Tile)
+  uk::QTileFn qtile;            // kQPanel
+  uk::QDotFn qdot;              // kQDot
+  uk::QPackFn qpack;            // kQPanel QCONV2D: the im2col panel packer
+  uk::QDwFn qdw;                // kQDepthwise
+  uk::QBinaryFn qbinary;        // QBINARY: the row kernel of unbroadcast operands
+  uk::QLutFn qlut;              // QLUT
+  uk::QuantizeFn quantize;      // QUANTIZE
+  uk::DequantizeFn dequantize;  // DEQUANTIZE of INT8/UINT8
+  uk::QRequantFn qrequant;      // kQPanel QCONV2D: set when acc + bias stays in int32
+  uint64_t qsum_at;             // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {
     t->lo = lo;

@@ -174,6 +174,9 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
       case fb::OpParams::QConv2D: p = PlanQConv(g, o->params_as_QConv2D()); break;
       case fb::OpParams::QGemm: p = PlanQGemm(g, o->params_as_QGemm()); break;
       case fb::OpParams::QBinary: p.qbinary = uk::QBinaryKernel(); break;
+      case fb::OpParams::QLut: p.qlut = uk::QLutKernel(); break;
+      case fb::OpParams::Quantize: p.quantize = uk::QuantizeKernel(); break;
+      case fb::OpParams::Dequantize: p.dequantize = uk::DequantizeKernel(); break;
       default: break;
     }
     most = p.work_floats > most ? p.work_floats : most;
