@@ -7,6 +7,8 @@ onnxruntime's quantisers write them (Debian's python3-onnx 1.12):
                and Gemm weights, int32 biases in the accumulator's scale;
                Conv+Relu, MaxPool, a second Conv, a residual Add, a Concat of
                differently quantised inputs, Flatten, Gemm, MatMul.
+  qdq_swish    SiLU and HardSwish as two nodes between DequantizeLinear and
+               QuantizeLinear, a residual Add then Relu.
   qdq_mixed    signed int8 activations; AveragePool, GlobalAveragePool and an
                Add of a dequantised constant inside the QDQ graph.
   qlinear      QLinearConv and QLinearMatMul as quantised-operator-format
@@ -203,11 +205,41 @@ def qdq_mixed(rng):
     return graph, inputs, [s3]
 
 
+def qdq_swish(rng):
+    """The activations exporters write as two nodes between DequantizeLinear
+    and QuantizeLinear: SiLU (x * Sigmoid(x)) and HardSwish (x *
+    HardSigmoid(x)), each one lookup table on vnpu; and a residual Add then
+    Relu (QBINARY then a clamp table). Three outputs, each dequantised."""
+    b = Builder()
+    s0, s1, s2, s3, s4 = 2 / 255, 3 / 255, 1.2 / 255, 1.5 / 255, 2.5 / 255
+    x = b.dq(b.q("x", s0, 128), s0, 128)
+    w1, _ = b.qweight("w1", rng.normal(0, 0.3, (8, 4, 3, 3)).astype(np.float32), 0)
+    w2, _ = b.qweight("w2", rng.normal(0, 0.3, (8, 4, 1, 1)).astype(np.float32), 0)
+    c1 = b.dq(b.q(b.node("Conv", [x, w1], kernel_shape=[3, 3], pads=[1, 1, 1, 1]), s1, 120), s1,
+              120)
+    c2 = b.dq(b.q(b.node("Conv", [x, w2], kernel_shape=[1, 1]), s1, 130), s1, 130)
+    silu = b.node("Mul", [c1, b.node("Sigmoid", [c1])])
+    b.node("DequantizeLinear", [b.q(silu, s2, 30), b.init("y1_s", np.float32(s2)),
+                                b.init("y1_z", np.uint8(30))], ["y1"])
+    hsw = b.node("Mul", [c1, b.node("HardSigmoid", [c1], alpha=1 / 6, beta=0.5)])
+    b.node("DequantizeLinear", [b.q(hsw, s3, 40), b.init("y2_s", np.float32(s3)),
+                                b.init("y2_z", np.uint8(40))], ["y2"])
+    res = b.node("Relu", [b.node("Add", [c1, c2])])
+    b.node("DequantizeLinear", [b.q(res, s4, 0), b.init("y3_s", np.float32(s4)),
+                                b.init("y3_z", np.uint8(0))], ["y3"])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 8, 6, 6]) for n in ("y1", "y2", "y3")]
+    graph = helper.make_graph(
+        b.nodes, "qdq_swish", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 6, 6])],
+        outs, b.inits)
+    inputs = {"x": rng.uniform(-1, 1, (1, 4, 6, 6)).astype(np.float32)}
+    return graph, inputs, [s2, s3, s4]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(11)
     cases = []
-    for fn in (qdq_static, dyn_quant, qlinear, qdq_mixed):
+    for fn in (qdq_static, dyn_quant, qlinear, qdq_mixed, qdq_swish):
         graph, inputs, atols = fn(rng)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                                   producer_name="epctx-tests-int8")

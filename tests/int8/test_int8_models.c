@@ -177,11 +177,13 @@ int main(int argc, char** argv) {
   static const char* dyn = "dyn_quant";
   static const char* qlinear = "qlinear";
   static const char* mixed = "qdq_mixed";
+  static const char* swish = "qdq_swish";
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)qdq),
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)dyn),
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)qlinear),
       cmocka_unit_test_prestate(matches_onnxruntime, (void*)mixed),
+      cmocka_unit_test_prestate(matches_onnxruntime, (void*)swish),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)qdq),
       cmocka_unit_test_prestate(vnpu_without_int8_refuses, (void*)dyn),
       cmocka_unit_test(weight_sharing_group_versions),

@@ -44,6 +44,8 @@ function zooModels() {
     hi: m.hi === undefined ? 1 : m.hi,
     fixed: !m.symbolic,
     minVnpuShare: m.min_vnpu_share,
+    atolSteps: m.atol_steps,
+    atol: m.atol,
     path: path.join(zooDir, 'models', `${m.name}.onnx`),
   }));
 }
@@ -142,6 +144,20 @@ async function main() {
       m.fixed ? '' : `input_shape ${m.input}:${m.shape.join(',')}`,
       '',
     ].join('\n'));
+    // An int8 model's tolerance (README of tests/bench/zoo): atol_steps
+    // steps of its output's quantisation, the smallest gap between two of
+    // ORT's output values, or an absolute atol; test_real_models reads it.
+    const atolFile = path.join(dir, 'atol.txt');
+    let atol = m.atol;
+    if (m.atolSteps !== undefined) {
+      const v = Array.from(outputs[session.outputNames[0]].data).sort((a, b) => a - b);
+      let gap = Infinity;
+      for (let i = 1; i < v.length; i++) if (v[i] > v[i - 1]) gap = Math.min(gap, v[i] - v[i - 1]);
+      if (!Number.isFinite(gap)) throw new Error(`${m.name}: constant output, no quantisation step`);
+      atol = m.atolSteps * gap;
+    }
+    if (atol !== undefined) fs.writeFileSync(atolFile, `${atol}\n`);
+    else if (fs.existsSync(atolFile)) fs.unlinkSync(atolFile);
     // test_real_models' floor for a model that cannot reach 90% on vnpu yet.
     const floorFile = path.join(dir, 'min_vnpu_share.txt');
     if (m.minVnpuShare !== undefined) fs.writeFileSync(floorFile, `${m.minVnpuShare}\n`);

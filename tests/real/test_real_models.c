@@ -10,7 +10,8 @@
  * log-mel spectrogram is ~80 dB where a float32 ULP is 8e-6 and the Log of a
  * sum of squares differs from ORT's in the last bits; the detector's sigmoid
  * map is in [0, 1]. Accumulation order differs from ORT's (no fused or
- * Winograd kernels), which float32 allows.
+ * Winograd kernels), which float32 allows. A quantised model of the zoo
+ * has its own absolute tolerance in atol.txt (tests/bench/zoo/README.md).
  *
  * usage: test_real_models COMPILE_TOOL CACHE_DIR WORK_DIR [CASES_FILE]
  * CASES_FILE (default CACHE_DIR/ref/cases.txt) names the models, one a line;
@@ -95,6 +96,18 @@ static void matches_onnxruntime(void** state) {
   mc_io_from_manifest(&m, dir, &files, &io);
   io.rtol = RTOL;
   io.atol = scaled_atol(&io);
+  /* A quantised model's tolerance, written by ort_reference.js from the
+   * zoo's atol_steps or atol (tests/bench/zoo/README.md says why). */
+  snprintf(path, sizeof(path), "%s/atol.txt", dir);
+  FILE* af = fopen(path, "r");
+  if (af) {
+    double atol = 0;
+    int ok = fscanf(af, "%lf", &atol) == 1 && atol > 0;
+    fclose(af);
+    if (!ok) fail_msg("%s: expected a positive tolerance", path);
+    io.atol = atol;
+    io.rtol = 0;
+  }
 
   epctx_session* s = NULL;
   double create_ms = 0, run_ms = 0;

@@ -289,6 +289,40 @@ void Lowerer::GroupLut(const onnx::NodeProto& n, const QGroup& g) {
   Lut(QIn(g.dq[0]), LutTable(g.in[0], g.out, f, n.output(0) + ":lut"), g.q->output(0), true);
 }
 
+bool Lowerer::SwishLut(const onnx::NodeProto& n) {
+  if (!n.domain().empty()) return false;
+  const std::string& v = n.input(0);
+  const onnx::NodeProto* dq = ix_.Producer(v);
+  const onnx::NodeProto* mul = ix_.Sole(n.output(0));
+  if (!dq || dq->op_type() != "DequantizeLinear" || !dq->domain().empty() ||
+      info_.constant(dq->input(0)) || !mul || mul->op_type() != "Mul" || !mul->domain().empty() ||
+      mul->input_size() != 2)
+    return false;
+  const std::string& other = mul->input(0) == n.output(0) ? mul->input(1) : mul->input(0);
+  const onnx::NodeProto* q = ix_.Sole(mul->output(0));
+  if (other != v || !q || q->op_type() != "QuantizeLinear" || !q->domain().empty()) return false;
+  QParam in, out;
+  if (!PerTensor(*dq, info_, &in).empty() || !PerTensor(*q, info_, &out).empty()) return false;
+  const bool q8 = [](int32_t d) {
+    return d == onnx::TensorProto::INT8 || d == onnx::TensorProto::UINT8;
+  }(in.dtype);
+  if (!q8 || !InPartition(dq) || !InPartition(mul) || !InPartition(q) ||
+      outputs_.count(n.output(0)) || outputs_.count(mul->output(0)))
+    return false;
+  IrOp act;
+  SetAct(act, n);
+  const auto f = [&act](float x) {
+    const float gate = act.act == fb::Activation::SIGMOID
+                           ? 1.f / (1.f + std::exp(-x))
+                           : std::max(0.f, std::min(1.f, act.alpha * x + act.beta));
+    return x * gate;
+  };
+  consumed_.insert(mul);
+  consumed_.insert(q);
+  Lut(QIn(dq), LutTable(in, out, f, mul->output(0) + ":lut"), q->output(0), true);
+  return true;
+}
+
 void Lowerer::GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
   IrOp op;
   op.kind = fb::OpParams::QBinary;
@@ -491,6 +525,7 @@ bool Lowerer::Int8Node(const onnx::NodeProto& n) {
     DirectMac(n);
     return true;
   }
+  if ((t == "Sigmoid" || t == "HardSigmoid") && SwishLut(n)) return true;
   if (!Int8GroupOp(t)) return false;
   QGroup g;
   const std::string why = MatchGroup(n, ix_, info_, &g);

@@ -160,6 +160,10 @@ class Lowerer {
   int Lut(int x, int table, const std::string& value, bool output);
   int Requant(int x, const QParam& in, const QParam& out, const std::string& name);
   void GroupLut(const onnx::NodeProto& n, const QGroup& g);
+  // DequantizeLinear -> x * Sigmoid(x) or x * HardSigmoid(x) -> QuantizeLinear
+  // (SiLU, HardSwish as exporters write them) as one QLUT; false when n, the
+  // Sigmoid / HardSigmoid, is not the centre of such a group.
+  bool SwishLut(const onnx::NodeProto& n);
   void GroupBinary(const onnx::NodeProto& n, const QGroup& g);
   void GroupMaxPool(const onnx::NodeProto& n, const QGroup& g);
   void GroupConcat(const onnx::NodeProto& n, const QGroup& g);
