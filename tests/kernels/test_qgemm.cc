@@ -258,8 +258,9 @@ void depthwise_plane_matches_reference(void**) {
 // The vnpu reference's QBINARY element, written out (no fused multiply-add:
 // this file is compiled as the kernels are, see CMakeLists.txt).
 uint8_t RefBinary(const uk::QBinaryRow& r, int64_t i) {
-  const int32_t qa = r.is_signed ? int32_t(int8_t(r.a[i])) : int32_t(r.a[i]);
-  const int32_t qb = r.is_signed ? int32_t(int8_t(r.b[i])) : int32_t(r.b[i]);
+  const uint8_t ba = r.a[r.a_one ? 0 : i], bb = r.b[r.b_one ? 0 : i];
+  const int32_t qa = r.is_signed ? int32_t(int8_t(ba)) : int32_t(ba);
+  const int32_t qb = r.is_signed ? int32_t(int8_t(bb)) : int32_t(bb);
   const float va = float(qa - r.az) * r.as;
   const float vb = float(qb - r.bz) * r.bs;
   float v = (r.mul ? va * vb : va + vb) / r.ys;
@@ -273,8 +274,8 @@ void binary_rows_match_reference(void**) {
   for (uk::Isa isa : Isas()) {
     const uk::QBinaryFn bin = uk::QBinaryKernel(isa);
     for (int64_t n : {1, 15, 16, 17, 100}) {
-      for (int kind = 0; kind < 4; ++kind) {
-        const bool is_signed = kind & 1, mul = kind & 2;
+      for (int kind = 0; kind < 16; ++kind) {
+        const bool is_signed = kind & 1, mul = kind & 2, a_one = kind & 4, b_one = kind & 8;
         const std::vector<uint8_t> a = Bytes(size_t(n), uint32_t(n + kind));
         const std::vector<uint8_t> b = Bytes(size_t(n), uint32_t(n * 3 + kind));
         std::vector<uint8_t> y(size_t(n) + 16, 0xee);
@@ -284,6 +285,8 @@ void binary_rows_match_reference(void**) {
                                n,
                                is_signed,
                                mul,
+                               a_one,
+                               b_one,
                                0.05f,
                                0.0371f,
                                mul ? 0.9f : 0.083f,

@@ -150,8 +150,9 @@ void QDwPortable(const QDwPlane& d) {
 void QBinaryPortable(const QBinaryRow& r) {
   const float flo = float(r.lo - r.yz), fhi = float(r.hi - r.yz);
   for (int64_t i = 0; i < r.n; ++i) {
-    const int32_t qa = r.is_signed ? int32_t(int8_t(r.a[i])) : int32_t(r.a[i]);
-    const int32_t qb = r.is_signed ? int32_t(int8_t(r.b[i])) : int32_t(r.b[i]);
+    const uint8_t ba = r.a[r.a_one ? 0 : i], bb = r.b[r.b_one ? 0 : i];
+    const int32_t qa = r.is_signed ? int32_t(int8_t(ba)) : int32_t(ba);
+    const int32_t qb = r.is_signed ? int32_t(int8_t(bb)) : int32_t(bb);
     const float va = float(qa - r.az) * r.as, vb = float(qb - r.bz) * r.bs;
     float v = (r.mul ? va * vb : va + vb) / r.ys;
     if (!(v >= flo)) v = flo;

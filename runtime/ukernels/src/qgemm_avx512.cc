@@ -292,7 +292,8 @@ EPCTX_VNNI void QBinaryVnni(const QBinaryRow& r) {
   const __m512 flo = _mm512_set1_ps(float(r.lo - r.yz)), fhi = _mm512_set1_ps(float(r.hi - r.yz));
   for (int64_t i = 0; i < r.n; i += 16) {
     const __mmask16 m = r.n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (r.n - i)) - 1);
-    const __m128i ab = _mm_maskz_loadu_epi8(m, r.a + i), bb = _mm_maskz_loadu_epi8(m, r.b + i);
+    const __m128i ab = r.a_one ? _mm_set1_epi8(char(r.a[0])) : _mm_maskz_loadu_epi8(m, r.a + i);
+    const __m128i bb = r.b_one ? _mm_set1_epi8(char(r.b[0])) : _mm_maskz_loadu_epi8(m, r.b + i);
     const __m512i qa = r.is_signed ? _mm512_cvtepi8_epi32(ab) : _mm512_cvtepu8_epi32(ab);
     const __m512i qb = r.is_signed ? _mm512_cvtepi8_epi32(bb) : _mm512_cvtepu8_epi32(bb);
     const __m512 va = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(qa, az)), as);

@@ -214,23 +214,51 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   if (total == 0) return;
   const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
   int64_t idx[8] = {0}, dims[8], sa[8], sb[8];
-  bool flat = true;  // both operands laid out as the output: one row
-  int64_t st = 1;
-  for (uint32_t k = r; k-- > 0;) {
+  for (uint32_t k = 0; k < r; ++k) {
     dims[k] = Dim(yt, k);
     sa[k] = I64(c->a_strides(), k);
     sb[k] = I64(c->b_strides(), k);
-    if (dims[k] > 1 && (sa[k] != st || sb[k] != st)) flat = false;
-    st *= dims[k];
   }
   const float as = c->a_scale(), bs = c->b_scale(), ys = c->y_scale();
   const int32_t az = c->a_zero_point(), bz = c->b_zero_point(), yz = c->y_zero_point();
   const int32_t lo = QMin(d), hi = QMax(d);
   const bool add = c->kind() == fb::BinaryKind::ADD;
-  if (flat && p.qbinary) {
-    p.qbinary(uk::QBinaryRow{static_cast<const uint8_t*>(a), static_cast<const uint8_t*>(bb),
-                             static_cast<uint8_t*>(y), int64_t(total), d == fb::DType::INT8, !add,
-                             as, bs, ys, az, bz, yz, lo, hi});
+  // Rows for the row kernel: the innermost dimensions over which each
+  // operand either runs contiguously (mode 1) or stays on one element
+  // (mode 0, broadcast: a per-channel gate over a plane).
+  int64_t inner = 1;
+  int am = -1, bm = -1;
+  uint32_t kin = r;
+  for (uint32_t k = r; k-- > 0;) {
+    if (dims[k] == 1) {
+      kin = k;
+      continue;
+    }
+    const int ma = sa[k] == inner ? 1 : sa[k] == 0 ? 0 : -1;
+    const int mb = sb[k] == inner ? 1 : sb[k] == 0 ? 0 : -1;
+    if (ma < 0 || mb < 0 || (am >= 0 && ma != am) || (bm >= 0 && mb != bm)) break;
+    am = ma;
+    bm = mb;
+    inner *= dims[k];
+    kin = k;
+  }
+  if (p.qbinary && inner >= 16) {
+    const uint8_t *pa = static_cast<const uint8_t*>(a), *pb = static_cast<const uint8_t*>(bb);
+    uint8_t* py = static_cast<uint8_t*>(y);
+    uint64_t ia = 0, ib = 0;
+    for (uint64_t o = 0; o < total / uint64_t(inner); ++o) {
+      p.qbinary(uk::QBinaryRow{pa + ia, pb + ib, py + o * uint64_t(inner), inner,
+                               d == fb::DType::INT8, !add, am == 0, bm == 0, as, bs, ys, az, bz, yz,
+                               lo, hi});
+      for (uint32_t k = kin; k-- > 0;) {  // odometer over the outer dimensions
+        ia += uint64_t(sa[k]);
+        ib += uint64_t(sb[k]);
+        if (++idx[k] < dims[k]) break;
+        ia -= uint64_t(sa[k] * dims[k]);
+        ib -= uint64_t(sb[k] * dims[k]);
+        idx[k] = 0;
+      }
+    }
     return;
   }
   uint64_t ia = 0, ib = 0;

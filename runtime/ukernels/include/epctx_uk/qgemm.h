@@ -116,7 +116,8 @@ inline bool QDwFits(int64_t KH, int64_t KW, int64_t sw, int64_t dw) {
   return KH >= 1 && KH <= 8 && KW >= 1 && KW <= 8 && 15 * sw + (KW - 1) * dw < 64;
 }
 
-// ADD or MUL of two quantised rows of one dtype (no broadcasting), as the
+// ADD or MUL of two quantised rows of one dtype (either may be one element
+// broadcast over the row), as the
 // vnpu reference: va = float(a - az) * as, vb likewise, then (va + vb) or
 // (va * vb) divided by ys, rounded half to even, + yz, clamped to [lo, hi]
 // (NaN: lo). No multiply-add is fused (the files are compiled with
@@ -126,8 +127,9 @@ struct QBinaryRow {
   const uint8_t* b;
   uint8_t* y;
   int64_t n;
-  bool is_signed;  // INT8 (else UINT8)
-  bool mul;        // MUL (else ADD)
+  bool is_signed;     // INT8 (else UINT8)
+  bool mul;           // MUL (else ADD)
+  bool a_one, b_one;  // the operand is one element, read for every output
   float as, bs, ys;
   int32_t az, bz, yz, lo, hi;
 };
