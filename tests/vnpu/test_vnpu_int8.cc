@@ -393,6 +393,36 @@ void QBinaryBroadcastsAndSaturates(void**) {
   }
 }
 
+// A per-channel gate over planes ([1,4,5,5] * [1,4,1,1], the row kernel
+// with a one-element operand) and a plane added to every channel
+// ([1,4,5,5] + [1,1,5,5]: rows of 25 with the second operand repeating).
+void QBinaryRowsBroadcast(void**) {
+  for (int gate = 0; gate < 2; ++gate) {
+    QStream q;
+    const std::vector<int64_t> bshape =
+        gate ? std::vector<int64_t>{1, 4, 1, 1} : std::vector<int64_t>{1, 1, 5, 5};
+    uint32_t a = q.In({1, 4, 5, 5}, D::UINT8), b = q.In(bshape, D::UINT8);
+    uint32_t y = q.Out({1, 4, 5, 5}, D::UINT8);
+    std::vector<int64_t> sa = {100, 25, 5, 1};
+    std::vector<int64_t> sb =
+        gate ? std::vector<int64_t>{4, 1, 0, 0} : std::vector<int64_t>{0, 0, 5, 1};
+    q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, gate ? fb::BinaryKind::MUL : fb::BinaryKind::ADD, a, b,
+                                   y, &sa, &sb, 0.02f, 7, 0.01f, 3, 0.03f, 9));
+    std::vector<int32_t> av(100), bv(gate ? 4 : 25);
+    for (auto& v : av) v = Rand(0, 255);
+    for (auto& v : bv) v = Rand(0, 255);
+    auto out = Run(q, {Bytes(av, {1, 4, 5, 5}, D::UINT8), Bytes(bv, bshape, D::UINT8)});
+    for (int c = 0; c < 4; ++c)
+      for (int i = 0; i < 25; ++i) {
+        const float fa = float(av[size_t(c * 25 + i)] - 7) * 0.02f;
+        const float fb = float(bv[size_t(gate ? c : i)] - 3) * 0.01f;
+        float v = (gate ? fa * fb : fa + fb) / 0.03f;
+        v = std::min(246.0f, std::max(-9.0f, v));
+        assert_int_equal(At(out[0], size_t(c * 25 + i)), int32_t(std::nearbyint(v)) + 9);
+      }
+  }
+}
+
 // QLUT maps each byte (int8 read as its unsigned value), QMAX_POOL ignores
 // padding, QCONCAT joins along axis 1.
 void LutPoolConcat(void**) {
@@ -509,6 +539,7 @@ int main() {
       cmocka_unit_test(QGemmOddSizesAndExtremeZeroPoints),
       cmocka_unit_test(QConvOddSizes),
       cmocka_unit_test(QConvDepthwiseMatchesReference),
+      cmocka_unit_test(QBinaryRowsBroadcast),
       cmocka_unit_test(QGemmPanelsMatchReference),
       cmocka_unit_test(QuantizeSaturatesAndRoundsToEven),
       cmocka_unit_test(HostileMultipliersClampNotCrash),
