@@ -19,6 +19,7 @@
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
 #include "epctx_host/noop_casts.h"
+#include "epctx_host/transpose_dq.h"
 #include "epctx_host/partition.h"
 #include "bodies.h"
 #include "external_initializers.h"
@@ -158,6 +159,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     progress("specialise: " + std::to_string(n) +
              " Cast nodes to their input's own type removed (QuantizeLinear -> Cast -> "
              "DequantizeLinear)");
+  if (size_t n = TransposeDequantizedConstants(model))
+    progress("specialise: " + std::to_string(n) +
+             " Transposes of dequantised constant weights moved onto the integers "
+             "(DequantizeLinear -> Transpose -> MatMul)");
   if (size_t n = TrimDeadTaps(*model.mutable_graph(), BuildGraphInfo(model)))
     progress("specialise: " + std::to_string(n) +
              " Conv nodes lost kernel taps that only read padding");

@@ -79,6 +79,10 @@ struct QGroup {
   QParam in[2];
   std::vector<QParam> in_all;
   const onnx::NodeProto* act = nullptr;
+  // MatMul: an Add of a constant bias between it and the rest (torch's
+  // Linear: MatMul -> Add), input bias_input of bias_add.
+  const onnx::NodeProto* bias_add = nullptr;
+  int bias_input = -1;
   const onnx::NodeProto* q = nullptr;
   QParam out;
 };

@@ -227,7 +227,9 @@ void Lowerer::GroupMac(const onnx::NodeProto& n, const QGroup& g) {
   }
   for (int64_t c = 0; c < channels; ++c)
     m.mult.push_back(float(double(g.in[0].scale) * w.Scale(c) / g.out.scale));
-  m.bias = GroupBias(n, 2, g.in[0].scale, w, channels);
+  m.bias = g.bias_add ? GroupBias(*g.bias_add, g.bias_input, g.in[0].scale, w, channels)
+                      : GroupBias(n, 2, g.in[0].scale, w, channels);
+  if (g.bias_add) consumed_.insert(g.bias_add);
   ActClamp(g, op);
   op.qz[2] = g.out.zp;
   if (g.act) consumed_.insert(g.act);
@@ -529,8 +531,10 @@ bool Lowerer::Int8Node(const onnx::NodeProto& n) {
   if (!Int8GroupOp(t)) return false;
   QGroup g;
   const std::string why = MatchGroup(n, ix_, info_, &g);
-  bool inside = why.empty() && InPartition(g.q) && (!g.act || InPartition(g.act)) &&
-                !outputs_.count(n.output(0)) && (!g.act || !outputs_.count(g.act->output(0)));
+  bool inside =
+      why.empty() && InPartition(g.q) && (!g.act || InPartition(g.act)) &&
+      !outputs_.count(n.output(0)) && (!g.act || !outputs_.count(g.act->output(0))) &&
+      (!g.bias_add || (InPartition(g.bias_add) && !outputs_.count(g.bias_add->output(0))));
   for (const auto* dq : g.dq_all) inside = inside && InPartition(dq);
   if (!inside) {
     if ((t == "Conv" || t == "Gemm" || t == "MatMul") && Has(n, 1) &&

@@ -303,6 +303,16 @@ std::string MatchGroup(const onnx::NodeProto& n, const GraphIndex& ix, const Gra
   // Add / Mul (a residual block's Add then Relu).
   std::string v = n.output(0);
   const onnx::NodeProto* c = ix.Sole(v);
+  if (op == "MatMul" && c && c->op_type() == "Add" && c->domain().empty() && c->input_size() == 2) {
+    const int other = c->input(0) == v ? 1 : 0;
+    const std::string& b = c->input(other);
+    if (c->input(1 - other) == v && (info.constant(b) || IsConstDq(b, ix, info))) {
+      g->bias_add = c;
+      g->bias_input = other;
+      v = c->output(0);
+      c = ix.Sole(v);
+    }
+  }
   if ((mac || data == 2) && c && (c->op_type() == "Relu" || c->op_type() == "Clip") &&
       c->domain().empty()) {
     for (int i = 1; i < c->input_size(); ++i)
@@ -345,6 +355,7 @@ std::string MatchGroup(const onnx::NodeProto& n, const GraphIndex& ix, const Gra
     if ((r = WeightOk(n.input(1), ix, info, 2, tb ? 0 : 1)).empty() == false) return r;
     const auto bd = DimsOf(info, n.input(1));
     if ((tb ? bd[1] : bd[0]) != xs.back()) return "B does not match K";
+    if (g->bias_add) return BiasOk(*g->bias_add, g->bias_input, ix, info, bd[1]);
     return op == "Gemm" ? BiasOk(n, 2, ix, info, tb ? bd[0] : bd[1]) : "";
   }
   if (op == "Add" || op == "Mul") {
