@@ -16,11 +16,14 @@
 // ONNX reference divides 1 by 255) and zero point round(clamp(-min/scale)).
 // Float8 and 4-bit types are not epctx dtypes, so they are not supported.
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
 #include "kernels/quant_util.h"
+#include "epctx_uk/qgemm.h"
 
 namespace epctx {
 namespace kern {
@@ -137,6 +140,21 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
 
 template <typename X, typename Q>
 void QuantizeAll(const QuantLayout& l, const X* x, const float* scales, const int32_t* zps, Q* y) {
+  // float32 into 8 bits, one parameter per row: the micro-kernel's rows
+  // (vector lanes where the CPU has them), which round and saturate as
+  // SaturateRound does.
+  if (std::is_same<X, float>::value && sizeof(Q) == 1 && !l.block) {
+    const uk::QuantizeFn row = uk::QuantizeKernel();
+    constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+    int64_t e = 0;
+    for (int64_t o = 0; o < l.outer; ++o)
+      for (int64_t a = 0; a < l.dim; ++a, e += l.inner) {
+        const int64_t p = ParamIndex(l, o, a, 0);
+        row(reinterpret_cast<const float*>(x) + e, l.inner, scales[p], zps[p], lo, hi,
+            reinterpret_cast<uint8_t*>(y) + e);
+      }
+    return;
+  }
   int64_t e = 0;
   for (int64_t o = 0; o < l.outer; ++o)
     for (int64_t a = 0; a < l.dim; ++a) {
@@ -213,6 +231,17 @@ Status DequantizeLinear(KernelContext& ctx) {
       T* out = static_cast<T*>(y->data);
       const int64_t step = l.block ? 1 : 0;
       int64_t e = 0;
+      // 8 bits into float32, one parameter per row: the micro-kernel's rows.
+      if (std::is_same<T, float>::value && sizeof(X) == 1 && !l.block) {
+        const uk::DequantizeFn row = uk::DequantizeKernel();
+        for (int64_t o = 0; o < l.outer; ++o)
+          for (int64_t a = 0; a < l.dim; ++a, e += l.inner) {
+            const int64_t p = ParamIndex(l, o, a, 0);
+            row(reinterpret_cast<const uint8_t*>(in) + e, l.inner, std::is_signed<X>::value, zps[p],
+                scales[p], reinterpret_cast<float*>(out) + e);
+          }
+        return;
+      }
       for (int64_t o = 0; o < l.outer; ++o)
         for (int64_t a = 0; a < l.dim; ++a) {
           const int64_t p0 = ParamIndex(l, o, a, 0);

@@ -5,6 +5,7 @@
 #include "epctx_uk/qgemm.h"
 #include "qgemm_common.h"
 
+#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -199,9 +200,19 @@ bool CpuHasVbmi() {
 }
 #endif
 
+// CpuHasVnni()'s answer, asked once: 0 unknown, 1 no, 2 yes
+// (racing first calls compute the same answer). The CPU kernels pick the
+// row kernels on every run, so cpuid is not asked each time.
+std::atomic<uint32_t> g_vnni{0};
+
 bool UseVnni(Isa isa) {
 #if defined(__x86_64__)
-  return ResolveIsa(isa) == Isa::kAvx512 && CpuHasVnni();
+  uint32_t v = g_vnni.load(std::memory_order_relaxed);
+  if (v == 0) {
+    v = CpuHasVnni() ? 2 : 1;
+    g_vnni.store(v, std::memory_order_relaxed);
+  }
+  return ResolveIsa(isa) == Isa::kAvx512 && v == 2;
 #else
   (void)isa;
   return false;
