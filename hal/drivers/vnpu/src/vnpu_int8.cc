@@ -205,6 +205,20 @@ void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c) {
   for (uint64_t i = 0; i < n; ++i) y[i] = uint8_t(Requantize(x[i] / scale, zp, 0, 255));
 }
 
+// One step of an odometer over the first `rank` output dimensions: idx
+// counts up, and the operands' offsets ia, ib move by their strides.
+inline void Advance(int64_t* idx, const int64_t* dims, const int64_t* sa, const int64_t* sb,
+                    uint32_t rank, uint64_t* ia, uint64_t* ib) {
+  for (uint32_t k = rank; k-- > 0;) {
+    *ia += uint64_t(sa[k]);
+    *ib += uint64_t(sb[k]);
+    if (++idx[k] < dims[k]) return;
+    *ia -= uint64_t(sa[k] * dims[k]);
+    *ib -= uint64_t(sb[k] * dims[k]);
+    idx[k] = 0;
+  }
+}
+
 void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   const fb::Tensor* yt = Ten(b, c->output());
   const fb::DType d = yt->dtype();
@@ -250,14 +264,7 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
       p.qbinary(uk::QBinaryRow{pa + ia, pb + ib, py + o * uint64_t(inner), inner,
                                d == fb::DType::INT8, !add, am == 0, bm == 0, as, bs, ys, az, bz, yz,
                                lo, hi});
-      for (uint32_t k = kin; k-- > 0;) {  // odometer over the outer dimensions
-        ia += uint64_t(sa[k]);
-        ib += uint64_t(sb[k]);
-        if (++idx[k] < dims[k]) break;
-        ia -= uint64_t(sa[k] * dims[k]);
-        ib -= uint64_t(sb[k] * dims[k]);
-        idx[k] = 0;
-      }
+      Advance(idx, dims, sa, sb, kin, &ia, &ib);  // over the outer dimensions
     }
     return;
   }
@@ -265,15 +272,7 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   for (uint64_t i = 0; i < total; ++i) {
     const float va = float(Q(a, d, ia) - az) * as, vb = float(Q(bb, d, ib) - bz) * bs;
     StoreQ(y, d, i, Requantize((add ? va + vb : va * vb) / ys, yz, lo, hi));
-    // Odometer over the output index; strides move a and b.
-    for (uint32_t k = r; k-- > 0;) {
-      ia += uint64_t(sa[k]);
-      ib += uint64_t(sb[k]);
-      if (++idx[k] < dims[k]) break;
-      ia -= uint64_t(sa[k] * dims[k]);
-      ib -= uint64_t(sb[k] * dims[k]);
-      idx[k] = 0;
-    }
+    Advance(idx, dims, sa, sb, r, &ia, &ib);
   }
 }
 
