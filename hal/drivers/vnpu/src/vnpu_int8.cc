@@ -187,7 +187,7 @@ void RunDequantize(const Bindings& b, const fb::Dequantize* c, const OpPlan& p) 
 
 // As ONNX Runtime: [min, max] widened to include 0, scale (max - min) / 255
 // (1 when the range is empty), zero point round(clamp(-min / scale, 0, 255)).
-void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c) {
+void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c, const OpPlan& p) {
   const float* x = Ptr<const float>(b, c->input());
   uint8_t* y = Ptr<uint8_t>(b, c->output());
   const uint64_t n = Elements(Ten(b, c->input()));
@@ -202,6 +202,10 @@ void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c) {
   const int32_t zp = int32_t(RoundEven(zpf));
   *Ptr<float>(b, c->scale()) = scale;
   *Ptr<uint8_t>(b, c->zero_point()) = uint8_t(zp);
+  if (p.quantize) {
+    p.quantize(x, int64_t(n), scale, zp, 0, 255, y);
+    return;
+  }
   for (uint64_t i = 0; i < n; ++i) y[i] = uint8_t(Requantize(x[i] / scale, zp, 0, 255));
 }
 
@@ -341,7 +345,7 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
     case fb::OpParams::Quantize: RunQuantize(b, o->params_as_Quantize(), p); return true;
     case fb::OpParams::Dequantize: RunDequantize(b, o->params_as_Dequantize(), p); return true;
     case fb::OpParams::DynamicQuantize:
-      RunDynamicQuantize(b, o->params_as_DynamicQuantize());
+      RunDynamicQuantize(b, o->params_as_DynamicQuantize(), p);
       return true;
     case fb::OpParams::QConv2D:
       if (p.strategy != Strategy::kNone) RunQConvPanel(b, o->params_as_QConv2D(), p);

@@ -175,7 +175,8 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
       case fb::OpParams::QGemm: p = PlanQGemm(g, o->params_as_QGemm()); break;
       case fb::OpParams::QBinary: p.qbinary = uk::QBinaryKernel(); break;
       case fb::OpParams::QLut: p.qlut = uk::QLutKernel(); break;
-      case fb::OpParams::Quantize: p.quantize = uk::QuantizeKernel(); break;
+      case fb::OpParams::Quantize:
+      case fb::OpParams::DynamicQuantize: p.quantize = uk::QuantizeKernel(); break;
       case fb::OpParams::Dequantize: p.dequantize = uk::DequantizeKernel(); break;
       default: break;
     }
