@@ -301,6 +301,43 @@ void qlinear_conv_adds_bias_and_requantizes_per_channel(void**) {
               EPCTX_INVALID_ARGUMENT, "bias B must have shape [2], found [3]");
 }
 
+// The prepared path (int8 panels: uk::QConvRun) gives the tap loops' bytes:
+// int8 x, uint8 w with one zero point, groups of 6 output channels, 5x3
+// kernel, stride 2 and uneven pads, bias, per-channel w_scale, uint8 y.
+void qlinear_conv_prepared_panels_equal_the_tap_loops(void**) {
+  kt::Host h;
+  const int N = 2, C = 8, H = 9, W = 11, M = 12, G = 2, KH = 5, KW = 3;
+  std::vector<int8_t> xv;
+  std::vector<uint8_t> wv;
+  for (int i = 0; i < N * C * H * W; ++i) xv.push_back(static_cast<int8_t>((i * 37) % 256 - 128));
+  for (int i = 0; i < M * (C / G) * KH * KW; ++i)
+    wv.push_back(static_cast<uint8_t>((i * 53) % 256));
+  std::vector<float> ws;
+  std::vector<int32_t> bias;
+  for (int m = 0; m < M; ++m) {
+    ws.push_back(0.01f + 0.002f * float(m));
+    bias.push_back(m * 97 - 500);
+  }
+  kt::Node c("QLinearConv", "qc");
+  c.Ints("pads", {2, 0, 1, 2}).Ints("strides", {2, 2}).Int("group", G);
+  TensorRef* w = U8(h, {M, C / G, KH, KW}, wv);
+  const std::vector<TensorRef*> in = {
+      I8(h, {N, C, H, W}, xv), h.F({}, {0.02f}), I8(h, {}, {-5}), w, h.F({M}, ws), U8(h, {}, {131}),
+      h.F({}, {0.07f}),        U8(h, {}, {120}), h.I32({M}, bias)};
+  EXPECT_OK(h.Run(c, 10, in));
+  const std::vector<uint8_t> loops = Vals<uint8_t>(h.out(0));
+  std::vector<TensorRef*> constants(in.size(), nullptr);
+  constants[3] = w;
+  EXPECT_OK(h.Prepare(c, 10, constants));
+  assert_non_null(h.prepared());
+  EXPECT_OK(h.Run(c, 10, in));
+  const std::vector<uint8_t> panels = Vals<uint8_t>(h.out(0));
+  assert_int_equal(panels.size(), loops.size());
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (panels[i] != loops[i]) fail_msg("y[%zu]: panels %d, tap loops %d", i, panels[i], loops[i]);
+  h.ClearPrepared();
+}
+
 // ---- MatMul / Gemm dtypes -------------------------------------------------
 
 void matmul_typed_paths_wrap_integers_and_round_halves_once(void**) {
@@ -471,6 +508,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(qlinear_matmul_requantizes_per_column_and_saturates),
     cmocka_unit_test(conv_integer_matches_reference_with_padding_and_channel_zero_points),
     cmocka_unit_test(qlinear_conv_adds_bias_and_requantizes_per_channel),
+    cmocka_unit_test(qlinear_conv_prepared_panels_equal_the_tap_loops),
     cmocka_unit_test(matmul_typed_paths_wrap_integers_and_round_halves_once),
     cmocka_unit_test(gemm_typed_paths_apply_alpha_beta_and_reject_fractional_integer_alpha),
     cmocka_unit_test(nll_loss_reductions_weights_and_ignore_index),

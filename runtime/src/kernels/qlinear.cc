@@ -23,6 +23,7 @@
 #include "kernels/ops.h"
 #include "kernels/quant_util.h"
 #include "kernels/window.h"
+#include "epctx_uk/qconv.h"
 
 namespace epctx {
 namespace kern {
@@ -436,6 +437,89 @@ Status ConvInteger(KernelContext& ctx) {
   });
 }
 
+// ---- QLinearConv on the int8 panels ---------------------------------------
+
+namespace {
+
+// What PrepareQLinearConv leaves: the weight rows' sums (signed, as the
+// micro-kernels read them) of the constant W it was made for.
+struct QConvPrepared {
+  const void* weights;
+  int64_t cout, K;
+  int32_t* wsum;  // [cout]
+};
+
+// The panel path (uk::QConvRun) where it applies: 2-D, 8-bit x and w with a
+// prepared W, one weight zero point for every channel, at least 4 output
+// channels per group and 16 K rows (a depthwise or tiny convolution keeps
+// the tap loops). Same accumulators (wrapping int32) and requantisation as
+// RunIntConv's epilogue; false: not taken, nothing written.
+bool QLinearConvPanels(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x, int32_t xzp,
+                       const TensorRef& wt, const Param<int32_t>& wzp, const int32_t* bias,
+                       const float* mult, int32_t yzp, int32_t ydtype, TensorRef* y) {
+  const QConvPrepared* pp = static_cast<const QConvPrepared*>(ctx.prepared());
+  const int64_t K = cs.cin_g * cs.w.kernel[kH] * cs.w.kernel[kW];
+  if (!pp || pp->weights != wt.data || pp->cout != cs.cout || pp->K != K || cs.rank != 4 ||
+      cs.cout_g < 4 || K < 16)
+    return false;
+  for (int64_t c = 1; c < cs.cout; ++c)
+    if (wzp.at(0, c) != wzp.at(0, 0)) return false;
+  const bool xs8 = x.dtype == EPCTX_DTYPE_INT8, wu8 = wt.dtype == EPCTX_DTYPE_UINT8;
+  const Window& w = cs.w;
+  uk::QConvJob j{};
+  j.x = static_cast<const uint8_t*>(x.data);
+  j.w = static_cast<const uint8_t*>(wt.data);
+  j.y = y->data;
+  j.N = cs.batch, j.C = cs.cin, j.H = w.in[kH], j.W = w.in[kW], j.CO = cs.cout;
+  j.OH = w.out[kH], j.OW = w.out[kW], j.G = cs.group, j.KH = w.kernel[kH], j.KW = w.kernel[kW];
+  j.sh = w.stride[kH], j.sw = w.stride[kW], j.dh = w.dilation[kH], j.dw = w.dilation[kW];
+  j.pt = w.pad_begin[kH], j.pl = w.pad_begin[kW];
+  j.xflip = xs8 ? 0x80 : 0;
+  j.wflip = wu8 ? 0x80 : 0;
+  j.wsum = pp->wsum;
+  j.xz = xzp + (xs8 ? 128 : 0);
+  j.wz = wzp.at(0, 0) - (wu8 ? 128 : 0);
+  j.bias = bias;
+  j.mult = mult;
+  j.zp = yzp;
+  j.lo = ydtype == EPCTX_DTYPE_INT8 ? -128 : 0;
+  j.hi = ydtype == EPCTX_DTYPE_INT8 ? 127 : 255;
+  j.int32_out = false;
+  j.wide_bias = false;  // ORT's wrapping acc + bias
+  j.tile = uk::QTileKernel();
+  j.pack = uk::QPackKernel(uk::Isa::kAuto, j.KW, j.sw);
+  j.requant = uk::QRequantKernel();
+  const uint64_t work = (uk::QConvWorkBytes(j) + 63) / 64 * 64;
+  uint8_t* scratch = static_cast<uint8_t*>(ctx.Scratch(uint64_t(ctx.threads()) * work, 64));
+  if (!scratch) return false;
+  const int64_t units = uk::QConvUnits(j);
+  const uint32_t chunks = ctx.Chunks(units, K * uk::kQCols * cs.cout_g);
+  ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
+    int64_t lo, hi;
+    ChunkRange(units, chunks, c, 1, &lo, &hi);
+    if (lo < hi) uk::QConvRun(j, lo, hi, scratch + uint64_t(worker) * work);
+  });
+  return true;
+}
+
+}  // namespace
+
+Status PrepareQLinearConv(PrepareContext& pc) {
+  const TensorRef* wt = pc.constant(3);
+  if (!wt || (wt->dtype != EPCTX_DTYPE_INT8 && wt->dtype != EPCTX_DTYPE_UINT8) || wt->rank != 4)
+    return Status::Ok();
+  int64_t K = 0;
+  if (!Product(wt->dims, 1, wt->rank, &K) || K <= 0 || wt->dims[0] <= 0) return Status::Ok();
+  QConvPrepared* pp = static_cast<QConvPrepared*>(pc.Alloc(sizeof(QConvPrepared), 16));
+  int32_t* wsum = static_cast<int32_t*>(pc.Alloc(uint64_t(wt->dims[0]) * sizeof(int32_t), 16));
+  if (!pp || !wsum) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared state");
+  uk::QWeightSums(static_cast<const uint8_t*>(wt->data), wt->dims[0], K,
+                  wt->dtype == EPCTX_DTYPE_UINT8 ? 0x80 : 0, wsum);
+  *pp = QConvPrepared{wt->data, wt->dims[0], K, wsum};
+  pc.SetPrepared(pp);
+  return Status::Ok();
+}
+
 Status QLinearConv(KernelContext& ctx) {
   const TensorRef *x, *xs, *wt, *ws, *ys, *bias = ctx.input(8);
   EPCTX_RETURN_IF_ERROR(Input(ctx, 0, "x", &x));
@@ -473,6 +557,13 @@ Status QLinearConv(KernelContext& ctx) {
   if (y->elements() == 0) return Status::Ok();
   const int64_t OHW = cs.w.out[kH] * cs.w.out[kW];
   const int32_t* B = bias ? static_cast<const int32_t*>(bias->data) : nullptr;
+  if (ctx.prepared()) {
+    float* mult = nullptr;
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(cs.cout), &mult));
+    for (int64_t oc = 0; oc < cs.cout; ++oc)
+      mult[oc] = x_scale[0] * w_scale[ws_scalar ? 0 : oc] / y_scale[0];
+    if (QLinearConvPanels(ctx, cs, *x, xzp, *wt, wzp, B, mult, yzp, ydtype, y)) return Status::Ok();
+  }
   Status st = Status::Ok();
   Dispatch<kQuant8>(ydtype, [&](auto tag) {
     using Q = decltype(tag);

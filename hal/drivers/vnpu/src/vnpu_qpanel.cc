@@ -26,6 +26,7 @@
 #include <cstring>
 
 #include "conv/plan.h"
+#include "epctx_uk/qconv.h"
 #include "vnpu_quant.h"
 
 namespace epctx {
@@ -82,27 +83,6 @@ QFinish MakeFinish(const Bindings& b, uint32_t x, uint32_t w, uint32_t out, bool
   return f;
 }
 
-// Sums of each panel column over its groups (only when the weight zero
-// point is not 0).
-void ColumnSums(const uint8_t* panel, int64_t groups, int32_t* colsum) {
-  for (int32_t q = 0; q < kQCols; ++q) colsum[q] = 0;
-  for (int64_t gi = 0; gi < groups; ++gi) {
-    const uint8_t* pg = panel + gi * kQCols * 4;
-    for (int32_t q = 0; q < kQCols; ++q)
-      colsum[q] += int32_t(pg[q * 4]) + pg[q * 4 + 1] + pg[q * 4 + 2] + pg[q * 4 + 3];
-  }
-}
-
-// Row r's last partial group of K bytes, zero-padded (no byte past the row
-// is read).
-void Tails(const uint8_t* w, int64_t k, int32_t rows, uint32_t* tail) {
-  const int64_t full = k / 4 * 4;
-  for (int32_t r = 0; r < rows; ++r) {
-    tail[r] = 0;
-    memcpy(&tail[r], w + r * k + full, size_t(k - full));
-  }
-}
-
 // Sweeps the weight rows [row0, row0 + count) over one packed panel:
 // emit(first row, rows, tile) for each tile of up to 8 rows.
 template <typename Emit>
@@ -113,7 +93,7 @@ void Sweep(const OpPlan& p, const uint8_t* w, int64_t k, uint8_t wflip, const ui
   for (int64_t r0 = 0; r0 < count; r0 += kQRows) {
     const int32_t rows = int32_t(count - r0 < kQRows ? count - r0 : kQRows);
     const uint8_t* wr = w + (row0 + r0) * k;
-    if (k % 4) Tails(wr, k, rows, tail);
+    if (k % 4) uk::QTails(wr, k, rows, tail);
     p.qtile(uk::QTile{wr, k, k / 4, k % 4 ? tail : nullptr, wflip, panel, tile, rows});
     emit(row0 + r0, rows, static_cast<const int32_t*>(tile));
   }
@@ -188,7 +168,7 @@ OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c) {
   }
   if (s.cog < kMinConvRows || s.K < kMinConvK) return p;
   p.strategy = Strategy::kQPanel;
-  p.work_floats = PanelFloats(s.K) + uint64_t(uk::kQPackScratch) / 4;
+  p.work_floats = PanelFloats(s.K) + uint64_t(uk::kQPackScratch) / 4;  // uk::QConvWorkBytes
   p.qtile = uk::QTileKernel();
   p.qpack = uk::QPackKernel(uk::Isa::kAuto, s.KW, s.sw);
   return p;
@@ -253,11 +233,7 @@ void FillQSums(const fb::Graph* g, const fb::Op* o, const uint8_t* weights, int3
   }
   const uint8_t* w = weights + Ten(g, wt)->offset();
   const uint8_t flip = WFlip(g, wt);
-  for (uint64_t r = 0; r < rows; ++r) {
-    int32_t sum = 0;
-    for (uint64_t i = 0; i < k; ++i) sum += int32_t(int8_t(uint8_t(w[r * k + i] ^ flip)));
-    sums[r] = sum;
-  }
+  uk::QWeightSums(w, int64_t(rows), int64_t(k), flip, sums);
 }
 
 void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
@@ -271,42 +247,29 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
     RunQDepthwise(b, c, p, fin);
     return;
   }
-  const uint8_t* x = reinterpret_cast<const uint8_t*>(b.ptr(c->input()));
-  const uint8_t* w = reinterpret_cast<const uint8_t*>(b.ptr(c->weights()));
-  void* y = b.ptr(c->output());
-  const uint8_t xflip = XFlip(g, c->input()), wflip = WFlip(g, c->weights());
-  const uint8_t pad = uint8_t(fin.xz ^ xflip);  // the raw zero point byte
-  const int64_t blocks = (s.P + kQCols - 1) / kQCols;
-  const int64_t units = s.N * s.G * blocks;
+  uk::QConvJob j{};
+  j.x = reinterpret_cast<const uint8_t*>(b.ptr(c->input()));
+  j.w = reinterpret_cast<const uint8_t*>(b.ptr(c->weights()));
+  j.y = b.ptr(c->output());
+  j.N = s.N, j.C = s.C, j.H = s.H, j.W = s.W, j.CO = s.CO, j.OH = s.OH, j.OW = s.OW, j.G = s.G;
+  j.KH = s.KH, j.KW = s.KW, j.sh = s.sh, j.sw = s.sw, j.dh = s.dh, j.dw = s.dw;
+  j.pt = s.pt, j.pl = s.pl;
+  j.xflip = XFlip(g, c->input());
+  j.wflip = WFlip(g, c->weights());
+  j.wsum = fin.wsum;
+  j.xz = int32_t(fin.xz);
+  j.wz = int32_t(fin.wz);
+  j.bias = fin.ep.bias;
+  j.mult = fin.ep.mult;
+  j.zp = fin.ep.zp, j.lo = fin.ep.lo, j.hi = fin.ep.hi;
+  j.int32_out = fin.ep.dtype == fb::DType::INT32;
+  j.wide_bias = true;  // the reference's 64-bit acc + bias
+  j.tile = p.qtile;
+  j.pack = p.qpack;
+  j.requant = p.qrequant;
   ForRangeSlots(
-      b.par, units, MinUnits(s.K * kQCols * s.cog), [&](int64_t lo, int64_t hi, uint32_t slot) {
-        uint8_t* panel = reinterpret_cast<uint8_t*>(b.slot(slot));
-        int32_t colsum[kQCols] = {};
-        for (int64_t u = lo; u < hi; ++u) {
-          const int64_t n = u / (s.G * blocks), gi = u / blocks % s.G, p0 = u % blocks * kQCols;
-          const int64_t cols = s.P - p0 < kQCols ? s.P - p0 : kQCols;
-          p.qpack(uk::QConvPanel{x + (n * s.C + gi * s.cig) * s.H * s.W, s.H, s.W, s.OW, s.KH, s.KW,
-                                 s.sh, s.sw, s.dh, s.dw, s.pt, s.pl, s.K, p0, cols, pad, xflip,
-                                 panel, panel + PanelFloats(s.K) * 4});
-          if (fin.wz) ColumnSums(panel, Groups(s.K), colsum);
-          Sweep(p, w, s.K, wflip, panel, gi * s.cog, s.cog,
-                [&](int64_t oc0, int32_t rows, const int32_t* raw) {
-                  const uint64_t base = uint64_t((n * s.CO + oc0) * s.P + p0);
-                  if (p.qrequant) {
-                    int32_t rowc[kQRows];
-                    for (int32_t r = 0; r < rows; ++r) rowc[r] = fin.RowConstant(oc0 + r);
-                    p.qrequant(uk::QRequant{raw, rows, int32_t(cols), fin.wz ? colsum : nullptr,
-                                            int32_t(fin.wz), rowc, fin.ep.mult + oc0, fin.ep.zp,
-                                            fin.ep.lo, fin.ep.hi, static_cast<uint8_t*>(y) + base,
-                                            s.P});
-                    return;
-                  }
-                  for (int32_t r = 0; r < rows; ++r)
-                    for (int64_t q = 0; q < cols; ++q)
-                      fin(y, base + uint64_t(r * s.P + q), oc0 + r, raw[r * kQCols + q], colsum[q]);
-                });
-        }
-      });
+      b.par, uk::QConvUnits(j), MinUnits(s.K * kQCols * s.cog),
+      [&](int64_t lo, int64_t hi, uint32_t slot) { uk::QConvRun(j, lo, hi, b.slot(slot)); });
 }
 
 void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
@@ -353,7 +316,7 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
         for (int64_t u = lo; u < hi; ++u) {
           const int64_t m0 = u * kQCols, cols = M - m0 < kQCols ? M - m0 : kQCols;
           PackRows(a + m0 * K, K, cols, xflip, panel);
-          if (fin.wz) ColumnSums(panel, Groups(K), colsum);
+          if (fin.wz) uk::QColumnSums(panel, Groups(K), colsum);
           Sweep(p, w, K, wflip, panel, 0, N, [&](int64_t n0, int32_t rows, const int32_t* raw) {
             for (int32_t r = 0; r < rows; ++r)
               for (int64_t q = 0; q < cols; ++q)
