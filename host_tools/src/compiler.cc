@@ -18,6 +18,7 @@
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
+#include "epctx_host/fuse_qdq.h"
 #include "epctx_host/noop_casts.h"
 #include "epctx_host/transpose_dq.h"
 #include "epctx_host/partition.h"
@@ -177,6 +178,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   }
   // The CPU runs the whole graph: its convolutions clamp their own output.
   if (!bin) {
+    if (size_t n = FuseQdqConvs(model))
+      progress("specialise: " + std::to_string(n) +
+               " QDQ convolutions fused into QLinearConv (DequantizeLinear -> Conv -> "
+               "QuantizeLinear)");
     if (size_t n = FuseConvActivations(model))
       progress("specialise: " + std::to_string(n) +
                " Conv nodes fused with their Relu or Clip (com.microsoft FusedConv)");

@@ -207,6 +207,29 @@ bool FloatValues(const onnx::TensorProto* t, size_t count, std::vector<float>* o
   return true;
 }
 
+bool IntValues(const onnx::TensorProto* t, size_t count, std::vector<int32_t>* out) {
+  if (!t || t->data_location() == onnx::TensorProto::EXTERNAL) return false;
+  const int32_t d = t->data_type();
+  const size_t eb = d == onnx::TensorProto::INT8 || d == onnx::TensorProto::UINT8 ? 1
+                    : d == onnx::TensorProto::INT32                               ? 4
+                                                                                  : 0;
+  if (!eb) return false;
+  out->resize(count);
+  if (t->has_raw_data()) {
+    if (t->raw_data().size() != count * eb) return false;
+    const char* p = t->raw_data().data();
+    for (size_t i = 0; i < count; ++i) {
+      if (d == onnx::TensorProto::INT8) (*out)[i] = int8_t(p[i]);
+      else if (d == onnx::TensorProto::UINT8) (*out)[i] = uint8_t(p[i]);
+      else std::memcpy(&(*out)[i], p + 4 * i, 4);
+    }
+    return true;
+  }
+  if (size_t(t->int32_data_size()) != count) return false;
+  out->assign(t->int32_data().begin(), t->int32_data().end());
+  return true;
+}
+
 void ImportMsOpset(onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
     if (op.domain() == "com.microsoft") return;

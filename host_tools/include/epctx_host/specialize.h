@@ -83,6 +83,8 @@ ValueType TypeOf(const onnx::TensorProto& tensor);
 // The `count` values of a float32 constant held in the model (not external
 // data): false when t is null, of another type or count.
 bool FloatValues(const onnx::TensorProto* t, size_t count, std::vector<float>* out);
+// The same for an INT8 / UINT8 / INT32 constant, widened to int32.
+bool IntValues(const onnx::TensorProto* t, size_t count, std::vector<int32_t>* out);
 
 // Adds opset import com.microsoft 1 unless the model has one (for its
 // EPContext and contrib nodes).
