@@ -338,6 +338,36 @@ void qlinear_conv_prepared_panels_equal_the_tap_loops(void**) {
   h.ClearPrepared();
 }
 
+// The depthwise path (uk::QDepthwiseRun) gives the tap loops' bytes: 6
+// channels, 3x3 stride 2, pads 1, uint8 weights with zero point 128.
+void qlinear_conv_prepared_depthwise_equals_the_tap_loops(void**) {
+  kt::Host h;
+  const int N = 1, C = 6, H = 13, W = 21;
+  std::vector<uint8_t> xv, wv;
+  for (int i = 0; i < N * C * H * W; ++i) xv.push_back(static_cast<uint8_t>((i * 29) % 256));
+  for (int i = 0; i < C * 9; ++i) wv.push_back(static_cast<uint8_t>((i * 71) % 256));
+  std::vector<int32_t> bias;
+  for (int c = 0; c < C; ++c) bias.push_back(c * 300 - 800);
+  kt::Node c("QLinearConv", "qc");
+  c.Ints("pads", {1, 1, 1, 1}).Ints("strides", {2, 2}).Int("group", C);
+  TensorRef* w = U8(h, {C, 1, 3, 3}, wv);
+  const std::vector<TensorRef*> in = {
+      U8(h, {N, C, H, W}, xv), h.F({}, {0.03f}), U8(h, {}, {90}),  w,
+      h.F({}, {0.02f}),        U8(h, {}, {128}), h.F({}, {0.05f}), U8(h, {}, {100}),
+      h.I32({C}, bias)};
+  EXPECT_OK(h.Run(c, 10, in));
+  const std::vector<uint8_t> loops = Vals<uint8_t>(h.out(0));
+  std::vector<TensorRef*> constants(in.size(), nullptr);
+  constants[3] = w;
+  EXPECT_OK(h.Prepare(c, 10, constants));
+  EXPECT_OK(h.Run(c, 10, in));
+  const std::vector<uint8_t> lanes = Vals<uint8_t>(h.out(0));
+  assert_int_equal(lanes.size(), loops.size());
+  for (size_t i = 0; i < loops.size(); ++i)
+    if (lanes[i] != loops[i]) fail_msg("y[%zu]: depthwise %d, tap loops %d", i, lanes[i], loops[i]);
+  h.ClearPrepared();
+}
+
 // ---- MatMul / Gemm dtypes -------------------------------------------------
 
 void matmul_typed_paths_wrap_integers_and_round_halves_once(void**) {
@@ -509,6 +539,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(conv_integer_matches_reference_with_padding_and_channel_zero_points),
     cmocka_unit_test(qlinear_conv_adds_bias_and_requantizes_per_channel),
     cmocka_unit_test(qlinear_conv_prepared_panels_equal_the_tap_loops),
+    cmocka_unit_test(qlinear_conv_prepared_depthwise_equals_the_tap_loops),
     cmocka_unit_test(matmul_typed_paths_wrap_integers_and_round_halves_once),
     cmocka_unit_test(gemm_typed_paths_apply_alpha_beta_and_reject_fractional_integer_alpha),
     cmocka_unit_test(nll_loss_reductions_weights_and_ignore_index),

@@ -449,18 +449,18 @@ struct QConvPrepared {
   int32_t* wsum;  // [cout]
 };
 
-// The panel path (uk::QConvRun) where it applies: 2-D, 8-bit x and w with a
-// prepared W, one weight zero point for every channel, at least 4 output
-// channels per group and 16 K rows (a depthwise or tiny convolution keeps
-// the tap loops). Same accumulators (wrapping int32) and requantisation as
-// RunIntConv's epilogue; false: not taken, nothing written.
+// The int8 micro-kernel paths where they apply: 2-D, 8-bit x and w with a
+// prepared W and one weight zero point for every channel; a depthwise
+// convolution whose weights' zero point is 0 as signed bytes
+// (uk::QDepthwiseRun), else at least 4 output channels per group and 16 K
+// rows (uk::QConvRun); other shapes keep the tap loops. Same accumulators (wrapping int32) and
+// requantisation as RunIntConv's epilogue; false: not taken, nothing written.
 bool QLinearConvPanels(KernelContext& ctx, const IntConvShape& cs, const TensorRef& x, int32_t xzp,
                        const TensorRef& wt, const Param<int32_t>& wzp, const int32_t* bias,
                        const float* mult, int32_t yzp, int32_t ydtype, TensorRef* y) {
   const QConvPrepared* pp = static_cast<const QConvPrepared*>(ctx.prepared());
   const int64_t K = cs.cin_g * cs.w.kernel[kH] * cs.w.kernel[kW];
-  if (!pp || pp->weights != wt.data || pp->cout != cs.cout || pp->K != K || cs.rank != 4 ||
-      cs.cout_g < 4 || K < 16)
+  if (!pp || pp->weights != wt.data || pp->cout != cs.cout || pp->K != K || cs.rank != 4)
     return false;
   for (int64_t c = 1; c < cs.cout; ++c)
     if (wzp.at(0, c) != wzp.at(0, 0)) return false;
@@ -489,15 +489,22 @@ bool QLinearConvPanels(KernelContext& ctx, const IntConvShape& cs, const TensorR
   j.tile = uk::QTileKernel();
   j.pack = uk::QPackKernel(uk::Isa::kAuto, j.KW, j.sw);
   j.requant = uk::QRequantKernel();
-  const uint64_t work = (uk::QConvWorkBytes(j) + 63) / 64 * 64;
+  j.depthwise = uk::QDwKernel();
+  const bool depthwise = uk::QDepthwiseFits(j);
+  if (!depthwise && (cs.cout_g < 4 || K < 16)) return false;
+  const uint64_t work =
+      ((depthwise ? uk::QDepthwiseWorkBytes(j) : uk::QConvWorkBytes(j)) + 63) / 64 * 64;
   uint8_t* scratch = static_cast<uint8_t*>(ctx.Scratch(uint64_t(ctx.threads()) * work, 64));
   if (!scratch) return false;
-  const int64_t units = uk::QConvUnits(j);
-  const uint32_t chunks = ctx.Chunks(units, K * uk::kQCols * cs.cout_g);
+  const int64_t units = depthwise ? j.N * j.C : uk::QConvUnits(j);
+  const uint32_t chunks =
+      ctx.Chunks(units, depthwise ? j.OH * j.OW * K : K * uk::kQCols * cs.cout_g);
   ctx.ParallelFor(chunks, [&](uint32_t c, uint32_t worker) {
     int64_t lo, hi;
     ChunkRange(units, chunks, c, 1, &lo, &hi);
-    if (lo < hi) uk::QConvRun(j, lo, hi, scratch + uint64_t(worker) * work);
+    if (lo >= hi) return;
+    if (depthwise) uk::QDepthwiseRun(j, lo, hi, scratch + uint64_t(worker) * work);
+    else uk::QConvRun(j, lo, hi, scratch + uint64_t(worker) * work);
   });
   return true;
 }

@@ -9,6 +9,8 @@
 // the worker's workspace as groups of four K rows per column, the layout
 // vpdpbusd multiplies. Threads split the pixel blocks; each block is packed
 // and computed whole by one, so the bytes do not depend on the split.
+// kQDepthwise: one channel per group (uk::QDepthwiseRun: padded planes,
+// 16 outputs a vector).
 // kQDot: QGEMM with fewer than 16 rows of A, where a 48-column panel would
 // be mostly padding: one dot product of an A row with each weight row.
 //
@@ -155,14 +157,33 @@ void PackRows(const uint8_t* a, int64_t k, int64_t cols, uint8_t xflip, uint8_t*
 
 }  // namespace
 
+namespace {
+
+// The op's geometry, dtypes and zero points (the input's from its field) as
+// a micro-kernel job; pointers and the epilogue are filled at execute.
+uk::QConvJob JobOf(const fb::Graph* g, const fb::QConv2D* c) {
+  const ConvGeo s = GeoOf(g, c);
+  uk::QConvJob j{};
+  j.N = s.N, j.C = s.C, j.H = s.H, j.W = s.W, j.CO = s.CO, j.OH = s.OH, j.OW = s.OW, j.G = s.G;
+  j.KH = s.KH, j.KW = s.KW, j.sh = s.sh, j.sw = s.sw, j.dh = s.dh, j.dw = s.dw;
+  j.pt = s.pt, j.pl = s.pl;
+  j.xflip = XFlip(g, c->input());
+  j.wflip = WFlip(g, c->weights());
+  j.xz = c->input_zero_point() + (j.xflip ? 128 : 0);
+  j.wz = c->weight_zero_point() - (j.wflip ? 128 : 0);
+  return j;
+}
+
+}  // namespace
+
 OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c) {
   OpPlan p{};
   const ConvGeo s = GeoOf(g, c);
   if (!InWeights(g, c->weights())) return p;
-  uint64_t dw_work = 0;
-  if (QDepthwiseFits(g, c, &dw_work)) {
+  const uk::QConvJob job = JobOf(g, c);
+  if (uk::QDepthwiseFits(job)) {
     p.strategy = Strategy::kQDepthwise;
-    p.work_floats = dw_work;
+    p.work_floats = (uk::QDepthwiseWorkBytes(job) + 3) / 4;
     p.qdw = uk::QDwKernel();
     return p;
   }
@@ -243,19 +264,10 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
                                  c->multipliers(), c->output_zero_point(), c->output_min(),
                                  c->output_max(), c->input_zero_point(), c->has_input_zp_tensor(),
                                  c->input_zp_tensor(), c->weight_zero_point(), s.K, p);
-  if (p.strategy == Strategy::kQDepthwise) {
-    RunQDepthwise(b, c, p, fin);
-    return;
-  }
-  uk::QConvJob j{};
+  uk::QConvJob j = JobOf(g, c);
   j.x = reinterpret_cast<const uint8_t*>(b.ptr(c->input()));
   j.w = reinterpret_cast<const uint8_t*>(b.ptr(c->weights()));
   j.y = b.ptr(c->output());
-  j.N = s.N, j.C = s.C, j.H = s.H, j.W = s.W, j.CO = s.CO, j.OH = s.OH, j.OW = s.OW, j.G = s.G;
-  j.KH = s.KH, j.KW = s.KW, j.sh = s.sh, j.sw = s.sw, j.dh = s.dh, j.dw = s.dw;
-  j.pt = s.pt, j.pl = s.pl;
-  j.xflip = XFlip(g, c->input());
-  j.wflip = WFlip(g, c->weights());
   j.wsum = fin.wsum;
   j.xz = int32_t(fin.xz);
   j.wz = int32_t(fin.wz);
@@ -267,6 +279,13 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p) {
   j.tile = p.qtile;
   j.pack = p.qpack;
   j.requant = p.qrequant;
+  j.depthwise = p.qdw;
+  if (p.strategy == Strategy::kQDepthwise) {
+    ForRangeSlots(
+        b.par, s.N * s.C, MinUnits(s.P * s.KH * s.KW),
+        [&](int64_t lo, int64_t hi, uint32_t slot) { uk::QDepthwiseRun(j, lo, hi, b.slot(slot)); });
+    return;
+  }
   ForRangeSlots(
       b.par, uk::QConvUnits(j), MinUnits(s.K * kQCols * s.cog),
       [&](int64_t lo, int64_t hi, uint32_t slot) { uk::QConvRun(j, lo, hi, b.slot(slot)); });

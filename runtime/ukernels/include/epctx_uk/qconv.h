@@ -40,6 +40,7 @@ struct QConvJob {
   QTileFn tile;
   QPackFn pack;
   QRequantFn requant;  // null: the scalar epilogue (needed when wide_bias may matter)
+  QDwFn depthwise;     // QDepthwiseRun's kernel
 };
 
 // Units of work (one 48-pixel block of one image and group each), and the
@@ -48,6 +49,14 @@ int64_t QConvUnits(const QConvJob& j);
 uint64_t QConvWorkBytes(const QConvJob& j);
 // Runs units [lo, hi) with `work` (QConvWorkBytes, 64-byte aligned).
 void QConvRun(const QConvJob& j, int64_t lo, int64_t hi, void* work);
+
+// A depthwise job (one input and one output channel per group, weight zero
+// point 0 as signed bytes, a window uk::QDwFits takes): each channel padded
+// once into the workspace with the zero point, then uk::QDwPlane and the
+// requantisation per channel. Units are channels of images (N x C).
+bool QDepthwiseFits(const QConvJob& j);
+uint64_t QDepthwiseWorkBytes(const QConvJob& j);
+void QDepthwiseRun(const QConvJob& j, int64_t lo, int64_t hi, void* work);
 
 // sums[r] = sum over k < K of int8(w[r * K + k] ^ wflip), for r < rows.
 void QWeightSums(const uint8_t* w, int64_t rows, int64_t k, uint8_t wflip, int32_t* sums);

@@ -64,7 +64,7 @@ enum class Strategy : uint8_t {
   kGemmBlocked,     // GEMM_BLOCKED, 48-column blocks read in place
   kQPanel,          // QCONV2D / QGEMM: int8 panels of 48 columns (vnpu_qpanel.cc)
   kQDot,            // QGEMM of few rows: one dot product per output
-  kQDepthwise,      // QCONV2D depthwise: padded planes, rows of 16 lanes (vnpu_qdepthwise.cc)
+  kQDepthwise,      // QCONV2D depthwise: padded planes, 16 lanes (vnpu_qpanel.cc)
 };
 
 struct OpPlan {
@@ -141,11 +141,7 @@ void FillQSums(const fb::Graph* g, const fb::Op* o, const uint8_t* weights, int3
                OpPlan* p);
 // Runs kQPanel and kQDepthwise QCONV2Ds.
 void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p);
-// kQDepthwise (vnpu_qdepthwise.cc): whether it takes the op, and its
-// workspace floats per slot; the run, given the op's finish.
-struct QFinish;
-bool QDepthwiseFits(const fb::Graph* g, const fb::QConv2D* c, uint64_t* work_floats);
-void RunQDepthwise(const Bindings& b, const fb::QConv2D* c, const OpPlan& p, const QFinish& fin);
+
 void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p);
 
 // GEMM (vnpu_kernels.cc): workspace floats per slot of its packed B slice
