@@ -261,7 +261,8 @@ EPCTX_VNNI_VBMI void QDwVnni(const QDwPlane& d) {
     idx[g] = _mm512_load_si512(b);
     for (int32_t kh = 0; kh < d.KH; ++kh) {
       int8_t w4[4];
-      for (int32_t j = 0; j < 4; ++j) w4[j] = 4 * g + j < d.KW ? d.w[kh * d.KW + 4 * g + j] : 0;
+      for (int32_t j = 0; j < 4; ++j)
+        w4[j] = 4 * g + j < d.KW ? d.w[kh * d.KW + 4 * g + j] : int8_t{0};
       int32_t v;
       memcpy(&v, w4, 4);
       wv[kh][g] = _mm512_set1_epi32(v);
