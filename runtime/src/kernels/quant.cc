@@ -140,18 +140,25 @@ Status ReadParams(KernelContext& ctx, const TensorRef& scale, const TensorRef* z
 
 template <typename X, typename Q>
 void QuantizeAll(const QuantLayout& l, const X* x, const float* scales, const int32_t* zps, Q* y) {
-  // float32 into 8 bits, one parameter per row: the micro-kernel's rows
-  // (vector lanes where the CPU has them), which round and saturate as
-  // SaturateRound does.
-  if (std::is_same<X, float>::value && sizeof(Q) == 1 && !l.block) {
+  // float32 into 8 bits, per tensor or one parameter per row of 16 or more:
+  // the micro-kernel's rows (vector lanes where the CPU has them), which
+  // round and saturate as SaturateRound does.
+  // A per-tensor layout (outer 1, inner 1, dim the whole tensor) is one row.
+  const bool one_row = !l.per_axis;
+  if (std::is_same<X, float>::value && sizeof(Q) == 1 && !l.block && (one_row || l.inner >= 16)) {
     const uk::QuantizeFn row = uk::QuantizeKernel();
     constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+    const float* xf = reinterpret_cast<const float*>(x);
+    uint8_t* yb = reinterpret_cast<uint8_t*>(y);
+    if (one_row) {
+      row(xf, l.outer * l.dim * l.inner, scales[0], zps[0], lo, hi, yb);
+      return;
+    }
     int64_t e = 0;
     for (int64_t o = 0; o < l.outer; ++o)
       for (int64_t a = 0; a < l.dim; ++a, e += l.inner) {
         const int64_t p = ParamIndex(l, o, a, 0);
-        row(reinterpret_cast<const float*>(x) + e, l.inner, scales[p], zps[p], lo, hi,
-            reinterpret_cast<uint8_t*>(y) + e);
+        row(xf + e, l.inner, scales[p], zps[p], lo, hi, yb + e);
       }
     return;
   }
@@ -231,14 +238,21 @@ Status DequantizeLinear(KernelContext& ctx) {
       T* out = static_cast<T*>(y->data);
       const int64_t step = l.block ? 1 : 0;
       int64_t e = 0;
-      // 8 bits into float32, one parameter per row: the micro-kernel's rows.
-      if (std::is_same<T, float>::value && sizeof(X) == 1 && !l.block) {
+      // 8 bits into float32, per tensor or one parameter per row of 16 or
+      // more: the micro-kernel's rows.
+      if (std::is_same<T, float>::value && sizeof(X) == 1 && !l.block &&
+          (!l.per_axis || l.inner >= 16)) {
         const uk::DequantizeFn row = uk::DequantizeKernel();
+        const uint8_t* xb = reinterpret_cast<const uint8_t*>(in);
+        float* yf = reinterpret_cast<float*>(out);
+        if (!l.per_axis) {  // per tensor: one row
+          row(xb, l.outer * l.dim * l.inner, std::is_signed<X>::value, zps[0], scales[0], yf);
+          return;
+        }
         for (int64_t o = 0; o < l.outer; ++o)
           for (int64_t a = 0; a < l.dim; ++a, e += l.inner) {
             const int64_t p = ParamIndex(l, o, a, 0);
-            row(reinterpret_cast<const uint8_t*>(in) + e, l.inner, std::is_signed<X>::value, zps[p],
-                scales[p], reinterpret_cast<float*>(out) + e);
+            row(xb + e, l.inner, std::is_signed<X>::value, zps[p], scales[p], yf + e);
           }
         return;
       }
