@@ -45,6 +45,16 @@ class ModelBuilder {
     for (int64_t i = 0; i < n; ++i) t->add_float_data(value + 0.01f * static_cast<float>(i));
     return *this;
   }
+  // An initializer of any dtype from its little-endian bytes (RawBytes).
+  ModelBuilder& InitRaw(const std::string& name, int dtype, const std::vector<int64_t>& dims,
+                        const std::string& bytes) {
+    auto* t = m_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(dtype);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(bytes);
+    return *this;
+  }
   ModelBuilder& InitI64(const std::string& name, const std::vector<int64_t>& values) {
     auto* t = m_.mutable_graph()->add_initializer();
     t->set_name(name);
@@ -79,6 +89,12 @@ class ModelBuilder {
   }
   onnx::ModelProto m_;
 };
+
+// A vector's bytes, for ModelBuilder::InitRaw.
+template <typename T>
+std::string RawBytes(const std::vector<T>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
 
 inline void SetIntsAttr(onnx::NodeProto& n, const std::string& name,
                         const std::vector<int64_t>& v) {

@@ -38,20 +38,6 @@ float WScale(int64_t m) { return 0.003f + 0.0005f * float(m); }
 float BiasAt(int64_t m) { return 0.05f * float(m) - 0.2f; }
 float XAt(int64_t i) { return std::sin(0.41f * float(i)) * 2.0f; }
 
-void Raw(ModelBuilder& b, const std::string& name, int dtype, const std::vector<int64_t>& dims,
-         const std::string& bytes) {
-  auto* t = b.model().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(dtype);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(bytes);
-}
-
-template <typename T>
-std::string Bytes(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
 // y = DQ(Q(Relu(Conv3x3(DQ(Q(x)), DQ(W), DQ(bias))))), pads 1, output
 // zero point zy.
 onnx::ModelProto ConvModel(int zy) {
@@ -66,16 +52,16 @@ onnx::ModelProto ConvModel(int zy) {
     bs[size_t(m)] = kSx * WScale(m);
     bq[size_t(m)] = int32_t(std::nearbyint(BiasAt(m) / bs[size_t(m)]));
   }
-  Raw(b, "w_q", onnx::TensorProto::INT8, {kM, kC, 3, 3}, Bytes(w));
-  Raw(b, "w_s", onnx::TensorProto::FLOAT, {kM}, Bytes(ws));
-  Raw(b, "w_z", onnx::TensorProto::INT8, {kM}, std::string(size_t(kM), '\0'));
-  Raw(b, "b_q", onnx::TensorProto::INT32, {kM}, Bytes(bq));
-  Raw(b, "b_s", onnx::TensorProto::FLOAT, {kM}, Bytes(bs));
-  Raw(b, "b_z", onnx::TensorProto::INT32, {kM}, std::string(size_t(kM) * 4, '\0'));
-  Raw(b, "sx", onnx::TensorProto::FLOAT, {}, Bytes(std::vector<float>{kSx}));
-  Raw(b, "zx", onnx::TensorProto::UINT8, {}, std::string(1, char(kZx)));
-  Raw(b, "sy", onnx::TensorProto::FLOAT, {}, Bytes(std::vector<float>{kSy}));
-  Raw(b, "zy", onnx::TensorProto::UINT8, {}, std::string(1, char(zy)));
+  b.InitRaw("w_q", onnx::TensorProto::INT8, {kM, kC, 3, 3}, testutil::RawBytes(w));
+  b.InitRaw("w_s", onnx::TensorProto::FLOAT, {kM}, testutil::RawBytes(ws));
+  b.InitRaw("w_z", onnx::TensorProto::INT8, {kM}, std::string(size_t(kM), '\0'));
+  b.InitRaw("b_q", onnx::TensorProto::INT32, {kM}, testutil::RawBytes(bq));
+  b.InitRaw("b_s", onnx::TensorProto::FLOAT, {kM}, testutil::RawBytes(bs));
+  b.InitRaw("b_z", onnx::TensorProto::INT32, {kM}, std::string(size_t(kM) * 4, '\0'));
+  b.InitRaw("sx", onnx::TensorProto::FLOAT, {}, testutil::RawBytes(std::vector<float>{kSx}));
+  b.InitRaw("zx", onnx::TensorProto::UINT8, {}, std::string(1, char(kZx)));
+  b.InitRaw("sy", onnx::TensorProto::FLOAT, {}, testutil::RawBytes(std::vector<float>{kSy}));
+  b.InitRaw("zy", onnx::TensorProto::UINT8, {}, std::string(1, char(zy)));
   b.Node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"});
   b.Node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"});
   auto& wd = b.Node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"wd"});

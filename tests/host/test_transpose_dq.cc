@@ -39,20 +39,6 @@ float WScale(int64_t n) { return 0.002f + 0.0003f * float(n); }
 float BiasAt(int64_t n) { return 0.1f * float(n) - 0.5f; }
 float XAt(int64_t i) { return std::sin(0.37f * float(i)) * 2.0f; }
 
-void Raw(ModelBuilder& b, const std::string& name, int dtype, const std::vector<int64_t>& dims,
-         const std::string& bytes) {
-  auto* t = b.model().mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(dtype);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_raw_data(bytes);
-}
-
-template <typename T>
-std::string Bytes(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
 // y = DQ(Q(Add(MatMul(DQ(Q(x)), Transpose(DQ(W))), bias))); with `shared`,
 // the weights' DequantizeLinear also feeds a second output.
 onnx::ModelProto LinearModel(bool shared = false) {
@@ -66,14 +52,14 @@ onnx::ModelProto LinearModel(bool shared = false) {
     bias[size_t(n)] = BiasAt(n);
     for (int64_t k = 0; k < kK; ++k) w[size_t(n * kK + k)] = WAt(n, k);
   }
-  Raw(b, "w_q", onnx::TensorProto::INT8, {kN, kK}, Bytes(w));
-  Raw(b, "w_s", onnx::TensorProto::FLOAT, {kN}, Bytes(ws));
-  Raw(b, "w_z", onnx::TensorProto::INT8, {kN}, std::string(size_t(kN), '\0'));
-  Raw(b, "bias", onnx::TensorProto::FLOAT, {kN}, Bytes(bias));
-  Raw(b, "sx", onnx::TensorProto::FLOAT, {}, Bytes(std::vector<float>{kSx}));
-  Raw(b, "zx", onnx::TensorProto::UINT8, {}, std::string(1, char(kZx)));
-  Raw(b, "sy", onnx::TensorProto::FLOAT, {}, Bytes(std::vector<float>{kSy}));
-  Raw(b, "zy", onnx::TensorProto::UINT8, {}, std::string(1, char(kZy)));
+  b.InitRaw("w_q", onnx::TensorProto::INT8, {kN, kK}, testutil::RawBytes(w));
+  b.InitRaw("w_s", onnx::TensorProto::FLOAT, {kN}, testutil::RawBytes(ws));
+  b.InitRaw("w_z", onnx::TensorProto::INT8, {kN}, std::string(size_t(kN), '\0'));
+  b.InitRaw("bias", onnx::TensorProto::FLOAT, {kN}, testutil::RawBytes(bias));
+  b.InitRaw("sx", onnx::TensorProto::FLOAT, {}, testutil::RawBytes(std::vector<float>{kSx}));
+  b.InitRaw("zx", onnx::TensorProto::UINT8, {}, std::string(1, char(kZx)));
+  b.InitRaw("sy", onnx::TensorProto::FLOAT, {}, testutil::RawBytes(std::vector<float>{kSy}));
+  b.InitRaw("zy", onnx::TensorProto::UINT8, {}, std::string(1, char(kZy)));
   b.Node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"});
   b.Node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"});
   auto& wd = b.Node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"wd"});
