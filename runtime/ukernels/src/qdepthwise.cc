@@ -4,8 +4,8 @@
 // its padding written out as the input zero point, so every output row is
 // branch-free: uk::QDwPlane computes sum w * x over the taps (VNNI: 16
 // outputs and four taps a vpdpbusd), and the zero point comes in as
-// -x_zp * sum w, a per-channel constant, with the bias; then the plane is
-// requantised like the panel convolution's tiles.
+// -x_zp * sum w (the job's weight sums, made when the weights were bound), with the bias; then the
+// plane is requantised like the panel convolution's tiles.
 #include <cstring>
 
 #include "epctx_uk/qconv.h"
@@ -63,15 +63,11 @@ void QDepthwiseRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
       // are never stored: zero points up to the reach, the slack unwritten.
       if (pd.reach > j.pl + j.W) memset(dst + j.pl + j.W, zpb, size_t(pd.reach - j.pl - j.W));
     }
-    int32_t wsum = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-      ws[t] = int8_t(uint8_t(j.w[ch * taps + t] ^ j.wflip));
-      wsum += ws[t];
-    }
+    for (int64_t t = 0; t < taps; ++t) ws[t] = int8_t(uint8_t(j.w[ch * taps + t] ^ j.wflip));
     j.depthwise(QDwPlane{plane, pd.width, ws, int32_t(j.KH), int32_t(j.KW), int32_t(j.sh),
                          int32_t(j.sw), int32_t(j.dh), int32_t(j.dw), j.OH, j.OW, raw});
     // acc = raw - xz * sum w (wz is 0), then the bias as QConvRun adds it.
-    const uint32_t c = uint32_t(0) - uint32_t(j.xz) * uint32_t(wsum);
+    const uint32_t c = uint32_t(0) - uint32_t(j.xz) * uint32_t(j.wsum[ch]);
     const uint64_t base = uint64_t(u * P);
     if (j.requant && !j.int32_out) {
       const int32_t rowc = int32_t(c + uint32_t(j.bias ? j.bias[ch] : 0));

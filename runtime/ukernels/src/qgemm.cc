@@ -76,24 +76,14 @@ void QDotPortable(const QDot& d) {
   }
 }
 
-// Round half to even for |v| <= 2^22 under the default rounding mode.
-inline float RoundEven(float v) {
-  const float magic = 12582912.0f;
-  return (v + magic) - magic;
-}
-
 void QRequantPortable(const QRequant& q) {
   for (int32_t r = 0; r < q.rows; ++r) {
     const int32_t* raw = q.raw + r * kQCols;
     uint8_t* y = q.y + r * q.y_row;
-    const float m = q.mult[r], flo = float(q.lo - q.zp), fhi = float(q.hi - q.zp);
     for (int32_t c = 0; c < q.cols; ++c) {
       uint32_t acc = uint32_t(raw[c]) + uint32_t(q.rowc[r]);
       if (q.colsum) acc -= uint32_t(q.wz) * uint32_t(q.colsum[c]);
-      float v = float(int32_t(acc)) * m;
-      if (!(v >= flo)) v = flo;
-      if (!(v <= fhi)) v = fhi;
-      y[c] = uint8_t(int32_t(RoundEven(v)) + q.zp);
+      y[c] = uint8_t(QRequantizeOne(float(int32_t(acc)) * q.mult[r], q.zp, q.lo, q.hi));
     }
   }
 }
@@ -149,16 +139,12 @@ void QDwPortable(const QDwPlane& d) {
 }
 
 void QBinaryPortable(const QBinaryRow& r) {
-  const float flo = float(r.lo - r.yz), fhi = float(r.hi - r.yz);
   for (int64_t i = 0; i < r.n; ++i) {
     const uint8_t ba = r.a[r.a_one ? 0 : i], bb = r.b[r.b_one ? 0 : i];
     const int32_t qa = r.is_signed ? int32_t(int8_t(ba)) : int32_t(ba);
     const int32_t qb = r.is_signed ? int32_t(int8_t(bb)) : int32_t(bb);
     const float va = float(qa - r.az) * r.as, vb = float(qb - r.bz) * r.bs;
-    float v = (r.mul ? va * vb : va + vb) / r.ys;
-    if (!(v >= flo)) v = flo;
-    if (!(v <= fhi)) v = fhi;
-    r.y[i] = uint8_t(int32_t(RoundEven(v)) + r.yz);
+    r.y[i] = uint8_t(QRequantizeOne((r.mul ? va * vb : va + vb) / r.ys, r.yz, r.lo, r.hi));
   }
 }
 
@@ -168,13 +154,7 @@ void QLutPortable(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n)
 
 void QuantizePortable(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
                       uint8_t* y) {
-  const float flo = float(lo - zp), fhi = float(hi - zp);
-  for (int64_t i = 0; i < n; ++i) {
-    float v = x[i] / scale;
-    if (!(v >= flo)) v = flo;
-    if (!(v <= fhi)) v = fhi;
-    y[i] = uint8_t(int32_t(RoundEven(v)) + zp);
-  }
+  for (int64_t i = 0; i < n; ++i) y[i] = uint8_t(QRequantizeOne(x[i] / scale, zp, lo, hi));
 }
 
 void DequantizePortable(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale,
@@ -198,21 +178,25 @@ bool CpuHasVbmi() {
   __cpuid_count(7, 0, a, b, c, d);
   return c & (1u << 1);
 }
-#endif
 
-// CpuHasVnni()'s answer, asked once: 0 unknown, 1 no, 2 yes
-// (racing first calls compute the same answer). The CPU kernels pick the
-// row kernels on every run, so cpuid is not asked each time.
-std::atomic<uint32_t> g_vnni{0};
+// The cpuid answers, asked once: bit 0 asked, bit 1 VNNI, bit 2 VBMI (racing
+// first calls compute the same answer). The CPU kernels pick their kernels
+// on every run, so cpuid is not asked each time.
+std::atomic<uint32_t> g_features{0};
+
+uint32_t Features() {
+  uint32_t v = g_features.load(std::memory_order_relaxed);
+  if (v == 0) {
+    v = 1u | (CpuHasVnni() ? 2u : 0u) | (CpuHasVbmi() ? 4u : 0u);
+    g_features.store(v, std::memory_order_relaxed);
+  }
+  return v;
+}
+#endif
 
 bool UseVnni(Isa isa) {
 #if defined(__x86_64__)
-  uint32_t v = g_vnni.load(std::memory_order_relaxed);
-  if (v == 0) {
-    v = CpuHasVnni() ? 2 : 1;
-    g_vnni.store(v, std::memory_order_relaxed);
-  }
-  return ResolveIsa(isa) == Isa::kAvx512 && v == 2;
+  return ResolveIsa(isa) == Isa::kAvx512 && (Features() & 2u);
 #else
   (void)isa;
   return false;
@@ -247,7 +231,8 @@ QRequantFn QRequantKernel(Isa isa) {
 
 QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 #if defined(__x86_64__)
-  if (UseVnni(isa) && CpuHasVbmi() && KW <= 16 && (sw == 1 || sw == 2)) return detail::QPackVnni;
+  if (UseVnni(isa) && (Features() & 4u) && KW <= 16 && (sw == 1 || sw == 2))
+    return detail::QPackVnni;
 #endif
   (void)isa;
   (void)KW;
@@ -257,7 +242,7 @@ QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 
 QDwFn QDwKernel(Isa isa) {
 #if defined(__x86_64__)
-  if (UseVnni(isa) && CpuHasVbmi()) return detail::QDwVnni;
+  if (UseVnni(isa) && (Features() & 4u)) return detail::QDwVnni;
 #endif
   (void)isa;
   return QDwPortable;
@@ -273,7 +258,7 @@ QBinaryFn QBinaryKernel(Isa isa) {
 
 QLutFn QLutKernel(Isa isa) {
 #if defined(__x86_64__)
-  if (UseVnni(isa) && CpuHasVbmi()) return detail::QLutVnni;
+  if (UseVnni(isa) && (Features() & 4u)) return detail::QLutVnni;
 #endif
   (void)isa;
   return QLutPortable;

@@ -197,9 +197,7 @@ void RunDynamicQuantize(const Bindings& b, const fb::DynamicQuantize* c, const O
     hi = x[i] > hi ? x[i] : hi;
   }
   const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-  float zpf = 0.0f - lo / scale;
-  zpf = !(zpf > 0.0f) ? 0.0f : (zpf > 255.0f ? 255.0f : zpf);
-  const int32_t zp = int32_t(RoundEven(zpf));
+  const int32_t zp = Requantize(0.0f - lo / scale, 0, 0, 255);  // NaN: 0
   *Ptr<float>(b, c->scale()) = scale;
   *Ptr<uint8_t>(b, c->zero_point()) = uint8_t(zp);
   if (p.quantize) {

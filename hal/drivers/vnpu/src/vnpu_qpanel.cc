@@ -189,7 +189,7 @@ OpPlan PlanQConv(const fb::Graph* g, const fb::QConv2D* c) {
   }
   if (s.cog < kMinConvRows || s.K < kMinConvK) return p;
   p.strategy = Strategy::kQPanel;
-  p.work_floats = PanelFloats(s.K) + uint64_t(uk::kQPackScratch) / 4;  // uk::QConvWorkBytes
+  p.work_floats = (uk::QConvWorkBytes(job) + 3) / 4;
   p.qtile = uk::QTileKernel();
   p.qpack = uk::QPackKernel(uk::Isa::kAuto, s.KW, s.sw);
   return p;

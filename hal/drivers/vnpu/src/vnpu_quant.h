@@ -7,24 +7,16 @@
 
 #include <cstdint>
 
+#include "epctx_uk/qgemm.h"
 #include "vnpu_internal.h"
 
 namespace epctx {
 namespace vnpu {
 
-// Round half to even for |v| <= 2^22 under the default rounding mode: adding
-// 1.5 * 2^23 leaves no fraction bits, so the FPU rounds exactly once.
-inline float RoundEven(float v) {
-  const float magic = 12582912.0f;
-  return (v + magic) - magic;
-}
-
-// clamp(round_half_even(v) + zp, lo, hi); NaN gives lo (as ORT's kernels).
+// clamp(round_half_even(v) + zp, lo, hi); NaN gives lo (as ORT's kernels):
+// the micro-kernels' one rounding, so both paths write the same bytes.
 inline int32_t Requantize(float v, int32_t zp, int32_t lo, int32_t hi) {
-  const float flo = float(lo - zp), fhi = float(hi - zp);
-  if (!(v >= flo)) v = flo;
-  if (!(v <= fhi)) v = fhi;
-  return int32_t(RoundEven(v)) + zp;
+  return uk::QRequantizeOne(v, zp, lo, hi);
 }
 
 inline int32_t QMin(fb::DType d) { return d == fb::DType::INT8 ? -128 : 0; }

@@ -67,16 +67,6 @@ void QWeightSums(const uint8_t* w, int64_t rows, int64_t k, uint8_t wflip, int32
 void QColumnSums(const uint8_t* panel, int64_t groups, int32_t* colsum);
 void QTails(const uint8_t* w, int64_t k, int32_t rows, uint32_t* tail);
 
-// The scalar requantisation: clamp(round_half_even(v) + zp, lo, hi), NaN
-// giving lo.
-inline int32_t QRequantizeOne(float v, int32_t zp, int32_t lo, int32_t hi) {
-  const float flo = float(lo - zp), fhi = float(hi - zp);
-  if (!(v >= flo)) v = flo;
-  if (!(v <= fhi)) v = fhi;
-  const float magic = 12582912.0f;  // 1.5 * 2^23: rounds half to even once
-  return int32_t((v + magic) - magic) + zp;
-}
-
 }  // namespace uk
 }  // namespace epctx
 

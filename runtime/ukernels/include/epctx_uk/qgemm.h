@@ -21,6 +21,16 @@
 namespace epctx {
 namespace uk {
 
+// The scalar requantisation: clamp(round_half_even(v) + zp, lo, hi), NaN
+// giving lo.
+inline int32_t QRequantizeOne(float v, int32_t zp, int32_t lo, int32_t hi) {
+  const float flo = float(lo - zp), fhi = float(hi - zp);
+  if (!(v >= flo)) v = flo;
+  if (!(v <= fhi)) v = fhi;
+  const float magic = 12582912.0f;  // 1.5 * 2^23: rounds half to even once
+  return int32_t((v + magic) - magic) + zp;
+}
+
 // A tile's columns (a panel's width) and most rows.
 constexpr int32_t kQCols = 48;
 constexpr int32_t kQRows = 8;
