@@ -126,7 +126,7 @@ inline onnx::ModelProto MixedModel() {
   b.Init("e", {1}, 2.0f);
   Weight(b, "w", {8, 8}, 7);
   b.Node("Relu", {"x"}, {"r"});
-  b.Node("Pow", {"r", "e"}, {"p"});
+  b.Node("PRelu", {"r", "e"}, {"p"});
   b.Node("MatMul", {"p", "w"}, {"m"});
   b.Node("Relu", {"m"}, {"y"});
   return b.model();
@@ -136,7 +136,7 @@ inline onnx::ModelProto MixedModel() {
 inline onnx::ModelProto CpuOnlyModel() {
   testutil::ModelBuilder b(13);
   b.Input("x", {1, 4}).Output("y", {1, 4});
-  b.Node("Exp", {"x"}, {"y"});
+  b.Node("Sin", {"x"}, {"y"});
   return b.model();
 }
 

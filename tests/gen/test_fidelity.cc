@@ -160,7 +160,7 @@ void external_initializers_embedded_or_moved(void**) {
   CompileResult r = CompileModel(ModelInput::FromPath(d + "/src.onnx"), Settings());
   ASSERT_OK(r);
   onnx::ModelProto m = LoadProto(d + "/src_ctx.onnx");
-  assert_int_equal(m.graph().initializer_size(), 1);  // e, used by the CPU Pow
+  assert_int_equal(m.graph().initializer_size(), 1);  // e, used by the CPU PRelu
   assert_int_equal(m.graph().initializer(0).data_location(), onnx::TensorProto::DEFAULT);
   assert_int_equal(r.files_written.size(), 2);  // model + .bin, no data file
 

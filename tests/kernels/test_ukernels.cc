@@ -643,6 +643,7 @@ float ActRef(uk::Act k, float v, float alpha, float beta) {
     case uk::Act::kSwish: break;    // swish_rows_* below
     case uk::Act::kErf: break;      // erf_rows_* below
     case uk::Act::kTanh: break;     // tanh_rows_* below
+    case uk::Act::kGelu: break;     // gelu_rows_* below
     case uk::Act::kHardSigmoid: {
       const float h = v * alpha + beta;
       return h < 0.f ? 0.f : (h > 1.f ? 1.f : h);
@@ -983,7 +984,8 @@ void elementwise_rows_match_scalar_bit_for_bit(void**) {
 // converted to an integer there was undefined behaviour; fuzz_vnpu found it
 // under UBSan, which the asan build runs this test with). Returns the
 // portable values.
-std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double), double tol) {
+std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double), double tol,
+                              float alpha = 1.f, float beta = 0.f) {
   std::vector<float> x;
   for (int i = -200000; i <= 200000; ++i) x.push_back(float(i) * 5e-4f);
   x.push_back(__builtin_nanf(""));
@@ -992,7 +994,7 @@ std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double)
   x.push_back(-0.0f);
   const int64_t n = int64_t(x.size());
   std::vector<float> port(x.size());
-  uk::ActivateRow(k, x.data(), port.data(), n, 1.f, 0.f, uk::Isa::kPortable);
+  uk::ActivateRow(k, x.data(), port.data(), n, alpha, beta, uk::Isa::kPortable);
   double worst = 0;
   for (int64_t i = 0; i < n - 4; ++i) {
     const double want = ref(double(x[size_t(i)]));
@@ -1007,7 +1009,7 @@ std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double)
   for (uk::Isa isa : all) {
     for (int64_t len = 0; len <= 70; ++len) {
       std::vector<float> y(size_t(len + 1), 7.0f);
-      uk::ActivateRow(k, x.data() + n - 3 - len, y.data(), len, 1.f, 0.f, isa);
+      uk::ActivateRow(k, x.data() + n - 3 - len, y.data(), len, alpha, beta, isa);
       for (int64_t i = 0; i < len; ++i) {
         const float want = port[size_t(n - 3 - len + i)];
         if (!SameBits(y[size_t(i)], want) && !(want != want && y[size_t(i)] != y[size_t(i)]))
@@ -1018,7 +1020,7 @@ std::vector<float> CheckCurve(uk::Act k, const char* name, double (*ref)(double)
     }
     if (isa == uk::Isa::kPortable) continue;
     std::vector<float> y(x.size());
-    uk::ActivateRow(k, x.data(), y.data(), n, 1.f, 0.f, isa);
+    uk::ActivateRow(k, x.data(), y.data(), n, alpha, beta, isa);
     for (int64_t i = 0; i < n; ++i)
       if (!SameBits(y[size_t(i)], port[size_t(i)]) && port[size_t(i)] == port[size_t(i)])
         fail_msg("%s %s(%a) = %a, portable %a", uk::IsaName(isa), name, double(x[size_t(i)]),
@@ -1061,6 +1063,25 @@ void erf_rows_agree_across_isas_and_with_erf(void**) {
   assert_true(y[n - 1] == 0.0f && std::signbit(y[n - 1]));
   for (size_t i = 0; i < 200000; ++i)
     if (!SameBits(y[i], -y[n - 5 - i])) fail_msg("erf is not odd at index %zu", i);
+}
+
+// GELU, (x * (erf(x / sqrt(2)) + 1)) * 0.5 (the vnpu's fused Div, Erf, Add,
+// Mul, Mul): within 3e-7 * max(1, |x|) of the exact value (absolute: for
+// large negative x it is 1 + erf, a difference of nearly equal numbers),
+// the same bits on every instruction set; -inf gives NaN as the unfused
+// graph does (-inf * 0), +inf stays +inf.
+void gelu_rows_agree_across_isas_and_with_erf(void**) {
+  auto exact = [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); };
+  const std::vector<float> y =
+      CheckCurve(uk::Act::kGelu, "gelu", exact, __builtin_inf(), 0.70710678f, 0.5f);
+  const size_t n = y.size();
+  for (size_t i = 0; i + 4 < n; ++i) {
+    const double v = double(float(int(i) - 200000) * 5e-4f);
+    if (std::fabs(double(y[i]) - exact(v)) > 3e-7 * std::fmax(1.0, std::fabs(v)))
+      fail_msg("gelu(%g) = %.9g, want %.9g", v, double(y[i]), exact(v));
+  }
+  assert_true(y[n - 3] == __builtin_inff());
+  assert_true(y[n - 2] != y[n - 2]);
 }
 
 // Tanh's polynomial and exp: within 4 ulp (2.4e-7 relative) of tanh, the
@@ -1208,6 +1229,7 @@ int main() {
       cmocka_unit_test(swish_rows_agree_across_isas_and_with_exp),
       cmocka_unit_test(erf_rows_agree_across_isas_and_with_erf),
       cmocka_unit_test(tanh_rows_agree_across_isas_and_with_tanh),
+      cmocka_unit_test(gelu_rows_agree_across_isas_and_with_erf),
       cmocka_unit_test(softmax_rows_agree_across_isas_and_with_exp),
   };
   return cmocka_run_group_tests_name("ukernels", tests, nullptr, nullptr);

@@ -801,6 +801,124 @@ void conv_swish_fuses_into_the_conv(void**) {
   }
 }
 
+// LayerNorm as exporters decompose it (ReduceMean, Sub, Pow 2, ReduceMean,
+// Add eps, Sqrt, Div, Mul scale, Add bias), then MatMul + bias Add, then
+// exact GELU (Div sqrt 2, Erf, Add 1, Mul x, Mul 0.5): one LAYER_NORM and
+// one GEMM with the bias and GELU fused, in a 1.8 stream, with the unfused
+// graph's numbers.
+void layer_norm_matmul_gelu_fuse_to_two_ops(void**) {
+  const int64_t S = 5, D = 12, N = 10;
+  Model m;
+  auto x = Ramp(size_t(S * D), 2.f, 0.3f);
+  for (float& v : x) v += 1.5f;
+  auto g = Ramp(size_t(D), 1.f, 1.f), b = Ramp(size_t(D), 0.5f, 2.f);
+  auto w = Ramp(size_t(D * N), 0.4f, 3.f), bias = Ramp(size_t(N), 0.3f, 4.f);
+  m.Value("x", {S, D});
+  m.Const("two", {}, {2.f});
+  m.Const("eps", {}, {1e-5f});
+  m.Const("g", {D}, g);
+  m.Const("b", {D}, b);
+  m.Const("w", {D, N}, w);
+  m.Const("bias", {N}, bias);
+  m.Const("rt2", {}, {1.4142135f});
+  m.Const("one", {}, {1.f});
+  m.Const("half", {}, {0.5f});
+  for (const char* v : {"mean", "var", "ve", "sd"}) m.Value(v, {S, 1});
+  for (const char* v : {"d", "sq", "nrm", "sc", "ln"}) m.Value(v, {S, D});
+  for (const char* v : {"mm", "h", "u", "e", "p", "q", "y"}) m.Value(v, {S, N});
+  IntsAttr(m.Node("ReduceMean", {"x"}, {"mean"}), "axes", {-1});
+  m.Node("Sub", {"x", "mean"}, {"d"});
+  m.Node("Pow", {"d", "two"}, {"sq"});
+  IntsAttr(m.Node("ReduceMean", {"sq"}, {"var"}), "axes", {-1});
+  m.Node("Add", {"var", "eps"}, {"ve"});
+  m.Node("Sqrt", {"ve"}, {"sd"});
+  m.Node("Div", {"d", "sd"}, {"nrm"});
+  m.Node("Mul", {"nrm", "g"}, {"sc"});
+  m.Node("Add", {"sc", "b"}, {"ln"});
+  m.Node("MatMul", {"ln", "w"}, {"mm"});
+  m.Node("Add", {"bias", "mm"}, {"h"});
+  m.Node("Div", {"h", "rt2"}, {"u"});
+  m.Node("Erf", {"u"}, {"e"});
+  m.Node("Add", {"e", "one"}, {"p"});
+  m.Node("Mul", {"h", "p"}, {"q"});
+  m.Node("Mul", {"q", "half"}, {"y"});
+  m.Finish({"x"}, {"y"});
+  uint32_t ops = 0, minor = 0;
+  auto out = CompileAndRun(m, {x}, nullptr, &ops, &minor);
+  assert_int_equal(ops, 2);
+  assert_int_equal(minor, 8);
+  std::vector<float> want(size_t(S * N));
+  for (int64_t i = 0; i < S; ++i) {
+    double mean = 0, var = 0;
+    for (int64_t k = 0; k < D; ++k) mean += x[size_t(i * D + k)];
+    mean /= double(D);
+    for (int64_t k = 0; k < D; ++k) var += std::pow(x[size_t(i * D + k)] - mean, 2);
+    var /= double(D);
+    std::vector<double> ln(static_cast<size_t>(D));
+    for (int64_t k = 0; k < D; ++k)
+      ln[size_t(k)] =
+          (x[size_t(i * D + k)] - mean) / std::sqrt(var + 1e-5) * g[size_t(k)] + b[size_t(k)];
+    for (int64_t j = 0; j < N; ++j) {
+      double h = bias[size_t(j)];
+      for (int64_t k = 0; k < D; ++k) h += ln[size_t(k)] * w[size_t(k * N + j)];
+      want[size_t(i * N + j)] = float(h * (std::erf(h / std::sqrt(2.0)) + 1) * 0.5);
+    }
+  }
+  ExpectNear(out[0], want);
+}
+
+// Attention as torch exports it: q, k, v [S, H, dh] -> Transposes (heads
+// first; K^T) -> Div(q, sqrt(dh)) -> MatMul -> Softmax -> MatMul with v.
+// The Transposes and the Div fold into two BATCH_MATMULs' strides and
+// alpha: three ops, the numbers of the literal graph.
+void attention_transposes_fold_into_batch_matmul(void**) {
+  const int64_t S = 7, H = 3, dh = 4;
+  Model m;
+  auto q = Ramp(size_t(S * H * dh), 1.f, 0.1f), k = Ramp(size_t(S * H * dh), 1.f, 0.7f),
+       v = Ramp(size_t(S * H * dh), 1.f, 1.3f);
+  for (const char* n : {"q", "k", "v"}) m.Value(n, {S, H, dh});
+  m.Const("scale", {}, {2.f});
+  m.Value("qt", {H, S, dh});
+  m.Value("qs", {H, S, dh});
+  m.Value("kt", {H, dh, S});
+  m.Value("vt", {H, S, dh});
+  m.Value("s", {H, S, S});
+  m.Value("p", {H, S, S});
+  m.Value("o", {H, S, dh});
+  IntsAttr(m.Node("Transpose", {"q"}, {"qt"}), "perm", {1, 0, 2});
+  m.Node("Div", {"qt", "scale"}, {"qs"});
+  IntsAttr(m.Node("Transpose", {"k"}, {"kt"}), "perm", {1, 2, 0});
+  IntsAttr(m.Node("Transpose", {"v"}, {"vt"}), "perm", {1, 0, 2});
+  m.Node("MatMul", {"qs", "kt"}, {"s"});
+  IntAttr(m.Node("Softmax", {"s"}, {"p"}), "axis", -1);
+  m.Node("MatMul", {"p", "vt"}, {"o"});
+  m.Finish({"q", "k", "v"}, {"o"});
+  uint32_t ops = 0;
+  auto out = CompileAndRun(m, {q, k, v}, nullptr, &ops);
+  assert_int_equal(ops, 3);
+  std::vector<float> want(size_t(H * S * dh));
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t i = 0; i < S; ++i) {
+      std::vector<double> sc(static_cast<size_t>(S));
+      double mx = -1e30, sum = 0;
+      for (int64_t j = 0; j < S; ++j) {
+        double acc = 0;
+        for (int64_t c = 0; c < dh; ++c)
+          acc += q[size_t((i * H + h) * dh + c)] / 2.0 * k[size_t((j * H + h) * dh + c)];
+        sc[size_t(j)] = acc;
+        mx = std::max(mx, acc);
+      }
+      for (double& e : sc) sum += (e = std::exp(e - mx));
+      for (int64_t c = 0; c < dh; ++c) {
+        double acc = 0;
+        for (int64_t j = 0; j < S; ++j)
+          acc += sc[size_t(j)] / sum * v[size_t((j * H + h) * dh + c)];
+        want[size_t((h * S + i) * dh + c)] = float(acc);
+      }
+    }
+  ExpectNear(out[0], want);
+}
+
 // Conv -> x * clip(x + 3, 0, 6) / 6 -> Mul(s) -> Add(t), as ocr_det writes
 // hard-swish, fuses into one CONV2D with HARD_SWISH (alpha s, beta t) in a
 // 1.3 stream, with the unfused ops' results (the driver does their
@@ -934,7 +1052,7 @@ void supports_gives_reasons(void**) {
   m.Value("y", {1, 2, 2, 2});
   m.Value("d", {});
   m.Value("x2", {2, 3});
-  auto* sq = m.Node("Sqrt", {"x"}, {"y"});
+  auto* sq = m.Node("Sin", {"x"}, {"y"});
   auto* conv = m.Node("Conv", {"x", "w"}, {"y"});
   m.Const("B", {3, 2}, Ramp(6, 1.f));
   m.Value("g", {3, 2});
@@ -942,7 +1060,7 @@ void supports_gives_reasons(void**) {
   IntAttr(gemm, "transA", 1);
   Support s = backend->Supports(*sq, m.info);
   assert_false(s.supported);
-  assert_non_null(strstr(s.reason.c_str(), "Sqrt"));
+  assert_non_null(strstr(s.reason.c_str(), "Sin"));
   s = backend->Supports(*conv, m.info);
   assert_false(s.supported);
   assert_non_null(strstr(s.reason.c_str(), "not a constant"));
@@ -1035,6 +1153,8 @@ int main(void) {
       cmocka_unit_test(matmul_rows_choose_gemm_blocked_from_eight),
       cmocka_unit_test(weight_store_dedupes_and_aligns),
       cmocka_unit_test(float16_edges_round_to_nearest_even),
+      cmocka_unit_test(layer_norm_matmul_gelu_fuse_to_two_ops),
+      cmocka_unit_test(attention_transposes_fold_into_batch_matmul),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -12,161 +12,11 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "vnpu_stream.h"
+#include "vnpu_typed_stream.h"
 
 using namespace vt;
-using L = fb::Location;
-using D = fb::DType;
 
 namespace {
-
-size_t Esize(D d) { return d == D::INT8 || d == D::UINT8 ? 1 : 4; }
-
-// A stream with typed tensors; weight blobs appended 4-byte aligned.
-struct QStream {
-  Stream s;
-  std::vector<uint8_t> wbytes;
-  uint32_t inputs = 0, outputs = 0;
-  uint64_t arena = 0;
-  uint32_t T(std::vector<int64_t> shape, D d, L loc, uint64_t off_or_index) {
-    uint64_t n = 1;
-    for (int64_t x : shape) n *= uint64_t(x);
-    bool io = loc == L::INPUT || loc == L::OUTPUT;
-    s.tensors.push_back(fb::CreateTensorDirect(s.fbb, "t", d, &shape, loc,
-                                               io ? uint32_t(off_or_index) : 0,
-                                               io ? 0 : off_or_index, n * Esize(d)));
-    return uint32_t(s.tensors.size() - 1);
-  }
-  uint32_t In(std::vector<int64_t> shape, D d) { return T(shape, d, L::INPUT, inputs++); }
-  uint32_t Out(std::vector<int64_t> shape, D d) { return T(shape, d, L::OUTPUT, outputs++); }
-  uint32_t Arena(std::vector<int64_t> shape, D d) {
-    uint64_t n = 1;
-    for (int64_t x : shape) n *= uint64_t(x);
-    uint32_t t = T(shape, d, L::ARENA, arena);
-    arena += (n * Esize(d) + 63) / 64 * 64;
-    return t;
-  }
-  template <typename V>
-  uint32_t W(const std::vector<V>& v, std::vector<int64_t> shape, D d) {
-    while (wbytes.size() % 4) wbytes.push_back(0);
-    uint64_t off = wbytes.size();
-    for (const V& x : v) {
-      uint8_t b[4];
-      if (Esize(d) == 1) {
-        b[0] = uint8_t(int32_t(x));
-      } else if (d == D::FLOAT32) {
-        float f = float(x);
-        memcpy(b, &f, 4);
-      } else {
-        int32_t i = int32_t(x);
-        memcpy(b, &i, 4);
-      }
-      wbytes.insert(wbytes.end(), b, b + Esize(d));
-    }
-    return T(shape, d, L::WEIGHT, off);
-  }
-  std::vector<float> Weights() const {
-    std::vector<float> w((wbytes.size() + 3) / 4 + 1, 0.f);
-    if (!wbytes.empty()) memcpy(w.data(), wbytes.data(), wbytes.size());
-    return w;
-  }
-  std::vector<uint8_t> Finish() {
-    auto g = fb::CreateGraphDirect(s.fbb, 1, 2, "g", &s.tensors, arena, &s.ops);
-    fb::FinishGraphBuffer(s.fbb, g);
-    return std::vector<uint8_t>(s.fbb.GetBufferPointer(),
-                                s.fbb.GetBufferPointer() + s.fbb.GetSize());
-  }
-};
-
-struct Buf {
-  int32_t dtype;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-};
-
-int Dt(D d) {
-  switch (d) {
-    case D::INT8: return EPCTX_DTYPE_INT8;
-    case D::UINT8: return EPCTX_DTYPE_UINT8;
-    case D::INT32: return EPCTX_DTYPE_INT32;
-    default: return EPCTX_DTYPE_FLOAT;
-  }
-}
-
-// Loads, binds and runs q; outputs sized from the graph's descriptors.
-std::vector<Buf> Run(QStream& q, std::vector<Buf> ins) {
-  Loaded l;
-  Load(&l, {{"g", q.Finish()}}, q.Weights());
-  assert_int_equal(l.rc, 0);
-  epctx_hal_graph* g = nullptr;
-  epctx_hal_graph_info info;
-  if (Bind(&l, "g", &g, &info) != 0) fail_msg("bind: %s", l.msg.c_str());
-  std::vector<epctx_hal_tensor> ti, to;
-  for (auto& b : ins)
-    ti.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
-  std::vector<Buf> outs(info.num_outputs);
-  for (uint32_t i = 0; i < info.num_outputs; ++i) {
-    const auto& d = info.outputs[i];
-    size_t n = 1;
-    for (uint32_t k = 0; k < d.rank; ++k) n *= size_t(d.dims[k]);
-    size_t es = d.dtype == EPCTX_DTYPE_INT8 || d.dtype == EPCTX_DTYPE_UINT8 ? 1 : 4;
-    outs[i] = {d.dtype, std::vector<int64_t>(d.dims, d.dims + d.rank),
-               std::vector<uint8_t>(n * es)};
-  }
-  for (auto& b : outs)
-    to.push_back({b.dtype, uint32_t(b.dims.size()), b.dims.data(), b.bytes.data(), b.bytes.size()});
-  std::vector<uint8_t> scratch(info.scratch_bytes + 64);
-  char msg[512];
-  auto* d = epctx_vnpu_driver();
-  int rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
-                      scratch.data(), info.scratch_bytes, msg, sizeof msg);
-  if (rc != 0) fail_msg("execute: %s", msg);
-  return outs;
-}
-
-void ExpectRejected(QStream& q, const char* needle) {
-  Loaded l;
-  Load(&l, {{"g", q.Finish()}}, q.Weights());
-  assert_int_equal(l.rc, 0);
-  epctx_hal_graph* g = nullptr;
-  epctx_hal_graph_info info;
-  Bind(&l, "g", &g, &info);
-  if (l.rc != EPCTX_INVALID_GRAPH || !strstr(l.msg.c_str(), needle))
-    fail_msg("expected INVALID_GRAPH naming '%s', got %d: %s", needle, l.rc, l.msg.c_str());
-}
-
-template <typename V>
-Buf Bytes(const std::vector<V>& v, std::vector<int64_t> dims, D d) {
-  Buf b{Dt(d), dims, {}};
-  for (const V& x : v) {
-    if (Esize(d) == 1) {
-      b.bytes.push_back(uint8_t(int32_t(x)));
-    } else {
-      uint8_t t[4];
-      if (d == D::FLOAT32) {
-        float f = float(x);
-        memcpy(t, &f, 4);
-      } else {
-        int32_t i = int32_t(x);
-        memcpy(t, &i, 4);
-      }
-      b.bytes.insert(b.bytes.end(), t, t + 4);
-    }
-  }
-  return b;
-}
-int32_t At(const Buf& b, size_t i) {
-  if (b.dtype == EPCTX_DTYPE_INT8) return int8_t(b.bytes[i]);
-  if (b.dtype == EPCTX_DTYPE_UINT8) return b.bytes[i];
-  int32_t v;
-  memcpy(&v, b.bytes.data() + 4 * i, 4);
-  return v;
-}
-float AtF(const Buf& b, size_t i) {
-  float v;
-  memcpy(&v, b.bytes.data() + 4 * i, 4);
-  return v;
-}
 
 // The README's requantisation: clamp(round_half_even(float(acc) * m) + zp).
 int32_t RefRequant(int64_t acc, float m, int32_t zp, int32_t lo, int32_t hi) {
@@ -187,7 +37,7 @@ int32_t Rand(int32_t lo, int32_t hi) {
 // -128), per-column multipliers and int32 bias, into int8 with a clamp.
 void QGemmOddSizesAndExtremeZeroPoints(void**) {
   const int M = 3, K = 13, N = 5;
-  QStream q;
+  TStream q;
   std::vector<int32_t> a(M * K), w(N * K), bias(N);
   std::vector<float> mult(N);
   for (auto& v : a) v = Rand(0, 255);
@@ -225,7 +75,7 @@ void QConvOddSizes(void**) {
   const int OH = (H + pt + pb - (dh * (KH - 1) + 1)) / sh + 1,
             OW = (W + pl + pr - (dw * (KW - 1) + 1)) / sw + 1;
   for (int int32_out = 0; int32_out < 2; ++int32_out) {
-    QStream q;
+    TStream q;
     uint32_t xt = q.In({1, C, H, W}, D::INT8);
     uint32_t yt = q.Out({1, CO, OH, OW}, int32_out ? D::INT32 : D::UINT8);
     uint32_t wt = q.W(w, {CO, C, KH, KW}, D::UINT8), bt = q.W(bias, {CO}, D::INT32);
@@ -274,7 +124,7 @@ void QConvDepthwiseMatchesReference(void**) {
     for (int c = 0; c < C; ++c)
       bias[size_t(c)] = Rand(-300, 300), mult[size_t(c)] = 0.004f * float(c + 1);
     const int32_t wzp = g.u8w ? 128 : 0;
-    QStream q;
+    TStream q;
     uint32_t xt = q.In({1, C, H, W}, D::INT8), yt = q.Out({1, C, OH, OW}, D::UINT8);
     uint32_t wt = q.W(w, {C, 1, KH, KW}, g.u8w ? D::UINT8 : D::INT8), bt = q.W(bias, {C}, D::INT32);
     uint32_t mt = q.W(mult, {C}, D::FLOAT32);
@@ -304,7 +154,7 @@ void QConvDepthwiseMatchesReference(void**) {
 // sums' term).
 void QGemmPanelsMatchReference(void**) {
   const int M = 50, K = 13, N = 11;
-  QStream q;
+  TStream q;
   std::vector<int32_t> a(M * K), w(N * K), bias(N);
   std::vector<float> mult(N);
   for (auto& v : a) v = Rand(-128, 127);
@@ -328,7 +178,7 @@ void QGemmPanelsMatchReference(void**) {
 // Quantize saturates at both ends, sends NaN to the minimum (as ORT) and
 // rounds ties to even; Dequantize inverts it.
 void QuantizeSaturatesAndRoundsToEven(void**) {
-  QStream q;
+  TStream q;
   std::vector<float> x = {1e9f, -1e9f, NAN, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, INFINITY};
   const int64_t n = int64_t(x.size());
   uint32_t xt = q.In({n}, D::FLOAT32), yq = q.Out({n}, D::INT8), yf = q.Out({n}, D::FLOAT32);
@@ -345,7 +195,7 @@ void QuantizeSaturatesAndRoundsToEven(void**) {
 // A NaN multiplier gives the clamp's minimum, an infinite one its maximum:
 // no undefined float -> int conversion whatever the weight segment holds.
 void HostileMultipliersClampNotCrash(void**) {
-  QStream q;
+  TStream q;
   uint32_t x = q.In({1, 2}, D::INT8), y = q.Out({1, 3}, D::UINT8);
   uint32_t wt = q.W(std::vector<int32_t>{1, 1, 1, 1, 1, 1}, {3, 2}, D::INT8);
   uint32_t mt = q.W(std::vector<float>{NAN, INFINITY, -INFINITY}, {3}, D::FLOAT32);
@@ -360,7 +210,7 @@ void HostileMultipliersClampNotCrash(void**) {
 // 0, zero point round(-min / scale); all-zero input: scale 1, zero point 0.
 void DynamicQuantizeMatchesOnnx(void**) {
   for (int zero = 0; zero < 2; ++zero) {
-    QStream q;
+    TStream q;
     std::vector<float> x = {-1.0f, 0.25f, 3.0f, 0.0f, -0.6f};
     if (zero) x.assign(5, 0.f);
     uint32_t xt = q.In({5}, D::FLOAT32), y = q.Out({5}, D::UINT8), s = q.Out({}, D::FLOAT32),
@@ -379,7 +229,7 @@ void DynamicQuantizeMatchesOnnx(void**) {
 
 // ADD with broadcasting ([2,3] + [3]) saturating at 255; MUL of int8.
 void QBinaryBroadcastsAndSaturates(void**) {
-  QStream q;
+  TStream q;
   uint32_t a = q.In({2, 3}, D::UINT8), b = q.In({3}, D::UINT8), y = q.Out({2, 3}, D::UINT8);
   std::vector<int64_t> sa = {3, 1}, sb = {0, 1};
   q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &sa, &sb, 0.5f, 10, 0.25f,
@@ -398,7 +248,7 @@ void QBinaryBroadcastsAndSaturates(void**) {
 // ([1,4,5,5] + [1,1,5,5]: rows of 25 with the second operand repeating).
 void QBinaryRowsBroadcast(void**) {
   for (int gate = 0; gate < 2; ++gate) {
-    QStream q;
+    TStream q;
     const std::vector<int64_t> bshape =
         gate ? std::vector<int64_t>{1, 4, 1, 1} : std::vector<int64_t>{1, 1, 5, 5};
     uint32_t a = q.In({1, 4, 5, 5}, D::UINT8), b = q.In(bshape, D::UINT8);
@@ -426,7 +276,7 @@ void QBinaryRowsBroadcast(void**) {
 // QLUT maps each byte (int8 read as its unsigned value), QMAX_POOL ignores
 // padding, QCONCAT joins along axis 1.
 void LutPoolConcat(void**) {
-  QStream q;
+  TStream q;
   std::vector<int32_t> table(256);
   for (int i = 0; i < 256; ++i)
     table[size_t(i)] = int8_t(uint8_t(i)) < 0 ? 0 : int8_t(uint8_t(i));  // relu
@@ -459,7 +309,7 @@ void HostileQuantisationFieldsAreRefused(void**) {
                {1.f, -1, D::UINT8, "zero_point = -1 outside [0, 255] of UINT8"},
                {1.f, 0, D::INT32, "output tensor 1 has dtype INT32, expected INT8 or UINT8"}};
   for (const Case& c : cases) {
-    QStream q;
+    TStream q;
     uint32_t x = q.In({4}, D::FLOAT32), y = q.Out({4}, c.out);
     q.s.Op(fb::CreateQuantize(q.s.fbb, x, y, c.scale, c.zp));
     ExpectRejected(q, c.needle);
@@ -485,7 +335,7 @@ void HostileMacFieldsAreRefused(void**) {
        "weights tensor 2 has dtype FLOAT32, expected INT8 or UINT8"},
   };
   for (const Case& c : cases) {
-    QStream q;
+    TStream q;
     uint32_t x = q.In({1, int64_t(c.k)}, D::UINT8), y = q.Out({1, 2}, D::UINT8);
     uint32_t w = q.W(std::vector<int32_t>(size_t(2 * c.k), 1), {2, int64_t(c.k)}, c.wtype);
     uint32_t m = q.W(std::vector<float>(size_t(c.mult_count), 1.f), {c.mult_count}, D::FLOAT32);
@@ -497,34 +347,34 @@ void HostileMacFieldsAreRefused(void**) {
 
 void IntegerTensorsOnlyForInt8Ops(void**) {
   {  // a float GEMM reading an INT8 tensor
-    QStream q;
+    TStream q;
     uint32_t x = q.In({1, 8}, D::INT8), y = q.Out({1, 8}, D::FLOAT32);
     uint32_t w = q.W(std::vector<float>(64, 0.f), {64}, D::FLOAT32);
     q.s.Op(fb::CreateGemm(q.s.fbb, x, w, y, false, 0, 1, 8, 8));
     ExpectRejected(q, "is an integer tensor; only the int8 ops read it");
   }
   {  // QCONCAT of INT8 into UINT8
-    QStream q;
+    TStream q;
     uint32_t a = q.In({1, 2}, D::INT8), y = q.Out({1, 2}, D::UINT8);
     std::vector<uint32_t> ins = {a};
     q.s.Op(fb::CreateQConcatDirect(q.s.fbb, &ins, y, 1));
     ExpectRejected(q, "inputs tensor 0 has dtype INT8, expected UINT8");
   }
   {  // QLUT with a short table
-    QStream q;
+    TStream q;
     uint32_t a = q.In({4}, D::INT8), y = q.Out({4}, D::INT8);
     uint32_t t = q.W(std::vector<int32_t>(255, 0), {255}, D::INT8);
     q.s.Op(fb::CreateQLut(q.s.fbb, a, y, t));
     ExpectRejected(q, "table has 255 elements, expected 256");
   }
   {  // QMAX_POOL whose padding could fill a whole window
-    QStream q;
+    TStream q;
     uint32_t a = q.In({1, 1, 4, 4}, D::INT8), y = q.Out({1, 1, 3, 3}, D::INT8);
     q.s.Op(fb::CreateQMaxPool(q.s.fbb, a, y, 2, 2, 2, 2, 2, 2, 0, 0));
     ExpectRejected(q, "pads must be smaller than the kernel");
   }
   {  // a dynamic input zero point of another dtype than the input
-    QStream q;
+    TStream q;
     uint32_t x = q.In({1, 2}, D::UINT8), z = q.In({}, D::INT8), y = q.Out({1, 2}, D::INT32);
     uint32_t w = q.W(std::vector<int32_t>(4, 1), {2, 2}, D::INT8);
     q.s.Op(fb::CreateQGemm(q.s.fbb, x, w, y, false, 0, 1, 2, 2, 0, true, z, 0, 0, 0, 0, 0));

@@ -52,6 +52,7 @@ const char* Name(Strategy s) {
     case Strategy::kQPanel: return "q_panel";
     case Strategy::kQDot: return "q_dot";
     case Strategy::kQDepthwise: return "q_depthwise";
+    case Strategy::kBatchMatMul: return "batch_matmul";
   }
   return "?";
 }

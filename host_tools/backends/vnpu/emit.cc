@@ -58,6 +58,26 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                 .Union();
         break;
       case fb::OpParams::Convert: p = fb::CreateConvert(fbb, in, out).Union(); break;
+      case fb::OpParams::Reduce:
+        p = fb::CreateReduce(fbb, o.reduce, in, out, o.m, o.k, o.n).Union();
+        break;
+      case fb::OpParams::LayerNorm:
+        p = fb::CreateLayerNorm(fbb, in, out, o.weights >= 0, uint32_t(std::max(o.weights, 0)),
+                                o.bias >= 0, uint32_t(std::max(o.bias, 0)), o.m, o.k, o.n, o.eps,
+                                o.rms)
+                .Union();
+        break;
+      case fb::OpParams::BatchMatMul:
+        p = fb::CreateBatchMatMulDirect(fbb, in, uint32_t(o.ins[1]), out, &o.batch, &o.a_strides,
+                                        &o.b_strides, o.m, o.k, o.n, o.a_rs, o.b_rs, o.trans_b,
+                                        o.scale, o.addend >= 0, uint32_t(std::max(o.addend, 0)),
+                                        o.addend >= 0 ? &o.c_strides : nullptr, o.act, o.alpha,
+                                        o.beta)
+                .Union();
+        break;
+      case fb::OpParams::StridedCopy:
+        p = fb::CreateStridedCopyDirect(fbb, in, out, o.offset, &o.a_strides).Union();
+        break;
       case fb::OpParams::ConvTranspose2D:
         p = fb::CreateConvTranspose2D(fbb, in, uint32_t(o.weights), out, o.bias >= 0,
                                       uint32_t(std::max(o.bias, 0)), o.kh, o.kw, o.sh, o.sw, o.pt,
@@ -136,6 +156,13 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   // 1.7: the SWISH activation (a 1.6 driver refuses the unknown kind).
   for (const IrOp& o : g.ops)
     if (o.act == fb::Activation::SWISH) minor = 7;
+  // 1.8: the transformer level (a 1.7 driver refuses the unknown kinds and
+  // op types).
+  for (const IrOp& o : g.ops)
+    if (uint32_t(o.act) > uint32_t(fb::Activation::SWISH) || o.kind == fb::OpParams::Reduce ||
+        o.kind == fb::OpParams::LayerNorm || o.kind == fb::OpParams::BatchMatMul ||
+        o.kind == fb::OpParams::StridedCopy)
+      minor = 8;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

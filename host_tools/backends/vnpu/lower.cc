@@ -61,6 +61,7 @@ IrGraph Lowerer::Run() {
     g_.ops.push_back(widen);
     by_name_[t.name] = widen.out;
   }
+  PlanFolds();
   for (const auto* n : p_.nodes) {
     if (consumed_.count(n)) continue;
     node_ = n;
@@ -629,6 +630,7 @@ void Lowerer::Gemm(const onnx::NodeProto& n) {
   op.m = uint64_t(M), op.k = uint64_t(K), op.n = uint64_t(N);
   op.ins = {In(n.input(0))};
   op.weights = Weight(packed, {int64_t(packed.size())}, n.input(1) + ":packed");
+  std::string value = n.output(0);
   if (gemm && Has(n, 2)) {
     std::vector<float> c = Floats(*info_.constant(n.input(2)), NodeLabel(n));
     std::vector<float> bias(static_cast<size_t>(N));
@@ -636,8 +638,14 @@ void Lowerer::Gemm(const onnx::NodeProto& n) {
       Fail("C must have 1 or N values, has " + std::to_string(c.size()));
     for (int64_t j = 0; j < N; ++j) bias[size_t(j)] = beta * c[c.size() == 1 ? 0 : size_t(j)];
     op.bias = Weight(bias, {N}, n.input(2) + ":bias");
+  } else if (!gemm) {
+    // A MatMul's bias, an Add of one value per column, as GEMM's bias.
+    std::vector<float> bias;
+    value = FoldMatMulBias(n, N, &bias);
+    if (!bias.empty()) op.bias = Weight(bias, {N}, value + ":bias");
   }
-  op.out = Out(FuseAct(op, n.output(0)));
+  value = FuseAct(op, value);
+  op.out = Out(FuseGelu(op, value));
   g_.ops.push_back(op);
 }
 
@@ -748,7 +756,7 @@ void Lowerer::Node(const onnx::NodeProto& n) {
   for (const auto& in : n.input())
     if (const onnx::TensorProto* c = in.empty() ? nullptr : info_.constant(in))
       half_node_ |= c->data_type() == onnx::TensorProto::FLOAT16;
-  if (Int8Node(n)) return;
+  if (Int8Node(n) || TransformerNode(n)) return;
   const std::string& t = n.op_type();
   if (t == "Conv") return Conv(n);
   if (t == "ConvTranspose") return ConvTranspose(n);

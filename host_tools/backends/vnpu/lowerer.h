@@ -129,6 +129,41 @@ class Lowerer {
   void Softmax(const onnx::NodeProto& n);
   void Node(const onnx::NodeProto& n);
 
+  // lower_transformer.cc: the transformer level (stream 1.8).
+  struct Gelu {
+    float alpha = 1.f, beta = 0.5f;
+    std::vector<const onnx::NodeProto*> nodes;  // Div/Mul, Erf, Add, Mul, Mul
+    std::string output;
+  };
+  // A batched MatMul operand read through folded Transposes (and, for A, a
+  // scalar Mul/Div as alpha): the source value and the element stride of
+  // each of the operand's dimensions in it.
+  struct OperandView {
+    std::string source;
+    std::vector<int64_t> strides;
+    float alpha = 1.f;
+  };
+  void UnaryNode(const onnx::NodeProto& n);
+  void ReduceNode(const onnx::NodeProto& n);
+  std::vector<float> ConstOperand(const onnx::NodeProto& n, const std::string& value,
+                                  uint64_t count);
+  // The decomposed LayerNorm starting at ReduceMean r1 as one LAYER_NORM;
+  // false when r1 does not start one.
+  bool LayerNormPattern(const onnx::NodeProto& r1);
+  void LayerNormNode(const onnx::NodeProto& n);
+  // Exact GELU reading x; `whole`: x feeds nothing else.
+  bool MatchGelu(const std::string& x, bool whole, Gelu* m);
+  std::string FuseGelu(IrOp& op, const std::string& x);
+  bool GeluNode(const onnx::NodeProto& scale);
+  // The value a MatMul now writes after folding its bias Add into *bias.
+  std::string FoldMatMulBias(const onnx::NodeProto& n, int64_t N, std::vector<float>* bias);
+  // Before lowering: the Transposes that batched MatMuls read through.
+  void PlanFolds();
+  void BatchMatMul(const onnx::NodeProto& n);
+  void StridedCopyNode(const onnx::NodeProto& n);
+  // Lowers n if it belongs to the transformer level; false otherwise.
+  bool TransformerNode(const onnx::NodeProto& n);
+
   // lower_int8.cc: the int8 level. Node, In, Out and Run call Int8Node,
   // LazyInt8 and ValueDType.
   fb::DType ValueDType(const std::string& name) const;
@@ -188,6 +223,8 @@ class Lowerer {
   GraphIndex ix_{info_.graph};
   std::map<std::string, const onnx::NodeProto*> pending_dq_;
   std::set<const onnx::NodeProto*> part_nodes_;
+  // The transformer level's.
+  std::map<std::string, OperandView> folds_;  // MatMul output + ":a" / ":b"
 };
 
 }  // namespace vnpu

@@ -53,7 +53,7 @@ void PlanMemory(IrGraph& g, uint32_t alignment) {
     for (int t : op.ins) touch(t, uint32_t(i));
     // int8 level: a DYNAMIC_QUANTIZE writes its scale and zero point into
     // `weights` / `bias`, and a dynamic QCONV2D / QGEMM reads zp_tensor.
-    for (int t : {op.weights, op.bias, op.mult, op.zp_tensor, op.table})
+    for (int t : {op.weights, op.bias, op.mult, op.zp_tensor, op.table, op.addend})
       if (t >= 0) touch(t, uint32_t(i));
   }
   std::vector<uint32_t> order(bufs.size()), live(bufs.size());

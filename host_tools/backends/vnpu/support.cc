@@ -7,6 +7,7 @@
 #include "int8_match.h"
 #include "onnx_util.h"
 #include "vnpu_ir.h"
+#include "transformer_ops.h"
 #include "vnpu_ops.h"
 
 namespace epctx {
@@ -15,8 +16,7 @@ namespace vnpu {
 namespace {
 
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
-const std::set<std::string> kCpuOps = {"Sqrt",  "Log",   "Exp",    "Pow",
-                                       "Shape", "Slice", "Gather", "Resize"};
+const std::set<std::string> kCpuOps = {"Log", "Shape", "Resize"};
 
 // The vnpu computes in float32; float16 values are widened (weights at
 // compile time, inputs and outputs by CONVERT at the partition's edges).
@@ -112,7 +112,7 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
   if (int8) return why8;
   if (!n.domain().empty() && n.domain() != "ai.onnx")
     return "domain " + n.domain() + " not supported";
-  if (kCpuOps.count(op) || op.rfind("Reduce", 0) == 0) return op + " has no vnpu op";
+  if (kCpuOps.count(op)) return op + " has no vnpu op";
   std::string r;
   for (const auto& o : n.output())
     if (!o.empty() && !(r = Static(info, o)).empty()) return "output " + r;
@@ -124,6 +124,11 @@ std::string Unsupported(const onnx::NodeProto& n, const GraphInfo& info) {
     if (!i.empty() && !info.constant(i) && !(r = Static(info, i)).empty())
       return "input " + r + (IsFloat(info, i) ? "" : " (the vnpu needs it as a constant)");
   auto in0 = [&]() { return n.input_size() > 0 ? Static(info, n.input(0)) : "no input"; };
+  // The transformer level (stream 1.8): unary kinds, reductions, layer
+  // norm, batched MatMul of activations, strided copies.
+  bool level18 = false;
+  std::string why18 = UnsupportedTransformer(n, info, &level18);
+  if (level18) return why18.empty() ? in0() : why18;
 
   if (op == "Conv") {
     if (!(r = in0()).empty()) return r;

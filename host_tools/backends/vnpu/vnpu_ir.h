@@ -62,6 +62,18 @@ struct IrOp {
   int32_t qz[3] = {0, 0, 0};
   int32_t lo = 0, hi = 0;
   int mult = -1, zp_tensor = -1, table = -1;
+  // Transformer level (stream 1.8). REDUCE: kind over [m, k, n] (outer,
+  // axis, inner). LAYER_NORM: [m, k, n], scale in `weights`, bias in
+  // `bias`, eps, rms. BATCH_MATMUL: ins {a, b}, batch dims, a_strides and
+  // b_strides per batch dim, a_rs / b_rs, trans_b, scale (alpha), the
+  // addend and its strides (batch dims, then row and column), m/k/n, the
+  // activation in act/alpha/beta. STRIDED_COPY: offset, a_strides.
+  fb::ReduceKind reduce = fb::ReduceKind::SUM;
+  std::vector<int64_t> batch, c_strides;
+  uint64_t a_rs = 0, b_rs = 0, offset = 0;
+  bool trans_b = false, rms = false;
+  float scale = 1.f, eps = 0.f;
+  int addend = -1;
 };
 
 struct IrGraph {

@@ -121,6 +121,8 @@ inline T EPCTX_EW_NAME(Apply)(T v, float alpha, float beta, bool affine) {
     return v * (1.0f / (EPCTX_EW_NAME(ExpNeg)(v) + 1.0f));
   } else if constexpr (K == Act::kErf) {
     return EPCTX_EW_NAME(Erf)(v);
+  } else if constexpr (K == Act::kGelu) {
+    return v * (EPCTX_EW_NAME(Erf)(v * alpha) + 1.0f) * beta;
   } else if constexpr (K == Act::kTanh) {
     return EPCTX_EW_NAME(Tanh)(v);
   } else if constexpr (K == Act::kRelu) {
@@ -155,7 +157,7 @@ void EPCTX_EW_NAME(ActRow)(const float* x, float* y, int64_t n, float alpha, flo
 #if !defined(__x86_64__) && !defined(__aarch64__)
   // 32-bit and microcontroller targets (no 4-float vector unit to speak of)
   // take erf one float at a time: a quarter of the code of the vector body.
-  if constexpr (K == Act::kErf || K == Act::kTanh) {
+  if constexpr (K == Act::kErf || K == Act::kTanh || K == Act::kGelu) {
     for (; i < n; ++i) y[i] = EPCTX_EW_NAME(Apply)<K>(x[i], alpha, beta, affine);
     return;
   }
@@ -256,6 +258,7 @@ void EPCTX_EW_NAME(ActivateRow)(Act k, const float* x, float* y, int64_t n, floa
     case Act::kTanh: return EPCTX_EW_NAME(ActRow)<Act::kTanh>(x, y, n, alpha, beta);
     case Act::kHardSigmoid: return EPCTX_EW_NAME(ActRow)<Act::kHardSigmoid>(x, y, n, alpha, beta);
     case Act::kSwish: return EPCTX_EW_NAME(ActRow)<Act::kSwish>(x, y, n, alpha, beta);
+    case Act::kGelu: return EPCTX_EW_NAME(ActRow)<Act::kGelu>(x, y, n, alpha, beta);
   }
 }
 
@@ -280,6 +283,7 @@ void EPCTX_EW_NAME(ActivateRows)(Act k, float* y, int64_t rows, int64_t n, int64
     case Act::kHardSigmoid:
       return EPCTX_EW_NAME(ActRowsK)<Act::kHardSigmoid>(y, rows, n, ld, alpha, beta);
     case Act::kSwish: return EPCTX_EW_NAME(ActRowsK)<Act::kSwish>(y, rows, n, ld, alpha, beta);
+    case Act::kGelu: return EPCTX_EW_NAME(ActRowsK)<Act::kGelu>(y, rows, n, ld, alpha, beta);
     case Act::kErf:
     case Act::kTanh: break;  // never a convolution's epilogue: ActivateRow only
   }

@@ -257,6 +257,10 @@ inline const char* MaskName(uint32_t mask) {
 // Runs one int8-level op (vnpu_int8.cc); false for an op of another kind.
 bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p);
 
+// Runs one transformer-level op (stream 1.8, vnpu_transformer.cc); false
+// for an op of another kind.
+bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p);
+
 // Runs every op of a validated graph. Returns an epctx_code.
 int RunGraph(const Bindings& b, Msg& msg);
 

@@ -522,6 +522,21 @@ inline float Activate(float v, float alpha, float beta) {
       h = h < 0.f ? 0.f : (h > 6.f ? 6.f : h);
       return v * h / 6.f * alpha + beta;
     }
+    case Act::EXP: return expf(v);
+    case Act::SQRT: return __builtin_sqrtf(v);
+    case Act::RECIPROCAL: return 1.f / v;
+    case Act::NEG: return -v;
+    case Act::ABS: return __builtin_fabsf(v);
+    case Act::POW:
+      // The exponents exporters write, exactly as ONNX Pow computes them.
+      if (alpha == 2.f) return v * v;
+      if (alpha == 3.f) return v * v * v;
+      if (alpha == 1.f) return v;
+      if (alpha == 0.5f) return __builtin_sqrtf(v);
+      return powf(v, alpha);
+    case Act::ERF:   // uk::Act::kErf runs it
+    case Act::GELU:  // uk::Act::kGelu
+      break;
   }
   return v;
 }
@@ -544,6 +559,8 @@ bool UkAct(Act kind, uk::Act* out) {
     case Act::SIGMOID: *out = uk::Act::kSigmoid; return true;
     case Act::HARD_SIGMOID: *out = uk::Act::kHardSigmoid; return true;
     case Act::SWISH: *out = uk::Act::kSwish; return true;
+    case Act::GELU: *out = uk::Act::kGelu; return true;
+    case Act::ERF: *out = uk::Act::kErf; return true;
     default: return false;
   }
 }
@@ -555,6 +572,12 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
   if (UkAct(kind, &k)) return uk::ActivateRow(k, x, y, int64_t(n), alpha, beta);
   switch (kind) {
     case Act::TANH: return ActRow<Act::TANH>(x, y, n, alpha, beta);
+    case Act::EXP: return ActRow<Act::EXP>(x, y, n, alpha, beta);
+    case Act::SQRT: return ActRow<Act::SQRT>(x, y, n, alpha, beta);
+    case Act::RECIPROCAL: return ActRow<Act::RECIPROCAL>(x, y, n, alpha, beta);
+    case Act::NEG: return ActRow<Act::NEG>(x, y, n, alpha, beta);
+    case Act::ABS: return ActRow<Act::ABS>(x, y, n, alpha, beta);
+    case Act::POW: return ActRow<Act::POW>(x, y, n, alpha, beta);
     default:  // NONE
       if (x != y && n > 0) memmove(y, x, n * 4);
   }
@@ -563,7 +586,8 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
 void ActivateRows(Act kind, float* y, uint64_t rows, uint64_t n, uint64_t ld, float alpha,
                   float beta) {
   uk::Act k;
-  if (UkAct(kind, &k))
+  // uk::ActivateRows leaves out erf (no convolution fuses it).
+  if (UkAct(kind, &k) && k != uk::Act::kErf)
     return uk::ActivateRows(k, y, int64_t(rows), int64_t(n), int64_t(ld), alpha, beta);
   if (kind == Act::NONE) return;
   for (uint64_t r = 0; r < rows; ++r) ActivateRow(kind, y + r * ld, y + r * ld, n, alpha, beta);
@@ -643,7 +667,7 @@ int RunGraph(const Bindings& b, Msg& msg) {
         break;
       }
       default:
-        if (RunInt8(b, o, p)) break;
+        if (RunInt8(b, o, p) || RunTransformer(b, o, p)) break;
         msg.s("vnpu: graph '").s(b.graph->name).s("' op ").u(i).s(": unknown op type");
         return EPCTX_EP_FAIL;
     }

@@ -85,9 +85,11 @@ struct Checker {
               const flatbuffers::Vector<int64_t>* sb);
 };
 
-// The checks of the int8-level ops (stream 1.2) and the error for an
-// unknown op type (vnpu_validate_int8.cc).
+// The checks of the int8-level ops (stream 1.2; vnpu_validate_int8.cc),
+// which pass every other op type to the transformer level's (stream 1.8;
+// vnpu_validate_transformer.cc), which refuses an unknown op type.
 int ValidateInt8Op(Checker& ck, const fb::Op* o);
+int ValidateTransformerOp(Checker& ck, const fb::Op* o);
 
 }  // namespace vnpu
 }  // namespace epctx

@@ -239,7 +239,7 @@ int ValidateInt8Op(Checker& ck, const fb::Op* o) {
       ck.op_name = "QMAX_POOL";
       return QMaxPool(ck, o->params_as_QMaxPool());
     case fb::OpParams::QConcat: ck.op_name = "QCONCAT"; return QConcat(ck, o->params_as_QConcat());
-    default: ck.OpErr().s("unknown op type ").u(uint64_t(o->params_type())); return ck.Fail();
+    default: return ValidateTransformerOp(ck, o);
   }
 }
 

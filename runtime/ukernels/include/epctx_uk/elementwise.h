@@ -27,6 +27,7 @@ enum class Act : uint32_t {
   kTanh = 7,         // tanh(x): x * P(x^2) below |x| = 0.625, else 1 - 2 / (exp(2|x|) + 1) (4 ulp)
   kHardSigmoid = 8,  // h = x * alpha + beta, then h < 0 ? 0 : (h > 1 ? 1 : h) (NaN stays NaN)
   kSwish = 9,        // x * sigmoid(x) (SiLU), the sigmoid as kSigmoid computes it
+  kGelu = 10,  // (x * (erf(x * alpha) + 1)) * beta, erf as kErf (GELU: alpha 1/sqrt(2), beta 0.5)
 };
 
 // y[i] = act(x[i]) for i in [0, n).
@@ -35,7 +36,8 @@ void ActivateRow(Act k, const float* x, float* y, int64_t n, float alpha, float 
 
 // In place on `rows` rows of n floats, ld apart (one dispatch for a block
 // of a convolution's output). Every activation but kErf and kTanh, which no
-// convolution fuses (left out to keep microcontroller images small).
+// convolution fuses (left out to keep microcontroller images small); kGelu
+// is a GEMM's epilogue in transformers.
 void ActivateRows(Act k, float* y, int64_t rows, int64_t n, int64_t ld, float alpha, float beta,
                   Isa isa = Isa::kAuto);
 

@@ -65,6 +65,7 @@ enum class Strategy : uint8_t {
   kQPanel,          // QCONV2D / QGEMM: int8 panels of 48 columns (vnpu_qpanel.cc)
   kQDot,            // QGEMM of few rows: one dot product per output
   kQDepthwise,      // QCONV2D depthwise: padded planes, 16 lanes (vnpu_qpanel.cc)
+  kBatchMatMul,     // BATCH_MATMUL: Sgemm per batch and row block (chunk_k rows)
 };
 
 struct OpPlan {
@@ -126,6 +127,11 @@ void RunConvTranspose(const Bindings& b, const fb::ConvTranspose2D* c, const OpP
 // running them one after the other.
 void RunConvTransposePair(const Bindings& b, const fb::ConvTranspose2D* a,
                           const fb::ConvTranspose2D* n, const OpPlan& pa, const OpPlan& pn);
+
+// BATCH_MATMUL (vnpu_transformer.cc): rows of one unit of work, and the
+// Sgemm workspace a unit needs.
+uint64_t BatchMatMulRows(const fb::BatchMatMul* c);
+uint64_t BatchMatMulWorkFloats(const fb::BatchMatMul* c);
 
 // QCONV2D / QGEMM (vnpu_qpanel.cc): the int8 strategy and its workspace
 // (kNone: the reference units of vnpu_int8.cc), the number of weight rows

@@ -171,6 +171,14 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
         Kernels(&p, c->activation(), c->alpha(), c->beta());
         break;
       }
+      case fb::OpParams::BatchMatMul: {
+        // Sgemm per batch and block of rows; its epilogue is a clamp only.
+        const fb::BatchMatMul* c = o->params_as_BatchMatMul();
+        p = With(Strategy::kBatchMatMul, BatchMatMulWorkFloats(c));
+        p.chunk_k = int64_t(BatchMatMulRows(c));
+        p.post = !FusedClamp(c->activation(), c->act_alpha(), c->act_beta(), &p.lo, &p.hi);
+        break;
+      }
       case fb::OpParams::QConv2D: p = PlanQConv(g, o->params_as_QConv2D()); break;
       case fb::OpParams::QGemm: p = PlanQGemm(g, o->params_as_QGemm()); break;
       case fb::OpParams::QBinary: p.qbinary = uk::QBinaryKernel(); break;

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: Apache-2.0
+// The transformer level (stream 1.8): REDUCE, LAYER_NORM, BATCH_MATMUL and
+// STRIDED_COPY on validated streams (vnpu_validate_transformer.cc checked
+// every index these loops reach).
+//
+// BATCH_MATMUL runs the micro-kernel library's Sgemm (the tile of the
+// CPU's instruction set) once per batch index and block of rows: A and B
+// are read in place through their strides, so the transposes the compiler
+// folded into them cost nothing; an addend (attention mask, bias) is
+// copied into C first and summed as Sgemm's beta = 1 term. LAYER_NORM and
+// REDUCE over a last axis (inner 1) run on rows of four-float vectors; the
+// same loops serve every thread split, so the bytes never depend on it.
+#include <cmath>
+#include <cstring>
+
+#include "conv/plan.h"
+#include "epctx_uk/sgemm.h"
+#include "vnpu_internal.h"
+
+namespace epctx {
+namespace vnpu {
+namespace {
+
+// Sum of n floats as four partial sums of every fourth element (then the
+// rest in order), the same bits whichever run holds the row.
+inline float SumRow(const float* x, uint64_t n) {
+  V4 acc = {0.f, 0.f, 0.f, 0.f};
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) acc += Load4(x + i);
+  float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
+
+// Sum of (x[i] - m)^2, the same way.
+inline float SquaresRow(const float* x, uint64_t n, float m) {
+  V4 acc = {0.f, 0.f, 0.f, 0.f};
+  const V4 m4 = V4{} + m;
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const V4 d = Load4(x + i) - m4;
+    acc += d * d;
+  }
+  float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; i < n; ++i) s += (x[i] - m) * (x[i] - m);
+  return s;
+}
+
+void RunReduce(const Bindings& b, const fb::Reduce* c) {
+  const float* x = b.ptr(c->input());
+  float* y = b.ptr(c->output());
+  const uint64_t outer = c->outer(), n = c->axis(), inner = c->inner();
+  const fb::ReduceKind kind = c->kind();
+  ForRange(b.par, int64_t(outer), MinUnits(int64_t(n * inner)), [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      const float* xo = x + uint64_t(o) * n * inner;
+      float* yo = y + uint64_t(o) * inner;
+      if (inner == 1 && (kind == fb::ReduceKind::SUM || kind == fb::ReduceKind::MEAN)) {
+        const float s = SumRow(xo, n);
+        yo[0] = kind == fb::ReduceKind::MEAN ? s / float(n) : s;
+        continue;
+      }
+      // Row by row into the output: every inner lane its own running value.
+      memcpy(yo, xo, inner * 4);
+      for (uint64_t a = 1; a < n; ++a) {
+        const float* r = xo + a * inner;
+        switch (kind) {
+          case fb::ReduceKind::MAXIMUM:
+            for (uint64_t i = 0; i < inner; ++i) yo[i] = r[i] > yo[i] ? r[i] : yo[i];
+            break;
+          case fb::ReduceKind::MINIMUM:
+            for (uint64_t i = 0; i < inner; ++i) yo[i] = r[i] < yo[i] ? r[i] : yo[i];
+            break;
+          default:
+            for (uint64_t i = 0; i < inner; ++i) yo[i] += r[i];
+        }
+      }
+      if (kind == fb::ReduceKind::MEAN)
+        for (uint64_t i = 0; i < inner; ++i) yo[i] /= float(n);
+    }
+  });
+}
+
+void RunLayerNorm(const Bindings& b, const fb::LayerNorm* c) {
+  const float* x = b.ptr(c->input());
+  float* y = b.ptr(c->output());
+  const float* scale = c->has_scale() ? b.ptr(c->scale()) : nullptr;
+  const float* bias = c->has_bias() ? b.ptr(c->bias()) : nullptr;
+  const uint64_t outer = c->outer(), n = c->axis(), inner = c->inner();
+  const float eps = c->epsilon();
+  const bool rms = c->rms();
+  const uint64_t vectors = outer * inner;  // validated: no overflow
+  ForRange(b.par, int64_t(vectors), MinUnits(int64_t(n) * 4), [&](int64_t lo, int64_t hi) {
+    for (int64_t v = lo; v < hi; ++v) {
+      const uint64_t o = uint64_t(v) / inner, in = uint64_t(v) % inner;
+      const float* xv = x + o * n * inner + in;
+      float* yv = y + o * n * inner + in;
+      float m = 0.f, var;
+      if (inner == 1) {
+        if (!rms) m = SumRow(xv, n) / float(n);
+        var = SquaresRow(xv, n, m) / float(n);
+      } else {
+        float s = 0.f;
+        if (!rms) {
+          for (uint64_t a = 0; a < n; ++a) s += xv[a * inner];
+          m = s / float(n);
+        }
+        s = 0.f;
+        for (uint64_t a = 0; a < n; ++a) s += (xv[a * inner] - m) * (xv[a * inner] - m);
+        var = s / float(n);
+      }
+      // Divided, not multiplied by a reciprocal: the decomposed graph's Div.
+      const float inv = __builtin_sqrtf(var + eps);
+      if (inner == 1) {
+        const V4 m4 = V4{} + m, i4 = V4{} + inv;
+        uint64_t a = 0;
+        for (; a + 4 <= n; a += 4) {
+          V4 t = (Load4(xv + a) - m4) / i4;
+          if (scale) t *= Load4(scale + a);
+          if (bias) t += Load4(bias + a);
+          Store4(yv + a, t);
+        }
+        for (; a < n; ++a) {
+          float t = (xv[a] - m) / inv;
+          if (scale) t *= scale[a];
+          if (bias) t += bias[a];
+          yv[a] = t;
+        }
+        continue;
+      }
+      for (uint64_t a = 0; a < n; ++a) {
+        float t = (xv[a * inner] - m) / inv;
+        if (scale) t *= scale[a];
+        if (bias) t += bias[a];
+        yv[a * inner] = t;
+      }
+    }
+  });
+}
+
+// Element offset of batch index `bi` (row-major over `dims`) by `strides`.
+inline uint64_t BatchOffset(uint64_t bi, const flatbuffers::Vector<int64_t>* dims,
+                            const flatbuffers::Vector<int64_t>* strides) {
+  uint64_t off = 0;
+  for (uint32_t d = dims->size(); d-- > 0;) {
+    const uint64_t len = uint64_t(I64(dims, d));
+    off += (bi % len) * uint64_t(I64(strides, d));
+    bi /= len;
+  }
+  return off;
+}
+
+void RunBatchMatMul(const Bindings& b, const fb::BatchMatMul* c, const OpPlan& p) {
+  const float* a = b.ptr(c->a());
+  const float* bm = b.ptr(c->b());
+  float* y = b.ptr(c->output());
+  const float* add = c->has_addend() ? b.ptr(c->addend()) : nullptr;
+  const auto* dims = c->batch();
+  uint64_t batches = 1;
+  for (uint32_t d = 0; d < dims->size(); ++d) batches *= uint64_t(I64(dims, d));
+  const int64_t M = int64_t(c->m()), N = int64_t(c->n()), K = int64_t(c->k());
+  const int64_t rows = p.chunk_k;  // rows per unit (planned)
+  const int64_t row_units = (M + rows - 1) / rows;
+  const uint32_t r = dims->size();
+  const int64_t add_rs = add ? I64(c->addend_strides(), r) : 0;
+  const int64_t add_cs = add ? I64(c->addend_strides(), r + 1) : 0;
+  const fb::Activation act = c->activation();
+  uk::Gemm base;
+  base.trans_b = c->trans_b();
+  base.K = K;
+  base.N = N;
+  base.alpha = c->alpha();
+  base.lda = int64_t(c->a_rs());
+  base.ldb = int64_t(c->b_rs());
+  base.ldc = N;
+  base.beta = add ? 1.0f : 0.0f;
+  base.lo = p.lo;
+  base.hi = p.hi;
+  ForRangeSlots(b.par, int64_t(batches) * row_units, MinUnits(rows * N * K),
+                [&](int64_t lo, int64_t hi, uint32_t slot) {
+                  for (int64_t u = lo; u < hi; ++u) {
+                    const uint64_t bi = uint64_t(u / row_units);
+                    const int64_t m0 = (u % row_units) * rows;
+                    uk::Gemm g = base;
+                    g.M = M - m0 < rows ? M - m0 : rows;
+                    g.A = a + BatchOffset(bi, dims, c->a_strides()) + m0 * base.lda;
+                    g.B = bm + BatchOffset(bi, dims, c->b_strides());
+                    g.C = y + (int64_t(bi) * M + m0) * N;
+                    if (add) {
+                      const float* s = add + BatchOffset(bi, dims, c->addend_strides());
+                      for (int64_t i = 0; i < g.M; ++i) {
+                        const float* sr = s + (m0 + i) * add_rs;
+                        float* cr = g.C + i * N;
+                        if (add_cs == 1) memcpy(cr, sr, size_t(N) * 4);
+                        else
+                          for (int64_t j = 0; j < N; ++j) cr[j] = sr[j * add_cs];
+                      }
+                    }
+                    uk::Sgemm(g, b.slot(slot));
+                    if (p.post)
+                      ActivateRows(act, g.C, uint64_t(g.M), uint64_t(N), uint64_t(N),
+                                   c->act_alpha(), c->act_beta());
+                  }
+                });
+}
+
+void RunStridedCopy(const Bindings& b, const fb::StridedCopy* c) {
+  const fb::Tensor* yt = b.graph->stream->tensors()->Get(c->output());
+  const uint64_t es = ElementSize(yt);
+  const uint8_t* x = reinterpret_cast<const uint8_t*>(b.ptr(c->input())) + c->offset() * es;
+  uint8_t* y = reinterpret_cast<uint8_t*>(b.ptr(c->output()));
+  const uint64_t total = Elements(yt);
+  const uint32_t rank = yt->shape() ? yt->shape()->size() : 0;
+  if (total == 0) return;
+  if (rank == 0) {
+    memcpy(y, x, es);
+    return;
+  }
+  const uint64_t row = uint64_t(Dim(yt, rank - 1));
+  const int64_t step = I64(c->strides(), rank - 1);
+  const uint64_t rows = total / row;
+  ForRange(b.par, int64_t(rows), MinUnits(int64_t(row)), [&](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      uint64_t off = 0;
+      for (uint64_t t = uint64_t(o), d = rank - 1; d-- > 0;) {
+        const uint64_t len = uint64_t(Dim(yt, uint32_t(d)));
+        off += (t % len) * uint64_t(I64(c->strides(), uint32_t(d)));
+        t /= len;
+      }
+      const uint8_t* xs = x + off * es;
+      uint8_t* yo = y + uint64_t(o) * row * es;
+      if (step == 1) {
+        memcpy(yo, xs, row * es);
+      } else if (es == 4) {
+        const float* xf = reinterpret_cast<const float*>(xs);
+        float* yf = reinterpret_cast<float*>(yo);
+        for (uint64_t i = 0; i < row; ++i) yf[i] = xf[i * uint64_t(step)];
+      } else {
+        for (uint64_t i = 0; i < row; ++i) memcpy(yo + i * es, xs + i * uint64_t(step) * es, es);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+uint64_t BatchMatMulRows(const fb::BatchMatMul* c) {
+  // Units of at least 8 rows; about 8 units an op in all, so two to eight
+  // threads find work when there are few batches (one head, one image).
+  uint64_t batches = 1;
+  for (uint32_t d = 0; d < c->batch()->size(); ++d) batches *= uint64_t(I64(c->batch(), d));
+  const uint64_t m = c->m() ? c->m() : 1;
+  const uint64_t per = batches >= 8 ? 1 : (8 + batches - 1) / batches;
+  uint64_t rows = (m + per - 1) / per;
+  rows = (rows + 7) / 8 * 8;
+  return rows < m ? rows : m;
+}
+
+uint64_t BatchMatMulWorkFloats(const fb::BatchMatMul* c) {
+  return uk::SgemmWorkspaceFloats(int64_t(BatchMatMulRows(c)), int64_t(c->n()), int64_t(c->k()));
+}
+
+bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p) {
+  switch (o->params_type()) {
+    case fb::OpParams::Reduce: RunReduce(b, o->params_as_Reduce()); return true;
+    case fb::OpParams::LayerNorm: RunLayerNorm(b, o->params_as_LayerNorm()); return true;
+    case fb::OpParams::BatchMatMul: RunBatchMatMul(b, o->params_as_BatchMatMul(), p); return true;
+    case fb::OpParams::StridedCopy: RunStridedCopy(b, o->params_as_StridedCopy()); return true;
+    default: return false;
+  }
+}
+
+}  // namespace vnpu
+}  // namespace epctx

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// Validation of the transformer-level ops (stream 1.8): REDUCE, LAYER_NORM,
+// BATCH_MATMUL and STRIDED_COPY. Every element index the kernels
+// (vnpu_transformer.cc) compute is bounded here, in 64-bit arithmetic that
+// is checked for overflow: the largest offset a stride vector reaches must
+// lie inside its tensor.
+#include "vnpu_validate.h"
+
+namespace epctx {
+namespace vnpu {
+namespace {
+
+constexpr uint16_t kMinor = 8;
+constexpr uint32_t kMaxBatchRank = 6;
+
+bool Since(Checker& ck, fb::OpParams type) {
+  if (ck.g->version_minor() >= kMinor) return true;
+  ck.OpErr()
+      .s("unknown op type ")
+      .u(uint64_t(type))
+      .s(" in a stream 1.")
+      .u(ck.g->version_minor())
+      .s(" (")
+      .s(ck.op_name)
+      .s(" came with 1.8)");
+  return false;
+}
+
+// outer x axis x inner, each at least 1 for axis, as the element count of
+// tensors `x` and `y` (y: outer x inner when `reduced`).
+bool View(Checker& ck, uint64_t outer, uint64_t axis, uint64_t inner, uint32_t x, uint32_t y,
+          bool reduced) {
+  uint64_t oi, n;
+  if (axis == 0 || !Mul(outer, inner, &oi) || !Mul(oi, axis, &n)) {
+    ck.OpErr().s("outer x axis x inner overflows or axis is 0");
+    return false;
+  }
+  return ck.ElemsIs(x, n, "input") && ck.ElemsIs(y, reduced ? oi : n, "output");
+}
+
+// The largest element a batch stride vector reaches (sum of stride_d *
+// (dim_d - 1)) plus `tail`, below the element count of tensor t.
+bool Reach(Checker& ck, const flatbuffers::Vector<int64_t>* dims,
+           const flatbuffers::Vector<int64_t>* strides, uint32_t extra, uint64_t tail, uint32_t t,
+           const char* field) {
+  const uint32_t r = dims->size();
+  if (!strides || strides->size() != r + extra) {
+    ck.OpErr()
+        .s(field)
+        .s(" has ")
+        .u(strides ? strides->size() : 0)
+        .s(" entries, expected ")
+        .u(r + extra);
+    return false;
+  }
+  uint64_t max = tail, term;
+  for (uint32_t d = 0; d < r; ++d) {
+    const int64_t s = I64(strides, d);
+    if (s < 0 || s > kMaxDim || !Mul(uint64_t(s), uint64_t(I64(dims, d) - 1), &term) ||
+        __builtin_add_overflow(max, term, &max)) {
+      ck.OpErr().s(field).s("[").u(d).s("] = ").i(s).s(" out of range");
+      return false;
+    }
+  }
+  if (max >= Elements(ck.T(t))) {
+    ck.OpErr().s(field).s(" reach element ").u(max).s(" of a tensor with ").u(Elements(ck.T(t)));
+    return false;
+  }
+  return true;
+}
+
+int Reduce(Checker& ck, const fb::Reduce* c) {
+  if (!ck.Ref(c->input(), "input") || !ck.Writable(c->output(), "output")) return ck.Fail();
+  if (uint32_t(c->kind()) > uint32_t(fb::ReduceKind::MINIMUM)) {
+    ck.OpErr().s("unknown kind ").u(uint64_t(c->kind()));
+    return ck.Fail();
+  }
+  return View(ck, c->outer(), c->axis(), c->inner(), c->input(), c->output(), true) ? EPCTX_OK
+                                                                                    : ck.Fail();
+}
+
+int LayerNorm(Checker& ck, const fb::LayerNorm* c) {
+  if (!ck.Ref(c->input(), "input") || !ck.Writable(c->output(), "output") ||
+      !View(ck, c->outer(), c->axis(), c->inner(), c->input(), c->output(), false))
+    return ck.Fail();
+  if (c->has_scale() &&
+      (!ck.Ref(c->scale(), "scale") || !ck.ElemsIs(c->scale(), c->axis(), "scale")))
+    return ck.Fail();
+  if (c->has_bias() && (!ck.Ref(c->bias(), "bias") || !ck.ElemsIs(c->bias(), c->axis(), "bias")))
+    return ck.Fail();
+  // !(e >= 0): NaN fails too; e - e != 0 for infinity.
+  const float e = c->epsilon();
+  if (!(e >= 0.0f) || e - e != 0.0f) {
+    ck.OpErr().s("epsilon is not finite and >= 0");
+    return ck.Fail();
+  }
+  return EPCTX_OK;
+}
+
+int BatchMatMul(Checker& ck, const fb::BatchMatMul* c) {
+  const uint32_t a = c->a(), b = c->b(), y = c->output();
+  if (!ck.Ref(a, "a") || !ck.Ref(b, "b") || !ck.Writable(y, "output")) return ck.Fail();
+  const auto* dims = c->batch();
+  const uint32_t r = dims ? dims->size() : 0;
+  if (!dims || r > kMaxBatchRank) {
+    ck.OpErr().s("batch has ").u(r).s(" dimensions, expected 0 to ").u(kMaxBatchRank);
+    return ck.Fail();
+  }
+  const uint64_t m = c->m(), k = c->k(), n = c->n();
+  if (m == 0 || k == 0 || n == 0 || m > uint64_t(kMaxDim) || k > uint64_t(kMaxDim) ||
+      n > uint64_t(kMaxDim) || c->a_rs() > uint64_t(kMaxDim) || c->b_rs() > uint64_t(kMaxDim)) {
+    ck.OpErr().s("m, k, n, a_rs or b_rs is 0 or above 2^31");
+    return ck.Fail();
+  }
+  // The output [batch..., m, n] exactly.
+  if (!ck.RankIs(y, r + 2, "output") || !ck.Same(ck.Dim(y, r), int64_t(m), "output rows") ||
+      !ck.Same(ck.Dim(y, r + 1), int64_t(n), "output columns"))
+    return ck.Fail();
+  for (uint32_t d = 0; d < r; ++d) {
+    if (I64(dims, d) < 1 || !ck.Same(ck.Dim(y, d), I64(dims, d), "output batch dim"))
+      return ck.Fail();
+  }
+  // Rows may not overlap within a row: a row stride covers a row.
+  const bool tb = c->trans_b();
+  if (c->a_rs() < k || c->b_rs() < (tb ? k : n)) {
+    ck.OpErr().s("a_rs ").u(c->a_rs()).s(" or b_rs ").u(c->b_rs()).s(" shorter than a row");
+    return ck.Fail();
+  }
+  // Last element of one batch's A and B (bounded by 2^62: no overflow).
+  const uint64_t a_tail = (m - 1) * c->a_rs() + (k - 1);
+  const uint64_t b_tail = tb ? (n - 1) * c->b_rs() + (k - 1) : (k - 1) * c->b_rs() + (n - 1);
+  if (!Reach(ck, dims, c->a_strides(), 0, a_tail, a, "a_strides") ||
+      !Reach(ck, dims, c->b_strides(), 0, b_tail, b, "b_strides"))
+    return ck.Fail();
+  if (c->has_addend()) {
+    if (!ck.Ref(c->addend(), "addend")) return ck.Fail();
+    const auto* st = c->addend_strides();
+    if (!st || st->size() != r + 2) {
+      ck.OpErr().s("addend_strides has ").u(st ? st->size() : 0).s(" entries, expected ").u(r + 2);
+      return ck.Fail();
+    }
+    const int64_t rs = I64(st, r), cs = I64(st, r + 1);
+    uint64_t t1, t2, tail;
+    if (rs < 0 || cs < 0 || rs > kMaxDim || cs > kMaxDim || !Mul(uint64_t(rs), m - 1, &t1) ||
+        !Mul(uint64_t(cs), n - 1, &t2) || __builtin_add_overflow(t1, t2, &tail)) {
+      ck.OpErr().s("addend row or column stride out of range");
+      return ck.Fail();
+    }
+    if (!Reach(ck, dims, st, 2, tail, c->addend(), "addend_strides")) return ck.Fail();
+  }
+  if (c->activation() == fb::Activation::NONE ||
+      uint32_t(c->activation()) <= uint32_t(fb::Activation::POW))
+    return EPCTX_OK;
+  ck.OpErr().s("unknown activation ").u(uint64_t(c->activation()));
+  return ck.Fail();
+}
+
+int StridedCopy(Checker& ck, const fb::StridedCopy* c) {
+  // Any dtype but FLOAT16, the same in and out (as COPY).
+  const uint32_t same =
+      c->input() < ck.num_tensors() && ck.T(c->input())->dtype() != fb::DType::FLOAT16
+          ? DTypeBit(ck.T(c->input())->dtype())
+          : DTypeBit(fb::DType::FLOAT32);
+  if (!ck.RefD(c->input(), same, "input") || !ck.WritableD(c->output(), same, "output"))
+    return ck.Fail();
+  const fb::Tensor* yt = ck.T(c->output());
+  if (Elements(yt) == 0) return EPCTX_OK;
+  if (ck.Rank(c->output()) == 0) {  // one element, at offset
+    if (c->offset() < Elements(ck.T(c->input()))) return EPCTX_OK;
+    ck.OpErr().s("offset ").u(c->offset()).s(" outside the input");
+    return ck.Fail();
+  }
+  if (c->offset() > uint64_t(kMaxDim) * kMaxDim) {
+    ck.OpErr().s("offset ").u(c->offset()).s(" out of range");
+    return ck.Fail();
+  }
+  // The output's shape as the "batch" of Reach: every dimension strided.
+  return Reach(ck, yt->shape(), c->strides(), 0, c->offset(), c->input(), "strides") ? EPCTX_OK
+                                                                                     : ck.Fail();
+}
+
+}  // namespace
+
+int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
+  switch (o->params_type()) {
+    case fb::OpParams::Reduce:
+      ck.op_name = "REDUCE";
+      return Since(ck, o->params_type()) ? Reduce(ck, o->params_as_Reduce()) : ck.Fail();
+    case fb::OpParams::LayerNorm:
+      ck.op_name = "LAYER_NORM";
+      return Since(ck, o->params_type()) ? LayerNorm(ck, o->params_as_LayerNorm()) : ck.Fail();
+    case fb::OpParams::BatchMatMul:
+      ck.op_name = "BATCH_MATMUL";
+      return Since(ck, o->params_type()) ? BatchMatMul(ck, o->params_as_BatchMatMul()) : ck.Fail();
+    case fb::OpParams::StridedCopy:
+      ck.op_name = "STRIDED_COPY";
+      return Since(ck, o->params_type()) ? StridedCopy(ck, o->params_as_StridedCopy()) : ck.Fail();
+    default: ck.OpErr().s("unknown op type ").u(uint64_t(o->params_type())); return ck.Fail();
+  }
+}
+
+}  // namespace vnpu
+}  // namespace epctx

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: Apache-2.0
+// The transformer level's support checks and geometry (transformer_ops.h).
+#include "transformer_ops.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "onnx_util.h"
+
+namespace epctx {
+namespace host {
+namespace vnpu {
+namespace {
+
+constexpr size_t kMaxBatchRank = 6;
+
+// The static shape of a value or constant; false when unknown.
+bool ShapeOf(const GraphInfo& info, const std::string& name, std::vector<int64_t>* d) {
+  if (const onnx::TensorProto* c = info.constant(name)) {
+    *d = Dims(*c);
+    return true;
+  }
+  const ValueType* t = info.type(name);
+  if (!t || !t->fully_static()) return false;
+  *d = t->dims;
+  return true;
+}
+
+// The values of an INT64 / INT32 constant; false for anything else.
+bool IntConst(const GraphInfo& info, const std::string& name, std::vector<int64_t>* out) {
+  const onnx::TensorProto* t = name.empty() ? nullptr : info.constant(name);
+  if (!t || t->data_location() == onnx::TensorProto::EXTERNAL) return false;
+  size_t n = 1;
+  for (int64_t d : t->dims()) n *= size_t(d);
+  out->clear();
+  if (t->data_type() == onnx::TensorProto::INT64) {
+    if (t->has_raw_data()) {
+      if (t->raw_data().size() != n * 8) return false;
+      out->resize(n);
+      if (n) std::memcpy(out->data(), t->raw_data().data(), n * 8);
+    } else {
+      out->assign(t->int64_data().begin(), t->int64_data().end());
+    }
+  } else if (t->data_type() == onnx::TensorProto::INT32) {
+    if (t->has_raw_data()) {
+      if (t->raw_data().size() != n * 4) return false;
+      std::vector<int32_t> v(n);
+      if (n) std::memcpy(v.data(), t->raw_data().data(), n * 4);
+      out->assign(v.begin(), v.end());
+    } else {
+      out->assign(t->int32_data().begin(), t->int32_data().end());
+    }
+  } else {
+    return false;
+  }
+  return out->size() == n;
+}
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& d) {
+  std::vector<int64_t> st(d.size(), 1);
+  for (size_t i = d.size(); i-- > 1;) st[i - 1] = st[i] * d[i];
+  return st;
+}
+
+int64_t Prod(const std::vector<int64_t>& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+  return p;
+}
+
+std::string SliceView(const onnx::NodeProto& n, const GraphInfo& info,
+                      const std::vector<int64_t>& xs, const std::vector<int64_t>& ys, CopyView* v) {
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (info.opset < 10) {
+    starts = AttrInts(n, "starts");
+    ends = AttrInts(n, "ends");
+    axes = AttrInts(n, "axes");
+  } else {
+    if (!IntConst(info, n.input(1), &starts) || !IntConst(info, n.input(2), &ends))
+      return "Slice starts/ends are not constants";
+    if (Has(n, 3) && !IntConst(info, n.input(3), &axes)) return "Slice axes are not a constant";
+    if (Has(n, 4) && !IntConst(info, n.input(4), &steps)) return "Slice steps are not a constant";
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return "Slice starts, ends, axes and steps differ in length";
+  const int64_t r = int64_t(xs.size());
+  const std::vector<int64_t> st = ContiguousStrides(xs);
+  v->strides = st;
+  v->offset = 0;
+  std::vector<int64_t> want = xs;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
+    if (a < 0 || a >= r) return "Slice axis out of range";
+    if (steps[i] <= 0) return "Slice with a step <= 0";
+    const int64_t dim = xs[size_t(a)];
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s += dim;
+    if (e < 0) e += dim;
+    s = std::min(std::max<int64_t>(s, 0), dim);
+    e = std::min(std::max<int64_t>(e, 0), dim);
+    want[size_t(a)] = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
+    v->offset += uint64_t(s * st[size_t(a)]);
+    v->strides[size_t(a)] = st[size_t(a)] * steps[i];
+  }
+  if (want != ys) return "Slice output shape does not follow from its parameters";
+  return "";
+}
+
+std::string GatherView(const onnx::NodeProto& n, const GraphInfo& info,
+                       const std::vector<int64_t>& xs, const std::vector<int64_t>& ys,
+                       CopyView* v) {
+  std::vector<int64_t> idx;
+  const onnx::TensorProto* it = info.constant(n.input(1));
+  if (!it || !IntConst(info, n.input(1), &idx)) return "Gather indices are not a constant";
+  const int64_t r = int64_t(xs.size());
+  int64_t a = AttrInt(n, "axis", 0);
+  if (a < 0) a += r;
+  if (a < 0 || a >= r) return "Gather axis out of range";
+  const int64_t dim = xs[size_t(a)];
+  for (int64_t& i : idx) {
+    if (i < 0) i += dim;
+    if (i < 0 || i >= dim) return "Gather index out of range";
+  }
+  if (it->dims_size() > 1 || idx.empty()) return "Gather indices of rank > 1 or empty";
+  int64_t step = 1;
+  if (idx.size() > 1) step = idx[1] - idx[0];
+  for (size_t i = 1; i < idx.size(); ++i)
+    if (idx[i] - idx[i - 1] != step || step <= 0)
+      return "Gather indices are not an increasing arithmetic progression";
+  const std::vector<int64_t> st = ContiguousStrides(xs);
+  std::vector<int64_t> want;
+  v->strides.clear();
+  for (int64_t d = 0; d < r; ++d) {
+    if (d != a) {
+      want.push_back(xs[size_t(d)]);
+      v->strides.push_back(st[size_t(d)]);
+    } else if (it->dims_size() == 1) {
+      want.push_back(int64_t(idx.size()));
+      v->strides.push_back(st[size_t(d)] * step);
+    }
+  }
+  v->offset = uint64_t(idx[0] * st[size_t(a)]);
+  if (want != ys) return "Gather output shape does not follow from its indices";
+  return "";
+}
+
+}  // namespace
+
+std::string PowExponent(const onnx::NodeProto& n, const GraphInfo& info, float* e) {
+  const onnx::TensorProto* c = Has(n, 1) ? info.constant(n.input(1)) : nullptr;
+  if (!c) return "Pow exponent is not a constant";
+  if (c->data_type() != onnx::TensorProto::FLOAT && c->data_type() != onnx::TensorProto::FLOAT16)
+    return "Pow exponent is not float32 or float16";
+  std::vector<float> v = Floats(*c, NodeLabel(n));
+  if (v.size() != 1) return "Pow exponent has more than one value";
+  *e = v[0];
+  return "";
+}
+
+std::string StridedView(const onnx::NodeProto& n, int output, const GraphInfo& info, CopyView* v) {
+  std::vector<int64_t> xs, ys;
+  if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
+  if (!ShapeOf(info, n.output(output), &ys))
+    return "shape of '" + n.output(output) + "' is not static";
+  const std::string& op = n.op_type();
+  if (op == "Slice") return SliceView(n, info, xs, ys, v);
+  if (op == "Gather") return GatherView(n, info, xs, ys, v);
+  const int64_t r = int64_t(xs.size());
+  if (op == "Split") {
+    int64_t a = AttrInt(n, "axis", 0);
+    if (a < 0) a += r;
+    if (a < 0 || a >= r || ys.size() != xs.size()) return "Split axis out of range";
+    int64_t begin = 0;
+    for (int k = 0; k < output; ++k) {
+      std::vector<int64_t> ks;
+      if (!ShapeOf(info, n.output(k), &ks) || ks.size() != xs.size())
+        return "shape of '" + n.output(k) + "' is not static";
+      begin += ks[size_t(a)];
+    }
+    if (begin + ys[size_t(a)] > xs[size_t(a)]) return "Split outputs exceed the input";
+    for (int64_t d = 0; d < r; ++d)
+      if (d != a && ys[size_t(d)] != xs[size_t(d)]) return "Split output shape mismatch";
+    v->strides = ContiguousStrides(xs);
+    v->offset = uint64_t(begin * v->strides[size_t(a)]);
+    return "";
+  }
+  if (op == "Expand") {
+    if (xs.size() > ys.size()) return "Expand input rank exceeds the output's";
+    const std::vector<int64_t> st = ContiguousStrides(xs);
+    v->strides.assign(ys.size(), 0);
+    v->offset = 0;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      const size_t od = d + ys.size() - xs.size();
+      if (xs[d] != 1 && xs[d] != ys[od]) return "Expand input does not broadcast to the output";
+      v->strides[od] = xs[d] == 1 ? 0 : st[d];
+    }
+    return "";
+  }
+  return op + " is not a strided copy";
+}
+
+std::string ReduceOf(const onnx::NodeProto& n, const GraphInfo& info, ReduceView* v) {
+  const std::string& op = n.op_type();
+  if (op == "ReduceSum") v->kind = fb::ReduceKind::SUM;
+  else if (op == "ReduceMean") v->kind = fb::ReduceKind::MEAN;
+  else if (op == "ReduceMax") v->kind = fb::ReduceKind::MAXIMUM;
+  else if (op == "ReduceMin") v->kind = fb::ReduceKind::MINIMUM;
+  else return op + " has no vnpu op";
+  std::vector<int64_t> xs, ys, axes = AttrInts(n, "axes");
+  if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
+  if (!ShapeOf(info, n.output(0), &ys)) return "shape of '" + n.output(0) + "' is not static";
+  if (Has(n, 1) && !IntConst(info, n.input(1), &axes)) return op + " axes are not a constant";
+  const int64_t r = int64_t(xs.size());
+  if (axes.empty()) {
+    if (AttrInt(n, "noop_with_empty_axes", 0) != 0) return op + " with noop_with_empty_axes";
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
+  }
+  for (int64_t& a : axes) {
+    if (a < 0) a += r;
+    if (a < 0 || a >= r) return op + " axis out of range";
+  }
+  std::sort(axes.begin(), axes.end());
+  const size_t first = size_t(axes.front()), last = size_t(axes.back());
+  for (size_t d = first; d <= last; ++d)
+    if (!std::binary_search(axes.begin(), axes.end(), int64_t(d)) && xs[d] != 1)
+      return op + " over axes that are not contiguous";
+  v->outer = uint64_t(Prod(xs, 0, first));
+  v->axis = uint64_t(Prod(xs, first, last + 1));
+  v->inner = uint64_t(Prod(xs, last + 1, xs.size()));
+  if (v->axis == 0) return op + " over an empty axis";
+  if (uint64_t(Prod(ys, 0, ys.size())) != v->outer * v->inner)
+    return op + " output size does not follow from its axes";
+  return "";
+}
+
+std::string LayerNormOf(const onnx::NodeProto& n, const GraphInfo& info, NormView* v) {
+  std::vector<int64_t> xs;
+  if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
+  for (int i = 1; i < n.output_size(); ++i)
+    if (!n.output(i).empty()) return "LayerNormalization Mean / InvStdDev outputs";
+  const int64_t r = int64_t(xs.size());
+  int64_t a = AttrInt(n, "axis", -1);
+  if (a < 0) a += r;
+  if (a < 0 || a >= r) return "LayerNormalization axis out of range";
+  v->outer = uint64_t(Prod(xs, 0, size_t(a)));
+  v->axis = uint64_t(Prod(xs, size_t(a), xs.size()));
+  v->eps = AttrFloat(n, "epsilon", 1e-5f);
+  if (v->axis == 0) return "LayerNormalization over an empty axis";
+  for (int i = 1; i < 3; ++i) {
+    if (!Has(n, i)) {
+      if (i == 1) return "LayerNormalization without a scale";
+      continue;
+    }
+    const onnx::TensorProto* c = info.constant(n.input(i));
+    if (!c) return std::string(i == 1 ? "scale" : "bias") + " is not a constant";
+    if (c->data_type() != onnx::TensorProto::FLOAT && c->data_type() != onnx::TensorProto::FLOAT16)
+      return std::string(i == 1 ? "scale" : "bias") + " is not float32 or float16";
+    if (uint64_t(Prod(Dims(*c), 0, size_t(c->dims_size()))) != v->axis)
+      return std::string(i == 1 ? "scale" : "bias") + " does not have one value per element";
+  }
+  return "";
+}
+
+std::string BatchMatMulFits(const onnx::NodeProto& n, const GraphInfo& info) {
+  std::vector<int64_t> as, bs, ys;
+  if (!ShapeOf(info, n.input(0), &as) || !ShapeOf(info, n.input(1), &bs) ||
+      !ShapeOf(info, n.output(0), &ys))
+    return "MatMul shapes are not static";
+  if (as.size() < 2 || bs.size() < 2) return "MatMul of a 1-D operand";
+  if (ys.size() - 2 > kMaxBatchRank) return "MatMul with more than 6 batch dimensions";
+  if (as.back() != bs[bs.size() - 2]) return "MatMul operands do not share K";
+  const size_t r = ys.size() - 2;
+  for (const auto* s : {&as, &bs}) {
+    if (s->size() - 2 > r) return "MatMul operand rank exceeds the output's";
+    for (size_t d = 0; d + 2 < s->size(); ++d) {
+      const int64_t x = (*s)[d], y = ys[d + r - (s->size() - 2)];
+      if (x != 1 && x != y) return "MatMul batch dimensions do not broadcast";
+    }
+  }
+  return "";
+}
+
+std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine) {
+  const std::string& op = n.op_type();
+  *mine = true;
+  if (op == "Pow") {
+    float e;
+    return PowExponent(n, info, &e);
+  }
+  if (kUnaryOps.count(op)) return "";
+  if (op.rfind("Reduce", 0) == 0) {
+    ReduceView v;
+    return ReduceOf(n, info, &v);
+  }
+  if (op == "LayerNormalization") {
+    NormView v;
+    return LayerNormOf(n, info, &v);
+  }
+  if (op == "Slice" || op == "Gather" || op == "Expand") {
+    CopyView v;
+    return StridedView(n, 0, info, &v);
+  }
+  if (op == "Split") {
+    for (int k = 0; k < n.output_size(); ++k) {
+      CopyView v;
+      std::string r = StridedView(n, k, info, &v);
+      if (!r.empty()) return r;
+    }
+    return "";
+  }
+  if (op == "MatMul") {
+    const onnx::TensorProto* b = info.constant(n.input(1));
+    if (b && b->dims_size() == 2) {
+      *mine = false;  // a GEMM on packed weights
+      return "";
+    }
+    return BatchMatMulFits(n, info);
+  }
+  *mine = false;
+  return "";
+}
+
+}  // namespace vnpu
+}  // namespace host
+}  // namespace epctx

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: Apache-2.0
+// vnpu transformer level (stream 1.8): BATCH_MATMUL, LAYER_NORM, REDUCE,
+// STRIDED_COPY and the new UNARY kinds against reference arithmetic in
+// double written here (odd sizes, broadcast and transposed operands read
+// through strides, an addend, a fused activation), and the validator
+// refusing hostile fields of each op by name.
+#include <cmath>
+#include <cstring>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "vnpu_typed_stream.h"
+
+using namespace vt;
+
+namespace {
+
+uint32_t g_seed = 777;
+float RandF() {
+  g_seed = g_seed * 1103515245u + 12345u;
+  return float(int32_t((g_seed >> 8) % 20001) - 10000) / 5000.0f;
+}
+std::vector<float> RandV(size_t n) {
+  std::vector<float> v(n);
+  for (float& x : v) x = RandF();
+  return v;
+}
+
+void Near(double got, double want, double tol, const char* what, size_t i) {
+  if (!(std::fabs(got - want) <= tol * (1.0 + std::fabs(want))))
+    fail_msg("%s[%zu] = %.9g, want %.9g", what, i, got, want);
+}
+
+std::vector<int64_t> V(std::initializer_list<int64_t> l) { return l; }
+
+// C[b0][b1] = relu(alpha * A[b1] x B[b0][b1]^T + mask): A broadcast over b0
+// and read with a row stride wider than K (a transposed view), B stored
+// [n, k] (K^T read in place), the addend one [M, N] plane for all batches.
+void BatchMatMulStridesBroadcastAddend(void**) {
+  const int64_t B0 = 2, B1 = 3, M = 13, K = 7, N = 19, lda = 11;
+  TStream q;
+  q.minor = 8;
+  const std::vector<float> a = RandV(size_t(B1 * M * lda)), b = RandV(size_t(B0 * B1 * N * K)),
+                           mask = RandV(size_t(M * N));
+  const uint32_t at = q.In({B1, M, lda}, D::FLOAT32), bt = q.In({B0, B1, N, K}, D::FLOAT32),
+                 mt = q.In({M, N}, D::FLOAT32), yt = q.Out({B0, B1, M, N}, D::FLOAT32);
+  const std::vector<int64_t> batch = V({B0, B1}), as = V({0, M * lda}), bs = V({B1 * N * K, N * K}),
+                             cs = V({0, 0, N, 1});
+  q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, at, bt, yt, &batch, &as, &bs, M, K, N, lda, K, true,
+                                     0.5f, true, mt, &cs, fb::Activation::RELU, 0.f, 0.f));
+  auto out = Run(q, {Bytes(a, {B1, M, lda}, D::FLOAT32), Bytes(b, {B0, B1, N, K}, D::FLOAT32),
+                     Bytes(mask, {M, N}, D::FLOAT32)});
+  for (int64_t b0 = 0; b0 < B0; ++b0)
+    for (int64_t b1 = 0; b1 < B1; ++b1)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double acc = 0;
+          for (int64_t k = 0; k < K; ++k)
+            acc += double(a[size_t((b1 * M + i) * lda + k)]) *
+                   double(b[size_t(((b0 * B1 + b1) * N + j) * K + k)]);
+          double want = 0.5 * acc + double(mask[size_t(i * N + j)]);
+          want = want > 0 ? want : 0;
+          const size_t o = size_t(((b0 * B1 + b1) * M + i) * N + j);
+          Near(AtF(out[0], o), want, 1e-5, "batch_matmul", o);
+        }
+}
+
+// B not transposed, no batch dimensions, GELU as the epilogue (not a
+// clamp: it runs after the product).
+void BatchMatMulPlainWithGelu(void**) {
+  const int64_t M = 5, K = 33, N = 50;
+  TStream q;
+  q.minor = 8;
+  const std::vector<float> a = RandV(size_t(M * K)), b = RandV(size_t(K * N));
+  const uint32_t at = q.In({M, K}, D::FLOAT32), bt = q.In({K, N}, D::FLOAT32),
+                 yt = q.Out({M, N}, D::FLOAT32);
+  const std::vector<int64_t> none;
+  q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, at, bt, yt, &none, &none, &none, M, K, N, K, N, false,
+                                     1.0f, false, 0, nullptr, fb::Activation::GELU, 0.70710678f,
+                                     0.5f));
+  auto out = Run(q, {Bytes(a, {M, K}, D::FLOAT32), Bytes(b, {K, N}, D::FLOAT32)});
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += double(a[size_t(i * K + k)]) * double(b[size_t(k * N + j)]);
+      const double want = 0.5 * acc * (1.0 + std::erf(acc / std::sqrt(2.0)));
+      Near(AtF(out[0], size_t(i * N + j)), want, 2e-5, "gelu_matmul", size_t(i * N + j));
+    }
+}
+
+// LAYER_NORM over a last axis (with scale and bias, odd length) and over a
+// channel axis (inner 6, RMS, no bias).
+void LayerNormLastAxisAndChannels(void**) {
+  for (int rms = 0; rms < 2; ++rms) {
+    const int64_t outer = 4, n = 37, inner = rms ? 6 : 1;
+    TStream q;
+    q.minor = 8;
+    std::vector<float> x = RandV(size_t(outer * n * inner)), sc = RandV(size_t(n)),
+                       bi = RandV(size_t(n));
+    for (float& v : x) v += 3.0f;  // a mean far from 0
+    const uint32_t xt = q.In({outer, n, inner}, D::FLOAT32),
+                   yt = q.Out({outer, n, inner}, D::FLOAT32);
+    const uint32_t st = q.W(sc, {n}, D::FLOAT32), bt = q.W(bi, {n}, D::FLOAT32);
+    q.s.Op(
+        fb::CreateLayerNorm(q.s.fbb, xt, yt, true, st, !rms, bt, outer, n, inner, 1e-5f, rms != 0));
+    auto out = Run(q, {Bytes(x, {outer, n, inner}, D::FLOAT32)});
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t in = 0; in < inner; ++in) {
+        double m = 0, v = 0;
+        for (int64_t a = 0; a < n; ++a) m += x[size_t((o * n + a) * inner + in)];
+        m = rms ? 0 : m / double(n);
+        for (int64_t a = 0; a < n; ++a) {
+          const double d = x[size_t((o * n + a) * inner + in)] - m;
+          v += d * d;
+        }
+        v /= double(n);
+        for (int64_t a = 0; a < n; ++a) {
+          const size_t i = size_t((o * n + a) * inner + in);
+          const double want =
+              (x[i] - m) / std::sqrt(v + 1e-5) * sc[size_t(a)] + (rms ? 0.0 : bi[size_t(a)]);
+          Near(AtF(out[0], i), want, 1e-5, rms ? "rms_norm" : "layer_norm", i);
+        }
+      }
+  }
+}
+
+// REDUCE of each kind over a last axis and a middle axis.
+void ReduceKindsAndViews(void**) {
+  const fb::ReduceKind kinds[] = {fb::ReduceKind::SUM, fb::ReduceKind::MEAN,
+                                  fb::ReduceKind::MAXIMUM, fb::ReduceKind::MINIMUM};
+  for (fb::ReduceKind kind : kinds)
+    for (int64_t inner : {int64_t(1), int64_t(5)}) {
+      const int64_t outer = 3, n = 21;
+      TStream q;
+      q.minor = 8;
+      const std::vector<float> x = RandV(size_t(outer * n * inner));
+      const uint32_t xt = q.In({outer, n, inner}, D::FLOAT32),
+                     yt = q.Out({outer, inner}, D::FLOAT32);
+      q.s.Op(fb::CreateReduce(q.s.fbb, kind, xt, yt, outer, n, inner));
+      auto out = Run(q, {Bytes(x, {outer, n, inner}, D::FLOAT32)});
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          double acc = x[size_t(o * n * inner + i)];
+          for (int64_t a = 1; a < n; ++a) {
+            const double v = x[size_t((o * n + a) * inner + i)];
+            if (kind == fb::ReduceKind::MAXIMUM) acc = v > acc ? v : acc;
+            else if (kind == fb::ReduceKind::MINIMUM) acc = v < acc ? v : acc;
+            else acc += v;
+          }
+          if (kind == fb::ReduceKind::MEAN) acc /= double(n);
+          Near(AtF(out[0], size_t(o * inner + i)), acc, 1e-6, "reduce", size_t(o * inner + i));
+        }
+    }
+}
+
+// STRIDED_COPY: a slice with step 2 along the last axis, a broadcast
+// (stride 0), and one element at an offset.
+void StridedCopySliceBroadcastScalar(void**) {
+  TStream q;
+  q.minor = 8;
+  std::vector<float> x(4 * 9);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+  const uint32_t xt = q.In({4, 9}, D::FLOAT32);
+  const uint32_t y1 = q.Out({3, 4}, D::FLOAT32), y2 = q.Out({2, 4, 9}, D::FLOAT32),
+                 y3 = q.Out({}, D::FLOAT32);
+  const std::vector<int64_t> s1 = V({9, 2}), s2 = V({0, 9, 1}), s3;
+  q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, xt, y1, 9 + 1, &s1));  // x[1:, 1::2]
+  q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, xt, y2, 0, &s2));
+  q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, xt, y3, 35, &s3));
+  auto out = Run(q, {Bytes(x, {4, 9}, D::FLOAT32)});
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j)
+      assert_true(AtF(out[0], size_t(i * 4 + j)) == float((i + 1) * 9 + 1 + 2 * j));
+  for (size_t i = 0; i < 72; ++i) assert_true(AtF(out[1], i) == float(i % 36));
+  assert_true(AtF(out[2], 0) == 35.0f);
+}
+
+// The new UNARY kinds against libm.
+void UnaryKinds(void**) {
+  struct K {
+    fb::Activation kind;
+    float alpha, beta;
+    double (*ref)(double, double, double);
+  } kinds[] = {
+      {fb::Activation::ERF, 0, 0, [](double v, double, double) { return std::erf(v); }},
+      {fb::Activation::GELU, 0.70710678f, 0.5f,
+       [](double v, double a, double b) { return v * (std::erf(v * a) + 1) * b; }},
+      {fb::Activation::EXP, 0, 0, [](double v, double, double) { return std::exp(v); }},
+      {fb::Activation::SQRT, 0, 0,
+       [](double v, double, double) { return std::sqrt(std::fabs(v)); }},
+      {fb::Activation::RECIPROCAL, 0, 0, [](double v, double, double) { return 1.0 / v; }},
+      {fb::Activation::NEG, 0, 0, [](double v, double, double) { return -v; }},
+      {fb::Activation::ABS, 0, 0, [](double v, double, double) { return std::fabs(v); }},
+      {fb::Activation::POW, 2, 0, [](double v, double a, double) { return std::pow(v, a); }},
+      {fb::Activation::POW, 3, 0, [](double v, double a, double) { return std::pow(v, a); }},
+      {fb::Activation::POW, 1.5f, 0,
+       [](double v, double a, double) { return std::pow(std::fabs(v), a); }},
+  };
+  for (const K& k : kinds) {
+    TStream q;
+    q.minor = 8;
+    std::vector<float> x = RandV(45);
+    const bool positive = k.kind == fb::Activation::SQRT || k.alpha == 1.5f;
+    if (positive)
+      for (float& v : x) v = std::fabs(v);
+    if (k.kind == fb::Activation::RECIPROCAL)
+      for (float& v : x) v += v >= 0 ? 0.5f : -0.5f;
+    const uint32_t xt = q.In({45}, D::FLOAT32), yt = q.Out({45}, D::FLOAT32);
+    q.s.Op(fb::CreateUnary(q.s.fbb, k.kind, xt, yt, k.alpha, k.beta));
+    auto out = Run(q, {Bytes(x, {45}, D::FLOAT32)});
+    for (size_t i = 0; i < x.size(); ++i)
+      Near(AtF(out[0], i), k.ref(x[i], k.alpha, k.beta), 1e-6, "unary", i);
+  }
+}
+
+// Hostile fields are refused at bind with a message naming them.
+void HostileTransformerOpsRefused(void**) {
+  {  // a 1.8 op in a 1.7 stream
+    TStream q;
+    q.minor = 7;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2}, D::FLOAT32);
+    q.s.Op(fb::CreateReduce(q.s.fbb, fb::ReduceKind::SUM, x, y, 2, 3, 1));
+    ExpectRejected(q, "came with 1.8");
+  }
+  {  // a 1.8 unary kind in a 1.7 stream
+    TStream q;
+    q.minor = 7;
+    const uint32_t x = q.In({2}, D::FLOAT32), y = q.Out({2}, D::FLOAT32);
+    q.s.Op(fb::CreateUnary(q.s.fbb, fb::Activation::GELU, x, y, 1, 0));
+    ExpectRejected(q, "unknown kind");
+  }
+  {  // batch strides that reach past A
+    TStream q;
+    q.minor = 8;
+    const uint32_t a = q.In({2, 4, 4}, D::FLOAT32), b = q.In({4, 4}, D::FLOAT32),
+                   y = q.Out({3, 4, 4}, D::FLOAT32);
+    const std::vector<int64_t> batch = V({3}), as = V({16}), bs = V({0});
+    q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, a, b, y, &batch, &as, &bs, 4, 4, 4, 4, 4, false,
+                                       1.f, false, 0, nullptr));
+    ExpectRejected(q, "a_strides reach element");
+  }
+  {  // a row stride shorter than a row of B^T
+    TStream q;
+    q.minor = 8;
+    const uint32_t a = q.In({4, 4}, D::FLOAT32), b = q.In({4, 4}, D::FLOAT32),
+                   y = q.Out({4, 4}, D::FLOAT32);
+    const std::vector<int64_t> none;
+    q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, a, b, y, &none, &none, &none, 4, 4, 4, 4, 3, true,
+                                       1.f, false, 0, nullptr));
+    ExpectRejected(q, "shorter than a row");
+  }
+  {  // an addend whose strides reach past it
+    TStream q;
+    q.minor = 8;
+    const uint32_t a = q.In({4, 4}, D::FLOAT32), b = q.In({4, 4}, D::FLOAT32),
+                   m = q.In({4}, D::FLOAT32), y = q.Out({4, 4}, D::FLOAT32);
+    const std::vector<int64_t> none, cs = V({4, 1});
+    q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, a, b, y, &none, &none, &none, 4, 4, 4, 4, 4, false,
+                                       1.f, true, m, &cs));
+    ExpectRejected(q, "addend_strides reach element");
+  }
+  {  // a copy whose offset leaves its input
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({4, 9}, D::FLOAT32), y = q.Out({3, 4}, D::FLOAT32);
+    const std::vector<int64_t> s = V({9, 2});
+    q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, x, y, 20, &s));
+    ExpectRejected(q, "strides reach element");
+  }
+  {  // a NaN epsilon
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 3}, D::FLOAT32);
+    q.s.Op(fb::CreateLayerNorm(q.s.fbb, x, y, false, 0, false, 0, 2, 3, 1, NAN, false));
+    ExpectRejected(q, "epsilon");
+  }
+  {  // a reduction view that does not match its tensors
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({3}, D::FLOAT32);
+    q.s.Op(fb::CreateReduce(q.s.fbb, fb::ReduceKind::MEAN, x, y, 2, 3, 1));
+    ExpectRejected(q, "output");
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(BatchMatMulStridesBroadcastAddend),
+      cmocka_unit_test(BatchMatMulPlainWithGelu),
+      cmocka_unit_test(LayerNormLastAxisAndChannels),
+      cmocka_unit_test(ReduceKindsAndViews),
+      cmocka_unit_test(StridedCopySliceBroadcastScalar),
+      cmocka_unit_test(UnaryKinds),
+      cmocka_unit_test(HostileTransformerOpsRefused),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
