@@ -136,7 +136,7 @@ inline onnx::ModelProto MixedModel() {
 inline onnx::ModelProto CpuOnlyModel() {
   testutil::ModelBuilder b(13);
   b.Input("x", {1, 4}).Output("y", {1, 4});
-  b.Node("Sin", {"x"}, {"y"});
+  b.Node("Softsign", {"x"}, {"y"});
   return b.model();
 }
 

@@ -71,7 +71,7 @@ size_t Lines(const std::string& s) {
   return n;
 }
 
-// x[N,3,4,4] -> Relu -> Shape -> Reshape(r, shape) -> Sin -> y, plus a
+// x[N,3,4,4] -> Relu -> Shape -> Reshape(r, shape) -> Softsign -> y, plus a
 // Constant node feeding an Add.
 onnx::ModelProto SmallModel() {
   ModelBuilder b;
@@ -85,7 +85,7 @@ onnx::ModelProto SmallModel() {
   b.Node("Add", {"r", "k"}, {"s"});
   b.InitI64("new_shape", {0, 48});
   b.Node("Reshape", {"s", "new_shape"}, {"f"});
-  b.Node("Sin", {"f"}, {"y"});
+  b.Node("Softsign", {"f"}, {"y"});
   return b.model();
 }
 
@@ -376,14 +376,14 @@ void all_constant_node_folds_through_the_runtime(void**) {
   assert_true(v[1] == 2.01f * 4.01f);
 }
 
-// x -> Conv -> Relu -> Sin -> Conv -> y with the real vnpu backend.
+// x -> Conv -> Relu -> Softsign -> Conv -> y with the real vnpu backend.
 onnx::ModelProto ConvChain() {
   ModelBuilder b;
   b.Input("x", {-1, 3, 4, 4}).Output("y", {-1, 3, 4, 4});
   b.Init("w", {3, 3, 1, 1});
   b.Node("Conv", {"x", "w"}, {"c"});
   b.Node("Relu", {"c"}, {"r"});
-  b.Node("Sin", {"r"}, {"s"});
+  b.Node("Softsign", {"r"}, {"s"});
   b.Node("Conv", {"s", "w"}, {"y"});
   return b.model();
 }
@@ -425,8 +425,8 @@ void report_gives_macs_partitions_and_cpu_reasons(void**) {
   assert_non_null(strstr(r.err.c_str(), "nodes (Conv x1, Relu x1), 144 MACs"));
   assert_non_null(strstr(r.out.c_str(), "\"macs_total\": 288, \"macs_npu\": 288"));
   assert_non_null(strstr(r.out.c_str(), "\"op_types\": {\"Conv\": 1, \"Relu\": 1}"));
-  assert_non_null(
-      strstr(r.out.c_str(), "\"op_type\": \"Sin\", \"reason\": \"vnpu: Sin has no vnpu op\""));
+  assert_non_null(strstr(
+      r.out.c_str(), "\"op_type\": \"Softsign\", \"reason\": \"vnpu: Softsign has no vnpu op\""));
   assert_int_equal(Lines(r.out), 1);
 }
 

@@ -2,8 +2,8 @@
 """Models for the lazy-verification test (tests/trust/test_lazy.cc).
 
   lazy_models.py chain OUT_MODEL [N]
-      x[1,256] -> N x (Add c_i, Tanh) -> Relu -> Sin -> 96 x (Add d_i, Tanh)
-      -> y (N = 96 by default). vnpu has no Sin, so epctx-compile makes two EPContext
+      x[1,256] -> N x (Add c_i, Tanh) -> Relu -> Softsign -> 96 x (Add d_i, Tanh)
+      -> y (N = 96 by default). vnpu has no Softsign, so epctx-compile makes two EPContext
       partitions in one context binary, each with a command stream of tens
       of KiB (several 4 KiB manifest chunks).
   lazy_models.py one CTX_MODEL INDEX OUT_MODEL SOURCE_MODEL
@@ -43,7 +43,7 @@ def chain(out, n=N):
 
     half("c")
     nodes.append(helper.make_node("Relu", [cur], ["r"], name="relu"))
-    nodes.append(helper.make_node("Sin", ["r"], ["s"], name="sin"))
+    nodes.append(helper.make_node("Softsign", ["r"], ["s"], name="softsign"))
     cur = "s"
     half("d")
     nodes.append(helper.make_node("Identity", [cur], ["y"], name="out"))
