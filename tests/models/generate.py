@@ -20,6 +20,7 @@ no_such_npu_ctx.onnx (an EPContext node with source="NoSuchNpu").
 Run with /usr/bin/python3 (Debian python3-onnx 1.12 + numpy). Weights are
 initializers, shapes are static, data is seeded: output is reproducible.
 """
+import math
 import os
 import sys
 import zlib
@@ -510,6 +511,92 @@ def split():
     c.output("y", ref.conv(h, w2, b2, pads=[1, 1, 1, 1]))
     c.extra["vnpu_driver_nodes"] = 2
     c.extra["vnpu_cpu_nodes"] = 1
+    return c
+
+
+@case
+def attention_block():
+    """A pre-norm transformer block as torch exports it at opset 13:
+    LayerNorm decomposed (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
+    Mul, Add), a packed QKV MatMul + bias cut by Slice, heads split by
+    Reshape + Transpose, scaled dot-product attention (Div, MatMul with K^T,
+    Softmax, MatMul), heads merged, an exact-GELU MLP, a residual, a Split
+    and a Gather of the first token: every op vnpu's stream 1.8 added, in
+    one EPContext partition."""
+    c = Case("attention_block")
+    S, D, H = 6, 8, 2
+    dh = D // H
+    x = c.input("x", (S, D))
+    g = c.weight("ln_g", (D,), 0.5, 1.5)
+    b = c.weight("ln_b", (D,), -0.2, 0.2)
+    wqkv = c.weight("wqkv", (D, 3 * D), -0.5, 0.5)
+    bqkv = c.weight("bqkv", (3 * D,), -0.1, 0.1)
+    wo = c.weight("wo", (D, D), -0.5, 0.5)
+    w1 = c.weight("w1", (D, 2 * D), -0.5, 0.5)
+    b1 = c.weight("b1", (2 * D,), -0.1, 0.1)
+    c.const("two", np.array(2.0, np.float32))
+    c.const("eps", np.array(1e-5, np.float32))
+    c.const("rt2", np.array(1.4142135, np.float32))
+    c.const("one", np.array(1.0, np.float32))
+    c.const("half", np.array(0.5, np.float32))
+    c.const("scale", np.array(np.sqrt(dh), np.float32))
+    c.const("heads", np.array([S, H, dh], np.int64))
+    c.const("merged", np.array([S, D], np.int64))
+    for i, (lo, hi) in enumerate([(0, D), (D, 2 * D), (2 * D, 3 * D)]):
+        c.const(f"s{i}", np.array([lo], np.int64))
+        c.const(f"e{i}", np.array([hi], np.int64))
+    c.const("ax1", np.array([1], np.int64))
+    c.const("tok0", np.array(0, np.int64))
+    c.node("ReduceMean", ["x"], ["mu"], axes=[-1])
+    c.node("Sub", ["x", "mu"], ["d"])
+    c.node("Pow", ["d", "two"], ["d2"])
+    c.node("ReduceMean", ["d2"], ["var"], axes=[-1])
+    c.node("Add", ["var", "eps"], ["ve"])
+    c.node("Sqrt", ["ve"], ["sd"])
+    c.node("Div", ["d", "sd"], ["nrm"])
+    c.node("Mul", ["nrm", "ln_g"], ["lng"])
+    c.node("Add", ["lng", "ln_b"], ["ln"])
+    c.node("MatMul", ["ln", "wqkv"], ["qkv0"])
+    c.node("Add", ["bqkv", "qkv0"], ["qkv"])
+    for i, n in enumerate("qkv"):
+        c.node("Slice", ["qkv", f"s{i}", f"e{i}", "ax1"], [f"{n}s"])
+        c.node("Reshape", [f"{n}s", "heads"], [f"{n}h"])
+    c.node("Transpose", ["qh"], ["qt"], perm=[1, 0, 2])
+    c.node("Div", ["qt", "scale"], ["qd"])
+    c.node("Transpose", ["kh"], ["kt"], perm=[1, 2, 0])
+    c.node("Transpose", ["vh"], ["vt"], perm=[1, 0, 2])
+    c.node("MatMul", ["qd", "kt"], ["sc"])
+    c.node("Softmax", ["sc"], ["p"], axis=-1)
+    c.node("MatMul", ["p", "vt"], ["o"])
+    c.node("Transpose", ["o"], ["ot"], perm=[1, 0, 2])
+    c.node("Reshape", ["ot", "merged"], ["om"])
+    c.node("MatMul", ["om", "wo"], ["att"])
+    c.node("Add", ["x", "att"], ["r"])
+    c.node("MatMul", ["r", "w1"], ["h0"])
+    c.node("Add", ["h0", "b1"], ["h"])
+    c.node("Div", ["h", "rt2"], ["hu"])
+    c.node("Erf", ["hu"], ["he"])
+    c.node("Add", ["he", "one"], ["hp"])
+    c.node("Mul", ["h", "hp"], ["hm"])
+    c.node("Mul", ["hm", "half"], ["gel"])
+    c.node("Split", ["gel"], ["ga", "gb"], axis=1)
+    c.node("Add", ["ga", "gb"], ["gs"])
+    c.node("Gather", ["gs", "tok0"], ["y"], axis=0)
+    xd = x.astype(np.float64)
+    mu = xd.mean(-1, keepdims=True)
+    ln = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * g + b
+    qkv = ln @ wqkv + bqkv
+    q, k, v = (qkv[:, i * D:(i + 1) * D].reshape(S, H, dh).transpose(1, 0, 2) for i in range(3))
+    sc = (q / np.sqrt(dh)) @ k.transpose(0, 2, 1)
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o = (p @ v).transpose(1, 0, 2).reshape(S, D)
+    r = xd + o @ wo
+    h = r @ w1 + b1
+    gel = h * (np.vectorize(math.erf)(h / np.sqrt(2)) + 1) * 0.5
+    c.output("y", (gel[:, :D] + gel[:, D:])[0])
+    c.extra["vnpu_driver_nodes"] = 1
+    c.extra["vnpu_cpu_nodes"] = 0
     return c
 
 
