@@ -218,6 +218,76 @@ void UnaryKinds(void**) {
   }
 }
 
+// RESIZE of the last two axes: nearest (asymmetric, floor; half_pixel,
+// round_prefer_floor) and linear (half_pixel, align_corners), upsampling
+// one axis and downsampling the other, against the ONNX formulas in double.
+void ResizeNearestAndLinear(void**) {
+  struct C {
+    fb::ResizeMode mode;
+    fb::ResizeCoord coord;
+    fb::ResizeRound round;
+  } cases[] = {
+      {fb::ResizeMode::NEAREST, fb::ResizeCoord::ASYMMETRIC, fb::ResizeRound::FLOOR},
+      {fb::ResizeMode::NEAREST, fb::ResizeCoord::HALF_PIXEL, fb::ResizeRound::PREFER_FLOOR},
+      {fb::ResizeMode::LINEAR, fb::ResizeCoord::HALF_PIXEL, fb::ResizeRound::PREFER_FLOOR},
+      {fb::ResizeMode::LINEAR, fb::ResizeCoord::ALIGN_CORNERS, fb::ResizeRound::PREFER_FLOOR},
+      {fb::ResizeMode::LINEAR, fb::ResizeCoord::PYTORCH_HALF_PIXEL, fb::ResizeRound::PREFER_FLOOR},
+  };
+  const int64_t N = 2, H = 5, W = 8, OH = 12, OW = 3;
+  const float sh = float(OH) / float(H), sw = float(OW) / float(W);
+  for (const C& k : cases) {
+    TStream q;
+    q.minor = 8;
+    const std::vector<float> x = RandV(size_t(N * H * W));
+    const uint32_t xt = q.In({N, H, W}, D::FLOAT32), yt = q.Out({N, OH, OW}, D::FLOAT32);
+    q.s.Op(
+        fb::CreateResize(q.s.fbb, xt, yt, k.mode, k.coord, k.round, sh, sw, float(OH), float(OW)));
+    auto out = Run(q, {Bytes(x, {N, H, W}, D::FLOAT32)});
+    // The input coordinate of output o (ONNX's definitions).
+    auto src = [&](int64_t o, int64_t in, int64_t outn, double s) {
+      switch (k.coord) {
+        case fb::ResizeCoord::ASYMMETRIC: return o / s;
+        case fb::ResizeCoord::ALIGN_CORNERS:
+          return outn == 1 ? 0.0 : double(o) * double(in - 1) / double(outn - 1);
+        case fb::ResizeCoord::PYTORCH_HALF_PIXEL: return outn > 1 ? (o + 0.5) / s - 0.5 : 0.0;
+        default: return (o + 0.5) / s - 0.5;
+      }
+    };
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          const double u = src(i, H, OH, sh), v = src(j, W, OW, sw);
+          double want;
+          if (k.mode == fb::ResizeMode::NEAREST) {
+            auto pick = [&](double c, int64_t in) {
+              double r = k.round == fb::ResizeRound::FLOOR ? std::floor(c)
+                         : (c - std::floor(c) == 0.5)      ? std::floor(c)
+                                                           : std::round(c);
+              return int64_t(std::min(std::max(r, 0.0), double(in - 1)));
+            };
+            want = x[size_t((n * H + pick(u, H)) * W + pick(v, W))];
+          } else {
+            auto taps = [](double c, int64_t in, int64_t* i0, int64_t* i1, double* f) {
+              c = std::min(std::max(c, 0.0), double(in - 1));
+              *i0 = int64_t(c);
+              *i1 = std::min(*i0 + 1, in - 1);
+              *f = *i0 == *i1 ? 0.5 : c - double(*i0);
+              if (*i0 == *i1) *f = 0.5;
+            };
+            int64_t a0, a1, b0, b1;
+            double fu, fv;
+            taps(u, H, &a0, &a1, &fu);
+            taps(v, W, &b0, &b1, &fv);
+            auto at = [&](int64_t a, int64_t b) { return double(x[size_t((n * H + a) * W + b)]); };
+            want = (1 - fu) * ((1 - fv) * at(a0, b0) + fv * at(a0, b1)) +
+                   fu * ((1 - fv) * at(a1, b0) + fv * at(a1, b1));
+          }
+          const size_t o = size_t((n * OH + i) * OW + j);
+          Near(AtF(out[0], o), want, 1e-5, "resize", o);
+        }
+  }
+}
+
 // Hostile fields are refused at bind with a message naming them.
 void HostileTransformerOpsRefused(void**) {
   {  // a 1.8 op in a 1.7 stream
@@ -279,6 +349,22 @@ void HostileTransformerOpsRefused(void**) {
     q.s.Op(fb::CreateLayerNorm(q.s.fbb, x, y, false, 0, false, 0, 2, 3, 1, NAN, false));
     ExpectRejected(q, "epsilon");
   }
+  {  // a NaN resize scale
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({1, 2, 2}, D::FLOAT32), y = q.Out({1, 4, 4}, D::FLOAT32);
+    q.s.Op(fb::CreateResize(q.s.fbb, x, y, fb::ResizeMode::LINEAR, fb::ResizeCoord::HALF_PIXEL,
+                            fb::ResizeRound::FLOOR, NAN, 2.f, 4.f, 4.f));
+    ExpectRejected(q, "scale_h/scale_w");
+  }
+  {  // a resize that changes a leading axis
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({1, 2, 2}, D::FLOAT32), y = q.Out({2, 4, 4}, D::FLOAT32);
+    q.s.Op(fb::CreateResize(q.s.fbb, x, y, fb::ResizeMode::NEAREST, fb::ResizeCoord::HALF_PIXEL,
+                            fb::ResizeRound::FLOOR, 2.f, 2.f, 4.f, 4.f));
+    ExpectRejected(q, "output dim");
+  }
   {  // a reduction view that does not match its tensors
     TStream q;
     q.minor = 8;
@@ -298,6 +384,7 @@ int main() {
       cmocka_unit_test(ReduceKindsAndViews),
       cmocka_unit_test(StridedCopySliceBroadcastScalar),
       cmocka_unit_test(UnaryKinds),
+      cmocka_unit_test(ResizeNearestAndLinear),
       cmocka_unit_test(HostileTransformerOpsRefused),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

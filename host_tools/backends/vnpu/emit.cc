@@ -75,6 +75,13 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                                         o.beta)
                 .Union();
         break;
+      case fb::OpParams::Resize: {
+        const IrOp::Resize& z = o.resize;
+        p = fb::CreateResize(fbb, in, out, z.mode, z.coord, z.round, z.scale_h, z.scale_w, z.len_h,
+                             z.len_w)
+                .Union();
+        break;
+      }
       case fb::OpParams::StridedCopy:
         p = fb::CreateStridedCopyDirect(fbb, in, out, o.offset, &o.a_strides).Union();
         break;
@@ -161,7 +168,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   for (const IrOp& o : g.ops)
     if (uint32_t(o.act) > uint32_t(fb::Activation::SWISH) || o.kind == fb::OpParams::Reduce ||
         o.kind == fb::OpParams::LayerNorm || o.kind == fb::OpParams::BatchMatMul ||
-        o.kind == fb::OpParams::StridedCopy)
+        o.kind == fb::OpParams::StridedCopy || o.kind == fb::OpParams::Resize)
       minor = 8;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);

@@ -370,6 +370,18 @@ void Lowerer::StridedCopyNode(const onnx::NodeProto& n) {
   }
 }
 
+void Lowerer::ResizeNode(const onnx::NodeProto& n) {
+  ResizeView v;
+  std::string why = ResizeOf(n, info_, &v);
+  if (!why.empty()) Fail(why);
+  IrOp op;
+  op.kind = fb::OpParams::Resize;
+  op.resize = v;
+  op.ins = {In(n.input(0))};
+  op.out = Out(n.output(0));
+  g_.ops.push_back(op);
+}
+
 bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if ((t == "Div" || t == "Mul") && GeluNode(n)) return true;
@@ -383,6 +395,10 @@ bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   }
   if (t == "LayerNormalization") {
     LayerNormNode(n);
+    return true;
+  }
+  if (t == "Resize") {
+    ResizeNode(n);
     return true;
   }
   if (t == "Slice" || t == "Gather" || t == "Expand" || t == "Split") {

@@ -283,6 +283,77 @@ std::string BatchMatMulFits(const onnx::NodeProto& n, const GraphInfo& info) {
   return "";
 }
 
+std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView* v) {
+  if (info.opset < 11) return "Resize before opset 11";
+  std::vector<int64_t> xs, ys;
+  if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
+  if (!ShapeOf(info, n.output(0), &ys)) return "shape of '" + n.output(0) + "' is not static";
+  const size_t r = xs.size();
+  if (r < 2 || ys.size() != r) return "Resize of rank < 2";
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (xs[d] != ys[d]) return "Resize of an axis other than the last two";
+  const std::string mode = AttrString(n, "mode", "nearest");
+  if (mode == "nearest") v->mode = fb::ResizeMode::NEAREST;
+  else if (mode == "linear") v->mode = fb::ResizeMode::LINEAR;
+  else return "Resize mode " + mode;
+  const std::string c = AttrString(n, "coordinate_transformation_mode", "half_pixel");
+  if (c == "half_pixel") v->coord = fb::ResizeCoord::HALF_PIXEL;
+  else if (c == "asymmetric") v->coord = fb::ResizeCoord::ASYMMETRIC;
+  else if (c == "pytorch_half_pixel") v->coord = fb::ResizeCoord::PYTORCH_HALF_PIXEL;
+  else if (c == "align_corners") v->coord = fb::ResizeCoord::ALIGN_CORNERS;
+  else if (c == "tf_half_pixel_for_nn") v->coord = fb::ResizeCoord::TF_HALF_PIXEL_FOR_NN;
+  else if (c == "half_pixel_symmetric" && info.opset >= 19)
+    v->coord = fb::ResizeCoord::HALF_PIXEL_SYMMETRIC;
+  else return "Resize coordinate_transformation_mode " + c;
+  const std::string nm = AttrString(n, "nearest_mode", "round_prefer_floor");
+  if (nm == "round_prefer_floor") v->round = fb::ResizeRound::PREFER_FLOOR;
+  else if (nm == "round_prefer_ceil") v->round = fb::ResizeRound::PREFER_CEIL;
+  else if (nm == "floor") v->round = fb::ResizeRound::FLOOR;
+  else if (nm == "ceil") v->round = fb::ResizeRound::CEIL;
+  else return "Resize nearest_mode " + nm;
+  if (AttrInt(n, "antialias", 0) != 0) return "Resize with antialias";
+  if (Attr(n, "axes")) return "Resize with axes";
+  if (AttrString(n, "keep_aspect_ratio_policy", "stretch") != "stretch")
+    return "Resize keep_aspect_ratio_policy";
+  // scales (input 2) or sizes (input 3), as constants; the CPU kernel's
+  // arithmetic for the scale and length_resized of each axis.
+  const onnx::TensorProto* sc = Has(n, 2) ? info.constant(n.input(2)) : nullptr;
+  const onnx::TensorProto* sz = Has(n, 3) ? info.constant(n.input(3)) : nullptr;
+  if (sc && sc->dims_size() == 1 && sc->dims(0) == 0) sc = nullptr;
+  if (sz && sz->dims_size() == 1 && sz->dims(0) == 0) sz = nullptr;
+  if ((Has(n, 2) && !info.constant(n.input(2))) || (Has(n, 3) && !info.constant(n.input(3))))
+    return "Resize scales/sizes are not constants";
+  if (!sc == !sz) return "Resize needs exactly one of scales and sizes";
+  float scale[2], len[2];
+  if (sc) {
+    if (sc->data_type() != onnx::TensorProto::FLOAT) return "Resize scales are not float32";
+    std::vector<float> s = Floats(*sc, NodeLabel(n));
+    if (s.size() != r) return "Resize scales do not match the rank";
+    for (size_t d = 0; d + 2 < r; ++d)
+      if (s[d] != 1.0f) return "Resize of an axis other than the last two";
+    for (int k = 0; k < 2; ++k) {
+      const float f = s[r - 2 + size_t(k)], in = float(xs[r - 2 + size_t(k)]);
+      if (!(f > 0.0f) || f > 1e9f) return "Resize scale out of range";
+      if (int64_t(f * in) != ys[r - 2 + size_t(k)])
+        return "Resize output shape does not follow from its scales";
+      scale[k] = f;
+      len[k] = f * in;
+    }
+  } else {
+    std::vector<int64_t> s;
+    if (!IntConst(info, n.input(3), &s) || s.size() != r) return "Resize sizes do not match";
+    if (s != ys) return "Resize output shape does not follow from its sizes";
+    for (int k = 0; k < 2; ++k) {
+      const int64_t in = xs[r - 2 + size_t(k)], out = ys[r - 2 + size_t(k)];
+      if (in == 0) return "Resize of an empty axis";
+      scale[k] = float(out) / float(in);
+      len[k] = float(out);
+    }
+  }
+  v->scale_h = scale[0], v->scale_w = scale[1], v->len_h = len[0], v->len_w = len[1];
+  return "";
+}
+
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine) {
   const std::string& op = n.op_type();
   *mine = true;
@@ -298,6 +369,10 @@ std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& in
   if (op == "LayerNormalization") {
     NormView v;
     return LayerNormOf(n, info, &v);
+  }
+  if (op == "Resize") {
+    ResizeView v;
+    return ResizeOf(n, info, &v);
   }
   if (op == "Slice" || op == "Gather" || op == "Expand") {
     CopyView v;

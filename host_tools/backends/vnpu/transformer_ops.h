@@ -58,6 +58,12 @@ std::string LayerNormOf(const onnx::NodeProto& n, const GraphInfo& info, NormVie
 // dimensions that broadcast to the output's, at most 6 of them.
 std::string BatchMatMulFits(const onnx::NodeProto& n, const GraphInfo& info);
 
+// Resize (opset >= 11) of the last two axes, nearest or linear, with the
+// coordinate fields the driver maps output to input with (epctx_uk/resize.h,
+// as the CPU kernel).
+using ResizeView = IrOp::Resize;
+std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView* v);
+
 // The support check for these ops (node n of `op` type); *mine says
 // whether n belongs to this level.
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine);

@@ -74,6 +74,13 @@ struct IrOp {
   bool trans_b = false, rms = false;
   float scale = 1.f, eps = 0.f;
   int addend = -1;
+  // RESIZE: mode, coordinates and each axis's scale and length.
+  struct Resize {
+    fb::ResizeMode mode = fb::ResizeMode::NEAREST;
+    fb::ResizeCoord coord = fb::ResizeCoord::HALF_PIXEL;
+    fb::ResizeRound round = fb::ResizeRound::PREFER_FLOOR;
+    float scale_h = 1.f, scale_w = 1.f, len_h = 1.f, len_w = 1.f;
+  } resize;
 };
 
 struct IrGraph {

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <limits>
 
+#include "epctx_uk/resize.h"
 #include "kernels/elem.h"
 #include "kernels/kernel_util.h"
 #include "kernels/ops.h"
@@ -35,16 +36,10 @@ namespace kern {
 namespace {
 
 enum class Mode { kNearest, kLinear, kCubic };
-enum class Coord {
-  kHalfPixel,
-  kAsymmetric,
-  kPytorchHalfPixel,
-  kAlignCorners,
-  kTfHalfPixelForNn,
-  kTfCropAndResize,
-  kHalfPixelSymmetric
-};
-enum class Round { kSimple, kPreferFloor, kPreferCeil, kFloor, kCeil };
+// The coordinate modes and roundings are the micro-kernels' (epctx_uk/resize.h),
+// which the vnpu's RESIZE computes its taps with too.
+using Coord = uk::ResizeCoord;
+using Round = uk::ResizeRound;
 enum class Policy { kStretch, kNotLarger, kNotSmaller };
 
 // Largest output size on one axis.
@@ -60,40 +55,6 @@ struct Params {
   float extrapolation = 0.0f;
   bool upsample = false;  // the Upsample op (scales >= 1, no roi)
 };
-
-float Original(Coord c, float x, float scale, float out, float in, float r0, float r1) {
-  switch (c) {
-    case Coord::kAsymmetric: return x / scale;
-    case Coord::kPytorchHalfPixel: return out > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
-    case Coord::kTfHalfPixelForNn: return (x + 0.5f) / scale;
-    case Coord::kAlignCorners: return out == 1 ? 0.0f : x * (in - 1) / (out - 1);
-    case Coord::kTfCropAndResize: {
-      const double o = out > 1 ? r0 * (in - 1) + (x * (r1 - r0) * (in - 1)) / (out - 1)
-                               : 0.5 * (r0 + r1) * (in - 1);
-      return static_cast<float>(o);
-    }
-    case Coord::kHalfPixelSymmetric: {
-      const float adjustment = out / (scale * in);
-      const float offset = in / 2 * (1 - adjustment);
-      return static_cast<float>(offset + (x + 0.5) / scale - 0.5);
-    }
-    case Coord::kHalfPixel: break;
-  }
-  return (x + 0.5f) / scale - 0.5f;
-}
-
-int64_t NearestIndex(Round r, float x, bool down) {
-  float v;
-  switch (r) {
-    case Round::kSimple: v = down ? ceilf(x) : x; break;
-    case Round::kPreferCeil: v = roundf(x); break;
-    case Round::kFloor: v = floorf(x); break;
-    case Round::kCeil: v = ceilf(x); break;
-    default: v = x == floorf(x) + 0.5f ? floorf(x) : roundf(x); break;
-  }
-  if (!(v > -1e18f && v < 1e18f)) return v > 0 ? INT64_MAX / 2 : -1;  // also NaN
-  return static_cast<int64_t>(v);
-}
 
 // Keys cubic convolution weights for taps floor-1 .. floor+2 at fraction s.
 void CubicCoeffs(float s, float a, float* c) {
@@ -340,8 +301,9 @@ bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) 
   const float last = static_cast<float>(in - 1);
   const float fo = static_cast<float>(o);
   const float x =
-      scale == 1.0f ? fo
-                    : Original(p.coord, fo, scale,
+      scale == 1.0f
+          ? fo
+          : uk::ResizeOriginal(p.coord, fo, scale,
                                p.coord == Coord::kAlignCorners ? t.len : static_cast<float>(t.out),
                                static_cast<float>(in), t.r0, t.r1);
   if (identity) {
@@ -357,23 +319,15 @@ bool TapsOf(const AxisTaps& t, int64_t o, int64_t* idx, float* w, float* bad_x) 
     return true;
   }
   if (p.mode == Mode::kNearest) {
-    int64_t i = NearestIndex(p.round, x, scale < 1.0f);
+    int64_t i = uk::ResizeNearestIndex(p.round, x, scale < 1.0f);
     if (i > in - 1) i = in - 1;
     if (i < 0) i = 0;
     idx[0] = i * stride;
     w[0] = 1.0f;
   } else if (p.mode == Mode::kLinear) {
-    float v = x > 0.0f ? x : 0.0f;  // NaN -> 0
-    if (v > last) v = last;
-    int64_t i1 = static_cast<int64_t>(v);
-    if (i1 > in - 1) i1 = in - 1;
-    const int64_t i2 = i1 + 1 < in ? i1 + 1 : in - 1;
-    float d1 = fabsf(v - static_cast<float>(i1)), d2 = fabsf(v - static_cast<float>(i2));
-    if (i1 == i2) d1 = d2 = 0.5f;
-    idx[0] = i1 * stride;
-    w[0] = d2;
-    idx[1] = i2 * stride;
-    w[1] = d1;
+    uk::ResizeLinearTaps(x, in, idx, w);
+    idx[0] *= stride;
+    idx[1] *= stride;
   } else {
     const float fl = floorf(x);
     if (!(fl > -1e15f && fl < 1e15f)) {

@@ -215,6 +215,7 @@ void Release(const epctx_hal_driver*, epctx_hal_context* ctx) {
     if (ctx->graphs[i].copy) host.free(host.user, ctx->graphs[i].copy);
     if (ctx->graphs[i].widened) host.free(host.user, ctx->graphs[i].widened);
     if (ctx->graphs[i].qsums) host.free(host.user, ctx->graphs[i].qsums);
+    if (ctx->graphs[i].resize_taps) host.free(host.user, ctx->graphs[i].resize_taps);
   }
   host.free(host.user, ctx);
 }
@@ -298,6 +299,31 @@ int SumInt8Weights(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   return EPCTX_OK;
 }
 
+// The RESIZE ops' taps, one allocation for the graph, computed from the
+// validated op fields (indices clamped into the input by construction).
+int BuildResizeTaps(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
+  const fb::Graph* s = g->stream;
+  const uint32_t nops = s->ops() ? s->ops()->size() : 0;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < nops; ++i) {
+    g->plans[i].taps_at = total;
+    total += ResizeTapCount(s, s->ops()->Get(i));  // 2 * (OH + OW) < 2^34: no overflow
+  }
+  if (total == 0) return EPCTX_OK;
+  const uint64_t bytes = total * sizeof(ResizeTap);
+  g->resize_taps = bytes <= SIZE_MAX
+                       ? static_cast<ResizeTap*>(ctx->host.alloc(ctx->host.user, size_t(bytes), 16))
+                       : nullptr;
+  if (!g->resize_taps) {
+    msg.s("vnpu: graph '").s(g->name).s("': out of memory for ").u(total).s(" resize taps");
+    return EPCTX_OUT_OF_MEMORY;
+  }
+  for (uint32_t i = 0; i < nops; ++i)
+    if (ResizeTapCount(s, s->ops()->Get(i)))
+      FillResizeTaps(s, s->ops()->Get(i), g->resize_taps + g->plans[i].taps_at);
+  return EPCTX_OK;
+}
+
 // Copies the payload of g into private memory, verifies and validates the
 // copy and fills g (allocating its binding tables from the host). Called
 // once per graph, by the first get_graph that binds it; no other code reads
@@ -373,6 +399,8 @@ int ValidatePayload(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   rc = PlanGraph(s, name, g->plans, &g->work_floats, msg);
   if (rc != EPCTX_OK) return rc;
   rc = SumInt8Weights(ctx, g, msg);
+  if (rc != EPCTX_OK) return rc;
+  rc = BuildResizeTaps(ctx, g, msg);
   if (rc != EPCTX_OK) return rc;
   // Whole cache lines per slot, so every slot starts 64-byte aligned like
   // the scratch: the block tile's packed B rows are read a zmm at a time,
@@ -472,6 +500,10 @@ int Validate(const epctx_hal_context* ctx, Graph* g, Msg& msg) {
   if (rc != EPCTX_OK && g->qsums) {
     ctx->host.free(ctx->host.user, g->qsums);
     g->qsums = nullptr;
+  }
+  if (rc != EPCTX_OK && g->resize_taps) {
+    ctx->host.free(ctx->host.user, g->resize_taps);
+    g->resize_taps = nullptr;
   }
   if (rc != EPCTX_OK && g->widened) {
     ctx->host.free(ctx->host.user, g->widened);

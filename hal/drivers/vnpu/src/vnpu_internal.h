@@ -30,6 +30,12 @@ namespace vnpu {
 
 struct OpPlan;
 
+// One tap of a RESIZE axis: an input index and its weight (vnpu_transformer.cc).
+struct ResizeTap {
+  int32_t index;
+  float weight;
+};
+
 // Appends to a caller's fixed buffer, always NUL-terminated, cuts silently.
 class Msg {
  public:
@@ -91,6 +97,9 @@ struct Graph {
   // The int8 panel strategies' weight-row sums (OpPlan::qsum_at), computed
   // when the graph is bound; nullptr when no op uses them.
   int32_t* qsums;
+  // The RESIZE ops' taps (OpPlan::taps_at), computed when the graph is
+  // bound from each op's validated fields; nullptr when there is none.
+  ResizeTap* resize_taps;
 };
 
 // Workers with a workspace slot of their own: the most runs ForRangeSlots
@@ -256,6 +265,12 @@ inline const char* MaskName(uint32_t mask) {
 
 // Runs one int8-level op (vnpu_int8.cc); false for an op of another kind.
 bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p);
+
+// RESIZE's taps (vnpu_transformer.cc): how many an op of a validated
+// stream needs (0 for other ops), and filling them (2 per output row, then
+// 2 per output column).
+uint64_t ResizeTapCount(const fb::Graph* g, const fb::Op* o);
+void FillResizeTaps(const fb::Graph* g, const fb::Op* o, ResizeTap* taps);
 
 // Runs one transformer-level op (stream 1.8, vnpu_transformer.cc); false
 // for an op of another kind.

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "conv/plan.h"
+#include "epctx_uk/resize.h"
 #include "epctx_uk/sgemm.h"
 #include "vnpu_internal.h"
 
@@ -242,7 +243,102 @@ void RunStridedCopy(const Bindings& b, const fb::StridedCopy* c) {
   });
 }
 
+// Rows of the output plane-major: each output row reads one (NEAREST) or
+// two (LINEAR) input rows; LINEAR blends with the CPU kernel's products and
+// order (w = wx * wy, the x taps fastest).
+void RunResize(const Bindings& b, const fb::Resize* c, const OpPlan& p) {
+  const fb::Graph* g = b.graph->stream;
+  const fb::Tensor* xt = g->tensors()->Get(c->input());
+  const fb::Tensor* yt = g->tensors()->Get(c->output());
+  const uint32_t r = xt->shape()->size();
+  const int64_t H = Dim(xt, r - 2), W = Dim(xt, r - 1), OH = Dim(yt, r - 2), OW = Dim(yt, r - 1);
+  const int64_t rows = int64_t(Elements(yt)) / (OW > 0 ? OW : 1);
+  if (OW == 0 || rows == 0) return;
+  const float* x = b.ptr(c->input());
+  float* y = b.ptr(c->output());
+  const ResizeTap* th = b.graph->resize_taps + p.taps_at;
+  const ResizeTap* tw = th + 2 * OH;
+  const bool linear = c->mode() == fb::ResizeMode::LINEAR;
+  ForRange(b.par, rows, MinUnits(OW * 4), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t o = row / OH, i = row % OH;
+      const float* plane = x + o * H * W;
+      float* yr = y + row * OW;
+      const float* s0 = plane + int64_t(th[2 * i].index) * W;
+      if (!linear) {
+        for (int64_t j = 0; j < OW; ++j) yr[j] = s0[tw[2 * j].index];
+        continue;
+      }
+      const float* s1 = plane + int64_t(th[2 * i + 1].index) * W;
+      const float wy0 = th[2 * i].weight, wy1 = th[2 * i + 1].weight;
+      for (int64_t j = 0; j < OW; ++j) {
+        const int32_t x0 = tw[2 * j].index, x1 = tw[2 * j + 1].index;
+        const float wx0 = tw[2 * j].weight, wx1 = tw[2 * j + 1].weight;
+        float acc = 0;
+        acc += wx0 * wy0 * s0[x0];
+        acc += wx1 * wy0 * s0[x1];
+        acc += wx0 * wy1 * s1[x0];
+        acc += wx1 * wy1 * s1[x1];
+        yr[j] = acc;
+      }
+    }
+  });
+}
+
+static_assert(uint8_t(fb::ResizeCoord::HALF_PIXEL_SYMMETRIC) ==
+                      uint8_t(uk::ResizeCoord::kHalfPixelSymmetric) &&
+                  uint8_t(fb::ResizeCoord::ALIGN_CORNERS) ==
+                      uint8_t(uk::ResizeCoord::kAlignCorners) &&
+                  uint8_t(fb::ResizeRound::CEIL) == uint8_t(uk::ResizeRound::kCeil),
+              "the stream's resize enums are the micro-kernels'");
+
+// The taps of one axis of `in` inputs and `out` outputs, two per output.
+void AxisTaps(const fb::Resize* c, int64_t in, int64_t out, float scale, float len, ResizeTap* t) {
+  const auto coord = static_cast<uk::ResizeCoord>(c->coord());
+  const auto round = static_cast<uk::ResizeRound>(c->round());
+  const bool identity = scale == 1.0f && in == out;
+  for (int64_t o = 0; o < out; ++o) {
+    const float fo = float(o);
+    const float x =
+        scale == 1.0f
+            ? fo
+            : uk::ResizeOriginal(coord, fo, scale,
+                                 coord == uk::ResizeCoord::kAlignCorners ? len : float(out),
+                                 float(in), 0.0f, 1.0f);
+    int64_t i[2] = {o, o};
+    float w[2] = {1.0f, 0.0f};
+    if (identity) {
+      // as is
+    } else if (c->mode() == fb::ResizeMode::NEAREST) {
+      int64_t k = uk::ResizeNearestIndex(round, x, scale < 1.0f);
+      k = k > in - 1 ? in - 1 : (k < 0 ? 0 : k);
+      i[0] = i[1] = k;
+    } else {
+      uk::ResizeLinearTaps(x, in, i, w);
+    }
+    t[2 * o] = {int32_t(i[0]), w[0]};
+    t[2 * o + 1] = {int32_t(i[1]), w[1]};
+  }
+}
+
 }  // namespace
+
+uint64_t ResizeTapCount(const fb::Graph* g, const fb::Op* o) {
+  if (o->params_type() != fb::OpParams::Resize) return 0;
+  const fb::Tensor* yt = g->tensors()->Get(o->params_as_Resize()->output());
+  const uint32_t r = yt->shape()->size();
+  return 2 * uint64_t(Dim(yt, r - 2) + Dim(yt, r - 1));
+}
+
+void FillResizeTaps(const fb::Graph* g, const fb::Op* o, ResizeTap* taps) {
+  const fb::Resize* c = o->params_as_Resize();
+  const fb::Tensor* xt = g->tensors()->Get(c->input());
+  const fb::Tensor* yt = g->tensors()->Get(c->output());
+  const uint32_t r = yt->shape()->size();
+  const int64_t OH = Dim(yt, r - 2);
+  AxisTaps(c, Dim(xt, r - 2), OH, c->scale_h(), c->length_h(), taps);
+  AxisTaps(c, Dim(xt, r - 1), Dim(yt, r - 1), c->scale_w(), c->length_w(), taps + 2 * OH);
+}
 
 uint64_t BatchMatMulRows(const fb::BatchMatMul* c) {
   // Units of at least 8 rows; about 8 units an op in all, so two to eight
@@ -266,6 +362,7 @@ bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p) {
     case fb::OpParams::LayerNorm: RunLayerNorm(b, o->params_as_LayerNorm()); return true;
     case fb::OpParams::BatchMatMul: RunBatchMatMul(b, o->params_as_BatchMatMul(), p); return true;
     case fb::OpParams::StridedCopy: RunStridedCopy(b, o->params_as_StridedCopy()); return true;
+    case fb::OpParams::Resize: RunResize(b, o->params_as_Resize(), p); return true;
     default: return false;
   }
 }

@@ -179,6 +179,41 @@ int StridedCopy(Checker& ck, const fb::StridedCopy* c) {
                                                                                      : ck.Fail();
 }
 
+// Scale finite and in (0, 1e9] (the CPU kernel's range); a length finite.
+bool Finite(float v) { return v - v == 0.0f; }
+
+int Resize(Checker& ck, const fb::Resize* c) {
+  const uint32_t x = c->input(), y = c->output();
+  if (!ck.Ref(x, "input") || !ck.Writable(y, "output")) return ck.Fail();
+  const uint32_t r = ck.Rank(x);
+  if (r < 2 || !ck.RankIs(y, r, "output")) {
+    ck.OpErr().s("input rank ").u(r).s(": expected at least 2 (the last two are resized)");
+    return ck.Fail();
+  }
+  for (uint32_t d = 0; d + 2 < r; ++d)
+    if (!ck.Same(ck.Dim(y, d), ck.Dim(x, d), "output dim")) return ck.Fail();
+  // An input axis of 0 elements has no element to take.
+  if ((ck.Dim(x, r - 2) == 0 && ck.Dim(y, r - 2) != 0) ||
+      (ck.Dim(x, r - 1) == 0 && ck.Dim(y, r - 1) != 0)) {
+    ck.OpErr().s("resizes an empty axis");
+    return ck.Fail();
+  }
+  if (uint32_t(c->mode()) > uint32_t(fb::ResizeMode::LINEAR) ||
+      uint32_t(c->coord()) > uint32_t(fb::ResizeCoord::HALF_PIXEL_SYMMETRIC) ||
+      c->coord() == fb::ResizeCoord::TF_CROP_AND_RESIZE_UNUSED ||
+      uint32_t(c->round()) > uint32_t(fb::ResizeRound::CEIL)) {
+    ck.OpErr().s("unknown mode, coord or round");
+    return ck.Fail();
+  }
+  const float sh = c->scale_h(), sw = c->scale_w();
+  if (!(sh > 0.0f && sh <= 1e9f) || !(sw > 0.0f && sw <= 1e9f) || !Finite(c->length_h()) ||
+      !Finite(c->length_w())) {
+    ck.OpErr().s("scale_h/scale_w outside (0, 1e9] or length_h/length_w not finite");
+    return ck.Fail();
+  }
+  return EPCTX_OK;
+}
+
 }  // namespace
 
 int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
@@ -195,6 +230,9 @@ int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
     case fb::OpParams::StridedCopy:
       ck.op_name = "STRIDED_COPY";
       return Since(ck, o->params_type()) ? StridedCopy(ck, o->params_as_StridedCopy()) : ck.Fail();
+    case fb::OpParams::Resize:
+      ck.op_name = "RESIZE";
+      return Since(ck, o->params_type()) ? Resize(ck, o->params_as_Resize()) : ck.Fail();
     default: ck.OpErr().s("unknown op type ").u(uint64_t(o->params_type())); return ck.Fail();
   }
 }

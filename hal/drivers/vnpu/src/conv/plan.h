@@ -91,6 +91,7 @@ struct OpPlan {
   uk::DequantizeFn dequantize;  // DEQUANTIZE of INT8/UINT8
   uk::QRequantFn qrequant;      // kQPanel QCONV2D: set when acc + bias stays in int32
   uint64_t qsum_at;             // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
+  uint64_t taps_at;             // RESIZE: its taps at Graph::resize_taps[taps_at]
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {
     t->lo = lo;
