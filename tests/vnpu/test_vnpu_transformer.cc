@@ -288,6 +288,26 @@ void ResizeNearestAndLinear(void**) {
   }
 }
 
+// PAD, constant mode: begins and ends on every axis, a value of -1.5.
+void PadConstant(void**) {
+  TStream q;
+  q.minor = 8;
+  std::vector<float> x(2 * 3 * 4);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+  const uint32_t xt = q.In({2, 3, 4}, D::FLOAT32), yt = q.Out({3, 5, 7}, D::FLOAT32);
+  const std::vector<int64_t> begins = V({0, 1, 2});
+  q.s.Op(fb::CreatePadDirect(q.s.fbb, xt, yt, &begins, -1.5f));
+  auto out = Run(q, {Bytes(x, {2, 3, 4}, D::FLOAT32)});
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 5; ++b)
+      for (int64_t c = 0; c < 7; ++c) {
+        const int64_t i = a, j = b - 1, k = c - 2;
+        const float want =
+            i < 2 && j >= 0 && j < 3 && k >= 0 && k < 4 ? x[size_t((i * 3 + j) * 4 + k)] : -1.5f;
+        assert_true(AtF(out[0], size_t((a * 5 + b) * 7 + c)) == want);
+      }
+}
+
 // Hostile fields are refused at bind with a message naming them.
 void HostileTransformerOpsRefused(void**) {
   {  // a 1.8 op in a 1.7 stream
@@ -365,6 +385,14 @@ void HostileTransformerOpsRefused(void**) {
                             fb::ResizeRound::FLOOR, 2.f, 2.f, 4.f, 4.f));
     ExpectRejected(q, "output dim");
   }
+  {  // a pad whose input does not fit its output
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 4}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 2});
+    q.s.Op(fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f));
+    ExpectRejected(q, "does not fit output");
+  }
   {  // a reduction view that does not match its tensors
     TStream q;
     q.minor = 8;
@@ -385,6 +413,7 @@ int main() {
       cmocka_unit_test(StridedCopySliceBroadcastScalar),
       cmocka_unit_test(UnaryKinds),
       cmocka_unit_test(ResizeNearestAndLinear),
+      cmocka_unit_test(PadConstant),
       cmocka_unit_test(HostileTransformerOpsRefused),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -82,6 +82,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                 .Union();
         break;
       }
+      case fb::OpParams::Pad:
+        p = fb::CreatePadDirect(fbb, in, out, &o.a_strides, o.alpha).Union();
+        break;
       case fb::OpParams::StridedCopy:
         p = fb::CreateStridedCopyDirect(fbb, in, out, o.offset, &o.a_strides).Union();
         break;
@@ -168,7 +171,8 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
   for (const IrOp& o : g.ops)
     if (uint32_t(o.act) > uint32_t(fb::Activation::SWISH) || o.kind == fb::OpParams::Reduce ||
         o.kind == fb::OpParams::LayerNorm || o.kind == fb::OpParams::BatchMatMul ||
-        o.kind == fb::OpParams::StridedCopy || o.kind == fb::OpParams::Resize)
+        o.kind == fb::OpParams::StridedCopy || o.kind == fb::OpParams::Resize ||
+        o.kind == fb::OpParams::Pad)
       minor = 8;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);

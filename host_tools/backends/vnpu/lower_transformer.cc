@@ -382,6 +382,16 @@ void Lowerer::ResizeNode(const onnx::NodeProto& n) {
   g_.ops.push_back(op);
 }
 
+void Lowerer::PadNode(const onnx::NodeProto& n) {
+  IrOp op;
+  std::string why = PadOf(n, info_, &op.a_strides, &op.alpha);
+  if (!why.empty()) Fail(why);
+  op.kind = fb::OpParams::Pad;
+  op.ins = {In(n.input(0))};
+  op.out = Out(n.output(0));
+  g_.ops.push_back(op);
+}
+
 bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if ((t == "Div" || t == "Mul") && GeluNode(n)) return true;
@@ -399,6 +409,10 @@ bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   }
   if (t == "Resize") {
     ResizeNode(n);
+    return true;
+  }
+  if (t == "Pad") {
+    PadNode(n);
     return true;
   }
   if (t == "Slice" || t == "Gather" || t == "Expand" || t == "Split") {

@@ -162,6 +162,7 @@ class Lowerer {
   void BatchMatMul(const onnx::NodeProto& n);
   void StridedCopyNode(const onnx::NodeProto& n);
   void ResizeNode(const onnx::NodeProto& n);
+  void PadNode(const onnx::NodeProto& n);
   // Lowers n if it belongs to the transformer level; false otherwise.
   bool TransformerNode(const onnx::NodeProto& n);
 

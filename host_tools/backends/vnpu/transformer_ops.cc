@@ -354,6 +354,38 @@ std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView
   return "";
 }
 
+std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<int64_t>* begins,
+                  float* value) {
+  std::vector<int64_t> xs, ys, pads;
+  if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
+  if (!ShapeOf(info, n.output(0), &ys)) return "shape of '" + n.output(0) + "' is not static";
+  if (AttrString(n, "mode", "constant") != "constant") return "Pad mode other than constant";
+  *value = 0.f;
+  if (info.opset < 11) {
+    pads = AttrInts(n, "pads");
+    *value = AttrFloat(n, "value", 0.f);
+  } else {
+    if (!IntConst(info, n.input(1), &pads)) return "Pad pads are not a constant";
+    if (Has(n, 2)) {
+      const onnx::TensorProto* c = info.constant(n.input(2));
+      if (!c || c->data_type() != onnx::TensorProto::FLOAT)
+        return "Pad value is not a float constant";
+      std::vector<float> f = Floats(*c, NodeLabel(n));
+      if (f.size() != 1) return "Pad value has more than one element";
+      *value = f[0];
+    }
+    if (Has(n, 3)) return "Pad with axes";
+  }
+  const size_t r = xs.size();
+  if (pads.size() != 2 * r || ys.size() != r) return "Pad pads do not match the rank";
+  begins->assign(pads.begin(), pads.begin() + long(r));
+  for (size_t d = 0; d < r; ++d) {
+    if (pads[d] < 0 || pads[r + d] < 0) return "Pad with negative pads";
+    if (xs[d] + pads[d] + pads[r + d] != ys[d]) return "Pad output shape does not follow";
+  }
+  return "";
+}
+
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine) {
   const std::string& op = n.op_type();
   *mine = true;
@@ -373,6 +405,11 @@ std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& in
   if (op == "Resize") {
     ResizeView v;
     return ResizeOf(n, info, &v);
+  }
+  if (op == "Pad") {
+    std::vector<int64_t> b;
+    float value;
+    return PadOf(n, info, &b, &value);
   }
   if (op == "Slice" || op == "Gather" || op == "Expand") {
     CopyView v;

@@ -64,6 +64,11 @@ std::string BatchMatMulFits(const onnx::NodeProto& n, const GraphInfo& info);
 using ResizeView = IrOp::Resize;
 std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView* v);
 
+// Pad, constant mode, non-negative pads as constants: the begin of each
+// axis and the value.
+std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<int64_t>* begins,
+                  float* value);
+
 // The support check for these ops (node n of `op` type); *mine says
 // whether n belongs to this level.
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine);

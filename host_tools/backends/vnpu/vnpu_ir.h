@@ -67,7 +67,8 @@ struct IrOp {
   // `bias`, eps, rms. BATCH_MATMUL: ins {a, b}, batch dims, a_strides and
   // b_strides per batch dim, a_rs / b_rs, trans_b, scale (alpha), the
   // addend and its strides (batch dims, then row and column), m/k/n, the
-  // activation in act/alpha/beta. STRIDED_COPY: offset, a_strides.
+  // activation in act/alpha/beta. STRIDED_COPY: offset, a_strides. PAD:
+  // begins in a_strides, the value in alpha.
   fb::ReduceKind reduce = fb::ReduceKind::SUM;
   std::vector<int64_t> batch, c_strides;
   uint64_t a_rs = 0, b_rs = 0, offset = 0;

@@ -292,6 +292,48 @@ static_assert(uint8_t(fb::ResizeCoord::HALF_PIXEL_SYMMETRIC) ==
                   uint8_t(fb::ResizeRound::CEIL) == uint8_t(uk::ResizeRound::kCeil),
               "the stream's resize enums are the micro-kernels'");
 
+// Output rows (every index but the last): a row whose outer indices all
+// fall inside the input is the value, the input row, the value; any other
+// is the value throughout.
+void RunPad(const Bindings& b, const fb::Pad* c) {
+  const fb::Graph* g = b.graph->stream;
+  const fb::Tensor* xt = g->tensors()->Get(c->input());
+  const fb::Tensor* yt = g->tensors()->Get(c->output());
+  const uint32_t r = yt->shape() ? yt->shape()->size() : 0;
+  const uint64_t total = Elements(yt);
+  if (total == 0) return;
+  const float* x = b.ptr(c->input());
+  float* y = b.ptr(c->output());
+  const float v = c->value();
+  if (r == 0) {
+    y[0] = x[0];
+    return;
+  }
+  const int64_t ow = Dim(yt, r - 1), iw = Dim(xt, r - 1), bw = I64(c->begins(), r - 1);
+  const int64_t rows = int64_t(total) / ow;
+  ForRange(b.par, rows, MinUnits(ow), [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      float* yr = y + row * ow;
+      int64_t src = 0, stride = iw;
+      bool inside = Elements(xt) > 0;
+      for (int64_t t = row, d = int64_t(r) - 2; d >= 0 && inside; --d) {
+        const int64_t len = Dim(yt, uint32_t(d)), i = t % len - I64(c->begins(), uint32_t(d));
+        t /= len;
+        inside = i >= 0 && i < Dim(xt, uint32_t(d));
+        src += i * stride;
+        stride *= Dim(xt, uint32_t(d));
+      }
+      if (!inside) {
+        for (int64_t j = 0; j < ow; ++j) yr[j] = v;
+        continue;
+      }
+      for (int64_t j = 0; j < bw; ++j) yr[j] = v;
+      memcpy(yr + bw, x + src, size_t(iw) * 4);
+      for (int64_t j = bw + iw; j < ow; ++j) yr[j] = v;
+    }
+  });
+}
+
 // The taps of one axis of `in` inputs and `out` outputs, two per output.
 void AxisTaps(const fb::Resize* c, int64_t in, int64_t out, float scale, float len, ResizeTap* t) {
   const auto coord = static_cast<uk::ResizeCoord>(c->coord());
@@ -363,6 +405,7 @@ bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p) {
     case fb::OpParams::BatchMatMul: RunBatchMatMul(b, o->params_as_BatchMatMul(), p); return true;
     case fb::OpParams::StridedCopy: RunStridedCopy(b, o->params_as_StridedCopy()); return true;
     case fb::OpParams::Resize: RunResize(b, o->params_as_Resize(), p); return true;
+    case fb::OpParams::Pad: RunPad(b, o->params_as_Pad()); return true;
     default: return false;
   }
 }

@@ -214,6 +214,38 @@ int Resize(Checker& ck, const fb::Resize* c) {
   return EPCTX_OK;
 }
 
+int Pad(Checker& ck, const fb::Pad* c) {
+  const uint32_t x = c->input(), y = c->output();
+  if (!ck.Ref(x, "input") || !ck.Writable(y, "output")) return ck.Fail();
+  const uint32_t r = ck.Rank(x);
+  if (!ck.RankIs(y, r, "output")) return ck.Fail();
+  if (!c->begins() || c->begins()->size() != r) {
+    ck.OpErr()
+        .s("begins has ")
+        .u(c->begins() ? c->begins()->size() : 0)
+        .s(" entries, expected ")
+        .u(r);
+    return ck.Fail();
+  }
+  for (uint32_t d = 0; d < r; ++d) {
+    // 0 <= begin and begin + input <= output (the end pad is what is left).
+    const int64_t b = I64(c->begins(), d);
+    if (b < 0 || b > ck.Dim(y, d) || ck.Dim(x, d) > ck.Dim(y, d) - b) {
+      ck.OpErr()
+          .s("begins[")
+          .u(d)
+          .s("] = ")
+          .i(b)
+          .s(": input ")
+          .i(ck.Dim(x, d))
+          .s(" does not fit output ")
+          .i(ck.Dim(y, d));
+      return ck.Fail();
+    }
+  }
+  return EPCTX_OK;
+}
+
 }  // namespace
 
 int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
@@ -233,6 +265,9 @@ int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
     case fb::OpParams::Resize:
       ck.op_name = "RESIZE";
       return Since(ck, o->params_type()) ? Resize(ck, o->params_as_Resize()) : ck.Fail();
+    case fb::OpParams::Pad:
+      ck.op_name = "PAD";
+      return Since(ck, o->params_type()) ? Pad(ck, o->params_as_Pad()) : ck.Fail();
     default: ck.OpErr().s("unknown op type ").u(uint64_t(o->params_type())); return ck.Fail();
   }
 }
