@@ -308,6 +308,101 @@ void PadConstant(void**) {
       }
 }
 
+// RECURRENT against ONNX's LSTM and GRU equations in double: a
+// bidirectional LSTM with initial states, a GRU with linear_before_reset
+// and a reversed GRU without it; batch 2 (dot products) and 5 (Sgemm).
+void RecurrentLstmGru(void**) {
+  struct C {
+    fb::RecurrentCell cell;
+    uint32_t dirs;
+    bool reverse, lbr;
+    int64_t B;
+  } cases[] = {{fb::RecurrentCell::LSTM, 2, false, false, 2},
+               {fb::RecurrentCell::GRU, 1, false, true, 5},
+               {fb::RecurrentCell::GRU, 1, true, false, 2}};
+  for (const C& k : cases) {
+    const bool lstm = k.cell == fb::RecurrentCell::LSTM;
+    const int64_t S = 3, B = k.B, I = 5, H = 4, D = k.dirs, G = lstm ? 4 : 3, GH = G * H;
+    TStream q;
+    q.minor = 8;
+    const std::vector<float> x = RandV(size_t(S * B * I)), w = RandV(size_t(D * GH * I)),
+                             r = RandV(size_t(D * GH * H)), bias = RandV(size_t(D * GH)),
+                             rbh = RandV(size_t(D * H)), h0 = RandV(size_t(D * B * H)),
+                             c0 = RandV(size_t(D * B * H));
+    const uint32_t xt = q.In({S, B, I}, D::FLOAT32), ht = q.In({D, B, H}, D::FLOAT32);
+    const uint32_t ct = lstm ? q.In({D, B, H}, D::FLOAT32) : 0;
+    const uint32_t yt = q.Out({S, D, B, H}, D::FLOAT32), yht = q.Out({D, B, H}, D::FLOAT32);
+    const uint32_t yct = lstm ? q.Out({D, B, H}, D::FLOAT32) : 0;
+    const uint32_t wt = q.W(w, {D, GH, I}, D::FLOAT32), rt = q.W(r, {D, GH, H}, D::FLOAT32),
+                   bt = q.W(bias, {D, GH}, D::FLOAT32), rbt = q.W(rbh, {D, H}, D::FLOAT32);
+    q.s.Op(fb::CreateRecurrent(q.s.fbb, k.cell, xt, wt, rt, bt, k.lbr, rbt, true, ht, lstm, ct,
+                               true, yt, true, yht, lstm, yct, uint64_t(S), uint64_t(B),
+                               uint64_t(I), uint64_t(H), k.dirs, k.reverse, k.lbr));
+    std::vector<Buf> ins = {Bytes(x, {S, B, I}, D::FLOAT32), Bytes(h0, {D, B, H}, D::FLOAT32)};
+    if (lstm) ins.push_back(Bytes(c0, {D, B, H}, D::FLOAT32));
+    auto out = Run(q, ins);
+    auto sig = [](double v) { return 1.0 / (1.0 + std::exp(-v)); };
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t b = 0; b < B; ++b) {
+        std::vector<double> h(static_cast<size_t>(H)), c(static_cast<size_t>(H));
+        for (int64_t j = 0; j < H; ++j)
+          h[size_t(j)] = h0[size_t((d * B + b) * H + j)],
+          c[size_t(j)] = c0[size_t((d * B + b) * H + j)];
+        for (int64_t step = 0; step < S; ++step) {
+          const int64_t t = (k.reverse || d == 1) ? S - 1 - step : step;
+          // Gate pre-activations: x W^T + h R^T + bias (GRU's h gate apart).
+          std::vector<double> xw(static_cast<size_t>(GH)), hr(static_cast<size_t>(GH));
+          for (int64_t g = 0; g < GH; ++g) {
+            double a = 0, e = 0;
+            for (int64_t i = 0; i < I; ++i)
+              a += x[size_t((t * B + b) * I + i)] * double(w[size_t((d * GH + g) * I + i)]);
+            for (int64_t i = 0; i < H; ++i) e += h[size_t(i)] * r[size_t((d * GH + g) * H + i)];
+            xw[size_t(g)] = a + bias[size_t(d * GH + g)];
+            hr[size_t(g)] = e;
+          }
+          std::vector<double> nh(static_cast<size_t>(H));
+          if (lstm) {
+            for (int64_t j = 0; j < H; ++j) {
+              const double gi = sig(xw[size_t(j)] + hr[size_t(j)]);
+              const double go = sig(xw[size_t(H + j)] + hr[size_t(H + j)]);
+              const double gf = sig(xw[size_t(2 * H + j)] + hr[size_t(2 * H + j)]);
+              const double gc = std::tanh(xw[size_t(3 * H + j)] + hr[size_t(3 * H + j)]);
+              c[size_t(j)] = gf * c[size_t(j)] + gi * gc;
+              nh[size_t(j)] = go * std::tanh(c[size_t(j)]);
+            }
+          } else {
+            std::vector<double> z(static_cast<size_t>(H)), rr(static_cast<size_t>(H));
+            for (int64_t j = 0; j < H; ++j) {
+              z[size_t(j)] = sig(xw[size_t(j)] + hr[size_t(j)]);
+              rr[size_t(j)] = sig(xw[size_t(H + j)] + hr[size_t(H + j)]);
+            }
+            for (int64_t j = 0; j < H; ++j) {
+              double cand;
+              if (k.lbr) {
+                cand = rr[size_t(j)] * (hr[size_t(2 * H + j)] + rbh[size_t(d * H + j)]);
+              } else {
+                cand = 0;
+                for (int64_t i = 0; i < H; ++i)
+                  cand += rr[size_t(i)] * h[size_t(i)] * r[size_t((d * GH + 2 * H + j) * H + i)];
+              }
+              cand = std::tanh(xw[size_t(2 * H + j)] + cand);
+              nh[size_t(j)] = (1 - z[size_t(j)]) * cand + z[size_t(j)] * h[size_t(j)];
+            }
+          }
+          h = nh;
+          for (int64_t j = 0; j < H; ++j)
+            Near(AtF(out[0], size_t(((t * D + d) * B + b) * H + j)), h[size_t(j)], 2e-5, "y",
+                 size_t(j));
+        }
+        for (int64_t j = 0; j < H; ++j) {
+          Near(AtF(out[1], size_t((d * B + b) * H + j)), h[size_t(j)], 2e-5, "y_h", size_t(j));
+          if (lstm)
+            Near(AtF(out[2], size_t((d * B + b) * H + j)), c[size_t(j)], 2e-5, "y_c", size_t(j));
+        }
+      }
+  }
+}
+
 // Hostile fields are refused at bind with a message naming them.
 void HostileTransformerOpsRefused(void**) {
   {  // a 1.8 op in a 1.7 stream
@@ -393,6 +488,16 @@ void HostileTransformerOpsRefused(void**) {
     q.s.Op(fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f));
     ExpectRejected(q, "does not fit output");
   }
+  {  // a recurrent op whose weights are short
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({2, 1, 3}, D::FLOAT32), y = q.Out({2, 1, 1, 4}, D::FLOAT32);
+    const uint32_t w = q.W(RandV(16 * 3 - 1), {16 * 3 - 1}, D::FLOAT32),
+                   r = q.W(RandV(64), {64}, D::FLOAT32), b = q.W(RandV(16), {16}, D::FLOAT32);
+    q.s.Op(fb::CreateRecurrent(q.s.fbb, fb::RecurrentCell::LSTM, x, w, r, b, false, 0, false, 0,
+                               false, 0, true, y, false, 0, false, 0, 2, 1, 3, 4, 1));
+    ExpectRejected(q, "(RECURRENT): w");
+  }
   {  // a reduction view that does not match its tensors
     TStream q;
     q.minor = 8;
@@ -414,6 +519,7 @@ int main() {
       cmocka_unit_test(UnaryKinds),
       cmocka_unit_test(ResizeNearestAndLinear),
       cmocka_unit_test(PadConstant),
+      cmocka_unit_test(RecurrentLstmGru),
       cmocka_unit_test(HostileTransformerOpsRefused),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

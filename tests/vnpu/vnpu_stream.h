@@ -53,7 +53,7 @@ struct Stream {
     EPCTX_KIND(Dequantize) EPCTX_KIND(DynamicQuantize) EPCTX_KIND(QConv2D) EPCTX_KIND(QGemm)
     EPCTX_KIND(QBinary) EPCTX_KIND(QLut) EPCTX_KIND(QMaxPool) EPCTX_KIND(QConcat)
     EPCTX_KIND(Reduce) EPCTX_KIND(LayerNorm) EPCTX_KIND(BatchMatMul) EPCTX_KIND(StridedCopy)
-    EPCTX_KIND(Resize) EPCTX_KIND(Pad)
+    EPCTX_KIND(Resize) EPCTX_KIND(Pad) EPCTX_KIND(Recurrent)
 #undef EPCTX_KIND
         // clang-format on
         return fb::OpParams::NONE;

@@ -82,6 +82,17 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                 .Union();
         break;
       }
+      case fb::OpParams::Recurrent: {
+        const IrOp::Rnn& z = o.rnn;
+        auto u = [](int t) { return uint32_t(std::max(t, 0)); };
+        p = fb::CreateRecurrent(fbb, z.lstm ? fb::RecurrentCell::LSTM : fb::RecurrentCell::GRU,
+                                u(z.x), u(z.w), u(z.r), u(z.bias), z.rbh >= 0, u(z.rbh), z.h0 >= 0,
+                                u(z.h0), z.c0 >= 0, u(z.c0), z.y >= 0, u(z.y), z.yh >= 0, u(z.yh),
+                                z.yc >= 0, u(z.yc), uint64_t(z.seq), uint64_t(z.batch),
+                                uint64_t(z.input), uint64_t(z.hidden), z.dirs, z.reverse, z.lbr)
+                .Union();
+        break;
+      }
       case fb::OpParams::Pad:
         p = fb::CreatePadDirect(fbb, in, out, &o.a_strides, o.alpha).Union();
         break;
@@ -172,7 +183,7 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
     if (uint32_t(o.act) > uint32_t(fb::Activation::SWISH) || o.kind == fb::OpParams::Reduce ||
         o.kind == fb::OpParams::LayerNorm || o.kind == fb::OpParams::BatchMatMul ||
         o.kind == fb::OpParams::StridedCopy || o.kind == fb::OpParams::Resize ||
-        o.kind == fb::OpParams::Pad)
+        o.kind == fb::OpParams::Pad || o.kind == fb::OpParams::Recurrent)
       minor = 8;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);

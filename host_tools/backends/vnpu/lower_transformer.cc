@@ -392,6 +392,53 @@ void Lowerer::PadNode(const onnx::NodeProto& n) {
   g_.ops.push_back(op);
 }
 
+void Lowerer::RecurrentNode(const onnx::NodeProto& n) {
+  std::string why = RecurrentFits(n, info_);
+  if (!why.empty()) Fail(why);
+  const bool lstm = n.op_type() == "LSTM";
+  const std::string dir = AttrString(n, "direction", "forward");
+  const std::vector<int64_t> xs = Shape(n.input(0));
+  const int64_t S = xs[0], B = xs[1], I = xs[2], H = AttrInt(n, "hidden_size", 0);
+  const int64_t D = dir == "bidirectional" ? 2 : 1, G = lstm ? 4 : 3, GH = G * H;
+  const bool lbr = !lstm && AttrInt(n, "linear_before_reset", 0) != 0;
+  IrOp op;
+  op.kind = fb::OpParams::Recurrent;
+  op.rnn.lstm = lstm;
+  op.rnn.seq = S, op.rnn.batch = B, op.rnn.input = I, op.rnn.hidden = H;
+  op.rnn.dirs = uint32_t(D);
+  op.rnn.reverse = dir == "reverse";
+  op.rnn.lbr = lbr;
+  op.rnn.x = In(n.input(0));
+  op.rnn.w = Weight(Floats(*info_.constant(n.input(1)), NodeLabel(n)), {D, GH, I}, n.input(1));
+  op.rnn.r = Weight(Floats(*info_.constant(n.input(2)), NodeLabel(n)), {D, GH, H}, n.input(2));
+  // Wb + Rb per gate (the ONNX B is [D][Wb, Rb]); a GRU with
+  // linear_before_reset keeps the h gate's Rb apart.
+  std::vector<float> bsrc(size_t(D * 2 * GH), 0.f);
+  if (Has(n, 3)) bsrc = Floats(*info_.constant(n.input(3)), NodeLabel(n));
+  std::vector<float> bias(size_t(D * GH)), rbh(size_t(D * H));
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t i = 0; i < GH; ++i) {
+      const float wb = bsrc[size_t(d * 2 * GH + i)], rb = bsrc[size_t(d * 2 * GH + GH + i)];
+      const bool apart = lbr && i >= 2 * H;
+      bias[size_t(d * GH + i)] = apart ? wb : wb + rb;
+      if (apart) rbh[size_t(d * H + i - 2 * H)] = rb;
+    }
+  op.rnn.bias = Weight(bias, {D, GH}, n.output(0) + ":rnn_bias");
+  if (lbr) op.rnn.rbh = Weight(rbh, {D, H}, n.output(0) + ":rnn_rbh");
+  if (Has(n, 5)) op.rnn.h0 = In(n.input(5));
+  if (lstm && Has(n, 6)) op.rnn.c0 = In(n.input(6));
+  op.ins = {op.rnn.x};
+  for (int t : {op.rnn.h0, op.rnn.c0})
+    if (t >= 0) op.ins.push_back(t);
+  int* outs[3] = {&op.rnn.y, &op.rnn.yh, &op.rnn.yc};
+  for (int i = 0; i < n.output_size() && i < (lstm ? 3 : 2); ++i)
+    if (!n.output(i).empty()) *outs[i] = Out(n.output(i));
+  // The op's first output for the memory planner; the others touch too.
+  op.out = op.rnn.y >= 0 ? op.rnn.y : (op.rnn.yh >= 0 ? op.rnn.yh : op.rnn.yc);
+  if (op.out < 0) Fail("no output is read");
+  g_.ops.push_back(op);
+}
+
 bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if ((t == "Div" || t == "Mul") && GeluNode(n)) return true;
@@ -413,6 +460,10 @@ bool Lowerer::TransformerNode(const onnx::NodeProto& n) {
   }
   if (t == "Pad") {
     PadNode(n);
+    return true;
+  }
+  if (t == "LSTM" || t == "GRU") {
+    RecurrentNode(n);
     return true;
   }
   if (t == "Slice" || t == "Gather" || t == "Expand" || t == "Split") {

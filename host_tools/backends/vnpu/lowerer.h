@@ -163,6 +163,7 @@ class Lowerer {
   void StridedCopyNode(const onnx::NodeProto& n);
   void ResizeNode(const onnx::NodeProto& n);
   void PadNode(const onnx::NodeProto& n);
+  void RecurrentNode(const onnx::NodeProto& n);
   // Lowers n if it belongs to the transformer level; false otherwise.
   bool TransformerNode(const onnx::NodeProto& n);
 

@@ -55,6 +55,9 @@ void PlanMemory(IrGraph& g, uint32_t alignment) {
     // `weights` / `bias`, and a dynamic QCONV2D / QGEMM reads zp_tensor.
     for (int t : {op.weights, op.bias, op.mult, op.zp_tensor, op.table, op.addend})
       if (t >= 0) touch(t, uint32_t(i));
+    // RECURRENT writes up to three outputs.
+    for (int t : {op.rnn.yh, op.rnn.yc})
+      if (t >= 0) touch(t, uint32_t(i));
   }
   std::vector<uint32_t> order(bufs.size()), live(bufs.size());
   uint64_t arena =

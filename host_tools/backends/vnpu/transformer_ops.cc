@@ -386,6 +386,47 @@ std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<i
   return "";
 }
 
+std::string RecurrentFits(const onnx::NodeProto& n, const GraphInfo& info) {
+  const bool lstm = n.op_type() == "LSTM";
+  const std::string dir = AttrString(n, "direction", "forward");
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
+    return n.op_type() + " direction " + dir;
+  if (AttrInt(n, "layout", 0) != 0) return n.op_type() + " with layout 1";
+  if (Attr(n, "clip")) return n.op_type() + " with clip";
+  if (lstm && AttrInt(n, "input_forget", 0) != 0) return "LSTM with input_forget";
+  if (const onnx::AttributeProto* a = Attr(n, "activations")) {
+    const size_t per = lstm ? 3 : 2, dirs = dir == "bidirectional" ? 2 : 1;
+    if (size_t(a->strings_size()) != per * dirs) return n.op_type() + " activations count";
+    for (size_t i = 0; i < size_t(a->strings_size()); ++i)
+      if (a->strings(int(i)) != (i % per == 0 ? "Sigmoid" : "Tanh"))
+        return n.op_type() + " with activation " + a->strings(int(i));
+  }
+  if (Attr(n, "activation_alpha") || Attr(n, "activation_beta"))
+    return n.op_type() + " with activation parameters";
+  if (Has(n, 4)) return n.op_type() + " with sequence_lens";
+  if (lstm && Has(n, 7)) return "LSTM with peepholes";
+  for (int i = 1; i < 4; ++i) {
+    if (i == 3 && !Has(n, 3)) continue;
+    const onnx::TensorProto* c = Has(n, i) ? info.constant(n.input(i)) : nullptr;
+    if (!c || (c->data_type() != onnx::TensorProto::FLOAT &&
+               c->data_type() != onnx::TensorProto::FLOAT16))
+      return n.op_type() + " W, R and B must be float constants";
+  }
+  std::vector<int64_t> xs;
+  if (!ShapeOf(info, n.input(0), &xs) || xs.size() != 3)
+    return n.op_type() + " X is not static [seq, batch, input]";
+  const int64_t H = AttrInt(n, "hidden_size", 0);
+  const int64_t D = dir == "bidirectional" ? 2 : 1, G = lstm ? 4 : 3;
+  if (H < 1) return n.op_type() + " without hidden_size";
+  const std::vector<int64_t> w = Dims(*info.constant(n.input(1))),
+                             r = Dims(*info.constant(n.input(2)));
+  if (w != std::vector<int64_t>{D, G * H, xs[2]} || r != std::vector<int64_t>{D, G * H, H})
+    return n.op_type() + " W or R shape mismatch";
+  if (Has(n, 3) && Dims(*info.constant(n.input(3))) != std::vector<int64_t>{D, 2 * G * H})
+    return n.op_type() + " B shape mismatch";
+  return "";
+}
+
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine) {
   const std::string& op = n.op_type();
   *mine = true;
@@ -406,6 +447,7 @@ std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& in
     ResizeView v;
     return ResizeOf(n, info, &v);
   }
+  if (op == "LSTM" || op == "GRU") return RecurrentFits(n, info);
   if (op == "Pad") {
     std::vector<int64_t> b;
     float value;

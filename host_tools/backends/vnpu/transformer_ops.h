@@ -69,6 +69,10 @@ std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView
 std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<int64_t>* begins,
                   float* value);
 
+// LSTM / GRU that RECURRENT runs: layout 0, default activations, no clip,
+// peepholes, input_forget or sequence_lens; constant W, R, B; static X.
+std::string RecurrentFits(const onnx::NodeProto& n, const GraphInfo& info);
+
 // The support check for these ops (node n of `op` type); *mine says
 // whether n belongs to this level.
 std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& info, bool* mine);

@@ -82,6 +82,13 @@ struct IrOp {
     fb::ResizeRound round = fb::ResizeRound::PREFER_FLOOR;
     float scale_h = 1.f, scale_w = 1.f, len_h = 1.f, len_w = 1.f;
   } resize;
+  // RECURRENT: its tensors (-1: absent) and sizes.
+  struct Rnn {
+    bool lstm = true, reverse = false, lbr = false;
+    int x = -1, w = -1, r = -1, bias = -1, rbh = -1, h0 = -1, c0 = -1, y = -1, yh = -1, yc = -1;
+    int64_t seq = 0, batch = 0, input = 0, hidden = 0;
+    uint32_t dirs = 1;
+  } rnn;
 };
 
 struct IrGraph {

@@ -272,6 +272,10 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p);
 uint64_t ResizeTapCount(const fb::Graph* g, const fb::Op* o);
 void FillResizeTaps(const fb::Graph* g, const fb::Op* o, ResizeTap* taps);
 
+// RECURRENT (vnpu_recurrent.cc): workspace floats (one slot) and the run.
+uint64_t RecurrentWorkFloats(const fb::Recurrent* c);
+void RunRecurrent(const Bindings& b, const fb::Recurrent* c);
+
 // Runs one transformer-level op (stream 1.8, vnpu_transformer.cc); false
 // for an op of another kind.
 bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p);

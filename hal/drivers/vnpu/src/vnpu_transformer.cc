@@ -406,6 +406,7 @@ bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p) {
     case fb::OpParams::StridedCopy: RunStridedCopy(b, o->params_as_StridedCopy()); return true;
     case fb::OpParams::Resize: RunResize(b, o->params_as_Resize(), p); return true;
     case fb::OpParams::Pad: RunPad(b, o->params_as_Pad()); return true;
+    case fb::OpParams::Recurrent: RunRecurrent(b, o->params_as_Recurrent()); return true;
     default: return false;
   }
 }

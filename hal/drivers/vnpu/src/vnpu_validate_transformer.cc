@@ -246,6 +246,57 @@ int Pad(Checker& ck, const fb::Pad* c) {
   return EPCTX_OK;
 }
 
+// Tensor t (when `has`) holds exactly n FLOAT32 elements; `out`: written.
+bool Part(Checker& ck, bool has, uint32_t t, uint64_t n, bool out, const char* field) {
+  if (!has) return true;
+  if (!(out ? ck.Writable(t, field) : ck.Ref(t, field))) return false;
+  return ck.ElemsIs(t, n, field);
+}
+
+int Recurrent(Checker& ck, const fb::Recurrent* c) {
+  const bool lstm = c->cell() == fb::RecurrentCell::LSTM;
+  if (uint32_t(c->cell()) > uint32_t(fb::RecurrentCell::GRU) ||
+      (c->directions() != 1 && c->directions() != 2)) {
+    ck.OpErr().s("unknown cell or directions ").u(c->directions()).s(" (expected 1 or 2)");
+    return ck.Fail();
+  }
+  const uint64_t S = c->seq(), B = c->batch(), I = c->input(), H = c->hidden(), D = c->directions(),
+                 G = lstm ? 4 : 3;
+  uint64_t sb, sbi, gh, dgh, w, r, dbh, y, sbgh;
+  if (S == 0 || B == 0 || I == 0 || H == 0 || S > uint64_t(kMaxDim) || B > uint64_t(kMaxDim) ||
+      I > uint64_t(kMaxDim) || H > uint64_t(kMaxDim) || !Mul(S, B, &sb) || !Mul(sb, I, &sbi) ||
+      !Mul(G, H, &gh) || !Mul(D, gh, &dgh) || !Mul(dgh, I, &w) || !Mul(dgh, H, &r) ||
+      !Mul(D * B, H, &dbh) || !Mul(sb * D, H, &y) || !Mul(sb, gh, &sbgh) ||
+      sbgh > (uint64_t(1) << 31)) {
+    ck.OpErr()
+        .s("seq, batch, input or hidden is 0 or too large (seq x batch x gates x hidden ")
+        .s("at most 2^31)");
+    return ck.Fail();
+  }
+  if (c->has_c0() && !lstm) {
+    ck.OpErr().s("c0 given to a GRU");
+    return ck.Fail();
+  }
+  if (c->has_yc() && !lstm) {
+    ck.OpErr().s("yc given to a GRU");
+    return ck.Fail();
+  }
+  if (c->has_rbh() != (!lstm && c->linear_before_reset())) {
+    ck.OpErr().s("rbh is given exactly for a GRU with linear_before_reset");
+    return ck.Fail();
+  }
+  if (!Part(ck, true, c->x(), sbi, false, "x") || !Part(ck, true, c->w(), w, false, "w") ||
+      !Part(ck, true, c->r(), r, false, "r") || !Part(ck, true, c->bias(), dgh, false, "bias") ||
+      !Part(ck, c->has_rbh(), c->rbh(), D * H, false, "rbh") ||
+      !Part(ck, c->has_h0(), c->h0(), dbh, false, "h0") ||
+      !Part(ck, c->has_c0(), c->c0(), dbh, false, "c0") ||
+      !Part(ck, c->has_y(), c->y(), y, true, "y") ||
+      !Part(ck, c->has_yh(), c->yh(), dbh, true, "yh") ||
+      !Part(ck, c->has_yc(), c->yc(), dbh, true, "yc"))
+    return ck.Fail();
+  return EPCTX_OK;
+}
+
 }  // namespace
 
 int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
@@ -268,6 +319,9 @@ int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
     case fb::OpParams::Pad:
       ck.op_name = "PAD";
       return Since(ck, o->params_type()) ? Pad(ck, o->params_as_Pad()) : ck.Fail();
+    case fb::OpParams::Recurrent:
+      ck.op_name = "RECURRENT";
+      return Since(ck, o->params_type()) ? Recurrent(ck, o->params_as_Recurrent()) : ck.Fail();
     default: ck.OpErr().s("unknown op type ").u(uint64_t(o->params_type())); return ck.Fail();
   }
 }

@@ -179,6 +179,9 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
         p.post = !FusedClamp(c->activation(), c->act_alpha(), c->act_beta(), &p.lo, &p.hi);
         break;
       }
+      case fb::OpParams::Recurrent:
+        p = With(Strategy::kNone, RecurrentWorkFloats(o->params_as_Recurrent()));
+        break;
       case fb::OpParams::QConv2D: p = PlanQConv(g, o->params_as_QConv2D()); break;
       case fb::OpParams::QGemm: p = PlanQGemm(g, o->params_as_QGemm()); break;
       case fb::OpParams::QBinary: p.qbinary = uk::QBinaryKernel(); break;
