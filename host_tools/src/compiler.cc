@@ -81,14 +81,20 @@ void WriteOut(const std::string& path, const void* data, size_t size, CompileRes
 void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
              const PartitionPlan& plan, const Backend* backend, ModelReport* rep) {
   const onnx::GraphProto& g = *info.graph;
-  for (const auto& n : g.node()) rep->macs_total += NodeMacs(n, info);
+  for (const auto& n : g.node()) {
+    const MacCount m = NodeMacs(n, info);
+    rep->macs_total += m.macs;
+    if (!m.known) ++rep->macs_unknown_nodes;
+  }
   for (const auto& p : partitions) {
     PartitionReport pr;
     pr.name = p.name;
     pr.nodes = p.nodes.size();
     for (const onnx::NodeProto* n : p.nodes) {
       ++pr.op_types[n->op_type()];
-      pr.macs += NodeMacs(*n, info);
+      const MacCount m = NodeMacs(*n, info);
+      pr.macs += m.macs;
+      if (!m.known) ++pr.macs_unknown_nodes;
     }
     rep->macs_npu += pr.macs;
     rep->partition_reports.push_back(std::move(pr));
@@ -102,7 +108,10 @@ void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
     c.op_type = n.op_type();
     c.reason = backend ? backend->name() + ": " + plan.support[size_t(i)].reason
                        : plan.support[size_t(i)].reason;
-    c.macs = NodeMacs(n, info);
+    const MacCount m = NodeMacs(n, info);
+    c.macs = m.macs;
+    c.macs_known = m.known;
+    rep->macs_cpu += m.macs;
     rep->cpu_nodes.push_back(std::move(c));
   }
 }
@@ -258,7 +267,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
            std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +
-           std::to_string(rep.macs_total) + " MACs on " + settings.ep);
+           std::to_string(rep.macs_total) + " MACs on " + settings.ep +
+           (rep.macs_unknown_nodes
+                ? " (" + std::to_string(rep.macs_unknown_nodes) + " nodes with unknown MACs)"
+                : std::string()));
 
   if (to_compile.empty() && backend) {
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)

@@ -97,6 +97,7 @@ struct PartitionReport {
   size_t nodes = 0;
   std::map<std::string, size_t> op_types;
   uint64_t macs = 0;
+  size_t macs_unknown_nodes = 0;  // nodes that do MACs but whose shapes are unknown
 };
 
 // A node left to the CPU, and why the backend did not take it.
@@ -106,6 +107,7 @@ struct CpuNodeReport {
   std::string op_type;
   std::string reason;
   uint64_t macs = 0;
+  bool macs_known = true;  // false: it does MACs, but its shapes are unknown
 };
 
 struct ModelReport {
@@ -122,7 +124,11 @@ struct ModelReport {
   double compile_ms = 0;
   std::vector<PartitionReport> partition_reports;
   std::vector<CpuNodeReport> cpu_nodes;
-  uint64_t macs_total = 0, macs_npu = 0;  // multiply-accumulates, all nodes / partitions
+  // Multiply-accumulates of all nodes, of the partitions' nodes and of the
+  // CPU's; nodes whose shapes stayed unknown count 0 in these and are
+  // counted in macs_unknown_nodes instead.
+  uint64_t macs_total = 0, macs_npu = 0, macs_cpu = 0;
+  size_t macs_unknown_nodes = 0;
 };
 
 struct CompileResult {
