@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include <onnx/checker.h>
 
@@ -114,6 +115,34 @@ void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
     rep->macs_cpu += m.macs;
     rep->cpu_nodes.push_back(std::move(c));
   }
+}
+
+// Nothing for the backend: the model as --ep none writes it (CPU fusions,
+// LSTMs whole), with the backend's reasons for its CPU nodes and a warning.
+void WriteCpuOnly(const ModelInput& input, const CompileSettings& settings, const GenOptions& gen,
+                  const OutputPlan& plan, const ModelReport& attempt,
+                  std::chrono::steady_clock::time_point t0, CompileResult* result) {
+  CompileSettings none = settings;
+  none.ep = "none";
+  none.progress = Progress();  // the backend's pass already printed the stages
+  CompileResult cpu;
+  CompileOneModel(input, none, gen, plan, nullptr, &cpu);
+  ModelReport rep = std::move(cpu.models.at(0));
+  std::map<std::string, const CpuNodeReport*> why;
+  for (const CpuNodeReport& c : attempt.cpu_nodes)
+    if (!c.output.empty()) why[c.output] = &c;
+  for (CpuNodeReport& c : rep.cpu_nodes) {
+    auto it = why.find(c.output);
+    if (it != why.end()) c.reason = it->second->reason;
+  }
+  rep.message = "no node can run on " + settings.ep + ": every node runs on the CPU";
+  rep.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  settings.progress(
+      "write: " + (settings.output_to_memory ? std::string("memory") : plan.output_path) + " (" +
+      std::to_string(rep.model_bytes) + " bytes, no EPContext node)");
+  for (auto& f : cpu.files_written) result->files_written.push_back(std::move(f));
+  result->models.push_back(std::move(rep));
 }
 
 }  // namespace
@@ -276,16 +305,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
       throw ToolError(in,
                       "Unable to compile any nodes: no node can run on " + backend->name() +
-                          " (the notes above say why); no model written",
+                          " (without --quiet a note per node says why); no model written",
                       EPCTX_FAIL);
-    if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kDontGenerate) {
-      rep.message = "no node can run on " + backend->name() + ": no EPContext model written";
-      progress(rep.message);
-      rep.compile_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      result->models.push_back(rep);
-      return;
-    }
+    WriteCpuOnly(input, settings, gen, plan, rep, t0, result);
+    return;
   }
 
   // 4. compile, into the (possibly shared) weight store
