@@ -15,6 +15,7 @@
 #include "epctx_host/dead_taps.h"
 #include "epctx_host/fuse_conv_act.h"
 #include "epctx_host/fuse_swish.h"
+#include "epctx_host/inference_noops.h"
 #include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
@@ -198,6 +199,9 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     progress("specialise: " + std::to_string(n) +
              " Cast nodes to their input's own type removed (QuantizeLinear -> Cast -> "
              "DequantizeLinear)");
+  if (size_t n = DropInferenceNoops(model))
+    progress("specialise: " + std::to_string(n) +
+             " inference no-ops removed (Dropout without training or with ratio 0, Pad of zeros)");
   if (size_t n = TransposeDequantizedConstants(model))
     progress("specialise: " + std::to_string(n) +
              " Transposes of dequantised constant weights moved onto the integers "
