@@ -249,7 +249,11 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
       << m.nodes_total << " total, " << m.nodes_npu << " on " << ep << ", " << m.nodes_cpu
       << " on CPU; " << m.partitions << " partitions; payload " << m.payload_bytes
       << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total << " MACs, "
-      << Percent(m.macs_npu, m.macs_total) << "% on " << ep << "; " << ms << " ms\n";
+      << Percent(m.macs_npu, m.macs_total) << "% on " << ep;
+    if (m.macs_unknown_nodes)
+      o << " (" << m.macs_unknown_nodes << (m.macs_unknown_nodes == 1 ? " node" : " nodes")
+        << " with unknown MACs)";
+    o << "; " << ms << " ms\n";
   }
   if (!r.binary_path.empty() && !r.binary_pending) {
     const uint64_t before = r.weight_bytes_before_dedup, after = r.weight_bytes_after_dedup;

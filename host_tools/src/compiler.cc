@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include <onnx/checker.h>
 
@@ -14,6 +15,7 @@
 #include "epctx_host/dead_taps.h"
 #include "epctx_host/fuse_conv_act.h"
 #include "epctx_host/fuse_swish.h"
+#include "epctx_host/inference_noops.h"
 #include "epctx_host/lstm_unroll.h"
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
@@ -81,14 +83,20 @@ void WriteOut(const std::string& path, const void* data, size_t size, CompileRes
 void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
              const PartitionPlan& plan, const Backend* backend, ModelReport* rep) {
   const onnx::GraphProto& g = *info.graph;
-  for (const auto& n : g.node()) rep->macs_total += NodeMacs(n, info);
+  for (const auto& n : g.node()) {
+    const MacCount m = NodeMacs(n, info);
+    rep->macs_total += m.macs;
+    if (!m.known) ++rep->macs_unknown_nodes;
+  }
   for (const auto& p : partitions) {
     PartitionReport pr;
     pr.name = p.name;
     pr.nodes = p.nodes.size();
     for (const onnx::NodeProto* n : p.nodes) {
       ++pr.op_types[n->op_type()];
-      pr.macs += NodeMacs(*n, info);
+      const MacCount m = NodeMacs(*n, info);
+      pr.macs += m.macs;
+      if (!m.known) ++pr.macs_unknown_nodes;
     }
     rep->macs_npu += pr.macs;
     rep->partition_reports.push_back(std::move(pr));
@@ -102,9 +110,40 @@ void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
     c.op_type = n.op_type();
     c.reason = backend ? backend->name() + ": " + plan.support[size_t(i)].reason
                        : plan.support[size_t(i)].reason;
-    c.macs = NodeMacs(n, info);
+    const MacCount m = NodeMacs(n, info);
+    c.macs = m.macs;
+    c.macs_known = m.known;
+    rep->macs_cpu += m.macs;
     rep->cpu_nodes.push_back(std::move(c));
   }
+}
+
+// Nothing for the backend: the model as --ep none writes it (CPU fusions,
+// LSTMs whole), with the backend's reasons for its CPU nodes and a warning.
+void WriteCpuOnly(const ModelInput& input, const CompileSettings& settings, const GenOptions& gen,
+                  const OutputPlan& plan, const ModelReport& attempt,
+                  std::chrono::steady_clock::time_point t0, CompileResult* result) {
+  CompileSettings none = settings;
+  none.ep = "none";
+  none.progress = Progress();  // the backend's pass already printed the stages
+  CompileResult cpu;
+  CompileOneModel(input, none, gen, plan, nullptr, &cpu);
+  ModelReport rep = std::move(cpu.models.at(0));
+  std::map<std::string, const CpuNodeReport*> why;
+  for (const CpuNodeReport& c : attempt.cpu_nodes)
+    if (!c.output.empty()) why[c.output] = &c;
+  for (CpuNodeReport& c : rep.cpu_nodes) {
+    auto it = why.find(c.output);
+    if (it != why.end()) c.reason = it->second->reason;
+  }
+  rep.message = "no node can run on " + settings.ep + ": every node runs on the CPU";
+  rep.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  settings.progress(
+      "write: " + (settings.output_to_memory ? std::string("memory") : plan.output_path) + " (" +
+      std::to_string(rep.model_bytes) + " bytes, no EPContext node)");
+  for (auto& f : cpu.files_written) result->files_written.push_back(std::move(f));
+  result->models.push_back(std::move(rep));
 }
 
 }  // namespace
@@ -160,6 +199,9 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     progress("specialise: " + std::to_string(n) +
              " Cast nodes to their input's own type removed (QuantizeLinear -> Cast -> "
              "DequantizeLinear)");
+  if (size_t n = DropInferenceNoops(model))
+    progress("specialise: " + std::to_string(n) +
+             " inference no-ops removed (Dropout without training or with ratio 0, Pad of zeros)");
   if (size_t n = TransposeDequantizedConstants(model))
     progress("specialise: " + std::to_string(n) +
              " Transposes of dequantised constant weights moved onto the integers "
@@ -258,22 +300,19 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
            std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +
-           std::to_string(rep.macs_total) + " MACs on " + settings.ep);
+           std::to_string(rep.macs_total) + " MACs on " + settings.ep +
+           (rep.macs_unknown_nodes
+                ? " (" + std::to_string(rep.macs_unknown_nodes) + " nodes with unknown MACs)"
+                : std::string()));
 
   if (to_compile.empty() && backend) {
     if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kError)
       throw ToolError(in,
                       "Unable to compile any nodes: no node can run on " + backend->name() +
-                          " (the notes above say why); no model written",
+                          " (without --quiet a note per node says why); no model written",
                       EPCTX_FAIL);
-    if (settings.if_no_compiled_nodes == IfNoCompiledNodes::kDontGenerate) {
-      rep.message = "no node can run on " + backend->name() + ": no EPContext model written";
-      progress(rep.message);
-      rep.compile_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      result->models.push_back(rep);
-      return;
-    }
+    WriteCpuOnly(input, settings, gen, plan, rep, t0, result);
+    return;
   }
 
   // 4. compile, into the (possibly shared) weight store

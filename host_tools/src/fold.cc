@@ -8,6 +8,7 @@
 
 #include <epctx/epctx.h>
 
+#include "epctx_host/node_infer.h"
 #include "epctx_host/specialize.h"
 #include "epctx_host/subgraphs.h"
 
@@ -91,10 +92,37 @@ onnx::TensorProto FoldShape(const onnx::NodeProto& node, const ValueType& in) {
   return t;
 }
 
+// Size with a fully static input: the element count, an int64 scalar.
+onnx::TensorProto FoldSize(const ValueType& in) {
+  int64_t n = 1;
+  for (int64_t d : in.dims) n *= d;
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_int64_data(n);
+  return t;
+}
+
+size_t TensorBytes(const onnx::TensorProto& t) {
+  size_t n = epctx_dtype_size(static_cast<epctx_dtype>(t.data_type()));
+  for (int64_t d : t.dims()) n *= d < 0 ? 0 : size_t(d);
+  return n;
+}
+
+// Why a fold of `inputs` bytes into `outputs` bytes would bloat the model,
+// or "" when it is fine (fold.h, FoldLimits).
+std::string TooBig(size_t outputs, size_t inputs, const FoldLimits& limits) {
+  if (outputs > limits.max_output_bytes)
+    return "output of " + std::to_string(outputs) + " bytes is above the fold limit of " +
+           std::to_string(limits.max_output_bytes);
+  if (outputs > limits.free_output_bytes && outputs > limits.max_growth * inputs)
+    return "output of " + std::to_string(outputs) + " bytes is more than " +
+           std::to_string(limits.max_growth) + "x its " + std::to_string(inputs) + " input bytes";
+  return std::string();
+}
+
 }  // namespace
 
-FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
-                         const Progress& progress) {
+FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
   FoldResult result;
   onnx::GraphProto& graph = *model.mutable_graph();
   std::set<std::string> graph_inputs, graph_outputs;
@@ -106,6 +134,15 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
     if (!graph_inputs.count(graph.initializer(i).name()))
       constants[graph.initializer(i).name()] = i;
   std::map<std::string, ValueType> types = std::move(BuildGraphInfo(model).types);
+  NodeInputs lookup;
+  lookup.type = [&types](const std::string& name) -> const ValueType* {
+    auto it = types.find(name);
+    return it == types.end() ? nullptr : &it->second;
+  };
+  lookup.constant = [&](const std::string& name) -> const onnx::TensorProto* {
+    auto it = constants.find(name);
+    return it == constants.end() ? nullptr : &graph.initializer(it->second);
+  };
 
   Runtime runtime;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
@@ -113,20 +150,38 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
   for (auto& node : *graph.mutable_node()) {
     produced.clear();
     const std::string label = "node '" + node.name() + "' (" + node.op_type() + ")";
+    const bool plain = IsDefaultDomain(node.domain()) && !HasSubgraph(node);
+    // Outputs typed by this pass's folds, before whole-graph inference sees them.
+    bool all_static = true;
+    for (const auto& o : node.output())
+      if (!o.empty() && !(types.count(o) && types[o].fully_static())) all_static = false;
+    if (plain && !all_static) {
+      std::vector<ValueType> inferred = InferNode(node, model, lookup);
+      for (size_t i = 0; i < inferred.size(); ++i) {
+        const std::string& o = node.output(int(i));
+        if (o.empty() || inferred[i].dtype == 0) continue;
+        ValueType& t = types[o];
+        if (!t.fully_static() || t.dtype == 0) t = inferred[i];
+      }
+    }
     // A DequantizeLinear of a constant stays: folding it would store int8
     // weights as float32 (4x the bytes) and hide them from an int8 backend.
-    bool candidate = IsDefaultDomain(node.domain()) && !HasSubgraph(node) &&
-                     !kNonDeterministic.count(node.op_type()) && node.output_size() > 0 &&
+    bool candidate = plain && !kNonDeterministic.count(node.op_type()) && node.output_size() > 0 &&
                      node.op_type() != "DequantizeLinear";
     for (const auto& o : node.output())
       if (graph_outputs.count(o)) candidate = false;
     bool all_const = node.input_size() > 0;
-    for (const auto& in : node.input())
-      if (!in.empty() && !constants.count(in)) all_const = false;
+    size_t input_bytes = 0;
+    for (const auto& in : node.input()) {
+      if (in.empty()) continue;
+      if (!constants.count(in)) all_const = false;
+      else input_bytes += TensorBytes(graph.initializer(constants[in]));
+    }
+    const ValueType* in0 = node.input_size() == 1 ? lookup.type(node.input(0)) : nullptr;
 
-    if (candidate && node.op_type() == "Shape" && node.input_size() == 1 &&
-        types.count(node.input(0)) && types[node.input(0)].fully_static()) {
-      produced.push_back(FoldShape(node, types[node.input(0)]));
+    if (candidate && (node.op_type() == "Shape" || node.op_type() == "Size") && in0 &&
+        in0->fully_static()) {
+      produced.push_back(node.op_type() == "Shape" ? FoldShape(node, *in0) : FoldSize(*in0));
     } else if (candidate && all_const) {
       // Evaluate with the runtime: a one-node model, inputs as initializers.
       onnx::ModelProto m;
@@ -154,22 +209,21 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
         }
         onnx::ValueInfoProto* vi = g->add_output();
         vi->set_name(o);
-        auto* tt = vi->mutable_type()->mutable_tensor_type();
-        tt->set_elem_type(it->second.dtype);
+        *vi->mutable_type() = TypeProtoOf(it->second);
         if (it->second.fully_static()) {
           size_t n = element_bytes;
-          for (int64_t d : it->second.dims) {
-            tt->mutable_shape()->add_dim()->set_dim_value(d);
-            n *= d;
-          }
+          for (int64_t d : it->second.dims) n *= size_t(d);
           expected_bytes += n;
         }
       }
-      if (why.empty() && expected_bytes > max_output_bytes)
-        why = "output larger than the fold limit";
+      if (why.empty()) why = TooBig(expected_bytes, input_bytes, limits);
       std::vector<epctx_tensor*> outs;
       if (why.empty() && !runtime.Run(m.SerializeAsString(), node.output_size(), &outs, &why))
         why = "runtime: " + why;
+      size_t got_bytes = 0;
+      for (epctx_tensor* t : outs)
+        if (t) got_bytes += epctx_tensor_bytes(t);
+      if (why.empty()) why = TooBig(got_bytes, input_bytes, limits);
       for (size_t i = 0; i < outs.size(); ++i) {
         epctx_tensor* t = outs[i];
         if (!t) {
@@ -177,23 +231,18 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
           continue;
         }
         if (why.empty()) {
-          size_t bytes = epctx_tensor_bytes(t);
-          if (bytes > max_output_bytes) {
-            why = "output larger than the fold limit";
-          } else {
-            onnx::TensorProto p;
-            p.set_data_type(epctx_tensor_dtype(t));
-            const int64_t* dims = epctx_tensor_dims(t);
-            for (size_t k = 0; k < epctx_tensor_rank(t); ++k) p.add_dims(dims[k]);
-            p.set_raw_data(epctx_tensor_data(t), bytes);
-            produced.push_back(std::move(p));
-          }
+          onnx::TensorProto p;
+          p.set_data_type(epctx_tensor_dtype(t));
+          const int64_t* dims = epctx_tensor_dims(t);
+          for (size_t k = 0; k < epctx_tensor_rank(t); ++k) p.add_dims(dims[k]);
+          p.set_raw_data(epctx_tensor_data(t), epctx_tensor_bytes(t));
+          produced.push_back(std::move(p));
         }
         epctx_tensor_release(t);
       }
       if (!why.empty()) {
         ++result.skipped;
-        progress("fold: " + label + " kept: " + why);
+        result.notes.push_back("fold: " + label + " kept: " + why);
         produced.clear();
       }
     }
@@ -212,6 +261,22 @@ FoldResult FoldConstants(onnx::ModelProto& model, size_t max_output_bytes,
   }
   graph.mutable_node()->Swap(&kept);
   return result;
+}
+
+size_t DropUnusedInitializers(onnx::GraphProto& graph) {
+  std::set<std::string> used;
+  for (const auto& n : graph.node())
+    for (const auto& in : NodeReads(n)) used.insert(in);
+  for (const auto& v : graph.input()) used.insert(v.name());
+  for (const auto& v : graph.output()) used.insert(v.name());
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  size_t dropped = 0;
+  for (auto& t : *graph.mutable_initializer()) {
+    if (used.count(t.name())) *kept.Add() = std::move(t);
+    else ++dropped;
+  }
+  graph.mutable_initializer()->Swap(&kept);
+  return dropped;
 }
 
 }  // namespace host

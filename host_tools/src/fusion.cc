@@ -40,5 +40,51 @@ void DropNodes(onnx::GraphProto& g, const std::vector<bool>& drop) {
     if (!live.count(vi->Get(i).name())) vi->DeleteSubrange(i, 1);
 }
 
+size_t BypassIdentities(onnx::GraphProto& g, FusionScan& scan,
+                        const std::function<bool(const onnx::NodeProto&)>& is_identity) {
+  if (!scan.whole) return 0;
+  std::set<std::string> produced;
+  for (const auto& n : g.node())
+    for (const auto& o : n.output())
+      if (!o.empty()) produced.insert(o);
+  // alias: a dropped node's output -> its input, for the readers; rename: a
+  // value whose identity wrote a graph output -> that output's name, for
+  // its producer and readers.
+  std::map<std::string, std::string> alias, rename;
+  size_t dropped = 0;
+  for (int i = 0; i < g.node_size(); ++i) {
+    onnx::NodeProto& n = *g.mutable_node(i);
+    for (int k = 0; k < n.input_size(); ++k) {
+      auto a = alias.find(n.input(k));
+      if (a != alias.end()) n.set_input(k, a->second);
+    }
+    if (n.input_size() < 1 || n.output_size() < 1 || n.input(0).empty() || n.output(0).empty() ||
+        !is_identity(n))
+      continue;
+    const std::string &x = n.input(0), &y = n.output(0);
+    if (!scan.outputs.count(y)) {
+      alias[y] = x;
+    } else {
+      if (!produced.count(x) || scan.outputs.count(x) || rename.count(x)) continue;
+      rename[x] = y;
+    }
+    scan.drop[size_t(i)] = true;
+    ++dropped;
+  }
+  if (!dropped) return 0;
+  for (auto& n : *g.mutable_node()) {
+    for (int k = 0; k < n.input_size(); ++k) {
+      auto r = rename.find(n.input(k));
+      if (r != rename.end()) n.set_input(k, r->second);
+    }
+    for (int k = 0; k < n.output_size(); ++k) {
+      auto r = rename.find(n.output(k));
+      if (r != rename.end()) n.set_output(k, r->second);
+    }
+  }
+  DropNodes(g, scan.drop);
+  return dropped;
+}
+
 }  // namespace host
 }  // namespace epctx

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// What the CPU fusions (fuse_conv_act.cc, fuse_swish.cc) share: a scan of
-// the graph (its GraphInfo, outputs and every value's readers) and the
-// removal of the nodes a fusion absorbed.
+// What the CPU fusions (fuse_conv_act.cc, fuse_swish.cc) and the no-op
+// removals (noop_casts.cc, inference_noops.cc) share: a scan of the graph
+// (its GraphInfo, outputs and every value's readers) and the removal of the
+// nodes a pass absorbed.
 #ifndef EPCTX_HOST_FUSION_H
 #define EPCTX_HOST_FUSION_H
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -36,6 +38,16 @@ struct FusionScan {
 // Removes the nodes marked in `drop` (the rest keep their order) and the
 // value_info of values no node, input or initializer gives any more.
 void DropNodes(onnx::GraphProto& g, const std::vector<bool>& drop);
+
+// Removes the nodes `is_identity` selects, each of which copies its input 0
+// to its output 0 (the other outputs must be unused): their readers read
+// the input instead. When the output is a graph output, the input's
+// producer writes that name instead, so the graph's output names stay; an
+// identity from a graph input or initializer, or onto a value that is
+// itself a graph output, stays. is_identity sees each node with its inputs
+// already renamed. Nothing happens unless scan.whole. Returns how many.
+size_t BypassIdentities(onnx::GraphProto& g, FusionScan& scan,
+                        const std::function<bool(const onnx::NodeProto&)>& is_identity);
 
 }  // namespace host
 }  // namespace epctx

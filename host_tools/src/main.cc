@@ -53,7 +53,8 @@ const epctx_cli_option kOptions[] = {
      "fix the values of a graph input: name:v1,v2,... (repeatable); it\nbecomes a constant "
      "(the compiled model no longer has that input)"},
     {kErrorIfNoCompiledNodes, "error-if-no-compiled-nodes", 0, nullptr,
-     "fail when no node can run on the backend\n(default: write nothing and say so)"},
+     "fail when no node can run on the backend\n(default: write the model with every node "
+     "on the CPU, as --ep none\ndoes, and print a warning)"},
     {kSignKey, "sign-key", 0, "KEY.pem",
      "sign each written package (writes model_ctx.onnx.sig; see epctx-sign)"},
     {kModelId, "model-id", 0, "ID[,ID..]",
@@ -223,6 +224,10 @@ int main(int argc, char** argv) {
     std::cerr << "epctx-compile: error: " << r.status.message << "\n";
     return 1;
   }
+  // Warnings (a model nothing of which runs on the backend), also with --quiet.
+  for (const ModelReport& m : r.models)
+    if (!m.message.empty())
+      std::cerr << "epctx-compile: warning: " << m.input << ": " << m.message << "\n";
   // The result, also with --quiet.
   std::cout << (json ? FormatResultJson(r, settings.ep) : FormatResult(r, settings.ep));
   if (sign_key.empty()) return 0;

@@ -43,47 +43,12 @@ bool IsNoopCast(const onnx::NodeProto& n, const FusionScan& scan,
 size_t DropNoopCasts(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
   FusionScan scan(model);
-  if (!scan.whole) return 0;
   std::map<std::string, const onnx::NodeProto*> producer;
   for (const auto& n : g.node())
     for (const auto& o : n.output())
       if (!o.empty()) producer[o] = &n;
-
-  // alias: a dropped Cast's output -> its input, for the readers; rename: a
-  // value whose Cast wrote a graph output -> that output's name, for its
-  // producer and readers.
-  std::map<std::string, std::string> alias, rename;
-  size_t dropped = 0;
-  for (int i = 0; i < g.node_size(); ++i) {
-    onnx::NodeProto& n = *g.mutable_node(i);
-    for (int k = 0; k < n.input_size(); ++k) {
-      auto a = alias.find(n.input(k));
-      if (a != alias.end()) n.set_input(k, a->second);
-    }
-    if (!IsNoopCast(n, scan, producer)) continue;
-    const std::string &x = n.input(0), &y = n.output(0);
-    if (!scan.outputs.count(y)) {
-      alias[y] = x;
-    } else {
-      if (!producer.count(x) || scan.outputs.count(x) || rename.count(x)) continue;
-      rename[x] = y;
-    }
-    scan.drop[size_t(i)] = true;
-    ++dropped;
-  }
-  if (!dropped) return 0;
-  for (auto& n : *g.mutable_node()) {
-    for (int k = 0; k < n.input_size(); ++k) {
-      auto r = rename.find(n.input(k));
-      if (r != rename.end()) n.set_input(k, r->second);
-    }
-    for (int k = 0; k < n.output_size(); ++k) {
-      auto r = rename.find(n.output(k));
-      if (r != rename.end()) n.set_output(k, r->second);
-    }
-  }
-  DropNodes(g, scan.drop);
-  return dropped;
+  return BypassIdentities(g, scan,
+                          [&](const onnx::NodeProto& n) { return IsNoopCast(n, scan, producer); });
 }
 
 }  // namespace host

@@ -45,6 +45,8 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
     epctx_json_double(j, m.compile_ms);
     Int(j, "macs_total", static_cast<int64_t>(m.macs_total));
     Int(j, "macs_npu", static_cast<int64_t>(m.macs_npu));
+    Int(j, "macs_cpu", static_cast<int64_t>(m.macs_cpu));
+    Int(j, "macs_unknown_nodes", static_cast<int64_t>(m.macs_unknown_nodes));
     epctx_json_key(j, "partitions");
     epctx_json_begin_array(j);
     for (const PartitionReport& p : m.partition_reports) {
@@ -52,6 +54,7 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
       Str(j, "name", p.name);
       Int(j, "nodes", static_cast<int64_t>(p.nodes));
       Int(j, "macs", static_cast<int64_t>(p.macs));
+      Int(j, "macs_unknown_nodes", static_cast<int64_t>(p.macs_unknown_nodes));
       epctx_json_key(j, "op_types");
       epctx_json_begin_object(j);
       for (const auto& kv : p.op_types) Int(j, kv.first.c_str(), static_cast<int64_t>(kv.second));
@@ -68,6 +71,8 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
       Str(j, "op_type", c.op_type);
       Str(j, "reason", c.reason);
       Int(j, "macs", static_cast<int64_t>(c.macs));
+      epctx_json_key(j, "macs_known");
+      epctx_json_bool(j, c.macs_known);
       epctx_json_end_object(j);
     }
     epctx_json_end_array(j);

@@ -270,20 +270,28 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
   stats.constants_lifted = LiftConstants(graph);
   const auto original_value_info = graph.value_info();
   InferShapes(model, file);
+  // Folding and whole-graph inference to a fixed point (bounded).
   auto fold = [&]() {
     if (!options.fold) return;
-    FoldResult r = FoldConstants(model, options.max_fold_bytes, progress);
-    stats.folded += r.folded;
-    stats.fold_skipped = r.skipped;
-    if (!r.folded) return;
-    // Start again from the source's value_info so values whose shape
-    // depended on a folded input are inferred afresh, not merged with the
-    // earlier symbolic result.
-    const std::set<std::string> inits = InitializerNames(graph);
-    graph.clear_value_info();
-    for (const auto& v : original_value_info)
-      if (!inits.count(v.name())) *graph.add_value_info() = v;
-    InferShapes(model, file);
+    std::vector<std::string> notes;
+    for (int round = 0; round < kMaxFoldRounds; ++round) {
+      FoldResult r = FoldConstants(model, options.fold_limits);
+      ++stats.fold_rounds;
+      stats.folded += r.folded;
+      stats.fold_skipped = r.skipped;
+      notes = std::move(r.notes);
+      if (!r.folded) break;
+      // Start again from the source's value_info so values whose shape
+      // depended on a folded input are inferred afresh, not merged with the
+      // earlier symbolic result.
+      DropUnusedInitializers(graph);
+      const std::set<std::string> inits = InitializerNames(graph);
+      graph.clear_value_info();
+      for (const auto& v : original_value_info)
+        if (!inits.count(v.name())) *graph.add_value_info() = v;
+      InferShapes(model, file);
+    }
+    for (const auto& n : notes) progress(n);
   };
   fold();
   // Each round inlines the Ifs the previous fold decided; a branch holding
@@ -295,7 +303,8 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
     fold();
   }
   progress("specialise: " + std::to_string(stats.constants_lifted) + " Constant nodes lifted, " +
-           std::to_string(stats.folded) + " nodes folded" +
+           std::to_string(stats.folded) + " nodes folded in " + std::to_string(stats.fold_rounds) +
+           " rounds" +
            (stats.ifs_inlined ? ", " + std::to_string(stats.ifs_inlined) +
                                     " If nodes replaced by "
                                     "their taken branch"

@@ -67,16 +67,13 @@ int mc_compile_summary(const char* compile_tool, const char* model, const char* 
   if (!ok)
     snprintf(msg, size, "epctx-compile %s --ep %s --embed-mode %d: %s %d; stderr: %s", model, ep,
              embed, p.exited ? "exit" : "signal", p.exited ? p.exit_code : p.signal, p.err);
-  int nothing = 0;
   if (ok && !tu_file_exists(out_ctx)) {
-    /* The tool writes nothing when no node can run on the backend, and says so. */
-    nothing = p.out && strstr(p.out, "no EPContext model written") != NULL;
-    snprintf(msg, size, "epctx-compile exited 0 but wrote no %s%s", out_ctx,
-             nothing ? " (nothing to compile)" : "");
+    /* Even with nothing for the backend the tool writes a CPU-only model. */
+    snprintf(msg, size, "epctx-compile exited 0 but wrote no %s", out_ctx);
     ok = 0;
   }
   tu_proc_free(&p);
-  return ok ? 0 : nothing ? 1 : -1;
+  return ok ? 0 : -1;
 }
 
 static int fail_status(epctx_status* st, const char* what, const char* path, char* msg,

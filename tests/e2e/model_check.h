@@ -21,9 +21,9 @@ extern "C" {
 
 /* Runs `compile_tool model -o out_ctx --ep ep --embed-mode embed --force
  * --quiet [extra...]` (extra NULL-terminated, may be NULL). The tool must
- * exit 0. scratch_dir holds the captured stdout/stderr. Returns 0 when
- * out_ctx was written, 1 when the tool wrote nothing because no node can run
- * on the backend (it says so), -1 on failure. */
+ * exit 0 and write out_ctx (with every node on the CPU when none can run on
+ * the backend). scratch_dir holds the captured stdout/stderr. Returns 0, or
+ * -1 on failure. */
 int mc_compile(const char* compile_tool, const char* model, const char* out_ctx, const char* ep,
                int embed, const char* const* extra, const char* scratch_dir, char* msg,
                size_t size);

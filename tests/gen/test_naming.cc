@@ -135,33 +135,42 @@ void compiled_input_is_invalid_graph(void**) {
   assert_false(FileExists(d + "/m_ctx_vnpu.bin"));
 }
 
-// §5 items 7, 10: nothing to compile writes nothing and says so; with
-// error-if-no-compiled-nodes it is FAIL "Unable to compile any nodes".
-void nothing_to_compile_writes_no_file(void**) {
+// §5 items 7, 10 (issue 27): nothing to compile is not an error: the model
+// is written with every node on the CPU, as ep "none" writes it, with a
+// warning and no .bin; with error-if-no-compiled-nodes it is FAIL "Unable to
+// compile any nodes" and nothing is written.
+void nothing_to_compile_writes_a_cpu_only_model(void**) {
   const std::string d = Fresh("nothing");
   Save(CpuOnlyModel(), d + "/cpu.onnx");
-  CompileResult r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), Settings());
-  ASSERT_OK(r);
-  assert_int_equal(r.models.size(), 1);
-  assert_false(r.models[0].written);
-  assert_has(r.models[0].message, "no EPContext model written");
-  assert_true(r.files_written.empty());
-  assert_false(FileExists(d + "/cpu_ctx.onnx"));
-  assert_false(FileExists(d + "/cpu_vnpu.bin"));
-
   CompileSettings s = Settings();
   s.if_no_compiled_nodes = IfNoCompiledNodes::kError;
-  r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), s);
+  CompileResult r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), s);
   assert_int_equal(r.status.code, EPCTX_FAIL);
   assert_has(r.status.message, "Unable to compile any nodes");
   assert_false(FileExists(d + "/cpu_ctx.onnx"));
 
-  // ep "none" asks for a CPU-only model: generated.
+  r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), Settings());
+  ASSERT_OK(r);
+  assert_int_equal(r.models.size(), 1);
+  assert_true(r.models[0].written);
+  assert_has(r.models[0].message, "no node can run on vnpu: every node runs on the CPU");
+  assert_int_equal(r.models[0].nodes_npu, 0);
+  assert_int_equal(r.models[0].partitions, 0);
+  assert_int_equal(r.files_written.size(), 1);
+  assert_true(FileExists(d + "/cpu_ctx.onnx"));
+  assert_false(FileExists(d + "/cpu_vnpu.bin"));
+  const onnx::ModelProto written = LoadProto(d + "/cpu_ctx.onnx");
+  assert_true(EpNodes(written).empty());
+
+  // ep "none" asks for a CPU-only model: the same model, no warning.
   s = Settings();
   s.ep = "none";
+  s.force = true;
   r = CompileModel(ModelInput::FromPath(d + "/cpu.onnx"), s);
   ASSERT_OK(r);
-  assert_true(FileExists(d + "/cpu_ctx.onnx"));
+  assert_true(r.models[0].message.empty());
+  const onnx::ModelProto none = LoadProto(d + "/cpu_ctx.onnx");
+  assert_true(none.graph().SerializeAsString() == written.graph().SerializeAsString());
 }
 
 // Session config: unknown keys and bad values name the key.
@@ -256,7 +265,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(folder_output_path_is_invalid_argument),
       cmocka_unit_test(buffer_input_needs_context_file_path),
       cmocka_unit_test(compiled_input_is_invalid_graph),
-      cmocka_unit_test(nothing_to_compile_writes_no_file),
+      cmocka_unit_test(nothing_to_compile_writes_a_cpu_only_model),
       cmocka_unit_test(unknown_or_bad_config_is_invalid_argument),
       cmocka_unit_test(backend_options_are_checked),
       cmocka_unit_test(embed0_output_in_subfolder_runs),

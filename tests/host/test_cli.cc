@@ -238,12 +238,17 @@ void static_shape_node_folds_without_runtime(void**) {
   SpecializeOptions o;
   Specialize(m, o, "m.onnx", Progress());
   GraphInfo info = BuildGraphInfo(m);
-  const onnx::TensorProto* sh = info.constant("sh");
-  assert_non_null(sh);
-  assert_int_equal(sh->int64_data_size(), 2);
-  assert_int_equal(sh->int64_data(0), 2);
-  assert_int_equal(sh->int64_data(1), 3);
-  for (const auto& n : m.graph().node()) assert_string_not_equal(n.op_type().c_str(), "Shape");
+  // Shape folded to [2, 3], ReduceProd of it to [6]; only the Reshape
+  // stays, and the intermediate [2, 3] is dropped: nothing reads it.
+  const onnx::TensorProto* n = info.constant("n");
+  assert_non_null(n);
+  assert_int_equal(n->raw_data().size(), 8);
+  int64_t v = 0;
+  std::memcpy(&v, n->raw_data().data(), 8);
+  assert_int_equal(v, 6);
+  assert_null(info.constant("sh"));
+  assert_int_equal(m.graph().node_size(), 1);
+  assert_string_equal(m.graph().node(0).op_type().c_str(), "Reshape");
 }
 
 void ep_none_output_has_no_epcontext_and_equals_folded_graph(void**) {
@@ -388,6 +393,38 @@ onnx::ModelProto ConvChain() {
   return b.model();
 }
 
+// Issue 27: a model nothing of which runs on the backend is written with
+// every node on the CPU, with one warning line, also with --quiet; with
+// --error-if-no-compiled-nodes it is one error line, exit 1, no file.
+void nothing_claimable_writes_a_cpu_model_and_warns(void**) {
+  ModelBuilder b;
+  b.Input("x", {1, 4}).Output("y", {1, 4});
+  b.Node("Relu", {"x"}, {"y"});
+  std::string in = WriteModel("cpu_only.onnx", b.model());
+  RunResult r = Run({in, "-i", "disable_ops|Relu", "--quiet"});
+  assert_int_equal(r.code, 0);
+  assert_int_equal(Lines(r.err), 1);
+  assert_non_null(strstr(r.err.c_str(), "epctx-compile: warning: "));
+  assert_non_null(strstr(r.err.c_str(), "no node can run on vnpu: every node runs on the CPU"));
+  assert_non_null(strstr(r.out.c_str(), "0 on vnpu, 1 on CPU; 0 partitions"));
+  onnx::ModelProto m = LoadModel(Path("cpu_only_ctx.onnx"));
+  assert_int_equal(m.graph().node_size(), 1);
+  assert_string_equal(m.graph().node(0).op_type().c_str(), "Relu");
+  assert_false(FileExists(Path("cpu_only_vnpu.bin")));
+
+  r = Run({in, "-i", "disable_ops|Relu", "--error-if-no-compiled-nodes", "-o",
+           Path("cpu_only_err.onnx")});
+  assert_int_equal(r.code, 1);
+  // Progress notes go first; the error is the last line.
+  assert_non_null(strstr(r.err.c_str(), "epctx-compile: error: "));
+  assert_non_null(strstr(r.err.c_str(), "Unable to compile any nodes: no node can run on vnpu"));
+  assert_false(FileExists(Path("cpu_only_err.onnx")));
+  r = Run({in, "-i", "disable_ops|Relu", "--error-if-no-compiled-nodes", "--quiet", "-o",
+           Path("cpu_only_err.onnx")});
+  assert_int_equal(r.code, 1);
+  assert_int_equal(Lines(r.err), 1);
+}
+
 void vnpu_compile_writes_bin_beside_the_model(void**) {
   std::string in = WriteModel("conv.onnx", ConvChain());
   RunResult r = Run({in, "--input-shape", "x:1,3,4,4", "--quiet", "-o", Path("out_ctx.onnx")});
@@ -517,6 +554,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(branches_compile_to_epcontext_nodes_holding_their_initializers),
       cmocka_unit_test(checker_errors_print_every_line),
       cmocka_unit_test(all_constant_node_folds_through_the_runtime),
+      cmocka_unit_test(nothing_claimable_writes_a_cpu_model_and_warns),
       cmocka_unit_test(vnpu_compile_writes_bin_beside_the_model),
       cmocka_unit_test(vnpu_embed_mode_payload_is_64_aligned_in_the_file),
       cmocka_unit_test(report_gives_macs_partitions_and_cpu_reasons),

@@ -65,9 +65,12 @@ struct ModelInput {
 };
 
 // What to do when no node can run on the backend (ORT's
-// action_if_no_compiled_nodes). kDontGenerate is the default; `ep == "none"`
-// means "a CPU-only model" and always generates.
-enum class IfNoCompiledNodes { kDontGenerate, kGenerate, kError };
+// action_if_no_compiled_nodes). kGenerate, the default, writes the model
+// --ep none would write (every node on the CPU) and sets
+// ModelReport::message to a warning; kError fails with EPCTX_FAIL and
+// writes nothing. Nothing claimable is not an error by itself: the model
+// still runs, only slower.
+enum class IfNoCompiledNodes { kGenerate, kError };
 
 struct CompileSettings {
   ConfigEntries config;           // session config entries (keys above)
@@ -80,7 +83,7 @@ struct CompileSettings {
   // ep.context_file_path then only places the .bin (embed_mode 0) and the
   // external initializers; a buffer input with embed_mode 1 needs no path.
   bool output_to_memory = false;
-  IfNoCompiledNodes if_no_compiled_nodes = IfNoCompiledNodes::kDontGenerate;
+  IfNoCompiledNodes if_no_compiled_nodes = IfNoCompiledNodes::kGenerate;
   Progress progress;  // stage notes; default silent
 };
 
@@ -97,6 +100,7 @@ struct PartitionReport {
   size_t nodes = 0;
   std::map<std::string, size_t> op_types;
   uint64_t macs = 0;
+  size_t macs_unknown_nodes = 0;  // nodes that do MACs but whose shapes are unknown
 };
 
 // A node left to the CPU, and why the backend did not take it.
@@ -106,14 +110,15 @@ struct CpuNodeReport {
   std::string op_type;
   std::string reason;
   uint64_t macs = 0;
+  bool macs_known = true;  // false: it does MACs, but its shapes are unknown
 };
 
 struct ModelReport {
   std::string input;        // path or buffer name
   std::string output_path;  // the _ctx.onnx (empty if none written or in memory)
   std::string model_data;   // the ctx model, with output_to_memory
-  bool written = false;     // false: nothing to compile (see message)
-  std::string message;      // why nothing was written
+  bool written = false;     // the model was written (to output_path or model_data)
+  std::string message;      // a warning, e.g. no node could run on the backend; or empty
   size_t nodes_total = 0, nodes_npu = 0, nodes_cpu = 0, partitions = 0;
   std::vector<std::string> partition_names;  // EPContext node == graph names
   uint64_t payload_bytes = 0;                // command streams of this model's graphs
@@ -122,7 +127,11 @@ struct ModelReport {
   double compile_ms = 0;
   std::vector<PartitionReport> partition_reports;
   std::vector<CpuNodeReport> cpu_nodes;
-  uint64_t macs_total = 0, macs_npu = 0;  // multiply-accumulates, all nodes / partitions
+  // Multiply-accumulates of all nodes, of the partitions' nodes and of the
+  // CPU's; nodes whose shapes stayed unknown count 0 in these and are
+  // counted in macs_unknown_nodes instead.
+  uint64_t macs_total = 0, macs_npu = 0, macs_cpu = 0;
+  size_t macs_unknown_nodes = 0;
 };
 
 struct CompileResult {

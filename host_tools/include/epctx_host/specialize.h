@@ -6,9 +6,11 @@
 //   2. Constant nodes become initializers;
 //   3. ONNX shape inference fills in the types of intermediate values;
 //   4. constant folding (fold.h) replaces nodes whose inputs are all
-//      constants by initializers holding their outputs;
+//      constants, and Shape/Size nodes of statically shaped values, by
+//      initializers holding their outputs;
 //   5. shape inference runs again, so e.g. a Reshape whose shape input was
-//      just folded gets a static output shape;
+//      just folded gets a static output shape; 4 and 5 repeat until a pass
+//      folds nothing (at most kMaxFoldRounds times);
 //   6. an If whose condition is now constant (folded, or a --input-value)
 //      is replaced by its taken branch (known_inputs.h), and 2-5 run again
 //      over the inlined nodes, until no such If is left.
@@ -26,6 +28,7 @@
 
 #include "epctx_host/backend.h"
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/fold.h"
 #include "epctx_host/known_inputs.h"
 
 namespace epctx {
@@ -39,17 +42,23 @@ struct InputShape {
 // Parses "name:1,3,224,224". Throws std::invalid_argument (a usage error).
 InputShape ParseInputShape(const std::string& text);
 
+// Whole-graph inference rounds of step 4-5. Each pass folds whole chains
+// (fold.h), so a round more is needed only where whole-graph inference
+// knows something one-node inference does not; swin_t needs 3.
+constexpr int kMaxFoldRounds = 16;
+
 struct SpecializeOptions {
   std::vector<InputShape> input_shapes;
   std::vector<InputValue> input_values;  // known_inputs.h
   bool fold = true;
-  size_t max_fold_bytes = 16u << 20;  // larger folded outputs stay nodes
+  FoldLimits fold_limits;  // fold.h: when a fold would bloat the model
 };
 
 struct SpecializeStats {
   size_t constants_lifted = 0;
   size_t folded = 0;
-  size_t fold_skipped = 0;
+  size_t fold_skipped = 0;  // after the last round
+  size_t fold_rounds = 0;
   size_t ifs_inlined = 0;
 };
 
