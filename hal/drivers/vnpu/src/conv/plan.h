@@ -89,7 +89,7 @@ struct OpPlan {
   uk::QLutFn qlut;              // QLUT
   uk::QuantizeFn quantize;      // QUANTIZE
   uk::DequantizeFn dequantize;  // DEQUANTIZE of INT8/UINT8
-  uk::QRequantFn qrequant;      // kQPanel QCONV2D: set when acc + bias stays in int32
+  uk::QRequantFn qrequant;      // kQPanel: set when acc + bias stays in int32 (byte output)
   uint64_t qsum_at;             // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   uint64_t taps_at;             // RESIZE: its taps at Graph::resize_taps[taps_at]
   // Copies the fused epilogue into a tile.
