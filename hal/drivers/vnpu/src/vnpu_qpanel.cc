@@ -360,6 +360,20 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
                 for (int32_t r = 0; r < rows; ++r) yb[q * N + r] = block[r * kQCols + q];
               return;
             }
+            if (fin.ep.dtype == fb::DType::INT32) {
+              // MatMulInteger: the wrapping int32 sum the scalar epilogue
+              // computes (its bias folded into rowc), without its per
+              // element dispatch.
+              int32_t* y32 = static_cast<int32_t*>(y) + m0 * N + n0;
+              uint32_t rowc[kQRows];
+              for (int32_t r = 0; r < rows; ++r) rowc[r] = uint32_t(fin.RowConstant(n0 + r));
+              for (int64_t q = 0; q < cols; ++q) {
+                const uint32_t cz = fin.wz * uint32_t(colsum[q]);
+                for (int32_t r = 0; r < rows; ++r)
+                  y32[q * N + r] = int32_t(uint32_t(raw[r * kQCols + q]) + rowc[r] - cz);
+              }
+              return;
+            }
             for (int32_t r = 0; r < rows; ++r)
               for (int64_t q = 0; q < cols; ++q)
                 fin(y, uint64_t((m0 + q) * N + n0 + r), n0 + r, raw[r * kQCols + q], colsum[q]);
