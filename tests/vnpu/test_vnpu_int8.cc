@@ -151,28 +151,30 @@ void QConvDepthwiseMatchesReference(void**) {
 // 50 x 13 x 11: enough rows of A for the panel strategy (two 48-row
 // panels, the second of 2), K with a tail group, N over one 8-row tile;
 // int8 A with zero point 5, uint8 weights with zero point 3 (the column
-// sums' term).
+// sums' term); requantised to INT8, and as INT32 (MatMulInteger).
 void QGemmPanelsMatchReference(void**) {
-  const int M = 50, K = 13, N = 11;
-  TStream q;
-  std::vector<int32_t> a(M * K), w(N * K), bias(N);
-  std::vector<float> mult(N);
-  for (auto& v : a) v = Rand(-128, 127);
-  for (auto& v : w) v = Rand(0, 255);
-  for (int j = 0; j < N; ++j)
-    bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0003f * float(j + 1);
-  uint32_t x = q.In({M, K}, D::INT8), y = q.Out({M, N}, D::INT8);
-  uint32_t wt = q.W(w, {N, K}, D::UINT8), bt = q.W(bias, {N}, D::INT32),
-           mt = q.W(mult, {N}, D::FLOAT32);
-  q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 5, false, 0, 3, mt, 1, -128, 127));
-  auto out = Run(q, {Bytes(a, {M, K}, D::INT8)});
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      int64_t acc = bias[size_t(j)];
-      for (int k = 0; k < K; ++k) acc += (a[size_t(i * K + k)] - 5) * (w[size_t(j * K + k)] - 3);
-      assert_int_equal(At(out[0], size_t(i * N + j)),
-                       RefRequant(acc, mult[size_t(j)], 1, -128, 127));
-    }
+  for (int out32 = 0; out32 < 2; ++out32) {
+    const int M = 50, K = 13, N = 11;
+    TStream q;
+    std::vector<int32_t> a(M * K), w(N * K), bias(N);
+    std::vector<float> mult(N);
+    for (auto& v : a) v = Rand(-128, 127);
+    for (auto& v : w) v = Rand(0, 255);
+    for (int j = 0; j < N; ++j)
+      bias[size_t(j)] = Rand(-5000, 5000), mult[size_t(j)] = 0.0003f * float(j + 1);
+    uint32_t x = q.In({M, K}, D::INT8), y = q.Out({M, N}, out32 ? D::INT32 : D::INT8);
+    uint32_t wt = q.W(w, {N, K}, D::UINT8), bt = q.W(bias, {N}, D::INT32),
+             mt = q.W(mult, {N}, D::FLOAT32);
+    q.s.Op(fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 5, false, 0, 3, mt, 1, -128, 127));
+    auto out = Run(q, {Bytes(a, {M, K}, D::INT8)});
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        int64_t acc = bias[size_t(j)];
+        for (int k = 0; k < K; ++k) acc += (a[size_t(i * K + k)] - 5) * (w[size_t(j * K + k)] - 3);
+        assert_int_equal(At(out[0], size_t(i * N + j)),
+                         out32 ? int32_t(acc) : RefRequant(acc, mult[size_t(j)], 1, -128, 127));
+      }
+  }
 }
 
 // Quantize saturates at both ends, sends NaN to the minimum (as ORT) and
