@@ -20,6 +20,7 @@
 #include "epctx_host/ctx_model.h"
 #include "epctx_host/macs.h"
 #include "epctx_host/model_io.h"
+#include "epctx_host/fuse_norm_gelu.h"
 #include "epctx_host/fuse_qdq.h"
 #include "epctx_host/noop_casts.h"
 #include "epctx_host/transpose_dq.h"
@@ -230,6 +231,9 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
     if (size_t n = FuseSwish(model))
       progress("specialise: " + std::to_string(n) +
                " x * Sigmoid(x) pairs fused (com.microsoft QuickGelu, alpha 1)");
+    if (size_t n = FuseNormGelu(model))
+      progress("specialise: " + std::to_string(n) +
+               " decomposed LayerNorms and GELUs fused (LayerNormalization, com.microsoft Gelu)");
   }
   const GraphInfo info = BuildGraphInfo(model);
 

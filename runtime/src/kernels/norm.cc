@@ -195,12 +195,15 @@ Status LayerNormT(KernelContext& ctx, const TensorRef& x, int64_t axis, float ep
       const A d = Load(in[i]) - mu;
       q += d * d;
     }
-    const A inv = A(1) / Sqrt(q / static_cast<A>(norm) + static_cast<A>(epsilon));
+    // Divided by the deviation, as ONNX Runtime's kernel and the decomposed
+    // graph's Div do (a reciprocal's rounding moved a dynamically quantised
+    // encoder past its tolerance).
+    const A sd = Sqrt(q / static_cast<A>(norm) + static_cast<A>(epsilon));
     if (mean_out) StoreAs(mean_out, o, mu);
-    if (inv_out) StoreAs(inv_out, o, inv);
+    if (inv_out) StoreAs(inv_out, o, A(1) / sd);
     T* out = Y + o * norm;
     for (int64_t i = 0; i < norm; ++i) {
-      A v = (Load(in[i]) - mu) * inv * sc[so];
+      A v = (Load(in[i]) - mu) / sd * sc[so];
       if (bi) v += bi[bo];
       out[i] = Store<T>(v);
       NextIndex(x.rank, x.dims, idx, sstr, &so, bstr, &bo);

@@ -80,6 +80,20 @@ Status QuickGelu(KernelContext& ctx) {
       alpha == 1.0f ? &kRow : nullptr);
 }
 
+// com.microsoft Gelu: x * 0.5 * (1 + erf(x / sqrt(2))) (epctx-compile
+// writes it for the exact GELU exporters decompose): the micro-kernel row
+// with the Erf kernel's polynomials.
+Status Gelu(KernelContext& ctx) {
+  static constexpr uk::Act kRow = uk::Act::kGelu;
+  return MapUnary<kFloats>(
+      ctx,
+      [](auto v) {
+        using C = decltype(v);
+        return v * (std::erf(v * C(0.70710678118654752)) + C(1)) * C(0.5);
+      },
+      &kRow, 0.70710678f, 0.5f);
+}
+
 Status HardSigmoid(KernelContext& ctx) {
   static constexpr uk::Act kRow = uk::Act::kHardSigmoid;
   const float alpha = ctx.AttrFloat("alpha", 0.2f);
