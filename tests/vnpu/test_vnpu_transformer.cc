@@ -200,14 +200,16 @@ void UnaryKinds(void**) {
       {fb::Activation::POW, 3, 0, [](double v, double a, double) { return std::pow(v, a); }},
       {fb::Activation::POW, 1.5f, 0,
        [](double v, double a, double) { return std::pow(std::fabs(v), a); }},
+      {fb::Activation::LOG, 0, 0, [](double v, double, double) { return std::log(std::fabs(v)); }},
   };
   for (const K& k : kinds) {
     TStream q;
     q.minor = 8;
     std::vector<float> x = RandV(45);
-    const bool positive = k.kind == fb::Activation::SQRT || k.alpha == 1.5f;
+    const bool positive =
+        k.kind == fb::Activation::SQRT || k.kind == fb::Activation::LOG || k.alpha == 1.5f;
     if (positive)
-      for (float& v : x) v = std::fabs(v);
+      for (float& v : x) v = std::fabs(v) + (k.kind == fb::Activation::LOG ? 0.25f : 0.0f);
     if (k.kind == fb::Activation::RECIPROCAL)
       for (float& v : x) v += v >= 0 ? 0.5f : -0.5f;
     const uint32_t xt = q.In({45}, D::FLOAT32), yt = q.Out({45}, D::FLOAT32);

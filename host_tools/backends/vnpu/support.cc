@@ -16,7 +16,7 @@ namespace vnpu {
 namespace {
 
 // Left to the CPU on purpose: no vnpu op (the README lists what it has).
-const std::set<std::string> kCpuOps = {"Log", "Shape"};
+const std::set<std::string> kCpuOps = {"Shape"};
 
 // The vnpu computes in float32; float16 values are widened (weights at
 // compile time, inputs and outputs by CONVERT at the partition's edges).

@@ -23,7 +23,7 @@ inline const std::map<std::string, fb::Activation> kUnaryOps = {
     {"Erf", fb::Activation::ERF},   {"Exp", fb::Activation::EXP},
     {"Sqrt", fb::Activation::SQRT}, {"Reciprocal", fb::Activation::RECIPROCAL},
     {"Neg", fb::Activation::NEG},   {"Abs", fb::Activation::ABS},
-    {"Pow", fb::Activation::POW}};
+    {"Pow", fb::Activation::POW},   {"Log", fb::Activation::LOG}};
 
 // Pow's exponent: a one-element float constant.
 std::string PowExponent(const onnx::NodeProto& n, const GraphInfo& info, float* e);

@@ -526,6 +526,7 @@ inline float Activate(float v, float alpha, float beta) {
     case Act::SQRT: return __builtin_sqrtf(v);
     case Act::RECIPROCAL: return 1.f / v;
     case Act::NEG: return -v;
+    case Act::LOG: return logf(v);
     case Act::ABS: return __builtin_fabsf(v);
     case Act::POW:
       // The exponents exporters write, exactly as ONNX Pow computes them.
@@ -576,6 +577,7 @@ void ActivateRow(Act kind, const float* x, float* y, uint64_t n, float alpha, fl
     case Act::SQRT: return ActRow<Act::SQRT>(x, y, n, alpha, beta);
     case Act::RECIPROCAL: return ActRow<Act::RECIPROCAL>(x, y, n, alpha, beta);
     case Act::NEG: return ActRow<Act::NEG>(x, y, n, alpha, beta);
+    case Act::LOG: return ActRow<Act::LOG>(x, y, n, alpha, beta);
     case Act::ABS: return ActRow<Act::ABS>(x, y, n, alpha, beta);
     case Act::POW: return ActRow<Act::POW>(x, y, n, alpha, beta);
     default:  // NONE

@@ -170,7 +170,7 @@ struct GraphChecker : Checker {
   // HARD_SWISH came with stream 1.3: an older stream naming it is as wrong
   // as an unknown kind.
   fb::Activation MaxActivation() const {
-    if (g->version_minor() >= 8) return fb::Activation::POW;
+    if (g->version_minor() >= 8) return fb::Activation::LOG;
     if (g->version_minor() >= 7) return fb::Activation::SWISH;
     if (g->version_minor() >= 5) return fb::Activation::LEAKY_RELU_MAX;
     return g->version_minor() >= 3 ? fb::Activation::HARD_SWISH : fb::Activation::TANH;

@@ -149,7 +149,7 @@ int BatchMatMul(Checker& ck, const fb::BatchMatMul* c) {
     if (!Reach(ck, dims, st, 2, tail, c->addend(), "addend_strides")) return ck.Fail();
   }
   if (c->activation() == fb::Activation::NONE ||
-      uint32_t(c->activation()) <= uint32_t(fb::Activation::POW))
+      uint32_t(c->activation()) <= uint32_t(fb::Activation::LOG))
     return EPCTX_OK;
   ck.OpErr().s("unknown activation ").u(uint64_t(c->activation()));
   return ck.Fail();
