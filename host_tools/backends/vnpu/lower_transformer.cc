@@ -363,8 +363,32 @@ void Lowerer::StridedCopyNode(const onnx::NodeProto& n) {
     IrOp op;
     op.kind = fb::OpParams::StridedCopy;
     op.offset = v.offset;
-    op.a_strides = v.strides;
     op.ins = {in};
+    // Neighbouring output dimensions that stay neighbours in the input
+    // merge (a channel Split of NCHW is one run per image, not one per
+    // row): the op writes an arena view of the output with fewer, longer
+    // dimensions. A partition output keeps its shape (a view would cost a
+    // copy).
+    const std::vector<int64_t> ys = Shape(n.output(k));
+    std::vector<int64_t> dims, strides;
+    for (size_t d = 0; d < ys.size(); ++d) {
+      if (ys[d] == 1) continue;
+      if (!dims.empty() && strides.back() == v.strides[d] * ys[d]) {
+        dims.back() *= ys[d];
+        strides.back() = v.strides[d];
+      } else {
+        dims.push_back(ys[d]);
+        strides.push_back(v.strides[d]);
+      }
+    }
+    if (dims.size() < ys.size() && !outputs_.count(n.output(k))) {
+      op.a_strides = strides;
+      op.out = Add(IrTensor{n.output(k) + ":merged", dims});
+      g_.ops.push_back(op);
+      BindAs(op.out, n.output(k));
+      continue;
+    }
+    op.a_strides = v.strides;
     op.out = Out(n.output(k));
     g_.ops.push_back(op);
   }
