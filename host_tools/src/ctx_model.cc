@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing the _ctx.onnx model: EPContext nodes replace the partitions.
 #include "epctx_host/ctx_model.h"
+#include "epctx_host/node_infer.h"
 #include "epctx_host/raw_align.h"
 #include "epctx_host/specialize.h"
 #include "epctx_host/subgraphs.h"
@@ -29,20 +30,6 @@ void AddString(onnx::NodeProto& n, const char* name, const std::string& v) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto::STRING);
   a->set_s(v);
-}
-
-onnx::TypeProto StaticType(const ValueType& t) {
-  onnx::TypeProto type;
-  auto* tt = type.mutable_tensor_type();
-  tt->set_elem_type(t.dtype);
-  if (t.known) {
-    auto* shape = tt->mutable_shape();
-    for (int64_t d : t.dims) {
-      auto* dim = shape->add_dim();
-      if (d >= 0) dim->set_dim_value(d);
-    }
-  }
-  return type;
 }
 
 onnx::NodeProto MakeEpContextNode(const Partition& p, bool main, const CtxModelOptions& o) {
@@ -187,7 +174,7 @@ void RewriteGraph(const onnx::GraphProto& sg, const GraphInfo& info,
         if (!t || !skip_vi.insert(name).second) continue;
         auto* vi = g.add_value_info();
         vi->set_name(name);
-        *vi->mutable_type() = StaticType(*t);
+        *vi->mutable_type() = TypeProtoOf(*t);
       }
   }
   for (const auto& v : sg.value_info())
