@@ -276,9 +276,7 @@ void Lowerer::PlanFolds() {
         pn = producer(v);
       }
       if (chain.empty()) continue;
-      const std::vector<int64_t> xs = Shape(v);
-      std::vector<int64_t> st(xs.size(), 1);
-      for (size_t d = xs.size(); d-- > 1;) st[d - 1] = st[d] * xs[d];
+      const std::vector<int64_t> st = ContiguousStrides(Shape(v));
       view.source = v;
       for (int64_t q : perm) view.strides.push_back(st[size_t(q)]);
       const size_t r = perm.size();
@@ -314,8 +312,7 @@ void Lowerer::BatchMatMul(const onnx::NodeProto& n) {
       if (i == 0) op.scale = f->second.alpha;
     } else {
       t[i] = In(n.input(i));
-      strides[i].assign(shape[i].size(), 1);
-      for (size_t d = shape[i].size(); d-- > 1;) strides[i][d - 1] = strides[i][d] * shape[i][d];
+      strides[i] = ContiguousStrides(shape[i]);
     }
   }
   op.k = uint64_t(shape[0].back());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lowerer.h"
 #include "onnx_util.h"
 
 namespace epctx {
@@ -54,18 +55,6 @@ bool IntConst(const GraphInfo& info, const std::string& name, std::vector<int64_
     return false;
   }
   return out->size() == n;
-}
-
-std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& d) {
-  std::vector<int64_t> st(d.size(), 1);
-  for (size_t i = d.size(); i-- > 1;) st[i - 1] = st[i] * d[i];
-  return st;
-}
-
-int64_t Prod(const std::vector<int64_t>& d, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
-  return p;
 }
 
 std::string SliceView(const onnx::NodeProto& n, const GraphInfo& info,
@@ -149,6 +138,12 @@ std::string GatherView(const onnx::NodeProto& n, const GraphInfo& info,
 
 }  // namespace
 
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& d) {
+  std::vector<int64_t> st(d.size(), 1);
+  for (size_t i = d.size(); i-- > 1;) st[i - 1] = st[i] * d[i];
+  return st;
+}
+
 std::string PowExponent(const onnx::NodeProto& n, const GraphInfo& info, float* e) {
   const onnx::TensorProto* c = Has(n, 1) ? info.constant(n.input(1)) : nullptr;
   if (!c) return "Pow exponent is not a constant";
@@ -227,11 +222,11 @@ std::string ReduceOf(const onnx::NodeProto& n, const GraphInfo& info, ReduceView
   for (size_t d = first; d <= last; ++d)
     if (!std::binary_search(axes.begin(), axes.end(), int64_t(d)) && xs[d] != 1)
       return op + " over axes that are not contiguous";
-  v->outer = uint64_t(Prod(xs, 0, first));
-  v->axis = uint64_t(Prod(xs, first, last + 1));
-  v->inner = uint64_t(Prod(xs, last + 1, xs.size()));
+  v->outer = uint64_t(Product(xs, 0, first));
+  v->axis = uint64_t(Product(xs, first, last + 1));
+  v->inner = uint64_t(Product(xs, last + 1, xs.size()));
   if (v->axis == 0) return op + " over an empty axis";
-  if (uint64_t(Prod(ys, 0, ys.size())) != v->outer * v->inner)
+  if (uint64_t(Product(ys, 0, ys.size())) != v->outer * v->inner)
     return op + " output size does not follow from its axes";
   return "";
 }
@@ -245,8 +240,8 @@ std::string LayerNormOf(const onnx::NodeProto& n, const GraphInfo& info, NormVie
   int64_t a = AttrInt(n, "axis", -1);
   if (a < 0) a += r;
   if (a < 0 || a >= r) return "LayerNormalization axis out of range";
-  v->outer = uint64_t(Prod(xs, 0, size_t(a)));
-  v->axis = uint64_t(Prod(xs, size_t(a), xs.size()));
+  v->outer = uint64_t(Product(xs, 0, size_t(a)));
+  v->axis = uint64_t(Product(xs, size_t(a), xs.size()));
   v->eps = AttrFloat(n, "epsilon", 1e-5f);
   if (v->axis == 0) return "LayerNormalization over an empty axis";
   for (int i = 1; i < 3; ++i) {
@@ -258,7 +253,7 @@ std::string LayerNormOf(const onnx::NodeProto& n, const GraphInfo& info, NormVie
     if (!c) return std::string(i == 1 ? "scale" : "bias") + " is not a constant";
     if (c->data_type() != onnx::TensorProto::FLOAT && c->data_type() != onnx::TensorProto::FLOAT16)
       return std::string(i == 1 ? "scale" : "bias") + " is not float32 or float16";
-    if (uint64_t(Prod(Dims(*c), 0, size_t(c->dims_size()))) != v->axis)
+    if (uint64_t(Product(Dims(*c), 0, size_t(c->dims_size()))) != v->axis)
       return std::string(i == 1 ? "scale" : "bias") + " does not have one value per element";
   }
   return "";

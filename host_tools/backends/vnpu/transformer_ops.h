@@ -25,6 +25,9 @@ inline const std::map<std::string, fb::Activation> kUnaryOps = {
     {"Neg", fb::Activation::NEG},   {"Abs", fb::Activation::ABS},
     {"Pow", fb::Activation::POW},   {"Log", fb::Activation::LOG}};
 
+// Element strides of a contiguous tensor of dims d.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& d);
+
 // Pow's exponent: a one-element float constant.
 std::string PowExponent(const onnx::NodeProto& n, const GraphInfo& info, float* e);
 

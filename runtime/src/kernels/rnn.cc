@@ -68,19 +68,11 @@ inline T Clip(T x, T bound) {
   return x > bound ? bound : (x < -bound ? -bound : x);
 }
 
-// C[M x N] = A[M x K] * B^T (B is N x K), row-major, no accumulation.
-// A recurrent step of a small batch is a matrix-vector product: packing
-// all of R per step (what Sgemm does) would cost as much as the product and
-// pad M to the 4-row tile, so up to 4 rows take dot products over R's rows
-// (uk::DotRows: vector code, four rows at a time), which are contiguous in
-// K and each read once per step.
+// C[M x N] = A[M x K] * B^T (B is N x K), row-major, no accumulation: the
+// micro-kernels' SgemmBt for float (dot products for up to 4 rows).
 void MatMulBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
               int64_t ldb, float* C, int64_t ldc, float* ws) {
-  if (M > 4) {
-    Sgemm(false, true, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc, ws);
-    return;
-  }
-  for (int64_t m = 0; m < M; ++m) uk::DotRows(A + m * lda, B, ldb, N, K, C + m * ldc);
+  uk::SgemmBt(M, N, K, A, lda, B, ldb, C, ldc, ws);
 }
 void MatMulBt(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
               int64_t ldb, double* C, int64_t ldc, float*) {

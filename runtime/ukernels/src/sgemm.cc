@@ -16,6 +16,8 @@
 // alpha is folded into packed A; beta scales C once before the first slice.
 #include "epctx_uk/sgemm.h"
 
+#include "epctx_uk/elementwise.h"
+
 #include "epctx_uk/narrow.h"
 #include "vec4.h"
 
@@ -317,6 +319,19 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
       }
     }
   }
+}
+
+void SgemmBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+             int64_t ldb, float* C, int64_t ldc, float* workspace) {
+  if (M > 4) {
+    Gemm g;
+    g.trans_b = true;
+    g.M = M, g.N = N, g.K = K;
+    g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
+    Sgemm(g, workspace);
+    return;
+  }
+  for (int64_t m = 0; m < M; ++m) DotRows(A + m * lda, B, ldb, N, K, C + m * ldc);
 }
 
 }  // namespace uk

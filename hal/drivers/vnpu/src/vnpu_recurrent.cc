@@ -2,8 +2,8 @@
 // RECURRENT (stream 1.8): ONNX LSTM and GRU with the default activations on
 // a validated stream, the CPU kernel's algorithm (runtime/src/kernels/
 // rnn.cc): per direction, X times W^T for every step in one Sgemm into the
-// workspace, then per step H_{t-1} times R^T (dot products over R's rows for
-// up to 4 batch rows, else Sgemm) and the gates row by row, sigmoid and tanh
+// workspace, then per step H_{t-1} times R^T (uk::SgemmBt) and the gates row
+// by row, sigmoid and tanh
 // on the micro-kernels' rows. Steps are serial by nature: one worker slot.
 #include <cstring>
 
@@ -15,20 +15,6 @@
 namespace epctx {
 namespace vnpu {
 namespace {
-
-// C[M x N] = A[M x K] * B^T (B is N x K, rows ldb apart).
-void MatMulBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-              int64_t ldb, float* C, int64_t ldc, float* ws) {
-  if (M > 4) {
-    uk::Gemm g;
-    g.trans_b = true;
-    g.M = M, g.N = N, g.K = K;
-    g.A = A, g.lda = lda, g.B = B, g.ldb = ldb, g.C = C, g.ldc = ldc;
-    uk::Sgemm(g, ws);
-    return;
-  }
-  for (int64_t m = 0; m < M; ++m) uk::DotRows(A + m * lda, B, ldb, N, K, C + m * ldc);
-}
 
 void Sigmoid(float* x, int64_t n) { uk::ActivateRow(uk::Act::kSigmoid, x, x, n, 1.f, 0.f); }
 void Tanh(float* x, int64_t n) { uk::ActivateRow(uk::Act::kTanh, x, x, n, 1.f, 0.f); }
@@ -80,11 +66,11 @@ void RunRecurrent(const Bindings& b, const fb::Recurrent* c) {
     if (lstm && c->has_c0()) memcpy(cs, b.ptr(c->c0()) + d * B * H, size_t(B * H) * 4);
     else memset(cs, 0, size_t(B * H) * 4);
     memset(tmp, 0, size_t(B * H) * 4);
-    MatMulBt(S * B, GH, I, x, I, W, I, xw, GH, ws);
+    uk::SgemmBt(S * B, GH, I, x, I, W, I, xw, GH, ws);
     const bool gru_late = !lstm && !lbr;
     for (int64_t step = 0; step < S; ++step) {
       const int64_t t = rev ? S - 1 - step : step;
-      MatMulBt(B, gru_late ? 2 * H : GH, H, h, H, R, H, hr, GH, ws);
+      uk::SgemmBt(B, gru_late ? 2 * H : GH, H, h, H, R, H, hr, GH, ws);
       for (int64_t bi = 0; bi < B; ++bi) {
         float* pre = hr + bi * GH;
         const float* xr = xw + (t * B + bi) * GH;
@@ -111,7 +97,7 @@ void RunRecurrent(const Bindings& b, const fb::Recurrent* c) {
           rh[j] = lbr ? pre[H + j] * (pre[2 * H + j] + rbh[j]) : pre[H + j] * hb[j];
       }
       if (lstm) continue;
-      if (gru_late) MatMulBt(B, H, H, tmp, H, R + 2 * H * H, H, hh, H, ws);
+      if (gru_late) uk::SgemmBt(B, H, H, tmp, H, R + 2 * H * H, H, hh, H, ws);
       for (int64_t bi = 0; bi < B; ++bi) {
         const float* xr = xw + (t * B + bi) * GH;
         float* cand = gru_late ? hh + bi * H : tmp + bi * H;

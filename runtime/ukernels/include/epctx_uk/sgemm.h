@@ -190,6 +190,15 @@ uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K);
 // one falls back to portable).
 void Sgemm(const Gemm& g, float* workspace, Isa isa = Isa::kAuto);
 
+// C[M x N] = A[M x K] * B^T (B is N x K, rows ldb apart), row-major, no
+// accumulation: a recurrent step's H_{t-1} R^T. Packing all of B per step
+// (what Sgemm does) would cost as much as the product and pad M to the
+// tile's rows, so up to 4 rows take dot products over B's rows (DotRows,
+// elementwise.h), which are contiguous in K and each read once; more rows
+// run Sgemm with `workspace` of SgemmWorkspaceFloats(M, N, K) floats.
+void SgemmBt(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+             int64_t ldb, float* C, int64_t ldc, float* workspace);
+
 }  // namespace uk
 }  // namespace epctx
 
