@@ -28,46 +28,7 @@ EPCTX_AVX512 inline __mmask16 Lanes(int64_t n) {
   return static_cast<__mmask16>((1u << n) - 1u);  // n in [0, 16]
 }
 
-// d[0, n) = 0.
-EPCTX_AVX512 inline void Zero(float* d, int64_t n) {
-  const __m512 z = _mm512_setzero_ps();
-  int64_t o = 0;
-  for (; o + 16 <= n; o += 16) _mm512_storeu_ps(d + o, z);
-  if (o < n) _mm512_mask_storeu_ps(d + o, Lanes(n - o), z);
-}
-
-// d[0, n) = s[0, n).
-EPCTX_AVX512 inline void Copy(float* d, const float* s, int64_t n) {
-  int64_t o = 0;
-  for (; o + 16 <= n; o += 16) _mm512_storeu_ps(d + o, _mm512_loadu_ps(s + o));
-  if (o < n) {
-    const __mmask16 m = Lanes(n - o);
-    _mm512_mask_storeu_ps(d + o, m, _mm512_maskz_loadu_ps(m, s + o));
-  }
-}
-
-// d[0, n) = s[0], s[2], ... s[2n - 2]: inputs up to s[2n - 2] only.
-EPCTX_AVX512 inline void CopyEven(float* d, const float* s, int64_t n) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  for (int64_t o = 0; o < n; o += 16) {
-    const int64_t m = n - o < 16 ? n - o : 16;  // outputs
-    const int64_t in = 2 * m - 1;               // inputs they read
-    const float* p = s + 2 * o;
-    const __m512 lo = _mm512_maskz_loadu_ps(Lanes(in < 16 ? in : 16), p);
-    const __m512 hi = _mm512_maskz_loadu_ps(Lanes(in > 16 ? in - 16 : 0), p + 16);
-    _mm512_mask_storeu_ps(d + o, Lanes(m), _mm512_permutex2var_ps(lo, even, hi));
-  }
-}
-
-// One run of a K row at one tap: `head` zeros from column `start` (of the
-// piece), then `copy` inputs from the channel plane at `src` (every sw-th),
-// then `tail` zeros.
-struct TapRun {
-  int64_t src;
-  int32_t start, head, copy, tail;
-};
-
-// Stride 1: one destination vector (16 columns of a piece) of a K row is
+// One destination vector (16 columns of a piece) of a K row is
 // at most kMaxParts input runs, each a contiguous range of lanes filled
 // from consecutive inputs; lanes of no run (padding, columns past the
 // piece) are zero.
@@ -108,69 +69,22 @@ EPCTX_AVX512 inline __m512 Gather16S2(const VecPlan& v, const float* xc) {
 
 }  // namespace
 
-// Tap by tap: a tap's runs (where each reads, how many zeros around) are
-// the same for every input channel, so they are worked out once per tap
-// and piece, and the channels' K rows (T = KH * KW rows apart) are then
-// plain masked copies: a 3x3 layer's K rows were a quarter of its time
-// when every row recomputed its bounds.
+// Tap by tap: a tap's vector plan (which lanes read which inputs) is the
+// same for every input channel, so it is worked out once per tap and
+// piece, and the channels' K rows (T = KH * KW rows apart) are then a load
+// (or a few) and a store per vector: a 3x3 layer's K rows were a quarter
+// of its time when every row recomputed its bounds.
 EPCTX_AVX512 void Im2colAvx512(const Im2colShape& s, const float* x, int64_t k0, int64_t kc,
                                int64_t p0, int64_t np, float* dst, int64_t pitch) {
   if (s.sw > 2) return Im2colPortable(s, x, k0, kc, p0, np, dst, pitch);
   const int64_t taps = s.KH * s.KW, k1 = k0 + kc;
+  constexpr int kVecs = kIm2colPiece / 16;
   Im2colRuns r;
-  if (s.sw <= 2) {
-    // Strides 1 and 2: per tap, each destination vector's lanes and where they
-    // read, then every channel's K row is 16 columns a load and a store.
-    constexpr int kVecs = kIm2colPiece / 16;
-    VecPlan vp[kVecs];
-    for (int64_t j0 = 0; j0 < np; j0 += kIm2colPiece) {
-      const int64_t n = PieceCols(j0, np), padded = PieceWrites(j0, n, np);
-      const int64_t nv = (padded + 15) / 16;
-      const __mmask16 last = Lanes(padded - (nv - 1) * 16);
-      CutRuns(s, p0 + j0, n, &r);
-      for (int64_t t = 0; t < taps; ++t) {
-        const int64_t c0 = k0 <= t ? 0 : (k0 - t + taps - 1) / taps;
-        if (c0 * taps + t >= k1) continue;
-        const int64_t kh = t / s.KW, kw = t % s.KW, off = kw * s.dw - s.pl;
-        int64_t lo, hi;
-        ValidColumns(s, off, &lo, &hi);
-        for (int64_t v = 0; v < nv; ++v) vp[v].n = 0;
-        for (int64_t g = 0; g < r.n; ++g) {
-          const Im2colRun& sg = r.run[g];
-          const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
-          if (ih < 0 || ih >= s.H) continue;
-          const int64_t a = lo > sg.ow0 ? lo : sg.ow0, b = hi < sg.ow1 ? hi : sg.ow1;
-          // Piece columns [ca, cb) read inputs from row ih, column a + off on.
-          for (int64_t ca = sg.j + (a - sg.ow0), cb = sg.j + (b - sg.ow0),
-                       src = ih * s.W + off + a * s.sw;
-               ca < cb;) {
-            const int64_t v = ca / 16, e = (v + 1) * 16 < cb ? (v + 1) * 16 : cb;
-            VecPlan& p = vp[v];
-            p.part[p.n++] =
-                VecPart{src, static_cast<__mmask16>(Lanes(e - v * 16) & ~Lanes(ca - v * 16))};
-            src += (e - ca) * s.sw;
-            ca = e;
-          }
-        }
-        for (int64_t k = c0 * taps + t; k < k1; k += taps) {
-          float* d = dst + (k - k0) * pitch + j0;
-          const float* xc = x + (k / taps) * s.plane;
-          if (s.sw == 1) {
-            for (int64_t v = 0; v + 1 < nv; ++v) _mm512_storeu_ps(d + 16 * v, Gather16(vp[v], xc));
-            _mm512_mask_storeu_ps(d + 16 * (nv - 1), last, Gather16(vp[nv - 1], xc));
-          } else {
-            for (int64_t v = 0; v + 1 < nv; ++v)
-              _mm512_storeu_ps(d + 16 * v, Gather16S2(vp[v], xc));
-            _mm512_mask_storeu_ps(d + 16 * (nv - 1), last, Gather16S2(vp[nv - 1], xc));
-          }
-        }
-      }
-    }
-    return;
-  }
-  TapRun tr[kIm2colPiece];
+  VecPlan vp[kVecs];
   for (int64_t j0 = 0; j0 < np; j0 += kIm2colPiece) {
     const int64_t n = PieceCols(j0, np), padded = PieceWrites(j0, n, np);
+    const int64_t nv = (padded + 15) / 16;
+    const __mmask16 last = Lanes(padded - (nv - 1) * 16);
     CutRuns(s, p0 + j0, n, &r);
     for (int64_t t = 0; t < taps; ++t) {
       // Channels whose row k = c * taps + t lies in [k0, k1).
@@ -179,32 +93,34 @@ EPCTX_AVX512 void Im2colAvx512(const Im2colShape& s, const float* x, int64_t k0,
       const int64_t kh = t / s.KW, kw = t % s.KW, off = kw * s.dw - s.pl;
       int64_t lo, hi;
       ValidColumns(s, off, &lo, &hi);
+      for (int64_t v = 0; v < nv; ++v) vp[v].n = 0;
       for (int64_t g = 0; g < r.n; ++g) {
         const Im2colRun& sg = r.run[g];
-        int64_t a = sg.ow1, b = sg.ow1, src = 0;
         const int64_t ih = sg.oh * s.sh - s.pt + kh * s.dh;
-        if (ih >= 0 && ih < s.H) {
-          const int64_t ra = lo > sg.ow0 ? lo : sg.ow0, rb = hi < sg.ow1 ? hi : sg.ow1;
-          if (ra < rb) a = ra, b = rb;
-          src = ih * s.W + off + a * s.sw;
+        if (ih < 0 || ih >= s.H) continue;
+        const int64_t a = lo > sg.ow0 ? lo : sg.ow0, b = hi < sg.ow1 ? hi : sg.ow1;
+        // Piece columns [ca, cb) read the row's inputs from column a on.
+        for (int64_t ca = sg.j + (a - sg.ow0), cb = sg.j + (b - sg.ow0),
+                     src = ih * s.W + off + a * s.sw;
+             ca < cb;) {
+          const int64_t v = ca / 16, e = (v + 1) * 16 < cb ? (v + 1) * 16 : cb;
+          VecPlan& p = vp[v];
+          p.part[p.n++] =
+              VecPart{src, static_cast<__mmask16>(Lanes(e - v * 16) & ~Lanes(ca - v * 16))};
+          src += (e - ca) * s.sw;
+          ca = e;
         }
-        tr[g] = TapRun{src, static_cast<int32_t>(sg.j), static_cast<int32_t>(a - sg.ow0),
-                       static_cast<int32_t>(b - a), static_cast<int32_t>(sg.ow1 - b)};
       }
       for (int64_t k = c0 * taps + t; k < k1; k += taps) {
         float* d = dst + (k - k0) * pitch + j0;
         const float* xc = x + (k / taps) * s.plane;
-        for (int64_t g = 0; g < r.n; ++g) {
-          const TapRun& u = tr[g];
-          float* ds = d + u.start;
-          if (u.head) Zero(ds, u.head);
-          if (u.copy) {
-            if (s.sw == 1) Copy(ds + u.head, xc + u.src, u.copy);
-            else CopyEven(ds + u.head, xc + u.src, u.copy);
-          }
-          if (u.tail) Zero(ds + u.head + u.copy, u.tail);
+        if (s.sw == 1) {
+          for (int64_t v = 0; v + 1 < nv; ++v) _mm512_storeu_ps(d + 16 * v, Gather16(vp[v], xc));
+          _mm512_mask_storeu_ps(d + 16 * (nv - 1), last, Gather16(vp[nv - 1], xc));
+        } else {
+          for (int64_t v = 0; v + 1 < nv; ++v) _mm512_storeu_ps(d + 16 * v, Gather16S2(vp[v], xc));
+          _mm512_mask_storeu_ps(d + 16 * (nv - 1), last, Gather16S2(vp[nv - 1], xc));
         }
-        if (padded > n) Zero(d + n, padded - n);
       }
     }
   }

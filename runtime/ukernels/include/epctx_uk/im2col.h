@@ -4,9 +4,10 @@
 // in row-major order. Both the CPU Conv (implicit im2col into the packed
 // SGEMM's B rows) and the vnpu dense convolution pack with it.
 //
-// Chosen per instruction set like the tile kernels: AVX-512 copies each
-// output-row run of a K row with masked loads and stores (no scalar tails,
-// no per-pixel bounds); the portable packer (4-float vectors: SSE2 on
+// Chosen per instruction set like the tile kernels: AVX-512 writes each K
+// row 16 columns a store, each vector loaded (expand-loads where it spans
+// several output-row runs or padding) from a per-tap plan shared by all
+// channels (no scalar tails, no per-pixel bounds); the portable packer (4-float vectors: SSE2 on
 // baseline x86-64, NEON on aarch64; AVX2 machines use it too) gathers the
 // rows of narrow maps through a per-tap offset table and copies the rest
 // run by run. Both write the same floats.
