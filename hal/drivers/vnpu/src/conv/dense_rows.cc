@@ -41,14 +41,19 @@ void PackRowS2(const Shape& s, const float* xg, int64_t oh, int64_t ow0, int64_t
 // and odd columns once and the taps are copies of a half (PackRowS2), where
 // the im2col packer would shuffle every tap's row out of the input again.
 // ocr_det's first convolution: 3.6 -> 2.6 ms. Needs K * kRowBlock floats
-// of workspace (K <= 128) and rows of at least two tiles.
+// of workspace and rows of at least two tiles. The block's panel must stay
+// near the tiles that sweep it (kRowPanelBytes, K <= 170): a ResNet stem
+// (3 -> 64, 7x7, stride 2, K 147) runs 2.0 -> 1.64 ms here rather than
+// dense, but 64 -> 64 3x3 on 56x56 (K 576, a 442 KiB panel) 1.29 -> 1.6.
 constexpr int64_t kRowBlock = 192;
+constexpr int64_t kRowPanelBytes = int64_t(128) << 10;
 
 }  // namespace
 
 bool DenseRowsApplies(const Shape& s) {
   const int64_t K = s.cig * s.KH * s.KW;
-  return s.OW >= 2 * uk::kNr && K * kRowBlock <= kWorkK * uk::kNr && !(s.KH == 1 && s.KW == 1);
+  return s.OW >= 2 * uk::kNr && K * kRowBlock * int64_t(sizeof(float)) <= kRowPanelBytes &&
+         !(s.KH == 1 && s.KW == 1);
 }
 
 uint64_t DenseRowsFloats(const Shape& s) {
