@@ -622,6 +622,46 @@ void pool_row_without_taps_is_neutral(void**) {
   assert_true(y[0] == 0.0f && y[1] == 0.0f && y[2] == 7.0f);
 }
 
+// QMaxPoolRow, strides 1 to 3, 1 to 9 taps, every length up to past four
+// vectors, uint8 and int8 (bytes on both sides of 0x80, where the two
+// orders differ), against the scalar maximum; each row ends exactly at its
+// last tap, and y past n keeps its sentinel.
+void qmax_pool_rows_match_scalar_maximum(void**) {
+  for (int is_signed = 0; is_signed < 2; ++is_signed)
+    for (int64_t stride = 1; stride <= 3; ++stride)
+      for (int64_t nt = 1; nt <= 9; ++nt)
+        for (int64_t n = 0; n <= 70; ++n) {
+          std::vector<std::vector<uint8_t>> x(static_cast<size_t>(nt));
+          const uint8_t* rows[9];
+          for (int64_t t = 0; t < nt; ++t) {
+            const int64_t len = t % 3 + (n > 0 ? (n - 1) * stride + 1 : 0);
+            std::vector<uint8_t>& r = x[size_t(t)];
+            r.resize(size_t(len));
+            for (int64_t c = 0; c < len; ++c)
+              r[size_t(c)] = uint8_t((c * 37 + t * 101 + n * 13) * 7);
+            rows[t] = r.data() + t % 3;
+          }
+          std::vector<uint8_t> y(size_t(n + 2), 0x5a);
+          uk::QMaxPoolRow(rows, nt, stride, is_signed != 0, y.data(), n);
+          for (int64_t i = 0; i < n + 2; ++i) {
+            int want = 0x5a;
+            if (i < n) {
+              want = is_signed ? -128 : 0;
+              for (int64_t t = 0; t < nt; ++t) {
+                const uint8_t u = rows[t][i * stride];
+                const int v = is_signed ? int(int8_t(u)) : int(u);
+                want = v > want ? v : want;
+              }
+              want &= 0xff;
+            }
+            if (y[size_t(i)] != want)
+              fail_msg("QMaxPoolRow signed %d stride %lld taps %lld n %lld: y[%lld] = %d, want %d",
+                       is_signed, (long long)stride, (long long)nt, (long long)n, (long long)i,
+                       int(y[size_t(i)]), want);
+          }
+        }
+}
+
 // The scalar meaning of each activation and binary op, as the vnpu driver's
 // Activate and BinOp spell it.
 float ActRef(uk::Act k, float v, float alpha, float beta) {
@@ -1224,6 +1264,7 @@ int main() {
       cmocka_unit_test(narrow_columns_match_reference),
       cmocka_unit_test(pool_rows_match_scalar_rule_bit_for_bit),
       cmocka_unit_test(pool_row_without_taps_is_neutral),
+      cmocka_unit_test(qmax_pool_rows_match_scalar_maximum),
       cmocka_unit_test(elementwise_rows_match_scalar_bit_for_bit),
       cmocka_unit_test(sigmoid_rows_agree_across_isas_and_with_exp),
       cmocka_unit_test(swish_rows_agree_across_isas_and_with_exp),

@@ -297,6 +297,45 @@ void LutPoolConcat(void**) {
     for (int i = 0; i < 4; ++i) assert_int_equal(At(out[0], size_t(c * 4 + i)), want[i]);
 }
 
+// QMAX_POOL over planes wide enough for the row kernel (windows inside
+// the plane, 16 bytes a vector) and its clipped edges: 3x3 stride 2 pad 1
+// (ResNet's), 2x2 stride 1 and 3x3 stride 3, on INT8 and UINT8 bytes either
+// side of 0x80 (where the two orders differ), against the window maximum.
+void QMaxPoolRowsMatchWindowMaximum(void**) {
+  struct P {
+    int64_t k, s, pad;
+  } const pools[] = {{3, 2, 1}, {2, 1, 0}, {3, 3, 1}};
+  for (D d : {D::INT8, D::UINT8})
+    for (const P& pp : pools) {
+      const int64_t C = 3, H = 21, W = 45;
+      const int64_t OH = (H + 2 * pp.pad - pp.k) / pp.s + 1,
+                    OW = (W + 2 * pp.pad - pp.k) / pp.s + 1;
+      TStream q;
+      uint32_t x = q.In({1, C, H, W}, d), y = q.Out({1, C, OH, OW}, d);
+      q.s.Op(fb::CreateQMaxPool(q.s.fbb, x, y, uint32_t(pp.k), uint32_t(pp.k), uint32_t(pp.s),
+                                uint32_t(pp.s), uint32_t(pp.pad), uint32_t(pp.pad),
+                                uint32_t(pp.pad), uint32_t(pp.pad)));
+      std::vector<int32_t> xv(size_t(C * H * W));
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const int v = int((i * 97 + i / 7 * 31) % 256);
+        xv[i] = d == D::INT8 ? v - 128 : v;
+      }
+      auto out = Run(q, {Bytes(xv, {1, C, H, W}, d)});
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int32_t m = -1000;
+            for (int64_t kh = 0; kh < pp.k; ++kh)
+              for (int64_t kw = 0; kw < pp.k; ++kw) {
+                const int64_t ih = oh * pp.s - pp.pad + kh, iw = ow * pp.s - pp.pad + kw;
+                if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                  m = std::max(m, xv[size_t((c * H + ih) * W + iw)]);
+              }
+            assert_int_equal(At(out[0], size_t((c * OH + oh) * OW + ow)), m);
+          }
+    }
+}
+
 void HostileQuantisationFieldsAreRefused(void**) {
   struct Case {
     float scale;
@@ -398,6 +437,7 @@ int main() {
       cmocka_unit_test(DynamicQuantizeMatchesOnnx),
       cmocka_unit_test(QBinaryBroadcastsAndSaturates),
       cmocka_unit_test(LutPoolConcat),
+      cmocka_unit_test(QMaxPoolRowsMatchWindowMaximum),
       cmocka_unit_test(HostileQuantisationFieldsAreRefused),
       cmocka_unit_test(HostileMacFieldsAreRefused),
       cmocka_unit_test(IntegerTensorsOnlyForInt8Ops),

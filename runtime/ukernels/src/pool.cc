@@ -42,7 +42,19 @@ void PoolRowScalar(bool max, const float* const* rows, int64_t nt, int64_t strid
 #undef EPCTX_POOL_LANES
 #endif
 
+#if defined(__x86_64__) || defined(__aarch64__)
+#define EPCTX_QPOOL_FN QMaxRowsPortable
+#include "qpool_body.h"
+#undef EPCTX_QPOOL_FN
+#endif
+
 #if defined(__x86_64__)
+EPCTX_ISA_BEGIN("avx2")
+#define EPCTX_QPOOL_FN QMaxRowsAvx2
+#include "qpool_body.h"
+#undef EPCTX_QPOOL_FN
+EPCTX_ISA_END()
+
 EPCTX_ISA_BEGIN("avx2,fma")
 #define EPCTX_POOL_FN PoolRowAvx2
 #define EPCTX_POOL_LANES 8
@@ -80,6 +92,42 @@ void PoolRow(PoolOp op, const float* const* rows, int64_t nt, int64_t stride, fl
   (void)isa;
 #endif
   detail::PoolRowScalar(max, rows, nt, stride, scale, y, n, 0);
+}
+
+namespace {
+
+// y[i] for i in [0, n) from rows[t][i * stride], T uint8_t or int8_t.
+template <typename T>
+void QMaxScalar(const uint8_t* const* rows, int64_t nt, int64_t stride, uint8_t* y, int64_t n,
+                T lowest) {
+  for (int64_t i = 0; i < n; ++i) {
+    T m = lowest;
+    for (int64_t t = 0; t < nt; ++t) {
+      const T v = T(rows[t][i * stride]);
+      m = v > m ? v : m;
+    }
+    y[i] = uint8_t(m);
+  }
+}
+
+}  // namespace
+
+void QMaxPoolRow(const uint8_t* const* rows, int64_t nt, int64_t stride, bool is_signed, uint8_t* y,
+                 int64_t n) {
+  if (n < 1) return;
+#if defined(EPCTX_POOL_VECTORS)
+  if (n >= 16 && (stride == 1 || stride == 2)) {
+#if defined(__x86_64__)
+    // Baseline x86-64 (SSE2) has no byte shuffle for stride 2.
+    const Isa isa = ResolveIsa(Isa::kAuto);
+    if (isa == Isa::kAvx512 || isa == Isa::kAvx2)
+      return detail::QMaxRowsAvx2(rows, nt, stride, is_signed, y, n);
+#endif
+    return detail::QMaxRowsPortable(rows, nt, stride, is_signed, y, n);
+  }
+#endif
+  if (is_signed) return QMaxScalar<int8_t>(rows, nt, stride, y, n, int8_t(-128));
+  QMaxScalar<uint8_t>(rows, nt, stride, y, n, uint8_t(0));
 }
 
 }  // namespace uk

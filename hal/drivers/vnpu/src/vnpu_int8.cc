@@ -13,6 +13,7 @@
 // is preceded by a clamp that also sends NaN to the low bound.
 #include <cstring>
 
+#include "epctx_uk/pool.h"
 #include "vnpu_internal.h"
 #include "conv/plan.h"
 #include "vnpu_quant.h"
@@ -303,32 +304,59 @@ void RunQLut(const Bindings& b, const fb::QLut* c, const OpPlan& p) {
   for (uint64_t i = 0; i < n; ++i) y[i] = t[x[i]];
 }
 
+// QMAX_POOL, one plane at a time (threads split the planes): output
+// columns whose window lies inside the row, of rows whose window lies inside
+// the plane, are one uk::QMaxPoolRow call per row (16 bytes a vector); the
+// rest clip their window per output.
 void RunQMaxPool(const Bindings& b, const fb::QMaxPool* c) {
   const fb::Tensor *xt = Ten(b, c->input()), *yt = Ten(b, c->output());
-  const fb::DType d = xt->dtype();
-  const void* x = b.ptr(c->input());
-  void* y = b.ptr(c->output());
+  const bool is_signed = xt->dtype() == fb::DType::INT8;
+  const uint8_t* x = Ptr<const uint8_t>(b, c->input());
+  uint8_t* y = Ptr<uint8_t>(b, c->output());
   const int64_t NC = Dim(xt, 0) * Dim(xt, 1), H = Dim(xt, 2), W = Dim(xt, 3);
   const int64_t OH = Dim(yt, 2), OW = Dim(yt, 3), KH = c->kernel_h(), KW = c->kernel_w();
-  uint64_t out = 0;
-  for (int64_t p = 0; p < NC; ++p)
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ++ow, ++out) {
-        const int64_t h0 = oh * c->stride_h() - c->pad_top(),
-                      w0 = ow * c->stride_w() - c->pad_left();
-        int32_t m = -1000;  // below every dtype; the validator ensures a valid element
-        for (int64_t kh = 0; kh < KH; ++kh) {
-          const int64_t ih = h0 + kh;
-          if (ih < 0 || ih >= H) continue;
-          for (int64_t kw = 0; kw < KW; ++kw) {
-            const int64_t iw = w0 + kw;
-            if (iw < 0 || iw >= W) continue;
-            const int32_t v = Q(x, d, uint64_t((p * H + ih) * W + iw));
-            m = v > m ? v : m;
-          }
+  const int64_t sh = c->stride_h(), sw = c->stride_w(), pt = c->pad_top(), pl = c->pad_left();
+  // Windows of up to 64 taps take the row kernel (kernels up to 8x8).
+  constexpr int64_t kRowTaps = 64;
+  const int64_t nt = KH * KW;
+  const int64_t ow_lo = pl <= 0 ? 0 : (pl + sw - 1) / sw;
+  int64_t ow_hi = W - KW + pl < 0 ? 0 : (W - KW + pl) / sw + 1;
+  ow_hi = ow_hi < OW ? ow_hi : OW;
+  if (nt > kRowTaps) ow_hi = 0;
+  const int32_t lowest = is_signed ? -128 : 0;
+  ForRange(b.par, NC, MinUnits(OH * OW * nt), [&](int64_t lo, int64_t hi) {
+    const uint8_t* rows[kRowTaps];
+    for (int64_t p = lo; p < hi; ++p) {
+      const uint8_t* xc = x + p * H * W;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        uint8_t* yr = y + (p * OH + oh) * OW;
+        const int64_t h0 = oh * sh - pt;
+        const bool inside = h0 >= 0 && h0 + KH <= H && ow_lo < ow_hi;
+        // The validator ensures every window holds an element.
+        const auto clipped = [&](int64_t ow) {
+          const int64_t w0 = ow * sw - pl;
+          int32_t m = lowest;
+          for (int64_t ih = h0 < 0 ? 0 : h0; ih < h0 + KH && ih < H; ++ih)
+            for (int64_t iw = w0 < 0 ? 0 : w0; iw < w0 + KW && iw < W; ++iw) {
+              const uint8_t u = xc[ih * W + iw];
+              const int32_t v = is_signed ? int32_t(int8_t(u)) : int32_t(u);
+              m = v > m ? v : m;
+            }
+          yr[ow] = uint8_t(m);
+        };
+        if (!inside) {
+          for (int64_t ow = 0; ow < OW; ++ow) clipped(ow);
+          continue;
         }
-        StoreQ(y, d, out, m);
+        for (int64_t ow = 0; ow < ow_lo; ++ow) clipped(ow);
+        const uint8_t* xr = xc + h0 * W + ow_lo * sw - pl;
+        for (int64_t kh = 0; kh < KH; ++kh)
+          for (int64_t kw = 0; kw < KW; ++kw) rows[kh * KW + kw] = xr + kh * W + kw;
+        uk::QMaxPoolRow(rows, nt, sw, is_signed, yr + ow_lo, ow_hi - ow_lo);
+        for (int64_t ow = ow_hi; ow < OW; ++ow) clipped(ow);
       }
+    }
+  });
 }
 
 void RunQConcat(const Bindings& b, const fb::QConcat* c) {

@@ -34,6 +34,17 @@ enum class PoolOp : uint32_t {
 void PoolRow(PoolOp op, const float* const* rows, int64_t nt, int64_t stride, float scale, float* y,
              int64_t n, Isa isa = Isa::kAuto);
 
+// Max pooling rows of bytes, the int8 form of PoolRow's kMax:
+//   y[i] = max over t < nt of rows[t][i * stride],  i in [0, n)
+// read as uint8, or as int8 when `is_signed`. The same rules as PoolRow for
+// what is read. Strides 1 and 2 run as 16-byte vectors (AVX2's byte
+// shuffles on x86-64, plain SSE2 without them; NEON on aarch64), others
+// and rows under 16 outputs a scalar loop; a
+// maximum of integers has one answer, so every path gives the same bytes.
+// nt < 1 gives the type's minimum.
+void QMaxPoolRow(const uint8_t* const* rows, int64_t nt, int64_t stride, bool is_signed, uint8_t* y,
+                 int64_t n);
+
 }  // namespace uk
 }  // namespace epctx
 
