@@ -139,6 +139,37 @@ void max_pool_rows_match_the_tap_loop_bit_for_bit(void**) {
   }
 }
 
+// int8 and uint8 MaxPool: the byte rows (uk::QMaxPoolRow, taken without
+// Indices) and the tap loop (with Indices) give the same bytes, on bytes
+// either side of 0x80 and maps wide enough for whole vectors and edges.
+void byte_max_pool_rows_match_the_tap_loop(void**) {
+  const int64_t H = 13, W = 61;
+  std::vector<uint8_t> v(static_cast<size_t>(2 * H * W));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>((i * 97 + i / 11 * 29) & 0xff);
+  const int64_t geo[][5] = {{3, 3, 2, 2, 1}, {2, 2, 2, 2, 0}, {3, 3, 1, 1, 1}, {2, 3, 1, 3, 0}};
+  for (int32_t dtype : {EPCTX_DTYPE_UINT8, EPCTX_DTYPE_INT8})
+    for (const auto& g : geo) {
+      kt::Host host;
+      TensorRef* x = host.Make(dtype, {1, 2, H, W}, v.data());
+      kt::Node rows("MaxPool", "rows");
+      rows.Ints("kernel_shape", {g[0], g[1]})
+          .Ints("strides", {g[2], g[3]})
+          .Ints("pads", {g[4], g[4], g[4], g[4]});
+      EXPECT_OK(host.Run(rows, 12, {x}));
+      const TensorRef* y = host.out(0);
+      const int64_t n = y->dims[0] * y->dims[1] * y->dims[2] * y->dims[3];
+      const uint8_t* yb = static_cast<const uint8_t*>(y->data);
+      const std::vector<uint8_t> got(yb, yb + n);
+      kt::Node taps("MaxPool", "taps");
+      taps.Ints("kernel_shape", {g[0], g[1]})
+          .Ints("strides", {g[2], g[3]})
+          .Ints("pads", {g[4], g[4], g[4], g[4]})
+          .Outputs({"Y", "I"});
+      EXPECT_OK(host.Run(taps, 12, {x}));
+      assert_memory_equal(got.data(), host.out(0)->data, static_cast<size_t>(n));
+    }
+}
+
 void max_pool_rejects_bad_storage_order(void**) {
   kt::Host host;
   kt::Node node("MaxPool", "mp_idx");
@@ -336,6 +367,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(max_pool_matches_reference_with_ceil_mode_and_dilation),
     cmocka_unit_test(average_pool_counts_padding_as_configured),
     cmocka_unit_test(max_pool_rows_match_the_tap_loop_bit_for_bit),
+    cmocka_unit_test(byte_max_pool_rows_match_the_tap_loop),
     cmocka_unit_test(max_pool_rejects_bad_storage_order),
     cmocka_unit_test(global_pools_reduce_spatial_axes),
     cmocka_unit_test(resize_nearest_modes_match_reference),

@@ -10,8 +10,9 @@
 //
 // float 2-D MaxPool (without Indices) and AveragePool with dilation 1 hand
 // the interior of each output row, the columns whose window lies inside the
-// input of a row whose window does, to uk::PoolRow (vectors across the row);
-// the rest visit their taps one by one. The maximum is the same bits either
+// input of a row whose window does, to uk::PoolRow (vectors across the row),
+// and int8 and uint8 MaxPool to uk::QMaxPoolRow; the rest visit their taps
+// one by one. The maximum is the same bits either
 // way; an interior average is its sum times 1 / (kernel taps), not divided.
 #include <cmath>
 #include <limits>
@@ -98,8 +99,18 @@ struct PoolRun {
   int64_t lo, hi;
   void operator()(int64_t p, int64_t o, const Taps& t) const {
     const Window& w = ps->w;
-    const float* in = static_cast<const float*>(ps->x->data) + p * w.in_size() +
-                      (t.start[0] * w.in[1] + t.start[1]) * w.in[2] + t.start[2];
+    const int64_t at = p * w.in_size() + (t.start[0] * w.in[1] + t.start[1]) * w.in[2] + t.start[2];
+    if (ps->x->dtype != EPCTX_DTYPE_FLOAT) {  // int8, uint8: the maximum
+      const uint8_t* in = static_cast<const uint8_t*>(ps->x->data) + at;
+      const uint8_t* rows[kRowTaps];
+      int64_t nt = 0;
+      for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
+        for (int64_t kw = 0; kw < w.kernel[2]; ++kw) rows[nt++] = in + kh * w.in[2] + kw;
+      uk::QMaxPoolRow(rows, nt, w.stride[2], ps->x->dtype == EPCTX_DTYPE_INT8,
+                      static_cast<uint8_t*>(ps->y->data) + o, hi - lo);
+      return;
+    }
+    const float* in = static_cast<const float*>(ps->x->data) + at;
     const float* rows[kRowTaps];
     int64_t nt = 0;
     for (int64_t kh = 0; kh < w.kernel[1]; ++kh)
@@ -108,11 +119,14 @@ struct PoolRun {
   }
 };
 
-// Fills *run and returns it when the pool can use it (float, 2-D, dilation
-// 1, at most kRowTaps taps, some interior columns), else null.
+// Fills *run and returns it when the pool can use it (float, or int8 and
+// uint8 for the maximum; 2-D, dilation 1, at most kRowTaps taps, some
+// interior columns), else null.
 const PoolRun* MakeRun(const PoolSetup& ps, uk::PoolOp op, PoolRun* run) {
   const Window& w = ps.w;
-  if (ps.x->dtype != EPCTX_DTYPE_FLOAT || ps.rank != 4 || w.dilation[1] != 1 ||
+  const bool bytes = op == uk::PoolOp::kMax &&
+                     (ps.x->dtype == EPCTX_DTYPE_INT8 || ps.x->dtype == EPCTX_DTYPE_UINT8);
+  if ((ps.x->dtype != EPCTX_DTYPE_FLOAT && !bytes) || ps.rank != 4 || w.dilation[1] != 1 ||
       w.dilation[2] != 1 || w.kernel[1] * w.kernel[2] > kRowTaps)
     return nullptr;
   *run = PoolRun{&ps, op, 1.0f / static_cast<float>(w.kernel[1] * w.kernel[2]), 0, 0};
@@ -180,7 +194,9 @@ void MaxPoolT(const PoolSetup& ps, int64_t p0, int64_t p1, int64_t* indices, boo
   const T* X = static_cast<const T*>(ps.x->data);
   T* Y = static_cast<T*>(ps.y->data);
   const int64_t ISZ = w.in_size();
-  constexpr bool kRows = std::is_same<T, float>::value;  // PoolRow takes floats
+  // PoolRow takes floats, QMaxPoolRow bytes.
+  constexpr bool kRows = std::is_same<T, float>::value || std::is_same<T, int8_t>::value ||
+                         std::is_same<T, uint8_t>::value;
   ForEachWindow<kRows>(w, p0, p1, run, [&](int64_t p, int64_t o, const Taps& t) {
     const T* in = X + p * ISZ;
     C m = std::numeric_limits<C>::lowest();
