@@ -23,6 +23,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "epctx_uk/qconv.h"
 #include "epctx_uk/qgemm.h"
 
 namespace {
@@ -350,6 +351,69 @@ void lut_quantize_dequantize_rows_match_reference(void**) {
 
 }  // namespace
 
+// QConvRun's units are the same work however a caller cuts them: on a
+// map of few blocks (7x7: one block; 2 images of 3x5: 2) with many output
+// channels, the units are runs of each block's 8-row tiles, and one call
+// over all units, one call per unit and every two-call split give the
+// same bytes (a run that starts a call packs its block's panel itself).
+void conv_units_give_the_same_bytes_however_cut(void**) {
+  struct G {
+    int64_t N, C, H, W, CO;
+  } const cases[] = {{1, 5, 7, 7, 44}, {2, 3, 3, 5, 30}, {1, 4, 9, 9, 8}};
+  for (const G& g : cases) {
+    uk::QConvJob j{};
+    const int64_t K = g.C * 9;
+    std::vector<uint8_t> x(size_t(g.N * g.C * g.H * g.W)), w(size_t(g.CO * K));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 29 + 7);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = uint8_t(i * 53 + 3);
+    std::vector<int32_t> wsum(size_t(g.CO)), bias(size_t(g.CO));
+    std::vector<float> mult(size_t(g.CO));
+    uk::QWeightSums(w.data(), g.CO, K, 0, wsum.data());
+    for (int64_t c = 0; c < g.CO; ++c) {
+      bias[size_t(c)] = int32_t(c * 31 - 400);
+      mult[size_t(c)] = 0.001f * float(c + 1);
+    }
+    j.x = x.data();
+    j.w = w.data();
+    j.N = g.N, j.C = g.C, j.H = g.H, j.W = g.W, j.CO = g.CO, j.OH = g.H, j.OW = g.W, j.G = 1;
+    j.KH = j.KW = 3, j.sh = j.sw = j.dh = j.dw = 1, j.pt = j.pl = 1;
+    j.wsum = wsum.data();
+    j.xz = 9, j.wz = 0;
+    j.bias = bias.data();
+    j.mult = mult.data();
+    j.zp = 3, j.lo = 0, j.hi = 255;
+    j.tile = uk::QTileKernel();
+    j.pack = uk::QPackKernel(uk::Isa::kAuto, 3, 1);
+    j.requant = uk::QRequantKernel();
+    const int64_t units = uk::QConvUnits(j);
+    const int64_t blocks = g.N * ((g.H * g.W + uk::kQCols - 1) / uk::kQCols);
+    assert_true(units >= blocks);
+    // Each call gets a workspace of its own, filled with junk, as a thread's.
+    std::vector<uint64_t> work((uk::QConvWorkBytes(j) + 7) / 8 + 8);
+    void* wk =
+        reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(work.data()) + 63) & ~uintptr_t(63));
+    const auto fresh = [&]() {
+      std::fill(work.begin(), work.end(), 0x5a5a5a5a5a5a5a5aull);
+      return wk;
+    };
+    const size_t ny = size_t(g.N * g.CO * g.H * g.W);
+    std::vector<uint8_t> whole(ny, 0xee);
+    j.y = whole.data();
+    uk::QConvRun(j, 0, units, fresh());
+    std::vector<uint8_t> one(ny, 0xee);
+    j.y = one.data();
+    for (int64_t u = 0; u < units; ++u) uk::QConvRun(j, u, u + 1, fresh());
+    assert_memory_equal(whole.data(), one.data(), ny);
+    for (int64_t k = 1; k < units; ++k) {
+      std::vector<uint8_t> two(ny, 0xee);
+      j.y = two.data();
+      uk::QConvRun(j, 0, k, fresh());
+      uk::QConvRun(j, k, units, fresh());
+      assert_memory_equal(whole.data(), two.data(), ny);
+    }
+  }
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tile_matches_reference_with_tails_and_flips),
@@ -359,6 +423,7 @@ int main() {
       cmocka_unit_test(depthwise_plane_matches_reference),
       cmocka_unit_test(binary_rows_match_reference),
       cmocka_unit_test(lut_quantize_dequantize_rows_match_reference),
+      cmocka_unit_test(conv_units_give_the_same_bytes_however_cut),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

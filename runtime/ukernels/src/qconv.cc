@@ -49,7 +49,25 @@ void Finish(const QConvJob& j, int64_t n, int64_t c0, int32_t rows, int64_t p0, 
 
 }  // namespace
 
-int64_t QConvUnits(const QConvJob& j) { return j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols); }
+namespace {
+
+// Blocks below which each block's output channel tiles are cut into runs.
+constexpr int64_t kQMinUnits = 8;
+
+// Runs per block (QConvUnits).
+int64_t RunsOf(const QConvJob& j) {
+  const int64_t blocks = j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols);
+  const int64_t tiles = (j.CO / j.G + kQRows - 1) / kQRows;
+  if (blocks >= kQMinUnits) return 1;
+  const int64_t runs = (kQMinUnits + blocks - 1) / blocks;
+  return runs < tiles ? runs : tiles;
+}
+
+}  // namespace
+
+int64_t QConvUnits(const QConvJob& j) {
+  return j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols) * RunsOf(j);
+}
 
 uint64_t QConvWorkBytes(const QConvJob& j) {
   return uint64_t(PanelBytes(Taps(j))) + uint64_t(kQPackScratch);
@@ -89,13 +107,20 @@ void QConvRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
   int32_t colsum[kQCols] = {};
   int32_t tile[kQRows * kQCols];
   uint32_t tail[kQRows];
+  const int64_t runs = RunsOf(j), tiles = (cog + kQRows - 1) / kQRows;
   for (int64_t u = lo; u < hi; ++u) {
-    const int64_t n = u / (j.G * blocks), g = u / blocks % j.G, p0 = u % blocks * kQCols;
+    const int64_t b = u / runs, run = u % runs;
+    const int64_t n = b / (j.G * blocks), g = b / blocks % j.G, p0 = b % blocks * kQCols;
     const int64_t cols = P - p0 < kQCols ? P - p0 : kQCols;
-    j.pack(QConvPanel{j.x + (n * j.C + g * cig) * j.H * j.W, j.H, j.W, j.OW, j.KH, j.KW, j.sh, j.sw,
-                      j.dh, j.dw, j.pt, j.pl, K, p0, cols, pad, j.xflip, panel, scratch});
-    if (j.wz) QColumnSums(panel, Groups(K), colsum);
-    for (int64_t r0 = 0; r0 < cog; r0 += kQRows) {
+    if (u == lo || run == 0) {  // a block this call has not packed yet
+      j.pack(QConvPanel{j.x + (n * j.C + g * cig) * j.H * j.W, j.H, j.W, j.OW, j.KH, j.KW, j.sh,
+                        j.sw, j.dh, j.dw, j.pt, j.pl, K, p0, cols, pad, j.xflip, panel, scratch});
+      if (j.wz) QColumnSums(panel, Groups(K), colsum);
+    }
+    const int64_t r_lo = tiles * run / runs * kQRows;
+    const int64_t r_hi =
+        tiles * (run + 1) / runs * kQRows < cog ? tiles * (run + 1) / runs * kQRows : cog;
+    for (int64_t r0 = r_lo; r0 < r_hi; r0 += kQRows) {
       const int32_t rows = int32_t(cog - r0 < kQRows ? cog - r0 : kQRows);
       const int64_t c0 = g * cog + r0;
       const uint8_t* wr = j.w + c0 * K;

@@ -43,8 +43,12 @@ struct QConvJob {
   QDwFn depthwise;     // QDepthwiseRun's kernel
 };
 
-// Units of work (one 48-pixel block of one image and group each), and the
-// workspace bytes one worker needs (64-byte aligned).
+// Units of work (one 48-pixel block of one image and group each, or, when
+// there are fewer than 8 such blocks, a run of the block's 8-row output
+// channel tiles: a 14x14 map's 5 blocks give two threads 3 and 2, its 20
+// runs 10 and 10), and the workspace bytes one worker needs (64-byte
+// aligned). The units never depend on the threads; consecutive units of
+// one block pack its panel once.
 int64_t QConvUnits(const QConvJob& j);
 uint64_t QConvWorkBytes(const QConvJob& j);
 // Runs units [lo, hi) with `work` (QConvWorkBytes, 64-byte aligned).
