@@ -336,6 +336,57 @@ void QMaxPoolRowsMatchWindowMaximum(void**) {
     }
 }
 
+// Threads change nothing: a residual add of two whole tensors (one row
+// of 40,000 bytes, cut into pieces), a per-channel gate (rows of 400 with a
+// one-byte operand) and a 3x3 QCONV2D on a 7x7 map (one pixel block, its
+// 40 output channels cut into runs) give the same bytes at 1 and 3 threads.
+void ThreadsGiveTheSameBytes(void**) {
+  for (int kind = 0; kind < 3; ++kind) {
+    TStream q;
+    std::vector<Buf> ins;
+    if (kind < 2) {
+      const std::vector<int64_t> as = {1, 100, 20, 20};
+      const std::vector<int64_t> bs = kind ? std::vector<int64_t>{1, 100, 1, 1} : as;
+      uint32_t a = q.In(as, D::UINT8), b = q.In(bs, D::UINT8), y = q.Out(as, D::UINT8);
+      std::vector<int64_t> sa = {40000, 400, 20, 1};
+      std::vector<int64_t> sb = kind ? std::vector<int64_t>{100, 1, 0, 0} : sa;
+      q.s.Op(fb::CreateQBinaryDirect(q.s.fbb, kind ? fb::BinaryKind::MUL : fb::BinaryKind::ADD, a,
+                                     b, y, &sa, &sb, 0.02f, 7, 0.01f, 3, 0.03f, 9));
+      std::vector<int32_t> av(40000), bv(size_t(kind ? 100 : 40000));
+      for (size_t i = 0; i < av.size(); ++i) av[i] = int32_t((i * 37 + 5) % 256);
+      for (size_t i = 0; i < bv.size(); ++i) bv[i] = int32_t((i * 91 + 1) % 256);
+      ins = {Bytes(av, as, D::UINT8), Bytes(bv, bs, D::UINT8)};
+    } else {
+      const int64_t C = 6, CO = 40;
+      std::vector<int32_t> wv(size_t(CO * C * 9));
+      std::vector<int32_t> bias(static_cast<size_t>(CO));
+      for (size_t i = 0; i < wv.size(); ++i) wv[i] = int32_t((i * 53) % 256) - 128;
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = int32_t(i * 17) - 300;
+      uint32_t xt = q.In({1, C, 7, 7}, D::UINT8), yt = q.Out({1, CO, 7, 7}, D::UINT8);
+      uint32_t wt = q.W(wv, {CO, C, 3, 3}, D::INT8), bt = q.W(bias, {CO}, D::INT32);
+      std::vector<float> mult(size_t(CO), 0.0007f);
+      uint32_t mt = q.W(mult, {CO}, D::FLOAT32);
+      q.s.Op(fb::CreateQConv2D(q.s.fbb, xt, wt, yt, true, bt, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 12,
+                               false, 0, 0, mt, 5, 0, 255));
+      std::vector<int32_t> xv(size_t(C * 49));
+      for (size_t i = 0; i < xv.size(); ++i) xv[i] = int32_t((i * 29 + 3) % 256);
+      ins = {Bytes(xv, {1, C, 7, 7}, D::UINT8)};
+    }
+    const auto one = Run(q, ins);
+    const auto three = Run(q, ins, 3);
+    assert_true(one[0].bytes == three[0].bytes);
+    if (kind < 2) {  // and the right bytes (QBinaryRowsBroadcast's rule)
+      for (size_t i = 0; i < 40000; ++i) {
+        const float fa = float(At(ins[0], i) - 7) * 0.02f;
+        const float fb = float(At(ins[1], kind ? i / 400 : i) - 3) * 0.01f;
+        float v = (kind ? fa * fb : fa + fb) / 0.03f;
+        v = std::min(246.0f, std::max(-9.0f, v));
+        assert_int_equal(At(three[0], i), int32_t(std::nearbyint(v)) + 9);
+      }
+    }
+  }
+}
+
 void HostileQuantisationFieldsAreRefused(void**) {
   struct Case {
     float scale;
@@ -438,6 +489,7 @@ int main() {
       cmocka_unit_test(QBinaryBroadcastsAndSaturates),
       cmocka_unit_test(LutPoolConcat),
       cmocka_unit_test(QMaxPoolRowsMatchWindowMaximum),
+      cmocka_unit_test(ThreadsGiveTheSameBytes),
       cmocka_unit_test(HostileQuantisationFieldsAreRefused),
       cmocka_unit_test(HostileMacFieldsAreRefused),
       cmocka_unit_test(IntegerTensorsOnlyForInt8Ops),

@@ -89,7 +89,20 @@ inline int Dt(D d) {
 }
 
 // Loads, binds and runs q; outputs sized from the graph's descriptors.
-inline std::vector<Buf> Run(TStream& q, std::vector<Buf> ins) {
+// A stand-in for the session's threads: parallel_for runs the chunks on
+// this thread, last first, each as worker chunk % threads, so a driver
+// that wrongly shares a worker's scratch or depends on the chunk order is
+// caught.
+struct ReverseThreads {
+  static void ParallelFor(void* user, uint32_t chunks, epctx_hal_chunk_fn fn, void* arg) {
+    const uint32_t threads = *static_cast<uint32_t*>(user);
+    for (uint32_t c = chunks; c-- > 0;) fn(arg, c, c % threads);
+  }
+};
+
+// Run with `threads` > 1 (execute_parallel through ReverseThreads), or
+// plain execute.
+inline std::vector<Buf> Run(TStream& q, std::vector<Buf> ins, uint32_t threads = 1) {
   Loaded l;
   Load(&l, {{"g", q.Finish()}}, q.Weights());
   assert_int_equal(l.rc, 0);
@@ -113,8 +126,16 @@ inline std::vector<Buf> Run(TStream& q, std::vector<Buf> ins) {
   std::vector<uint8_t> scratch(info.scratch_bytes + 64);
   char msg[512];
   auto* d = epctx_vnpu_driver();
-  int rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
-                      scratch.data(), info.scratch_bytes, msg, sizeof msg);
+  int rc;
+  if (threads > 1) {
+    epctx_hal_parallel par{sizeof(epctx_hal_parallel), threads, &threads,
+                           ReverseThreads::ParallelFor};
+    rc = d->execute_parallel(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
+                             scratch.data(), info.scratch_bytes, &par, msg, sizeof msg);
+  } else {
+    rc = d->execute(d, g, ti.data(), uint32_t(ti.size()), to.data(), uint32_t(to.size()),
+                    scratch.data(), info.scratch_bytes, msg, sizeof msg);
+  }
   if (rc != 0) fail_msg("execute: %s", msg);
   return outs;
 }

@@ -273,15 +273,32 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
     kin = k;
   }
   if (p.qbinary && inner >= 16) {
+    // Threads split rows cut into pieces of at most kQBinaryPiece elements
+    // (a residual add of two whole tensors is one row); each unit finds its
+    // row's operands from the row's index over the outer dimensions.
+    constexpr int64_t kQBinaryPiece = 16384;
     const uint8_t *pa = static_cast<const uint8_t*>(a), *pb = static_cast<const uint8_t*>(bb);
     uint8_t* py = static_cast<uint8_t*>(y);
-    uint64_t ia = 0, ib = 0;
-    for (uint64_t o = 0; o < total / uint64_t(inner); ++o) {
-      p.qbinary(uk::QBinaryRow{pa + ia, pb + ib, py + o * uint64_t(inner), inner,
-                               d == fb::DType::INT8, !add, am == 0, bm == 0, as, bs, ys, az, bz, yz,
-                               lo, hi});
-      Advance(idx, dims, sa, sb, kin, &ia, &ib);  // over the outer dimensions
-    }
+    const int64_t rows = int64_t(total / uint64_t(inner));
+    const int64_t pieces = (inner + kQBinaryPiece - 1) / kQBinaryPiece;
+    const int64_t piece = (inner + pieces - 1) / pieces;
+    ForRange(b.par, rows * pieces, MinUnits(piece * 4), [&](int64_t u0, int64_t u1) {
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t o = u / pieces, s0 = u % pieces * piece;
+        const int64_t n = inner - s0 < piece ? inner - s0 : piece;
+        uint64_t ia = 0, ib = 0;
+        for (int64_t k = int64_t(kin), rest = o; k-- > 0;) {
+          const int64_t i = rest % dims[k];
+          rest /= dims[k];
+          ia += uint64_t(i * sa[k]);
+          ib += uint64_t(i * sb[k]);
+        }
+        if (am == 1) ia += uint64_t(s0);
+        if (bm == 1) ib += uint64_t(s0);
+        p.qbinary(uk::QBinaryRow{pa + ia, pb + ib, py + o * inner + s0, n, d == fb::DType::INT8,
+                                 !add, am == 0, bm == 0, as, bs, ys, az, bz, yz, lo, hi});
+      }
+    });
     return;
   }
   uint64_t ia = 0, ib = 0;
