@@ -165,6 +165,38 @@ void dynamic_quantize_matches_ort_on_constant_and_mixed_input(void**) {
   EXPECT_VALS(uint8_t, h.out(0), 0, 255, 170, 85);
 }
 
+// Rows long enough for the vector min/max lanes and the quantize row, with
+// the extremes in the lanes and in the tail: the scalar formula's bytes.
+void dynamic_quantize_long_rows_match_the_formula(void**) {
+  for (size_t n : {16u, 1003u}) {
+    kt::Host h;
+    std::vector<float> x(n);
+    uint32_t s = 5;
+    for (float& v : x) {
+      s = s * 1664525u + 1013904223u;
+      v = float(s >> 8) / float(1 << 24) * 8.0f - 3.0f;  // [-3, 5)
+    }
+    x[n / 2] = -7.5f;
+    x[n - 1] = 9.25f;
+    float lo = 0.0f, hi = 0.0f;
+    for (float v : x) {
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    const float scale = (hi - lo) / 255.0f;
+    const float zpf = std::nearbyint(std::fmin(255.0f, std::fmax(0.0f, 0.0f - lo / scale)));
+    std::vector<uint8_t> want(n);
+    for (size_t i = 0; i < n; ++i)
+      want[i] = uint8_t(std::fmin(255.0f, std::fmax(0.0f, std::nearbyint(x[i] / scale) + zpf)));
+    kt::Node q("DynamicQuantizeLinear", "dq");
+    q.Outputs({"y", "y_scale", "y_zero_point"});
+    EXPECT_OK(h.Run(q, 11, {h.F({int64_t(n)}, x)}));
+    ExpectVals<uint8_t>(h.out(0), want, __LINE__);
+    EXPECT_FLOATS(h.out(1), scale);
+    ExpectVals<uint8_t>(h.out(2), {uint8_t(zpf)}, __LINE__);
+  }
+}
+
 // ---- MatMulInteger / QLinearMatMul ----------------------------------------
 
 void matmul_integer_per_row_and_per_column_zero_points(void**) {
@@ -533,6 +565,7 @@ const CMUnitTest kTests[] = {
     cmocka_unit_test(quantize_rank0_and_float16_input),
     cmocka_unit_test(dequantize_int32_and_16bit_float_outputs_round_once),
     cmocka_unit_test(dynamic_quantize_matches_ort_on_constant_and_mixed_input),
+    cmocka_unit_test(dynamic_quantize_long_rows_match_the_formula),
     cmocka_unit_test(matmul_integer_per_row_and_per_column_zero_points),
     cmocka_unit_test(matmul_integer_accumulator_wraps_like_int32),
     cmocka_unit_test(qlinear_matmul_requantizes_per_column_and_saturates),

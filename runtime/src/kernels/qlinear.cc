@@ -21,6 +21,7 @@
 #include "kernels/kernel_util.h"
 #include "kernels/linalg.h"
 #include "kernels/ops.h"
+#include "kernels/qmatmul.h"
 #include "kernels/quant_util.h"
 #include "kernels/window.h"
 #include "epctx_uk/qconv.h"
@@ -350,6 +351,20 @@ Status ReadYZp(KernelContext& ctx, const TensorRef* zp, int32_t* dtype, int32_t*
   return Status::Ok();
 }
 
+// A's zero point when it is one value of A's dtype (0 when absent): what the
+// prepared path takes; false leaves other layouts and errors to
+// RunIntMatMul.
+bool ScalarAZp(const TensorRef* zp, const TensorRef& a, int32_t* value) {
+  *value = 0;
+  if (!zp) return true;
+  if (zp->dtype != a.dtype || zp->elements() != 1 || zp->rank > 1) return false;
+  Dispatch<kQuant8>(zp->dtype, [&](auto tag) {
+    using Z = decltype(tag);
+    *value = *static_cast<const Z*>(zp->data);
+  });
+  return true;
+}
+
 }  // namespace
 
 Status MatMulInteger(KernelContext& ctx) {
@@ -363,6 +378,12 @@ Status MatMulInteger(KernelContext& ctx) {
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, EPCTX_DTYPE_INT32, p.yrank, p.ydims, &y));
   int32_t* Y = static_cast<int32_t*>(y->data);
+  int32_t azp;
+  const QMatMulPrepared* pp = QMatMulPreparedFor(ctx, *b, ctx.input(3), p);
+  if (pp && ScalarAZp(ctx.input(2), *a, &azp))
+    return RunQMatMulPanels(
+        ctx, *pp,
+        QMatMulOperands{a->data, a->dtype, azp, p.batches * p.M, Y, true, nullptr, 0, 0, 0});
   const int64_t MN = p.M * p.N, N = p.N;
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(3), "a_zero_point", "b_zero_point"};
   return RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t, const uint32_t* r) {
@@ -386,18 +407,37 @@ Status QLinearMatMul(KernelContext& ctx) {
   EPCTX_RETURN_IF_ERROR(ReadYZp(ctx, ctx.input(7), &ydtype, &yzp));
   MatMulPlan p;
   EPCTX_RETURN_IF_ERROR(PlanMatMul(ctx, *a, *b, 1, &p));
-  float *a_scale, *b_scale, *y_scale;
-  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *as, "a_scale", 21, &a_scale));
-  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *bs, "b_scale", 21, &b_scale));
-  EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *ys, "y_scale", 21, &y_scale));
+  int32_t azp;
+  const QMatMulPrepared* pp = QMatMulPreparedFor(ctx, *b, ctx.input(5), p);
+  if (pp && !ScalarAZp(ctx.input(2), *a, &azp)) pp = nullptr;
+  // Multipliers made at create from these constant scales, else read here.
+  const float* mult = pp ? QMatMulPreparedMult(*pp, *as, *bs, *ys) : nullptr;
+  float *a_scale = nullptr, *b_scale = nullptr, *y_scale = nullptr;
   Param<float> bsp;
-  EPCTX_RETURN_IF_ERROR(ParamLayout(ctx, *bs, "b_scale", *b, "b", p.N,
-                                    b->rank >= 2 ? b->rank - 2 : 0, &bsp.batch_stride,
-                                    &bsp.stride));
-  bsp.v = b_scale;
+  if (!mult) {
+    EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *as, "a_scale", 21, &a_scale));
+    EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *bs, "b_scale", 21, &b_scale));
+    EPCTX_RETURN_IF_ERROR(ReadScales(ctx, *ys, "y_scale", 21, &y_scale));
+    EPCTX_RETURN_IF_ERROR(ParamLayout(ctx, *bs, "b_scale", *b, "b", p.N,
+                                      b->rank >= 2 ? b->rank - 2 : 0, &bsp.batch_stride,
+                                      &bsp.stride));
+    bsp.v = b_scale;
+  }
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, p.yrank, p.ydims, &y));
   const int64_t MN = p.M * p.N, N = p.N;
+  if (pp) {
+    if (!mult) {
+      float* m = nullptr;
+      EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(N), &m));
+      for (int64_t j = 0; j < N; ++j) m[j] = a_scale[0] * bsp.at(0, j) / y_scale[0];
+      mult = m;
+    }
+    const bool s8 = ydtype == EPCTX_DTYPE_INT8;
+    return RunQMatMulPanels(ctx, *pp,
+                            QMatMulOperands{a->data, a->dtype, azp, p.batches * p.M, y->data, false,
+                                            mult, yzp, s8 ? -128 : 0, s8 ? 127 : 255});
+  }
   const float ab = a_scale[0], yv = y_scale[0];
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(5), "a_zero_point", "b_zero_point"};
   Status st = Status::Ok();

@@ -98,6 +98,30 @@ void QTails(const uint8_t* w, int64_t k, int32_t rows, uint32_t* tail) {
   }
 }
 
+void QPackRows(const uint8_t* a, int64_t k, int64_t cols, uint8_t xflip, uint8_t* panel) {
+  const uint32_t flip4 = uint32_t(xflip) * 0x01010101u;
+  const int64_t full = k / 4, groups = Groups(k);
+  for (int64_t q = 0; q < kQCols; ++q) {
+    uint8_t* out = panel + q * 4;
+    if (q >= cols) {
+      for (int64_t gi = 0; gi < groups; ++gi) memset(out + gi * kQCols * 4, 0, 4);
+      continue;
+    }
+    const uint8_t* row = a + q * k;
+    for (int64_t gi = 0; gi < full; ++gi) {
+      uint32_t v;
+      memcpy(&v, row + gi * 4, 4);
+      v ^= flip4;
+      memcpy(out + gi * kQCols * 4, &v, 4);
+    }
+    if (full < groups) {
+      uint8_t v[4] = {0, 0, 0, 0};
+      for (int64_t j = 0; j < k - full * 4; ++j) v[j] = uint8_t(row[full * 4 + j] ^ xflip);
+      memcpy(out + full * kQCols * 4, v, 4);
+    }
+  }
+}
+
 void QConvRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
   const int64_t P = j.OH * j.OW, blocks = (P + kQCols - 1) / kQCols;
   const int64_t cig = j.C / j.G, cog = j.CO / j.G, K = Taps(j);

@@ -130,35 +130,6 @@ ConvGeo GeoOf(const fb::Graph* g, const fb::QConv2D* c) {
   return s;
 }
 
-// 48 rows of A (fewer at the end: zero columns) as a panel.
-void PackRows(const uint8_t* a, int64_t k, int64_t cols, uint8_t xflip, uint8_t* panel) {
-  const uint32_t flip4 = uint32_t(xflip) * 0x01010101u;
-  const int64_t full = k / 4, groups = Groups(k);
-  for (int64_t q = 0; q < kQCols; ++q) {
-    uint8_t* out = panel + q * 4;
-    if (q >= cols) {
-      for (int64_t gi = 0; gi < groups; ++gi) memset(out + gi * kQCols * 4, 0, 4);
-      continue;
-    }
-    const uint8_t* row = a + q * k;
-    for (int64_t gi = 0; gi < full; ++gi) {
-      uint32_t v;
-      memcpy(&v, row + gi * 4, 4);
-      v ^= flip4;
-      memcpy(out + gi * kQCols * 4, &v, 4);
-    }
-    if (full < groups) {
-      uint8_t v[4] = {0, 0, 0, 0};
-      for (int64_t j = 0; j < k - full * 4; ++j) v[j] = uint8_t(row[full * 4 + j] ^ xflip);
-      memcpy(out + full * kQCols * 4, v, 4);
-    }
-  }
-}
-
-}  // namespace
-
-namespace {
-
 // The op's geometry, dtypes and zero points (the input's from its field) as
 // a micro-kernel job; pointers and the epilogue are filled at execute.
 uk::QConvJob JobOf(const fb::Graph* g, const fb::QConv2D* c) {
@@ -341,7 +312,7 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
         int32_t colsum[kQCols] = {};
         for (int64_t u = lo; u < hi; ++u) {
           const int64_t m0 = u * kQCols, cols = M - m0 < kQCols ? M - m0 : kQCols;
-          PackRows(a + m0 * K, K, cols, xflip, panel);
+          uk::QPackRows(a + m0 * K, K, cols, xflip, panel);
           if (fin.wz) uk::QColumnSums(panel, Groups(K), colsum);
           Sweep(p, w, K, wflip, panel, 0, N, [&](int64_t n0, int32_t rows, const int32_t* raw) {
             if (p.qrequant) {

@@ -65,11 +65,16 @@ void QDepthwiseRun(const QConvJob& j, int64_t lo, int64_t hi, void* work);
 // sums[r] = sum over k < K of int8(w[r * K + k] ^ wflip), for r < rows.
 void QWeightSums(const uint8_t* w, int64_t rows, int64_t k, uint8_t wflip, int32_t* sums);
 
-// The panel helpers QConvRun uses, for other panel users (the vnpu QGEMM):
-// each panel column's sum over its groups; each row's last partial group of
-// K bytes, zero-padded (no byte past a row is read).
+// The panel helpers QConvRun uses, for other panel users (the vnpu QGEMM,
+// the CPU's MatMulInteger and QLinearMatMul): each panel column's sum over
+// its groups; each row's last partial group of K bytes, zero-padded (no byte
+// past a row is read).
 void QColumnSums(const uint8_t* panel, int64_t groups, int32_t* colsum);
 void QTails(const uint8_t* w, int64_t k, int32_t rows, uint32_t* tail);
+// A GEMM's activation panel: `cols` (<= kQCols) rows of a [rows][k] matrix
+// `a`, each XORed with xflip, as the panel's columns (Interleave4's layout;
+// a row's bytes past k and the columns past cols are 0).
+void QPackRows(const uint8_t* a, int64_t k, int64_t cols, uint8_t xflip, uint8_t* panel);
 
 }  // namespace uk
 }  // namespace epctx
