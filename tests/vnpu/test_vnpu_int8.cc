@@ -338,12 +338,57 @@ void QMaxPoolRowsMatchWindowMaximum(void**) {
 
 // Threads change nothing: a residual add of two whole tensors (one row
 // of 40,000 bytes, cut into pieces), a per-channel gate (rows of 400 with a
-// one-byte operand) and a 3x3 QCONV2D on a 7x7 map (one pixel block, its
-// 40 output channels cut into runs) give the same bytes at 1 and 3 threads.
+// one-byte operand), a 3x3 QCONV2D on a 7x7 map (one pixel block, its 40
+// output channels cut into runs), QUANTIZE / DEQUANTIZE of 140,000 floats
+// and a QGEMM of 4 row blocks give the same bytes at 1 and 3 threads, and
+// the expected ones.
 void ThreadsGiveTheSameBytes(void**) {
-  for (int kind = 0; kind < 3; ++kind) {
+  for (int kind = 0; kind < 5; ++kind) {
     TStream q;
     std::vector<Buf> ins;
+    if (kind == 4) {  // QGEMM of 4 row blocks, each cut into runs of output columns
+      const int M = 150, K = 300, N = 64;
+      std::vector<int32_t> a(M * K), w(N * K), bias(N);
+      std::vector<float> mult(N);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = int32_t((i * 37 + 11) % 256) - 128;
+      for (size_t i = 0; i < w.size(); ++i) w[i] = int32_t((i * 53 + 5) % 256);
+      for (int j = 0; j < N; ++j)
+        bias[size_t(j)] = j * 131 - 4000, mult[size_t(j)] = 0.00002f * float(j + 1);
+      uint32_t x = q.In({M, K}, D::INT8), y = q.Out({M, N}, D::INT8);
+      uint32_t wt = q.W(w, {N, K}, D::UINT8), bt = q.W(bias, {N}, D::INT32),
+               mt = q.W(mult, {N}, D::FLOAT32);
+      q.s.Op(
+          fb::CreateQGemm(q.s.fbb, x, wt, y, true, bt, M, K, N, 5, false, 0, 3, mt, 1, -128, 127));
+      const auto one = Run(q, {Bytes(a, {M, K}, D::INT8)});
+      const auto three = Run(q, {Bytes(a, {M, K}, D::INT8)}, 3);
+      assert_true(one[0].bytes == three[0].bytes);
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+          int64_t acc = bias[size_t(j)];
+          for (int k = 0; k < K; ++k)
+            acc += (a[size_t(i * K + k)] - 5) * (w[size_t(j * K + k)] - 3);
+          assert_int_equal(At(three[0], size_t(i * N + j)),
+                           RefRequant(acc, mult[size_t(j)], 1, -128, 127));
+        }
+      continue;
+    }
+    if (kind == 3) {  // QUANTIZE then DEQUANTIZE of 140,000 floats (runs of 64k)
+      const int64_t n = 140000;
+      uint32_t xt = q.In({n}, D::FLOAT32), yq = q.Arena({n}, D::UINT8), yf = q.Out({n}, D::FLOAT32);
+      q.s.Op(fb::CreateQuantize(q.s.fbb, xt, yq, 0.5f, 100));
+      q.s.Op(fb::CreateDequantize(q.s.fbb, yq, yf, 0.5f, 100));
+      std::vector<float> xv(static_cast<size_t>(n));
+      for (size_t i = 0; i < xv.size(); ++i) xv[i] = float(int64_t(i % 301) - 150) * 0.75f;
+      const auto one = Run(q, {Bytes(xv, {n}, D::FLOAT32)});
+      const auto three = Run(q, {Bytes(xv, {n}, D::FLOAT32)}, 3);
+      assert_true(one[0].bytes == three[0].bytes);
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const float want =
+            float(std::min(255, std::max(0, int(std::nearbyint(xv[i] / 0.5f)) + 100)) - 100) * 0.5f;
+        assert_true(AtF(three[0], i) == want);
+      }
+      continue;
+    }
     if (kind < 2) {
       const std::vector<int64_t> as = {1, 100, 20, 20};
       const std::vector<int64_t> bs = kind ? std::vector<int64_t>{1, 100, 1, 1} : as;

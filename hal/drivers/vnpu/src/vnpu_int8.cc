@@ -159,8 +159,10 @@ void RunQuantize(const Bindings& b, const fb::Quantize* c, const OpPlan& p) {
   const float s = c->scale();
   const int32_t zp = c->zero_point(), lo = QMin(d), hi = QMax(d);
   const uint64_t n = Elements(yt);
-  if (p.quantize) {
-    p.quantize(x, int64_t(n), s, zp, lo, hi, static_cast<uint8_t*>(y));
+  if (p.quantize) {  // threads split runs of at least 64k elements
+    ForRange(b.par, int64_t(n), int64_t{1} << 16, [&](int64_t i0, int64_t i1) {
+      p.quantize(x + i0, i1 - i0, s, zp, lo, hi, static_cast<uint8_t*>(y) + i0);
+    });
     return;
   }
   for (uint64_t i = 0; i < n; ++i) StoreQ(y, d, i, Requantize(x[i] / s, zp, lo, hi));
@@ -178,9 +180,11 @@ void RunDequantize(const Bindings& b, const fb::Dequantize* c, const OpPlan& p) 
     for (uint64_t i = 0; i < n; ++i) y[i] = float(xi[i]) * s;  // zero point 0 (validated)
     return;
   }
-  if (p.dequantize) {
-    p.dequantize(static_cast<const uint8_t*>(x), int64_t(n), xt->dtype() == fb::DType::INT8, zp, s,
-                 y);
+  if (p.dequantize) {  // threads split runs of at least 64k elements
+    ForRange(b.par, int64_t(n), int64_t{1} << 16, [&](int64_t i0, int64_t i1) {
+      p.dequantize(static_cast<const uint8_t*>(x) + i0, i1 - i0, xt->dtype() == fb::DType::INT8, zp,
+                   s, y + i0);
+    });
     return;
   }
   for (uint64_t i = 0; i < n; ++i) y[i] = float(Q(x, xt->dtype(), i) - zp) * s;

@@ -305,50 +305,66 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
         });
     return;
   }
-  const int64_t blocks = (M + kQCols - 1) / kQCols;
+  // Units: 48-row blocks of A, or, with fewer than kQMinUnits blocks (a
+  // 128-token encoder has 3), runs of each block's 8-column tiles of the
+  // output, so threads share it evenly (QConvRun's rule). Units never
+  // depend on the threads; consecutive units of one block pack it once.
+  constexpr int64_t kQMinUnits = 8;
+  const int64_t blocks = (M + kQCols - 1) / kQCols, tiles = (N + kQRows - 1) / kQRows;
+  int64_t runs = blocks >= kQMinUnits ? 1 : (kQMinUnits + blocks - 1) / blocks;
+  runs = runs < tiles ? runs : tiles;
   ForRangeSlots(
-      b.par, blocks, MinUnits(K * kQCols * N), [&](int64_t lo, int64_t hi, uint32_t slot) {
+      b.par, blocks * runs, MinUnits(K * kQCols * N / runs),
+      [&](int64_t lo, int64_t hi, uint32_t slot) {
         uint8_t* panel = reinterpret_cast<uint8_t*>(b.slot(slot));
         int32_t colsum[kQCols] = {};
         for (int64_t u = lo; u < hi; ++u) {
-          const int64_t m0 = u * kQCols, cols = M - m0 < kQCols ? M - m0 : kQCols;
-          uk::QPackRows(a + m0 * K, K, cols, xflip, panel);
-          if (fin.wz) uk::QColumnSums(panel, Groups(K), colsum);
-          Sweep(p, w, K, wflip, panel, 0, N, [&](int64_t n0, int32_t rows, const int32_t* raw) {
-            if (p.qrequant) {
-              // The vector requantisation into a [rows][48] block, then
-              // its bytes transposed into the [M][N] output: the same
-              // bytes as the scalar epilogue (47% of an int8 encoder's
-              // time when it ran per element).
-              int32_t rowc[kQRows];
-              uint8_t block[kQRows * kQCols];
-              for (int32_t r = 0; r < rows; ++r) rowc[r] = fin.RowConstant(n0 + r);
-              p.qrequant(uk::QRequant{raw, rows, int32_t(cols), fin.wz ? colsum : nullptr,
-                                      int32_t(fin.wz), rowc, fin.ep.mult + n0, fin.ep.zp, fin.ep.lo,
-                                      fin.ep.hi, block, kQCols});
-              uint8_t* yb = static_cast<uint8_t*>(y) + m0 * N + n0;
-              for (int64_t q = 0; q < cols; ++q)
-                for (int32_t r = 0; r < rows; ++r) yb[q * N + r] = block[r * kQCols + q];
-              return;
-            }
-            if (fin.ep.dtype == fb::DType::INT32) {
-              // MatMulInteger: the wrapping int32 sum the scalar epilogue
-              // computes (its bias folded into rowc), without its per
-              // element dispatch.
-              int32_t* y32 = static_cast<int32_t*>(y) + m0 * N + n0;
-              uint32_t rowc[kQRows];
-              for (int32_t r = 0; r < rows; ++r) rowc[r] = uint32_t(fin.RowConstant(n0 + r));
-              for (int64_t q = 0; q < cols; ++q) {
-                const uint32_t cz = fin.wz * uint32_t(colsum[q]);
-                for (int32_t r = 0; r < rows; ++r)
-                  y32[q * N + r] = int32_t(uint32_t(raw[r * kQCols + q]) + rowc[r] - cz);
-              }
-              return;
-            }
-            for (int32_t r = 0; r < rows; ++r)
-              for (int64_t q = 0; q < cols; ++q)
-                fin(y, uint64_t((m0 + q) * N + n0 + r), n0 + r, raw[r * kQCols + q], colsum[q]);
-          });
+          const int64_t blk = u / runs, run = u % runs;
+          const int64_t m0 = blk * kQCols, cols = M - m0 < kQCols ? M - m0 : kQCols;
+          if (u == lo || run == 0) {  // a block this call has not packed yet
+            uk::QPackRows(a + m0 * K, K, cols, xflip, panel);
+            if (fin.wz) uk::QColumnSums(panel, Groups(K), colsum);
+          }
+          const int64_t n_lo = tiles * run / runs * kQRows;
+          const int64_t n_hi =
+              tiles * (run + 1) / runs * kQRows < N ? tiles * (run + 1) / runs * kQRows : N;
+          Sweep(p, w, K, wflip, panel, n_lo, n_hi - n_lo,
+                [&](int64_t n0, int32_t rows, const int32_t* raw) {
+                  if (p.qrequant) {
+                    // The vector requantisation into a [rows][48] block, then
+                    // its bytes transposed into the [M][N] output: the same
+                    // bytes as the scalar epilogue (47% of an int8 encoder's
+                    // time when it ran per element).
+                    int32_t rowc[kQRows];
+                    uint8_t block[kQRows * kQCols];
+                    for (int32_t r = 0; r < rows; ++r) rowc[r] = fin.RowConstant(n0 + r);
+                    p.qrequant(uk::QRequant{raw, rows, int32_t(cols), fin.wz ? colsum : nullptr,
+                                            int32_t(fin.wz), rowc, fin.ep.mult + n0, fin.ep.zp,
+                                            fin.ep.lo, fin.ep.hi, block, kQCols});
+                    uint8_t* yb = static_cast<uint8_t*>(y) + m0 * N + n0;
+                    for (int64_t q = 0; q < cols; ++q)
+                      for (int32_t r = 0; r < rows; ++r) yb[q * N + r] = block[r * kQCols + q];
+                    return;
+                  }
+                  if (fin.ep.dtype == fb::DType::INT32) {
+                    // MatMulInteger: the wrapping int32 sum the scalar epilogue
+                    // computes (its bias folded into rowc), without its per
+                    // element dispatch.
+                    int32_t* y32 = static_cast<int32_t*>(y) + m0 * N + n0;
+                    uint32_t rowc[kQRows];
+                    for (int32_t r = 0; r < rows; ++r) rowc[r] = uint32_t(fin.RowConstant(n0 + r));
+                    for (int64_t q = 0; q < cols; ++q) {
+                      const uint32_t cz = fin.wz * uint32_t(colsum[q]);
+                      for (int32_t r = 0; r < rows; ++r)
+                        y32[q * N + r] = int32_t(uint32_t(raw[r * kQCols + q]) + rowc[r] - cz);
+                    }
+                    return;
+                  }
+                  for (int32_t r = 0; r < rows; ++r)
+                    for (int64_t q = 0; q < cols; ++q)
+                      fin(y, uint64_t((m0 + q) * N + n0 + r), n0 + r, raw[r * kQCols + q],
+                          colsum[q]);
+                });
         }
       });
 }
