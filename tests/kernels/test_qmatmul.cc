@@ -85,23 +85,27 @@ void CheckSame(kt::Host& h, kt::Node& node, int64_t opset, const std::vector<Ten
 }
 
 struct Shape {
-  kt::Dims a;
-  int64_t K, N;
+  kt::Dims a, b;
 };
 
-// M = rows of A over all batches; around kDotRows (8) and the 48-row panel.
+// M = rows of A (over all batches for a 2-D B); around kDotRows (8) and
+// the 48-row panel.
 const Shape kShapes[] = {
-    {{1, 37}, 37, 50},         // one row, K % 4 == 1
-    {{37}, 37, 9},             // A a vector
-    {{3, 64}, 64, 97},         // few rows: dots, N past a 64 chunk
-    {{7, 130}, 130, 48},       // last row count on dots
-    {{8, 33}, 33, 49},         // first on panels, N one past 48
-    {{15, 130}, 130, 47},      // a part panel, N one short of 48
-    {{49, 255}, 255, 100},     // one row past a panel
-    {{2, 3, 17, 40}, 40, 57},  // batches over one B: 102 rows
-    {{130, 770}, 770, 200},    // splits across threads, K % 4 == 2
-    {{50, 3}, 3, 1},           // K below one group, one column
-    {{128, 64}, 64, 136},      // N past one 128-row unit of B^T
+    {{1, 37}, {37, 50}},            // one row, K % 4 == 1
+    {{37}, {37, 9}},                // A a vector
+    {{3, 64}, {64, 97}},            // few rows: dots, N past a 64 chunk
+    {{7, 130}, {130, 48}},          // last row count on dots
+    {{8, 33}, {33, 49}},            // first on panels, N one past 48
+    {{15, 130}, {130, 47}},         // a part panel, N one short of 48
+    {{49, 255}, {255, 100}},        // one row past a panel
+    {{2, 3, 17, 40}, {40, 57}},     // batches over one B: 102 rows
+    {{130, 770}, {770, 200}},       // splits across threads, K % 4 == 2
+    {{50, 3}, {3, 1}},              // K below one group, one column
+    {{128, 64}, {64, 136}},         // N past one 128-row unit of B^T
+    {{2, 5, 20}, {2, 20, 30}},      // batched B: dots per matrix
+    {{3, 1, 50, 17}, {2, 17, 10}},  // batches broadcast both ways: panels
+    {{50, 16}, {3, 16, 9}},         // one A over B's matrices
+    {{2, 1, 9, 13}, {1, 13, 7}},    // B one matrix of rank 3: one product
 };
 
 const int32_t kQ8[] = {EPCTX_DTYPE_UINT8, EPCTX_DTYPE_INT8};
@@ -114,7 +118,8 @@ void matmul_integer_prepared_gives_the_reference_bits(void**) {
       for (int32_t bt : kQ8) {
         kt::Host h;
         TensorRef* a = Bytes(h, at, s.a, &seed);
-        TensorRef* b = Bytes(h, bt, {s.K, s.N}, &seed);
+        TensorRef* b = Bytes(h, bt, s.b, &seed);
+        const int64_t N = s.b.back();
         // Zero points: none, per tensor, per column [N], per column [1, N].
         TensorRef *azp = nullptr, *bzp = nullptr;
         switch (zp_mode++ % 4) {
@@ -125,9 +130,11 @@ void matmul_integer_prepared_gives_the_reference_bits(void**) {
             break;
           case 2:
             azp = Bytes(h, at, {1}, &seed);
-            bzp = Bytes(h, bt, {s.N}, &seed);
+            bzp = Bytes(h, bt, {N}, &seed);
             break;
-          default: bzp = Bytes(h, bt, {1, s.N}, &seed); break;
+          default:  // [1, N] is a per-batch layout for a batched B
+            bzp = Bytes(h, bt, s.b.size() == 2 ? kt::Dims{1, N} : kt::Dims{N}, &seed);
+            break;
         }
         kt::Node node("MatMulInteger", "mi");
         CheckSame(h, node, 10, {a, b, azp, bzp}, {false, true, false, true}, 1, true,
@@ -144,12 +151,13 @@ void qlinear_matmul_prepared_gives_the_reference_bits(void**) {
         const int m = mode++;
         kt::Host h;
         TensorRef* a = Bytes(h, at, s.a, &seed);
-        TensorRef* b = Bytes(h, bt, {s.K, s.N}, &seed);
+        TensorRef* b = Bytes(h, bt, s.b, &seed);
+        const int64_t N = s.b.back();
         TensorRef* as = Scales(h, {}, &seed);
         TensorRef* azp = Bytes(h, at, {}, &seed);
         const bool per_col = m % 2 == 1;
-        TensorRef* bs = Scales(h, per_col ? kt::Dims{s.N} : kt::Dims{}, &seed);
-        TensorRef* bzp = Bytes(h, bt, per_col ? kt::Dims{s.N} : kt::Dims{}, &seed);
+        TensorRef* bs = Scales(h, per_col ? kt::Dims{N} : kt::Dims{}, &seed);
+        TensorRef* bzp = Bytes(h, bt, per_col ? kt::Dims{N} : kt::Dims{}, &seed);
         TensorRef* ys = Scales(h, {}, &seed);
         TensorRef* yzp = Bytes(h, m % 3 ? EPCTX_DTYPE_INT8 : EPCTX_DTYPE_UINT8, {}, &seed);
         // Every other case leaves the scales to Run (a dynamic a_scale).
@@ -202,6 +210,21 @@ void unserved_operands_stay_on_the_reference(void**) {
   assert_null(h.prepared());
   EXPECT_FAIL(h.Run(node, 10, {a, b2, nullptr, bad}), EPCTX_INVALID_ARGUMENT,
               "b_zero_point has dtype uint8, expected B's int8");
+  // Per-batch zero points of a batched B: nothing prepared; per-batch
+  // scales with runtime multipliers: the reference loop.
+  TensorRef* a3 = Bytes(h, EPCTX_DTYPE_UINT8, {2, 20, 12}, &seed);
+  TensorRef* b3 = Bytes(h, EPCTX_DTYPE_INT8, {2, 12, 9}, &seed);
+  h.ClearPrepared();
+  EXPECT_OK(
+      h.Prepare(node, 10, {nullptr, b3, nullptr, Bytes(h, EPCTX_DTYPE_INT8, {2, 1, 9}, &seed)}));
+  assert_null(h.prepared());
+  kt::Node qm("QLinearMatMul", "qm");
+  CheckSame(h, qm, 10,
+            {a3, Scales(h, {}, &seed), Bytes(h, EPCTX_DTYPE_UINT8, {}, &seed), b3,
+             Scales(h, {2, 1, 9}, &seed), Bytes(h, EPCTX_DTYPE_INT8, {}, &seed),
+             Scales(h, {}, &seed), Bytes(h, EPCTX_DTYPE_UINT8, {}, &seed)},
+            {false, false, false, true, false, true, false, false}, 3, true, "per-batch b_scale",
+            false);
   // B not a constant: nothing prepared.
   kt::Host fresh;
   EXPECT_OK(fresh.Prepare(node, 10, {a, nullptr, nullptr, nullptr}));

@@ -381,9 +381,8 @@ Status MatMulInteger(KernelContext& ctx) {
   int32_t azp;
   const QMatMulPrepared* pp = QMatMulPreparedFor(ctx, *b, ctx.input(3), p);
   if (pp && ScalarAZp(ctx.input(2), *a, &azp))
-    return RunQMatMulPanels(
-        ctx, *pp,
-        QMatMulOperands{a->data, a->dtype, azp, p.batches * p.M, Y, true, nullptr, 0, 0, 0});
+    return RunQMatMulPanels(ctx, *pp, p,
+                            QMatMulOperands{a->data, a->dtype, azp, Y, true, nullptr, 0, 0, 0});
   const int64_t MN = p.M * p.N, N = p.N;
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(3), "a_zero_point", "b_zero_point"};
   return RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t, const uint32_t* r) {
@@ -422,6 +421,8 @@ Status QLinearMatMul(KernelContext& ctx) {
                                       b->rank >= 2 ? b->rank - 2 : 0, &bsp.batch_stride,
                                       &bsp.stride));
     bsp.v = b_scale;
+    // Multipliers per batch of a batched B are the reference loop's.
+    if (pp && pp->matrices > 1 && bsp.batch_stride != 0) pp = nullptr;
   }
   TensorRef* y = nullptr;
   EPCTX_RETURN_IF_ERROR(ctx.AllocOutput(0, ydtype, p.yrank, p.ydims, &y));
@@ -434,9 +435,9 @@ Status QLinearMatMul(KernelContext& ctx) {
       mult = m;
     }
     const bool s8 = ydtype == EPCTX_DTYPE_INT8;
-    return RunQMatMulPanels(ctx, *pp,
-                            QMatMulOperands{a->data, a->dtype, azp, p.batches * p.M, y->data, false,
-                                            mult, yzp, s8 ? -128 : 0, s8 ? 127 : 255});
+    return RunQMatMulPanels(ctx, *pp, p,
+                            QMatMulOperands{a->data, a->dtype, azp, y->data, false, mult, yzp,
+                                            s8 ? -128 : 0, s8 ? 127 : 255});
   }
   const float ab = a_scale[0], yv = y_scale[0];
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(5), "a_zero_point", "b_zero_point"};

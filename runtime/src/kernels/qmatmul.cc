@@ -31,11 +31,13 @@ int32_t ByteValue(int32_t dtype, const void* p, uint64_t i) {
   return dtype == EPCTX_DTYPE_INT8 ? int32_t(int8_t(v)) : int32_t(v);
 }
 
-// A per-column parameter of a [K][N] B: a scalar, [N] or [1, N].
-bool PerColumn(const TensorRef& t, int64_t N) {
+// A parameter of B ([..., K, N], rank b_rank) the same for every matrix:
+// a scalar, [N], or [1, N] for a 2-D B (per-batch layouts are left to the
+// reference loop).
+bool PerColumn(const TensorRef& t, int64_t N, uint32_t b_rank) {
   if (t.elements() == 1 && t.rank <= 1) return true;
   if (t.rank == 1) return t.dims[0] == N;
-  return t.rank == 2 && t.dims[0] == 1 && t.dims[1] == N;
+  return b_rank == 2 && t.rank == 2 && t.dims[0] == 1 && t.dims[1] == N;
 }
 
 bool IsScalar(const TensorRef& t) { return t.elements() == 1 && t.rank <= 1; }
@@ -43,13 +45,13 @@ bool IsScalar(const TensorRef& t) { return t.elements() == 1 && t.rank <= 1; }
 // QLinearMatMul's multipliers a_scale * b_scale[n] / y_scale (the
 // reference's expression) when all three scales are constant float32 of the
 // shapes the kernel accepts; otherwise the kernel makes them at Run.
-Status PrepareMult(PrepareContext& pc, QMatMulPrepared* pp) {
+Status PrepareMult(PrepareContext& pc, uint32_t b_rank, QMatMulPrepared* pp) {
   const TensorRef *as = pc.constant(1), *bs = pc.constant(4), *ys = pc.constant(6);
   if (!as || !bs || !ys) return Status::Ok();
   if (as->dtype != EPCTX_DTYPE_FLOAT || bs->dtype != EPCTX_DTYPE_FLOAT ||
       ys->dtype != EPCTX_DTYPE_FLOAT)
     return Status::Ok();
-  if (!IsScalar(*as) || !IsScalar(*ys) || !PerColumn(*bs, pp->N)) return Status::Ok();
+  if (!IsScalar(*as) || !IsScalar(*ys) || !PerColumn(*bs, pp->N, b_rank)) return Status::Ok();
   float* mult = static_cast<float*>(pc.Alloc(uint64_t(pp->N) * sizeof(float), 64));
   if (!mult) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the multipliers");
   const float a = *static_cast<const float*>(as->data), y = *static_cast<const float*>(ys->data);
@@ -66,30 +68,35 @@ Status PrepareMult(PrepareContext& pc, QMatMulPrepared* pp) {
 // Packs constant input `bi` (B) with its zero point `zi` for the kernels.
 Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear) {
   const TensorRef* b = pc.constant(bi);
-  if (!b || !IsQ8(b->dtype) || b->rank != 2) return Status::Ok();
-  const int64_t K = b->dims[0], N = b->dims[1];
-  if (K <= 0 || N <= 0 || N > INT32_MAX) return Status::Ok();
+  if (!b || !IsQ8(b->dtype) || b->rank < 2) return Status::Ok();
+  const int64_t K = b->dims[b->rank - 2], N = b->dims[b->rank - 1];
+  int64_t matrices = 1, rows = 0;
+  if (!Product(b->dims, 0, b->rank - 2, &matrices) || !MulOk(matrices, N, &rows))
+    return Status::Ok();
+  if (K <= 0 || N <= 0 || rows <= 0 || rows > INT32_MAX) return Status::Ok();
   const TensorRef* bzp = pc.constant(zi);
   // Zero points the kernel would refuse stay for it to report.
-  if (bzp && (bzp->dtype != b->dtype || !PerColumn(*bzp, N))) return Status::Ok();
-  const uint64_t n = uint64_t(N);
+  if (bzp && (bzp->dtype != b->dtype || !PerColumn(*bzp, N, b->rank))) return Status::Ok();
+  const uint64_t n = uint64_t(rows);
   QMatMulPrepared* pp = static_cast<QMatMulPrepared*>(pc.Alloc(sizeof(QMatMulPrepared), 16));
   uint8_t* wt = static_cast<uint8_t*>(pc.Alloc(n * uint64_t(K), 64));
   int32_t* wsum = static_cast<int32_t*>(pc.Alloc(n * sizeof(int32_t), 64));
-  int32_t* wz = static_cast<int32_t*>(pc.Alloc(n * sizeof(int32_t), 64));
+  int32_t* wz = static_cast<int32_t*>(pc.Alloc(uint64_t(N) * sizeof(int32_t), 64));
   uint32_t* tail = K % 4 ? static_cast<uint32_t*>(pc.Alloc(n * sizeof(uint32_t), 64)) : nullptr;
   if (!pp || !wt || !wsum || !wz || (K % 4 && !tail))
-    return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared B (%lld x %lld)",
-                   static_cast<long long>(K), static_cast<long long>(N));
-  const uint8_t* src = static_cast<const uint8_t*>(b->data);
-  // Transposed in 64 x 64 blocks: both sides stay in cache.
-  for (int64_t k0 = 0; k0 < K; k0 += 64)
-    for (int64_t n0 = 0; n0 < N; n0 += 64)
-      for (int64_t j = n0; j < N && j < n0 + 64; ++j)
-        for (int64_t k = k0; k < K && k < k0 + 64; ++k) wt[j * K + k] = src[k * N + j];
+    return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared B %s", ShapeOf(*b).s);
+  // Each matrix transposed in 64 x 64 blocks: both sides stay in cache.
+  for (int64_t g = 0; g < matrices; ++g) {
+    const uint8_t* src = static_cast<const uint8_t*>(b->data) + g * K * N;
+    uint8_t* dst = wt + g * N * K;
+    for (int64_t k0 = 0; k0 < K; k0 += 64)
+      for (int64_t n0 = 0; n0 < N; n0 += 64)
+        for (int64_t j = n0; j < N && j < n0 + 64; ++j)
+          for (int64_t k = k0; k < K && k < k0 + 64; ++k) dst[j * K + k] = src[k * N + j];
+  }
   const uint8_t wflip = b->dtype == EPCTX_DTYPE_UINT8 ? 0x80 : 0;
-  uk::QWeightSums(wt, N, K, wflip, wsum);
-  if (tail) uk::QTails(wt, K, int32_t(N), tail);
+  uk::QWeightSums(wt, rows, K, wflip, wsum);
+  if (tail) uk::QTails(wt, K, int32_t(rows), tail);
   bool uniform = true, any = false;
   for (int64_t j = 0; j < N; ++j) {
     const int32_t z = bzp ? ByteValue(bzp->dtype, bzp->data, bzp->elements() == 1 ? 0 : j) : 0;
@@ -102,6 +109,7 @@ Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear
   pp->bzp = bzp ? bzp->data : nullptr;
   pp->K = K;
   pp->N = N;
+  pp->matrices = matrices;
   pp->wflip = wflip;
   pp->wt = wt;
   pp->wsum = wsum;
@@ -112,7 +120,7 @@ Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear
   pp->tile = uk::QTileKernel();
   pp->dot = uk::QDotKernel();
   pp->requant = uk::QRequantKernel();
-  if (qlinear) EPCTX_RETURN_IF_ERROR(PrepareMult(pc, pp));
+  if (qlinear) EPCTX_RETURN_IF_ERROR(PrepareMult(pc, b->rank, pp));
   pc.SetPrepared(pp);
   return Status::Ok();
 }
@@ -124,6 +132,16 @@ struct Correction {
   const int32_t* rowc;  // [N]
 };
 
+// A Run's scratch, taken once for every matrix of the product.
+struct Work {
+  int32_t* rowc;     // [N]
+  uint8_t* panels;   // threads x panel bytes (panels)
+  uint8_t* flipped;  // [rows][K]: INT8 A made unsigned (dots)
+  int32_t* asum;     // [rows] (dots)
+};
+
+uint64_t PanelBytes(int64_t K) { return uint64_t((K + 3) / 4) * kQCols * 4; }
+
 // The accumulator of one output from its raw sum and the A row's (or panel
 // column's) byte sum.
 inline uint32_t Acc(const QMatMulPrepared& pp, const Correction& c, int64_t n, int32_t raw,
@@ -133,9 +151,9 @@ inline uint32_t Acc(const QMatMulPrepared& pp, const Correction& c, int64_t n, i
 
 // Rows of A fewer than kDotRows: one uk::QDot per A row and chunk of B^T
 // rows. `arows` are A's rows as unsigned bytes, `asum` their sums.
-void RunDots(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op,
+void RunDots(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op, int64_t M,
              const Correction& c, const uint8_t* arows, const int32_t* asum) {
-  const int64_t M = op.rows, K = pp.K, N = pp.N;
+  const int64_t K = pp.K, N = pp.N;
   const int64_t units = (N + kDotChunk - 1) / kDotChunk;
   const uint32_t chunks = ctx.Chunks(units, M * K * kDotChunk);
   ctx.ParallelFor(chunks, [&](uint32_t ch, uint32_t) {
@@ -191,17 +209,13 @@ void FinishTile(const QMatMulPrepared& pp, const QMatMulOperands& op, const Corr
 
 // Units are (48-row block of A) x (kPanelChunk rows of B^T), block-major:
 // a worker packs a block's panel once per run of its units.
-Status RunPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op,
-                 const Correction& c, uint8_t xflip) {
-  const int64_t M = op.rows, K = pp.K, N = pp.N, groups = (K + 3) / 4;
+void RunPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op, int64_t M,
+               const Correction& c, uint8_t xflip, uint8_t* panels) {
+  const int64_t K = pp.K, N = pp.N, groups = (K + 3) / 4;
   const int64_t blocks = (M + kQCols - 1) / kQCols, cuts = (N + kPanelChunk - 1) / kPanelChunk;
   const int64_t units = blocks * cuts;
-  const uint64_t panel_bytes = uint64_t(groups) * kQCols * 4;
-  const uint32_t chunks = ctx.Chunks(units, K * kQCols * kPanelChunk);
-  uint8_t* panels = static_cast<uint8_t*>(ctx.Scratch(uint64_t(chunks) * panel_bytes, 64));
-  if (!panels)
-    return ctx.Fail(EPCTX_OUT_OF_MEMORY, "cannot get %llu bytes of scratch for the A panels",
-                    static_cast<unsigned long long>(uint64_t(chunks) * panel_bytes));
+  const uint64_t panel_bytes = PanelBytes(K);
+  const uint32_t chunks = ctx.Chunks(units, K * kQCols * kPanelChunk);  // <= threads()
   const uint8_t* A = static_cast<const uint8_t*>(op.a);
   ctx.ParallelFor(chunks, [&](uint32_t ch, uint32_t) {
     int64_t lo, hi;
@@ -227,7 +241,6 @@ Status RunPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOpe
       }
     }
   });
-  return Status::Ok();
 }
 
 }  // namespace
@@ -235,7 +248,9 @@ Status RunPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOpe
 const QMatMulPrepared* QMatMulPreparedFor(const KernelContext& ctx, const TensorRef& b,
                                           const TensorRef* bzp, const MatMulPlan& p) {
   const QMatMulPrepared* pp = static_cast<const QMatMulPrepared*>(ctx.prepared());
-  if (!pp || pp->b != b.data || b.rank != 2 || pp->K != p.K || pp->N != p.N) return nullptr;
+  if (!pp || pp->b != b.data || b.rank < 2 || pp->K != p.K || pp->N != p.N) return nullptr;
+  int64_t matrices = 0;
+  if (!Product(b.dims, 0, b.rank - 2, &matrices) || matrices != pp->matrices) return nullptr;
   if ((bzp ? bzp->data : nullptr) != pp->bzp) return nullptr;
   return pp;
 }
@@ -246,33 +261,65 @@ const float* QMatMulPreparedMult(const QMatMulPrepared& pp, const TensorRef& as,
   return pp.mult;
 }
 
-Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op) {
-  const int64_t M = op.rows, K = pp.K, N = pp.N;
-  if (M <= 0) return Status::Ok();
+namespace {
+
+// One product of M rows of A with pp's B^T rows (already offset to its
+// matrix).
+void RunMatrix(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op, int64_t M,
+               const Work& w) {
+  const int64_t K = pp.K, N = pp.N;
   const uint8_t xflip = op.a_dtype == EPCTX_DTYPE_INT8 ? 0x80 : 0;
   const uint32_t xz = uint32_t(op.azp + (xflip ? 128 : 0));
-  int32_t* rowc = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(N), &rowc));
   for (int64_t n = 0; n < N; ++n)
-    rowc[n] = int32_t(uint32_t(K) * xz * uint32_t(pp.wz[n]) - xz * uint32_t(pp.wsum[n]));
-  const Correction c{xz, rowc};
-  if (M >= kDotRows) return RunPanels(ctx, pp, op, c, xflip);
+    w.rowc[n] = int32_t(uint32_t(K) * xz * uint32_t(pp.wz[n]) - xz * uint32_t(pp.wsum[n]));
+  const Correction c{xz, w.rowc};
+  if (M >= kDotRows) return RunPanels(ctx, pp, op, M, c, xflip, w.panels);
   // Dots: A's rows made unsigned and summed once, before the threads.
   const uint8_t* A = static_cast<const uint8_t*>(op.a);
-  uint8_t* flipped = nullptr;
-  int32_t* asum = nullptr;
-  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(M), &asum));
-  if (xflip) EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(M * K), &flipped));
   for (int64_t m = 0; m < M; ++m) {
     uint32_t s = 0;
     for (int64_t k = 0; k < K; ++k) {
       const uint8_t v = uint8_t(A[m * K + k] ^ xflip);
-      if (flipped) flipped[m * K + k] = v;
+      if (xflip) w.flipped[m * K + k] = v;
       s += v;
     }
-    asum[m] = int32_t(s);
+    w.asum[m] = int32_t(s);
   }
-  RunDots(ctx, pp, op, c, flipped ? flipped : A, asum);
+  RunDots(ctx, pp, op, M, c, xflip ? w.flipped : A, w.asum);
+}
+
+}  // namespace
+
+Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const MatMulPlan& p,
+                        const QMatMulOperands& op) {
+  // One matrix of B: all of A's rows (A and Y contiguous over the batches).
+  const bool one = pp.matrices == 1;
+  const int64_t M = one ? p.batches * p.M : p.M, K = pp.K, N = pp.N;
+  if (M <= 0 || p.batches <= 0) return Status::Ok();
+  Work w{};
+  EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(N), &w.rowc));
+  if (M >= kDotRows) {
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(ctx.threads()) * PanelBytes(K), &w.panels));
+  } else {
+    EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(M), &w.asum));
+    if (op.a_dtype == EPCTX_DTYPE_INT8)
+      EPCTX_RETURN_IF_ERROR(ScratchArray(ctx, uint64_t(M * K), &w.flipped));
+  }
+  if (one) {
+    RunMatrix(ctx, pp, op, M, w);
+    return Status::Ok();
+  }
+  const uint64_t y_elem = op.int32_out ? 4 : 1;
+  ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
+    QMatMulPrepared m = pp;
+    m.wt += ib * N * K;
+    m.wsum += ib * N;
+    if (m.tail) m.tail += ib * N;
+    QMatMulOperands o = op;
+    o.a = static_cast<const uint8_t*>(op.a) + ia * M * K;
+    o.y = static_cast<uint8_t*>(op.y) + uint64_t(iy * M * N) * y_elem;
+    RunMatrix(ctx, m, o, M, w);
+  });
   return Status::Ok();
 }
 

@@ -2,8 +2,9 @@
 // MatMulInteger and QLinearMatMul on the int8 micro-kernels (epctx_uk/qgemm.h)
 // when B is a constant 2-D initializer.
 //
-// At create (PrepareMatMulInteger, PrepareQLinearMatMul) B [K][N] is stored
-// transposed, [N][K], the weight rows uk::QTile and uk::QDot read in place,
+// At create (PrepareMatMulInteger, PrepareQLinearMatMul) B [K][N] (each of
+// its matrices when it is batched) is stored transposed, [N][K], the weight
+// rows uk::QTile and uk::QDot read in place,
 // with each row's signed sum (uk::QWeightSums), its last partial group of K
 // (uk::QTails), b_zero_point per column in the signed domain and, for
 // QLinearMatMul with constant float scales, the multipliers
@@ -19,9 +20,11 @@
 // QLinearMatMul requantises float(acc) * mult[n] rounded half to even, as
 // the reference's SaturateRound does, so its bytes are the reference's too.
 //
-// Shapes the state does not serve (another B, a B or b_zero_point that is
-// not the constant it was made for, a per-row a_zero_point) stay on the
-// reference loop in qlinear.cc.
+// A 2-D B serves all of A's rows (every batch) as one product; a batched B
+// one product per output matrix, as the reference loop walks them. Shapes
+// the state does not serve (another B, a B or b_zero_point that is not the
+// constant it was made for, a per-row a_zero_point, per-batch zero points
+// or scales) stay on the reference loop in qlinear.cc.
 #ifndef EPCTX_KERNELS_QMATMUL_H
 #define EPCTX_KERNELS_QMATMUL_H
 
@@ -36,16 +39,17 @@ namespace kern {
 
 // What the prepares leave; lives as long as the session, read-only.
 struct QMatMulPrepared {
-  const void* b;    // the state serves only this B (2-D, [K][N]),
+  const void* b;    // the state serves only this B ([..., K, N]),
   const void* bzp;  // this b_zero_point data (nullptr: none)
   const void* as;   // and, for mult, these a_scale, b_scale, y_scale data
   const void* bs;
   const void* ys;
   int64_t K, N;
+  int64_t matrices;      // B's batch size (1: 2-D)
   uint8_t wflip;         // 0x80: UINT8 B, read as b - 128
-  const uint8_t* wt;     // [N][K]: B transposed, raw bytes
-  const int32_t* wsum;   // [N]: sum over K of int8(wt[n][k] ^ wflip)
-  const uint32_t* tail;  // [N]: each row's last partial group; nullptr when K % 4 == 0
+  const uint8_t* wt;     // [matrices][N][K]: B transposed, raw bytes
+  const int32_t* wsum;   // [matrices][N]: sum over K of int8(wt[n][k] ^ wflip)
+  const uint32_t* tail;  // [matrices][N]: rows' last partial groups; nullptr when K % 4 == 0
   const int32_t* wz;     // [N]: b_zero_point - (wflip ? 128 : 0)
   bool wz_uniform;       // every wz[n] equal
   bool wz_any;           // some wz[n] != 0 (the panel's column sums are needed)
@@ -55,8 +59,8 @@ struct QMatMulPrepared {
   uk::QRequantFn requant;
 };
 
-// The state ctx.prepared() holds when it was made for this B (2-D, as
-// planned in p) and this b_zero_point input (nullptr: absent); else nullptr.
+// The state ctx.prepared() holds when it was made for this B (as planned
+// in p) and this b_zero_point input (nullptr: absent); else nullptr.
 const QMatMulPrepared* QMatMulPreparedFor(const KernelContext& ctx, const TensorRef& b,
                                           const TensorRef* bzp, const MatMulPlan& p);
 
@@ -64,20 +68,20 @@ const QMatMulPrepared* QMatMulPreparedFor(const KernelContext& ctx, const Tensor
 const float* QMatMulPreparedMult(const QMatMulPrepared& pp, const TensorRef& as,
                                  const TensorRef& bs, const TensorRef& ys);
 
-// One Run's operands: A's rows (all batches: B is one matrix) and Y.
+// One Run's operands.
 struct QMatMulOperands {
   const void* a;
   int32_t a_dtype;
   int32_t azp;  // a_zero_point (per tensor) as read
-  int64_t rows;
-  void* y;  // [rows][N]: int32 (MatMulInteger) or bytes
+  void* y;      // int32 (MatMulInteger) or bytes
   bool int32_out;
   const float* mult;   // [N] (bytes)
   int32_t zp, lo, hi;  // y_zero_point and the output dtype's range (bytes)
 };
 
-// Computes Y on the micro-kernels with pp's prepared B.
-Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperands& op);
+// Computes Y (shaped by p) on the micro-kernels with pp's prepared B.
+Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const MatMulPlan& p,
+                        const QMatMulOperands& op);
 
 }  // namespace kern
 }  // namespace epctx
