@@ -87,6 +87,17 @@ EPCTX_VNNI void TileRows(const QTile& t) {
   }
 }
 
+// The wrapping int32 sum of a vector's lanes, all in vector adds (GCC's
+// _mm512_reduce_add_epi32 ends in a scalar signed add, undefined on
+// overflow; raw sums may wrap, qgemm.h).
+EPCTX_VNNI inline int32_t SumLanes(__m512i v) {
+  __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  __m128i q = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+  q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4e));
+  q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0xb1));
+  return _mm_cvtsi128_si32(q);
+}
+
 // Four weight rows at a time against one activation row, 64 K bytes a
 // step; the last step's bytes past K are masked to zero in both operands.
 template <int J>
@@ -112,7 +123,7 @@ EPCTX_VNNI void Dot(const QDot& d, int64_t j0, __m512i flip) {
           c[j], a, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, w + j * d.ldw + k), flip));
   }
 #pragma GCC unroll 4
-  for (int j = 0; j < J; ++j) d.out[j0 + j] = _mm512_reduce_add_epi32(c[j]);
+  for (int j = 0; j < J; ++j) d.out[j0 + j] = SumLanes(c[j]);
 }
 
 // Four K rows (48 columns each, in the low bytes) as one panel group:
