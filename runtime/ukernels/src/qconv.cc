@@ -51,19 +51,27 @@ void Finish(const QConvJob& j, int64_t n, int64_t c0, int32_t rows, int64_t p0, 
 
 namespace {
 
-// Blocks below which each block's output channel tiles are cut into runs.
+// Panels below which each panel's output rows are cut into runs.
 constexpr int64_t kQMinUnits = 8;
 
-// Runs per block (QConvUnits).
 int64_t RunsOf(const QConvJob& j) {
-  const int64_t blocks = j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols);
-  const int64_t tiles = (j.CO / j.G + kQRows - 1) / kQRows;
+  return QPanelRuns(j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols), j.CO / j.G);
+}
+
+}  // namespace
+
+int64_t QPanelRuns(int64_t blocks, int64_t count) {
   if (blocks >= kQMinUnits) return 1;
+  const int64_t tiles = (count + kQRows - 1) / kQRows;
   const int64_t runs = (kQMinUnits + blocks - 1) / blocks;
   return runs < tiles ? runs : tiles;
 }
 
-}  // namespace
+void QRunRows(int64_t count, int64_t run, int64_t runs, int64_t* lo, int64_t* hi) {
+  const int64_t tiles = (count + kQRows - 1) / kQRows;
+  *lo = tiles * run / runs * kQRows;
+  *hi = tiles * (run + 1) / runs * kQRows < count ? tiles * (run + 1) / runs * kQRows : count;
+}
 
 int64_t QConvUnits(const QConvJob& j) {
   return j.N * j.G * ((j.OH * j.OW + kQCols - 1) / kQCols) * RunsOf(j);
@@ -131,7 +139,7 @@ void QConvRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
   int32_t colsum[kQCols] = {};
   int32_t tile[kQRows * kQCols];
   uint32_t tail[kQRows];
-  const int64_t runs = RunsOf(j), tiles = (cog + kQRows - 1) / kQRows;
+  const int64_t runs = RunsOf(j);
   for (int64_t u = lo; u < hi; ++u) {
     const int64_t b = u / runs, run = u % runs;
     const int64_t n = b / (j.G * blocks), g = b / blocks % j.G, p0 = b % blocks * kQCols;
@@ -141,9 +149,8 @@ void QConvRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
                         j.sw, j.dh, j.dw, j.pt, j.pl, K, p0, cols, pad, j.xflip, panel, scratch});
       if (j.wz) QColumnSums(panel, Groups(K), colsum);
     }
-    const int64_t r_lo = tiles * run / runs * kQRows;
-    const int64_t r_hi =
-        tiles * (run + 1) / runs * kQRows < cog ? tiles * (run + 1) / runs * kQRows : cog;
+    int64_t r_lo, r_hi;
+    QRunRows(cog, run, runs, &r_lo, &r_hi);
     for (int64_t r0 = r_lo; r0 < r_hi; r0 += kQRows) {
       const int32_t rows = int32_t(cog - r0 < kQRows ? cog - r0 : kQRows);
       const int64_t c0 = g * cog + r0;

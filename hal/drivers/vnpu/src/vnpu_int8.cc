@@ -337,16 +337,12 @@ void RunQMaxPool(const Bindings& b, const fb::QMaxPool* c) {
   const int64_t NC = Dim(xt, 0) * Dim(xt, 1), H = Dim(xt, 2), W = Dim(xt, 3);
   const int64_t OH = Dim(yt, 2), OW = Dim(yt, 3), KH = c->kernel_h(), KW = c->kernel_w();
   const int64_t sh = c->stride_h(), sw = c->stride_w(), pt = c->pad_top(), pl = c->pad_left();
-  // Windows of up to 64 taps take the row kernel (kernels up to 8x8).
-  constexpr int64_t kRowTaps = 64;
   const int64_t nt = KH * KW;
-  const int64_t ow_lo = pl <= 0 ? 0 : (pl + sw - 1) / sw;
-  int64_t ow_hi = W - KW + pl < 0 ? 0 : (W - KW + pl) / sw + 1;
-  ow_hi = ow_hi < OW ? ow_hi : OW;
-  if (nt > kRowTaps) ow_hi = 0;
+  int64_t ow_lo, ow_hi;
+  PoolRowColumns(W, KW, sw, pl, OW, nt, &ow_lo, &ow_hi);
   const int32_t lowest = is_signed ? -128 : 0;
   ForRange(b.par, NC, MinUnits(OH * OW * nt), [&](int64_t lo, int64_t hi) {
-    const uint8_t* rows[kRowTaps];
+    const uint8_t* rows[kPoolRowTaps];
     for (int64_t p = lo; p < hi; ++p) {
       const uint8_t* xc = x + p * H * W;
       for (int64_t oh = 0; oh < OH; ++oh) {

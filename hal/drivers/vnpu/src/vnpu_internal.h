@@ -204,6 +204,21 @@ void ForRangeSlots(const epctx_hal_parallel* par, int64_t n, int64_t min_units, 
   ForChunks(par, n, min_units, kWorkSlots, f);
 }
 
+// Taps of a window the pooling row kernels (uk::PoolRow, uk::QMaxPoolRow)
+// take at most (kernels up to 8x8); larger windows clip every output.
+constexpr int64_t kPoolRowTaps = 64;
+
+// The output columns [*lo, *hi) of a pool whose window lies inside an
+// input row of W (kernel KW, stride sw, left pad pl, OW outputs): what the
+// row kernels take; the rest clip their window. Empty past kPoolRowTaps.
+inline void PoolRowColumns(int64_t W, int64_t KW, int64_t sw, int64_t pl, int64_t OW, int64_t taps,
+                           int64_t* lo, int64_t* hi) {
+  *lo = pl <= 0 ? 0 : (pl + sw - 1) / sw;
+  *hi = W - KW + pl < 0 ? 0 : (W - KW + pl) / sw + 1;
+  *hi = *hi < OW ? *hi : OW;
+  if (taps > kPoolRowTaps) *hi = 0;
+}
+
 // Units of `work` multiply-adds each that make a run worth a thread.
 inline int64_t MinUnits(int64_t work) {
   constexpr int64_t kMinRunWork = int64_t{1} << 16;

@@ -262,10 +262,6 @@ struct PoolWindow {
   bool count_include_pad;
 };
 
-// Taps of a window uk::PoolRow takes at most (kernels up to 8x8); larger
-// windows clip every output.
-constexpr int64_t kPoolRowTaps = 64;
-
 // One channel of MAX_POOL (kMax) or AVG_POOL. Output columns whose window
 // lies inside the row ([ow_lo, ow_hi)) of rows whose window lies inside the
 // plane are one uk::PoolRow call per row; the rest clip per output. A NaN
@@ -273,11 +269,9 @@ constexpr int64_t kPoolRowTaps = 64;
 // kernel does.
 template <bool kMax>
 void PoolPlane(const PoolWindow& p, const float* xc, float* yc) {
-  const int64_t ow_lo = p.pl <= 0 ? 0 : (p.pl + p.sw - 1) / p.sw;
-  int64_t ow_hi = p.W - p.KW + p.pl < 0 ? 0 : (p.W - p.KW + p.pl) / p.sw + 1;
-  ow_hi = ow_hi < p.OW ? ow_hi : p.OW;
   const int64_t nt = p.KH * p.KW;
-  if (nt > kPoolRowTaps) ow_hi = 0;
+  int64_t ow_lo, ow_hi;
+  PoolRowColumns(p.W, p.KW, p.sw, p.pl, p.OW, nt, &ow_lo, &ow_hi);
   const float* rows[kPoolRowTaps];
   for (int64_t oh = 0; oh < p.OH; ++oh) {
     float* yr = yc + oh * p.OW;

@@ -305,14 +305,10 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
         });
     return;
   }
-  // Units: 48-row blocks of A, or, with fewer than kQMinUnits blocks (a
-  // 128-token encoder has 3), runs of each block's 8-column tiles of the
-  // output, so threads share it evenly (QConvRun's rule). Units never
-  // depend on the threads; consecutive units of one block pack it once.
-  constexpr int64_t kQMinUnits = 8;
-  const int64_t blocks = (M + kQCols - 1) / kQCols, tiles = (N + kQRows - 1) / kQRows;
-  int64_t runs = blocks >= kQMinUnits ? 1 : (kQMinUnits + blocks - 1) / blocks;
-  runs = runs < tiles ? runs : tiles;
+  // Units: 48-row blocks of A, or, with few blocks (a 128-token encoder
+  // has 3), runs of each block's output columns (uk::QPanelRuns, QConvRun's
+  // rule); consecutive units of one block pack it once.
+  const int64_t blocks = (M + kQCols - 1) / kQCols, runs = uk::QPanelRuns(blocks, N);
   ForRangeSlots(
       b.par, blocks * runs, MinUnits(K * kQCols * N / runs),
       [&](int64_t lo, int64_t hi, uint32_t slot) {
@@ -325,9 +321,8 @@ void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p) {
             uk::QPackRows(a + m0 * K, K, cols, xflip, panel);
             if (fin.wz) uk::QColumnSums(panel, Groups(K), colsum);
           }
-          const int64_t n_lo = tiles * run / runs * kQRows;
-          const int64_t n_hi =
-              tiles * (run + 1) / runs * kQRows < N ? tiles * (run + 1) / runs * kQRows : N;
+          int64_t n_lo, n_hi;
+          uk::QRunRows(N, run, runs, &n_lo, &n_hi);
           Sweep(p, w, K, wflip, panel, n_lo, n_hi - n_lo,
                 [&](int64_t n0, int32_t rows, const int32_t* raw) {
                   if (p.qrequant) {

@@ -71,6 +71,13 @@ void QWeightSums(const uint8_t* w, int64_t rows, int64_t k, uint8_t wflip, int32
 // past a row is read).
 void QColumnSums(const uint8_t* panel, int64_t groups, int32_t* colsum);
 void QTails(const uint8_t* w, int64_t k, int32_t rows, uint32_t* tail);
+// How panel users cut work into units that never depend on the threads:
+// each of `blocks` panels is one unit, or, with fewer than 8 panels, each
+// panel's `count` output rows (in tiles of kQRows) are cut into runs so
+// that threads share a small job evenly (QConvRun; the vnpu QGEMM).
+// QPanelRuns gives the runs per panel, QRunRows run `run`'s rows [lo, hi).
+int64_t QPanelRuns(int64_t blocks, int64_t count);
+void QRunRows(int64_t count, int64_t run, int64_t runs, int64_t* lo, int64_t* hi);
 // A GEMM's activation panel: `cols` (<= kQCols) rows of a [rows][k] matrix
 // `a`, each XORed with xflip, as the panel's columns (Interleave4's layout;
 // a row's bytes past k and the columns past cols are 0).
