@@ -20,8 +20,9 @@ onnxruntime's quantisers write them (Debian's python3-onnx 1.12):
 
 usage: gen_int8_models.py OUT_DIR
 Writes OUT_DIR/<case>/{model.onnx, input_<i>.npy, manifest.txt, atol.txt}
-(atol.txt: one quantisation step of each output, the comparison tolerance)
-and OUT_DIR/cases.txt. ort_int8.js adds ONNX Runtime's expected outputs.
+(atol.txt: one quantisation step of each output, the comparison tolerance),
+reference.onnx for the cases with integer-GEMM ops (onnx_semantics) and
+OUT_DIR/cases.txt. ort_int8.js adds ONNX Runtime's expected outputs.
 """
 import os
 import sys
@@ -235,6 +236,66 @@ def qdq_swish(rng):
     return graph, inputs, [s2, s3, s4]
 
 
+def onnx_semantics(model):
+    """The model with its integer-GEMM ops (QLinearConv, QLinearMatMul,
+    MatMulInteger, ConvInteger) written as the float ops the ONNX spec
+    defines them by: integer operands minus zero points as float (exact:
+    every sum here stays below 2^24), float Conv/MatMul, then
+    QuantizeLinear or Cast to int32. ONNX Runtime runs it op by op
+    (ort_int8.js) where its own int8 kernels would saturate; None when the
+    model has none of these ops."""
+    g = model.graph
+    if not any(n.op_type in ("QLinearConv", "QLinearMatMul", "MatMulInteger", "ConvInteger")
+               for n in g.node):
+        return None
+    nodes = []
+    count = [0]
+
+    def add(op, ins, **attrs):
+        count[0] += 1
+        out = f"ref_{op.lower()}_{count[0]}"
+        nodes.append(helper.make_node(op, ins, [out], **attrs))
+        return out
+
+    def per_channel(v):  # a Conv weight's scale or zero point: [C] -> [C, 1, 1, 1]
+        return add("Reshape", [v, add("Constant", [], value=const("s", np.array([-1, 1, 1, 1])))])
+
+    def centred(x, zp, conv_weight=False):  # float(x) - float(zp)
+        f = add("Cast", [x], to=TensorProto.FLOAT)
+        if not zp:
+            return f
+        z = add("Cast", [zp], to=TensorProto.FLOAT)
+        return add("Sub", [f, per_channel(z) if conv_weight else z])
+
+    for n in g.node:
+        attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+        i = list(n.input) + [""] * 9
+        if n.op_type in ("QLinearConv", "QLinearMatMul"):
+            xf = add("Mul", [centred(i[0], i[2]), i[1]])
+            if n.op_type == "QLinearConv":
+                wf = add("Mul", [centred(i[3], i[5], True), per_channel(i[4])])
+                ins = [xf, wf]
+                if i[8]:
+                    ins.append(add("Mul", [add("Cast", [i[8]], to=TensorProto.FLOAT), add("Mul", [i[1], i[4]])]))
+                y = add("Conv", ins, **attrs)
+                nodes.append(helper.make_node("QuantizeLinear", [y, i[6], i[7]], list(n.output)))
+            else:
+                y = add("MatMul", [xf, add("Mul", [centred(i[3], i[5]), i[4]])])
+                nodes.append(helper.make_node("QuantizeLinear", [y, i[6], i[7]], list(n.output)))
+        elif n.op_type in ("MatMulInteger", "ConvInteger"):
+            op = "MatMul" if n.op_type == "MatMulInteger" else "Conv"
+            y = add(op, [centred(i[0], i[2]), centred(i[1], i[3], op == "Conv")], **attrs)
+            nodes.append(helper.make_node("Cast", [y], list(n.output), to=TensorProto.INT32))
+        else:
+            nodes.append(n)
+    ref = onnx.ModelProto()
+    ref.CopyFrom(model)
+    del ref.graph.node[:]
+    ref.graph.node.extend(nodes)
+    onnx.checker.check_model(ref)
+    return ref
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(11)
@@ -248,6 +309,9 @@ def main():
         d = os.path.join(out, graph.name)
         os.makedirs(d, exist_ok=True)
         onnx.save(model, os.path.join(d, "model.onnx"))
+        ref = onnx_semantics(model)
+        if ref is not None:
+            onnx.save(ref, os.path.join(d, "reference.onnx"))
         for i, (name, arr) in enumerate(inputs.items()):
             np.save(os.path.join(d, f"input_{i}.npy"), arr)
         with open(os.path.join(d, "manifest.txt"), "w") as f:

@@ -8,9 +8,9 @@
 const path = require('path');
 const npy = require('./npy.js');
 
-async function writeExpected(ort, modelPath, dir, inputs, outputs) {
+async function writeExpected(ort, modelPath, dir, inputs, outputs, level = 'all') {
   const session = await ort.InferenceSession.create(modelPath,
-    { executionProviders: ['cpu'], graphOptimizationLevel: 'all' });
+    { executionProviders: ['cpu'], graphOptimizationLevel: level });
   const feeds = {};
   inputs.forEach((n, i) => {
     const t = npy.load(path.join(dir, `input_${i}.npy`));
