@@ -18,6 +18,9 @@ host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
   python3-torch python3-torchvision
   libprotobuf-dev protobuf-compiler libflatbuffers-dev flatbuffers-compiler
   libmbedtls-dev libcmocka-dev clang libclang-rt-14-dev)
+# epctx-ocr (runtime/tools/ocr): image reading and writing; the demo's and
+# the OCR test's picture (tests/ocr/render_text.py) and the test's JSON.
+host_pkgs+=(libstb-dev python3-pil fonts-dejavu-core fonts-wqy-microhei libcjson-dev)
 # tests/format.sh and tests/tidy.sh (CI checks; .clang-format and .clang-tidy
 # are written for Debian 12's clang-format and clang-tidy 14).
 host_pkgs+=(clang-format clang-tidy)

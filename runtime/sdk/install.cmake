@@ -79,7 +79,7 @@ endforeach()
 install(DIRECTORY ${_header_dirs}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 
-foreach(_tool epctx-compile epctx-sign epctx-run epctx-inspect epctx-bench)
+foreach(_tool epctx-compile epctx-sign epctx-run epctx-inspect epctx-bench epctx-ocr)
   if(TARGET ${_tool})
     install(TARGETS ${_tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()

@@ -58,8 +58,14 @@ static cJSON* run_json(const char* const* argv) {
 static cJSON* run_epctx(void) {
   static cJSON* cached;
   if (!cached) {
-    const char* argv[] = {g_ocr, "--models", path_of("ocr"), "-o", path_of("result.png"),
-                          "--json", path_of("text.png"), NULL};
+    const char* argv[] = {g_ocr,
+                          "--models",
+                          path_of("ocr"),
+                          "-o",
+                          path_of("result.png"),
+                          "--json",
+                          path_of("text.png"),
+                          NULL};
     cached = run_json(argv);
   }
   return cached;
@@ -156,8 +162,8 @@ static void onnx_runtime_reads_the_same(void** state) {
   snprintf(rec, sizeof rec, "%s/ocr_rec.onnx", g_cache);
   snprintf(keys, sizeof keys, "%s/ocr_keys.txt", g_cache);
   snprintf(widths, sizeof widths, "%s", g_widths);
-  const char* argv[] = {g_ort, g_ort_lib, det, cls, rec, keys, "640", "640", widths,
-                        path_of("text.png"), NULL};
+  const char* argv[] = {g_ort,  g_ort_lib,           det, cls, rec, keys, "640", "640",
+                        widths, path_of("text.png"), NULL};
   cJSON* ort = run_json(argv);
   const cJSON* want = cJSON_GetObjectItem(ort, "lines");
   const cJSON* got = cJSON_GetObjectItem(run_epctx(), "lines");
@@ -220,7 +226,8 @@ static void missing_model_is_one_error_line(void** state) {
   assert_int_equal(tu_make_clean_dir(dir), 0);
   const char* files[] = {"det_ctx.onnx", "ocr_det_vnpu.bin", "cls_ctx.onnx", "ocr_cls_vnpu.bin",
                          "keys.txt"};
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) copy_file(ocr, files[i], dir, files[i]);
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+    copy_file(ocr, files[i], dir, files[i]);
   const char* argv[] = {g_ocr, "--models", dir, path_of("text.png"), NULL};
   expect_one_error_line(argv, "rec_ctx.onnx");
 }

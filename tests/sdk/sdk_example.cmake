@@ -82,3 +82,20 @@ foreach(kind shared static)
       PKG_CONFIG_PATH= ${MAKE} -C ${dir} CC=${CC} ${make_static})
   check_example("pkg-config (${kind})" ${dir}/epctx_example)
 endforeach()
+
+# The OCR example application on its own against the installed SDK, as its
+# README says; the installed tree has the epctx-ocr this build made.
+if(OCR_APP)
+  if(NOT EXISTS ${PREFIX}/bin/epctx-ocr)
+    message(FATAL_ERROR "installed tree lacks bin/epctx-ocr")
+  endif()
+  set(dir ${WORK}/ocr-app)
+  run("epctx-ocr against the SDK: configure" ${CMAKE_COMMAND} -G ${GENERATOR} -S ${OCR_APP} -B ${dir}
+      -DCMAKE_PREFIX_PATH=${PREFIX} ${toolchain_arg})
+  run("epctx-ocr against the SDK: build" ${CMAKE_COMMAND} --build ${dir})
+  run("epctx-ocr against the SDK: --version" ${EMULATOR} ${dir}/epctx-ocr --version)
+  if(NOT run_out MATCHES "^epctx-ocr \\(epctx\\)")
+    message(FATAL_ERROR "epctx-ocr --version printed: ${run_out}")
+  endif()
+  message(STATUS "epctx-ocr against the SDK: ${run_out}")
+endif()

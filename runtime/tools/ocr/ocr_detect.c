@@ -142,7 +142,8 @@ static void rect_corners(const rect* r, ocr_point out[4]) {
 
 /* Mean probability over the map pixels inside the quad (corners truncated
  * to integers, edges included, as OpenCV's fillPoly on the bounding box). */
-static float box_score(const float* map, int map_w, int valid_h, int valid_w, const ocr_point q[4]) {
+static float box_score(const float* map, int map_w, int valid_h, int valid_w,
+                       const ocr_point q[4]) {
   double xmin = q[0].x, xmax = q[0].x, ymin = q[0].y, ymax = q[0].y;
   for (int i = 1; i < 4; ++i) {
     xmin = q[i].x < xmin ? q[i].x : xmin;

@@ -27,7 +27,8 @@ enum {
   OPT_DET_THRESHOLD,
   OPT_BOX_THRESHOLD,
   OPT_UNCLIP_RATIO,
-  OPT_DROP_SCORE
+  OPT_DROP_SCORE,
+  OPT_REPEAT
 };
 
 static const epctx_cli_option kOptions[] = {
@@ -38,16 +39,22 @@ static const epctx_cli_option kOptions[] = {
      "write the picture with the boxes drawn beside the detection map"},
     {OPT_THREADS, "threads", 0, "N",
      "threads a run may use, the caller's included: -C session.intra_op_num_threads=N"},
-    {OPT_DICT, "dict", 0, "FILE", "the recogniser's characters, one per line (default DIR/keys.txt)"},
+    {OPT_DICT, "dict", 0, "FILE",
+     "the recogniser's characters, one per line (default DIR/keys.txt)"},
     {OPT_DET_THRESHOLD, "det-threshold", 0, "P", "text probability of a pixel (default 0.3)"},
     {OPT_BOX_THRESHOLD, "box-threshold", 0, "P", "mean probability inside a box (default 0.6)"},
     {OPT_UNCLIP_RATIO, "unclip-ratio", 0, "R", "how far a box grows around its text (default 1.5)"},
     {OPT_DROP_SCORE, "drop-score", 0, "P", "lowest recognition score kept (default 0.5)"},
+    {OPT_REPEAT, "repeat", 'n', "N",
+     "read the picture N more times and report each stage's median\n(warm) besides the first (cold) "
+     "run (default 0)"},
     {0, NULL, 0, NULL, NULL}};
 
 static const epctx_cli_tool kTool = {
-    "epctx-ocr", "[options] IMAGE",
-    "Reads the text in a picture (PNG, PPM, JPEG, BMP) with PP-OCR's models on epctx.", kOptions,
+    "epctx-ocr",
+    "[options] IMAGE",
+    "Reads the text in a picture (PNG, PPM, JPEG, BMP) with PP-OCR's models on epctx.",
+    kOptions,
     NULL,
     "print one JSON object: {\"lines\": [{\"text\", \"score\", \"angle\", \"box\": [[x, y] x 4]}],\n"
     "\"timings_ms\": {...}} with lines in reading order"};
@@ -88,6 +95,7 @@ struct args {
   const char* output;
   const char* dict;
   int json;
+  int repeat;
   ocr_params params;
   const char* option_keys[MAX_OPTIONS];
   const char* option_values[MAX_OPTIONS];
@@ -114,6 +122,16 @@ static float parse_float(const char* opt, const char* v, float lo, float hi) {
   return f;
 }
 
+static int parse_int(const char* opt, const char* v, int lo, int hi) {
+  char* end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || *end || end == v || n < lo || n > hi)
+    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %d to %d", opt, v, lo,
+                               hi));
+  return (int)n;
+}
+
 static void parse_args(int argc, char** argv, struct args* a) {
   memset(a, 0, sizeof(*a));
   a->models = "build/demo/ocr";
@@ -136,20 +154,22 @@ static void parse_args(int argc, char** argv, struct args* a) {
       case OPT_OUTPUT: a->output = v; break;
       case OPT_DICT: a->dict = v; break;
       case OPT_THREADS: {
-        char* end;
-        long n = strtol(v, &end, 10);
-        if (*end || end == v || n < 1 || n > 256)
-          exit(epctx_cli_usage_error(&kTool, "--threads '%s': expected an integer from 1 to 256", v));
+        parse_int("--threads", v, 1, 256);
         if (add_option(a, "session.intra_op_num_threads", v, err, sizeof err))
           exit(epctx_cli_usage_error(&kTool, "%s", err));
         break;
       }
-      case OPT_DET_THRESHOLD: a->params.det.threshold = parse_float("--det-threshold", v, 0, 1); break;
+      case OPT_DET_THRESHOLD:
+        a->params.det.threshold = parse_float("--det-threshold", v, 0, 1);
+        break;
       case OPT_BOX_THRESHOLD:
         a->params.det.box_threshold = parse_float("--box-threshold", v, 0, 1);
         break;
-      case OPT_UNCLIP_RATIO: a->params.det.unclip_ratio = parse_float("--unclip-ratio", v, 0, 10); break;
+      case OPT_UNCLIP_RATIO:
+        a->params.det.unclip_ratio = parse_float("--unclip-ratio", v, 0, 10);
+        break;
       case OPT_DROP_SCORE: a->params.drop_score = parse_float("--drop-score", v, 0, 1); break;
+      case OPT_REPEAT: a->repeat = parse_int("--repeat", v, 0, 1000); break;
       default: break;
     }
   }
@@ -237,8 +257,8 @@ static void open_package(struct engine* e, struct package* p, ocr_model m,
   epctx_session* s = p->session;
   epctx_io_info in, out;
   if (epctx_session_input_count(s) != 1 || epctx_session_output_count(s) < 1)
-    die("%s: not the %s model: expected one image input, found %zu inputs and %zu outputs",
-        p->path, ocr_model_name(m), epctx_session_input_count(s), epctx_session_output_count(s));
+    die("%s: not the %s model: expected one image input, found %zu inputs and %zu outputs", p->path,
+        ocr_model_name(m), epctx_session_input_count(s), epctx_session_output_count(s));
   check(epctx_session_input_info(s, 0, &in), p->path);
   check(epctx_session_output_info(s, 0, &out), p->path);
   char err[512];
@@ -340,10 +360,54 @@ static void engine_close(struct engine* e) {
   epctx_env_release(e->env);
 }
 
+/* Median time of each stage over the --repeat runs. */
+struct warm {
+  int runs;
+  double det, cls, rec, post, total;
+};
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double* v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void run_warm(const ocr_engine* api, const ocr_image* img, const ocr_dict* dict,
+                     const struct args* a, struct warm* w) {
+  memset(w, 0, sizeof(*w));
+  if (a->repeat <= 0) return;
+  double* t = malloc(sizeof(double) * 5 * (size_t)a->repeat);
+  if (!t) die("out of memory");
+  char err[1024];
+  for (int i = 0; i < a->repeat; ++i) {
+    ocr_result r;
+    double t0 = now_ms();
+    if (ocr_run(api, img, dict, &a->params, &r, err, sizeof err)) die("%s: %s", a->image, err);
+    t[4 * a->repeat + i] = now_ms() - t0;
+    t[i] = r.det_ms;
+    t[a->repeat + i] = r.cls_ms;
+    t[2 * a->repeat + i] = r.rec_ms;
+    t[3 * a->repeat + i] = r.post_ms;
+    ocr_result_free(&r);
+  }
+  w->runs = a->repeat;
+  w->det = median(t, a->repeat);
+  w->cls = median(t + a->repeat, a->repeat);
+  w->rec = median(t + 2 * a->repeat, a->repeat);
+  w->post = median(t + 3 * a->repeat, a->repeat);
+  w->total = median(t + 4 * a->repeat, a->repeat);
+  free(t);
+}
+
 static double ms2(double ms) { return (double)(long long)(ms * 100.0 + 0.5) / 100.0; }
 
 static void print_json(const struct args* a, const ocr_image* img, const ocr_result* r,
-                       const struct engine* e, double total_ms, size_t threads) {
+                       const struct engine* e, double total_ms, const struct warm* w,
+                       size_t threads) {
   epctx_json j;
   epctx_json_init(&j, stdout, 0);
   epctx_json_begin_object(&j);
@@ -375,6 +439,19 @@ static void print_json(const struct args* a, const ocr_image* img, const ocr_res
   epctx_json_double(&j, ms2(r->post_ms));
   epctx_json_key(&j, "total");
   epctx_json_double(&j, ms2(total_ms));
+  if (w->runs) {
+    epctx_json_key(&j, "warm");
+    epctx_json_begin_object(&j);
+    epctx_json_key(&j, "runs");
+    epctx_json_int(&j, w->runs);
+    const char* names[] = {"det", "cls", "rec", "pre_post", "total"};
+    const double values[] = {w->det, w->cls, w->rec, w->post, w->total};
+    for (int k = 0; k < 5; ++k) {
+      epctx_json_key(&j, names[k]);
+      epctx_json_double(&j, ms2(values[k]));
+    }
+    epctx_json_end_object(&j);
+  }
   epctx_json_end_object(&j);
   epctx_json_key(&j, "intra_op_threads");
   epctx_json_int(&j, (int64_t)threads);
@@ -386,19 +463,23 @@ static void print_json(const struct args* a, const ocr_image* img, const ocr_res
 }
 
 static void print_text(const struct args* a, const ocr_image* img, const ocr_result* r,
-                       const struct engine* e, double total_ms) {
+                       const struct engine* e, double total_ms, const struct warm* w) {
   printf("%s (%d x %d): %d text lines (%d boxes)\n", a->image, img->width, img->height, r->count,
          r->boxes);
   for (int i = 0; i < r->count; ++i) {
     const ocr_line* l = &r->lines[i];
     printf("%3d  %.3f  [%4.0f,%4.0f %4.0f,%4.0f %4.0f,%4.0f %4.0f,%4.0f]%s  %s\n", i + 1, l->score,
-           l->box.p[0].x, l->box.p[0].y, l->box.p[1].x, l->box.p[1].y, l->box.p[2].x,
-           l->box.p[2].y, l->box.p[3].x, l->box.p[3].y, l->angle ? " (turned 180)" : "", l->text);
+           l->box.p[0].x, l->box.p[0].y, l->box.p[1].x, l->box.p[1].y, l->box.p[2].x, l->box.p[2].y,
+           l->box.p[3].x, l->box.p[3].y, l->angle ? " (turned 180)" : "", l->text);
   }
   printf("session create: det %.1f ms, cls %.1f ms, rec %.1f ms (%d widths)\n",
          create_ms(e, OCR_DET), create_ms(e, OCR_CLS), create_ms(e, OCR_REC), e->rec_count);
   printf("run: det %.1f ms, cls %.1f ms, rec %.1f ms, pre/post-processing %.1f ms, total %.1f ms\n",
          r->det_ms, r->cls_ms, r->rec_ms, r->post_ms, total_ms);
+  if (w->runs)
+    printf("warm run (median of %d): det %.1f ms, cls %.1f ms, rec %.1f ms, pre/post-processing "
+           "%.1f ms, total %.1f ms\n",
+           w->runs, w->det, w->cls, w->rec, w->post, w->total);
 }
 
 int main(int argc, char** argv) {
@@ -420,16 +501,19 @@ int main(int argc, char** argv) {
   double t0 = now_ms();
   if (ocr_run(&api, &img, &dict, &a.params, &r, err, sizeof err)) die("%s: %s", a.image, err);
   double total_ms = now_ms() - t0;
+  struct warm warm;
+  run_warm(&api, &img, &dict, &a, &warm);
   if (a.output) {
     ocr_image picture;
     if (ocr_render(&img, &r, &picture)) die("%s: out of memory", a.output);
     if (ocr_image_save_png(a.output, &picture, err, sizeof err)) die("%s", err);
     ocr_image_free(&picture);
   }
-  if (a.json) print_json(&a, &img, &r, &e, total_ms,
-                         epctx_session_intra_op_thread_count(e.det.session));
+  if (a.json)
+    print_json(&a, &img, &r, &e, total_ms, &warm,
+               epctx_session_intra_op_thread_count(e.det.session));
   else {
-    print_text(&a, &img, &r, &e, total_ms);
+    print_text(&a, &img, &r, &e, total_ms, &warm);
     if (a.output) printf("wrote %s\n", a.output);
   }
   ocr_result_free(&r);

@@ -62,18 +62,30 @@ int ocr_check_model(ocr_model model, const int64_t* in_dims, size_t in_rank,
     if (model == OCR_REC)
       snprintf(err, cap, "expected %s (%d), found input %s and output %s", want, dict_classes, in,
                out);
-    else
-      snprintf(err, cap, "expected %s, found input %s and output %s", want, in, out);
+    else snprintf(err, cap, "expected %s, found input %s and output %s", want, in, out);
     return -1;
   }
   return 0;
 }
 
-static int run_model(const ocr_engine* e, ocr_model m, int width, ocr_output* out, char* err,
-                     size_t cap) {
+/* Runs a model and checks its output is the shape the stage reads. */
+static int run_model(const ocr_engine* e, ocr_model m, int width, int classes, ocr_output* out,
+                     char* err, size_t cap) {
   char msg[1024];
   if (e->run(e->user, m, width, out, msg, sizeof msg)) {
     snprintf(err, cap, "%s model: %s", ocr_model_name(m), msg);
+    return -1;
+  }
+  const int64_t* d = out->dims;
+  int ok = !!out->data;
+  if (m == OCR_DET)
+    ok = ok && out->rank == 4 && d[0] == 1 && d[1] == 1 && d[2] == e->input_h[m] && d[3] == width;
+  else if (m == OCR_CLS) ok = ok && out->rank == 2 && d[0] == 1 && d[1] == 2;
+  else ok = ok && out->rank == 3 && d[0] == 1 && d[1] >= 1 && d[1] <= width && d[2] == classes;
+  if (!ok) {
+    format_dims(d, out->rank < 4 ? out->rank : 4, msg, sizeof msg);
+    snprintf(err, cap, "%s model: output %s is not the shape its stage reads", ocr_model_name(m),
+             msg);
     return -1;
   }
   return 0;
@@ -82,8 +94,10 @@ static int run_model(const ocr_engine* e, ocr_model m, int width, ocr_output* ou
 /* The upright crop of one box (PaddleOCR's get_rotate_crop_image). */
 static int crop_box(const ocr_image* img, const ocr_quad* q, ocr_image* crop) {
   const ocr_point* p = q->p;
-  double w01 = hypot(p[0].x - p[1].x, p[0].y - p[1].y), w23 = hypot(p[2].x - p[3].x, p[2].y - p[3].y);
-  double h03 = hypot(p[0].x - p[3].x, p[0].y - p[3].y), h12 = hypot(p[1].x - p[2].x, p[1].y - p[2].y);
+  double w01 = hypot(p[0].x - p[1].x, p[0].y - p[1].y),
+         w23 = hypot(p[2].x - p[3].x, p[2].y - p[3].y);
+  double h03 = hypot(p[0].x - p[3].x, p[0].y - p[3].y),
+         h12 = hypot(p[1].x - p[2].x, p[1].y - p[2].y);
   int w = (int)(w01 > w23 ? w01 : w23), h = (int)(h03 > h12 ? h03 : h12);
   if (w < 1 || h < 1) return 1;
   if (ocr_image_alloc(crop, w, h)) return -1;
@@ -109,14 +123,13 @@ static int rec_width(const ocr_engine* e, const ocr_image* crop) {
 }
 
 static int read_line(const ocr_engine* e, const ocr_dict* dict, const ocr_params* params,
-                     ocr_image* crop, ocr_line* line, ocr_result* r, char* err,
-                     size_t cap) {
+                     ocr_image* crop, ocr_line* line, ocr_result* r, char* err, size_t cap) {
   ocr_output out;
   double t0 = now_ms();
   const int cls_w = e->input_w[OCR_CLS];
   if (ocr_line_input(crop, e->input_h[OCR_CLS], cls_w, e->input(e->user, OCR_CLS, cls_w)))
     return -1;
-  if (run_model(e, OCR_CLS, cls_w, &out, err, cap)) return -2;
+  if (run_model(e, OCR_CLS, cls_w, 2, &out, err, cap)) return -2;
   if (out.data[1] > out.data[0] && out.data[1] > params->cls_threshold) {
     ocr_image_rotate180(crop);
     line->angle = 180;
@@ -125,10 +138,9 @@ static int read_line(const ocr_engine* e, const ocr_dict* dict, const ocr_params
   const int rec_w = rec_width(e, crop);
   if (ocr_line_input(crop, e->input_h[OCR_REC], rec_w, e->input(e->user, OCR_REC, rec_w)))
     return -1;
-  if (run_model(e, OCR_REC, rec_w, &out, err, cap)) return -2;
+  if (run_model(e, OCR_REC, rec_w, dict->count + 1, &out, err, cap)) return -2;
   double t2 = now_ms();
-  if (ocr_ctc_decode(out.data, (int)out.dims[1], (int)out.dims[2], dict, &line->text,
-                     &line->score))
+  if (ocr_ctc_decode(out.data, (int)out.dims[1], (int)out.dims[2], dict, &line->text, &line->score))
     return -1;
   r->cls_ms += t1 - t0;
   r->rec_ms += t2 - t1;
@@ -147,7 +159,7 @@ int ocr_run(const ocr_engine* e, const ocr_image* img, const ocr_dict* dict,
     goto oom;
   ocr_output out;
   double t1 = now_ms();
-  if (run_model(e, OCR_DET, dw, &out, err, cap)) goto done;
+  if (run_model(e, OCR_DET, dw, 1, &out, err, cap)) goto done;
   double t2 = now_ms();
   r->det_ms = t2 - t1;
   count = ocr_det_boxes(out.data, dh, dw, valid_h, valid_w, r->scale, img->width, img->height,

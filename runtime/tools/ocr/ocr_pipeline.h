@@ -77,7 +77,7 @@ typedef struct ocr_line {
 typedef struct ocr_result {
   ocr_line* lines; /* reading order */
   int count;
-  int boxes; /* detected, before recognition dropped any */
+  int boxes;      /* detected, before recognition dropped any */
   float* det_map; /* the probability map's valid part, map_h x map_w */
   int map_h, map_w;
   float scale; /* map pixels per image pixel */

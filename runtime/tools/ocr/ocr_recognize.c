@@ -36,7 +36,8 @@ int ocr_dict_load(const char* path, ocr_dict* dict, char* err, size_t cap) {
   int read_error = ferror(f);
   fclose(f);
   if (!text || read_error) {
-    snprintf(err, cap, "cannot read dictionary %s: %s", path, text ? "read error" : "out of memory");
+    snprintf(err, cap, "cannot read dictionary %s: %s", path,
+             text ? "read error" : "out of memory");
     free(text);
     return -1;
   }
