@@ -126,9 +126,6 @@ TileFn TileKernel2(Isa isa) {
 
 namespace detail {
 void Tile2Portable(const Tile& t) { SplitBlock(t, TilePortable); }
-#if defined(__x86_64__)
-void Tile2Avx2(const Tile& t) { SplitBlock(t, TileAvx2); }
-#endif
 #if defined(__aarch64__)
 void Tile2Neon(const Tile& t) { SplitBlock(t, TileNeon); }
 #endif
