@@ -737,7 +737,8 @@ void weighted_row_band_equals_one_call_per_row(void**) {
         }
 }
 
-// DepthwiseLanes (AVX-512 only; elsewhere its size is 0): every channel
+// DepthwiseLanes (AVX-512 and AVX2, each this CPU has; elsewhere its size
+// is 0): every channel
 // count of a block, strides 1 to 3, dilation, asymmetric padding, maps whose
 // output rows end inside a 16-pixel chunk, weights apart like the vnpu's
 // (lane 0 of 8), maps taller than one block: within float rounding of a
@@ -758,49 +759,57 @@ void depthwise_lanes_match_reference(void**) {
                      {70, 20, 3, 3, 1, 1, 8, 1, 8, 1, 8, 1},
                      // Up to 64 output columns: 60, and 112 -> 56 at stride 2.
                      {9, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
-                     {30, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}};
-  const bool runs = uk::BestIsa() == uk::Isa::kAvx512;
+                     {30, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                     // 16 columns (AVX2's widest) in bands.
+                     {90, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+  const uk::Isa best = uk::BestIsa();
   for (const C& k : cases) {
     const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
     const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
     const uk::DwShape s{k.H, k.W, OH, OW, k.KH, k.KW, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl};
-    const uint64_t floats = uk::DepthwiseLanesFloats(s);
-    assert_int_equal(floats > 0, runs);
-    if (!floats) continue;
-    const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 5;
-    for (int nc : {1, 7, 16}) {
-      const std::vector<float> x = Random(size_t(nc * HW), 61), wr = Random(size_t(nc * nt), 62),
-                               b = Random(16, 63);
-      std::vector<float> w(size_t(nc * nt * 8), 99.f);  // tap t of channel c at c*nt*8 + t*8
-      for (int c = 0; c < nc; ++c)
-        for (int64_t t = 0; t < nt; ++t) w[size_t((c * nt + t) * 8)] = wr[size_t(c * nt + t)];
-      std::vector<float> y(size_t(nc * ycs), -7.f), work(floats);
-      uk::DepthwiseLanes(s, nc, x.data(), HW, w.data(), nt * 8, 8, b.data(), y.data(), ycs,
-                         work.data());
-      for (int c = 0; c < nc; ++c)
-        for (int64_t oh = 0; oh < OH; ++oh)
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            double acc = b[size_t(c)];
-            for (int64_t kh = 0; kh < k.KH; ++kh)
-              for (int64_t kw = 0; kw < k.KW; ++kw) {
-                const int64_t ih = oh * k.sh - k.pt + kh * k.dh, iw = ow * k.sw - k.pl + kw * k.dw;
-                if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
-                  acc += double(x[size_t(c * HW + ih * k.W + iw)]) *
-                         double(wr[size_t(c * nt + kh * k.KW + kw)]);
-              }
-            const float got = y[size_t(c * ycs + oh * OW + ow)];
-            if (std::fabs(double(got) - acc) > 1e-5 * (1 + std::fabs(acc)))
-              fail_msg("%lldx%lld k%lldx%lld nc %d: c %d (%lld, %lld) %g != %g", (long long)k.H,
-                       (long long)k.W, (long long)k.KH, (long long)k.KW, nc, c, (long long)oh,
-                       (long long)ow, double(got), acc);
-          }
-      for (int c = 0; c < nc; ++c)
-        for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(c * ycs + i)] == -7.f);
+    // Taken up to 64 output columns on AVX-512, 16 on AVX2, never elsewhere.
+    assert_int_equal(uk::DepthwiseLanesFloats(s) > 0,
+                     best == uk::Isa::kAvx512 ? OW <= 64 : best == uk::Isa::kAvx2 && OW <= 16);
+    for (uk::Isa isa : {uk::Isa::kAvx2, uk::Isa::kAvx512}) {  // every lanes kernel this CPU has
+      if (!uk::IsaAvailable(isa)) continue;
+      const uint64_t floats = uk::DepthwiseLanesFloats(s, isa);
+      if (!floats) continue;
+      const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 5;
+      for (int nc : {1, 7, 16}) {
+        const std::vector<float> x = Random(size_t(nc * HW), 61), wr = Random(size_t(nc * nt), 62),
+                                 b = Random(16, 63);
+        std::vector<float> w(size_t(nc * nt * 8), 99.f);  // tap t of channel c at c*nt*8 + t*8
+        for (int c = 0; c < nc; ++c)
+          for (int64_t t = 0; t < nt; ++t) w[size_t((c * nt + t) * 8)] = wr[size_t(c * nt + t)];
+        std::vector<float> y(size_t(nc * ycs), -7.f), work(floats);
+        uk::DepthwiseLanes(s, nc, x.data(), HW, w.data(), nt * 8, 8, b.data(), y.data(), ycs,
+                           work.data(), isa);
+        for (int c = 0; c < nc; ++c)
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              double acc = b[size_t(c)];
+              for (int64_t kh = 0; kh < k.KH; ++kh)
+                for (int64_t kw = 0; kw < k.KW; ++kw) {
+                  const int64_t ih = oh * k.sh - k.pt + kh * k.dh,
+                                iw = ow * k.sw - k.pl + kw * k.dw;
+                  if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
+                    acc += double(x[size_t(c * HW + ih * k.W + iw)]) *
+                           double(wr[size_t(c * nt + kh * k.KW + kw)]);
+                }
+              const float got = y[size_t(c * ycs + oh * OW + ow)];
+              if (std::fabs(double(got) - acc) > 1e-5 * (1 + std::fabs(acc)))
+                fail_msg("%s %lldx%lld k%lldx%lld nc %d: c %d (%lld, %lld) %g != %g",
+                         uk::IsaName(isa), (long long)k.H, (long long)k.W, (long long)k.KH,
+                         (long long)k.KW, nc, c, (long long)oh, (long long)ow, double(got), acc);
+            }
+        for (int c = 0; c < nc; ++c)
+          for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(c * ycs + i)] == -7.f);
+      }
     }
   }
 }
 
-// GroupLanes (AVX-512 only): one group of 16 -> 16 channels on 4
+// GroupLanes (AVX-512 and AVX2, each this CPU has): one group of 16 -> 16 channels on 4
 // geometries, weights in ONNX's [O][I][KH][KW] and in the vnpu's taps-major
 // layout: within rounding of a scalar convolution; nothing written between
 // the output planes.
@@ -816,43 +825,49 @@ void group_lanes_match_reference(void**) {
     const int64_t OH = (k.H + k.pt + k.pb - (k.KH - 1) * k.dh - 1) / k.sh + 1;
     const int64_t OW = (k.W + k.pl + k.pr - (k.KW - 1) * k.dw - 1) / k.sw + 1;
     const uk::DwShape s{k.H, k.W, OH, OW, k.KH, k.KW, k.sh, k.sw, k.dh, k.dw, k.pt, k.pl};
-    const uint64_t floats = uk::GroupLanesFloats(s);
-    assert_int_equal(floats > 0, uk::BestIsa() == uk::Isa::kAvx512);
-    if (!floats) continue;
-    const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 3;
-    const std::vector<float> x = Random(size_t(16 * HW), 81), w = Random(size_t(256 * nt), 82),
-                             b = Random(16, 83);
-    // The same weights taps-major: [t][i][o].
-    std::vector<float> taps(w.size());
-    for (int64_t o = 0; o < 16; ++o)
-      for (int64_t i = 0; i < 16; ++i)
-        for (int64_t t = 0; t < nt; ++t)
-          taps[size_t((t * 16 + i) * 16 + o)] = w[size_t((o * 16 + i) * nt + t)];
-    const uk::LaneWeights layouts[] = {{w.data(), 8 * 16 * nt, 16 * nt, nt, 1},
-                                       {taps.data(), 8, 1, 16, 256}};
-    for (const uk::LaneWeights& lw : layouts) {
-      std::vector<float> y(size_t(16 * ycs), -7.f), work(floats);
-      uk::GroupLanes(s, x.data(), HW, lw, b.data(), y.data(), ycs, work.data());
+    const uk::Isa best = uk::BestIsa();
+    assert_int_equal(uk::GroupLanesFloats(s) > 0,
+                     best == uk::Isa::kAvx512 ? OW <= 64 : best == uk::Isa::kAvx2 && OW <= 16);
+    for (uk::Isa isa : {uk::Isa::kAvx2, uk::Isa::kAvx512}) {
+      if (!uk::IsaAvailable(isa)) continue;
+      const uint64_t floats = uk::GroupLanesFloats(s, isa);
+      if (!floats) continue;
+      const int64_t HW = k.H * k.W, OHW = OH * OW, nt = k.KH * k.KW, ycs = OHW + 3;
+      const std::vector<float> x = Random(size_t(16 * HW), 81), w = Random(size_t(256 * nt), 82),
+                               b = Random(16, 83);
+      // The same weights taps-major: [t][i][o].
+      std::vector<float> taps(w.size());
       for (int64_t o = 0; o < 16; ++o)
-        for (int64_t oh = 0; oh < OH; ++oh)
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            double acc = b[size_t(o)];
-            for (int64_t i = 0; i < 16; ++i)
-              for (int64_t kh = 0; kh < k.KH; ++kh)
-                for (int64_t kw = 0; kw < k.KW; ++kw) {
-                  const int64_t ih = oh * k.sh - k.pt + kh * k.dh,
-                                iw = ow * k.sw - k.pl + kw * k.dw;
-                  if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
-                    acc += double(x[size_t(i * HW + ih * k.W + iw)]) *
-                           double(w[size_t((o * 16 + i) * nt + kh * k.KW + kw)]);
-                }
-            const float got = y[size_t(o * ycs + oh * OW + ow)];
-            if (std::fabs(double(got) - acc) > 1e-4 * (1 + std::fabs(acc)))
-              fail_msg("%lldx%lld o %lld (%lld, %lld): %g != %g", (long long)k.H, (long long)k.W,
-                       (long long)o, (long long)oh, (long long)ow, double(got), acc);
-          }
-      for (int64_t o = 0; o < 16; ++o)
-        for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(o * ycs + i)] == -7.f);
+        for (int64_t i = 0; i < 16; ++i)
+          for (int64_t t = 0; t < nt; ++t)
+            taps[size_t((t * 16 + i) * 16 + o)] = w[size_t((o * 16 + i) * nt + t)];
+      const uk::LaneWeights layouts[] = {{w.data(), 8 * 16 * nt, 16 * nt, nt, 1},
+                                         {taps.data(), 8, 1, 16, 256}};
+      for (const uk::LaneWeights& lw : layouts) {
+        std::vector<float> y(size_t(16 * ycs), -7.f), work(floats);
+        uk::GroupLanes(s, x.data(), HW, lw, b.data(), y.data(), ycs, work.data(), isa);
+        for (int64_t o = 0; o < 16; ++o)
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              double acc = b[size_t(o)];
+              for (int64_t i = 0; i < 16; ++i)
+                for (int64_t kh = 0; kh < k.KH; ++kh)
+                  for (int64_t kw = 0; kw < k.KW; ++kw) {
+                    const int64_t ih = oh * k.sh - k.pt + kh * k.dh,
+                                  iw = ow * k.sw - k.pl + kw * k.dw;
+                    if (ih >= 0 && ih < k.H && iw >= 0 && iw < k.W)
+                      acc += double(x[size_t(i * HW + ih * k.W + iw)]) *
+                             double(w[size_t((o * 16 + i) * nt + kh * k.KW + kw)]);
+                  }
+              const float got = y[size_t(o * ycs + oh * OW + ow)];
+              if (std::fabs(double(got) - acc) > 1e-4 * (1 + std::fabs(acc)))
+                fail_msg("%s %lldx%lld o %lld (%lld, %lld): %g != %g", uk::IsaName(isa),
+                         (long long)k.H, (long long)k.W, (long long)o, (long long)oh, (long long)ow,
+                         double(got), acc);
+            }
+        for (int64_t o = 0; o < 16; ++o)
+          for (int64_t i = OHW; i < ycs; ++i) assert_true(y[size_t(o * ycs + i)] == -7.f);
+      }
     }
   }
 }

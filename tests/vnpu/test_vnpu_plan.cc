@@ -161,17 +161,15 @@ void RunCase(const Case& k) {
   s.sh = k.sh, s.sw = k.sw, s.dh = k.dh, s.dw = k.dw, s.pt = k.pt, s.pl = k.pl;
   s.kstride = s.KH * s.KW * 8;
   const OpPlan want = epctx::vnpu::PlanConv(s, k.taps);
-  // Depthwise maps and groups of 16 -> 16 channels up to 64 columns wide
-  // take the lanes where the CPU runs them (AVX-512): the table names the
-  // strategy elsewhere.
+  // Depthwise maps and groups of 16 -> 16 channels take the lanes where the
+  // CPU runs them (AVX-512 up to 64 output columns, AVX2 up to 16:
+  // test_ukernels pins which): the table names the strategy elsewhere.
   Strategy expect = k.want;
   const epctx::uk::DwShape dws{s.H,  s.W,  s.OH, s.OW, s.KH, s.KW,
                                s.sh, s.sw, s.dh, s.dw, s.pt, s.pl};
-  const bool avx512 = epctx::uk::BestIsa() == epctx::uk::Isa::kAvx512;
-  if (!k.taps && s.cig == 1 && s.cog == 1 && s.G > 1 && OW <= 64 && avx512 &&
-      epctx::uk::DepthwiseLanesFloats(dws) > 0)
+  if (!k.taps && s.cig == 1 && s.cog == 1 && s.G > 1 && epctx::uk::DepthwiseLanesFloats(dws) > 0)
     expect = Strategy::kDepthwiseLanes;
-  if (s.cig == 16 && s.cog == 16 && s.G > 1 && k.KH * k.KW > 1 && OW <= 64 && avx512 &&
+  if (s.cig == 16 && s.cog == 16 && s.G > 1 && k.KH * k.KW > 1 &&
       epctx::uk::GroupLanesFloats(dws) > 0)
     expect = Strategy::kGroupLanes;
   if (want.strategy != expect) {

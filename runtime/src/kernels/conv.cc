@@ -618,12 +618,12 @@ Status PrepareConvWeights(PrepareContext& pc) {
   int64_t K = 0;
   if (!Product(wt->dims, 1, wt->rank, &K) || K <= 0) return Status::Ok();
   const int64_t cout_g = cout / group;
-  // 16 -> 16 channels per group where the lanes kernel runs (AVX-512): its
+  // 16 -> 16 channels per group where the lanes kernel runs (AVX-512, AVX2): its
   // weights gathered once, for every group (Run takes them when the map
   // fits the kernel's block; else the packed GEMM weights below).
   int64_t taps = 0;
   float* lanes = nullptr;
-  if (cin_g == 16 && cout_g == 16 && group > 1 && uk::BestIsa() == uk::Isa::kAvx512 &&
+  if (cin_g == 16 && cout_g == 16 && group > 1 && uk::HasLanesKernels() &&
       Product(wt->dims, 2, wt->rank, &taps) && taps > 1 && taps <= 49) {
     lanes = static_cast<float*>(
         pc.Alloc(uint64_t(group) * uk::GroupLaneWeightsFloats(taps) * sizeof(float), 64));

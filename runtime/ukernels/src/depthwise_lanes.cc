@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// DepthwiseLanes (depthwise.h): 16 channels in the lanes of a zmm vector.
+// DepthwiseLanes (depthwise.h): 16 channels in the lanes of a zmm vector,
+// or of two ymm vectors on AVX2.
 //
 // Work: the padded block T [PH][PWa][16] of a band of output rows (padded
 // row r, column q: input row top + r - pt, column q - pl of every channel,
@@ -23,7 +24,12 @@ namespace {
 #if defined(__x86_64__)
 constexpr int64_t kLanes = 16;
 constexpr int64_t kMaxTaps = 49;
-constexpr int64_t kMaxOutCols = 64;
+// Output columns up to which lanes beat rows: 64 on AVX-512; on AVX2 (8-lane
+// rows waste less of a vector, the transposes cost twice as many
+// instructions per float) 16: MobileNetV2's depthwise layers on an AVX2-only
+// core, vnpu, 1 thread, rows -> lanes: 7x7 0.22 -> 0.12 ms, 14x14 0.2 ->
+// 0.14 ms, 28x28 0.15 -> 0.23 ms, 56x56 0.38 -> 0.63 ms.
+int64_t MaxOutCols(Isa isa) { return isa == Isa::kAvx512 ? 64 : 16; }
 
 int64_t RoundUp16(int64_t v) { return (v + kLanes - 1) / kLanes * kLanes; }
 
@@ -34,12 +40,12 @@ struct Geometry {
 };
 
 // False for shapes the path does not take (see DepthwiseLanesFloats).
-bool GeometryOf(const DwShape& s, Geometry* g) {
+bool GeometryOf(const DwShape& s, Isa isa, Geometry* g) {
   const int64_t dims[] = {s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.sh, s.sw, s.dh, s.dw};
   for (int64_t d : dims)
     if (d < 1 || d > (int64_t(1) << 16)) return false;
   if (s.pt < 0 || s.pl < 0 || s.pt > (int64_t(1) << 16) || s.pl > (int64_t(1) << 16)) return false;
-  if (s.OW > kMaxOutCols) return false;  // rows this wide vectorise well
+  if (s.OW > MaxOutCols(isa)) return false;  // rows this wide vectorise well
   g->nt = s.KH * s.KW;
   if (g->nt > kMaxTaps) return false;
   g->PWa = RoundUp16((RoundUp16(s.OW) - 1) * s.sw + (s.KW - 1) * s.dw + 1);
@@ -139,14 +145,138 @@ EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc_in, in
   }
 }
 
+// AVX2: the same block and bands, 8 lanes at a time. A pixel's 16 channel
+// slots are two halves of 8; a half is skipped when no channel of it is
+// asked for. 8 x 8 transposes in and out.
+#define EPCTX_AVX2 __attribute__((target("avx2,fma")))
+
+EPCTX_AVX2 inline void Transpose8(__m256* r) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// Lanes [lo, hi) of 8 as a maskload/maskstore mask.
+EPCTX_AVX2 inline __m256i Lanes8(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo > 8 ? 8 : lo;
+  hi = hi < 0 ? 0 : hi > 8 ? 8 : hi;
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(lo)), idx),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32(int(hi)), idx));
+}
+
+EPCTX_AVX2 void FillBlockAvx2(const DwShape& s, const Geometry& g, int nc, const float* x,
+                              int64_t x_cs, int64_t top, int64_t PH, float* T) {
+  const int64_t rowf = g.PWa * kLanes;
+  const int halves = nc > 8 ? 2 : 1;
+  for (int64_t r = 0; r < PH; ++r) {
+    float* tr = T + r * rowf;
+    const int64_t ih = top + r - s.pt;
+    if (ih < 0 || ih >= s.H) {
+      for (int64_t i = 0; i < rowf; i += 8) _mm256_storeu_ps(tr + i, _mm256_setzero_ps());
+      continue;
+    }
+    for (int64_t q0 = 0; q0 < g.PWa; q0 += 8) {
+      const int64_t iw0 = q0 - s.pl;  // input column of lane 0
+      const bool any = -iw0 < 8 && s.W - iw0 > 0;
+      const __m256i m = Lanes8(-iw0, s.W - iw0);
+      for (int h = 0; h < halves; ++h) {
+        __m256 v[8];
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; ++c)
+          v[c] = h * 8 + c < nc && any
+                     ? _mm256_maskload_ps(x + (h * 8 + c) * x_cs + ih * s.W + iw0, m)
+                     : _mm256_setzero_ps();
+        Transpose8(v);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) _mm256_storeu_ps(tr + (q0 + i) * kLanes + h * 8, v[i]);
+      }
+    }
+  }
+}
+
+// LanesAvx512's contract: kGrouped false is depthwise (weights wt[tap][16]),
+// true one group of 16 -> 16 (weights wt[tap][i][16 o]).
+template <bool kGrouped>
+EPCTX_AVX2 void LanesAvx2(const DwShape& s, const Geometry& g, int nc_in, int nc, const float* x,
+                          int64_t x_cs, const float* wt, const float* bv, float* y, int64_t y_cs,
+                          float* T) {
+  const int64_t rowf = g.PWa * kLanes, step = s.sw * kLanes;
+  const int halves = nc > 8 ? 2 : 1;
+  for (int64_t oh0 = 0; oh0 < s.OH; oh0 += g.band) {
+    const int64_t oh1 = s.OH - oh0 < g.band ? s.OH : oh0 + g.band;
+    const int64_t top = oh0 * s.sh, PH = (oh1 - oh0 - 1) * s.sh + (s.KH - 1) * s.dh + 1;
+    FillBlockAvx2(s, g, nc_in, x, x_cs, top, PH, T);
+    for (int64_t oh = oh0; oh < oh1; ++oh)
+      for (int64_t ow0 = 0; ow0 < s.OW; ow0 += 8)
+        for (int h = 0; h < halves; ++h) {
+          __m256 acc[8];
+          const __m256 b = _mm256_loadu_ps(bv + h * 8);
+#pragma GCC unroll 8
+          for (int j = 0; j < 8; ++j) acc[j] = b;
+          for (int64_t kh = 0; kh < s.KH; ++kh) {
+            const float* row = T + ((oh - oh0) * s.sh + kh * s.dh) * rowf + ow0 * step;
+            for (int64_t kw = 0; kw < s.KW; ++kw) {
+              const int64_t tap = kh * s.KW + kw;
+              const float* p = row + kw * s.dw * kLanes;
+              if (kGrouped) {
+                for (int i = 0; i < 16; ++i) {
+                  const __m256 wv = _mm256_loadu_ps(wt + (tap * 16 + i) * kLanes + h * 8);
+#pragma GCC unroll 8
+                  for (int j = 0; j < 8; ++j)
+                    acc[j] = _mm256_fmadd_ps(_mm256_broadcast_ss(p + j * step + i), wv, acc[j]);
+                }
+              } else {
+                const __m256 wv = _mm256_loadu_ps(wt + tap * kLanes + h * 8);
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; ++j)
+                  acc[j] = _mm256_fmadd_ps(_mm256_loadu_ps(p + j * step + h * 8), wv, acc[j]);
+              }
+            }
+          }
+          Transpose8(acc);
+          const __m256i m = Lanes8(0, s.OW - ow0);
+          float* yo = y + oh * s.OW + ow0;
+#pragma GCC unroll 8
+          for (int c = 0; c < 8; ++c)
+            if (h * 8 + c < nc) _mm256_maskstore_ps(yo + (h * 8 + c) * y_cs, m, acc[c]);
+        }
+  }
+}
+
+// The ISAs with a lanes kernel.
+bool HasLanes(Isa isa) { return isa == Isa::kAvx512 || isa == Isa::kAvx2; }
+
 #endif
 
 }  // namespace
 
+bool HasLanesKernels(Isa isa) {
+#if defined(__x86_64__)
+  return HasLanes(ResolveIsa(isa));
+#else
+  (void)isa;
+  return false;
+#endif
+}
+
 uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa) {
 #if defined(__x86_64__)
   Geometry g;
-  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return 0;
+  if (!HasLanes(ResolveIsa(isa)) || !GeometryOf(s, ResolveIsa(isa), &g)) return 0;
   return g.block + uint64_t(g.nt + 1) * kLanes;
 #else
   (void)s;
@@ -160,13 +290,15 @@ void DepthwiseLanes(const DwShape& s, int nc, const float* x, int64_t x_cs, cons
                     float* work, Isa isa) {
 #if defined(__x86_64__)
   Geometry g;
-  if (nc < 1 || nc > 16 || ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
+  const Isa run = ResolveIsa(isa);
+  if (nc < 1 || nc > 16 || !HasLanes(run) || !GeometryOf(s, run, &g)) return;
   float* wt = work + g.block;
   float* bv = wt + g.nt * kLanes;
   for (int64_t t = 0; t < g.nt; ++t)
     for (int64_t c = 0; c < kLanes; ++c) wt[t * kLanes + c] = c < nc ? w[c * w_cs + t * w_ts] : 0.f;
   for (int64_t c = 0; c < kLanes; ++c) bv[c] = bias && c < nc ? bias[c] : 0.f;
-  LanesAvx512<false>(s, g, nc, nc, x, x_cs, wt, bv, y, y_cs, work);
+  if (run == Isa::kAvx512) LanesAvx512<false>(s, g, nc, nc, x, x_cs, wt, bv, y, y_cs, work);
+  else LanesAvx2<false>(s, g, nc, nc, x, x_cs, wt, bv, y, y_cs, work);
 #else
   (void)s, (void)nc, (void)x, (void)x_cs, (void)w, (void)w_cs, (void)w_ts, (void)bias, (void)y;
   (void)y_cs, (void)work, (void)isa;
@@ -183,7 +315,7 @@ void GatherGroupLaneWeights(const LaneWeights& w, int64_t taps, float* dst) {
 uint64_t GroupLanesFloats(const DwShape& s, Isa isa) {
 #if defined(__x86_64__)
   Geometry g;
-  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return 0;
+  if (!HasLanes(ResolveIsa(isa)) || !GeometryOf(s, ResolveIsa(isa), &g)) return 0;
   return g.block + uint64_t(g.nt * 16 + 1) * kLanes;
 #else
   (void)s;
@@ -196,12 +328,15 @@ void GroupLanes(const DwShape& s, const float* x, int64_t x_cs, const LaneWeight
                 const float* bias, float* y, int64_t y_cs, float* work, Isa isa) {
 #if defined(__x86_64__)
   Geometry g;
-  if (ResolveIsa(isa) != Isa::kAvx512 || !GeometryOf(s, &g)) return;
+  const Isa run = ResolveIsa(isa);
+  if (!HasLanes(run) || !GeometryOf(s, run, &g)) return;
   float* wt = work + g.block;
   float* bv = wt + g.nt * 16 * kLanes;
   if (!w.gathered) GatherGroupLaneWeights(w, g.nt, wt);
   for (int64_t o = 0; o < kLanes; ++o) bv[o] = bias ? bias[o] : 0.f;
-  LanesAvx512<true>(s, g, 16, 16, x, x_cs, w.gathered ? w.gathered : wt, bv, y, y_cs, work);
+  const float* gw = w.gathered ? w.gathered : wt;
+  if (run == Isa::kAvx512) LanesAvx512<true>(s, g, 16, 16, x, x_cs, gw, bv, y, y_cs, work);
+  else LanesAvx2<true>(s, g, 16, 16, x, x_cs, gw, bv, y, y_cs, work);
 #else
   (void)s, (void)x, (void)x_cs, (void)w, (void)bias, (void)y, (void)y_cs, (void)work, (void)isa;
 #endif

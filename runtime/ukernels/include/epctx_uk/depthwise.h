@@ -10,8 +10,9 @@
 // transposes the sums back into the 16 output planes. Any stride, dilation
 // and padding; the padding costs nothing but the zeros in the block.
 //
-// AVX-512 only (in-register 16 x 16 transposes); elsewhere
-// DepthwiseLanesFloats is 0 and callers keep their row paths. Re-entrant.
+// AVX-512 (in-register 16 x 16 transposes) and AVX2 (two halves of 8
+// lanes, 8 x 8 transposes); elsewhere DepthwiseLanesFloats is 0 and callers
+// keep their row paths. Re-entrant.
 #ifndef EPCTX_UK_DEPTHWISE_H
 #define EPCTX_UK_DEPTHWISE_H
 
@@ -36,6 +37,10 @@ constexpr uint64_t kDwLanesMaxFloats = 32768;
 // non-positive or absurd dimension, or a block that cannot hold the input
 // rows of one output row.
 uint64_t DepthwiseLanesFloats(const DwShape& s, Isa isa = Isa::kAuto);
+
+// Whether this library has lanes kernels for isa (resolved) at all: what a
+// caller preparing weights for GroupLanes before it knows the map asks.
+bool HasLanesKernels(Isa isa = Isa::kAuto);
 
 // nc channels (1..16): channel c's input plane (H x W) at x + c * x_cs,
 // its tap t = kh * KW + kw at w[c * w_cs + t * w_ts], its bias bias[c]
