@@ -2,11 +2,13 @@
 /* ocr-ort: epctx-ocr's pipeline (runtime/tools/ocr) with ONNX Runtime 1.30
  * running the original PP-OCR models, the peer the OCR test compares with.
  *
- * usage: ocr-ort LIB DET.onnx CLS.onnx REC.onnx KEYS.txt DET_H DET_W REC_WIDTHS IMAGE
+ * usage: ocr-ort LIB DET.onnx CLS.onnx REC.onnx KEYS.txt DET_H DET_W REC_WIDTHS IMAGE [REPEAT]
  *   LIB         libonnxruntime.so.1 (onnxruntime-node's, dlopen'ed)
  *   DET_H/W     the detection input epctx's det package was compiled for
  *   REC_WIDTHS  "320,640,..." the recogniser buckets epctx's packages have,
  *               or "any": PaddleOCR's own width per line
+ *   REPEAT      read the picture that many more times; the timings are then
+ *               each stage's median over them (default 0: the first run's)
  * Prints the JSON lines epctx-ocr --json prints ({"lines": [...]}) and the
  * time of each stage ("timings_ms"); one error line and exit 1 on failure.
  * One intra-op thread, ORT's defaults otherwise. */
@@ -110,8 +112,9 @@ static int engine_run(void* user, ocr_model m, int width, ocr_output* out, char*
 }
 
 int main(int argc, char** argv) {
-  if (argc != 10)
-    die("usage: ocr-ort LIB DET.onnx CLS.onnx REC.onnx KEYS.txt DET_H DET_W REC_WIDTHS IMAGE");
+  if (argc != 10 && argc != 11)
+    die("usage: ocr-ort LIB DET.onnx CLS.onnx REC.onnx KEYS.txt DET_H DET_W REC_WIDTHS IMAGE "
+        "[REPEAT]");
   void* h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!h) die("dlopen: %s", dlerror());
   const OrtApiBase* (*get_base)(void) = (const OrtApiBase* (*)(void))dlsym(h, "OrtGetApiBase");
@@ -166,6 +169,25 @@ int main(int argc, char** argv) {
   ocr_params_default(&params);
   ocr_result r;
   if (ocr_run(&api, &img, &dict, &params, &r, err, sizeof err)) die("%s: %s", argv[9], err);
+  const int repeat = argc == 11 ? atoi(argv[10]) : 0;
+  if (repeat > 0) {
+    double* t = calloc((size_t)repeat * 4, sizeof(double));
+    if (!t) die("out of memory");
+    for (int i = 0; i < repeat; ++i) {
+      ocr_result again;
+      if (ocr_run(&api, &img, &dict, &params, &again, err, sizeof err)) die("%s: %s", argv[9], err);
+      t[i] = again.det_ms;
+      t[repeat + i] = again.cls_ms;
+      t[2 * repeat + i] = again.rec_ms;
+      t[3 * repeat + i] = again.post_ms;
+      ocr_result_free(&again);
+    }
+    r.det_ms = ocr_median(t, repeat);
+    r.cls_ms = ocr_median(t + repeat, repeat);
+    r.rec_ms = ocr_median(t + 2 * repeat, repeat);
+    r.post_ms = ocr_median(t + 3 * repeat, repeat);
+    free(t);
+  }
   epctx_json j;
   epctx_json_init(&j, stdout, 0);
   epctx_json_begin_object(&j);

@@ -366,16 +366,6 @@ struct warm {
   double det, cls, rec, post, total;
 };
 
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double* v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void run_warm(const ocr_engine* api, const ocr_image* img, const ocr_dict* dict,
                      const struct args* a, struct warm* w) {
   memset(w, 0, sizeof(*w));
@@ -395,11 +385,11 @@ static void run_warm(const ocr_engine* api, const ocr_image* img, const ocr_dict
     ocr_result_free(&r);
   }
   w->runs = a->repeat;
-  w->det = median(t, a->repeat);
-  w->cls = median(t + a->repeat, a->repeat);
-  w->rec = median(t + 2 * a->repeat, a->repeat);
-  w->post = median(t + 3 * a->repeat, a->repeat);
-  w->total = median(t + 4 * a->repeat, a->repeat);
+  w->det = ocr_median(t, a->repeat);
+  w->cls = ocr_median(t + a->repeat, a->repeat);
+  w->rec = ocr_median(t + 2 * a->repeat, a->repeat);
+  w->post = ocr_median(t + 3 * a->repeat, a->repeat);
+  w->total = ocr_median(t + 4 * a->repeat, a->repeat);
   free(t);
 }
 

@@ -200,6 +200,16 @@ done:
   return status;
 }
 
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+double ocr_median(double* v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 void ocr_result_free(ocr_result* r) {
   for (int i = 0; i < r->count; ++i) free(r->lines[i].text);
   free(r->lines);

@@ -89,6 +89,9 @@ int ocr_run(const ocr_engine* engine, const ocr_image* img, const ocr_dict* dict
             const ocr_params* params, ocr_result* result, char* err, size_t cap);
 void ocr_result_free(ocr_result* result);
 
+/* The median of n > 0 timings (sorts v). */
+double ocr_median(double* v, int n);
+
 /* The picture: img with the boxes drawn, beside the detection map. */
 int ocr_render(const ocr_image* img, const ocr_result* result, ocr_image* out);
 
