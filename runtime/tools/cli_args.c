@@ -2,9 +2,11 @@
 #define _GNU_SOURCE /* getopt_long */
 #include "cli_args.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <epctx/epctx.h>
@@ -187,4 +189,44 @@ int epctx_cli_split_config(char* text, epctx_cli_config_fn add, void* user, char
     return -1;
   }
   return 0;
+}
+
+int epctx_cli_add_entry(void* entries, const char* key, const char* value, char* err,
+                        size_t err_size) {
+  epctx_cli_entries* e = (epctx_cli_entries*)entries;
+  if (e->count == EPCTX_CLI_MAX_ENTRIES) {
+    snprintf(err, err_size, "more than %d -C entries", EPCTX_CLI_MAX_ENTRIES);
+    return -1;
+  }
+  e->keys[e->count] = key;
+  e->values[e->count++] = value;
+  return 0;
+}
+
+long epctx_cli_long(const epctx_cli_tool* tool, const char* opt, const char* v, long lo, long hi) {
+  char* end;
+  errno = 0;
+  const long n = strtol(v, &end, 10);
+  if (errno || *end || end == v || n < lo || n > hi)
+    exit(epctx_cli_usage_error(tool, "%s '%s': expected an integer from %ld to %ld", opt, v, lo,
+                               hi));
+  return n;
+}
+
+double epctx_cli_double(const epctx_cli_tool* tool, const char* opt, const char* v, double lo,
+                        double hi) {
+  char* end;
+  errno = 0;
+  const double d = strtod(v, &end);
+  if (errno || *end || end == v || !(d >= lo && d <= hi))
+    exit(epctx_cli_usage_error(tool, "%s '%s': expected a number from %g to %g", opt, v, lo, hi));
+  return d;
+}
+
+const char* epctx_cli_one_operand(const epctx_cli_parser* p, const char* what) {
+  if (p->num_operands == 0) exit(epctx_cli_usage_error(p->tool, "no %s given", what));
+  if (p->num_operands > 1)
+    exit(epctx_cli_usage_error(p->tool, "more than one %s given ('%s' and '%s')", what,
+                               p->operands[0], p->operands[1]));
+  return p->operands[0];
 }

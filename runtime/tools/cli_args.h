@@ -94,6 +94,27 @@ typedef int (*epctx_cli_config_fn)(void* user, const char* key, const char* valu
 int epctx_cli_split_config(char* text, epctx_cli_config_fn add, void* user, char* err,
                            size_t err_size);
 
+/* The -C entries a device tool collects, in order (a `user` of
+ * epctx_cli_split_config with epctx_cli_add_entry as its add). */
+#define EPCTX_CLI_MAX_ENTRIES 64
+typedef struct epctx_cli_entries {
+  const char* keys[EPCTX_CLI_MAX_ENTRIES];
+  const char* values[EPCTX_CLI_MAX_ENTRIES];
+  size_t count;
+} epctx_cli_entries;
+/* Appends one entry; -1 with "more than 64 -C entries" in err when full. */
+int epctx_cli_add_entry(void* entries, const char* key, const char* value, char* err,
+                        size_t err_size);
+
+/* Value checks that end the program with a usage error (exit 2, one line
+ * "NAME: error: OPT 'V': expected ...") when the value is not one. */
+long epctx_cli_long(const epctx_cli_tool* tool, const char* opt, const char* v, long lo, long hi);
+double epctx_cli_double(const epctx_cli_tool* tool, const char* opt, const char* v, double lo,
+                        double hi);
+/* The one operand a tool takes once the options are done: exits 2 with
+ * "no WHAT given" or "more than one WHAT given ('A' and 'B')". */
+const char* epctx_cli_one_operand(const epctx_cli_parser* p, const char* what);
+
 #ifdef __cplusplus
 }
 #endif

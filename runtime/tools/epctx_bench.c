@@ -171,9 +171,7 @@ typedef struct config {
   const char* input_names[MAX_IO];
   const char* input_files[MAX_IO];
   int num_inputs;
-  const char* option_keys[MAX_IO]; /* -C */
-  const char* option_values[MAX_IO];
-  int num_options;
+  epctx_cli_entries options; /* -C */
 } config;
 
 typedef struct inputs {
@@ -193,8 +191,8 @@ static epctx_session* create(epctx_env* env, const config* c, epctx_context_grou
     snprintf(v, sizeof v, "%d", c->intra_op_threads);
     check(epctx_session_options_set(o, "session.intra_op_num_threads", v), "--intra-op-threads");
   }
-  for (int i = 0; i < c->num_options; ++i)
-    check(epctx_session_options_set(o, c->option_keys[i], c->option_values[i]), "-C");
+  for (size_t i = 0; i < c->options.count; ++i)
+    check(epctx_session_options_set(o, c->options.keys[i], c->options.values[i]), "-C");
   if (group) check(epctx_session_options_set_context_group(o, group), "context group");
   epctx_session* s = NULL;
   check(epctx_session_create(env, c->package, o, &s), c->package);
@@ -329,25 +327,6 @@ static const epctx_cli_tool kTool = {
     NULL,
     "print the report as one JSON object"};
 
-static int parse_int(const char* s, const char* opt) {
-  char* end;
-  long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < 1 || v > 1000000)
-    exit(epctx_cli_usage_error(&kTool, "%s: expected 1..1000000, found '%s'", opt, s));
-  return (int)v;
-}
-
-static int add_option(void* user, const char* key, const char* value, char* err, size_t err_size) {
-  config* c = (config*)user;
-  if (c->num_options == MAX_IO) {
-    snprintf(err, err_size, "more than %d -C entries", MAX_IO);
-    return -1;
-  }
-  c->option_keys[c->num_options] = key;
-  c->option_values[c->num_options++] = value;
-  return 0;
-}
-
 int main(int argc, char** argv) {
   config c;
   memset(&c, 0, sizeof c);
@@ -368,15 +347,19 @@ int main(int argc, char** argv) {
       case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); return 0;
       case EPCTX_CLI_JSON: c.json = 1; break;
       case EPCTX_CLI_CONFIG:
-        if (epctx_cli_split_config((char*)v, add_option, &c, err, sizeof err))
+        if (epctx_cli_split_config((char*)v, epctx_cli_add_entry, &c.options, err, sizeof err))
           return epctx_cli_usage_error(&kTool, "%s", err);
         break;
       case OPT_NO_SHARE: c.share = 0; break;
-      case OPT_THREADS: c.threads = parse_int(v, "--threads"); break;
-      case OPT_INTRA_OP_THREADS: c.intra_op_threads = parse_int(v, "--intra-op-threads"); break;
-      case OPT_SESSIONS: c.sessions = parse_int(v, "--sessions"); break;
-      case OPT_REPEAT: c.repeat = parse_int(v, "--repeat"); break;
-      case OPT_DIM: c.dim = parse_int(v, "--dim"); break;
+      case OPT_THREADS: c.threads = (int)epctx_cli_long(&kTool, "--threads", v, 1, 1000000); break;
+      case OPT_INTRA_OP_THREADS:
+        c.intra_op_threads = (int)epctx_cli_long(&kTool, "--intra-op-threads", v, 1, 1000000);
+        break;
+      case OPT_SESSIONS:
+        c.sessions = (int)epctx_cli_long(&kTool, "--sessions", v, 1, 1000000);
+        break;
+      case OPT_REPEAT: c.repeat = (int)epctx_cli_long(&kTool, "--repeat", v, 1, 1000000); break;
+      case OPT_DIM: c.dim = (int)epctx_cli_long(&kTool, "--dim", v, 1, 1000000); break;
       case OPT_LOAD_MODE:
         if (strcmp(v, "mmap") && strcmp(v, "read"))
           return epctx_cli_usage_error(&kTool, "--load-mode: expected mmap or read, found '%s'", v);
@@ -394,11 +377,7 @@ int main(int argc, char** argv) {
     }
   }
   if (id < 0) return EPCTX_CLI_EXIT_USAGE;
-  if (p.num_operands > 1)
-    return epctx_cli_usage_error(&kTool, "more than one package ('%s', '%s')", p.operands[0],
-                                 p.operands[1]);
-  if (p.num_operands == 0) return epctx_cli_usage_error(&kTool, "no package given");
-  c.package = p.operands[0];
+  c.package = epctx_cli_one_operand(&p, "package");
   if (c.sessions > MAX_SESSIONS) die("--sessions: at most %d", MAX_SESSIONS);
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", c.package);

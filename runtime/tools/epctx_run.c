@@ -21,7 +21,6 @@
 #include "vnpu_env.h"
 
 #define MAX_BINDINGS 64
-#define MAX_OPTIONS 64
 #define PREVIEW_VALUES 6
 
 enum {
@@ -115,9 +114,7 @@ struct args {
   int quiet;
   struct binding inputs[MAX_BINDINGS];
   size_t num_inputs;
-  const char* option_keys[MAX_OPTIONS];
-  const char* option_values[MAX_OPTIONS];
-  size_t num_options;
+  epctx_cli_entries options; /* -C */
   const char* trusted_keys[8];
   size_t num_trusted_keys;
   const char* rollback_store;
@@ -134,29 +131,7 @@ static char* split_eq(char* s) {
   return eq + 1;
 }
 
-static int add_option(void* user, const char* key, const char* value, char* err, size_t err_size) {
-  struct args* a = (struct args*)user;
-  if (a->num_options == MAX_OPTIONS) {
-    snprintf(err, err_size, "more than %d -C entries", MAX_OPTIONS);
-    return -1;
-  }
-  a->option_keys[a->num_options] = key;
-  a->option_values[a->num_options] = value;
-  a->num_options++;
-  return 0;
-}
-
 /* Exits 0 for --help/--version and 2 for a usage error. */
-static int parse_long(const char* opt, const char* v, long lo, long hi, long* out) {
-  char* end;
-  errno = 0;
-  *out = strtol(v, &end, 10);
-  if (errno || *end || end == v || *out < lo || *out > hi)
-    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %ld to %ld", opt, v, lo,
-                               hi));
-  return 0;
-}
-
 static void parse_args(int argc, char** argv, struct args* a) {
   memset(a, 0, sizeof(*a));
   a->repeat = 10;
@@ -172,7 +147,7 @@ static void parse_args(int argc, char** argv, struct args* a) {
       case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); exit(0);
       case EPCTX_CLI_JSON: a->json = 1; break;
       case EPCTX_CLI_CONFIG:
-        if (epctx_cli_split_config((char*)v, add_option, a, err, sizeof err))
+        if (epctx_cli_split_config((char*)v, epctx_cli_add_entry, &a->options, err, sizeof err))
           exit(epctx_cli_usage_error(&kTool, "%s", err));
         break;
       case OPT_INPUT: {
@@ -191,18 +166,20 @@ static void parse_args(int argc, char** argv, struct args* a) {
         break;
       }
       case OPT_OUTPUT_DIR: a->output_dir = v; break;
-      case OPT_REPEAT: parse_long("--repeat", v, 0, 1000000, &a->repeat); break;
+      case OPT_REPEAT: a->repeat = epctx_cli_long(&kTool, "--repeat", v, 0, 1000000); break;
       case OPT_TRUSTED_KEY:
         if (a->num_trusted_keys == 8)
           exit(epctx_cli_usage_error(&kTool, "more than 8 --trusted-key"));
         a->trusted_keys[a->num_trusted_keys++] = v;
         break;
       case OPT_ROLLBACK_STORE: a->rollback_store = v; break;
-      case OPT_LOG_LEVEL: parse_long("--log-level", v, 0, 3, &a->log_level); break;
-      case OPT_TIMEOUT_US: parse_long("--timeout-us", v, 1, 2000000000L, &a->timeout_us); break;
+      case OPT_LOG_LEVEL: a->log_level = epctx_cli_long(&kTool, "--log-level", v, 0, 3); break;
+      case OPT_TIMEOUT_US:
+        a->timeout_us = epctx_cli_long(&kTool, "--timeout-us", v, 1, 2000000000L);
+        break;
       case OPT_THREADS: {
         char err[256];
-        if (add_option(a, "session.intra_op_num_threads", v, err, sizeof err))
+        if (epctx_cli_add_entry(&a->options, "session.intra_op_num_threads", v, err, sizeof err))
           exit(epctx_cli_usage_error(&kTool, "%s", err));
         break;
       }
@@ -211,11 +188,7 @@ static void parse_args(int argc, char** argv, struct args* a) {
     }
   }
   if (id < 0) exit(EPCTX_CLI_EXIT_USAGE);
-  if (p.num_operands == 0) exit(epctx_cli_usage_error(&kTool, "no model given"));
-  if (p.num_operands > 1)
-    exit(epctx_cli_usage_error(&kTool, "more than one model given ('%s' and '%s')", p.operands[0],
-                               p.operands[1]));
-  a->model = p.operands[0];
+  a->model = epctx_cli_one_operand(&p, "model");
 }
 
 /* "a, b, c": the session's input names, for error messages. */
@@ -460,8 +433,8 @@ int main(int argc, char** argv) {
   if (a.rollback_store) check(epctx_env_set_rollback_store(env, a.rollback_store), NULL);
   epctx_session_options* options = NULL;
   check(epctx_session_options_create(&options), NULL);
-  for (size_t i = 0; i < a.num_options; ++i)
-    check(epctx_session_options_set(options, a.option_keys[i], a.option_values[i]), NULL);
+  for (size_t i = 0; i < a.options.count; ++i)
+    check(epctx_session_options_set(options, a.options.keys[i], a.options.values[i]), NULL);
 
   double t0 = now_ms();
   epctx_session* session = NULL;

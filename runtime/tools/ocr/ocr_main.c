@@ -17,8 +17,6 @@
 #include "json_writer.h"
 #include "ocr_pipeline.h"
 
-#define MAX_OPTIONS 32
-
 enum {
   OPT_MODELS = 1,
   OPT_OUTPUT,
@@ -97,40 +95,8 @@ struct args {
   int json;
   int repeat;
   ocr_params params;
-  const char* option_keys[MAX_OPTIONS];
-  const char* option_values[MAX_OPTIONS];
-  size_t num_options;
+  epctx_cli_entries options; /* -C */
 };
-
-static int add_option(void* user, const char* key, const char* value, char* err, size_t err_size) {
-  struct args* a = (struct args*)user;
-  if (a->num_options == MAX_OPTIONS) {
-    snprintf(err, err_size, "more than %d -C entries", MAX_OPTIONS);
-    return -1;
-  }
-  a->option_keys[a->num_options] = key;
-  a->option_values[a->num_options++] = value;
-  return 0;
-}
-
-static float parse_float(const char* opt, const char* v, float lo, float hi) {
-  char* end;
-  errno = 0;
-  float f = strtof(v, &end);
-  if (errno || *end || end == v || !(f >= lo && f <= hi))
-    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected a number from %g to %g", opt, v, lo, hi));
-  return f;
-}
-
-static int parse_int(const char* opt, const char* v, int lo, int hi) {
-  char* end;
-  errno = 0;
-  long n = strtol(v, &end, 10);
-  if (errno || *end || end == v || n < lo || n > hi)
-    exit(epctx_cli_usage_error(&kTool, "%s '%s': expected an integer from %d to %d", opt, v, lo,
-                               hi));
-  return (int)n;
-}
 
 static void parse_args(int argc, char** argv, struct args* a) {
   memset(a, 0, sizeof(*a));
@@ -147,38 +113,35 @@ static void parse_args(int argc, char** argv, struct args* a) {
       case EPCTX_CLI_VERSION: epctx_cli_version(&kTool, stdout); exit(0);
       case EPCTX_CLI_JSON: a->json = 1; break;
       case EPCTX_CLI_CONFIG:
-        if (epctx_cli_split_config((char*)v, add_option, a, err, sizeof err))
+        if (epctx_cli_split_config((char*)v, epctx_cli_add_entry, &a->options, err, sizeof err))
           exit(epctx_cli_usage_error(&kTool, "%s", err));
         break;
       case OPT_MODELS: a->models = v; break;
       case OPT_OUTPUT: a->output = v; break;
       case OPT_DICT: a->dict = v; break;
-      case OPT_THREADS: {
-        parse_int("--threads", v, 1, 256);
-        if (add_option(a, "session.intra_op_num_threads", v, err, sizeof err))
+      case OPT_THREADS:
+        epctx_cli_long(&kTool, "--threads", v, 1, 256);
+        if (epctx_cli_add_entry(&a->options, "session.intra_op_num_threads", v, err, sizeof err))
           exit(epctx_cli_usage_error(&kTool, "%s", err));
         break;
-      }
       case OPT_DET_THRESHOLD:
-        a->params.det.threshold = parse_float("--det-threshold", v, 0, 1);
+        a->params.det.threshold = (float)epctx_cli_double(&kTool, "--det-threshold", v, 0, 1);
         break;
       case OPT_BOX_THRESHOLD:
-        a->params.det.box_threshold = parse_float("--box-threshold", v, 0, 1);
+        a->params.det.box_threshold = (float)epctx_cli_double(&kTool, "--box-threshold", v, 0, 1);
         break;
       case OPT_UNCLIP_RATIO:
-        a->params.det.unclip_ratio = parse_float("--unclip-ratio", v, 0, 10);
+        a->params.det.unclip_ratio = (float)epctx_cli_double(&kTool, "--unclip-ratio", v, 0, 10);
         break;
-      case OPT_DROP_SCORE: a->params.drop_score = parse_float("--drop-score", v, 0, 1); break;
-      case OPT_REPEAT: a->repeat = parse_int("--repeat", v, 0, 1000); break;
+      case OPT_DROP_SCORE:
+        a->params.drop_score = (float)epctx_cli_double(&kTool, "--drop-score", v, 0, 1);
+        break;
+      case OPT_REPEAT: a->repeat = (int)epctx_cli_long(&kTool, "--repeat", v, 0, 1000); break;
       default: break;
     }
   }
   if (id < 0) exit(EPCTX_CLI_EXIT_USAGE);
-  if (p.num_operands == 0) exit(epctx_cli_usage_error(&kTool, "no image given"));
-  if (p.num_operands > 1)
-    exit(epctx_cli_usage_error(&kTool, "more than one image given ('%s' and '%s')", p.operands[0],
-                               p.operands[1]));
-  a->image = p.operands[0];
+  a->image = epctx_cli_one_operand(&p, "image");
 }
 
 /* The engine: one epctx session per package (det, cls, and a recogniser
@@ -302,8 +265,8 @@ static void engine_open(struct engine* e, ocr_engine* api, const struct args* a,
   check(epctx_context_group_create(e->env, &e->group), NULL);
   epctx_session_options* opts;
   check(epctx_session_options_create(&opts), NULL);
-  for (size_t i = 0; i < a->num_options; ++i)
-    check(epctx_session_options_set(opts, a->option_keys[i], a->option_values[i]), "-C");
+  for (size_t i = 0; i < a->options.count; ++i)
+    check(epctx_session_options_set(opts, a->options.keys[i], a->options.values[i]), "-C");
   check(epctx_session_options_set_context_group(opts, e->group), NULL);
   snprintf(e->det.path, sizeof e->det.path, "%s/det_ctx.onnx", a->models);
   snprintf(e->cls.path, sizeof e->cls.path, "%s/cls_ctx.onnx", a->models);
