@@ -1192,7 +1192,7 @@ void softmax_rows_agree_across_isas_and_with_exp(void**) {
 
 }  // namespace
 
-// Every packer of this CPU (AVX-512's masked runs, the portable one) against
+// Every packer of this CPU (AVX-512 and AVX2 masked runs, the portable one) against
 // a scalar im2col, on maps narrower and wider than a piece, strides 1 to 3,
 // dilations, asymmetric pads wider than the kernel, K slices starting
 // mid-tap and pixel ranges starting mid-row; the floats after each written

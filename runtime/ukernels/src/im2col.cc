@@ -102,6 +102,7 @@ void Im2colPortable(const Im2colShape& s, const float* x, int64_t k0, int64_t kc
 Im2colFn Im2colKernel(Isa isa) {
 #if defined(__x86_64__)
   if (ResolveIsa(isa) == Isa::kAvx512) return detail::Im2colAvx512;
+  if (ResolveIsa(isa) == Isa::kAvx2) return detail::Im2colAvx2;
 #else
   (void)isa;
 #endif

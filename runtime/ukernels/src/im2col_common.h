@@ -84,6 +84,8 @@ inline const float* RunRange(const Im2colShape& s, const Im2colRun& sg, const fl
 void Im2colPortable(const Im2colShape& s, const float* x, int64_t k0, int64_t kc, int64_t p0,
                     int64_t np, float* dst, int64_t pitch);
 #if defined(__x86_64__)
+void Im2colAvx2(const Im2colShape& s, const float* x, int64_t k0, int64_t kc, int64_t p0,
+                int64_t np, float* dst, int64_t pitch);
 void Im2colAvx512(const Im2colShape& s, const float* x, int64_t k0, int64_t kc, int64_t p0,
                   int64_t np, float* dst, int64_t pitch);
 #endif
