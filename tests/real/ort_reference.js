@@ -43,6 +43,8 @@ function zooModels() {
     lo: m.lo === undefined ? -1 : m.lo,
     hi: m.hi === undefined ? 1 : m.hi,
     fixed: !m.symbolic,
+    family: m.family,
+    scheme: m.scheme,
     minVnpuShare: m.min_vnpu_share,
     atolSteps: m.atol_steps,
     atol: m.atol,
@@ -109,11 +111,17 @@ async function main() {
   fs.mkdirSync(refDir, { recursive: true });
   for (const m of MODELS) {
     const modelPath = m.path || path.join(cacheDir, 'models', `${m.name}.onnx`);
-    // Quantised zoo models: ORT unoptimised runs every QDQ node as the ONNX
-    // spec defines it; optimised, it fuses them into u8s8 kernels that
-    // saturate on x86-64 CPUs without VNNI (tests/int8/ort_int8.js).
-    const session = await ort.InferenceSession.create(modelPath, {
-      executionProviders: ['cpu'], graphOptimizationLevel: m.family === 'int8' ? 'disabled' : 'all',
+    // Statically quantised zoo models: ORT unoptimised runs every QDQ node as
+    // the ONNX spec defines it; optimised, it fuses them into u8s8 kernels
+    // that saturate on x86-64 CPUs without VNNI (tests/int8/ort_int8.js).
+    // The dynamic one comes with <name>.reference.onnx (gen_quant_models.py):
+    // its MatMulIntegers as float ops, which ORT runs unoptimised; fused or
+    // not, ORT's own MatMulInteger saturates there (0.09 off).
+    const refPath = zooDir && path.join(zooDir, 'models', `${m.name}.reference.onnx`);
+    const hasRef = refPath && fs.existsSync(refPath);
+    const exact = hasRef || (m.family === 'int8' && m.scheme === 'static');
+    const session = await ort.InferenceSession.create(hasRef ? refPath : modelPath, {
+      executionProviders: ['cpu'], graphOptimizationLevel: exact ? 'disabled' : 'all',
     });
     if (!session.inputNames.includes(m.input)) {
       throw new Error(`${modelPath}: no input '${m.input}' (has ${session.inputNames.join(', ')})`);

@@ -242,6 +242,17 @@ def export(entry, every, out_dir):
         msg = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise Error(f"{name}: {type(e).__name__}: {msg}") from None
     os.replace(tmp, path)
+    if entry.get("scheme") == "dynamic":
+        # ORT's MatMulInteger saturates on CPUs without VNNI (u8 x s8 pairs
+        # in int16): its reference runs this, the same computation as the
+        # float ops ONNX defines the integer ops by (tests/int8).
+        import onnx
+
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "int8"))
+        import gen_int8_models  # onnx_semantics
+
+        ref = gen_int8_models.onnx_semantics(onnx.load(path))
+        onnx.save(ref, os.path.join(out_dir, "models", f"{name}.reference.onnx"))
 
 
 def main(argv):
