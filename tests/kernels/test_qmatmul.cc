@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// MatMulInteger and QLinearMatMul with a prepared B (kernels/qmatmul.h) give
-// the reference loop's bits: random shapes off every edge of the int8 tiles
-// (K not a multiple of 4, one row, N not a multiple of 8 or 48, rows on
-// both sides of the dot-product rule), every uint8/int8 pairing of A and B,
-// per-tensor and per-column zero points and scales, at 1 and 2 threads; a
-// prepared Run never reads B again; what the state does not serve stays on
-// the reference loop.
+// MatMulInteger, QLinearMatMul and com.microsoft QGemm with a prepared B
+// (kernels/qmatmul.h) give the reference loop's bits: random shapes off every edge of the int8
+// tiles (K not a multiple of 4, one row, N not a multiple of 8 or 48, rows on both sides of the
+// dot-product rule), every uint8/int8 pairing of A and B, per-tensor and per-column zero points and
+// scales, at 1 and 2 threads; a prepared Run never reads B again; what the state does not serve
+// stays on the reference loop.
 #include <cstring>
 
 #include "core/thread_pool.h"
@@ -232,6 +231,76 @@ void unserved_operands_stay_on_the_reference(void**) {
   assert_int_equal(fresh.prepared_bytes(), 0);
 }
 
+// QGemm: 2-D shapes of kShapes, B as is and transposed, bias C none / per
+// column / per tensor / per element (the reference loop), bytes and float
+// output, alpha 1 and not.
+void qgemm_prepared_gives_the_reference_bits(void**) {
+  uint32_t seed = 19;
+  int mode = 0;
+  for (const Shape& s : kShapes) {
+    if (s.a.size() != 2 || s.b.size() != 2) continue;
+    for (int32_t at : kQ8)
+      for (int32_t bt : kQ8)
+        for (int64_t trans_b : {0, 1}) {
+          const int m = mode++;
+          kt::Host h;
+          const int64_t M = s.a[0], K = s.a[1], N = s.b[1];
+          TensorRef* a = Bytes(h, at, s.a, &seed);
+          TensorRef* b = Bytes(h, bt, trans_b ? kt::Dims{N, K} : s.b, &seed);
+          const bool per_col = m % 2 == 1;
+          TensorRef* as = Scales(h, {}, &seed);
+          TensorRef* azp = Bytes(h, at, {}, &seed);
+          TensorRef* bs = Scales(h, per_col ? kt::Dims{N} : kt::Dims{}, &seed);
+          TensorRef* bzp = Bytes(h, bt, per_col ? kt::Dims{N} : kt::Dims{}, &seed);
+          const int bias_mode = m % 4;
+          const kt::Dims cdims = bias_mode == 1   ? kt::Dims{N}
+                                 : bias_mode == 2 ? kt::Dims{}
+                                                  : kt::Dims{M, N};
+          std::vector<int32_t> cv(size_t(bias_mode == 1 ? N : bias_mode == 2 ? 1 : M * N));
+          for (int32_t& v : cv) v = int32_t(Next(&seed) % 20001) - 10000;
+          TensorRef* c = bias_mode ? h.I32(cdims, cv) : nullptr;
+          const bool float_out = m % 3 == 0;
+          TensorRef* ys = float_out ? nullptr : Scales(h, {}, &seed);
+          TensorRef* yzp = float_out
+                               ? nullptr
+                               : Bytes(h, m % 5 ? EPCTX_DTYPE_INT8 : EPCTX_DTYPE_UINT8, {}, &seed);
+          kt::Node node("QGemm", "qg");
+          node.Domain("com.microsoft").Int("transB", trans_b).Float("alpha", m % 7 ? 1.0f : 0.5f);
+          CheckSame(h, node, 1, {a, as, azp, b, bs, bzp, c, ys, yzp},
+                    {false, true, false, true, true, true, true, true, false}, 3, true, "QGemm",
+                    bias_mode != 3);
+        }
+  }
+}
+
+// The reference loop itself: acc + C times alpha * a_scale * b_scale[n]
+// (/ y_scale), against the arithmetic written out.
+void qgemm_computes_the_integer_gemm(void**) {
+  kt::Host h;
+  const uint8_t av[] = {10, 20, 30, 40, 50, 60};  // A^T [3, 2]: A = [[10 30 50] [20 40 60]]
+  const int8_t bv[] = {1, -2, 3, 4, -5, 6};       // B [3, 2]
+  TensorRef* a = h.Make(EPCTX_DTYPE_UINT8, {3, 2}, av);
+  TensorRef* b = h.Make(EPCTX_DTYPE_INT8, {3, 2}, bv);
+  const uint8_t az = 10;
+  const int8_t bz[] = {1, -1};
+  TensorRef* azp = h.Make(EPCTX_DTYPE_UINT8, {}, &az);
+  TensorRef* bzp = h.Make(EPCTX_DTYPE_INT8, {2}, bz);
+  TensorRef* c = h.I32({2}, {100, -100});
+  kt::Node node("QGemm", "qg");
+  node.Domain("com.microsoft").Int("transA", 1).Float("alpha", 2.0f);
+  EXPECT_OK(h.Run(
+      node, 1, {a, h.F({}, {0.5f}), azp, b, h.F({2}, {0.25f, 0.125f}), bzp, c, nullptr, nullptr}));
+  // acc[m][n] = sum_k (A[m][k] - 10) (B[k][n] - bz[n]) + C[n]
+  const float* y = static_cast<const float*>(h.out(0)->data);
+  assert_int_equal(h.out(0)->dtype, EPCTX_DTYPE_FLOAT);
+  const float want[] = {(0 * 0 + 20 * 2 + 40 * -6 + 100) * 2 * 0.5f * 0.25f,
+                        (0 * -1 + 20 * 5 + 40 * 7 - 100) * 2 * 0.5f * 0.125f,
+                        (10 * 0 + 30 * 2 + 50 * -6 + 100) * 2 * 0.5f * 0.25f,
+                        (10 * -1 + 30 * 5 + 50 * 7 - 100) * 2 * 0.5f * 0.125f};
+  for (int i = 0; i < 4; ++i)
+    if (y[i] != want[i]) fail_msg("y[%d] = %g, want %g", i, double(y[i]), double(want[i]));
+}
+
 }  // namespace
 
 int main() {
@@ -240,6 +309,8 @@ int main() {
       cmocka_unit_test(qlinear_matmul_prepared_gives_the_reference_bits),
       cmocka_unit_test(matmul_integer_prepared_wraps_like_the_reference),
       cmocka_unit_test(unserved_operands_stay_on_the_reference),
+      cmocka_unit_test(qgemm_prepared_gives_the_reference_bits),
+      cmocka_unit_test(qgemm_computes_the_integer_gemm),
   };
   return cmocka_run_group_tests_name("kernels_qmatmul", tests, nullptr, nullptr);
 }

@@ -381,8 +381,9 @@ Status MatMulInteger(KernelContext& ctx) {
   int32_t azp;
   const QMatMulPrepared* pp = QMatMulPreparedFor(ctx, *b, ctx.input(3), p);
   if (pp && ScalarAZp(ctx.input(2), *a, &azp))
-    return RunQMatMulPanels(ctx, *pp, p,
-                            QMatMulOperands{a->data, a->dtype, azp, Y, true, nullptr, 0, 0, 0});
+    return RunQMatMulPanels(
+        ctx, *pp, p,
+        QMatMulOperands{a->data, a->dtype, azp, Y, QMatMulOut::kInt32, nullptr, 0, 0, 0, nullptr});
   const int64_t MN = p.M * p.N, N = p.N;
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(3), "a_zero_point", "b_zero_point"};
   return RunIntMatMul(ctx, args, p, [&](int64_t iy, int64_t i, int64_t, const uint32_t* r) {
@@ -410,7 +411,7 @@ Status QLinearMatMul(KernelContext& ctx) {
   const QMatMulPrepared* pp = QMatMulPreparedFor(ctx, *b, ctx.input(5), p);
   if (pp && !ScalarAZp(ctx.input(2), *a, &azp)) pp = nullptr;
   // Multipliers made at create from these constant scales, else read here.
-  const float* mult = pp ? QMatMulPreparedMult(*pp, *as, *bs, *ys) : nullptr;
+  const float* mult = pp ? QMatMulPreparedMult(*pp, *as, *bs, ys) : nullptr;
   float *a_scale = nullptr, *b_scale = nullptr, *y_scale = nullptr;
   Param<float> bsp;
   if (!mult) {
@@ -436,8 +437,8 @@ Status QLinearMatMul(KernelContext& ctx) {
     }
     const bool s8 = ydtype == EPCTX_DTYPE_INT8;
     return RunQMatMulPanels(ctx, *pp, p,
-                            QMatMulOperands{a->data, a->dtype, azp, y->data, false, mult, yzp,
-                                            s8 ? -128 : 0, s8 ? 127 : 255});
+                            QMatMulOperands{a->data, a->dtype, azp, y->data, QMatMulOut::kBytes,
+                                            mult, yzp, s8 ? -128 : 0, s8 ? 127 : 255, nullptr});
   }
   const float ab = a_scale[0], yv = y_scale[0];
   const IntMatMulArgs args{a, b, ctx.input(2), ctx.input(5), "a_zero_point", "b_zero_point"};

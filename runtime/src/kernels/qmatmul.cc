@@ -42,34 +42,52 @@ bool PerColumn(const TensorRef& t, int64_t N, uint32_t b_rank) {
 
 bool IsScalar(const TensorRef& t) { return t.elements() == 1 && t.rank <= 1; }
 
-// QLinearMatMul's multipliers a_scale * b_scale[n] / y_scale (the
-// reference's expression) when all three scales are constant float32 of the
-// shapes the kernel accepts; otherwise the kernel makes them at Run.
-Status PrepareMult(PrepareContext& pc, uint32_t b_rank, QMatMulPrepared* pp) {
-  const TensorRef *as = pc.constant(1), *bs = pc.constant(4), *ys = pc.constant(6);
-  if (!as || !bs || !ys) return Status::Ok();
+// Where a product's float scales come from: inputs `as`, `bs` and, unless
+// it is kNone (QGemm's float output), `ys`; alpha is QGemm's.
+struct ScaleInputs {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t as, bs, ys;
+  float alpha;
+};
+
+// The multipliers alpha * a_scale * b_scale[n] / y_scale (QLinearMatMul:
+// alpha 1, the reference's expression; no y_scale: no division) when the
+// scales are constant float32 of the shapes the kernels accept; otherwise
+// the kernel makes them at Run.
+Status PrepareMult(PrepareContext& pc, uint32_t b_rank, const ScaleInputs& si,
+                   QMatMulPrepared* pp) {
+  const bool has_y = si.ys != ScaleInputs::kNone;
+  const TensorRef *as = pc.constant(si.as), *bs = pc.constant(si.bs);
+  const TensorRef* ys = has_y ? pc.constant(si.ys) : nullptr;
+  if (!as || !bs || (has_y && !ys)) return Status::Ok();
   if (as->dtype != EPCTX_DTYPE_FLOAT || bs->dtype != EPCTX_DTYPE_FLOAT ||
-      ys->dtype != EPCTX_DTYPE_FLOAT)
+      (ys && ys->dtype != EPCTX_DTYPE_FLOAT))
     return Status::Ok();
-  if (!IsScalar(*as) || !IsScalar(*ys) || !PerColumn(*bs, pp->N, b_rank)) return Status::Ok();
+  if (!IsScalar(*as) || (ys && !IsScalar(*ys)) || !PerColumn(*bs, pp->N, b_rank))
+    return Status::Ok();
   float* mult = static_cast<float*>(pc.Alloc(uint64_t(pp->N) * sizeof(float), 64));
   if (!mult) return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the multipliers");
-  const float a = *static_cast<const float*>(as->data), y = *static_cast<const float*>(ys->data);
+  const float a = si.alpha * *static_cast<const float*>(as->data);
   const float* b = static_cast<const float*>(bs->data);
   const bool one = bs->elements() == 1;
-  for (int64_t n = 0; n < pp->N; ++n) mult[n] = a * b[one ? 0 : n] / y;
+  for (int64_t n = 0; n < pp->N; ++n)
+    mult[n] = ys ? a * b[one ? 0 : n] / *static_cast<const float*>(ys->data) : a * b[one ? 0 : n];
   pp->mult = mult;
   pp->as = as->data;
   pp->bs = bs->data;
-  pp->ys = ys->data;
+  pp->ys = ys ? ys->data : nullptr;
   return Status::Ok();
 }
 
-// Packs constant input `bi` (B) with its zero point `zi` for the kernels.
-Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear) {
+// Packs constant input `bi` (B; [N][K] when trans_b, which only 2-D B
+// has) with its zero point `zi` for the kernels, and the multipliers when
+// `scales` is set.
+Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool trans_b,
+                      const ScaleInputs* scales) {
   const TensorRef* b = pc.constant(bi);
-  if (!b || !IsQ8(b->dtype) || b->rank < 2) return Status::Ok();
-  const int64_t K = b->dims[b->rank - 2], N = b->dims[b->rank - 1];
+  if (!b || !IsQ8(b->dtype) || b->rank < 2 || (trans_b && b->rank != 2)) return Status::Ok();
+  const int64_t K = b->dims[b->rank - (trans_b ? 1 : 2)];
+  const int64_t N = b->dims[b->rank - (trans_b ? 2 : 1)];
   int64_t matrices = 1, rows = 0;
   if (!Product(b->dims, 0, b->rank - 2, &matrices) || !MulOk(matrices, N, &rows))
     return Status::Ok();
@@ -85,8 +103,11 @@ Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear
   uint32_t* tail = K % 4 ? static_cast<uint32_t*>(pc.Alloc(n * sizeof(uint32_t), 64)) : nullptr;
   if (!pp || !wt || !wsum || !wz || (K % 4 && !tail))
     return pc.Fail(EPCTX_OUT_OF_MEMORY, "out of memory for the prepared B %s", ShapeOf(*b).s);
-  // Each matrix transposed in 64 x 64 blocks: both sides stay in cache.
-  for (int64_t g = 0; g < matrices; ++g) {
+  // A transposed B (2-D) is the layout already; otherwise each matrix is
+  // transposed in 64 x 64 blocks: both sides stay in cache.
+  if (trans_b)
+    for (int64_t i = 0; i < N * K; ++i) wt[i] = static_cast<const uint8_t*>(b->data)[i];
+  for (int64_t g = 0; g < matrices && !trans_b; ++g) {
     const uint8_t* src = static_cast<const uint8_t*>(b->data) + g * K * N;
     uint8_t* dst = wt + g * N * K;
     for (int64_t k0 = 0; k0 < K; k0 += 64)
@@ -120,7 +141,7 @@ Status PrepareQMatMul(PrepareContext& pc, uint32_t bi, uint32_t zi, bool qlinear
   pp->tile = uk::QTileKernel();
   pp->dot = uk::QDotKernel();
   pp->requant = uk::QRequantKernel();
-  if (qlinear) EPCTX_RETURN_IF_ERROR(PrepareMult(pc, b->rank, pp));
+  if (scales) EPCTX_RETURN_IF_ERROR(PrepareMult(pc, b->rank, *scales, pp));
   pc.SetPrepared(pp);
   return Status::Ok();
 }
@@ -167,7 +188,9 @@ void RunDots(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOperand
         const uint64_t at = uint64_t(m * N + n0);
         for (int64_t j = 0; j < cnt; ++j) {
           const int32_t acc = int32_t(Acc(pp, c, n0 + j, raw[j], asum[m]));
-          if (op.int32_out) static_cast<int32_t*>(op.y)[at + j] = acc;
+          if (op.out == QMatMulOut::kInt32) static_cast<int32_t*>(op.y)[at + j] = acc;
+          else if (op.out == QMatMulOut::kFloat)
+            static_cast<float*>(op.y)[at + j] = float(acc) * op.mult[n0 + j];
           else
             static_cast<uint8_t*>(op.y)[at + j] =
                 uint8_t(uk::QRequantizeOne(float(acc) * op.mult[n0 + j], op.zp, op.lo, op.hi));
@@ -183,11 +206,20 @@ void FinishTile(const QMatMulPrepared& pp, const QMatMulOperands& op, const Corr
                 int64_t m0, int64_t cols, int64_t n0, int32_t rows, const int32_t* raw,
                 const int32_t* colsum) {
   const int64_t N = pp.N;
-  if (op.int32_out) {
+  if (op.out == QMatMulOut::kInt32) {
     int32_t* y = static_cast<int32_t*>(op.y) + m0 * N + n0;
     for (int64_t q = 0; q < cols; ++q)
       for (int32_t r = 0; r < rows; ++r)
         y[q * N + r] = int32_t(Acc(pp, c, n0 + r, raw[r * kQCols + q], pp.wz_any ? colsum[q] : 0));
+    return;
+  }
+  if (op.out == QMatMulOut::kFloat) {
+    float* y = static_cast<float*>(op.y) + m0 * N + n0;
+    for (int64_t q = 0; q < cols; ++q)
+      for (int32_t r = 0; r < rows; ++r)
+        y[q * N + r] =
+            float(int32_t(Acc(pp, c, n0 + r, raw[r * kQCols + q], pp.wz_any ? colsum[q] : 0))) *
+            op.mult[n0 + r];
     return;
   }
   // The vector requantisation into a [rows][48] block (one call per row
@@ -256,8 +288,9 @@ const QMatMulPrepared* QMatMulPreparedFor(const KernelContext& ctx, const Tensor
 }
 
 const float* QMatMulPreparedMult(const QMatMulPrepared& pp, const TensorRef& as,
-                                 const TensorRef& bs, const TensorRef& ys) {
-  if (!pp.mult || as.data != pp.as || bs.data != pp.bs || ys.data != pp.ys) return nullptr;
+                                 const TensorRef& bs, const TensorRef* ys) {
+  if (!pp.mult || as.data != pp.as || bs.data != pp.bs || (ys ? ys->data : nullptr) != pp.ys)
+    return nullptr;
   return pp.mult;
 }
 
@@ -271,7 +304,8 @@ void RunMatrix(KernelContext& ctx, const QMatMulPrepared& pp, const QMatMulOpera
   const uint8_t xflip = op.a_dtype == EPCTX_DTYPE_INT8 ? 0x80 : 0;
   const uint32_t xz = uint32_t(op.azp + (xflip ? 128 : 0));
   for (int64_t n = 0; n < N; ++n)
-    w.rowc[n] = int32_t(uint32_t(K) * xz * uint32_t(pp.wz[n]) - xz * uint32_t(pp.wsum[n]));
+    w.rowc[n] = int32_t(uint32_t(K) * xz * uint32_t(pp.wz[n]) - xz * uint32_t(pp.wsum[n]) +
+                        (op.bias ? uint32_t(op.bias[n]) : 0u));
   const Correction c{xz, w.rowc};
   if (M >= kDotRows) return RunPanels(ctx, pp, op, M, c, xflip, w.panels);
   // Dots: A's rows made unsigned and summed once, before the threads.
@@ -309,7 +343,7 @@ Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const Mat
     RunMatrix(ctx, pp, op, M, w);
     return Status::Ok();
   }
-  const uint64_t y_elem = op.int32_out ? 4 : 1;
+  const uint64_t y_elem = op.out == QMatMulOut::kBytes ? 1 : 4;
   ForEachMatrix(p, [&](int64_t ia, int64_t ib, int64_t iy) {
     QMatMulPrepared m = pp;
     m.wt += ib * N * K;
@@ -323,9 +357,23 @@ Status RunQMatMulPanels(KernelContext& ctx, const QMatMulPrepared& pp, const Mat
   return Status::Ok();
 }
 
-Status PrepareMatMulInteger(PrepareContext& pc) { return PrepareQMatMul(pc, 1, 3, false); }
+Status PrepareMatMulInteger(PrepareContext& pc) { return PrepareQMatMul(pc, 1, 3, false, nullptr); }
 
-Status PrepareQLinearMatMul(PrepareContext& pc) { return PrepareQMatMul(pc, 3, 5, true); }
+Status PrepareQLinearMatMul(PrepareContext& pc) {
+  const ScaleInputs si{1, 4, 6, 1.0f};
+  return PrepareQMatMul(pc, 3, 5, false, &si);
+}
+
+// com.microsoft QGemm: A, a_scale, a_zero_point, B, b_scale, b_zero_point,
+// C, y_scale, y_zero_point; float output without y_scale.
+Status PrepareQGemm(PrepareContext& pc) {
+  if (pc.kernel().AttrInt("transA", 0) != 0) return Status::Ok();
+  // No constant y_scale: multipliers for the float output, which a Run with
+  // a computed y_scale does not take (QMatMulPreparedMult).
+  const uint32_t ys = pc.constant(7) ? 7 : ScaleInputs::kNone;
+  const ScaleInputs si{1, 4, ys, pc.kernel().AttrFloat("alpha", 1.0f)};
+  return PrepareQMatMul(pc, 3, 5, pc.kernel().AttrInt("transB", 0) != 0, &si);
+}
 
 }  // namespace kern
 }  // namespace epctx

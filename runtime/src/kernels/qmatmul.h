@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// MatMulInteger and QLinearMatMul on the int8 micro-kernels (epctx_uk/qgemm.h)
-// when B is a constant 2-D initializer.
+// MatMulInteger, QLinearMatMul and com.microsoft QGemm on the int8
+// micro-kernels (epctx_uk/qgemm.h) when B is a constant initializer.
 //
-// At create (PrepareMatMulInteger, PrepareQLinearMatMul) B [K][N] (each of
-// its matrices when it is batched) is stored transposed, [N][K], the weight
-// rows uk::QTile and uk::QDot read in place,
+// At create (PrepareMatMulInteger, PrepareQLinearMatMul, PrepareQGemm) B
+// [K][N] (each of its matrices when it is batched; QGemm's transB [N][K]
+// as it is) is stored transposed, [N][K], the weight rows uk::QTile and
+// uk::QDot read in place,
 // with each row's signed sum (uk::QWeightSums), its last partial group of K
 // (uk::QTails), b_zero_point per column in the signed domain and, for
-// QLinearMatMul with constant float scales, the multipliers
-// a_scale * b_scale[n] / y_scale. The tile, dot and requantisation kernels
+// QLinearMatMul and QGemm with constant float scales, the multipliers
+// a_scale * b_scale[n] / y_scale (QGemm: times alpha; without y_scale its
+// float output's alpha * a_scale * b_scale[n]). The tile, dot and requantisation kernels
 // are chosen there, by cpuid (VNNI or portable).
 //
 // At Run, rows of A (INT8 read as unsigned: XOR 0x80) are packed 48 at a
@@ -19,6 +21,8 @@
 // sum (a - a_zp)(b - b_zp), so MatMulInteger's int32 outputs are its bits;
 // QLinearMatMul requantises float(acc) * mult[n] rounded half to even, as
 // the reference's SaturateRound does, so its bytes are the reference's too.
+// QGemm adds its int32 bias C[n] to acc (wrapping) first, and its float
+// output is float(acc) * mult[n].
 //
 // A 2-D B serves all of A's rows (every batch) as one product; a batched B
 // one product per output matrix, as the reference loop walks them. Shapes
@@ -53,7 +57,7 @@ struct QMatMulPrepared {
   const int32_t* wz;     // [N]: b_zero_point - (wflip ? 128 : 0)
   bool wz_uniform;       // every wz[n] equal
   bool wz_any;           // some wz[n] != 0 (the panel's column sums are needed)
-  const float* mult;     // [N], QLinearMatMul with constant float scales; else nullptr
+  const float* mult;     // [N], QLinearMatMul / QGemm with constant float scales; else nullptr
   uk::QTileFn tile;
   uk::QDotFn dot;
   uk::QRequantFn requant;
@@ -65,18 +69,25 @@ const QMatMulPrepared* QMatMulPreparedFor(const KernelContext& ctx, const Tensor
                                           const TensorRef* bzp, const MatMulPlan& p);
 
 // The state's multipliers when they were made from these scales' data.
+// (ys nullptr: QGemm's float output, which has no y_scale).
 const float* QMatMulPreparedMult(const QMatMulPrepared& pp, const TensorRef& as,
-                                 const TensorRef& bs, const TensorRef& ys);
+                                 const TensorRef& bs, const TensorRef* ys);
+
+// What Y holds: the int32 accumulators (MatMulInteger), requantised
+// bytes (QLinearMatMul, QGemm with y_scale) or float(acc) * mult[n]
+// (QGemm without y_scale).
+enum class QMatMulOut : uint8_t { kInt32, kBytes, kFloat };
 
 // One Run's operands.
 struct QMatMulOperands {
   const void* a;
   int32_t a_dtype;
   int32_t azp;  // a_zero_point (per tensor) as read
-  void* y;      // int32 (MatMulInteger) or bytes
-  bool int32_out;
-  const float* mult;   // [N] (bytes)
-  int32_t zp, lo, hi;  // y_zero_point and the output dtype's range (bytes)
+  void* y;
+  QMatMulOut out;
+  const float* mult;    // [N] (bytes, float)
+  int32_t zp, lo, hi;   // y_zero_point and the output dtype's range (bytes)
+  const int32_t* bias;  // [N] added to every accumulator, or nullptr
 };
 
 // Computes Y (shaped by p) on the micro-kernels with pp's prepared B.
