@@ -1,72 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "epctx_host/fuse_qdq.h"
 
-#include <cmath>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "epctx_host/specialize.h"
 #include "fusion.h"
+#include "qdq_params.h"
 
 namespace epctx {
 namespace host {
-namespace {
-
-bool IsOp(const onnx::NodeProto* n, const char* op) {
-  return n && n->op_type() == op && IsDefaultDomain(n->domain());
-}
-
-size_t Elements(const onnx::TensorProto& t) {
-  size_t n = 1;
-  for (int64_t d : t.dims()) n *= size_t(d);
-  return n;
-}
-
-// A QuantizeLinear / DequantizeLinear's constant parameters: scales (1 or
-// `channels`), zero points (as many) and the zero point's dtype (UINT8
-// without one). False when not constant or of another count.
-struct QParams {
-  std::vector<float> scale;
-  std::vector<int32_t> zp;
-  int32_t dtype = onnx::TensorProto::UINT8;
-  std::string zp_name;  // "" when absent
-};
-bool ParamsOf(const onnx::NodeProto& n, const GraphInfo& info, size_t channels, QParams* q) {
-  if (n.input_size() < 2) return false;
-  const onnx::TensorProto* s = info.constant(n.input(1));
-  if (!s) return false;
-  const size_t count = Elements(*s);
-  if (count != 1 && count != channels) return false;
-  if (!FloatValues(s, count, &q->scale)) return false;
-  if (n.input_size() > 2 && !n.input(2).empty()) {
-    const onnx::TensorProto* z = info.constant(n.input(2));
-    if (!z || Elements(*z) != count || !IntValues(z, count, &q->zp)) return false;
-    q->dtype = z->data_type();
-    q->zp_name = n.input(2);
-  } else {
-    q->zp.assign(count, 0);
-  }
-  for (float v : q->scale)
-    if (!(v > 0.0f) || !std::isfinite(v)) return false;
-  return true;
-}
-
-int64_t AxisOf(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute())
-    if (a.name() == "axis") return a.i();
-  return 1;
-}
-
-std::string Fresh(std::set<std::string>* names, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; names->count(name); ++i) name = base + "_" + std::to_string(i);
-  names->insert(name);
-  return name;
-}
-
-}  // namespace
 
 size_t FuseQdqConvs(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
@@ -115,61 +59,27 @@ size_t FuseQdqConvs(onnx::ModelProto& model) {
     if (relu && py.zp[0] != (py.dtype == onnx::TensorProto::INT8 ? -128 : 0)) continue;
     // The bias, in the accumulator's scale x_scale * w_scale[c].
     std::vector<int32_t> bias;
-    if (conv.input_size() > 2 && !conv.input(2).empty()) {
-      std::vector<double> real(cout);
-      std::vector<int32_t> direct;
-      std::vector<float> f;
-      if (scan.info.constant(conv.input(2))) {
-        if (!FloatValues(scan.info.constant(conv.input(2)), cout, &f)) continue;
-        for (size_t c = 0; c < cout; ++c) real[c] = f[c];
-      } else {
-        const onnx::NodeProto* db = node_of(conv.input(2));
-        QParams pb;
-        const onnx::TensorProto* bq =
-            IsOp(db, "DequantizeLinear") ? scan.info.constant(db->input(0)) : nullptr;
-        if (!bq || bq->data_type() != onnx::TensorProto::INT32 || !IntValues(bq, cout, &direct) ||
-            !ParamsOf(*db, scan.info, cout, &pb))
-          continue;
-        bool exact = true;
-        for (size_t c = 0; c < cout; ++c) {
-          const double s = pb.scale[pb.scale.size() == 1 ? 0 : c];
-          const double acc = double(px.scale[0]) * pw.scale[pw.scale.size() == 1 ? 0 : c];
-          real[c] = (double(direct[c]) - pb.zp[pb.zp.size() == 1 ? 0 : c]) * s;
-          exact =
-              exact && pb.zp[pb.zp.size() == 1 ? 0 : c] == 0 && std::fabs(s - acc) <= 1e-6 * acc;
-        }
-        if (exact) bias = direct;
-      }
-      if (bias.empty()) {
-        bias.resize(cout);
-        for (size_t c = 0; c < cout; ++c) {
-          const double acc = double(px.scale[0]) * pw.scale[pw.scale.size() == 1 ? 0 : c];
-          const double v = std::nearbyint(real[c] / acc);
-          bias[c] = int32_t(std::fmax(-1073741824.0, std::fmin(1073741823.0, v)));
-        }
-      }
-    }
+    if (conv.input_size() > 2 && !conv.input(2).empty() &&
+        !AccumulatorBias(conv.input(2), node_of(conv.input(2)), scan.info, px.scale[0], pw, cout,
+                         &bias))
+      continue;
 
     onnx::NodeProto qc;
     qc.set_op_type("QLinearConv");
     qc.set_name(conv.name().empty() ? q.output(0) + "_qlinear" : conv.name() + "_qlinear");
-    const auto zero_point = [&](const QParams& p, const std::string& base) {
-      if (!p.zp_name.empty()) return p.zp_name;
-      std::string name = Fresh(&names, base + "_zero_point");
-      onnx::TensorProto* t = g.add_initializer();
-      t->set_name(name);
-      t->set_data_type(onnx::TensorProto::UINT8);
-      t->set_raw_data(std::string(1, '\0'));
-      return name;
+    const ValueType* xt = scan.info.type(dx->input(0));
+    const int32_t xdtype = xt && xt->dtype ? xt->dtype : px.dtype;
+    const auto zero_point = [&](const QParams& p, int32_t dtype, const std::string& base) {
+      return ZeroPointInput(p, dtype, base, &names, g);
     };
     qc.add_input(dx->input(0));
     qc.add_input(dx->input(1));
-    qc.add_input(zero_point(px, dx->input(0)));
+    qc.add_input(zero_point(px, xdtype, dx->input(0)));
     qc.add_input(dw->input(0));
     qc.add_input(dw->input(1));
-    qc.add_input(zero_point(pw, dw->input(0)));
+    qc.add_input(zero_point(pw, wq->data_type(), dw->input(0)));
     qc.add_input(q.input(1));
-    qc.add_input(zero_point(py, q.output(0)));
+    qc.add_input(zero_point(py, py.dtype, q.output(0)));
     if (!bias.empty()) {
       const std::string name = Fresh(&names, conv.output(0) + "_bias_int32");
       onnx::TensorProto* t = g.add_initializer();
