@@ -22,6 +22,7 @@
 #include "epctx_host/model_io.h"
 #include "epctx_host/fuse_norm_gelu.h"
 #include "epctx_host/fuse_qdq.h"
+#include "epctx_host/fuse_qdq_matmul.h"
 #include "epctx_host/noop_casts.h"
 #include "epctx_host/transpose_dq.h"
 #include "epctx_host/partition.h"
@@ -225,6 +226,10 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
       progress("specialise: " + std::to_string(n) +
                " QDQ convolutions fused into QLinearConv (DequantizeLinear -> Conv -> "
                "QuantizeLinear)");
+    if (size_t n = FuseQdqMatMuls(model))
+      progress("specialise: " + std::to_string(n) +
+               " QDQ MatMul/Gemm layers fused into com.microsoft QGemm (DequantizeLinear -> "
+               "MatMul -> Add bias -> QuantizeLinear)");
     if (size_t n = FuseConvActivations(model))
       progress("specialise: " + std::to_string(n) +
                " Conv nodes fused with their Relu or Clip (com.microsoft FusedConv)");

@@ -101,9 +101,10 @@ MacCount MatMulMacs(const onnx::NodeProto& n, const GraphInfo& info, int b_index
   return Known(Mul(Product(y), uint64_t(k)));
 }
 
-MacCount GemmMacs(const onnx::NodeProto& n, const GraphInfo& info) {
+// Gemm, or com.microsoft QGemm (fuse_qdq_matmul.h) with B input `bi`.
+MacCount GemmMacs(const onnx::NodeProto& n, const GraphInfo& info, int bi) {
   Dims a, b;
-  if (!InDims(info, n, 0, &a) || !InDims(info, n, 1, &b) || a.size() != 2 || b.size() != 2)
+  if (!InDims(info, n, 0, &a) || !InDims(info, n, bi, &b) || a.size() != 2 || b.size() != 2)
     return Unknown();
   const bool ta = AttrInt(n, "transA", 0) != 0, tb = AttrInt(n, "transB", 0) != 0;
   const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], cols = tb ? b[0] : b[1];
@@ -161,6 +162,7 @@ MacCount NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   const std::string& op = n.op_type();
   // com.microsoft FusedConv (fuse_conv_act.h) is a Conv and its clamp.
   const bool fused_conv = n.domain() == "com.microsoft" && op == "FusedConv";
+  if (n.domain() == "com.microsoft" && op == "QGemm") return GemmMacs(n, info, 3);
   if (!n.domain().empty() && n.domain() != "ai.onnx" && !fused_conv) return Known(0);
   Dims a, w, y;
   if (op == "Conv" || fused_conv || op == "ConvInteger" || op == "QLinearConv") {
@@ -176,7 +178,7 @@ MacCount NodeMacs(const onnx::NodeProto& n, const GraphInfo& info) {
   }
   if (op == "MatMul" || op == "MatMulInteger") return MatMulMacs(n, info, 1);
   if (op == "QLinearMatMul") return MatMulMacs(n, info, 3);
-  if (op == "Gemm") return GemmMacs(n, info);
+  if (op == "Gemm") return GemmMacs(n, info, 1);
   if (op == "Einsum") return EinsumMacs(n, info);
   if (op == "LSTM" || op == "GRU" || op == "RNN") {
     // Per step, batch row and direction: gates x hidden x (input + hidden).

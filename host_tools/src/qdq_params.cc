@@ -91,7 +91,7 @@ bool AccumulatorBias(const std::string& value, const onnx::NodeProto* producer,
 std::string ZeroPointInput(const QParams& p, int32_t dtype, const std::string& base,
                            std::set<std::string>* names, onnx::GraphProto& g) {
   if (!p.zp_name.empty()) return p.zp_name;
-  const std::string name = Fresh(names, base + "_zero_point");
+  std::string name = Fresh(names, base + "_zero_point");
   onnx::TensorProto* t = g.add_initializer();
   t->set_name(name);
   t->set_data_type(dtype);
