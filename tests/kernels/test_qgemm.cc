@@ -38,8 +38,11 @@ std::vector<uint8_t> Bytes(size_t n, uint32_t seed) {
   return v;
 }
 
+// Portable, AVX2 (its own tile wherever the CPU has AVX2, VNNI or not) and
+// whatever kAuto picks (AVX-512 VNNI, when present).
 std::vector<uk::Isa> Isas() {
   std::vector<uk::Isa> v{uk::Isa::kPortable};
+  if (uk::IsaAvailable(uk::Isa::kAvx2)) v.push_back(uk::Isa::kAvx2);
   if (uk::QHasVnni()) v.push_back(uk::Isa::kAuto);
   return v;
 }
@@ -57,13 +60,24 @@ std::vector<uint8_t> Panel(const std::vector<uint8_t>& col, int64_t K) {
 void tile_matches_reference_with_tails_and_flips(void**) {
   for (uk::Isa isa : Isas()) {
     const uk::QTileFn tile = uk::QTileKernel(isa);
-    for (int64_t K : {1, 3, 4, 5, 16, 27, 64, 147}) {
+    for (int64_t K : {1, 3, 4, 5, 16, 27, 64, 147, 256, 257, 290, 1027}) {
       for (int32_t rows = 1; rows <= uk::kQRows; ++rows) {
         for (uint8_t wflip : {uint8_t(0), uint8_t(0x80)}) {
           const uint32_t seed = uint32_t(K * 131 + rows * 7 + wflip);
           // The weight buffer ends exactly at the last row's K-th byte.
-          const std::vector<uint8_t> w = Bytes(size_t(rows * K), seed);
-          const std::vector<uint8_t> col = Bytes(size_t(kQCols * K), seed + 1);
+          std::vector<uint8_t> w = Bytes(size_t(rows * K), seed);
+          std::vector<uint8_t> col = Bytes(size_t(kQCols * K), seed + 1);
+          // Extremes where pairs of products leave int16 (vpmaddubsw would
+          // saturate them): activations 255 against weights -128 (row 1)
+          // and 127 (row 2); row 3 alternates -128 and 127 against 0 and 255.
+          for (int64_t k = 0; k < K; ++k) {
+            const uint8_t lo = uint8_t(0x80 ^ wflip), hi = uint8_t(0x7f ^ wflip);
+            if (rows > 1) w[size_t(K + k)] = lo;
+            if (rows > 2) w[size_t(2 * K + k)] = hi;
+            if (rows > 3) w[size_t(3 * K + k)] = k % 2 ? lo : hi;
+            for (int64_t q = 0; q < kQCols; q += 3) col[size_t(q * K + k)] = 255;
+            col[size_t(K + k)] = k % 2 ? 0 : 255;
+          }
           const std::vector<uint8_t> panel = Panel(col, K);
           std::vector<uint32_t> tail(size_t(rows), 0);
           for (int32_t r = 0; r < rows; ++r)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The portable int8 tile and dot kernels (qgemm.h), the panel interleave,
 // and the choice of kernel. The AVX-512 VNNI kernels are in
-// qgemm_avx512.cc.
+// qgemm_avx512.cc, the AVX2 ones in qgemm_avx2.cc.
 #include "epctx_uk/qgemm.h"
 #include "qgemm_common.h"
 
@@ -25,6 +25,8 @@ void QLutVnni(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n);
 void QuantizeVnni(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
                   uint8_t* y);
 void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
+void QTileAvx2(const QTile& t);
+void QRequantAvx2(const QRequant& q);
 }  // namespace detail
 
 namespace {
@@ -203,11 +205,21 @@ bool UseVnni(Isa isa) {
 #endif
 }
 
+#if defined(__x86_64__)
+// AVX2 (an AVX-512 CPU without VNNI has it too): the kernels VNNI does not
+// take.
+bool UseAvx2(Isa isa) {
+  const Isa r = ResolveIsa(isa);
+  return (r == Isa::kAvx2 || r == Isa::kAvx512) && !UseVnni(isa);
+}
+#endif
+
 }  // namespace
 
 QTileFn QTileKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QTileVnni;
+  if (UseAvx2(isa)) return detail::QTileAvx2;
 #endif
   (void)isa;
   return QTilePortable;
@@ -224,6 +236,7 @@ QDotFn QDotKernel(Isa isa) {
 QRequantFn QRequantKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QRequantVnni;
+  if (UseAvx2(isa)) return detail::QRequantAvx2;
 #endif
   (void)isa;
   return QRequantPortable;

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// The AVX2 int8 tile (qgemm.h), exact. vpmaddubsw (unsigned x signed bytes)
+// adds each pair of products in saturating int16, and 255 x -128 twice
+// does not fit, so its sums are not ONNX's; this tile multiplies 16-bit
+// words instead: vpmaddwd adds two exact int16 x int16 products into an
+// int32 lane, 16 products a ymm.
+//
+// Both operands stay in the layouts the other ISAs read (a panel group of
+// four unsigned K bytes per column; weight rows in place, four bytes a
+// group) and are widened here:
+//
+//   * a panel vector (8 columns x bytes k0 k1 k2 k3) gives two word
+//     vectors by one AND (k0, k2) and one shift (k1, k3), in registers,
+//     used by the four rows of the sub-tile;
+//   * the tile's weight rows are widened a chunk of 64 groups at a time
+//     into a 4 KiB stack block as the matching sign-extended word pairs
+//     (w0, w2) and (w1, w3), so the inner loop broadcasts them with a load
+//     (vpbroadcastd m32) and no shuffle.
+//
+// The 8 x 48 tile is six 4 x 16 sub-tiles: 8 accumulators, 4 widened panel
+// vectors, a broadcast and a product, within the 16 ymm registers. The
+// file is compiled for baseline x86-64; only these functions carry
+// target("avx2"), and QTileKernel picks them when cpuid says AVX2 (and the
+// AVX-512 VNNI tile is not there).
+#include "epctx_uk/qgemm.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <cstring>
+
+#define EPCTX_QAVX2 __attribute__((target("avx2,fma")))
+
+namespace epctx {
+namespace uk {
+namespace detail {
+namespace {
+
+constexpr int64_t kChunk = 64;  // groups of weights widened at a time
+constexpr int32_t kSubRows = 4, kSubCols = 16;
+
+// The widened weights of one chunk: per row, the (w0, w2) words of each
+// group, then the (w1, w3) words.
+struct Widened {
+  int32_t w[kQRows][2][kChunk];
+};
+
+inline int32_t Pair(uint32_t lo_byte, uint32_t hi_byte) {
+  return int32_t(uint32_t(uint16_t(int16_t(int8_t(uint8_t(lo_byte))))) |
+                 (uint32_t(uint16_t(int16_t(int8_t(uint8_t(hi_byte))))) << 16));
+}
+
+// Groups [g0, g0 + n) of each row (those at or past t.groups from the
+// tail), no byte past a row's groups read.
+EPCTX_QAVX2 void Widen(const QTile& t, int64_t g0, int64_t n, Widened* out) {
+  const __m256i flip = _mm256_set1_epi8(char(t.wflip));
+  const uint32_t flip4 = uint32_t(t.wflip) * 0x01010101u;
+  const int64_t from_w = t.groups - g0 < n ? t.groups - g0 : n;
+  for (int32_t r = 0; r < t.rows; ++r) {
+    const uint8_t* src = t.w + r * t.ldw + g0 * 4;
+    int32_t* lo = out->w[r][0];
+    int32_t* hi = out->w[r][1];
+    int64_t g = 0;
+    for (; g + 8 <= from_w; g += 8) {
+      const __m256i v =
+          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + g * 4)), flip);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo + g),
+                          _mm256_srai_epi16(_mm256_slli_epi16(v, 8), 8));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi + g), _mm256_srai_epi16(v, 8));
+    }
+    for (; g < n; ++g) {
+      uint32_t v;
+      if (g < from_w) memcpy(&v, src + g * 4, 4);
+      else v = t.tail[r];  // the tail's padding meets zero panel bytes
+      v ^= flip4;
+      lo[g] = Pair(v, v >> 16);
+      hi[g] = Pair(v >> 8, v >> 24);
+    }
+  }
+}
+
+// Rows [r0, r0 + R) x columns [c0, c0 + 16) over the chunk's n groups of
+// the panel x (at the chunk's first group); `first` starts the sums at 0,
+// else adds to those in out.
+template <int R>
+EPCTX_QAVX2 void Sub(const uint8_t* x, const Widened& wd, int32_t r0, int64_t n, int32_t* out,
+                     bool first) {
+  __m256i c[R][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    if (first) {
+      c[r][0] = c[r][1] = _mm256_setzero_si256();
+    } else {
+      c[r][0] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + r * kQCols));
+      c[r][1] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(out + r * kQCols + 8));
+    }
+  }
+  const __m256i low = _mm256_set1_epi16(0xff);
+  for (int64_t g = 0; g < n; ++g, x += kQCols * 4) {
+    const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 32));
+    const __m256i l0 = _mm256_and_si256(v0, low), l1 = _mm256_and_si256(v1, low);
+    const __m256i h0 = _mm256_srli_epi16(v0, 8), h1 = _mm256_srli_epi16(v1, 8);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256i wl = _mm256_set1_epi32(wd.w[r0 + r][0][g]);
+      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(l0, wl));
+      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(l1, wl));
+      const __m256i wh = _mm256_set1_epi32(wd.w[r0 + r][1][g]);
+      c[r][0] = _mm256_add_epi32(c[r][0], _mm256_madd_epi16(h0, wh));
+      c[r][1] = _mm256_add_epi32(c[r][1], _mm256_madd_epi16(h1, wh));
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * kQCols), c[r][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * kQCols + 8), c[r][1]);
+  }
+}
+
+EPCTX_QAVX2 void SubRows(int32_t rows, const uint8_t* x, const Widened& wd, int32_t r0, int64_t n,
+                         int32_t* out, bool first) {
+  switch (rows) {
+    case 1: Sub<1>(x, wd, r0, n, out, first); break;
+    case 2: Sub<2>(x, wd, r0, n, out, first); break;
+    case 3: Sub<3>(x, wd, r0, n, out, first); break;
+    default: Sub<4>(x, wd, r0, n, out, first); break;
+  }
+}
+
+}  // namespace
+
+EPCTX_QAVX2 void QTileAvx2(const QTile& t) {
+  const int64_t groups = t.groups + (t.tail ? 1 : 0);
+  Widened wd;
+  for (int64_t g0 = 0; g0 < groups || g0 == 0; g0 += kChunk) {
+    const int64_t n = groups - g0 < kChunk ? groups - g0 : kChunk;
+    Widen(t, g0, n, &wd);
+    const uint8_t* x = t.x + g0 * kQCols * 4;
+    for (int32_t r0 = 0; r0 < t.rows; r0 += kSubRows) {
+      const int32_t rows = t.rows - r0 < kSubRows ? t.rows - r0 : kSubRows;
+      for (int32_t c0 = 0; c0 < kQCols; c0 += kSubCols)
+        SubRows(rows, x + c0 * 4, wd, r0, n, t.out + r0 * kQCols + c0, g0 == 0);
+    }
+  }
+}
+
+// Eight columns a step, the last step's bytes past cols not stored (raw
+// and colsum rows are kQCols long, so the loads stay inside). max(v, lo)
+// returns lo for a NaN v (its second operand), then min cannot see a NaN;
+// the conversion rounds half to even (the default MXCSR), as the portable
+// QRequantizeOne.
+EPCTX_QAVX2 void QRequantAvx2(const QRequant& q) {
+  const __m256i wz = _mm256_set1_epi32(q.wz), zp = _mm256_set1_epi32(q.zp);
+  const __m256 flo = _mm256_set1_ps(float(q.lo - q.zp)), fhi = _mm256_set1_ps(float(q.hi - q.zp));
+  // The low byte of each lane, lanes 0-3 then 4-7 (each 128-bit half's
+  // four in its low dword).
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  for (int32_t r = 0; r < q.rows; ++r) {
+    const int32_t* raw = q.raw + r * kQCols;
+    uint8_t* y = q.y + r * q.y_row;
+    const __m256i rowc = _mm256_set1_epi32(q.rowc[r]);
+    const __m256 m = _mm256_set1_ps(q.mult[r]);
+    for (int32_t c = 0; c < q.cols; c += 8) {
+      __m256i acc =
+          _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(raw + c)), rowc);
+      if (q.colsum)
+        acc = _mm256_sub_epi32(
+            acc, _mm256_mullo_epi32(
+                     wz, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.colsum + c))));
+      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
+      v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
+      const __m256i b = _mm256_shuffle_epi8(_mm256_add_epi32(_mm256_cvtps_epi32(v), zp), low_bytes);
+      const uint64_t bytes = uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) |
+                             (uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32);
+      if (q.cols - c >= 8) memcpy(y + c, &bytes, 8);
+      else memcpy(y + c, &bytes, size_t(q.cols - c));
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace uk
+}  // namespace epctx
+#endif
