@@ -11,6 +11,9 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace epctx {
 namespace uk {
@@ -27,6 +30,7 @@ void QuantizeVnni(const float* x, int64_t n, float scale, int32_t zp, int32_t lo
 void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
 void QTileAvx2(const QTile& t);
 void QRequantAvx2(const QRequant& q);
+void QBinaryAvx2(const QBinaryRow& r);
 }  // namespace detail
 
 namespace {
@@ -91,18 +95,29 @@ void QRequantPortable(const QRequant& q) {
 }
 
 // Each K row built in a buffer of kQCols bytes (a run: left padding, a
-// copy, right padding), four rows interleaved into a group.
+// copy, right padding), four rows interleaved into a group. A 1x1 stride-1
+// unpadded convolution's full panel reads its rows in place (48
+// consecutive bytes of each input plane).
 void QPackPortable(const QConvPanel& c) {
   detail::QRun runs[kQCols];
   const int32_t nr = detail::QRuns(c, runs);
   uint8_t rows[4][kQCols];
+  const uint8_t* src_rows[4];
   const int64_t taps = c.KH * c.KW;
+  const bool in_place = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 &&
+                        c.pl == 0 && c.OW == c.W && c.cols == kQCols &&
+                        c.p0 + kQCols <= c.H * c.W;
   for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
     for (int j = 0; j < 4; ++j) {
       uint8_t* row = rows[j];
+      src_rows[j] = row;
       const int64_t k = gi * 4 + j;
       if (k >= c.K) {
         memset(row, c.xflip, kQCols);
+        continue;
+      }
+      if (in_place) {
+        src_rows[j] = c.x + k * c.H * c.W + c.p0;
         continue;
       }
       if (c.cols < kQCols) memset(row + c.cols, c.xflip, size_t(kQCols - c.cols));
@@ -121,10 +136,15 @@ void QPackPortable(const QConvPanel& c) {
         const int64_t e = detail::QClamp(sp.vhi + 1 - u.ow0, a, u.len);
         if (a > 0) memset(dst, c.pad, size_t(a));
         if (e < u.len) memset(dst + e, c.pad, size_t(u.len - e));
-        for (int64_t i = a; i < e; ++i) dst[i] = src[(u.ow0 + i) * c.sw + sp.off];
+        if (c.sw == 1) {
+          if (e > a) memcpy(dst + a, src + u.ow0 + a + sp.off, size_t(e - a));
+        } else {
+          for (int64_t i = a; i < e; ++i) dst[i] = src[(u.ow0 + i) * c.sw + sp.off];
+        }
       }
     }
-    Interleave4(rows[0], rows[1], rows[2], rows[3], c.xflip, c.panel + gi * kQCols * 4);
+    Interleave4(src_rows[0], src_rows[1], src_rows[2], src_rows[3], c.xflip,
+                c.panel + gi * kQCols * 4);
   }
 }
 
@@ -264,6 +284,7 @@ QDwFn QDwKernel(Isa isa) {
 QBinaryFn QBinaryKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QBinaryVnni;
+  if (UseAvx2(isa)) return detail::QBinaryAvx2;
 #endif
   (void)isa;
   return QBinaryPortable;
@@ -297,12 +318,31 @@ bool QHasVnni() { return UseVnni(Isa::kAuto); }
 
 void Interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3,
                  uint8_t xflip, uint8_t* group) {
+#if defined(__SSE2__)
+  // 16 columns a step: bytes of rows 0/1 and 2/3 paired, then the pairs
+  // paired (SSE2 is part of x86-64).
+  const __m128i f = _mm_set1_epi8(char(xflip));
+  for (int32_t p = 0; p < kQCols; p += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + p));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2 + p));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3 + p));
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    __m128i* out = reinterpret_cast<__m128i*>(group + p * 4);
+    _mm_storeu_si128(out, _mm_xor_si128(_mm_unpacklo_epi16(ab_lo, cd_lo), f));
+    _mm_storeu_si128(out + 1, _mm_xor_si128(_mm_unpackhi_epi16(ab_lo, cd_lo), f));
+    _mm_storeu_si128(out + 2, _mm_xor_si128(_mm_unpacklo_epi16(ab_hi, cd_hi), f));
+    _mm_storeu_si128(out + 3, _mm_xor_si128(_mm_unpackhi_epi16(ab_hi, cd_hi), f));
+  }
+#else
   for (int32_t p = 0; p < kQCols; ++p) {
     group[p * 4 + 0] = uint8_t(r0[p] ^ xflip);
     group[p * 4 + 1] = uint8_t(r1[p] ^ xflip);
     group[p * 4 + 2] = uint8_t(r2[p] ^ xflip);
     group[p * 4 + 3] = uint8_t(r3[p] ^ xflip);
   }
+#endif
 }
 
 }  // namespace uk

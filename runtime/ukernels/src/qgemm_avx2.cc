@@ -128,6 +128,26 @@ EPCTX_QAVX2 void SubRows(int32_t rows, const uint8_t* x, const Widened& wd, int3
   }
 }
 
+// The low byte of each of v's eight lanes to y[0 .. min(n, 8)).
+EPCTX_QAVX2 inline void StoreBytes(__m256i v, uint8_t* y, int64_t n) {
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i b = _mm256_shuffle_epi8(v, low_bytes);
+  const uint64_t bytes = uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) |
+                         (uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32);
+  memcpy(y, &bytes, size_t(n < 8 ? n : 8));
+}
+
+// Eight bytes (fewer at the end of a row: the rest read as 0) as int32
+// lanes, signed or unsigned.
+EPCTX_QAVX2 inline __m256i LoadBytes(const uint8_t* x, int64_t n, bool is_signed) {
+  uint64_t v = 0;
+  memcpy(&v, x, size_t(n < 8 ? n : 8));
+  const __m128i b = _mm_cvtsi64_si128(int64_t(v));
+  return is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+}
+
 }  // namespace
 
 EPCTX_QAVX2 void QTileAvx2(const QTile& t) {
@@ -153,11 +173,6 @@ EPCTX_QAVX2 void QTileAvx2(const QTile& t) {
 EPCTX_QAVX2 void QRequantAvx2(const QRequant& q) {
   const __m256i wz = _mm256_set1_epi32(q.wz), zp = _mm256_set1_epi32(q.zp);
   const __m256 flo = _mm256_set1_ps(float(q.lo - q.zp)), fhi = _mm256_set1_ps(float(q.hi - q.zp));
-  // The low byte of each lane, lanes 0-3 then 4-7 (each 128-bit half's
-  // four in its low dword).
-  const __m256i low_bytes =
-      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
-                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   for (int32_t r = 0; r < q.rows; ++r) {
     const int32_t* raw = q.raw + r * kQCols;
     uint8_t* y = q.y + r * q.y_row;
@@ -172,12 +187,30 @@ EPCTX_QAVX2 void QRequantAvx2(const QRequant& q) {
                      wz, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.colsum + c))));
       __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
       v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
-      const __m256i b = _mm256_shuffle_epi8(_mm256_add_epi32(_mm256_cvtps_epi32(v), zp), low_bytes);
-      const uint64_t bytes = uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) |
-                             (uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32);
-      if (q.cols - c >= 8) memcpy(y + c, &bytes, 8);
-      else memcpy(y + c, &bytes, size_t(q.cols - c));
+      StoreBytes(_mm256_add_epi32(_mm256_cvtps_epi32(v), zp), y + c, q.cols - c);
     }
+  }
+}
+
+// Eight elements a step, as the portable row: the float operations in the
+// same order, none fused, the conversion rounding half to even.
+EPCTX_QAVX2 void QBinaryAvx2(const QBinaryRow& r) {
+  if (r.n <= 0) return;
+  const __m256i az = _mm256_set1_epi32(r.az), bz = _mm256_set1_epi32(r.bz);
+  const __m256i yz = _mm256_set1_epi32(r.yz);
+  const __m256 as = _mm256_set1_ps(r.as), bs = _mm256_set1_ps(r.bs), ys = _mm256_set1_ps(r.ys);
+  const __m256 flo = _mm256_set1_ps(float(r.lo - r.yz)), fhi = _mm256_set1_ps(float(r.hi - r.yz));
+  const __m256i a_one = LoadBytes(r.a, 1, r.is_signed), b_one = LoadBytes(r.b, 1, r.is_signed);
+  const __m256i a1 = _mm256_permutevar8x32_epi32(a_one, _mm256_setzero_si256());
+  const __m256i b1 = _mm256_permutevar8x32_epi32(b_one, _mm256_setzero_si256());
+  for (int64_t i = 0; i < r.n; i += 8) {
+    const __m256i qa = r.a_one ? a1 : LoadBytes(r.a + i, r.n - i, r.is_signed);
+    const __m256i qb = r.b_one ? b1 : LoadBytes(r.b + i, r.n - i, r.is_signed);
+    const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(qa, az)), as);
+    const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(qb, bz)), bs);
+    __m256 v = _mm256_div_ps(r.mul ? _mm256_mul_ps(va, vb) : _mm256_add_ps(va, vb), ys);
+    v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
+    StoreBytes(_mm256_add_epi32(_mm256_cvtps_epi32(v), yz), r.y + i, r.n - i);
   }
 }
 
