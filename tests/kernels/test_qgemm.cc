@@ -240,7 +240,8 @@ void depthwise_plane_matches_reference(void**) {
   const Dw kCases[] = {{3, 3, 1, 1, 1, 1, 5, 17}, {3, 3, 2, 2, 1, 1, 4, 33},
                        {5, 5, 1, 1, 1, 1, 3, 16}, {5, 5, 2, 2, 1, 1, 2, 7},
                        {7, 7, 1, 1, 2, 2, 2, 20}, {1, 8, 1, 2, 1, 3, 2, 9},
-                       {3, 1, 3, 1, 1, 1, 3, 1}};
+                       {3, 1, 3, 1, 1, 1, 3, 1}, {2, 2, 1, 3, 1, 1, 2, 9},
+                       {3, 3, 2, 2, 1, 1, 3, 8}};
   for (uk::Isa isa : Isas()) {
     const uk::QDwFn dw = uk::QDwKernel(isa);
     for (const Dw& c : kCases) {

@@ -31,6 +31,10 @@ void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, flo
 void QTileAvx2(const QTile& t);
 void QRequantAvx2(const QRequant& q);
 void QBinaryAvx2(const QBinaryRow& r);
+void QDwAvx2(const QDwPlane& d);
+void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
+                  uint8_t* y);
+void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
 }  // namespace detail
 
 namespace {
@@ -226,12 +230,13 @@ bool UseVnni(Isa isa) {
 }
 
 #if defined(__x86_64__)
-// AVX2 (an AVX-512 CPU without VNNI has it too): the kernels VNNI does not
-// take.
-bool UseAvx2(Isa isa) {
+// AVX2 (every AVX-512 CPU has it too); UseAvx2: where the VNNI kernels do
+// not run.
+bool HasAvx2(Isa isa) {
   const Isa r = ResolveIsa(isa);
-  return (r == Isa::kAvx2 || r == Isa::kAvx512) && !UseVnni(isa);
+  return r == Isa::kAvx2 || r == Isa::kAvx512;
 }
+bool UseAvx2(Isa isa) { return HasAvx2(isa) && !UseVnni(isa); }
 #endif
 
 }  // namespace
@@ -276,6 +281,7 @@ QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 QDwFn QDwKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa) && (Features() & 4u)) return detail::QDwVnni;
+  if (HasAvx2(isa)) return detail::QDwAvx2;
 #endif
   (void)isa;
   return QDwPortable;
@@ -301,6 +307,7 @@ QLutFn QLutKernel(Isa isa) {
 QuantizeFn QuantizeKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QuantizeVnni;
+  if (UseAvx2(isa)) return detail::QuantizeAvx2;
 #endif
   (void)isa;
   return QuantizePortable;
@@ -309,6 +316,7 @@ QuantizeFn QuantizeKernel(Isa isa) {
 DequantizeFn DequantizeKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::DequantizeVnni;
+  if (UseAvx2(isa)) return detail::DequantizeAvx2;
 #endif
   (void)isa;
   return DequantizePortable;

@@ -214,6 +214,117 @@ EPCTX_QAVX2 void QBinaryAvx2(const QBinaryRow& r) {
   }
 }
 
+// Sixteen outputs of a row a step, two taps of a window row a vpmaddwd:
+// the 16 outputs' bytes for tap t as words (stride 1: vpmovzxbw of 16
+// bytes; stride 2: the even bytes of 32, by an AND), paired with tap t + 1's
+// (zero past KW) by unpacking, which puts outputs 0-3 and 8-11 in one
+// accumulator and 4-7, 12-15 in the other; the halves are put back in
+// order at the store, masked to the outputs below OW. Loads reach at most
+// 31 bytes past the last byte a tap reads (QDwPlane gives 64).
+namespace {
+
+// Tap bytes of 16 outputs as words.
+template <int SW>
+EPCTX_QAVX2 inline __m256i DwWords(const uint8_t* at) {
+  if (SW == 1) return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)));
+  return _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)),
+                          _mm256_set1_epi16(0xff));
+}
+
+template <int SW>
+EPCTX_QAVX2 void DwRows(const QDwPlane& d, const int32_t (*wp)[4], int32_t pairs) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t oh = 0; oh < d.OH; ++oh) {
+    const uint8_t* top = d.x + oh * d.sh * d.pitch;
+    int32_t* out = d.out + oh * d.OW;
+    for (int64_t o = 0; o < d.OW; o += 16) {
+      __m256i lo = _mm256_setzero_si256(), hi = lo;
+      const uint8_t* r = top + o * SW;
+      for (int32_t kh = 0; kh < d.KH; ++kh, r += d.dh * d.pitch) {
+        for (int32_t p = 0; p < pairs; ++p) {
+          const __m256i a = DwWords<SW>(r + 2 * p * d.dw);
+          const __m256i b =
+              2 * p + 1 < d.KW ? DwWords<SW>(r + (2 * p + 1) * d.dw) : _mm256_setzero_si256();
+          const __m256i w = _mm256_set1_epi32(wp[kh][p]);
+          lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), w));
+          hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), w));
+        }
+      }
+      const __m256i first = _mm256_permute2x128_si256(lo, hi, 0x20);
+      const __m256i second = _mm256_permute2x128_si256(lo, hi, 0x31);
+      const int64_t left = d.OW - o;
+      if (left >= 16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + o), first);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + o + 8), second);
+        continue;
+      }
+      _mm256_maskstore_epi32(out + o, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(left)), lane),
+                             first);
+      if (left > 8)
+        _mm256_maskstore_epi32(
+            out + o + 8, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(left - 8)), lane), second);
+    }
+  }
+}
+
+}  // namespace
+
+EPCTX_QAVX2 void QDwAvx2(const QDwPlane& d) {
+  if (d.sw > 2) {  // no depthwise convolution of the zoo: the portable loops
+    for (int64_t oh = 0; oh < d.OH; ++oh)
+      for (int64_t ow = 0; ow < d.OW; ++ow) {
+        int32_t acc = 0;
+        for (int32_t kh = 0; kh < d.KH; ++kh)
+          for (int32_t kw = 0; kw < d.KW; ++kw)
+            acc += int32_t(d.w[kh * d.KW + kw]) *
+                   d.x[(oh * d.sh + kh * d.dh) * d.pitch + ow * d.sw + kw * d.dw];
+        d.out[oh * d.OW + ow] = acc;
+      }
+    return;
+  }
+  int32_t wp[8][4];  // [kh][pair]: the pair's weights as two words
+  const int32_t pairs = (d.KW + 1) / 2;
+  for (int32_t kh = 0; kh < d.KH; ++kh)
+    for (int32_t p = 0; p < pairs; ++p) {
+      const int8_t* w = d.w + kh * d.KW + 2 * p;
+      wp[kh][p] = Pair(uint8_t(w[0]), 2 * p + 1 < d.KW ? uint8_t(w[1]) : 0u);
+    }
+  if (d.sw == 1) DwRows<1>(d, wp, pairs);
+  else DwRows<2>(d, wp, pairs);
+}
+
+// Eight elements a step (the last under a lane mask), as the portable rows:
+// a true division, NaN giving lo, half to even.
+EPCTX_QAVX2 void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp, int32_t lo,
+                              int32_t hi, uint8_t* y) {
+  const __m256 s = _mm256_set1_ps(scale);
+  const __m256 flo = _mm256_set1_ps(float(lo - zp)), fhi = _mm256_set1_ps(float(hi - zp));
+  const __m256i z = _mm256_set1_epi32(zp);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 xv =
+        n - i >= 8
+            ? _mm256_loadu_ps(x + i)
+            : _mm256_maskload_ps(x + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane));
+    __m256 v = _mm256_div_ps(xv, s);
+    v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
+    StoreBytes(_mm256_add_epi32(_mm256_cvtps_epi32(v), z), y + i, n - i);
+  }
+}
+
+EPCTX_QAVX2 void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int32_t zp,
+                                float scale, float* y) {
+  const __m256 s = _mm256_set1_ps(scale);
+  const __m256i z = _mm256_set1_epi32(zp);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 v =
+        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(LoadBytes(x + i, n - i, is_signed), z)), s);
+    if (n - i >= 8) _mm256_storeu_ps(y + i, v);
+    else _mm256_maskstore_ps(y + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane), v);
+  }
+}
+
 }  // namespace detail
 }  // namespace uk
 }  // namespace epctx
