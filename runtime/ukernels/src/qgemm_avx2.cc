@@ -136,14 +136,39 @@ EPCTX_QAVX2 inline void StoreBytes(__m256i v, uint8_t* y, int64_t n) {
   const __m256i b = _mm256_shuffle_epi8(v, low_bytes);
   const uint64_t bytes = uint64_t(uint32_t(_mm256_extract_epi32(b, 0))) |
                          (uint64_t(uint32_t(_mm256_extract_epi32(b, 4))) << 32);
-  memcpy(y, &bytes, size_t(n < 8 ? n : 8));
+  if (n >= 8) memcpy(y, &bytes, 8);
+  else memcpy(y, &bytes, size_t(n));
+}
+
+// Lanes [0, n) of p (all 8 when n >= 8), the rest 0 and not read.
+EPCTX_QAVX2 inline __m256i LoadLanes(const int32_t* p, int64_t n) {
+  if (n >= 8) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_maskload_epi32(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n)), lane));
+}
+
+// The low bytes of a's lanes then b's, each in [-128, 255] (so the
+// saturating pack to words keeps them), to y[0 .. min(n, 16)).
+EPCTX_QAVX2 inline void StoreBytes16(__m256i a, __m256i b, uint8_t* y, int64_t n) {
+  __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(a, b), 0xd8);  // a0-7 | b0-7
+  w = _mm256_and_si256(w, _mm256_set1_epi16(0xff));
+  const __m128i bytes =
+      _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi16(w, w), 0x08));
+  if (n >= 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y), bytes);
+    return;
+  }
+  alignas(16) uint8_t t[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(t), bytes);
+  memcpy(y, t, size_t(n));
 }
 
 // Eight bytes (fewer at the end of a row: the rest read as 0) as int32
 // lanes, signed or unsigned.
 EPCTX_QAVX2 inline __m256i LoadBytes(const uint8_t* x, int64_t n, bool is_signed) {
   uint64_t v = 0;
-  memcpy(&v, x, size_t(n < 8 ? n : 8));
+  if (n >= 8) memcpy(&v, x, 8);
+  else memcpy(&v, x, size_t(n));
   const __m128i b = _mm_cvtsi64_si128(int64_t(v));
   return is_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
 }
@@ -165,29 +190,40 @@ EPCTX_QAVX2 void QTileAvx2(const QTile& t) {
   }
 }
 
-// Eight columns a step, the last step's bytes past cols not stored (raw
-// and colsum rows are kQCols long, so the loads stay inside). max(v, lo)
-// returns lo for a NaN v (its second operand), then min cannot see a NaN;
-// the conversion rounds half to even (the default MXCSR), as the portable
-// QRequantizeOne.
+// Eight columns [c, c + 8) of a QRequant row (those past cols not read).
+struct RequantRow {
+  __m256i wz, zp, rowc;
+  __m256 flo, fhi, m;
+};
+EPCTX_QAVX2 inline __m256i RequantEight(const QRequant& q, const RequantRow& k, const int32_t* raw,
+                                        int64_t c) {
+  __m256i acc = _mm256_add_epi32(LoadLanes(raw + c, q.cols - c), k.rowc);
+  if (q.colsum)
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(k.wz, LoadLanes(q.colsum + c, q.cols - c)));
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), k.m);
+  v = _mm256_min_ps(_mm256_max_ps(v, k.flo), k.fhi);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(v), k.zp);
+}
+
+// Sixteen columns a step (the last step's lanes past cols neither read nor
+// stored). max(v, lo) returns lo for a NaN v (its second operand), then
+// min cannot see a NaN; the conversion rounds half to even (the default
+// MXCSR), as the portable QRequantizeOne.
 EPCTX_QAVX2 void QRequantAvx2(const QRequant& q) {
-  const __m256i wz = _mm256_set1_epi32(q.wz), zp = _mm256_set1_epi32(q.zp);
-  const __m256 flo = _mm256_set1_ps(float(q.lo - q.zp)), fhi = _mm256_set1_ps(float(q.hi - q.zp));
+  RequantRow k;
+  k.wz = _mm256_set1_epi32(q.wz);
+  k.zp = _mm256_set1_epi32(q.zp);
+  k.flo = _mm256_set1_ps(float(q.lo - q.zp));
+  k.fhi = _mm256_set1_ps(float(q.hi - q.zp));
   for (int32_t r = 0; r < q.rows; ++r) {
     const int32_t* raw = q.raw + r * kQCols;
     uint8_t* y = q.y + r * q.y_row;
-    const __m256i rowc = _mm256_set1_epi32(q.rowc[r]);
-    const __m256 m = _mm256_set1_ps(q.mult[r]);
-    for (int32_t c = 0; c < q.cols; c += 8) {
-      __m256i acc =
-          _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(raw + c)), rowc);
-      if (q.colsum)
-        acc = _mm256_sub_epi32(
-            acc, _mm256_mullo_epi32(
-                     wz, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.colsum + c))));
-      __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), m);
-      v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
-      StoreBytes(_mm256_add_epi32(_mm256_cvtps_epi32(v), zp), y + c, q.cols - c);
+    k.rowc = _mm256_set1_epi32(q.rowc[r]);
+    k.m = _mm256_set1_ps(q.mult[r]);
+    for (int64_t c = 0; c < q.cols; c += 16) {
+      const __m256i a = RequantEight(q, k, raw, c);
+      const __m256i b = q.cols - c > 8 ? RequantEight(q, k, raw, c + 8) : _mm256_setzero_si256();
+      StoreBytes16(a, b, y + c, q.cols - c);
     }
   }
 }
