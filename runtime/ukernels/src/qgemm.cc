@@ -32,6 +32,7 @@ void QTileAvx2(const QTile& t);
 void QRequantAvx2(const QRequant& q);
 void QBinaryAvx2(const QBinaryRow& r);
 void QDwAvx2(const QDwPlane& d);
+void QPackAvx2(const QConvPanel& c);
 void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
                   uint8_t* y);
 void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
@@ -271,6 +272,7 @@ QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 #if defined(__x86_64__)
   if (UseVnni(isa) && (Features() & 4u) && KW <= 16 && (sw == 1 || sw == 2))
     return detail::QPackVnni;
+  if (HasAvx2(isa) && KW <= 16 && (sw == 1 || sw == 2)) return detail::QPackAvx2;
 #endif
   (void)isa;
   (void)KW;

@@ -12,8 +12,8 @@
 //   * a panel vector (8 columns x bytes k0 k1 k2 k3) gives two word
 //     vectors by one AND (k0, k2) and one shift (k1, k3), in registers,
 //     used by the four rows of the sub-tile;
-//   * the tile's weight rows are widened a chunk of 64 groups at a time
-//     into a 4 KiB stack block as the matching sign-extended word pairs
+//   * the tile's weight rows are widened a chunk of 32 groups at a time
+//     into a 2 KiB stack block as the matching sign-extended word pairs
 //     (w0, w2) and (w1, w3), so the inner loop broadcasts them with a load
 //     (vpbroadcastd m32) and no shuffle.
 //
@@ -36,7 +36,7 @@ namespace uk {
 namespace detail {
 namespace {
 
-constexpr int64_t kChunk = 64;  // groups of weights widened at a time
+constexpr int64_t kChunk = 32;  // groups of weights widened at a time (2 KiB)
 constexpr int32_t kSubRows = 4, kSubCols = 16;
 
 // The widened weights of one chunk: per row, the (w0, w2) words of each
