@@ -110,8 +110,7 @@ void QPackPortable(const QConvPanel& c) {
   const uint8_t* src_rows[4];
   const int64_t taps = c.KH * c.KW;
   const bool in_place = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 &&
-                        c.pl == 0 && c.OW == c.W && c.cols == kQCols &&
-                        c.p0 + kQCols <= c.H * c.W;
+                        c.pl == 0 && c.OW == c.W && c.cols == kQCols && c.p0 + kQCols <= c.H * c.W;
   for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
     for (int j = 0; j < 4; ++j) {
       uint8_t* row = rows[j];

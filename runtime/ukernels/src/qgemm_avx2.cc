@@ -338,10 +338,10 @@ EPCTX_QAVX2 void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp
   const __m256i z = _mm256_set1_epi32(zp);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t i = 0; i < n; i += 8) {
-    const __m256 xv =
-        n - i >= 8
-            ? _mm256_loadu_ps(x + i)
-            : _mm256_maskload_ps(x + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane));
+    const __m256 xv = n - i >= 8
+                          ? _mm256_loadu_ps(x + i)
+                          : _mm256_maskload_ps(
+                                x + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane));
     __m256 v = _mm256_div_ps(xv, s);
     v = _mm256_min_ps(_mm256_max_ps(v, flo), fhi);
     StoreBytes(_mm256_add_epi32(_mm256_cvtps_epi32(v), z), y + i, n - i);
@@ -354,8 +354,8 @@ EPCTX_QAVX2 void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int
   const __m256i z = _mm256_set1_epi32(zp);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t i = 0; i < n; i += 8) {
-    const __m256 v =
-        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(LoadBytes(x + i, n - i, is_signed), z)), s);
+    const __m256 v = _mm256_mul_ps(
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(LoadBytes(x + i, n - i, is_signed), z)), s);
     if (n - i >= 8) _mm256_storeu_ps(y + i, v);
     else _mm256_maskstore_ps(y + i, _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), lane), v);
   }

@@ -52,7 +52,8 @@ EPCTX_QAVX2 inline void Load48(const uint8_t* base, __m256i* v0, __m256i* v1) {
     return;
   }
   const __m256i even = _mm256_set1_epi16(0xff);
-  const __m256i a = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base)), even);
+  const __m256i a =
+      _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base)), even);
   const __m256i b =
       _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 32)), even);
   const __m256i c =
