@@ -33,6 +33,7 @@ void QRequantAvx2(const QRequant& q);
 void QBinaryAvx2(const QBinaryRow& r);
 void QDwAvx2(const QDwPlane& d);
 void QPackAvx2(const QConvPanel& c);
+void QDotAvx2(const QDot& d);
 void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
                   uint8_t* y);
 void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
@@ -253,6 +254,7 @@ QTileFn QTileKernel(Isa isa) {
 QDotFn QDotKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QDotVnni;
+  if (UseAvx2(isa)) return detail::QDotAvx2;
 #endif
   (void)isa;
   return QDotPortable;

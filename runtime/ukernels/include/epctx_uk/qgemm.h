@@ -157,8 +157,8 @@ using DequantizeFn = void (*)(const uint8_t* x, int64_t n, bool is_signed, int32
 
 // The kernels for `isa` (kAuto: BestIsa()): AVX-512 VNNI where the CPU has
 // it (cpuid 7 ecx bit 11, with AVX-512 usable), else AVX2 where it has that
-// (AVX-512 CPUs without VNNI included: tile, requantisation, packer,
-// depthwise, binary, quantise and dequantise rows; the dot and LUT rows stay
+// (AVX-512 CPUs without VNNI included: tile, dot, requantisation, packer,
+// depthwise, binary, quantise and dequantise rows; the LUT row stays
 // portable), else portable C. All compute the same integers and bytes.
 QTileFn QTileKernel(Isa isa = Isa::kAuto);
 QDotFn QDotKernel(Isa isa = Isa::kAuto);
