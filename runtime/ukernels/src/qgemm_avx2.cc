@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The AVX2 int8 tile (qgemm.h), exact. vpmaddubsw (unsigned x signed bytes)
+// The AVX2 int8 kernels (qgemm.h): the tile, the dot rows, the depthwise
+// plane, and the requantising, QBINARY, QUANTIZE and DEQUANTIZE rows (the
+// panel packer is qpack_avx2.cc). Each gives the portable kernel's integers
+// and bytes.
+//
+// The tile is exact. vpmaddubsw (unsigned x signed bytes)
 // adds each pair of products in saturating int16, and 255 x -128 twice
 // does not fit, so its sums are not ONNX's; this tile multiplies 16-bit
 // words instead: vpmaddwd adds two exact int16 x int16 products into an
