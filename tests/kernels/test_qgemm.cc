@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The int8 micro-kernels (ukernels/ qgemm.h): every kernel this CPU has
-// (AVX-512 VNNI on x86-64 where present, and the portable one everywhere)
+// (AVX2 and AVX-512 VNNI on x86-64 where present, and the portable one
+// everywhere)
 // against a plain reference on shapes off the 8 x 48 tile: K not a multiple
 // of 4 (the tail group), UINT8 weights (the XOR), dot products of any
 // length, requantisation with NaN, infinite and huge multipliers, and the
@@ -38,8 +39,11 @@ std::vector<uint8_t> Bytes(size_t n, uint32_t seed) {
   return v;
 }
 
+// Portable, AVX2 (its own tile wherever the CPU has AVX2, VNNI or not) and
+// whatever kAuto picks (AVX-512 VNNI, when present).
 std::vector<uk::Isa> Isas() {
   std::vector<uk::Isa> v{uk::Isa::kPortable};
+  if (uk::IsaAvailable(uk::Isa::kAvx2)) v.push_back(uk::Isa::kAvx2);
   if (uk::QHasVnni()) v.push_back(uk::Isa::kAuto);
   return v;
 }
@@ -57,13 +61,24 @@ std::vector<uint8_t> Panel(const std::vector<uint8_t>& col, int64_t K) {
 void tile_matches_reference_with_tails_and_flips(void**) {
   for (uk::Isa isa : Isas()) {
     const uk::QTileFn tile = uk::QTileKernel(isa);
-    for (int64_t K : {1, 3, 4, 5, 16, 27, 64, 147}) {
+    for (int64_t K : {1, 3, 4, 5, 16, 27, 64, 147, 256, 257, 290, 1027}) {
       for (int32_t rows = 1; rows <= uk::kQRows; ++rows) {
         for (uint8_t wflip : {uint8_t(0), uint8_t(0x80)}) {
           const uint32_t seed = uint32_t(K * 131 + rows * 7 + wflip);
           // The weight buffer ends exactly at the last row's K-th byte.
-          const std::vector<uint8_t> w = Bytes(size_t(rows * K), seed);
-          const std::vector<uint8_t> col = Bytes(size_t(kQCols * K), seed + 1);
+          std::vector<uint8_t> w = Bytes(size_t(rows * K), seed);
+          std::vector<uint8_t> col = Bytes(size_t(kQCols * K), seed + 1);
+          // Extremes where pairs of products leave int16 (vpmaddubsw would
+          // saturate them): activations 255 against weights -128 (row 1)
+          // and 127 (row 2); row 3 alternates -128 and 127 against 0 and 255.
+          for (int64_t k = 0; k < K; ++k) {
+            const uint8_t lo = uint8_t(0x80 ^ wflip), hi = uint8_t(0x7f ^ wflip);
+            if (rows > 1) w[size_t(K + k)] = lo;
+            if (rows > 2) w[size_t(2 * K + k)] = hi;
+            if (rows > 3) w[size_t(3 * K + k)] = k % 2 ? lo : hi;
+            for (int64_t q = 0; q < kQCols; q += 3) col[size_t(q * K + k)] = 255;
+            col[size_t(K + k)] = k % 2 ? 0 : 255;
+          }
           const std::vector<uint8_t> panel = Panel(col, K);
           std::vector<uint32_t> tail(size_t(rows), 0);
           for (int32_t r = 0; r < rows; ++r)
@@ -223,10 +238,10 @@ void depthwise_plane_matches_reference(void**) {
     int32_t KH, KW, sh, sw, dh, dw;
     int64_t OH, OW;
   };
-  const Dw kCases[] = {{3, 3, 1, 1, 1, 1, 5, 17}, {3, 3, 2, 2, 1, 1, 4, 33},
-                       {5, 5, 1, 1, 1, 1, 3, 16}, {5, 5, 2, 2, 1, 1, 2, 7},
-                       {7, 7, 1, 1, 2, 2, 2, 20}, {1, 8, 1, 2, 1, 3, 2, 9},
-                       {3, 1, 3, 1, 1, 1, 3, 1}};
+  const Dw kCases[] = {
+      {3, 3, 1, 1, 1, 1, 5, 17}, {3, 3, 2, 2, 1, 1, 4, 33}, {5, 5, 1, 1, 1, 1, 3, 16},
+      {5, 5, 2, 2, 1, 1, 2, 7},  {7, 7, 1, 1, 2, 2, 2, 20}, {1, 8, 1, 2, 1, 3, 2, 9},
+      {3, 1, 3, 1, 1, 1, 3, 1},  {2, 2, 1, 3, 1, 1, 2, 9},  {3, 3, 2, 2, 1, 1, 3, 8}};
   for (uk::Isa isa : Isas()) {
     const uk::QDwFn dw = uk::QDwKernel(isa);
     for (const Dw& c : kCases) {
@@ -351,11 +366,13 @@ void lut_quantize_dequantize_rows_match_reference(void**) {
 
 }  // namespace
 
-// QConvRun's units are the same work however a caller cuts them: on a
-// map of few blocks (7x7: one block; 2 images of 3x5: 2) with many output
-// channels, the units are runs of each block's 8-row tiles, and one call
-// over all units, one call per unit and every two-call split give the
-// same bytes (a run that starts a call packs its block's panel itself).
+// QConvRun's units are the same work however a caller cuts them (as
+// threads do): on a map of few blocks (7x7: one block; 2 images of 3x5: 2)
+// with many output channels, the units are runs of each block's 8-row
+// tiles, and one call over all units, one call per unit and every two-call
+// split give the same bytes (a run that starts a call packs its block's
+// panel itself), with every ISA's kernels the portable kernels' bytes.
+// Activations and weights include runs of 255 x -128 and 255 x 127.
 void conv_units_give_the_same_bytes_however_cut(void**) {
   struct G {
     int64_t N, C, H, W, CO;
@@ -364,8 +381,9 @@ void conv_units_give_the_same_bytes_however_cut(void**) {
     uk::QConvJob j{};
     const int64_t K = g.C * 9;
     std::vector<uint8_t> x(size_t(g.N * g.C * g.H * g.W)), w(size_t(g.CO * K));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 29 + 7);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = uint8_t(i * 53 + 3);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = i % 5 < 2 ? 255 : uint8_t(i * 29 + 7);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = i % 7 < 3 ? uint8_t(i % 2 ? 0x80 : 0x7f) : uint8_t(i * 53 + 3);
     std::vector<int32_t> wsum(size_t(g.CO)), bias(size_t(g.CO));
     std::vector<float> mult(size_t(g.CO));
     uk::QWeightSums(w.data(), g.CO, K, 0, wsum.data());
@@ -382,9 +400,6 @@ void conv_units_give_the_same_bytes_however_cut(void**) {
     j.bias = bias.data();
     j.mult = mult.data();
     j.zp = 3, j.lo = 0, j.hi = 255;
-    j.tile = uk::QTileKernel();
-    j.pack = uk::QPackKernel(uk::Isa::kAuto, 3, 1);
-    j.requant = uk::QRequantKernel();
     const int64_t units = uk::QConvUnits(j);
     const int64_t blocks = g.N * ((g.H * g.W + uk::kQCols - 1) / uk::kQCols);
     assert_true(units >= blocks);
@@ -397,19 +412,27 @@ void conv_units_give_the_same_bytes_however_cut(void**) {
       return wk;
     };
     const size_t ny = size_t(g.N * g.CO * g.H * g.W);
-    std::vector<uint8_t> whole(ny, 0xee);
-    j.y = whole.data();
-    uk::QConvRun(j, 0, units, fresh());
-    std::vector<uint8_t> one(ny, 0xee);
-    j.y = one.data();
-    for (int64_t u = 0; u < units; ++u) uk::QConvRun(j, u, u + 1, fresh());
-    assert_memory_equal(whole.data(), one.data(), ny);
-    for (int64_t k = 1; k < units; ++k) {
-      std::vector<uint8_t> two(ny, 0xee);
-      j.y = two.data();
-      uk::QConvRun(j, 0, k, fresh());
-      uk::QConvRun(j, k, units, fresh());
-      assert_memory_equal(whole.data(), two.data(), ny);
+    std::vector<uint8_t> portable(ny, 0xee);
+    for (uk::Isa isa : Isas()) {
+      j.tile = uk::QTileKernel(isa);
+      j.pack = uk::QPackKernel(isa, 3, 1);
+      j.requant = uk::QRequantKernel(isa);
+      std::vector<uint8_t> whole(ny, 0xee);
+      j.y = whole.data();
+      uk::QConvRun(j, 0, units, fresh());
+      if (isa == uk::Isa::kPortable) portable = whole;
+      assert_memory_equal(whole.data(), portable.data(), ny);
+      std::vector<uint8_t> one(ny, 0xee);
+      j.y = one.data();
+      for (int64_t u = 0; u < units; ++u) uk::QConvRun(j, u, u + 1, fresh());
+      assert_memory_equal(whole.data(), one.data(), ny);
+      for (int64_t k = 1; k < units; ++k) {
+        std::vector<uint8_t> two(ny, 0xee);
+        j.y = two.data();
+        uk::QConvRun(j, 0, k, fresh());
+        uk::QConvRun(j, k, units, fresh());
+        assert_memory_equal(whole.data(), two.data(), ny);
+      }
     }
   }
 }

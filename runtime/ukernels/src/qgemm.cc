@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The portable int8 tile and dot kernels (qgemm.h), the panel interleave,
 // and the choice of kernel. The AVX-512 VNNI kernels are in
-// qgemm_avx512.cc.
+// qgemm_avx512.cc, the AVX2 ones in qgemm_avx2.cc.
 #include "epctx_uk/qgemm.h"
 #include "qgemm_common.h"
 
@@ -10,6 +10,9 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 
 namespace epctx {
@@ -25,6 +28,15 @@ void QLutVnni(const uint8_t* x, const uint8_t* table, uint8_t* y, int64_t n);
 void QuantizeVnni(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
                   uint8_t* y);
 void DequantizeVnni(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
+void QTileAvx2(const QTile& t);
+void QRequantAvx2(const QRequant& q);
+void QBinaryAvx2(const QBinaryRow& r);
+void QDwAvx2(const QDwPlane& d);
+void QPackAvx2(const QConvPanel& c);
+void QDotAvx2(const QDot& d);
+void QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zp, int32_t lo, int32_t hi,
+                  uint8_t* y);
+void DequantizeAvx2(const uint8_t* x, int64_t n, bool is_signed, int32_t zp, float scale, float* y);
 }  // namespace detail
 
 namespace {
@@ -89,18 +101,28 @@ void QRequantPortable(const QRequant& q) {
 }
 
 // Each K row built in a buffer of kQCols bytes (a run: left padding, a
-// copy, right padding), four rows interleaved into a group.
+// copy, right padding), four rows interleaved into a group. A 1x1 stride-1
+// unpadded convolution's full panel reads its rows in place (48
+// consecutive bytes of each input plane).
 void QPackPortable(const QConvPanel& c) {
   detail::QRun runs[kQCols];
   const int32_t nr = detail::QRuns(c, runs);
   uint8_t rows[4][kQCols];
+  const uint8_t* src_rows[4];
   const int64_t taps = c.KH * c.KW;
+  const bool in_place = c.KH == 1 && c.KW == 1 && c.sh == 1 && c.sw == 1 && c.pt == 0 &&
+                        c.pl == 0 && c.OW == c.W && c.cols == kQCols && c.p0 + kQCols <= c.H * c.W;
   for (int64_t gi = 0; gi < (c.K + 3) / 4; ++gi) {
     for (int j = 0; j < 4; ++j) {
       uint8_t* row = rows[j];
+      src_rows[j] = row;
       const int64_t k = gi * 4 + j;
       if (k >= c.K) {
         memset(row, c.xflip, kQCols);
+        continue;
+      }
+      if (in_place) {
+        src_rows[j] = c.x + k * c.H * c.W + c.p0;
         continue;
       }
       if (c.cols < kQCols) memset(row + c.cols, c.xflip, size_t(kQCols - c.cols));
@@ -119,10 +141,15 @@ void QPackPortable(const QConvPanel& c) {
         const int64_t e = detail::QClamp(sp.vhi + 1 - u.ow0, a, u.len);
         if (a > 0) memset(dst, c.pad, size_t(a));
         if (e < u.len) memset(dst + e, c.pad, size_t(u.len - e));
-        for (int64_t i = a; i < e; ++i) dst[i] = src[(u.ow0 + i) * c.sw + sp.off];
+        if (c.sw == 1) {
+          if (e > a) memcpy(dst + a, src + u.ow0 + a + sp.off, size_t(e - a));
+        } else {
+          for (int64_t i = a; i < e; ++i) dst[i] = src[(u.ow0 + i) * c.sw + sp.off];
+        }
       }
     }
-    Interleave4(rows[0], rows[1], rows[2], rows[3], c.xflip, c.panel + gi * kQCols * 4);
+    Interleave4(src_rows[0], src_rows[1], src_rows[2], src_rows[3], c.xflip,
+                c.panel + gi * kQCols * 4);
   }
 }
 
@@ -203,11 +230,22 @@ bool UseVnni(Isa isa) {
 #endif
 }
 
+#if defined(__x86_64__)
+// AVX2 (every AVX-512 CPU has it too); UseAvx2: where the VNNI kernels do
+// not run.
+bool HasAvx2(Isa isa) {
+  const Isa r = ResolveIsa(isa);
+  return r == Isa::kAvx2 || r == Isa::kAvx512;
+}
+bool UseAvx2(Isa isa) { return HasAvx2(isa) && !UseVnni(isa); }
+#endif
+
 }  // namespace
 
 QTileFn QTileKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QTileVnni;
+  if (UseAvx2(isa)) return detail::QTileAvx2;
 #endif
   (void)isa;
   return QTilePortable;
@@ -216,6 +254,7 @@ QTileFn QTileKernel(Isa isa) {
 QDotFn QDotKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QDotVnni;
+  if (UseAvx2(isa)) return detail::QDotAvx2;
 #endif
   (void)isa;
   return QDotPortable;
@@ -224,6 +263,7 @@ QDotFn QDotKernel(Isa isa) {
 QRequantFn QRequantKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QRequantVnni;
+  if (UseAvx2(isa)) return detail::QRequantAvx2;
 #endif
   (void)isa;
   return QRequantPortable;
@@ -233,6 +273,7 @@ QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 #if defined(__x86_64__)
   if (UseVnni(isa) && (Features() & 4u) && KW <= 16 && (sw == 1 || sw == 2))
     return detail::QPackVnni;
+  if (HasAvx2(isa) && KW <= 16 && (sw == 1 || sw == 2)) return detail::QPackAvx2;
 #endif
   (void)isa;
   (void)KW;
@@ -243,6 +284,7 @@ QPackFn QPackKernel(Isa isa, int64_t KW, int64_t sw) {
 QDwFn QDwKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa) && (Features() & 4u)) return detail::QDwVnni;
+  if (HasAvx2(isa)) return detail::QDwAvx2;
 #endif
   (void)isa;
   return QDwPortable;
@@ -251,6 +293,7 @@ QDwFn QDwKernel(Isa isa) {
 QBinaryFn QBinaryKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QBinaryVnni;
+  if (UseAvx2(isa)) return detail::QBinaryAvx2;
 #endif
   (void)isa;
   return QBinaryPortable;
@@ -267,6 +310,7 @@ QLutFn QLutKernel(Isa isa) {
 QuantizeFn QuantizeKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::QuantizeVnni;
+  if (UseAvx2(isa)) return detail::QuantizeAvx2;
 #endif
   (void)isa;
   return QuantizePortable;
@@ -275,6 +319,7 @@ QuantizeFn QuantizeKernel(Isa isa) {
 DequantizeFn DequantizeKernel(Isa isa) {
 #if defined(__x86_64__)
   if (UseVnni(isa)) return detail::DequantizeVnni;
+  if (UseAvx2(isa)) return detail::DequantizeAvx2;
 #endif
   (void)isa;
   return DequantizePortable;
@@ -284,12 +329,31 @@ bool QHasVnni() { return UseVnni(Isa::kAuto); }
 
 void Interleave4(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3,
                  uint8_t xflip, uint8_t* group) {
+#if defined(__SSE2__)
+  // 16 columns a step: bytes of rows 0/1 and 2/3 paired, then the pairs
+  // paired (SSE2 is part of x86-64).
+  const __m128i f = _mm_set1_epi8(char(xflip));
+  for (int32_t p = 0; p < kQCols; p += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + p));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r2 + p));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r3 + p));
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    __m128i* out = reinterpret_cast<__m128i*>(group + p * 4);
+    _mm_storeu_si128(out, _mm_xor_si128(_mm_unpacklo_epi16(ab_lo, cd_lo), f));
+    _mm_storeu_si128(out + 1, _mm_xor_si128(_mm_unpackhi_epi16(ab_lo, cd_lo), f));
+    _mm_storeu_si128(out + 2, _mm_xor_si128(_mm_unpacklo_epi16(ab_hi, cd_hi), f));
+    _mm_storeu_si128(out + 3, _mm_xor_si128(_mm_unpackhi_epi16(ab_hi, cd_hi), f));
+  }
+#else
   for (int32_t p = 0; p < kQCols; ++p) {
     group[p * 4 + 0] = uint8_t(r0[p] ^ xflip);
     group[p * 4 + 1] = uint8_t(r1[p] ^ xflip);
     group[p * 4 + 2] = uint8_t(r2[p] ^ xflip);
     group[p * 4 + 3] = uint8_t(r3[p] ^ xflip);
   }
+#endif
 }
 
 }  // namespace uk

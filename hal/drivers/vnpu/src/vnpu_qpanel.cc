@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The int8 panel strategies of QCONV2D and QGEMM (kQPanel, kQDot) on the
-// micro-kernel library's int8 kernels (epctx_uk/qgemm.h: AVX-512 VNNI, or
-// portable C).
+// micro-kernel library's int8 kernels (epctx_uk/qgemm.h: AVX-512 VNNI,
+// AVX2, or portable C).
 //
 // kQPanel: a GEMM of weights (rows: output channels, read in place from the
 // weight segment, four K bytes a broadcast) x a panel of 48 output pixels

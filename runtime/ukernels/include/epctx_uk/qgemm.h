@@ -101,8 +101,8 @@ struct QConvPanel {
 };
 constexpr int64_t kQPackScratch = 32768;
 using QPackFn = void (*)(const QConvPanel& c);
-// The vector packer (AVX-512 VBMI) takes KW <= 16 and strides 1 and 2;
-// QPackKernel(isa, KW, sw) gives the portable one for other windows.
+// The vector packers (AVX-512 VBMI, AVX2) take KW <= 16 and strides 1 and
+// 2; QPackKernel(isa, KW, sw) gives the portable one for other windows.
 
 // One channel of a depthwise int8 convolution, from its input already
 // padded (unsigned bytes, rows `pitch` apart, each readable 64 bytes past
@@ -156,8 +156,10 @@ using DequantizeFn = void (*)(const uint8_t* x, int64_t n, bool is_signed, int32
                               float* y);
 
 // The kernels for `isa` (kAuto: BestIsa()): AVX-512 VNNI where the CPU has
-// it (cpuid 7 ecx bit 11, with AVX-512 usable), else portable C, which
-// computes the same integers.
+// it (cpuid 7 ecx bit 11, with AVX-512 usable), else AVX2 where it has that
+// (AVX-512 CPUs without VNNI included: tile, dot, requantisation, packer,
+// depthwise, binary, quantise and dequantise rows; the LUT row stays
+// portable), else portable C. All compute the same integers and bytes.
 QTileFn QTileKernel(Isa isa = Isa::kAuto);
 QDotFn QDotKernel(Isa isa = Isa::kAuto);
 QRequantFn QRequantKernel(Isa isa = Isa::kAuto);
