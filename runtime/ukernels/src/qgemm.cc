@@ -82,9 +82,12 @@ void QTilePortable(const QTile& t) {
 void QDotPortable(const QDot& d) {
   for (int64_t j = 0; j < d.n; ++j) {
     const uint8_t* w = d.w + j * d.ldw;
-    int32_t acc = 0;
-    for (int64_t k = 0; k < d.k; ++k) acc += int32_t(d.a[k]) * SignedByte(uint8_t(w[k] ^ d.wflip));
-    d.out[j] = acc;
+    // Wrapping int32 sums, as the vector kernels' adds wrap (signed overflow
+    // would be undefined).
+    uint32_t acc = 0;
+    for (int64_t k = 0; k < d.k; ++k)
+      acc += uint32_t(int32_t(d.a[k]) * SignedByte(uint8_t(w[k] ^ d.wflip)));
+    d.out[j] = int32_t(acc);
   }
 }
 
@@ -161,7 +164,7 @@ void QDwPortable(const QDwPlane& d) {
         const uint8_t* row = d.x + (oh * d.sh + kh * d.dh) * d.pitch + ow * d.sw;
         for (int32_t kw = 0; kw < d.KW; ++kw) acc += int32_t(d.w[kh * d.KW + kw]) * row[kw * d.dw];
       }
-      d.out[oh * d.OW + ow] = acc;
+      memcpy(d.out + oh * d.OW + ow, &acc, sizeof acc);  // out may sit at any byte
     }
 }
 
