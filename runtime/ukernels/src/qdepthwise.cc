@@ -26,6 +26,10 @@ Padded PaddedOf(const QConvJob& j) {
   return Padded{reach_h + 1, wide + 64, reach_w + 1};
 }
 
+// The plane's bytes, rounded up so the int32 sums after it start on a
+// cache line (the workspace is 64-byte aligned).
+int64_t PlaneBytes(const Padded& pd) { return (pd.rows * pd.width + 63) / 64 * 64; }
+
 }  // namespace
 
 bool QDepthwiseFits(const QConvJob& j) {
@@ -35,14 +39,14 @@ bool QDepthwiseFits(const QConvJob& j) {
 
 uint64_t QDepthwiseWorkBytes(const QConvJob& j) {
   const Padded pd = PaddedOf(j);
-  return uint64_t(pd.rows * pd.width) + uint64_t(j.OH * j.OW) * 4;
+  return uint64_t(PlaneBytes(pd)) + uint64_t(j.OH * j.OW) * 4;
 }
 
 void QDepthwiseRun(const QConvJob& j, int64_t lo, int64_t hi, void* work) {
   const Padded pd = PaddedOf(j);
   const int64_t taps = j.KH * j.KW, P = j.OH * j.OW;
   uint8_t* plane = static_cast<uint8_t*>(work);
-  int32_t* raw = reinterpret_cast<int32_t*>(plane + pd.rows * pd.width);
+  int32_t* raw = reinterpret_cast<int32_t*>(plane + PlaneBytes(pd));
   const uint8_t zpb = uint8_t(j.xz);  // the zero point, unsigned
   int8_t ws[64];
   for (int64_t u = lo; u < hi; ++u) {

@@ -164,7 +164,7 @@ void QDwPortable(const QDwPlane& d) {
         const uint8_t* row = d.x + (oh * d.sh + kh * d.dh) * d.pitch + ow * d.sw;
         for (int32_t kw = 0; kw < d.KW; ++kw) acc += int32_t(d.w[kh * d.KW + kw]) * row[kw * d.dw];
       }
-      memcpy(d.out + oh * d.OW + ow, &acc, sizeof acc);  // out may sit at any byte
+      d.out[oh * d.OW + ow] = acc;
     }
 }
 

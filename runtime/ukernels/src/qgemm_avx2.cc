@@ -319,7 +319,7 @@ EPCTX_QAVX2 void QDwAvx2(const QDwPlane& d) {
           for (int32_t kw = 0; kw < d.KW; ++kw)
             acc += int32_t(d.w[kh * d.KW + kw]) *
                    d.x[(oh * d.sh + kh * d.dh) * d.pitch + ow * d.sw + kw * d.dw];
-        memcpy(d.out + oh * d.OW + ow, &acc, sizeof acc);  // out may sit at any byte
+        d.out[oh * d.OW + ow] = acc;
       }
     return;
   }
