@@ -16,16 +16,7 @@ size_t FuseQdqConvs(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
   FusionScan scan(model);
   if (!scan.whole) return 0;
-  std::map<std::string, int> producer;
-  std::set<std::string> names;
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& o : g.node(i).output())
-      if (!o.empty()) producer[o] = i, names.insert(o);
-  for (const auto& t : g.initializer()) names.insert(t.name());
-  const auto node_of = [&](const std::string& v) -> const onnx::NodeProto* {
-    auto it = producer.find(v);
-    return it == producer.end() ? nullptr : &g.node(it->second);
-  };
+  const auto node_of = [&](const std::string& v) { return scan.ProducerOf(g, v); };
   std::vector<onnx::NodeProto> added;
   std::vector<int> dq_uses;  // DequantizeLinear nodes that lost a reader
   size_t fused = 0;
@@ -70,7 +61,7 @@ size_t FuseQdqConvs(onnx::ModelProto& model) {
     const ValueType* xt = scan.info.type(dx->input(0));
     const int32_t xdtype = xt && xt->dtype ? xt->dtype : px.dtype;
     const auto zero_point = [&](const QParams& p, int32_t dtype, const std::string& base) {
-      return ZeroPointInput(p, dtype, base, &names, g);
+      return ZeroPointInput(p, dtype, base, &scan.names, g);
     };
     qc.add_input(dx->input(0));
     qc.add_input(dx->input(1));
@@ -81,7 +72,7 @@ size_t FuseQdqConvs(onnx::ModelProto& model) {
     qc.add_input(q.input(1));
     qc.add_input(zero_point(py, py.dtype, q.output(0)));
     if (!bias.empty()) {
-      const std::string name = Fresh(&names, conv.output(0) + "_bias_int32");
+      const std::string name = Fresh(&scan.names, conv.output(0) + "_bias_int32");
       onnx::TensorProto* t = g.add_initializer();
       t->set_name(name);
       t->set_data_type(onnx::TensorProto::INT32);
@@ -95,9 +86,10 @@ size_t FuseQdqConvs(onnx::ModelProto& model) {
     scan.drop[size_t(i)] = true;
     scan.drop[size_t(rd)] = true;
     if (relu) scan.drop[size_t(scan.OnlyReader(conv.output(0)))] = true;
-    dq_uses.push_back(producer[conv.input(0)]);
-    dq_uses.push_back(producer[conv.input(1)]);
-    if (conv.input_size() > 2 && node_of(conv.input(2))) dq_uses.push_back(producer[conv.input(2)]);
+    dq_uses.push_back(scan.producer[conv.input(0)]);
+    dq_uses.push_back(scan.producer[conv.input(1)]);
+    if (conv.input_size() > 2 && node_of(conv.input(2)))
+      dq_uses.push_back(scan.producer[conv.input(2)]);
     ++fused;
   }
   if (!fused) return 0;

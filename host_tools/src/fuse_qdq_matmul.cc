@@ -14,18 +14,6 @@ namespace epctx {
 namespace host {
 namespace {
 
-float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.f();
-  return def;
-}
-
-int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return def;
-}
-
 // A bias value laid along the last axis: [N], [1, N], [1, 1, N], ...
 bool AlongLastAxis(const GraphInfo& info, const std::string& v, const onnx::NodeProto* producer,
                    int64_t N) {
@@ -63,17 +51,7 @@ size_t FuseQdqMatMuls(onnx::ModelProto& model) {
   onnx::GraphProto& g = *model.mutable_graph();
   FusionScan scan(model);
   if (!scan.whole) return 0;
-  std::map<std::string, int> producer;
-  std::set<std::string> names;
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const auto& o : g.node(i).output())
-      if (!o.empty()) producer[o] = i, names.insert(o);
-  for (const auto& t : g.initializer()) names.insert(t.name());
-  for (const auto& v : g.input()) names.insert(v.name());
-  const auto node_of = [&](const std::string& v) -> const onnx::NodeProto* {
-    auto it = producer.find(v);
-    return it == producer.end() ? nullptr : &g.node(it->second);
-  };
+  const auto node_of = [&](const std::string& v) { return scan.ProducerOf(g, v); };
   // The nodes each fusion adds, at the place of the last node it absorbs.
   std::map<int, std::vector<onnx::NodeProto>> added;
   std::vector<int> dq_uses;  // DequantizeLinear nodes that lost a reader
@@ -148,13 +126,13 @@ size_t FuseQdqMatMuls(onnx::ModelProto& model) {
     const bool reshape = at->dims.size() > 2;
     std::string x2 = dx->input(0), y2 = y;
     if (reshape) {
-      x2 = Fresh(&names, dx->input(0) + "_rows");
-      y2 = Fresh(&names, y + "_rows");
+      x2 = Fresh(&scan.names, dx->input(0) + "_rows");
+      y2 = Fresh(&scan.names, y + "_rows");
       onnx::NodeProto r;
       r.set_op_type("Reshape");
       r.set_name(base + "_rows_in");
       r.add_input(dx->input(0));
-      r.add_input(AddShape(g, &names, x2 + "_shape", {rows, K}));
+      r.add_input(AddShape(g, &scan.names, x2 + "_shape", {rows, K}));
       r.add_output(x2);
       out.push_back(r);
       AddValueInfo(g, x2, xt->dtype, {rows, K});
@@ -166,12 +144,12 @@ size_t FuseQdqMatMuls(onnx::ModelProto& model) {
     qg.set_name(base + "_qgemm");
     qg.add_input(x2);
     qg.add_input(dx->input(1));
-    qg.add_input(ZeroPointInput(px, xt->dtype, dx->input(0), &names, g));
+    qg.add_input(ZeroPointInput(px, xt->dtype, dx->input(0), &scan.names, g));
     qg.add_input(dw->input(0));
     qg.add_input(dw->input(1));
-    qg.add_input(ZeroPointInput(pw, wq->data_type(), dw->input(0), &names, g));
+    qg.add_input(ZeroPointInput(pw, wq->data_type(), dw->input(0), &scan.names, g));
     if (!bias.empty()) {
-      const std::string name = Fresh(&names, base + "_bias_int32");
+      const std::string name = Fresh(&scan.names, base + "_bias_int32");
       onnx::TensorProto* t = g.add_initializer();
       t->set_name(name);
       t->set_data_type(onnx::TensorProto::INT32);
@@ -183,7 +161,7 @@ size_t FuseQdqMatMuls(onnx::ModelProto& model) {
     }
     if (q) {
       qg.add_input(q->input(1));
-      qg.add_input(ZeroPointInput(py, py.dtype, y, &names, g));
+      qg.add_input(ZeroPointInput(py, py.dtype, y, &scan.names, g));
     }
     qg.add_output(y2);
     auto* tb = qg.add_attribute();
@@ -203,16 +181,16 @@ size_t FuseQdqMatMuls(onnx::ModelProto& model) {
       r.set_op_type("Reshape");
       r.set_name(base + "_rows_out");
       r.add_input(y2);
-      r.add_input(AddShape(g, &names, y2 + "_shape", ydims));
+      r.add_input(AddShape(g, &scan.names, y2 + "_shape", ydims));
       r.add_output(y);
       out.push_back(r);
     }
     scan.drop[size_t(i)] = true;
     if (add >= 0) scan.drop[size_t(add)] = true;
     if (q) scan.drop[size_t(rq)] = true;
-    dq_uses.push_back(producer[mm.input(0)]);
-    dq_uses.push_back(producer[mm.input(1)]);
-    if (!bias_value.empty() && node_of(bias_value)) dq_uses.push_back(producer[bias_value]);
+    dq_uses.push_back(scan.producer[mm.input(0)]);
+    dq_uses.push_back(scan.producer[mm.input(1)]);
+    if (!bias_value.empty() && node_of(bias_value)) dq_uses.push_back(scan.producer[bias_value]);
     ++fused;
   }
   if (!fused) return 0;

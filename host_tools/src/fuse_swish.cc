@@ -13,12 +13,6 @@ namespace epctx {
 namespace host {
 namespace {
 
-float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.f();
-  return def;
-}
-
 // The gate of x * gate(x) a node computes: Sigmoid, or HardSigmoid with
 // HardSwish's alpha 1/6 and beta 0.5 (what torch exports for hardswish).
 enum class Gate { kNone, kSigmoid, kHardSigmoid };

@@ -16,7 +16,29 @@ FusionScan::FusionScan(const onnx::ModelProto& m)
       if (a.has_g() || a.graphs_size() > 0) whole = false;
     for (const auto& in : n.input())
       if (!in.empty()) readers[in].push_back(i);
+    for (const auto& o : n.output())
+      if (!o.empty()) producer[o] = i, names.insert(o);
   }
+  for (const auto& t : g.initializer()) names.insert(t.name());
+  for (const auto& v : g.input()) names.insert(v.name());
+}
+
+const onnx::NodeProto* FusionScan::ProducerOf(const onnx::GraphProto& g,
+                                              const std::string& v) const {
+  auto it = producer.find(v);
+  return it == producer.end() ? nullptr : &g.node(it->second);
+}
+
+int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.i();
+  return def;
+}
+
+float FloatAttr(const onnx::NodeProto& n, const char* name, float def) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.f();
+  return def;
 }
 
 int FusionScan::OnlyReader(const std::string& v) const {

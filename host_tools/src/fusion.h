@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-// What the CPU fusions (fuse_conv_act.cc, fuse_swish.cc) and the no-op
-// removals (noop_casts.cc, inference_noops.cc) share: a scan of the graph
-// (its GraphInfo, outputs and every value's readers) and the removal of the
-// nodes a pass absorbed.
+// What the CPU fusions (fuse_conv_act.cc, fuse_swish.cc, fuse_qdq*.cc) and
+// the no-op removals (noop_casts.cc, inference_noops.cc) share: a scan of
+// the graph (its GraphInfo, outputs, every value's readers and producer)
+// and the removal of the nodes a pass absorbed.
 #ifndef EPCTX_HOST_FUSION_H
 #define EPCTX_HOST_FUSION_H
 
@@ -29,11 +29,21 @@ struct FusionScan {
   GraphInfo info;
   std::set<std::string> outputs;
   std::map<std::string, std::vector<int>> readers;
+  std::map<std::string, int> producer;  // the node writing each value
+  // Every name the graph gives (node outputs, initializers, inputs): what a
+  // pass adding values draws fresh names against.
+  std::set<std::string> names;
   std::vector<bool> drop;
   bool whole = true;
   // The only reader of value `v`, or -1 (none, several, or a graph output).
   int OnlyReader(const std::string& v) const;
+  // The node of graph g (the scanned one) writing `v`, or null.
+  const onnx::NodeProto* ProducerOf(const onnx::GraphProto& g, const std::string& v) const;
 };
+
+// An attribute's value, or `def` when the node has none of that name.
+int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def);
+float FloatAttr(const onnx::NodeProto& n, const char* name, float def);
 
 // Removes the nodes marked in `drop` (the rest keep their order) and the
 // value_info of values no node, input or initializer gives any more.

@@ -9,18 +9,13 @@
 
 #include "epctx_host/specialize.h"
 #include "epctx_host/subgraphs.h"
+#include "fusion.h"  // IntAttr
 
 namespace epctx {
 namespace host {
 namespace {
 
 using onnx::TensorProto;
-
-int64_t IntAttr(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return def;
-}
 
 bool Eligible(const onnx::NodeProto& n, const GraphInfo& info) {
   if (n.op_type() != "LSTM" || !IsDefaultDomain(n.domain())) return false;

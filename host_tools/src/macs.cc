@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "fusion.h"  // IntAttr
+
 namespace epctx {
 namespace host {
 namespace {
@@ -39,12 +41,6 @@ uint64_t Product(const Dims& d, size_t from = 0) {
   uint64_t p = 1;
   for (size_t i = from; i < d.size(); ++i) p = Mul(p, d[i] < 0 ? 0 : uint64_t(d[i]));
   return p;
-}
-
-int64_t AttrInt(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute())
-    if (a.name() == name) return a.i();
-  return def;
 }
 
 std::string AttrString(const onnx::NodeProto& n, const char* name) {
@@ -106,7 +102,7 @@ MacCount GemmMacs(const onnx::NodeProto& n, const GraphInfo& info, int bi) {
   Dims a, b;
   if (!InDims(info, n, 0, &a) || !InDims(info, n, bi, &b) || a.size() != 2 || b.size() != 2)
     return Unknown();
-  const bool ta = AttrInt(n, "transA", 0) != 0, tb = AttrInt(n, "transB", 0) != 0;
+  const bool ta = IntAttr(n, "transA", 0) != 0, tb = IntAttr(n, "transB", 0) != 0;
   const int64_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], cols = tb ? b[0] : b[1];
   return Known(Mul(Mul(uint64_t(m), uint64_t(cols)), uint64_t(k)));
 }
