@@ -157,7 +157,7 @@ struct package {
   epctx_tensor* out;
   const char* in_name;
   const char* out_name;
-  int width;
+  int height, width; /* of its [1, 3, H, W] input */
   double create_ms;
   char path[4096];
 };
@@ -231,6 +231,7 @@ static void open_package(struct engine* e, struct package* p, ocr_model m,
     die("%s: not the %s model: %s", p->path, ocr_model_name(m), err);
   p->in_name = in.name;
   p->out_name = out.name;
+  p->height = (int)in.dims[2];
   p->width = (int)in.dims[3];
   check(epctx_session_create_io_tensor(s, in.name, &p->in), p->path);
   check(epctx_session_create_io_tensor(s, out.name, &p->out), p->path);
@@ -276,23 +277,18 @@ static void engine_open(struct engine* e, ocr_engine* api, const struct args* a,
   for (int i = 0; i < e->rec_count; ++i) open_package(e, &e->rec[i], OCR_REC, opts, classes);
   epctx_session_options_release(opts);
   qsort(e->rec, (size_t)e->rec_count, sizeof(e->rec[0]), by_width);
-  int h = 0;
   for (int i = 0; i < e->rec_count; ++i) {
-    epctx_io_info in;
-    check(epctx_session_input_info(e->rec[i].session, 0, &in), e->rec[i].path);
-    if (i && (in.dims[2] != h || e->rec[i].width == e->rec[i - 1].width))
-      die("%s: expected a recogniser of height %d and a width no other has, found [1, 3, %lld, %d]",
-          e->rec[i].path, h, (long long)in.dims[2], e->rec[i].width);
-    h = (int)in.dims[2];
-    e->rec_widths[i] = e->rec[i].width;
+    const struct package* p = &e->rec[i];
+    if (i && (p->height != e->rec[0].height || p->width == e->rec[i - 1].width))
+      die("%s: expected a recogniser of height %d and a width no other has, found [1, 3, %d, %d]",
+          p->path, e->rec[0].height, p->height, p->width);
+    e->rec_widths[i] = p->width;
   }
   memset(api, 0, sizeof(*api));
   for (int m = 0; m < OCR_MODELS; ++m) {
-    struct package* p = m == OCR_DET ? &e->det : m == OCR_CLS ? &e->cls : &e->rec[0];
-    epctx_io_info in;
-    check(epctx_session_input_info(p->session, 0, &in), p->path);
-    api->input_h[m] = (int)in.dims[2];
-    api->input_w[m] = (int)in.dims[3];
+    const struct package* p = m == OCR_DET ? &e->det : m == OCR_CLS ? &e->cls : &e->rec[0];
+    api->input_h[m] = p->height;
+    api->input_w[m] = p->width;
   }
   api->rec_widths = e->rec_widths;
   api->rec_width_count = e->rec_count;
