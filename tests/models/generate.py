@@ -515,6 +515,33 @@ def split():
 
 
 @case
+def pad_modes_reversed_slice():
+    """An audio front end's glue (Silero VAD's STFT padding): a reflect Pad,
+    a Slice with a negative step (reversed, every other sample, from the
+    last), an edge Pad on two axes and a Relu, all in one EPContext
+    partition (vnpu stream 1.9)."""
+    c = Case("pad_modes_reversed_slice")
+    x = c.input("x", (1, 2, 10))
+    c.const("p_reflect", np.array([0, 0, 3, 0, 0, 2], np.int64))
+    c.const("p_edge", np.array([0, 1, 1, 0, 0, 2], np.int64))
+    c.const("st", np.array([-1], np.int64))
+    c.const("en", np.array([-(2 ** 63)], np.int64))
+    c.const("ax", np.array([2], np.int64))
+    c.const("sp", np.array([-2], np.int64))
+    c.node("Pad", ["x", "p_reflect"], ["pr"], mode="reflect")
+    c.node("Slice", ["pr", "st", "en", "ax", "sp"], ["rev"])
+    c.node("Pad", ["rev", "p_edge"], ["pe"], mode="edge")
+    c.node("Relu", ["pe"], ["y"])
+    pr = np.pad(x, [(0, 0), (0, 0), (3, 2)], mode="reflect")
+    rev = pr[:, :, ::-2]
+    pe = np.pad(rev, [(0, 0), (1, 0), (1, 2)], mode="edge")
+    c.output("y", np.maximum(pe, 0))
+    c.extra["vnpu_driver_nodes"] = 1
+    c.extra["vnpu_cpu_nodes"] = 0
+    return c
+
+
+@case
 def attention_block():
     """A pre-norm transformer block as torch exports it at opset 13:
     LayerNorm decomposed (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// vnpu transformer level (stream 1.8): BATCH_MATMUL, LAYER_NORM, REDUCE,
-// STRIDED_COPY and the new UNARY kinds against reference arithmetic in
-// double written here (odd sizes, broadcast and transposed operands read
-// through strides, an addend, a fused activation), and the validator
-// refusing hostile fields of each op by name.
+// vnpu transformer level (stream 1.8; 1.9's reversed copies and PAD modes):
+// BATCH_MATMUL, LAYER_NORM, REDUCE, STRIDED_COPY, PAD and the new UNARY kinds against reference
+// arithmetic in double written here (odd sizes, broadcast and transposed operands read through
+// strides, an addend, a fused activation), and the validator refusing hostile fields of each op by
+// name.
 #include <cmath>
 #include <cstring>
 #include <setjmp.h>
@@ -310,6 +310,50 @@ void PadConstant(void**) {
       }
 }
 
+// STRIDED_COPY 1.9: negative strides read a reversed slice, x[::-1, 7:0:-3].
+void StridedCopyReversed(void**) {
+  TStream q;
+  q.minor = 9;
+  std::vector<float> x(4 * 9);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+  const uint32_t xt = q.In({4, 9}, D::FLOAT32), yt = q.Out({4, 3}, D::FLOAT32);
+  const std::vector<int64_t> st = V({-9, -3});
+  q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, xt, yt, 3 * 9 + 7, &st));
+  auto out = Run(q, {Bytes(x, {4, 9}, D::FLOAT32)});
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      assert_true(AtF(out[0], size_t(i * 3 + j)) == float((3 - i) * 9 + 7 - 3 * j));
+}
+
+// PAD_MIRROR (1.9), REFLECT and EDGE on two axes against ONNX's definitions
+// (numpy.pad's 'reflect' and 'edge').
+void PadReflectEdge(void**) {
+  for (const fb::PadMode mode : {fb::PadMode::REFLECT, fb::PadMode::EDGE}) {
+    TStream q;
+    q.minor = 9;
+    std::vector<float> x(2 * 3 * 4);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+    const uint32_t xt = q.In({2, 3, 4}, D::FLOAT32), yt = q.Out({2, 6, 9}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 2, 3});  // ends 0, 1, 2
+    q.s.Op(fb::OpParams::PadMirror, fb::CreatePadDirect(q.s.fbb, xt, yt, &begins, 7.f, mode));
+    auto out = Run(q, {Bytes(x, {2, 3, 4}, D::FLOAT32)});
+    auto src = [mode](int64_t i, int64_t n) {
+      if (i >= 0 && i < n) return i;
+      if (mode == fb::PadMode::EDGE) return i < 0 ? int64_t(0) : n - 1;
+      return i < 0 ? -i : 2 * (n - 1) - i;
+    };
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t b = 0; b < 6; ++b)
+        for (int64_t c = 0; c < 9; ++c) {
+          const float want = x[size_t((a * 3 + src(b - 2, 3)) * 4 + src(c - 3, 4))];
+          if (AtF(out[0], size_t((a * 6 + b) * 9 + c)) != want)
+            fail_msg("mode %d y[%lld][%lld][%lld] = %g, want %g", int(mode), (long long)a,
+                     (long long)b, (long long)c, double(AtF(out[0], size_t((a * 6 + b) * 9 + c))),
+                     double(want));
+        }
+  }
+}
+
 // RECURRENT against ONNX's LSTM and GRU equations in double: a
 // bidirectional LSTM with initial states, a GRU with linear_before_reset
 // and a reversed GRU without it; batch 2 (dot products) and 5 (Sgemm).
@@ -459,6 +503,57 @@ void HostileTransformerOpsRefused(void**) {
     q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, x, y, 20, &s));
     ExpectRejected(q, "strides reach element");
   }
+  {  // a negative stride in a 1.8 stream
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({4, 9}, D::FLOAT32), y = q.Out({4}, D::FLOAT32);
+    const std::vector<int64_t> s = V({-9});
+    q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, x, y, 27, &s));
+    ExpectRejected(q, "strides[0] = -9 out of range");
+  }
+  {  // a reversed copy that starts too low: reaches before its input
+    TStream q;
+    q.minor = 9;
+    const uint32_t x = q.In({4, 9}, D::FLOAT32), y = q.Out({4}, D::FLOAT32);
+    const std::vector<int64_t> s = V({-9});
+    q.s.Op(fb::CreateStridedCopyDirect(q.s.fbb, x, y, 26, &s));
+    ExpectRejected(q, "before the input");
+  }
+  {  // a mirror pad in a 1.8 stream
+    TStream q;
+    q.minor = 8;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 5}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 1});
+    q.s.Op(fb::OpParams::PadMirror,
+           fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f, fb::PadMode::REFLECT));
+    ExpectRejected(q, "PAD_MIRROR came with 1.9");
+  }
+  {  // PAD with a mirror mode (it writes constants only)
+    TStream q;
+    q.minor = 9;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 5}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 1});
+    q.s.Op(fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f, fb::PadMode::EDGE));
+    ExpectRejected(q, "expected CONSTANT (0)");
+  }
+  {  // a reflect pad longer than the axis less one
+    TStream q;
+    q.minor = 9;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 6}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 3});
+    q.s.Op(fb::OpParams::PadMirror,
+           fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f, fb::PadMode::REFLECT));
+    ExpectRejected(q, "REFLECT mode");
+  }
+  {  // an unknown pad mode
+    TStream q;
+    q.minor = 9;
+    const uint32_t x = q.In({2, 3}, D::FLOAT32), y = q.Out({2, 3}, D::FLOAT32);
+    const std::vector<int64_t> begins = V({0, 0});
+    q.s.Op(fb::OpParams::PadMirror,
+           fb::CreatePadDirect(q.s.fbb, x, y, &begins, 0.f, fb::PadMode(7)));
+    ExpectRejected(q, "mode 7: expected REFLECT (1) or EDGE (2)");
+  }
   {  // a NaN epsilon
     TStream q;
     q.minor = 8;
@@ -521,6 +616,8 @@ int main() {
       cmocka_unit_test(UnaryKinds),
       cmocka_unit_test(ResizeNearestAndLinear),
       cmocka_unit_test(PadConstant),
+      cmocka_unit_test(StridedCopyReversed),
+      cmocka_unit_test(PadReflectEdge),
       cmocka_unit_test(RecurrentLstmGru),
       cmocka_unit_test(HostileTransformerOpsRefused),
   };

@@ -94,7 +94,8 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
         break;
       }
       case fb::OpParams::Pad:
-        p = fb::CreatePadDirect(fbb, in, out, &o.a_strides, o.alpha).Union();
+      case fb::OpParams::PadMirror:
+        p = fb::CreatePadDirect(fbb, in, out, &o.a_strides, o.alpha, o.pad_mode).Union();
         break;
       case fb::OpParams::StridedCopy:
         p = fb::CreateStridedCopyDirect(fbb, in, out, o.offset, &o.a_strides).Union();
@@ -185,6 +186,14 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
         o.kind == fb::OpParams::StridedCopy || o.kind == fb::OpParams::Resize ||
         o.kind == fb::OpParams::Pad || o.kind == fb::OpParams::Recurrent)
       minor = 8;
+  // 1.9: negative STRIDED_COPY strides and the PAD modes (a 1.8 driver
+  // refuses them).
+  for (const IrOp& o : g.ops) {
+    if (o.kind == fb::OpParams::PadMirror) minor = 9;
+    if (o.kind == fb::OpParams::StridedCopy)
+      for (int64_t s : o.a_strides)
+        if (s < 0) minor = 9;
+  }
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -405,9 +405,13 @@ void Lowerer::ResizeNode(const onnx::NodeProto& n) {
 
 void Lowerer::PadNode(const onnx::NodeProto& n) {
   IrOp op;
-  std::string why = PadOf(n, info_, &op.a_strides, &op.alpha);
+  PadView v;
+  std::string why = PadOf(n, info_, &v);
   if (!why.empty()) Fail(why);
-  op.kind = fb::OpParams::Pad;
+  op.a_strides = v.begins;
+  op.alpha = v.value;
+  op.pad_mode = v.mode;
+  op.kind = v.mode == fb::PadMode::CONSTANT ? fb::OpParams::Pad : fb::OpParams::PadMirror;
   op.ins = {In(n.input(0))};
   op.out = Out(n.output(0));
   g_.ops.push_back(op);

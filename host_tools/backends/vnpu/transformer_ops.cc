@@ -83,16 +83,27 @@ std::string SliceView(const onnx::NodeProto& n, const GraphInfo& info,
   for (size_t i = 0; i < starts.size(); ++i) {
     int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
     if (a < 0 || a >= r) return "Slice axis out of range";
-    if (steps[i] <= 0) return "Slice with a step <= 0";
-    const int64_t dim = xs[size_t(a)];
+    const int64_t step = steps[i], dim = xs[size_t(a)];
+    if (step == 0) return "Slice with a step of 0";
+    // ONNX clamps starts/ends to [0, dim] for positive steps and to
+    // [-1, dim - 1] for negative ones (after adding dim to negatives).
     int64_t s = starts[i], e = ends[i];
     if (s < 0) s += dim;
     if (e < 0) e += dim;
-    s = std::min(std::max<int64_t>(s, 0), dim);
-    e = std::min(std::max<int64_t>(e, 0), dim);
-    want[size_t(a)] = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
-    v->offset += uint64_t(s * st[size_t(a)]);
-    v->strides[size_t(a)] = st[size_t(a)] * steps[i];
+    int64_t count = 0;
+    if (step > 0) {
+      s = std::min(std::max<int64_t>(s, 0), dim);
+      e = std::min(std::max<int64_t>(e, 0), dim);
+      count = e > s ? (e - s + step - 1) / step : 0;
+    } else {
+      s = std::min(std::max<int64_t>(s, -1), dim - 1);
+      e = std::min(std::max<int64_t>(e, -1), dim - 1);
+      count = s > e ? (s - e - step - 1) / -step : 0;
+    }
+    want[size_t(a)] = count;
+    if (count > 0) v->offset += uint64_t(s * st[size_t(a)]);
+    // One element reads no stride (a step may be as large as INT64_MAX).
+    v->strides[size_t(a)] = count > 1 ? st[size_t(a)] * step : 0;
   }
   if (want != ys) return "Slice output shape does not follow from its parameters";
   return "";
@@ -349,16 +360,18 @@ std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView
   return "";
 }
 
-std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<int64_t>* begins,
-                  float* value) {
+std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, PadView* v) {
   std::vector<int64_t> xs, ys, pads;
   if (!ShapeOf(info, n.input(0), &xs)) return "shape of '" + n.input(0) + "' is not static";
   if (!ShapeOf(info, n.output(0), &ys)) return "shape of '" + n.output(0) + "' is not static";
-  if (AttrString(n, "mode", "constant") != "constant") return "Pad mode other than constant";
-  *value = 0.f;
+  const std::string mode = AttrString(n, "mode", "constant");
+  if (mode == "reflect") v->mode = fb::PadMode::REFLECT;
+  else if (mode == "edge") v->mode = fb::PadMode::EDGE;
+  else if (mode != "constant") return "Pad mode " + mode;
+  v->value = 0.f;
   if (info.opset < 11) {
     pads = AttrInts(n, "pads");
-    *value = AttrFloat(n, "value", 0.f);
+    v->value = AttrFloat(n, "value", 0.f);
   } else {
     if (!IntConst(info, n.input(1), &pads)) return "Pad pads are not a constant";
     if (Has(n, 2)) {
@@ -367,16 +380,21 @@ std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<i
         return "Pad value is not a float constant";
       std::vector<float> f = Floats(*c, NodeLabel(n));
       if (f.size() != 1) return "Pad value has more than one element";
-      *value = f[0];
+      v->value = f[0];
     }
     if (Has(n, 3)) return "Pad with axes";
   }
   const size_t r = xs.size();
   if (pads.size() != 2 * r || ys.size() != r) return "Pad pads do not match the rank";
-  begins->assign(pads.begin(), pads.begin() + long(r));
+  v->begins.assign(pads.begin(), pads.begin() + long(r));
   for (size_t d = 0; d < r; ++d) {
     if (pads[d] < 0 || pads[r + d] < 0) return "Pad with negative pads";
     if (xs[d] + pads[d] + pads[r + d] != ys[d]) return "Pad output shape does not follow";
+    const bool padded = pads[d] > 0 || pads[r + d] > 0;
+    if (padded && v->mode == fb::PadMode::REFLECT &&
+        (pads[d] > xs[d] - 1 || pads[r + d] > xs[d] - 1))
+      return "Pad reflect by more than the axis length - 1";
+    if (padded && v->mode == fb::PadMode::EDGE && xs[d] == 0) return "Pad edge of an empty axis";
   }
   return "";
 }
@@ -444,9 +462,8 @@ std::string UnsupportedTransformer(const onnx::NodeProto& n, const GraphInfo& in
   }
   if (op == "LSTM" || op == "GRU") return RecurrentFits(n, info);
   if (op == "Pad") {
-    std::vector<int64_t> b;
-    float value;
-    return PadOf(n, info, &b, &value);
+    PadView v;
+    return PadOf(n, info, &v);
   }
   if (op == "Slice" || op == "Gather" || op == "Expand") {
     CopyView v;

@@ -37,7 +37,7 @@ struct CopyView {
   uint64_t offset = 0;
   std::vector<int64_t> strides;
 };
-// Slice (positive steps), output k of Split, Gather by constant indices (a
+// Slice (any non-zero steps), output k of Split, Gather by constant indices (a
 // scalar, or a 1-D arithmetic progression of positive step) and Expand.
 std::string StridedView(const onnx::NodeProto& n, int output, const GraphInfo& info, CopyView* v);
 
@@ -67,10 +67,15 @@ std::string BatchMatMulFits(const onnx::NodeProto& n, const GraphInfo& info);
 using ResizeView = IrOp::Resize;
 std::string ResizeOf(const onnx::NodeProto& n, const GraphInfo& info, ResizeView* v);
 
-// Pad, constant mode, non-negative pads as constants: the begin of each
-// axis and the value.
-std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, std::vector<int64_t>* begins,
-                  float* value);
+// Pad with non-negative constant pads: the begin of each axis, the value
+// (constant mode) and the mode; reflect pads at most the axis length - 1,
+// edge pads only non-empty axes.
+struct PadView {
+  std::vector<int64_t> begins;
+  float value = 0.f;
+  fb::PadMode mode = fb::PadMode::CONSTANT;
+};
+std::string PadOf(const onnx::NodeProto& n, const GraphInfo& info, PadView* v);
 
 // LSTM / GRU that RECURRENT runs: layout 0, default activations, no clip,
 // peepholes, input_forget or sequence_lens; constant W, R, B; static X.

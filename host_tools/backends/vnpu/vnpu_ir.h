@@ -68,8 +68,9 @@ struct IrOp {
   // b_strides per batch dim, a_rs / b_rs, trans_b, scale (alpha), the
   // addend and its strides (batch dims, then row and column), m/k/n, the
   // activation in act/alpha/beta. STRIDED_COPY: offset, a_strides. PAD:
-  // begins in a_strides, the value in alpha.
+  // begins in a_strides, the value in alpha, pad_mode.
   fb::ReduceKind reduce = fb::ReduceKind::SUM;
+  fb::PadMode pad_mode = fb::PadMode::CONSTANT;
   std::vector<int64_t> batch, c_strides;
   uint64_t a_rs = 0, b_rs = 0, offset = 0;
   bool trans_b = false, rms = false;

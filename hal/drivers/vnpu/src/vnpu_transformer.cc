@@ -220,24 +220,26 @@ void RunStridedCopy(const Bindings& b, const fb::StridedCopy* c) {
   const uint64_t row = uint64_t(Dim(yt, rank - 1));
   const int64_t step = I64(c->strides(), rank - 1);
   const uint64_t rows = total / row;
+  // Offsets are signed from 1.9 (validated to stay inside the input).
   ForRange(b.par, int64_t(rows), MinUnits(int64_t(row)), [&](int64_t lo, int64_t hi) {
     for (int64_t o = lo; o < hi; ++o) {
-      uint64_t off = 0;
+      int64_t off = 0;
       for (uint64_t t = uint64_t(o), d = rank - 1; d-- > 0;) {
         const uint64_t len = uint64_t(Dim(yt, uint32_t(d)));
-        off += (t % len) * uint64_t(I64(c->strides(), uint32_t(d)));
+        off += int64_t(t % len) * I64(c->strides(), uint32_t(d));
         t /= len;
       }
-      const uint8_t* xs = x + off * es;
+      const uint8_t* xs = x + off * int64_t(es);
       uint8_t* yo = y + uint64_t(o) * row * es;
       if (step == 1) {
         memcpy(yo, xs, row * es);
       } else if (es == 4) {
         const float* xf = reinterpret_cast<const float*>(xs);
         float* yf = reinterpret_cast<float*>(yo);
-        for (uint64_t i = 0; i < row; ++i) yf[i] = xf[i * uint64_t(step)];
+        for (int64_t i = 0; i < int64_t(row); ++i) yf[i] = xf[i * step];
       } else {
-        for (uint64_t i = 0; i < row; ++i) memcpy(yo + i * es, xs + i * uint64_t(step) * es, es);
+        for (int64_t i = 0; i < int64_t(row); ++i)
+          memcpy(yo + i * int64_t(es), xs + i * step * int64_t(es), es);
       }
     }
   });
@@ -295,6 +297,15 @@ static_assert(uint8_t(fb::ResizeCoord::HALF_PIXEL_SYMMETRIC) ==
 // Output rows (every index but the last): a row whose outer indices all
 // fall inside the input is the value, the input row, the value; any other
 // is the value throughout.
+// The input index output index i (begin removed) reads along an axis of n
+// elements; -1 outside the input in CONSTANT mode.
+inline int64_t PadSource(fb::PadMode mode, int64_t i, int64_t n) {
+  if (i >= 0 && i < n) return i;
+  if (mode == fb::PadMode::REFLECT) return i < 0 ? -i : 2 * (n - 1) - i;
+  if (mode == fb::PadMode::EDGE) return i < 0 ? 0 : n - 1;
+  return -1;
+}
+
 void RunPad(const Bindings& b, const fb::Pad* c) {
   const fb::Graph* g = b.graph->stream;
   const fb::Tensor* xt = g->tensors()->Get(c->input());
@@ -305,6 +316,7 @@ void RunPad(const Bindings& b, const fb::Pad* c) {
   const float* x = b.ptr(c->input());
   float* y = b.ptr(c->output());
   const float v = c->value();
+  const fb::PadMode mode = c->mode();
   if (r == 0) {
     y[0] = x[0];
     return;
@@ -317,9 +329,11 @@ void RunPad(const Bindings& b, const fb::Pad* c) {
       int64_t src = 0, stride = iw;
       bool inside = Elements(xt) > 0;
       for (int64_t t = row, d = int64_t(r) - 2; d >= 0 && inside; --d) {
-        const int64_t len = Dim(yt, uint32_t(d)), i = t % len - I64(c->begins(), uint32_t(d));
+        const int64_t len = Dim(yt, uint32_t(d));
+        const int64_t i =
+            PadSource(mode, t % len - I64(c->begins(), uint32_t(d)), Dim(xt, uint32_t(d)));
         t /= len;
-        inside = i >= 0 && i < Dim(xt, uint32_t(d));
+        inside = i >= 0;
         src += i * stride;
         stride *= Dim(xt, uint32_t(d));
       }
@@ -327,9 +341,16 @@ void RunPad(const Bindings& b, const fb::Pad* c) {
         for (int64_t j = 0; j < ow; ++j) yr[j] = v;
         continue;
       }
-      for (int64_t j = 0; j < bw; ++j) yr[j] = v;
-      memcpy(yr + bw, x + src, size_t(iw) * 4);
-      for (int64_t j = bw + iw; j < ow; ++j) yr[j] = v;
+      const float* xr = x + src;
+      for (int64_t j = 0; j < bw; ++j) {
+        const int64_t i = PadSource(mode, j - bw, iw);
+        yr[j] = i < 0 ? v : xr[i];
+      }
+      memcpy(yr + bw, xr, size_t(iw) * 4);
+      for (int64_t j = bw + iw; j < ow; ++j) {
+        const int64_t i = PadSource(mode, j - bw, iw);
+        yr[j] = i < 0 ? v : xr[i];
+      }
     }
   });
 }
@@ -406,6 +427,7 @@ bool RunTransformer(const Bindings& b, const fb::Op* o, const OpPlan& p) {
     case fb::OpParams::StridedCopy: RunStridedCopy(b, o->params_as_StridedCopy()); return true;
     case fb::OpParams::Resize: RunResize(b, o->params_as_Resize(), p); return true;
     case fb::OpParams::Pad: RunPad(b, o->params_as_Pad()); return true;
+    case fb::OpParams::PadMirror: RunPad(b, o->params_as_PadMirror()); return true;
     case fb::OpParams::Recurrent: RunRecurrent(b, o->params_as_Recurrent()); return true;
     default: return false;
   }

@@ -11,6 +11,7 @@ namespace vnpu {
 namespace {
 
 constexpr uint16_t kMinor = 8;
+constexpr uint16_t kMirrorMinor = 9;  // negative STRIDED_COPY strides, PAD modes
 constexpr uint32_t kMaxBatchRank = 6;
 
 bool Since(Checker& ck, fb::OpParams type) {
@@ -23,6 +24,18 @@ bool Since(Checker& ck, fb::OpParams type) {
       .s(" (")
       .s(ck.op_name)
       .s(" came with 1.8)");
+  return false;
+}
+
+// A 1.9 op in an older stream is refused by name.
+bool MirrorSince(Checker& ck) {
+  if (ck.g->version_minor() >= kMirrorMinor) return true;
+  ck.OpErr()
+      .s("in a stream 1.")
+      .u(ck.g->version_minor())
+      .s(" (")
+      .s(ck.op_name)
+      .s(" came with 1.9)");
   return false;
 }
 
@@ -155,6 +168,37 @@ int BatchMatMul(Checker& ck, const fb::BatchMatMul* c) {
   return ck.Fail();
 }
 
+// STRIDED_COPY from 1.9: strides of either sign; the lowest and the highest
+// element reached (offset plus the negative, resp. positive, terms) lie
+// inside input t.
+bool SignedReach(Checker& ck, const flatbuffers::Vector<int64_t>* dims,
+                 const flatbuffers::Vector<int64_t>* strides, uint64_t offset, uint32_t t) {
+  const uint32_t r = dims->size();
+  if (!strides || strides->size() != r) {
+    ck.OpErr().s("strides has ").u(strides ? strides->size() : 0).s(" entries, expected ").u(r);
+    return false;
+  }
+  uint64_t hi = offset, down = 0, term;
+  for (uint32_t d = 0; d < r; ++d) {
+    const int64_t s = I64(strides, d);
+    const uint64_t mag = s < 0 ? uint64_t(0) - uint64_t(s) : uint64_t(s);
+    if (mag > kMaxDim || !Mul(mag, uint64_t(I64(dims, d) - 1), &term) ||
+        __builtin_add_overflow(s < 0 ? down : hi, term, s < 0 ? &down : &hi)) {
+      ck.OpErr().s("strides[").u(d).s("] = ").i(s).s(" out of range");
+      return false;
+    }
+  }
+  if (down > offset) {
+    ck.OpErr().s("strides reach ").u(down - offset).s(" elements before the input");
+    return false;
+  }
+  if (hi >= Elements(ck.T(t))) {
+    ck.OpErr().s("strides reach element ").u(hi).s(" of a tensor with ").u(Elements(ck.T(t)));
+    return false;
+  }
+  return true;
+}
+
 int StridedCopy(Checker& ck, const fb::StridedCopy* c) {
   // Any dtype but FLOAT16, the same in and out (as COPY).
   const uint32_t same =
@@ -174,6 +218,9 @@ int StridedCopy(Checker& ck, const fb::StridedCopy* c) {
     ck.OpErr().s("offset ").u(c->offset()).s(" out of range");
     return ck.Fail();
   }
+  if (ck.g->version_minor() >= kMirrorMinor)
+    return SignedReach(ck, yt->shape(), c->strides(), c->offset(), c->input()) ? EPCTX_OK
+                                                                               : ck.Fail();
   // The output's shape as the "batch" of Reach: every dimension strided.
   return Reach(ck, yt->shape(), c->strides(), 0, c->offset(), c->input(), "strides") ? EPCTX_OK
                                                                                      : ck.Fail();
@@ -214,7 +261,7 @@ int Resize(Checker& ck, const fb::Resize* c) {
   return EPCTX_OK;
 }
 
-int Pad(Checker& ck, const fb::Pad* c) {
+int Pad(Checker& ck, const fb::Pad* c, bool mirror) {
   const uint32_t x = c->input(), y = c->output();
   if (!ck.Ref(x, "input") || !ck.Writable(y, "output")) return ck.Fail();
   const uint32_t r = ck.Rank(x);
@@ -225,6 +272,15 @@ int Pad(Checker& ck, const fb::Pad* c) {
         .u(c->begins() ? c->begins()->size() : 0)
         .s(" entries, expected ")
         .u(r);
+    return ck.Fail();
+  }
+  // PAD is CONSTANT; PAD_MIRROR (1.9) REFLECT or EDGE.
+  const fb::PadMode mode = c->mode();
+  if (mirror != (mode == fb::PadMode::REFLECT || mode == fb::PadMode::EDGE)) {
+    ck.OpErr()
+        .s("mode ")
+        .u(uint64_t(mode))
+        .s(mirror ? ": expected REFLECT (1) or EDGE (2)" : ": expected CONSTANT (0)");
     return ck.Fail();
   }
   for (uint32_t d = 0; d < r; ++d) {
@@ -240,6 +296,24 @@ int Pad(Checker& ck, const fb::Pad* c) {
           .i(ck.Dim(x, d))
           .s(" does not fit output ")
           .i(ck.Dim(y, d));
+      return ck.Fail();
+    }
+    // REFLECT mirrors once: each pad at most n - 1; EDGE needs an element.
+    const int64_t n = ck.Dim(x, d), e = ck.Dim(y, d) - b - n;
+    const bool padded = b > 0 || e > 0;
+    if (padded && ((mode == fb::PadMode::REFLECT && (b > n - 1 || e > n - 1)) ||
+                   (mode == fb::PadMode::EDGE && n == 0))) {
+      ck.OpErr()
+          .s("pads ")
+          .i(b)
+          .s(" and ")
+          .i(e)
+          .s(" of dim ")
+          .u(d)
+          .s(": expected at most ")
+          .i(mode == fb::PadMode::REFLECT ? n - 1 : n)
+          .s(mode == fb::PadMode::REFLECT ? " (input length - 1) in REFLECT mode"
+                                          : " elements to repeat in EDGE mode");
       return ck.Fail();
     }
   }
@@ -318,7 +392,10 @@ int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
       return Since(ck, o->params_type()) ? Resize(ck, o->params_as_Resize()) : ck.Fail();
     case fb::OpParams::Pad:
       ck.op_name = "PAD";
-      return Since(ck, o->params_type()) ? Pad(ck, o->params_as_Pad()) : ck.Fail();
+      return Since(ck, o->params_type()) ? Pad(ck, o->params_as_Pad(), false) : ck.Fail();
+    case fb::OpParams::PadMirror:
+      ck.op_name = "PAD_MIRROR";
+      return MirrorSince(ck) ? Pad(ck, o->params_as_PadMirror(), true) : ck.Fail();
     case fb::OpParams::Recurrent:
       ck.op_name = "RECURRENT";
       return Since(ck, o->params_type()) ? Recurrent(ck, o->params_as_Recurrent()) : ck.Fail();
