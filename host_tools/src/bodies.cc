@@ -7,39 +7,6 @@
 
 namespace epctx {
 namespace host {
-namespace {
-
-// The body's own names shadow the enclosing scopes'; outer values it reads
-// keep their types, outer initializers stay constants (packed as weights).
-GraphInfo BodyInfo(const onnx::GraphProto& body, const GraphInfo& outer) {
-  GraphInfo info;
-  info.graph = &body;
-  info.opset = outer.opset;
-  info.types = outer.types;
-  info.constants = outer.constants;
-  for (const auto& v : body.input()) {
-    info.constants.erase(v.name());
-    info.types[v.name()] = TypeOf(v.type());
-  }
-  for (const auto& n : body.node())
-    for (const auto& o : n.output()) {
-      info.constants.erase(o);
-      info.types.erase(o);
-    }
-  for (const auto& t : body.initializer()) {
-    info.types[t.name()] = TypeOf(t);
-    info.constants[t.name()] = &t;
-  }
-  for (const auto* list : {&body.value_info(), &body.output()})
-    for (const auto& v : *list) {
-      ValueType t = TypeOf(v.type());
-      auto it = info.types.find(v.name());
-      if (it == info.types.end() || (!it->second.known && t.known)) info.types[v.name()] = t;
-    }
-  return info;
-}
-
-}  // namespace
 
 void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* backend,
                 const std::string& prefix, size_t* next_index, std::vector<BodyPlan>* bodies) {
@@ -54,7 +21,7 @@ void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* 
         bp.body = body;
         bp.label =
             "attribute '" + a.name() + "' of " + node.op_type() + " node '" + node.name() + "'";
-        bp.info = BodyInfo(*body, outer);
+        bp.info = BuildBodyInfo(*body, outer);
         // Innermost first: their rewrite must not move nodes an outer
         // body's partitions point to.
         PlanBodies(*body, bp.info, backend, prefix, next_index, bodies);

@@ -123,17 +123,17 @@ std::string TooBig(size_t outputs, size_t inputs, const FoldLimits& limits) {
 }  // namespace
 
 FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
+  return FoldGraph(model, *model.mutable_graph(), BuildGraphInfo(model), limits);
+}
+
+FoldResult FoldGraph(onnx::ModelProto& model, onnx::GraphProto& graph, const GraphInfo& scope,
+                     const FoldLimits& limits) {
   FoldResult result;
-  onnx::GraphProto& graph = *model.mutable_graph();
-  std::set<std::string> graph_inputs, graph_outputs;
-  for (const auto& v : graph.input()) graph_inputs.insert(v.name());
+  std::set<std::string> graph_outputs;
   for (const auto& v : graph.output()) graph_outputs.insert(v.name());
-  // name -> index into graph.initializer (only appended to: indices stay).
-  std::map<std::string, int> constants;
-  for (int i = 0; i < graph.initializer_size(); ++i)
-    if (!graph_inputs.count(graph.initializer(i).name()))
-      constants[graph.initializer(i).name()] = i;
-  std::map<std::string, ValueType> types = std::move(BuildGraphInfo(model).types);
+  // Initializers are only appended to: the pointers stay valid.
+  std::map<std::string, const onnx::TensorProto*> constants = scope.constants;
+  std::map<std::string, ValueType> types = scope.types;
   NodeInputs lookup;
   lookup.type = [&types](const std::string& name) -> const ValueType* {
     auto it = types.find(name);
@@ -141,7 +141,7 @@ FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
   };
   lookup.constant = [&](const std::string& name) -> const onnx::TensorProto* {
     auto it = constants.find(name);
-    return it == constants.end() ? nullptr : &graph.initializer(it->second);
+    return it == constants.end() ? nullptr : it->second;
   };
 
   Runtime runtime;
@@ -175,7 +175,7 @@ FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
     for (const auto& in : node.input()) {
       if (in.empty()) continue;
       if (!constants.count(in)) all_const = false;
-      else input_bytes += TensorBytes(graph.initializer(constants[in]));
+      else input_bytes += TensorBytes(*constants[in]);
     }
     const ValueType* in0 = node.input_size() == 1 ? lookup.type(node.input(0)) : nullptr;
 
@@ -192,8 +192,7 @@ FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
       *g->add_node() = node;
       std::set<std::string> added;
       for (const auto& in : node.input())
-        if (!in.empty() && added.insert(in).second)
-          *g->add_initializer() = graph.initializer(constants[in]);
+        if (!in.empty() && added.insert(in).second) *g->add_initializer() = *constants[in];
       std::string why;
       size_t expected_bytes = 0;
       for (const auto& o : node.output()) {
@@ -254,8 +253,9 @@ FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits) {
     for (int i = 0; i < node.output_size(); ++i) {
       produced[i].set_name(node.output(i));
       types[node.output(i)] = TypeOf(produced[i]);
-      constants[node.output(i)] = graph.initializer_size();
-      *graph.add_initializer() = std::move(produced[i]);
+      onnx::TensorProto* t = graph.add_initializer();
+      *t = std::move(produced[i]);
+      constants[node.output(i)] = t;
     }
     ++result.folded;
   }

@@ -10,6 +10,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "epctx_host/fold.h"
+#include "epctx_host/subgraphs.h"
 
 namespace epctx {
 namespace host {
@@ -261,6 +262,74 @@ GraphInfo BuildGraphInfo(const onnx::ModelProto& model) {
   return info;
 }
 
+// The body's own names shadow the enclosing scopes'; outer values it reads
+// keep their types, outer initializers stay constants (packed as weights).
+GraphInfo BuildBodyInfo(const onnx::GraphProto& body, const GraphInfo& outer) {
+  GraphInfo info;
+  info.graph = &body;
+  info.opset = outer.opset;
+  info.types = outer.types;
+  info.constants = outer.constants;
+  for (const auto& v : body.input()) {
+    info.constants.erase(v.name());
+    info.types[v.name()] = TypeOf(v.type());
+  }
+  for (const auto& n : body.node())
+    for (const auto& o : n.output()) {
+      info.constants.erase(o);
+      info.types.erase(o);
+    }
+  for (const auto& t : body.initializer()) {
+    info.types[t.name()] = TypeOf(t);
+    info.constants[t.name()] = &t;
+  }
+  for (const auto* list : {&body.value_info(), &body.output()})
+    for (const auto& v : *list) {
+      ValueType t = TypeOf(v.type());
+      auto it = info.types.find(v.name());
+      if (it == info.types.end() || (!it->second.known && t.known)) info.types[v.name()] = t;
+    }
+  return info;
+}
+
+void SpecializeBodies(onnx::ModelProto& model, onnx::GraphProto& graph, const GraphInfo& scope,
+                      const SpecializeOptions& options, const std::string& file,
+                      SpecializeStats* stats) {
+  for (auto& node : *graph.mutable_node()) {
+    if (!HasSubgraph(node)) continue;
+    for (auto& a : *node.mutable_attribute()) {
+      std::vector<onnx::GraphProto*> subs;
+      if (a.has_g()) subs.push_back(a.mutable_g());
+      for (auto& g : *a.mutable_graphs()) subs.push_back(&g);
+      for (onnx::GraphProto* body : subs) {
+        ++stats->bodies;
+        stats->constants_lifted += LiftConstants(*body);
+        // As in Specialize: each round re-infers from the source's
+        // value_info, the folded values dropped.
+        const auto original_value_info = body->value_info();
+        for (int round = 0; round < kMaxFoldRounds; ++round) {
+          // A whole-model inference types the body from the outer shapes.
+          InferShapes(model, file);
+          FoldResult r = FoldGraph(model, *body, BuildBodyInfo(*body, scope), options.fold_limits);
+          ++stats->fold_rounds;
+          stats->folded += r.folded;
+          const size_t inlined = InlineKnownIfs(*body);
+          stats->ifs_inlined += inlined;
+          if (inlined) stats->constants_lifted += LiftConstants(*body);
+          if (!r.folded && !inlined) break;
+          DropUnusedInitializers(*body);
+          const std::set<std::string> inits = InitializerNames(*body);
+          body->clear_value_info();
+          for (const auto& v : original_value_info)
+            if (!inits.count(v.name())) *body->add_value_info() = v;
+        }
+        InferShapes(model, file);
+        SpecializeBodies(model, *body, BuildBodyInfo(*body, scope), options, file, stats);
+      }
+    }
+  }
+}
+
 SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& options,
                            const std::string& file, const Progress& progress) {
   SpecializeStats stats;
@@ -302,6 +371,7 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
     InferShapes(model, file);
     fold();
   }
+  if (options.fold) SpecializeBodies(model, graph, BuildGraphInfo(model), options, file, &stats);
   progress("specialise: " + std::to_string(stats.constants_lifted) + " Constant nodes lifted, " +
            std::to_string(stats.folded) + " nodes folded in " + std::to_string(stats.fold_rounds) +
            " rounds" +
@@ -309,6 +379,8 @@ SpecializeStats Specialize(onnx::ModelProto& model, const SpecializeOptions& opt
                                     " If nodes replaced by "
                                     "their taken branch"
                               : std::string()) +
+           (stats.bodies ? ", " + std::to_string(stats.bodies) + " subgraphs specialised"
+                         : std::string()) +
            (stats.fold_skipped ? ", " + std::to_string(stats.fold_skipped) + " not foldable"
                                : std::string()));
   return stats;

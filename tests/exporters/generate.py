@@ -11,6 +11,11 @@ manifest.txt (the format of tests/models/generate.py), OUT_DIR/ref/cases.txt.
 - if_sample_rate: torch.jit-scripted front ends switch on the sample rate
   with an `If` on a graph input; both branches read top-level initializers
   (the 1-D conv filter banks) from the outer scope.
+- if_shape_body: the same switch with a symbolic audio length (fixed by
+  --input-shape) and branches as torch.onnx writes them: Constant nodes, a
+  Shape -> Gather -> Equal test of the length and an inner If on it, so
+  only once the bodies are specialised (folded with the outer shapes) is
+  each branch one static EPContext partition.
 - loop_rnn: a scripted RNN cell in a `Loop`: the hidden state is
   loop-carried, each step's state is also a scan output.
 - scan_accumulate: a `Scan` over time with an accumulating state (tf2onnx
@@ -76,6 +81,50 @@ def if_sample_rate():
                           [vi("features", F, [1, 8, 16])], [w16, w8, proj])
     inputs = [rand(1, 1, 1600), np.array(True)]
     return g, inputs
+
+
+def if_shape_body():
+    w16 = init("fb16", rand(8, 1, 64, scale=0.2))
+    w8 = init("fb8", rand(8, 1, 32, scale=0.2))
+    proj = init("proj", rand(97, 16, scale=0.1))
+
+    def branch(tag, conv):
+        k2 = helper.make_tensor(tag + "_k2", TensorProto.INT64, [], [2])
+        k1600 = helper.make_tensor(tag + "_k1600", TensorProto.INT64, [], [1600])
+        inner_then = helper.make_graph(
+            [helper.make_node("Relu", ["audio"], [tag + "_rl"], name=tag + "_relu_in")],
+            tag + "_full", [], [vi(tag + "_rl", F, None)])
+        inner_else = helper.make_graph(
+            [helper.make_node("Neg", ["audio"], [tag + "_ng"], name=tag + "_neg_in")],
+            tag + "_short", [], [vi(tag + "_ng", F, None)])
+        nodes = [
+            helper.make_node("Constant", [], [tag + "_two"], value=k2, name=tag + "_c2"),
+            helper.make_node("Constant", [], [tag + "_len0"], value=k1600, name=tag + "_c1600"),
+            helper.make_node("Shape", ["audio"], [tag + "_shape"], name=tag + "_shape"),
+            helper.make_node("Gather", [tag + "_shape", tag + "_two"], [tag + "_len"],
+                             name=tag + "_gather"),
+            helper.make_node("Equal", [tag + "_len", tag + "_len0"], [tag + "_full"],
+                             name=tag + "_eq"),
+            helper.make_node("If", [tag + "_full"], [tag + "_x"], then_branch=inner_then,
+                             else_branch=inner_else, name=tag + "_len_switch"),
+            conv(tag + "_x", tag + "_conv"),
+            helper.make_node("Relu", [tag + "_conv"], [tag + "_out"], name=tag + "_relu"),
+        ]
+        return helper.make_graph(nodes, tag, [], [vi(tag + "_out", F, None)])
+
+    then_g = branch("t", lambda x, y: helper.make_node("Conv", [x, "fb16"], [y], strides=[16],
+                                                       name="t_conv16"))
+    else_g = branch("e", lambda x, y: helper.make_node("Conv", [x, "fb8"], [y], strides=[16],
+                                                       dilations=[2], name="e_conv8"))
+    nodes = [
+        helper.make_node("If", ["is_16k"], ["bands"], then_branch=then_g, else_branch=else_g,
+                         name="sr_switch"),
+        helper.make_node("MatMul", ["bands", "proj"], ["features"], name="proj"),
+    ]
+    g = helper.make_graph(nodes, "if_shape_body",
+                          [vi("audio", F, [1, 1, "samples"]), vi("is_16k", TensorProto.BOOL, [])],
+                          [vi("features", F, [1, 8, 16])], [w16, w8, proj])
+    return g, [rand(1, 1, 1600), np.array(False)]
 
 
 def loop_rnn():
@@ -211,7 +260,10 @@ MIN_VNPU_SHARE = {}
 # with this error (cpu_error.txt); vnpu runs it.
 CPU_ERROR = {"fp16_cast_tail": "X has dtype float16, which this kernel does not support"}
 
-CASES = [if_sample_rate, loop_rnn, scan_accumulate, lstm_state, fp16_cast_tail,
+# --input-shape lines of a case's manifest (its symbolic graph inputs).
+INPUT_SHAPES = {"if_shape_body": ["audio:1,1,1600"]}
+
+CASES = [if_sample_rate, if_shape_body, loop_rnn, scan_accumulate, lstm_state, fp16_cast_tail,
          layernorm_neg_axis]
 
 
@@ -237,6 +289,8 @@ def main():
             f.write("case %s\n" % name)
             f.write("inputs %s\n" % " ".join(v.name for v in g.input))
             f.write("outputs %s\n" % " ".join(v.name for v in g.output))
+            for spec in INPUT_SHAPES.get(name, []):
+                f.write("input_shape %s\n" % spec)
         if name in MIN_VNPU_SHARE:
             with open(os.path.join(ref, "min_vnpu_share.txt"), "w") as f:
                 f.write("%g\n" % MIN_VNPU_SHARE[name])

@@ -36,6 +36,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "epctx_host/backend.h"
+
 namespace epctx {
 namespace host {
 
@@ -54,6 +56,13 @@ struct FoldResult {
 // One folding pass over model.graph (see above). Needs value types from a
 // previous shape inference.
 FoldResult FoldConstants(onnx::ModelProto& model, const FoldLimits& limits);
+
+// The same pass over `graph`, the main graph or a body of `model`, which
+// `scope` describes (BuildGraphInfo / BuildBodyInfo: its types and the
+// constants it may read, outer ones included). Folded outputs become
+// initializers of `graph`.
+FoldResult FoldGraph(onnx::ModelProto& model, onnx::GraphProto& graph, const GraphInfo& scope,
+                     const FoldLimits& limits);
 
 // Removes initializers that no node reads (subgraph reads included) and that
 // are not graph inputs or outputs; returns how many.

@@ -13,7 +13,11 @@
 //      folds nothing (at most kMaxFoldRounds times);
 //   6. an If whose condition is now constant (folded, or a --input-value)
 //      is replaced by its taken branch (known_inputs.h), and 2-5 run again
-//      over the inlined nodes, until no such If is left.
+//      over the inlined nodes, until no such If is left;
+//   7. the bodies of the If, Loop and Scan nodes left get 2, 4-6 too, outer
+//      bodies first: shape inference types their values from the fixed
+//      outer shapes, so their Shape chains and the Ifs on them fold, and a
+//      body becomes as static as the main graph (SpecializeBodies).
 // The model is changed in place; BuildGraphInfo then describes it for the
 // partitioner and the backend.
 #ifndef EPCTX_HOST_SPECIALIZE_H
@@ -60,6 +64,7 @@ struct SpecializeStats {
   size_t fold_skipped = 0;  // after the last round
   size_t fold_rounds = 0;
   size_t ifs_inlined = 0;
+  size_t bodies = 0;  // subgraphs specialised in step 7
 };
 
 // `file` names the model in ToolError messages.
@@ -78,9 +83,20 @@ size_t LiftConstants(onnx::GraphProto& graph);
 // Runs onnx shape inference (non-strict) into graph.value_info.
 void InferShapes(onnx::ModelProto& model, const std::string& file);
 
+// Step 7 alone: specialises the bodies of `graph`'s control-flow nodes
+// (nested ones too) whose enclosing scope `scope` describes; adds to *stats.
+void SpecializeBodies(onnx::ModelProto& model, onnx::GraphProto& graph, const GraphInfo& scope,
+                      const SpecializeOptions& options, const std::string& file,
+                      SpecializeStats* stats);
+
 // Describes `model` for partitioning and compiling. Pointers in the result
 // point into model.graph(): valid while the model is not modified.
 GraphInfo BuildGraphInfo(const onnx::ModelProto& model);
+
+// Describes a body (subgraph) of a graph `outer` describes: its own names
+// shadow the enclosing scopes', outer values it reads keep their types and
+// outer initializers stay constants. Pointers as in `outer` and into `body`.
+GraphInfo BuildBodyInfo(const onnx::GraphProto& body, const GraphInfo& outer);
 
 // True for the ONNX operator domain ("" or "ai.onnx").
 bool IsDefaultDomain(const std::string& domain);
