@@ -247,9 +247,10 @@ std::string FormatResult(const CompileResult& r, const std::string& ep) {
     }
     o << (m.output_path.empty() ? std::string("<memory>") : m.output_path) << ": nodes "
       << m.nodes_total << " total, " << m.nodes_npu << " on " << ep << ", " << m.nodes_cpu
-      << " on CPU; " << m.partitions << " partitions; payload " << m.payload_bytes
-      << " bytes; weights " << m.weight_bytes << " bytes; " << m.macs_total << " MACs, "
-      << Percent(m.macs_npu, m.macs_total) << "% on " << ep;
+      << " on CPU; " << m.partitions << " partitions";
+    if (m.partitions_per_run != m.partitions) o << " (" << m.partitions_per_run << " per run)";
+    o << "; payload " << m.payload_bytes << " bytes; weights " << m.weight_bytes << " bytes; "
+      << m.macs_total << " MACs, " << Percent(m.macs_npu, m.macs_total) << "% on " << ep;
     if (m.macs_unknown_nodes)
       o << " (" << m.macs_unknown_nodes << (m.macs_unknown_nodes == 1 ? " node" : " nodes")
         << " with unknown MACs)";

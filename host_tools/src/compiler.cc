@@ -4,6 +4,7 @@
 // (container_writer), write (ctx_model).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -82,6 +83,26 @@ void WriteOut(const std::string& path, const void* data, size_t size, CompileRes
 }
 
 // Fills the report's MAC counts, partition contents and CPU node reasons.
+// The most partitions one run of `g` executes: its own, plus per If the
+// larger branch and per Loop/Scan its body (one iteration).
+size_t PartitionsPerRun(const onnx::GraphProto& g,
+                        const std::map<const onnx::GraphProto*, size_t>& own) {
+  auto it = own.find(&g);
+  size_t n = it == own.end() ? 0 : it->second;
+  for (const auto& node : g.node()) {
+    const bool branches = node.op_type() == "If" && IsDefaultDomain(node.domain());
+    size_t most = 0;
+    for (const auto& a : node.attribute()) {
+      size_t k = a.has_g() ? PartitionsPerRun(a.g(), own) : 0;
+      for (const auto& sub : a.graphs()) k += PartitionsPerRun(sub, own);
+      if (branches) most = std::max(most, k);
+      else n += k;
+    }
+    n += most;
+  }
+  return n;
+}
+
 void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
              const PartitionPlan& plan, const Backend* backend, ModelReport* rep) {
   const onnx::GraphProto& g = *info.graph;
@@ -306,6 +327,11 @@ void CompileOneModel(const ModelInput& input, const CompileSettings& settings,
   }
   rep.nodes_cpu = rep.nodes_total - rep.nodes_npu;
   rep.partitions = to_compile.size();
+  {
+    std::map<const onnx::GraphProto*, size_t> own = {{&model.graph(), partitions.size()}};
+    for (const auto& bp : bodies) own[bp.body] = bp.partitions.size();
+    rep.partitions_per_run = PartitionsPerRun(model.graph(), own);
+  }
   progress("partition: " + std::to_string(rep.partitions) + " partitions, " +
            std::to_string(rep.nodes_npu) + " nodes on " + settings.ep + ", " +
            std::to_string(rep.nodes_cpu) + " on CPU; " + std::to_string(rep.macs_npu) + " of " +

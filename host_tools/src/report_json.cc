@@ -43,6 +43,7 @@ void Write(epctx_json* j, const CompileResult& r, const std::string& ep) {
     Int(j, "model_bytes", static_cast<int64_t>(m.model_bytes));
     epctx_json_key(j, "compile_ms");
     epctx_json_double(j, m.compile_ms);
+    Int(j, "partitions_per_run", static_cast<int64_t>(m.partitions_per_run));
     Int(j, "macs_total", static_cast<int64_t>(m.macs_total));
     Int(j, "macs_npu", static_cast<int64_t>(m.macs_npu));
     Int(j, "macs_cpu", static_cast<int64_t>(m.macs_cpu));

@@ -51,7 +51,8 @@ import sys
 import tempfile
 import time
 
-REAL_MODELS = ["melspectrogram", "embedding_model", "hello_deepa", "ocr_cls", "ocr_det"]
+REAL_MODELS = ["melspectrogram", "embedding_model", "hello_deepa", "ocr_cls", "ocr_det",
+               "silero_vad_v5", "silero_vad_v6", "silero_vad_legacy"]
 TINY = "tiny3"
 ZOO_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zoo", "zoo.json")
 # CI's quick subset besides the zoo.json entries marked quick.

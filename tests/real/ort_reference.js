@@ -62,12 +62,25 @@ const ort = require(path.resolve(cacheDir, 'node_modules', 'onnxruntime-node'));
 // the output still depends on them. The detector answers ~0 everywhere on
 // noise, so it gets a synthetic page of dark glyph-like blocks in text lines
 // (normalised like PaddleOCR's preprocessing, about -1.8 ink / 1.9 paper).
+// Silero VAD (v5, v6 and legacy) takes a 32 ms chunk of 16 kHz audio (512
+// samples), its recurrent state and the sample rate: `more` lists inputs
+// after the first, each drawn the same way (value: a constant). sr stays a
+// graph input, so the If on it stays and its bodies are compiled.
+const SILERO_AUDIO = { input: 'input', shape: [1, 512], lo: -0.5, hi: 0.5 };
+const SR_16K = { input: 'sr', dtype: 'int64', shape: [], value: 16000, fixed: true };
 const REAL_MODELS = [
   { name: 'melspectrogram', input: 'input', shape: [1, 1280], lo: -4000, hi: 4000 },
   { name: 'embedding_model', input: 'input_1', shape: [1, 76, 32, 1], lo: -2, hi: 2 },
   { name: 'hello_deepa', input: 'onnx::Flatten_0', shape: [1, 25, 96], lo: -0.01, hi: 0.01, fixed: true },
   { name: 'ocr_cls', input: 'x', shape: [1, 3, 48, 192], lo: -1, hi: 1 },
   { name: 'ocr_det', input: 'x', shape: [1, 3, 640, 640], lo: -0.1, hi: 0.1, page: true },
+  { name: 'silero_vad_v5', ...SILERO_AUDIO,
+    more: [{ input: 'state', shape: [2, 1, 128], lo: -0.5, hi: 0.5 }, SR_16K] },
+  { name: 'silero_vad_v6', ...SILERO_AUDIO,
+    more: [{ input: 'state', shape: [2, 1, 128], lo: -0.5, hi: 0.5 }, SR_16K] },
+  { name: 'silero_vad_legacy', ...SILERO_AUDIO,
+    more: [SR_16K, { input: 'h', shape: [2, 1, 64], lo: -0.5, hi: 0.5 },
+      { input: 'c', shape: [2, 1, 64], lo: -0.5, hi: 0.5 }] },
 ];
 
 // Adds the text page to noise already in data (NCHW, N = 1).
@@ -123,36 +136,45 @@ async function main() {
     const session = await ort.InferenceSession.create(hasRef ? refPath : modelPath, {
       executionProviders: ['cpu'], graphOptimizationLevel: exact ? 'disabled' : 'all',
     });
-    if (!session.inputNames.includes(m.input)) {
-      throw new Error(`${modelPath}: no input '${m.input}' (has ${session.inputNames.join(', ')})`);
-    }
-    const count = m.shape.reduce((a, b) => a * b, 1);
-    const dtype = m.dtype || 'float32';
-    if (dtype !== 'float32' && dtype !== 'int64') throw new Error(`${m.name}: dtype ${dtype}`);
-    const data = dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
+    // The first input, then `more`, each drawn from the model's seed in turn.
+    const specs = [{ input: m.input, dtype: m.dtype, shape: m.shape, lo: m.lo, hi: m.hi,
+      fixed: m.fixed, page: m.page }].concat(m.more || []);
     const next = rng(seedOf(m.name));
-    for (let i = 0; i < count; i++) {
-      const v = m.lo + (m.hi - m.lo) * next();
-      data[i] = dtype === 'int64' ? BigInt(Math.floor(v)) : v;
-    }
-    if (m.page) drawPage(data, m.shape);
+    const feeds = {};
+    const inputs = specs.map((sp) => {
+      if (!session.inputNames.includes(sp.input)) {
+        throw new Error(`${modelPath}: no input '${sp.input}' (has ${session.inputNames.join(', ')})`);
+      }
+      const count = sp.shape.reduce((a, b) => a * b, 1);
+      const dtype = sp.dtype || 'float32';
+      if (dtype !== 'float32' && dtype !== 'int64') throw new Error(`${m.name}: dtype ${dtype}`);
+      const data = dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
+      const lo = sp.lo === undefined ? -1 : sp.lo, hi = sp.hi === undefined ? 1 : sp.hi;
+      for (let i = 0; i < count; i++) {
+        const v = sp.value !== undefined ? sp.value : lo + (hi - lo) * next();
+        data[i] = dtype === 'int64' ? BigInt(Math.floor(v)) : v;
+      }
+      if (sp.page) drawPage(data, sp.shape);
+      feeds[sp.input] = new ort.Tensor(dtype, data, sp.shape);
+      return { ...sp, dtype, data };
+    });
     const t0 = process.hrtime.bigint();
-    const outputs = await session.run({ [m.input]: new ort.Tensor(dtype, data, m.shape) });
+    const outputs = await session.run(feeds);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 
     const dir = path.join(refDir, m.name);
     fs.mkdirSync(dir, { recursive: true });
-    npy.save(path.join(dir, 'input_0.npy'), dtype, m.shape, data);
+    inputs.forEach((sp, i) => npy.save(path.join(dir, `input_${i}.npy`), sp.dtype, sp.shape, sp.data));
     session.outputNames.forEach((name, i) => {
       const t = outputs[name];
       npy.save(path.join(dir, `expected_${i}.npy`), t.type, t.dims, t.data);
     });
     fs.writeFileSync(path.join(dir, 'manifest.txt'), [
       `case ${m.name}`,
-      `inputs ${m.input}`,
+      `inputs ${inputs.map((sp) => sp.input).join(' ')}`,
       `outputs ${session.outputNames.join(' ')}`,
       // Only symbolic inputs need a shape; hello_deepa's is already static.
-      m.fixed ? '' : `input_shape ${m.input}:${m.shape.join(',')}`,
+      ...inputs.filter((sp) => !sp.fixed).map((sp) => `input_shape ${sp.input}:${sp.shape.join(',')}`),
       '',
     ].join('\n'));
     // An int8 model's tolerance (README of tests/bench/zoo): atol_steps

@@ -89,6 +89,15 @@ static void matches_onnxruntime(void** state) {
   double share = -1;
   const char* macs = strstr(summary, " MACs, ");
   if (macs) share = atof(macs + 7);
+  /* "...; N partitions; ..." or "...; N partitions (K per run); ...": the
+   * EPContext nodes one run executes at most (an If's larger branch). */
+  long partitions = -1;
+  const char* parts = strstr(summary, " per run);");
+  if (!parts) parts = strstr(summary, " partitions;");
+  if (parts) {
+    while (parts > summary && parts[-1] >= '0' && parts[-1] <= '9') --parts;
+    partitions = atol(parts);
+  }
   double compile_ms = mc_now_ms() - t0;
 
   mc_case_files files;
@@ -150,6 +159,11 @@ static void matches_onnxruntime(void** state) {
   }
   if (!strcmp(ms->ep, "vnpu") && share < floor_share)
     fail_msg("%s: %.1f%% of MACs on vnpu, expected at least %.1f%%", ms->name, share, floor_share);
+  /* Issue 27's goal: at most 3 partitions a run (each a round trip to the
+   * NPU). */
+  if (!strcmp(ms->ep, "vnpu") && (partitions < 0 || partitions > 3))
+    fail_msg("%s: %ld vnpu partitions, expected 1 to 3 (summary: %s)", ms->name, partitions,
+             summary);
 }
 
 int main(int argc, char** argv) {

@@ -120,6 +120,10 @@ struct ModelReport {
   bool written = false;     // the model was written (to output_path or model_data)
   std::string message;      // a warning, e.g. no node could run on the backend; or empty
   size_t nodes_total = 0, nodes_npu = 0, nodes_cpu = 0, partitions = 0;
+  // The most EPContext nodes one run executes (each a round trip to the
+  // device): an If's branches count as the larger of the two, a Loop or
+  // Scan body once (per iteration).
+  size_t partitions_per_run = 0;
   std::vector<std::string> partition_names;  // EPContext node == graph names
   uint64_t payload_bytes = 0;                // command streams of this model's graphs
   uint64_t weight_bytes = 0;                 // weights this model's graphs reference (before dedup)
