@@ -1123,6 +1123,47 @@ void float16_edges_round_to_nearest_even(void**) {
   assert_int_equal(ws.bytes_added(), 12);
 }
 
+// Float16 weights widened by a Cast that the compiler folded arrive as a
+// float32 constant whose values are all float16 values: a tensor of at
+// least 1024 such values is stored as float16 (half the bytes), one with a
+// value float16 cannot hold stays float32.
+void float16_valued_weights_store_as_float16(void**) {
+  for (bool exact : {true, false}) {
+    Model m;
+    const int64_t M = 3, K = 64, N = 32;
+    auto x = Ramp(size_t(M * K), 1.f);
+    std::vector<float> w(size_t(K * N));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 61) - 30) / 64.f;  // exact
+    if (!exact) w[5] = 0.1f;
+    m.Value("x", {M, K});
+    m.Const("w", {K, N}, w);
+    m.Value("y", {M, N});
+    m.Node("MatMul", {"x", "w"}, {"y"});
+    m.Finish({"x"}, {"y"});
+    auto out = CompileAndRun(m, {x});
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(i * K + k)]) * w[size_t(k * N + j)];
+        const double got = out[0][size_t(i * N + j)];
+        if (std::fabs(got - acc) > 1e-4 * (1 + std::fabs(acc)))
+          fail_msg("y[%lld][%lld] = %g, want %g", (long long)i, (long long)j, got, acc);
+      }
+    WeightStore ws;
+    CompiledGraph cg = CreateVnpuBackend()->Compile(m.part, m.info, ws);
+    const auto* g = epctx::vnpu::fb::GetGraph(cg.payload.data());
+    size_t half = 0;
+    for (const auto* t : *g->tensors())
+      if (t->location() == epctx::vnpu::fb::Location::WEIGHT &&
+          t->dtype() == epctx::vnpu::fb::DType::FLOAT16)
+        ++half;
+    assert_int_equal(half, exact ? 1 : 0);
+    assert_int_equal(g->version_minor(), exact ? 2 : 0);
+    assert_true(ws.bytes_added() >= size_t(K * N) * (exact ? 2 : 4));
+    assert_true(ws.bytes_added() < size_t(K * N) * (exact ? 4 : 8));
+  }
+}
+
 void weight_store_dedupes_and_aligns(void**) {
   WeightStore ws;
   float a[3] = {1, 2, 3}, b[2] = {4, 5};
@@ -1138,6 +1179,7 @@ void weight_store_dedupes_and_aligns(void**) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(conv_bn_relu_pool_gemm_softmax_matches_reference),
+      cmocka_unit_test(float16_valued_weights_store_as_float16),
       cmocka_unit_test(maxpool_stride2_windows_match_reference),
       cmocka_unit_test(few_output_channels_compile_to_conv2d_taps),
       cmocka_unit_test(conv_paths_match_reference_on_odd_sizes),

@@ -31,6 +31,10 @@ namespace {
 // The weight layouts the driver reads, decided by its predicates.
 namespace layout = ::epctx::vnpu::layout;
 
+// Tensors of at least this many float32 values that are all float16 values
+// are stored as float16 (Lowerer::Weight).
+constexpr size_t kHalfWeightMin = 1024;
+
 }  // namespace
 
 int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
@@ -107,8 +111,12 @@ std::vector<int64_t> Lowerer::Shape(const std::string& name) const {
 int Lowerer::Weight(const std::vector<float>& v, std::vector<int64_t> shape,
                     const std::string& name) {
   IrTensor t{name, std::move(shape), fb::Location::WEIGHT};
+  // Float16 when the node read float16 weights, or when a large tensor's
+  // values all are float16 values (float16 weights widened by a Cast the
+  // compiler folded): the package keeps them at half the bytes and the
+  // driver widens them once, when the graph is bound.
   std::vector<uint16_t> half;
-  if (half_node_) {
+  if (half_node_ || v.size() >= kHalfWeightMin) {
     half.reserve(v.size());
     for (float f : v) {
       half.push_back(FloatToHalf(f));
