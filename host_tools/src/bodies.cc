@@ -13,10 +13,7 @@ void PlanBodies(onnx::GraphProto& graph, const GraphInfo& outer, const Backend* 
   for (auto& node : *graph.mutable_node()) {
     if (!HasSubgraph(node)) continue;
     for (auto& a : *node.mutable_attribute()) {
-      std::vector<onnx::GraphProto*> subs;
-      if (a.has_g()) subs.push_back(a.mutable_g());
-      for (auto& g : *a.mutable_graphs()) subs.push_back(&g);
-      for (onnx::GraphProto* body : subs) {
+      for (onnx::GraphProto* body : AttributeGraphs(a)) {
         BodyPlan bp;
         bp.body = body;
         bp.label =

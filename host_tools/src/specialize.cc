@@ -298,10 +298,7 @@ void SpecializeBodies(onnx::ModelProto& model, onnx::GraphProto& graph, const Gr
   for (auto& node : *graph.mutable_node()) {
     if (!HasSubgraph(node)) continue;
     for (auto& a : *node.mutable_attribute()) {
-      std::vector<onnx::GraphProto*> subs;
-      if (a.has_g()) subs.push_back(a.mutable_g());
-      for (auto& g : *a.mutable_graphs()) subs.push_back(&g);
-      for (onnx::GraphProto* body : subs) {
+      for (onnx::GraphProto* body : AttributeGraphs(a)) {
         ++stats->bodies;
         stats->constants_lifted += LiftConstants(*body);
         // As in Specialize: each round re-infers from the source's

@@ -37,6 +37,13 @@ bool HasSubgraph(const onnx::NodeProto& node) {
   return false;
 }
 
+std::vector<onnx::GraphProto*> AttributeGraphs(onnx::AttributeProto& a) {
+  std::vector<onnx::GraphProto*> out;
+  if (a.has_g()) out.push_back(a.mutable_g());
+  for (auto& g : *a.mutable_graphs()) out.push_back(&g);
+  return out;
+}
+
 std::vector<std::string> ImplicitInputs(const onnx::NodeProto& node) {
   std::vector<std::string> out;
   if (!HasSubgraph(node)) return out;

@@ -449,6 +449,20 @@ void few_output_channels_compile_to_conv2d_taps(void**) {
 // A MatMul by a constant compiles to GEMM_BLOCKED (stream 1.6, 48-column
 // blocks) from 8 rows of A and to GEMM (8-column strips) below; both match
 // a double reference with 53 columns (a 5-column tail block).
+// y = x [M, K] x w [K, N] against a double reference.
+void ExpectMatMul(const std::vector<float>& x, const std::vector<float>& w,
+                  const std::vector<float>& y, int64_t M, int64_t K, int64_t N) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(i * K + k)]) * w[size_t(k * N + j)];
+      const double got = y[size_t(i * N + j)];
+      if (std::fabs(got - acc) > 1e-4 * (1 + std::fabs(acc)))
+        fail_msg("M %lld: y[%lld][%lld] = %g, want %g", (long long)M, (long long)i, (long long)j,
+                 got, acc);
+    }
+}
+
 void matmul_rows_choose_gemm_blocked_from_eight(void**) {
   for (int64_t M : {1, 7, 8, 20}) {
     Model m;
@@ -464,15 +478,7 @@ void matmul_rows_choose_gemm_blocked_from_eight(void**) {
     auto out = CompileAndRun(m, {x}, nullptr, nullptr, &minor);
     assert_int_equal(minor, M >= 8 ? 6 : 0);
     assert_int_equal(out[0].size(), size_t(M * N));
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(i * K + k)]) * w[size_t(k * N + j)];
-        const double got = out[0][size_t(i * N + j)];
-        if (std::fabs(got - acc) > 1e-4 * (1 + std::fabs(acc)))
-          fail_msg("M %lld: y[%lld][%lld] = %g, want %g", (long long)M, (long long)i, (long long)j,
-                   got, acc);
-      }
+    ExpectMatMul(x, w, out[0], M, K, N);
   }
 }
 
@@ -1141,14 +1147,7 @@ void float16_valued_weights_store_as_float16(void**) {
     m.Node("MatMul", {"x", "w"}, {"y"});
     m.Finish({"x"}, {"y"});
     auto out = CompileAndRun(m, {x});
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += double(x[size_t(i * K + k)]) * w[size_t(k * N + j)];
-        const double got = out[0][size_t(i * N + j)];
-        if (std::fabs(got - acc) > 1e-4 * (1 + std::fabs(acc)))
-          fail_msg("y[%lld][%lld] = %g, want %g", (long long)i, (long long)j, got, acc);
-      }
+    ExpectMatMul(x, w, out[0], M, K, N);
     WeightStore ws;
     CompiledGraph cg = CreateVnpuBackend()->Compile(m.part, m.info, ws);
     const auto* g = epctx::vnpu::fb::GetGraph(cg.payload.data());

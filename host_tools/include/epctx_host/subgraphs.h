@@ -18,6 +18,9 @@ namespace host {
 
 bool HasSubgraph(const onnx::NodeProto& node);
 
+// The graphs an attribute holds: its GRAPH, or each of its GRAPHS.
+std::vector<onnx::GraphProto*> AttributeGraphs(onnx::AttributeProto& a);
+
 // The outer-scope names node's subgraphs read, each once, in first-use order.
 std::vector<std::string> ImplicitInputs(const onnx::NodeProto& node);
 

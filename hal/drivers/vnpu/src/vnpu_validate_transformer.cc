@@ -11,11 +11,12 @@ namespace vnpu {
 namespace {
 
 constexpr uint16_t kMinor = 8;
-constexpr uint16_t kMirrorMinor = 9;  // negative STRIDED_COPY strides, PAD modes
+constexpr uint16_t kMirrorMinor = 9;  // negative STRIDED_COPY strides, PAD_MIRROR
 constexpr uint32_t kMaxBatchRank = 6;
 
-bool Since(Checker& ck, fb::OpParams type) {
-  if (ck.g->version_minor() >= kMinor) return true;
+// An op of stream 1.`minor` in an older stream is refused by name.
+bool Since(Checker& ck, fb::OpParams type, uint16_t minor = kMinor) {
+  if (ck.g->version_minor() >= minor) return true;
   ck.OpErr()
       .s("unknown op type ")
       .u(uint64_t(type))
@@ -23,19 +24,9 @@ bool Since(Checker& ck, fb::OpParams type) {
       .u(ck.g->version_minor())
       .s(" (")
       .s(ck.op_name)
-      .s(" came with 1.8)");
-  return false;
-}
-
-// A 1.9 op in an older stream is refused by name.
-bool MirrorSince(Checker& ck) {
-  if (ck.g->version_minor() >= kMirrorMinor) return true;
-  ck.OpErr()
-      .s("in a stream 1.")
-      .u(ck.g->version_minor())
-      .s(" (")
-      .s(ck.op_name)
-      .s(" came with 1.9)");
+      .s(" came with 1.")
+      .u(minor)
+      .s(")");
   return false;
 }
 
@@ -395,7 +386,8 @@ int ValidateTransformerOp(Checker& ck, const fb::Op* o) {
       return Since(ck, o->params_type()) ? Pad(ck, o->params_as_Pad(), false) : ck.Fail();
     case fb::OpParams::PadMirror:
       ck.op_name = "PAD_MIRROR";
-      return MirrorSince(ck) ? Pad(ck, o->params_as_PadMirror(), true) : ck.Fail();
+      return Since(ck, o->params_type(), kMirrorMinor) ? Pad(ck, o->params_as_PadMirror(), true)
+                                                       : ck.Fail();
     case fb::OpParams::Recurrent:
       ck.op_name = "RECURRENT";
       return Since(ck, o->params_type()) ? Recurrent(ck, o->params_as_Recurrent()) : ck.Fail();
