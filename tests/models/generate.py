@@ -518,7 +518,8 @@ def split():
 def pad_modes_reversed_slice():
     """An audio front end's glue (Silero VAD's STFT padding): a reflect Pad,
     a Slice with a negative step (reversed, every other sample, from the
-    last), an edge Pad on two axes and a Relu, all in one EPContext
+    last), an edge Pad on two axes, a reversed Slice whose start and end lie
+    outside the axis, and a Relu, all in one EPContext
     partition (vnpu stream 1.9)."""
     c = Case("pad_modes_reversed_slice")
     x = c.input("x", (1, 2, 10))
@@ -531,11 +532,16 @@ def pad_modes_reversed_slice():
     c.node("Pad", ["x", "p_reflect"], ["pr"], mode="reflect")
     c.node("Slice", ["pr", "st", "en", "ax", "sp"], ["rev"])
     c.node("Pad", ["rev", "p_edge"], ["pe"], mode="edge")
-    c.node("Relu", ["pe"], ["y"])
+    # Starts past the end and ends before the start clamp as numpy's do.
+    c.const("st2", np.array([100], np.int64))
+    c.const("en2", np.array([-100], np.int64))
+    c.const("sp2", np.array([-3], np.int64))
+    c.node("Slice", ["pe", "st2", "en2", "ax", "sp2"], ["rev2"])
+    c.node("Relu", ["rev2"], ["y"])
     pr = np.pad(x, [(0, 0), (0, 0), (3, 2)], mode="reflect")
     rev = pr[:, :, ::-2]
     pe = np.pad(rev, [(0, 0), (1, 0), (1, 2)], mode="edge")
-    c.output("y", np.maximum(pe, 0))
+    c.output("y", np.maximum(pe[:, :, 100:-100:-3], 0))
     c.extra["vnpu_driver_nodes"] = 1
     c.extra["vnpu_cpu_nodes"] = 0
     return c

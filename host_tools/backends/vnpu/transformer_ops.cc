@@ -3,6 +3,7 @@
 #include "transformer_ops.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "lowerer.h"
@@ -86,7 +87,8 @@ std::string SliceView(const onnx::NodeProto& n, const GraphInfo& info,
     const int64_t step = steps[i], dim = xs[size_t(a)];
     if (step == 0) return "Slice with a step of 0";
     // ONNX clamps starts/ends to [0, dim] for positive steps and to
-    // [-1, dim - 1] for negative ones (after adding dim to negatives).
+    // [0, dim - 1] (starts) and [-1, dim - 1] (ends) for negative ones,
+    // after adding dim to negatives.
     int64_t s = starts[i], e = ends[i];
     if (s < 0) s += dim;
     if (e < 0) e += dim;
@@ -94,11 +96,12 @@ std::string SliceView(const onnx::NodeProto& n, const GraphInfo& info,
     if (step > 0) {
       s = std::min(std::max<int64_t>(s, 0), dim);
       e = std::min(std::max<int64_t>(e, 0), dim);
-      count = e > s ? (e - s + step - 1) / step : 0;
+      count = e > s ? 1 + (e - s - 1) / step : 0;  // no overflow for any step
     } else {
-      s = std::min(std::max<int64_t>(s, -1), dim - 1);
+      s = std::min(std::max<int64_t>(s, 0), dim - 1);
       e = std::min(std::max<int64_t>(e, -1), dim - 1);
-      count = s > e ? (s - e - step - 1) / -step : 0;
+      const int64_t mag = step == INT64_MIN ? INT64_MAX : -step;
+      count = s > e ? 1 + (s - e - 1) / mag : 0;
     }
     want[size_t(a)] = count;
     if (count > 0) v->offset += uint64_t(s * st[size_t(a)]);
