@@ -14,6 +14,7 @@
 #include "epctx_uk/depthwise.h"
 
 #if defined(__x86_64__)
+#include "avx2.h"
 #include "avx512.h"
 #endif
 
@@ -148,27 +149,6 @@ EPCTX_AVX512 void LanesAvx512(const DwShape& s, const Geometry& g, int nc_in, in
 // AVX2: the same block and bands, 8 lanes at a time. A pixel's 16 channel
 // slots are two halves of 8; a half is skipped when no channel of it is
 // asked for. 8 x 8 transposes in and out.
-#define EPCTX_AVX2 __attribute__((target("avx2,fma")))
-
-EPCTX_AVX2 inline void Transpose8(__m256* r) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
-  const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
-  const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
-  const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
-  r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-  r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-  r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-  r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-  r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-  r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-  r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-  r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
 // Lanes [lo, hi) of 8 as a maskload/maskstore mask.
 EPCTX_AVX2 inline __m256i Lanes8(int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo > 8 ? 8 : lo;
@@ -200,7 +180,7 @@ EPCTX_AVX2 void FillBlockAvx2(const DwShape& s, const Geometry& g, int nc, const
           v[c] = h * 8 + c < nc && any
                      ? _mm256_maskload_ps(x + (h * 8 + c) * x_cs + ih * s.W + iw0, m)
                      : _mm256_setzero_ps();
-        Transpose8(v);
+        detail::Transpose8(v);
 #pragma GCC unroll 8
         for (int i = 0; i < 8; ++i) _mm256_storeu_ps(tr + (q0 + i) * kLanes + h * 8, v[i]);
       }
@@ -247,7 +227,7 @@ EPCTX_AVX2 void LanesAvx2(const DwShape& s, const Geometry& g, int nc_in, int nc
               }
             }
           }
-          Transpose8(acc);
+          detail::Transpose8(acc);
           const __m256i m = Lanes8(0, s.OW - ow0);
           float* yo = y + oh * s.OW + ow0;
 #pragma GCC unroll 8

@@ -9,6 +9,7 @@
 #include "epctx_uk/elementwise.h"
 #include "isa_target.h"
 #if defined(__x86_64__)
+#include "avx2.h"    // Transpose8 for the AVX2 copy's DotRows8
 #include "avx512.h"  // Transpose16 for the AVX-512 copy's DotRows16
 #endif
 

@@ -363,12 +363,56 @@ void EPCTX_EW_NAME(DotRows16)(const float* a, const float* b, int64_t ldb, int64
 }
 #endif
 
+#if EPCTX_EW_LANES == 8
+// 8 rows, 16 partial sums each (as DotRowsK<8>), reduced by 8 x 8
+// transposes: partial sums 0-7 of the 8 rows first, then 8-15 (each pass 8
+// accumulators, no spills; the rows are in L1 for the second). After a
+// transpose vector j holds partial sum j of every row, so adding the
+// vectors to zero in order sums each row's partial sums in the scalar
+// order, bit for bit, without 16 extracts a row (DotRowsK<8> spent most of
+// an LSTM step of hidden size 128 on them).
+void EPCTX_EW_NAME(DotRows8)(const float* a, const float* b, int64_t ldb, int64_t k, float* c,
+                             const float* next) {
+  __m256 sum = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (int64_t half = 0; half < 16; half += 8) {
+    __m256 acc[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) acc[r] = _mm256_setzero_ps();
+    for (i = 0; i + 16 <= k; i += 16) {
+      const __m256 av = _mm256_loadu_ps(a + i + half);
+      if (half == 0 && next) {
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; ++r) __builtin_prefetch(next + r * ldb + i);
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < 8; ++r)
+        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(av, _mm256_loadu_ps(b + r * ldb + i + half)));
+    }
+    detail::Transpose8(acc);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) sum = _mm256_add_ps(sum, acc[j]);
+  }
+  _mm256_storeu_ps(c, sum);
+  for (int r = 0; r < 8; ++r) {
+    float s = c[r];
+    for (int64_t t = i; t < k; ++t) s += a[t] * b[r * ldb + t];
+    c[r] = s;
+  }
+}
+#endif
+
 void EPCTX_EW_NAME(DotRows)(const float* a, const float* b, int64_t ldb, int64_t n, int64_t k,
                             float* c) {
   int64_t r = 0;
 #if EPCTX_EW_LANES == 16
   for (; r + 16 <= n; r += 16) EPCTX_EW_NAME(DotRows16)
   (a, b + r * ldb, ldb, k, c + r, r + 32 <= n ? b + (r + 16) * ldb : nullptr);
+#endif
+#if EPCTX_EW_LANES == 8
+  for (; r + 8 <= n; r += 8)
+    EPCTX_EW_NAME(DotRows8)
+    (a, b + r * ldb, ldb, k, c + r, r + 16 <= n ? b + (r + 8) * ldb : nullptr);
 #endif
   for (; r + 8 <= n; r += 8)
     EPCTX_EW_NAME(DotRowsK)<8>(a, b + r * ldb, ldb, k, c + r,

@@ -12,14 +12,12 @@
 #include "im2col_common.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "avx2.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
-
-#define EPCTX_AVX2 __attribute__((target("avx2,fma")))
 
 // A destination vector of 8 columns reads at most 9 runs (8 single-column
 // runs between padding, and one more when a run starts mid-vector).

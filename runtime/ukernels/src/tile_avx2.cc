@@ -10,14 +10,12 @@
 #include "tile_common.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "avx2.h"
 
 namespace epctx {
 namespace uk {
 namespace detail {
 namespace {
-
-#define EPCTX_AVX2 __attribute__((target("avx2,fma")))
 
 // The stores of a finished 4-row tile: accumulate into C, biases, clamp.
 template <int S>
