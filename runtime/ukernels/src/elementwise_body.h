@@ -410,9 +410,8 @@ void EPCTX_EW_NAME(DotRows)(const float* a, const float* b, int64_t ldb, int64_t
   (a, b + r * ldb, ldb, k, c + r, r + 32 <= n ? b + (r + 16) * ldb : nullptr);
 #endif
 #if EPCTX_EW_LANES == 8
-  for (; r + 8 <= n; r += 8)
-    EPCTX_EW_NAME(DotRows8)
-    (a, b + r * ldb, ldb, k, c + r, r + 16 <= n ? b + (r + 8) * ldb : nullptr);
+  for (; r + 8 <= n; r += 8) EPCTX_EW_NAME(DotRows8)
+  (a, b + r * ldb, ldb, k, c + r, r + 16 <= n ? b + (r + 8) * ldb : nullptr);
 #endif
   for (; r + 8 <= n; r += 8)
     EPCTX_EW_NAME(DotRowsK)<8>(a, b + r * ldb, ldb, k, c + r,
