@@ -82,7 +82,6 @@ void WriteOut(const std::string& path, const void* data, size_t size, CompileRes
   result->files_written.push_back(path);
 }
 
-// Fills the report's MAC counts, partition contents and CPU node reasons.
 // The most partitions one run of `g` executes: its own, plus per If the
 // larger branch and per Loop/Scan its body (one iteration).
 size_t PartitionsPerRun(const onnx::GraphProto& g,
@@ -103,6 +102,7 @@ size_t PartitionsPerRun(const onnx::GraphProto& g,
   return n;
 }
 
+// Fills the report's MAC counts, partition contents and CPU node reasons.
 void Account(const GraphInfo& info, const std::vector<Partition>& partitions,
              const PartitionPlan& plan, const Backend* backend, ModelReport* rep) {
   const onnx::GraphProto& g = *info.graph;

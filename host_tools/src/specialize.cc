@@ -3,6 +3,7 @@
 #include "epctx_host/specialize.h"
 
 #include <cstring>
+#include <deque>
 #include <set>
 #include <vector>
 
@@ -292,38 +293,77 @@ GraphInfo BuildBodyInfo(const onnx::GraphProto& body, const GraphInfo& outer) {
   return info;
 }
 
+namespace {
+
+// A body being specialised, with what its rounds need.
+struct Body {
+  onnx::GraphProto* graph;
+  const GraphInfo* scope;  // the enclosing graph's, as of its last round
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> value_info;  // the source's
+  bool settled = false;
+};
+
+// Appends the bodies of every control-flow node of `graph`.
+void CollectBodies(onnx::GraphProto& graph, const GraphInfo* scope, std::vector<Body>* out) {
+  for (auto& node : *graph.mutable_node()) {
+    if (!HasSubgraph(node)) continue;
+    for (auto& a : *node.mutable_attribute())
+      for (onnx::GraphProto* body : AttributeGraphs(a)) out->push_back(Body{body, scope, {}});
+  }
+}
+
+}  // namespace
+
+// One nesting level at a time: each round runs one whole-model inference,
+// which types every body of the level from the fixed outer shapes, then
+// folds each body that is not settled. Bodies of one level never read each
+// other's values, so they share the rounds; the work is linear in the bodies.
 void SpecializeBodies(onnx::ModelProto& model, onnx::GraphProto& graph, const GraphInfo& scope,
                       const SpecializeOptions& options, const std::string& file,
                       SpecializeStats* stats) {
-  for (auto& node : *graph.mutable_node()) {
-    if (!HasSubgraph(node)) continue;
-    for (auto& a : *node.mutable_attribute()) {
-      for (onnx::GraphProto* body : AttributeGraphs(a)) {
-        ++stats->bodies;
-        stats->constants_lifted += LiftConstants(*body);
-        // As in Specialize: each round re-infers from the source's
-        // value_info, the folded values dropped.
-        const auto original_value_info = body->value_info();
-        for (int round = 0; round < kMaxFoldRounds; ++round) {
-          // A whole-model inference types the body from the outer shapes.
-          InferShapes(model, file);
-          FoldResult r = FoldGraph(model, *body, BuildBodyInfo(*body, scope), options.fold_limits);
-          ++stats->fold_rounds;
-          stats->folded += r.folded;
-          const size_t inlined = InlineKnownIfs(*body);
-          stats->ifs_inlined += inlined;
-          if (inlined) stats->constants_lifted += LiftConstants(*body);
-          if (!r.folded && !inlined) break;
-          DropUnusedInitializers(*body);
-          const std::set<std::string> inits = InitializerNames(*body);
-          body->clear_value_info();
-          for (const auto& v : original_value_info)
-            if (!inits.count(v.name())) *body->add_value_info() = v;
+  std::deque<GraphInfo> scopes;  // stable addresses for the levels' Body::scope
+  std::vector<Body> level;
+  CollectBodies(graph, &scope, &level);
+  while (!level.empty()) {
+    for (Body& b : level) {
+      ++stats->bodies;
+      stats->constants_lifted += LiftConstants(*b.graph);
+      b.value_info = b.graph->value_info();
+    }
+    bool changed = true;
+    for (int round = 0; round < kMaxFoldRounds && changed; ++round) {
+      // As in Specialize: each round re-infers from the source's value_info,
+      // the folded values dropped.
+      InferShapes(model, file);
+      changed = false;
+      for (Body& b : level) {
+        if (b.settled) continue;
+        FoldResult r =
+            FoldGraph(model, *b.graph, BuildBodyInfo(*b.graph, *b.scope), options.fold_limits);
+        ++stats->fold_rounds;
+        stats->folded += r.folded;
+        const size_t inlined = InlineKnownIfs(*b.graph);
+        stats->ifs_inlined += inlined;
+        if (inlined) stats->constants_lifted += LiftConstants(*b.graph);
+        if (!r.folded && !inlined) {
+          b.settled = true;
+          continue;
         }
-        InferShapes(model, file);
-        SpecializeBodies(model, *body, BuildBodyInfo(*body, scope), options, file, stats);
+        changed = true;
+        DropUnusedInitializers(*b.graph);
+        const std::set<std::string> inits = InitializerNames(*b.graph);
+        b.graph->clear_value_info();
+        for (const auto& v : b.value_info)
+          if (!inits.count(v.name())) *b.graph->add_value_info() = v;
       }
     }
+    if (changed) InferShapes(model, file);  // the round limit cut the last change short
+    std::vector<Body> next;
+    for (const Body& b : level) {
+      scopes.push_back(BuildBodyInfo(*b.graph, *b.scope));
+      CollectBodies(*b.graph, &scopes.back(), &next);
+    }
+    level = std::move(next);
   }
 }
 

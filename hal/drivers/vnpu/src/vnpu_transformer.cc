@@ -294,9 +294,6 @@ static_assert(uint8_t(fb::ResizeCoord::HALF_PIXEL_SYMMETRIC) ==
                   uint8_t(fb::ResizeRound::CEIL) == uint8_t(uk::ResizeRound::kCeil),
               "the stream's resize enums are the micro-kernels'");
 
-// Output rows (every index but the last): a row whose outer indices all
-// fall inside the input is the value, the input row, the value; any other
-// is the value throughout.
 // The input index output index i (begin removed) reads along an axis of n
 // elements; -1 outside the input in CONSTANT mode.
 inline int64_t PadSource(fb::PadMode mode, int64_t i, int64_t n) {
@@ -306,6 +303,11 @@ inline int64_t PadSource(fb::PadMode mode, int64_t i, int64_t n) {
   return -1;
 }
 
+// Output rows (every index but the last). CONSTANT: a row whose outer
+// indices all fall inside the input is the value, the input row, the value;
+// any other is the value throughout. REFLECT and EDGE: every row reads the
+// input row at its mirrored or clamped outer indices, and its ends read the
+// mirrored or clamped columns.
 void RunPad(const Bindings& b, const fb::Pad* c) {
   const fb::Graph* g = b.graph->stream;
   const fb::Tensor* xt = g->tensors()->Get(c->input());

@@ -159,11 +159,12 @@ int BatchMatMul(Checker& ck, const fb::BatchMatMul* c) {
   return ck.Fail();
 }
 
-// STRIDED_COPY from 1.9: strides of either sign; the lowest and the highest
-// element reached (offset plus the negative, resp. positive, terms) lie
-// inside input t.
+// STRIDED_COPY's strides (of either sign from 1.9, `negative`; before, not
+// below 0): the lowest and the highest element reached (offset plus the
+// negative, resp. positive, terms) lie inside input t.
 bool SignedReach(Checker& ck, const flatbuffers::Vector<int64_t>* dims,
-                 const flatbuffers::Vector<int64_t>* strides, uint64_t offset, uint32_t t) {
+                 const flatbuffers::Vector<int64_t>* strides, uint64_t offset, uint32_t t,
+                 bool negative) {
   const uint32_t r = dims->size();
   if (!strides || strides->size() != r) {
     ck.OpErr().s("strides has ").u(strides ? strides->size() : 0).s(" entries, expected ").u(r);
@@ -173,7 +174,7 @@ bool SignedReach(Checker& ck, const flatbuffers::Vector<int64_t>* dims,
   for (uint32_t d = 0; d < r; ++d) {
     const int64_t s = I64(strides, d);
     const uint64_t mag = s < 0 ? uint64_t(0) - uint64_t(s) : uint64_t(s);
-    if (mag > kMaxDim || !Mul(mag, uint64_t(I64(dims, d) - 1), &term) ||
+    if ((s < 0 && !negative) || mag > kMaxDim || !Mul(mag, uint64_t(I64(dims, d) - 1), &term) ||
         __builtin_add_overflow(s < 0 ? down : hi, term, s < 0 ? &down : &hi)) {
       ck.OpErr().s("strides[").u(d).s("] = ").i(s).s(" out of range");
       return false;
@@ -209,12 +210,9 @@ int StridedCopy(Checker& ck, const fb::StridedCopy* c) {
     ck.OpErr().s("offset ").u(c->offset()).s(" out of range");
     return ck.Fail();
   }
-  if (ck.g->version_minor() >= kMirrorMinor)
-    return SignedReach(ck, yt->shape(), c->strides(), c->offset(), c->input()) ? EPCTX_OK
-                                                                               : ck.Fail();
-  // The output's shape as the "batch" of Reach: every dimension strided.
-  return Reach(ck, yt->shape(), c->strides(), 0, c->offset(), c->input(), "strides") ? EPCTX_OK
-                                                                                     : ck.Fail();
+  const bool negative = ck.g->version_minor() >= kMirrorMinor;
+  return SignedReach(ck, yt->shape(), c->strides(), c->offset(), c->input(), negative) ? EPCTX_OK
+                                                                                       : ck.Fail();
 }
 
 // Scale finite and in (0, 1e9] (the CPU kernel's range); a length finite.
