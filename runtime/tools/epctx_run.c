@@ -32,8 +32,11 @@ enum {
   OPT_LOG_LEVEL,
   OPT_TIMEOUT_US,
   OPT_THREADS,
-  OPT_QUIET
+  OPT_QUIET,
+  OPT_DRIVER_LIBRARY
 };
+
+#define MAX_DRIVER_LIBRARIES 8
 
 static const epctx_cli_option kOptions[] = {
     {OPT_INPUT, "input", 'i', "NAME=FILE",
@@ -50,6 +53,9 @@ static const epctx_cli_option kOptions[] = {
      "stop any run that takes longer (RUN_DEADLINE_EXCEEDED; default: none)"},
     {OPT_THREADS, "threads", 0, "N",
      "threads a run may use, the caller's included: -C session.intra_op_num_threads=N"},
+    {OPT_DRIVER_LIBRARY, "driver-library", 0, "FILE",
+     "load an NPU driver library (libepctx_<name>.so) before the session is\n"
+     "created (repeatable, at most 8)"},
     {OPT_QUIET, "quiet", 'q', NULL, "print only the JSON timing line"},
     {0, NULL, 0, NULL, NULL}};
 
@@ -118,6 +124,8 @@ struct args {
   const char* trusted_keys[8];
   size_t num_trusted_keys;
   const char* rollback_store;
+  const char* driver_libraries[MAX_DRIVER_LIBRARIES];
+  size_t num_driver_libraries;
   long log_level;
   long timeout_us;
   int json;
@@ -173,6 +181,12 @@ static void parse_args(int argc, char** argv, struct args* a) {
         a->trusted_keys[a->num_trusted_keys++] = v;
         break;
       case OPT_ROLLBACK_STORE: a->rollback_store = v; break;
+      case OPT_DRIVER_LIBRARY:
+        if (a->num_driver_libraries == MAX_DRIVER_LIBRARIES)
+          exit(
+              epctx_cli_usage_error(&kTool, "more than %d --driver-library", MAX_DRIVER_LIBRARIES));
+        a->driver_libraries[a->num_driver_libraries++] = v;
+        break;
       case OPT_LOG_LEVEL: a->log_level = epctx_cli_long(&kTool, "--log-level", v, 0, 3); break;
       case OPT_TIMEOUT_US:
         a->timeout_us = epctx_cli_long(&kTool, "--timeout-us", v, 1, 2000000000L);
@@ -422,6 +436,8 @@ int main(int argc, char** argv) {
   epctx_env* env = NULL;
   check(epctx_env_create(NULL, (int)a.log_level, &env), NULL);
   check(epctx_env_register_builtin_drivers(env), NULL);
+  for (size_t i = 0; i < a.num_driver_libraries; ++i)
+    check(epctx_env_load_driver_library(env, a.driver_libraries[i]), a.driver_libraries[i]);
   for (size_t i = 0; i < a.num_trusted_keys; ++i) {
     char key[4096];
     FILE* f = fopen(a.trusted_keys[i], "rb");

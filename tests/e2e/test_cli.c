@@ -4,7 +4,11 @@
  * non-zero exit (never a crash) and exactly one stderr line that names the
  * file or node.
  *
- * usage: test_cli COMPILE_TOOL RUN_TOOL MODELS_DIR WORK_DIR */
+ * epctx-run --driver-library runs a package for a driver it loads (the
+ * hello_npu sample library) and names a library it cannot load.
+ *
+ * usage: test_cli COMPILE_TOOL RUN_TOOL MODELS_DIR WORK_DIR HELLO_LIB HELLO_MODELS
+ *        NOENTRY_LIB */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +26,9 @@ static const char* g_compile;
 static const char* g_run;
 static const char* g_models;
 static char g_work[4096];
+static const char* g_hello_lib;    /* libepctx_hello_npu.so: y = 2x */
+static const char* g_hello_models; /* tests/hal's hello_ctx.onnx */
+static const char* g_noentry_lib;  /* a library without the HAL entry point */
 
 /* small_cnn compiled once (vnpu, embedded) for the epctx-run tests. */
 static char g_cnn_ctx[4096];
@@ -180,15 +187,80 @@ static void run_names_node_of_unknown_source(void** state) {
   expect_one_line_error(run, "epctx-run", "no_such_npu_node");
 }
 
+/* ---- --driver-library ---- */
+
+/* hello_ctx.onnx's input, written once as a .npy; its path in `spec` as
+ * "x=FILE". */
+static const float kHelloX[8] = {1, -2, 3, -4, 5.5f, 0, 7, 1e3f};
+static void hello_input(char* spec, size_t size) {
+  char path[4096], err[256];
+  snprintf(path, sizeof path, "%s/hello_x.npy", g_work);
+  const int64_t dims[1] = {8};
+  assert_int_equal(
+      epctx_npy_write(path, EPCTX_DTYPE_FLOAT, dims, 1, kHelloX, sizeof kHelloX, err, sizeof err),
+      0);
+  snprintf(spec, size, "x=%s", path);
+}
+
+static void run_loads_driver_library(void** state) {
+  (void)state;
+  char model[4096], spec[4200], out_dir[4096], file[4200], msg[256];
+  snprintf(model, sizeof model, "%s/hello_ctx.onnx", g_hello_models);
+  snprintf(out_dir, sizeof out_dir, "%s/hello_out", g_work);
+  assert_int_equal(tu_make_clean_dir(out_dir), 0);
+  hello_input(spec, sizeof spec);
+  const char* argv[] = {g_run,          model,   "--driver-library", g_hello_lib, "--input", spec,
+                        "--output-dir", out_dir, "--repeat",         "0",         NULL};
+  tu_proc p;
+  assert_int_equal(tu_run(argv, g_work, &p), 0);
+  if (!p.exited || p.exit_code != 0) fail_msg("epctx-run failed: %s", p.err);
+  tu_proc_free(&p);
+  epctx_npy y;
+  snprintf(file, sizeof file, "%s/y.npy", out_dir);
+  assert_int_equal(epctx_npy_read(file, &y, msg, sizeof msg), 0);
+  assert_int_equal(y.bytes, sizeof kHelloX);
+  for (int i = 0; i < 8; ++i) assert_true(((const float*)y.data)[i] == 2 * kHelloX[i]);
+  epctx_npy_free(&y);
+}
+
+static void run_without_driver_library_names_source(void** state) {
+  (void)state;
+  char model[4096], spec[4200];
+  snprintf(model, sizeof model, "%s/hello_ctx.onnx", g_hello_models);
+  hello_input(spec, sizeof spec);
+  const char* argv[] = {g_run, model, "--input", spec, NULL};
+  expect_one_line_error(argv, "epctx-run", "hello_npu");
+}
+
+static void run_names_driver_library_it_cannot_load(void** state) {
+  (void)state;
+  char model[4096], spec[4200];
+  snprintf(model, sizeof model, "%s/hello_ctx.onnx", g_hello_models);
+  hello_input(spec, sizeof spec);
+  const char* missing[] = {
+      g_run, model, "--driver-library", "/nonexistent/libepctx_x.so", "--input", spec, NULL};
+  expect_one_line_error(missing, "epctx-run",
+                        "NO_SUCHFILE: load driver library '/nonexistent/libepctx_x.so'");
+  const char* noentry[] = {g_run, model, "--driver-library", g_noentry_lib, "--input", spec, NULL};
+  expect_one_line_error(noentry, "epctx-run", g_noentry_lib);
+  expect_one_line_error(noentry, "epctx-run", "INCOMPATIBLE_DRIVER");
+}
+
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s COMPILE_TOOL RUN_TOOL MODELS_DIR WORK_DIR\n", argv[0]);
+  if (argc != 8) {
+    fprintf(stderr,
+            "usage: %s COMPILE_TOOL RUN_TOOL MODELS_DIR WORK_DIR HELLO_LIB HELLO_MODELS "
+            "NOENTRY_LIB\n",
+            argv[0]);
     return 2;
   }
   g_compile = argv[1];
   g_run = argv[2];
   g_models = argv[3];
   snprintf(g_work, sizeof(g_work), "%s", argv[4]);
+  g_hello_lib = argv[5];
+  g_hello_models = argv[6];
+  g_noentry_lib = argv[7];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(run_writes_outputs_and_timings),
       cmocka_unit_test(run_quiet_prints_only_json),
@@ -199,6 +271,9 @@ int main(int argc, char** argv) {
       cmocka_unit_test(both_tools_reject_non_onnx_file),
       cmocka_unit_test(both_tools_reject_truncated_model),
       cmocka_unit_test(run_names_node_of_unknown_source),
+      cmocka_unit_test(run_loads_driver_library),
+      cmocka_unit_test(run_without_driver_library_names_source),
+      cmocka_unit_test(run_names_driver_library_it_cannot_load),
   };
   return cmocka_run_group_tests(tests, setup_group, NULL);
 }
