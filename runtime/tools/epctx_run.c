@@ -259,7 +259,9 @@ static void bind_inputs(epctx_env* env, const epctx_session* s, struct args* a) 
     if (b->array.dtype != info.dtype)
       die(EPCTX_INVALID_ARGUMENT, "input '%s' (%s): expected %s, found %s", b->name, b->path,
           epctx_npy_dtype_name(info.dtype), epctx_npy_dtype_name(b->array.dtype));
-    int shape_ok = b->array.rank == info.rank;
+    /* A scalar may come as a 1-element rank-1 array, as ONNX Runtime accepts. */
+    int shape_ok = b->array.rank == info.rank ||
+                   (info.rank == 0 && b->array.rank == 1 && b->array.dims[0] == 1);
     for (size_t d = 0; shape_ok && d < info.rank; ++d)
       if (info.dims[d] >= 0 && info.dims[d] != b->array.dims[d]) shape_ok = 0;
     if (!shape_ok) {

@@ -207,7 +207,9 @@ int epctx_tensor_is_device_io(const epctx_tensor* t);
 #define EPCTX_MAX_RUN_TENSORS 256
 
 /* Runs the model. inputs[i] binds to input_names[i]; every graph input must
- * be bound. outputs receives output_count tensors for output_names (NULL
+ * be bound, with its declared element type and shape (a scalar input also
+ * takes a 1-element rank-1 tensor, as ONNX Runtime does; it runs as the
+ * scalar). outputs receives output_count tensors for output_names (NULL
  * output_names: every graph output in order), owned by the caller. At most
  * EPCTX_MAX_RUN_TENSORS of each (INVALID_ARGUMENT beyond). */
 epctx_status* epctx_session_run(epctx_session* session, const char* const* input_names,

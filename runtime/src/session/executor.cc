@@ -17,8 +17,14 @@ Status node_error(const Step& s, const char* label, int code, const char* what) 
 
 namespace {
 
+// A declared scalar fed as a 1-element rank-1 tensor, which ONNX Runtime
+// accepts (and many applications send): bound as the scalar it holds.
+bool scalar_as_rank1(const onnx::ValueInfoView& info, const TensorRef& t) {
+  return info.has_shape && info.rank == 0 && t.rank == 1 && t.dims[0] == 1;
+}
+
 bool shape_matches(const onnx::ValueInfoView& info, const TensorRef& t) {
-  if (!info.has_shape) return true;
+  if (!info.has_shape || scalar_as_rank1(info, t)) return true;
   if (info.rank != t.rank) return false;
   for (uint32_t i = 0; i < t.rank; ++i)
     if (info.dims[i] >= 0 && info.dims[i] != t.dims[i]) return false;
@@ -170,6 +176,7 @@ Status RunPlan(const Allocator& alloc, const GraphPlan& p, const RunState* paren
       EPCTX_RETURN_IF_ERROR(check_input(p.label, g.inputs[k], *inputs[k], !p.parent));
       Slot& slot = rs.slots[p.input_ids[k]];
       slot.t = *inputs[k];
+      if (!p.parent && scalar_as_rank1(g.inputs[k], slot.t)) slot.t.rank = 0;
       slot.set = true;
     }
     size_t n = outs ? num_outs : g.num_outputs;
