@@ -655,8 +655,9 @@ def if_sample_rate_case(name, is_48k):
     c.node("Relu", ["filtered"], ["y"], name="post_relu")
     pre = x.astype(np.float64) * gain
     c.output("y", ref.relu(pre * (taps48 if hi else taps16)))
-    # Mul and Relu compile for vnpu; the If stays on the CPU between them.
-    c.extra["vnpu_driver_nodes"] = 2
+    # Mul and Relu compile for vnpu, and each branch's Mul in its body; the
+    # If stays on the CPU between them.
+    c.extra["vnpu_driver_nodes"] = 4
     c.extra["vnpu_cpu_nodes"] = 1
     return c
 
@@ -704,7 +705,8 @@ def loop_carried_scan():
     (s_final,), (history,) = ref.loop(5, True, [s0.astype(np.float64)], step)
     c.output("s_final", s_final)
     c.output("history", history)
-    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
+    # the Loop stays on the CPU; its body's one partition on vnpu
+    c.extra["vnpu_driver_nodes"] = 1
     c.extra["vnpu_cpu_nodes"] = 1
     return c
 
@@ -741,7 +743,8 @@ def scan_state():
     c.output("s_final", s_final)
     c.output("ys", ys)
     c.output("states", states)
-    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
+    # the Scan stays on the CPU; its body's one partition on vnpu
+    c.extra["vnpu_driver_nodes"] = 1
     c.extra["vnpu_cpu_nodes"] = 1
     return c
 
@@ -780,7 +783,9 @@ def if_in_loop():
         return cond, (s * scale if i else s + 0.5 * bias)
     (s_final,), _ = ref.loop(4, True, [s0.astype(np.float64)], step)
     c.output("s_final", s_final)
-    c.extra["vnpu_driver_nodes"] = 0  # control flow stays whole on the CPU
+    # the Loop stays on the CPU; its body's partitions (the If's
+    # branches too) on vnpu
+    c.extra["vnpu_driver_nodes"] = 3
     c.extra["vnpu_cpu_nodes"] = 1
     return c
 

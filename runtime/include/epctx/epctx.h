@@ -301,7 +301,9 @@ epctx_status* epctx_session_metadata_prop(const epctx_session* s, size_t index, 
 /* The value of the first entry named key; NULL when there is none. */
 const char* epctx_session_metadata_lookup(const epctx_session* s, const char* key);
 
-/* Number of nodes handled by drivers (EPContext) and by CPU kernels. */
+/* Number of nodes handled by drivers (EPContext nodes, those inside If, Loop
+ * and Scan bodies included) and by CPU kernels (main graph; an If, Loop or
+ * Scan is one). */
 size_t epctx_session_driver_node_count(const epctx_session* s);
 size_t epctx_session_cpu_node_count(const epctx_session* s);
 /* Threads one Run may use, the caller's included: session.intra_op_num_threads

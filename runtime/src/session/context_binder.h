@@ -42,10 +42,12 @@ struct LoadedContext {
   SharedContext* shared = nullptr;
 };
 
-// What binding found, for the plan: driver steps of the main graph, and
-// whether any bound driver splits its work across threads.
+// What binding found, for the plan: driver steps of the main graph and of
+// every graph (control-flow bodies too), and whether any bound driver splits
+// its work across threads.
 struct BindResult {
   uint32_t driver_steps = 0;
+  uint32_t all_driver_steps = 0;
   bool threaded = false;
 };
 

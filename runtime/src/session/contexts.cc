@@ -239,6 +239,7 @@ Status ContextBinder::Bind(GraphPlan* main, BindResult* out) {
     }
     // cpu_steps() counts the main graph's steps only.
     if (&step >= main->steps && &step < main->steps + main->num_steps) ++out->driver_steps;
+    ++out->all_driver_steps;
     if (step.driver->fns.execute_parallel) out->threaded = true;
     m_.env()->Log(EPCTX_LOG_INFO, "%s: EPContext node '%.*s' runs graph '%s' on driver '%s' (%s%s)",
                   m_.label(), eps[i].node->name.len(), eps[i].node->name.data, name,

@@ -87,7 +87,9 @@ class ExecutionPlan {
   uint64_t arena_bytes() const;
   // Values of the main graph the current plan places in the arena.
   uint32_t planned_values() const;
-  uint32_t driver_steps() const { return driver_steps_; }
+  // EPContext steps of every graph (control-flow bodies too); CPU steps of
+  // the main graph (an If or Loop is one).
+  uint32_t driver_steps() const { return all_driver_steps_; }
   uint32_t cpu_steps() const { return main_.num_steps - driver_steps_; }
   // Bytes the CPU kernels' prepare functions keep for the session (packed
   // weights; the weights themselves stay views of the model).
@@ -142,8 +144,9 @@ class ExecutionPlan {
   Arena prepared_;
   uint64_t prepared_bytes_ = 0;
   bool prepack_ = true;
-  GraphPlan main_;  // the main graph; subgraph plans hang off its steps
-  uint32_t driver_steps_ = 0;
+  GraphPlan main_;                      // the main graph; subgraph plans hang off its steps
+  uint32_t driver_steps_ = 0;           // of the main graph
+  uint32_t all_driver_steps_ = 0;       // of every graph
   bool threaded_driver_steps_ = false;  // a bound driver has execute_parallel
 
   uint32_t* public_inputs_ = nullptr;

@@ -422,6 +422,7 @@ Status ExecutionPlan::Build(bool prepack) {
 
 Status ExecutionPlan::Order(const BindResult& bound) {
   driver_steps_ = bound.driver_steps;
+  all_driver_steps_ = bound.all_driver_steps;
   threaded_driver_steps_ = bound.threaded;
   EPCTX_RETURN_IF_ERROR(OrderSteps(&main_));
   return BuildPlan();
