@@ -80,7 +80,7 @@ def test_deadline_stops_a_long_run(slow):
 
 
 def test_gil_is_released_during_run(slow):
-    n = iterations_for(slow, 1.0)
+    n = iterations_for(slow, 1.5)
     f, _ = feed(n)
     done = threading.Event()
     took = []
@@ -102,6 +102,6 @@ def test_gil_is_released_during_run(slow):
         stamps.append(time.monotonic())
     t.join()
     gap = max(b - a for a, b in zip(stamps, stamps[1:]))
-    assert took[0] > 0.5, f"the run took {took[0]:.3f} s, too short to tell"
+    assert took[0] > 0.3, f"the run took {took[0]:.3f} s, too short to tell"
     assert gap < took[0] / 4, f"longest pause {gap:.3f} s during a {took[0]:.3f} s run"
     assert len(stamps) > 50
