@@ -71,3 +71,13 @@ def test_compile_for_cpu_only_runs_every_node_on_the_cpu(tmp_path):
     a = np.ones((2, 3), np.float32)
     (y,) = s.run(None, {"a": a, "b": a})
     assert s.driver_node_count == 0 and y.tolist() == [[2] * 3] * 2
+
+
+def test_missing_context_binary_is_invalid_graph_caused_by_no_such_file(models_dir, tmp_path):
+    model, _, _ = case(models_dir, "small_cnn")
+    report = epctx.compile(model, tmp_path / "cnn_ctx.onnx")
+    os.remove(report.binary_path)
+    with pytest.raises(epctx.InvalidGraph) as e:  # ORT's contract for a context that fails
+        epctx.InferenceSession(tmp_path / "cnn_ctx.onnx")
+    assert (e.value.code, e.value.cause, e.value.cause_name) == (10, 3, "NO_SUCHFILE")
+    assert os.path.basename(report.binary_path) in e.value.message
