@@ -3,6 +3,8 @@
 // package (epctx/__init__.py) puts ONNX Runtime's names on top of it.
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include <epctx/epctx.h>
 
 #include "errors.h"
@@ -21,6 +23,26 @@ PYBIND11_MODULE(_epctx, m) {
   m.def("api_version", &epctx_api_version, "EPCTX_API_VERSION of the runtime.");
   m.def(
       "code_name", [](int code) { return epctx_code_name(code); }, py::arg("code"));
+  // The process's env: settings every later session sees.
+  m.def(
+      "load_driver_library",
+      [](const std::string& path) {
+        b::Check(epctx_env_load_driver_library(b::SharedEnv().get(), path.c_str()));
+      },
+      py::arg("path"), "Loads an NPU driver library (EPCTX_HAL_ENTRY_POINT) into the env.");
+  m.def(
+      "add_trusted_key",
+      [](const py::bytes& key) {
+        const std::string k = key;
+        b::Check(epctx_env_add_trusted_key(b::SharedEnv().get(), k.data(), k.size()));
+      },
+      py::arg("key"), "Trusts an ECDSA P-256 public key (PEM or DER bytes) for signed packages.");
+  m.def(
+      "set_rollback_store",
+      [](const std::string& folder) {
+        b::Check(epctx_env_set_rollback_store(b::SharedEnv().get(), folder.c_str()));
+      },
+      py::arg("folder"), "Folder of the anti-rollback counters of signed packages.");
   m.def(
       "set_default_logger_severity",
       [](int severity) {
