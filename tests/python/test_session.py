@@ -38,6 +38,7 @@ def test_run_none_returns_every_output_in_order_as_numpy(sess):
     assert f.dtype == np.bool_ and f.tolist() == (x > 0).tolist()
     assert c.dtype == np.int64 and c.tolist() == [2, 4]
     assert s.dtype == np.float32 and s.shape == (2, 4)
+    assert len(sess.run([], {"x": x})) == 4  # [] is every output too, as in ORT
 
 
 def test_run_subset_of_outputs_in_the_order_asked(sess):

@@ -81,12 +81,13 @@ class InferenceSession(_InferenceSession):
         super().__init__(path_or_bytes, sess_options, providers)
 
     def run(self, output_names, input_feed, run_options=None):
-        """Returns a list of numpy arrays, one per name of output_names (None:
-        every output in order). input_feed maps input names to numpy arrays
+        """Returns a list of numpy arrays, one per name of output_names (None
+        or []: every output in order). input_feed maps input names to numpy arrays
         (borrowed without a copy when C-contiguous), OrtValues or values
         numpy turns into arrays of the declared type. The GIL is released
         while the model runs."""
-        return self._run(output_names, input_feed, run_options)
+        # An empty list means every output, as in ORT.
+        return self._run(output_names or None, input_feed, run_options)
 
     def get_modelmeta(self):
         return ModelMetadata(self._metadata())
