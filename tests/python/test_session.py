@@ -124,6 +124,21 @@ def test_numpy_types_round_trip(tmp_path, onnx_type, np_type):
     np.testing.assert_array_equal(y, a + b)
 
 
+@pytest.mark.parametrize("np_type,ort_type", [
+    (np.float32, "tensor(float)"), (np.float64, "tensor(double)"),
+    (np.float16, "tensor(float16)"), (np.int8, "tensor(int8)"), (np.uint8, "tensor(uint8)"),
+    (np.int16, "tensor(int16)"), (np.uint16, "tensor(uint16)"), (np.int32, "tensor(int32)"),
+    (np.uint32, "tensor(uint32)"), (np.int64, "tensor(int64)"), (np.uint64, "tensor(uint64)"),
+    (np.bool_, "tensor(bool)")])
+def test_every_numpy_type_maps_to_its_ort_type_string(np_type, ort_type):
+    assert epctx.OrtValue.ortvalue_from_numpy(np.zeros(3, np_type)).data_type() == ort_type
+
+
+def test_numpy_type_without_tensor_type_raises_not_implemented(sess):
+    with pytest.raises(epctx.NotImplemented, match="complex64"):
+        sess.run(None, {"x": np.zeros((1, 4), np.complex64)})
+
+
 def test_wrong_input_name_raises_invalid_argument(sess):
     with pytest.raises(epctx.InvalidArgument) as e:
         sess.run(None, {"nope": np.zeros((1, 4), np.float32)})
