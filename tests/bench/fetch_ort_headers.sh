@@ -36,7 +36,7 @@ fi
 out="$cache/ort-headers"
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
-tar -xzf "$cache/$tgz" -C "$out.tmp" --strip-components=7 "$inner" || die "$tgz has no $inner"
+tar -xzmf "$cache/$tgz" -C "$out.tmp" --strip-components=7 "$inner" || die "$tgz has no $inner"
 grep -q "^#define ORT_API_VERSION $api_version\$" "$out.tmp/onnxruntime_c_api.h" ||
   die "$tgz: onnxruntime_c_api.h is not API version $api_version"
 rm -rf "$out"
