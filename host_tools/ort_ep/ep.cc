@@ -191,9 +191,8 @@ OrtStatus* VerifyPackage(Ep& ep, const std::string& model_path) {
   OptionsPtr options(raw);
   if (st) return st;
   epctx_session* session = nullptr;
-  EPCTX_ORT_RETURN_IF_ERROR(
-      FromEpctx(*ep.api, epctx_session_create(ep.env, model_path.c_str(), options.get(), &session),
-                model_path));
+  EPCTX_ORT_RETURN_IF_ERROR(FromEpctx(
+      *ep.api, epctx_session_create(ep.env, model_path.c_str(), options.get(), &session)));
   ep.verified.emplace_back(model_path, session);
   return nullptr;
 }
@@ -531,7 +530,7 @@ OrtStatus* InitEp(Ep& ep, const OrtSessionOptions* so) {
   for (const auto& kv : ep_options) {
     if (kv.first == kOptDriverLibrary) {
       EPCTX_ORT_RETURN_IF_ERROR(
-          FromEpctx(api, epctx_env_load_driver_library(ep.env, kv.second.c_str()), kv.second));
+          FromEpctx(api, epctx_env_load_driver_library(ep.env, kv.second.c_str())));
     } else if (kv.first == kOptTrustedKey) {
       std::string key;
       EPCTX_ORT_RETURN_IF_ERROR(LoadFile(api, kv.second, &key));
@@ -539,7 +538,7 @@ OrtStatus* InitEp(Ep& ep, const OrtSessionOptions* so) {
           FromEpctx(api, epctx_env_add_trusted_key(ep.env, key.data(), key.size()), kv.second));
     } else if (kv.first == kOptRollbackStore) {
       EPCTX_ORT_RETURN_IF_ERROR(
-          FromEpctx(api, epctx_env_set_rollback_store(ep.env, kv.second.c_str()), kv.second));
+          FromEpctx(api, epctx_env_set_rollback_store(ep.env, kv.second.c_str())));
     }
   }
   return FromEpctx(api, epctx_context_group_create(ep.env, &ep.group));

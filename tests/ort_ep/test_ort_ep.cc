@@ -270,6 +270,7 @@ void refuses_package_of_unknown_source(void**) {
   std::string error;
   Tensor r = RunOrt(pkg, MakeOrtOptions(true), inputs, &error);
   assert_true(r.data.empty());
+  print_message("refused: %s\n", error.c_str());
   if (error.find("xnpu") == std::string::npos)
     fail_msg("error does not name the source: %s", error.c_str());
 }
@@ -285,14 +286,36 @@ void runs_signed_package_and_refuses_tampered_one(void**) {
   auto inputs = MakeInputs(g_models + "/conv_basic/model.onnx");
   Tensor ok = RunOrt(pkg, MakeOrtOptions(true, keys, values), inputs);
   assert_false(ok.data.empty());
+  // epctx's session config entries pass through ORT's session options.
+  OrtSessionOptions* other_id = MakeOrtOptions(true, keys, values);
+  CheckOrt(g_api->AddSessionConfigEntry(other_id, "epctx.expected_model_id", "other"), "config");
+  std::string id_error;
+  assert_true(RunOrt(pkg, other_id, inputs, &id_error).data.empty());
+  print_message("refused: %s\n", id_error.c_str());
+  if (id_error.find("epctx") == std::string::npos || id_error.find("other") == std::string::npos)
+    fail_msg("unexpected error: %s", id_error.c_str());
   // One byte of the context binary changed: epctx's verifier refuses it.
   Sh("ls '" + g_work + "/signed' >/dev/null && f=$(ls '" + g_work +
      "'/signed/*.bin) && printf '\\377' | dd of=\"$f\" bs=1 seek=200 conv=notrunc 2>/dev/null");
   std::string error;
   Tensor bad = RunOrt(pkg, MakeOrtOptions(true, keys, values), inputs, &error);
   assert_true(bad.data.empty());
+  print_message("refused: %s\n", error.c_str());
   if (error.find("epctx") == std::string::npos ||
       error.find("does not match the signed manifest") == std::string::npos)
+    fail_msg("unexpected error: %s", error.c_str());
+}
+
+void reports_driver_library_that_does_not_load(void**) {
+  std::string pkg = Compile("conv_basic", "badlib", "--embed-mode 1");
+  auto inputs = MakeInputs(g_models + "/conv_basic/model.onnx");
+  std::string error;
+  Tensor r = RunOrt(pkg, MakeOrtOptions(true, {"driver_library"}, {"/nonexistent/libacme.so"}),
+                    inputs, &error);
+  assert_true(r.data.empty());
+  print_message("refused: %s\n", error.c_str());
+  if (error.find("epctx") == std::string::npos ||
+      error.find("/nonexistent/libacme.so") == std::string::npos)
     fail_msg("unexpected error: %s", error.c_str());
 }
 
@@ -379,6 +402,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(runs_package_with_cpu_node_between_contexts),
       cmocka_unit_test(refuses_package_of_unknown_source),
       cmocka_unit_test(runs_signed_package_and_refuses_tampered_one),
+      cmocka_unit_test(reports_driver_library_that_does_not_load),
       cmocka_unit_test(ort_compiled_embedded_package_runs_in_epctx),
       cmocka_unit_test(ort_compiled_external_package_runs_in_epctx),
   };
