@@ -82,6 +82,7 @@ struct Kernel : OrtNodeComputeInfo {
 struct Ep : OrtEp {
   Factory* factory = nullptr;
   const OrtApi* api = nullptr;
+  const OrtLogger* logger = nullptr;  // the session's, valid while the Ep lives
   epctx_env* env = nullptr;
   epctx_context_group* group = nullptr;
   Config config;
@@ -510,6 +511,18 @@ OrtStatus* LoadFile(const OrtApi& api, const std::string& path, std::string* out
   return nullptr;
 }
 
+// epctx's log lines go to the ORT session's logger, at ORT's severities.
+void LogToOrt(void* user, int level, const char* message) {
+  const auto* ep = static_cast<const Ep*>(user);
+  OrtLoggingLevel severity = level <= EPCTX_LOG_ERROR     ? ORT_LOGGING_LEVEL_ERROR
+                             : level == EPCTX_LOG_WARNING ? ORT_LOGGING_LEVEL_WARNING
+                             : level == EPCTX_LOG_INFO    ? ORT_LOGGING_LEVEL_INFO
+                                                          : ORT_LOGGING_LEVEL_VERBOSE;
+  OrtStatus* st =
+      ep->api->Logger_LogMessage(ep->logger, severity, message, __FILE__, __LINE__, "epctx");
+  if (st) ep->api->ReleaseStatus(st);
+}
+
 OrtStatus* InitEp(Ep& ep, const OrtSessionOptions* so) {
   const OrtApi& api = *ep.api;
   for (const char* key : kPassedKeys)
@@ -526,6 +539,8 @@ OrtStatus* InitEp(Ep& ep, const OrtSessionOptions* so) {
     if (kv.first == "ep.context_file_path") ep.output_path = kv.second;
   }
   EPCTX_ORT_RETURN_IF_ERROR(FromEpctx(api, epctx_env_create(nullptr, EPCTX_LOG_WARNING, &ep.env)));
+  if (ep.logger)
+    EPCTX_ORT_RETURN_IF_ERROR(FromEpctx(api, epctx_env_set_log_callback(ep.env, LogToOrt, &ep)));
   EPCTX_ORT_RETURN_IF_ERROR(FromEpctx(api, epctx_env_register_builtin_drivers(ep.env)));
   for (const auto& kv : ep_options) {
     if (kv.first == kOptDriverLibrary) {
@@ -546,7 +561,7 @@ OrtStatus* InitEp(Ep& ep, const OrtSessionOptions* so) {
 
 OrtStatus* ORT_API_CALL CreateEp(OrtEpFactory* self, const OrtHardwareDevice* const*,
                                  const OrtKeyValuePairs* const*, size_t,
-                                 const OrtSessionOptions* so, const OrtLogger*,
+                                 const OrtSessionOptions* so, const OrtLogger* logger,
                                  OrtEp** out) noexcept {
   auto* f = static_cast<Factory*>(self);
   auto ep = std::make_unique<Ep>();
@@ -557,6 +572,7 @@ OrtStatus* ORT_API_CALL CreateEp(OrtEpFactory* self, const OrtHardwareDevice* co
   ep->ReleaseNodeComputeInfos = ReleaseNodeComputeInfos;
   ep->factory = f;
   ep->api = f->api;
+  ep->logger = logger;
   EPCTX_ORT_RETURN_IF_ERROR(InitEp(*ep, so));
   *out = ep.release();
   return nullptr;
