@@ -4,10 +4,13 @@
 // 0 and 1, a package with a CPU node between two EPContext nodes, a signed
 // package) with the bits epctx's own runtime gives and the numbers ORT's CPU
 // EP gives on the source model; it refuses a package whose source no driver
-// accepts, and a tampered signed package with epctx's message.
+// accepts, a package whose versions epctx's checks refuse, and a tampered
+// signed package with epctx's message; a vendor's driver library given as
+// an EP option runs its own package.
 //
 // Arguments: libonnxruntime.so.1, libepctx_ort_ep.so, epctx-compile,
-// epctx-sign, the generated models folder, a work folder.
+// epctx-sign, the generated models folder, a work folder, the hello_npu
+// sample driver library and tests/hal's folder of its models.
 #include <dlfcn.h>
 
 #include <cmath>
@@ -37,6 +40,8 @@ const char* g_compile;
 const char* g_sign;
 std::string g_models;
 std::string g_work;
+const char* g_hello_lib;
+std::string g_hello_models;
 
 const OrtApi* g_api;
 OrtEnv* g_env;
@@ -319,6 +324,37 @@ void reports_driver_library_that_does_not_load(void**) {
     fail_msg("unexpected error: %s", error.c_str());
 }
 
+// hello_npu (hal/samples) loaded through the driver_library option runs
+// hello_ctx.onnx (y = 2x), which no built-in driver takes.
+void runs_package_of_a_driver_library(void**) {
+  std::vector<std::pair<std::string, Tensor>> inputs = {
+      {"x", Tensor{{8}, {1, -2, 3, -4, 5.5F, 0, 7, 1e3F}}}};
+  std::string model = g_hello_models + "/hello_ctx.onnx";
+  std::string error;
+  assert_true(RunOrt(model, MakeOrtOptions(true), inputs, &error).data.empty());
+  if (error.find("hello_npu") == std::string::npos)
+    fail_msg("without the library: unexpected error: %s", error.c_str());
+  Tensor y = RunOrt(model, MakeOrtOptions(true, {"driver_library"}, {g_hello_lib}), inputs);
+  assert_true(y.dims == inputs[0].second.dims);
+  for (size_t i = 0; i < y.data.size(); ++i) assert_true(y.data[i] == 2 * inputs[0].second.data[i]);
+}
+
+// The node says it was compiled with SDK 99.0.0, which vnpu (SDK 1.x)
+// cannot run: epctx's version checks refuse it through ORT too.
+void refuses_package_whose_versions_do_not_check(void**) {
+  std::string pkg = Compile("conv_basic", "sdk", "--embed-mode 1");
+  Sh("/usr/bin/python3 -c \"import onnx, sys; m = onnx.load(sys.argv[1]); "
+     "[a.__setattr__('s', b'99.0.0') for n in m.graph.node for a in n.attribute "
+     "if a.name == 'ep_sdk_version']; onnx.save(m, sys.argv[1])\" '" +
+     pkg + "'");
+  auto inputs = MakeInputs(g_models + "/conv_basic/model.onnx");
+  std::string error;
+  assert_true(RunOrt(pkg, MakeOrtOptions(true), inputs, &error).data.empty());
+  print_message("refused: %s\n", error.c_str());
+  if (error.find("epctx") == std::string::npos || error.find("99.0.0") == std::string::npos)
+    fail_msg("unexpected error: %s", error.c_str());
+}
+
 // ORT's compile API with the EP: writes <work>/<tag>/model_ctx.onnx.
 std::string CompileWithOrt(const std::string& model, const std::string& tag, bool embed) {
   std::string dir = g_work + "/" + tag;
@@ -399,8 +435,10 @@ int Teardown(void**) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 7) {
-    std::fprintf(stderr, "usage: %s ORT_LIB EP_LIB EPCTX_COMPILE EPCTX_SIGN MODELS WORK\n",
+  if (argc != 9) {
+    std::fprintf(stderr,
+                 "usage: %s ORT_LIB EP_LIB EPCTX_COMPILE EPCTX_SIGN MODELS WORK HELLO_LIB "
+                 "HELLO_MODELS\n",
                  argv[0]);
     return 2;
   }
@@ -410,6 +448,8 @@ int main(int argc, char** argv) {
   g_sign = argv[4];
   g_models = argv[5];
   g_work = argv[6];
+  g_hello_lib = argv[7];
+  g_hello_models = argv[8];
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(runs_embed_mode_0_package_with_epctx_bits),
       cmocka_unit_test(runs_embed_mode_1_package_with_epctx_bits),
@@ -417,6 +457,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(refuses_package_of_unknown_source),
       cmocka_unit_test(runs_signed_package_and_refuses_tampered_one),
       cmocka_unit_test(reports_driver_library_that_does_not_load),
+      cmocka_unit_test(runs_package_of_a_driver_library),
+      cmocka_unit_test(refuses_package_whose_versions_do_not_check),
       cmocka_unit_test(ort_compiled_embedded_package_runs_in_epctx),
       cmocka_unit_test(ort_compiled_external_package_runs_in_epctx),
       cmocka_unit_test(ort_compiled_partial_package_runs_in_epctx),
