@@ -21,7 +21,7 @@ host_pkgs=(build-essential cmake python3 python3-onnx python3-numpy libonnx-dev
 # epctx-ocr (runtime/tools/ocr): image reading and writing; the demo's and
 # the OCR test's picture (tests/ocr/render_text.py) and the test's JSON.
 host_pkgs+=(libstb-dev python3-pil fonts-dejavu-core fonts-wqy-microhei libcjson-dev)
-# The Python package epctx (runtime/python): pybind11 and Python's headers
+# The Python package epctx (host_tools/python): pybind11 and Python's headers
 # to build it, pytest to run tests/python.
 host_pkgs+=(pybind11-dev python3-dev python3-pytest)
 # tests/format.sh and tests/tidy.sh (CI checks; .clang-format and .clang-tidy

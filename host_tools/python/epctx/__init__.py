@@ -10,7 +10,7 @@
 InferenceSession, SessionOptions, RunOptions, NodeArg and OrtValue follow
 onnxruntime's Python classes; failures raise EpctxError (or its subclass
 named for the code, InvalidArgument, NoSuchFile, ...) carrying .code.
-runtime/python/README.md documents every call and what differs from ORT.
+host_tools/python/README.md documents every call and what differs from ORT.
 """
 import os as _os
 
