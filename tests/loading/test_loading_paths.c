@@ -253,7 +253,7 @@ static void external_files_are_matched_by_exact_name_and_checked(void** state) {
          EPCTX_INVALID_ARGUMENT, "'x.bin': data is NULL with size 4", NULL);
   expect(epctx_session_options_add_external_fd(o, "x.bin", -1, 0, 1), EPCTX_INVALID_ARGUMENT,
          EPCTX_INVALID_ARGUMENT, "descriptor -1 is not valid", NULL);
-  char name[16];
+  char name[24];
   for (int i = 0; i < 8; ++i) {
     snprintf(name, sizeof name, "f%d.bin", i);
     ok(epctx_session_options_add_external_buffer(o, name, &b, 1));
