@@ -27,6 +27,8 @@ host_pkgs+=(pybind11-dev python3-dev python3-pytest)
 # tests/format.sh and tests/tidy.sh (CI checks; .clang-format and .clang-tidy
 # are written for Debian 12's clang-format and clang-tidy 14).
 host_pkgs+=(clang-format clang-tidy)
+# tests/run-all.sh: the host and host-nodrivers presets share most objects.
+host_pkgs+=(ccache)
 # XNNPACK only for the benchmark that compares our SGEMM with it
 # (tests/bench/xnnpack_sgemm.cc); the runtime never links it.
 host_pkgs+=(libxnnpack-dev libpthreadpool-dev)
