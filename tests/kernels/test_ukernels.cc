@@ -69,12 +69,15 @@ void best_isa_is_available_and_named(void**) {
 // unpacked-style B strides and a C wider than the tile: `best` and `port`
 // (the portable kernel of the same row count) agree, and cells outside rows
 // x cols keep their sentinel. segs > 1 runs K as that many slices.
+// A is read through (a_rs, a_ks): by default both strided; (1, 8) is a
+// packed panel and (37, 1) rows read in place, the layouts the x86 kernels
+// have their own loops for.
 void TileCases(uk::TileFn best, int64_t b_ss, int max_rows = uk::kMr, int segs = 1,
-               bool leaky = false) {
+               bool leaky = false, int64_t a_rs = 37, int64_t a_ks = 5) {
   const uk::TileFn port =
       max_rows > uk::kMr ? uk::TileKernel2(uk::Isa::kPortable) : uk::TileKernel(uk::Isa::kPortable);
   const int max_cols = max_rows > uk::kMr ? uk::kNr2 : uk::kNr;
-  const int64_t a_rs = 37, a_ks = 5, b_ks = 53, ldc = 55, a_seg = 3, b_seg = 11;
+  const int64_t b_ks = 53, ldc = 55, a_seg = 3, b_seg = 11;
   const int64_t crows = max_rows + 1;
   for (int64_t kc : {0, 1, 2, 7, 33}) {
     const std::vector<float> a = Random(size_t(max_rows * a_rs + kc * a_ks + segs * a_seg + 1), 1);
@@ -143,6 +146,12 @@ void tile_matches_portable_on_every_edge_shape(void**) {
       printf("ukernels: tile %s, B strip stride %d\n", uk::IsaName(isa), int(b_ss));
       TileCases(uk::TileKernel(isa), b_ss);
     }
+  for (uk::Isa isa : VectorIsas())
+    for (int64_t a_ks : {8, 1}) {
+      const int64_t a_rs = a_ks == 8 ? 1 : 37;
+      printf("ukernels: tile %s, A %s\n", uk::IsaName(isa), a_rs == 1 ? "panel" : "rows");
+      TileCases(uk::TileKernel(isa), 8, uk::kMr, 1, false, a_rs, a_ks);
+    }
 }
 
 // The block tile (TileKernel2, up to 8 x 48): every ISA against portable
@@ -160,6 +169,13 @@ void block_tile_matches_tiles_on_every_edge_shape(void**) {
                  int(b_ss), segs, leaky ? ", leaky" : "");
           TileCases(uk::TileKernel2(isa), b_ss, uk::kMr2, segs, leaky);
         }
+    // A as a packed panel (1, 8) and as rows in place (37, 1), B strips
+    // side by side: the layouts of Sgemm's panels and of vnpu's GEMM.
+    for (int64_t a_ks : {8, 1}) {
+      const int64_t a_rs = a_ks == 8 ? 1 : 37;
+      printf("ukernels: block tile %s, A %s\n", uk::IsaName(isa), a_rs == 1 ? "panel" : "rows");
+      TileCases(uk::TileKernel2(isa), 8, uk::kMr2, 1, false, a_rs, a_ks);
+    }
   }
 }
 

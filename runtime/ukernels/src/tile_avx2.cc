@@ -67,6 +67,49 @@ EPCTX_AVX2 inline void Packed(const Tile& t) {
   Finish<S>(t, c0, c1, c2, c3);
 }
 
+// Rows of A read in place (a_ks == 1: each row contiguous in k, rows a_rs
+// apart) with B strips side by side, as the vnpu GEMM reads its
+// activations: two A pointers with rows 1 and 3 at fixed offsets from
+// them (index registers), so a k step costs three pointer adds where
+// Full's four row pointers cost five, and nothing is packed.
+template <int S>
+EPCTX_AVX2 inline void Rows(const Tile& t) {
+  const float* a0 = RowA(t, 0);
+  const float* a2 = RowA(t, 2);
+  // Rows 1 and 3 by their own offsets: RowA repeats the last row of a
+  // partial tile.
+  const int64_t d1 = RowA(t, 1) - a0, d3 = RowA(t, 3) - a2;
+  const float* b = t.b;
+  const int64_t bks = t.b_ks;
+  __m256 e00 = _mm256_setzero_ps(), e10 = e00, e20 = e00, e30 = e00;
+  __m256 e01 = e00, e11 = e00, e21 = e00, e31 = e00, e02 = e00, e12 = e00, e22 = e00, e32 = e00;
+  for (int64_t k = t.kc; k > 0; --k, ++a0, ++a2, b += bks) {
+    __m256 b0 = _mm256_loadu_ps(b);
+    __m256 b1 = S > 1 ? _mm256_loadu_ps(b + 8) : b0;
+    __m256 b2 = S > 2 ? _mm256_loadu_ps(b + 16) : b0;
+    __asm__("" : "+x"(b0), "+x"(b1), "+x"(b2));  // as in Packed
+    __m256 x = _mm256_broadcast_ss(a0);
+    e00 = _mm256_fmadd_ps(x, b0, e00);
+    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);
+    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);
+    x = _mm256_broadcast_ss(a0 + d1);
+    e10 = _mm256_fmadd_ps(x, b0, e10);
+    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);
+    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);
+    x = _mm256_broadcast_ss(a2);
+    e20 = _mm256_fmadd_ps(x, b0, e20);
+    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);
+    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);
+    x = _mm256_broadcast_ss(a2 + d3);
+    e30 = _mm256_fmadd_ps(x, b0, e30);
+    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);
+    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);
+  }
+  __m256 c0[3] = {e00, e01, e02}, c1[3] = {e10, e11, e12}, c2[3] = {e20, e21, e22},
+         c3[3] = {e30, e31, e32};
+  Finish<S>(t, c0, c1, c2, c3);
+}
+
 template <int S>
 EPCTX_AVX2 inline void Full(const Tile& t) {
   const float* a0 = RowA(t, 0);
@@ -286,6 +329,11 @@ EPCTX_AVX2 void FullStripsAvx2(const Tile& t, int strips) {
     else Packed<2>(t);
     return;
   }
+  if (t.a_ks == 1 && t.b_ss == kStrip && strips > 1) {
+    if (strips == 3) Rows<3>(t);
+    else Rows<2>(t);
+    return;
+  }
   if (strips == 3) Full<3>(t);
   else if (strips == 2) Full<2>(t);
   else Full<1>(t);
@@ -295,12 +343,14 @@ void TileAvx2(const Tile& t) {
   RunTile(t, [](const Tile& u, int strips) { ForSegments(u, strips, FullStripsAvx2); });
 }
 
-// A whole 8 x 48 block in the common layout (packed A panel, B strips side
-// by side, one slice) is four 4 x 24 tiles called directly: through
-// SplitBlock and RunTile each tile copied the Tile and re-tested its edges,
-// and the block ran at 64% of the FMA peak against the tile's 80%.
+// A whole 8 x 48 block in the common layouts (B strips side by side, one
+// slice; A a packed panel or rows in place) is four 4 x 24 tiles called
+// directly: through SplitBlock and RunTile each tile copied the Tile and
+// re-tested its edges, and the block ran at 64% of the FMA peak against
+// the tile's 80%.
 EPCTX_AVX2 void Tile2Avx2(const Tile& t) {
-  if (t.rows != kMr2 || t.cols != kNr2 || t.a_rs != 1 || t.b_ss != kStrip || t.segs > 1) {
+  const bool panel = t.a_rs == 1, rows = !panel && t.a_ks == 1;
+  if (t.rows != kMr2 || t.cols != kNr2 || !(panel || rows) || t.b_ss != kStrip || t.segs > 1) {
     SplitBlock(t, TileAvx2);
     return;
   }
@@ -310,10 +360,11 @@ EPCTX_AVX2 void Tile2Avx2(const Tile& t) {
     u.c = t.c + half * kNr;
     u.col_bias = t.col_bias ? t.col_bias + half * kNr : nullptr;
     for (int r = 0; r < kMr2; r += kMr) {
-      u.a = t.a + r;
+      u.a = t.a + r * t.a_rs;
       u.c = t.c + r * t.ldc + half * kNr;
       u.row_bias = t.row_bias ? t.row_bias + r : nullptr;
-      Packed<3>(u);
+      if (panel) Packed<3>(u);
+      else Rows<3>(u);
     }
   }
 }
