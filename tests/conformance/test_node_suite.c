@@ -22,8 +22,10 @@
  *                               packages an earlier run of this suite
  *                               compiled there (the host build's work
  *                               folder), instead of compiling each test
- *                               again; a test whose package is missing or
- *                               older than its model is compiled as usual.
+ *                               again; a test whose package is missing,
+ *                               older than that build's copy of the model
+ *                               (DIR/../node/<test>/model.onnx) or made from
+ *                               other bytes than ours is compiled as usual.
  *                               tests/run-all.sh sets it for the sanitizer
  *                               and cross presets: their runtime is what
  *                               they test, and the host build's compiler
@@ -376,6 +378,17 @@ static int run_once(node_case* c, const tu_manifest* m, const char* dir, const c
   return ran && compare_outputs(c, m, dir, out_dir, work) == 0;
 }
 
+/* Whether files a and b both read and hold the same bytes. */
+static int same_bytes(const char* a, const char* b) {
+  size_t na = 0, nb = 0;
+  unsigned char* da = tu_read_file(a, &na);
+  unsigned char* db = da ? tu_read_file(b, &nb) : NULL;
+  const int same = da && db && na == nb && (na == 0 || memcmp(da, db, na) == 0);
+  free(da);
+  free(db);
+  return same;
+}
+
 /* The steps of one test: compile, run, compare; when it has rank-0 inputs,
  * run and compare again with them fed as [1]. dir (the test's folder in the
  * suite) and work (its scratch folder) end in '/'. */
@@ -388,10 +401,15 @@ static void run_steps(node_case* c, const tu_manifest* m, const char* dir, const
   snprintf(path, sizeof(path), "%smodel.onnx", dir);
   snprintf(ctx, sizeof(ctx), "%smodel_ctx.onnx", work);
   if (g_packages[0]) {
-    char pre[4096];
-    struct stat ps, ms;
+    /* The package's build generated its own copy of the suite beside its
+     * work folder (DIR/../node): it is current when that model has our
+     * model's bytes and is not newer than the package. */
+    char pre[4096], theirs[4096];
+    struct stat ps, ts;
     snprintf(pre, sizeof(pre), "%s/%s/model_ctx.onnx", g_packages, c->name);
-    if (stat(pre, &ps) == 0 && stat(path, &ms) == 0 && ps.st_mtime >= ms.st_mtime) {
+    snprintf(theirs, sizeof(theirs), "%s/../../node/%s/model.onnx", g_packages, c->name);
+    if (stat(pre, &ps) == 0 && stat(theirs, &ts) == 0 && ps.st_mtime >= ts.st_mtime &&
+        same_bytes(theirs, path)) {
       c->passed = run_once(c, m, dir, work, pre, 0) == 1 && run_once(c, m, dir, work, pre, 1) != 0;
       return;
     }
