@@ -22,6 +22,35 @@ template <int S>
 EPCTX_AVX2 inline __attribute__((always_inline)) void Finish(const Tile& t, __m256* c0, __m256* c1,
                                                              __m256* c2, __m256* c3);
 
+// One k step of a 4 x (8 * S) tile: B's strips at BP, rows 0-3 of A at
+// A0..A3; accumulates into e<row><strip>. Packed and Rows differ only in
+// how they address A.
+#define EPCTX_TILE_STEP(A0, A1, A2, A3, BP)                   \
+  {                                                           \
+    __m256 b0 = _mm256_loadu_ps(BP);                          \
+    __m256 b1 = S > 1 ? _mm256_loadu_ps((BP) + 8) : b0;       \
+    __m256 b2 = S > 2 ? _mm256_loadu_ps((BP) + 16) : b0;      \
+    /* In registers: GCC would fold each B load into all four \
+     * rows' FMAs (16 loads per 12 FMAs: load-bound). */      \
+    __asm__("" : "+x"(b0), "+x"(b1), "+x"(b2));               \
+    __m256 x = _mm256_broadcast_ss(A0);                       \
+    e00 = _mm256_fmadd_ps(x, b0, e00);                        \
+    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);             \
+    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);             \
+    x = _mm256_broadcast_ss(A1);                              \
+    e10 = _mm256_fmadd_ps(x, b0, e10);                        \
+    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);             \
+    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);             \
+    x = _mm256_broadcast_ss(A2);                              \
+    e20 = _mm256_fmadd_ps(x, b0, e20);                        \
+    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);             \
+    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);             \
+    x = _mm256_broadcast_ss(A3);                              \
+    e30 = _mm256_fmadd_ps(x, b0, e30);                        \
+    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);             \
+    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);             \
+  }
+
 // The common layout: A a packed panel (its rows side by side, a_rs == 1)
 // and B strips side by side (b_ss == 8). One A pointer with the rows at
 // immediate offsets and one B pointer, two k steps per iteration: the
@@ -35,33 +64,7 @@ EPCTX_AVX2 inline void Packed(const Tile& t) {
   const int64_t ks = t.a_ks, bks = t.b_ks;
   __m256 e00 = _mm256_setzero_ps(), e10 = e00, e20 = e00, e30 = e00;
   __m256 e01 = e00, e11 = e00, e21 = e00, e31 = e00, e02 = e00, e12 = e00, e22 = e00, e32 = e00;
-#define EPCTX_PACKED_STEP(AP, BP)                             \
-  {                                                           \
-    __m256 b0 = _mm256_loadu_ps(BP);                          \
-    __m256 b1 = S > 1 ? _mm256_loadu_ps((BP) + 8) : b0;       \
-    __m256 b2 = S > 2 ? _mm256_loadu_ps((BP) + 16) : b0;      \
-    /* In registers: GCC would fold each B load into all four \
-     * rows' FMAs (16 loads per 12 FMAs: load-bound). */      \
-    __asm__("" : "+x"(b0), "+x"(b1), "+x"(b2));               \
-    __m256 x = _mm256_broadcast_ss(AP);                       \
-    e00 = _mm256_fmadd_ps(x, b0, e00);                        \
-    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);             \
-    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);             \
-    x = _mm256_broadcast_ss((AP) + 1);                        \
-    e10 = _mm256_fmadd_ps(x, b0, e10);                        \
-    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);             \
-    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);             \
-    x = _mm256_broadcast_ss((AP) + 2);                        \
-    e20 = _mm256_fmadd_ps(x, b0, e20);                        \
-    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);             \
-    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);             \
-    x = _mm256_broadcast_ss((AP) + 3);                        \
-    e30 = _mm256_fmadd_ps(x, b0, e30);                        \
-    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);             \
-    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);             \
-  }
-  for (int64_t k = t.kc; k > 0; --k, a += ks, b += bks) EPCTX_PACKED_STEP(a, b)
-#undef EPCTX_PACKED_STEP
+  for (int64_t k = t.kc; k > 0; --k, a += ks, b += bks) EPCTX_TILE_STEP(a, a + 1, a + 2, a + 3, b)
   __m256 c0[3] = {e00, e01, e02}, c1[3] = {e10, e11, e12}, c2[3] = {e20, e21, e22},
          c3[3] = {e30, e31, e32};
   Finish<S>(t, c0, c1, c2, c3);
@@ -83,32 +86,13 @@ EPCTX_AVX2 inline void Rows(const Tile& t) {
   const int64_t bks = t.b_ks;
   __m256 e00 = _mm256_setzero_ps(), e10 = e00, e20 = e00, e30 = e00;
   __m256 e01 = e00, e11 = e00, e21 = e00, e31 = e00, e02 = e00, e12 = e00, e22 = e00, e32 = e00;
-  for (int64_t k = t.kc; k > 0; --k, ++a0, ++a2, b += bks) {
-    __m256 b0 = _mm256_loadu_ps(b);
-    __m256 b1 = S > 1 ? _mm256_loadu_ps(b + 8) : b0;
-    __m256 b2 = S > 2 ? _mm256_loadu_ps(b + 16) : b0;
-    __asm__("" : "+x"(b0), "+x"(b1), "+x"(b2));  // as in Packed
-    __m256 x = _mm256_broadcast_ss(a0);
-    e00 = _mm256_fmadd_ps(x, b0, e00);
-    if (S > 1) e01 = _mm256_fmadd_ps(x, b1, e01);
-    if (S > 2) e02 = _mm256_fmadd_ps(x, b2, e02);
-    x = _mm256_broadcast_ss(a0 + d1);
-    e10 = _mm256_fmadd_ps(x, b0, e10);
-    if (S > 1) e11 = _mm256_fmadd_ps(x, b1, e11);
-    if (S > 2) e12 = _mm256_fmadd_ps(x, b2, e12);
-    x = _mm256_broadcast_ss(a2);
-    e20 = _mm256_fmadd_ps(x, b0, e20);
-    if (S > 1) e21 = _mm256_fmadd_ps(x, b1, e21);
-    if (S > 2) e22 = _mm256_fmadd_ps(x, b2, e22);
-    x = _mm256_broadcast_ss(a2 + d3);
-    e30 = _mm256_fmadd_ps(x, b0, e30);
-    if (S > 1) e31 = _mm256_fmadd_ps(x, b1, e31);
-    if (S > 2) e32 = _mm256_fmadd_ps(x, b2, e32);
-  }
+  for (int64_t k = t.kc; k > 0; --k, ++a0, ++a2, b += bks)
+    EPCTX_TILE_STEP(a0, a0 + d1, a2, a2 + d3, b)
   __m256 c0[3] = {e00, e01, e02}, c1[3] = {e10, e11, e12}, c2[3] = {e20, e21, e22},
          c3[3] = {e30, e31, e32};
   Finish<S>(t, c0, c1, c2, c3);
 }
+#undef EPCTX_TILE_STEP
 
 template <int S>
 EPCTX_AVX2 inline void Full(const Tile& t) {
