@@ -36,12 +36,25 @@ struct Model {
     info.opset = opset;
     part.name = "vnpu_0";
   }
-  void Value(const std::string& name, std::vector<int64_t> dims) {
+  void Value(const std::string& name, std::vector<int64_t> dims,
+             int32_t dtype = onnx::TensorProto::FLOAT) {
     ValueType t;
     t.known = true;
-    t.dtype = onnx::TensorProto::FLOAT;
+    t.dtype = dtype;
     t.dims = dims;
     info.types[name] = t;
+  }
+  // A constant of any dtype from its raw bytes.
+  void Raw(const std::string& name, int32_t dtype, std::vector<int64_t> dims,
+           const std::string& bytes) {
+    consts.emplace_back();
+    onnx::TensorProto& t = consts.back();
+    t.set_name(name);
+    t.set_data_type(dtype);
+    for (int64_t d : dims) t.add_dims(d);
+    t.set_raw_data(bytes);
+    info.constants[name] = &t;
+    Value(name, dims, dtype);
   }
   void Const(const std::string& name, std::vector<int64_t> dims, const std::vector<float>& v) {
     consts.emplace_back();
@@ -1173,6 +1186,62 @@ void weight_store_dedupes_and_aligns(void**) {
   assert_int_equal(ws.bytes_added(), 32);
 }
 
+// A QDQ convolution followed by Relu6 in its output's quantisation
+// (DequantizeLinear -> Clip(0, 6) -> QuantizeLinear at the same scale, as
+// torch exports MobileNet-V2): the lookup table is a clamp, so it becomes
+// the QCONV2D's output range (QUANTIZE, QCONV2D, DEQUANTIZE). When the
+// convolution's bytes are also read elsewhere (a second output) the table
+// stays (four ops); both give the same values.
+void qdq_conv_relu6_clamps_in_the_conv(void**) {
+  const int64_t C = 3, H = 5, W = 6, CO = 4;
+  const auto x = Ramp(size_t(C * H * W), 4.f);
+  std::vector<float> got[2];
+  for (int shared = 0; shared < 2; ++shared) {
+    Model m;
+    m.Value("x", {1, C, H, W});
+    std::string wq;
+    for (int64_t i = 0; i < CO * C * 9; ++i) wq.push_back(char(int8_t((i * 37) % 255 - 127)));
+    m.Raw("w_q", onnx::TensorProto::INT8, {CO, C, 3, 3}, wq);
+    m.Const("w_s", {}, {0.004f});
+    m.Raw("w_z", onnx::TensorProto::INT8, {}, std::string(1, '\0'));
+    m.Const("x_s", {}, {0.05f});
+    m.Raw("x_z", onnx::TensorProto::UINT8, {}, std::string(1, char(128)));
+    m.Const("y_s", {}, {0.03f});
+    m.Raw("y_z", onnx::TensorProto::UINT8, {}, std::string(1, char(40)));
+    m.Const("zero", {}, {0.f});
+    m.Const("six", {}, {6.f});
+    for (const char* v : {"xq", "cq", "kq"})
+      m.Value(v, {1, v[0] == 'x' ? C : CO, H, W}, onnx::TensorProto::UINT8);
+    m.Value("xd", {1, C, H, W});
+    m.Value("wd", {CO, C, 3, 3});
+    for (const char* v : {"c", "cd", "k", "y", "c_out"}) m.Value(v, {1, CO, H, W});
+    m.Node("QuantizeLinear", {"x", "x_s", "x_z"}, {"xq"});
+    m.Node("DequantizeLinear", {"xq", "x_s", "x_z"}, {"xd"});
+    m.Node("DequantizeLinear", {"w_q", "w_s", "w_z"}, {"wd"});
+    IntsAttr(m.Node("Conv", {"xd", "wd"}, {"c"}), "pads", {1, 1, 1, 1});
+    m.Node("QuantizeLinear", {"c", "y_s", "y_z"}, {"cq"});
+    m.Node("DequantizeLinear", {"cq", "y_s", "y_z"}, {"cd"});
+    m.Node("Clip", {"cd", "zero", "six"}, {"k"});
+    m.Node("QuantizeLinear", {"k", "y_s", "y_z"}, {"kq"});
+    m.Node("DequantizeLinear", {"kq", "y_s", "y_z"}, {"y"});
+    if (shared) m.Node("DequantizeLinear", {"cq", "y_s", "y_z"}, {"c_out"});
+    m.Finish({"x"},
+             shared ? std::vector<std::string>{"y", "c_out"} : std::vector<std::string>{"y"});
+    uint32_t ops = 0;
+    auto out = CompileAndRun(m, {x}, nullptr, &ops);
+    assert_int_equal(ops, shared ? 5 : 3);
+    got[shared] = out[0];
+  }
+  assert_int_equal(got[0].size(), got[1].size());
+  int clamped = 0;
+  for (size_t i = 0; i < got[0].size(); ++i) {
+    assert_true(got[0][i] == got[1][i]);
+    assert_true(got[0][i] >= 0.f && got[0][i] <= 6.f);
+    clamped += got[0][i] == 0.f;
+  }
+  assert_true(clamped > 0);  // the clamp was exercised
+}
+
 }  // namespace
 
 int main(void) {
@@ -1196,6 +1265,7 @@ int main(void) {
       cmocka_unit_test(float16_edges_round_to_nearest_even),
       cmocka_unit_test(layer_norm_matmul_gelu_fuse_to_two_ops),
       cmocka_unit_test(attention_transposes_fold_into_batch_matmul),
+      cmocka_unit_test(qdq_conv_relu6_clamps_in_the_conv),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -89,6 +89,7 @@ IrGraph Lowerer::Run() {
       throw CompileError("vnpu: partition '" + p_.name + "' output '" + o +
                          "' is not produced by any of its nodes");
   }
+  FuseClampLuts();  // renumbers the tensors: by_name_ is stale from here
   return std::move(g_);
 }
 

@@ -245,7 +245,68 @@ int Lowerer::LutTable(const QParam& in, const QParam& out, F f, const std::strin
     const float v = float(q - in.zp) * in.scale;
     t[size_t(b)] = RoundSat(double(f(v) / out.scale) + out.zp, QLo(out.dtype), QHi(out.dtype));
   }
-  return IntWeight(t, out.dtype, {256}, name);
+  // Stored when the partition is lowered (FuseClampLuts), if still read.
+  IrTensor table{name, {256}, fb::Location::WEIGHT};
+  table.dtype = FbType(out.dtype);
+  const int id = Add(table);
+  lut_values_[id] = std::move(t);
+  return id;
+}
+
+// Exact: the op computes clamp(r, lo, hi) and the table maps that q to
+// clamp(q, a, c), so the pair is clamp(r, max(lo, a), min(hi, c)).
+void Lowerer::FuseClampLuts() {
+  std::vector<int> refs(g_.tensors.size(), 0), writer(g_.tensors.size(), -1);
+  for (size_t i = 0; i < g_.ops.size(); ++i) {
+    IrOp& op = g_.ops[i];
+    if (op.out >= 0) writer[size_t(op.out)] = int(i);
+    ForEachTensor(op, [&](int& t) { ++refs[size_t(t)]; });
+  }
+  for (const IrTensor& t : g_.tensors)
+    if (t.alias_of >= 0) ++refs[size_t(t.alias_of)];
+  std::vector<bool> dead(g_.ops.size(), false);
+  for (size_t i = 0; i < g_.ops.size(); ++i) {
+    const IrOp& lut = g_.ops[i];
+    if (lut.kind != fb::OpParams::QLut) continue;
+    const int x = lut.ins[0];
+    const int w = writer[size_t(x)];
+    // x: written by one op, read by this one only, an arena tensor of the
+    // table's dtype.
+    if (w < 0 || refs[size_t(x)] != 2 || g_.tensors[size_t(x)].loc != fb::Location::ARENA ||
+        g_.tensors[size_t(x)].dtype != g_.tensors[size_t(lut.table)].dtype)
+      continue;
+    IrOp& mac = g_.ops[size_t(w)];
+    if (mac.kind != fb::OpParams::QConv2D && mac.kind != fb::OpParams::QGemm) continue;
+    const std::vector<int32_t>& t = lut_values_.at(lut.table);
+    const bool is_signed = g_.tensors[size_t(x)].dtype == fb::DType::INT8;
+    const int32_t a = *std::min_element(t.begin(), t.end());
+    const int32_t c = *std::max_element(t.begin(), t.end());
+    bool clamp = true;
+    for (int b = 0; b < 256 && clamp; ++b) {
+      const int32_t q = is_signed ? int32_t(int8_t(uint8_t(b))) : b;
+      clamp = t[size_t(b)] == std::min(std::max(q, a), c);
+    }
+    if (!clamp) continue;
+    mac.lo = std::max(mac.lo, a);
+    mac.hi = std::min(mac.hi, c);
+    if (mac.lo > mac.hi) mac.lo = mac.hi;
+    mac.out = lut.out;
+    dead[i] = true;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < g_.ops.size(); ++i) {
+    if (dead[i]) continue;
+    IrOp& op = g_.ops[i];
+    if (op.kind == fb::OpParams::QLut) {
+      std::vector<uint8_t> b;
+      for (int32_t v : lut_values_.at(op.table)) b.push_back(uint8_t(v));
+      g_.tensors[size_t(op.table)].offset = ws_.Add(b.data(), b.size());
+    }
+    if (kept != i) g_.ops[kept] = std::move(op);
+    ++kept;
+  }
+  g_.ops.resize(kept);
+  PruneTensors(g_);
 }
 
 int Lowerer::Lut(int x, int table, const std::string& value, bool output) {

@@ -196,6 +196,10 @@ class Lowerer {
   template <typename F>
   int LutTable(const QParam& in, const QParam& out, F f, const std::string& name);
   int Lut(int x, int table, const std::string& value, bool output);
+  // A QLUT whose table is a clamp (Relu / Clip in the output's quantisation)
+  // and whose input only a QCONV2D / QGEMM writes and only it reads becomes
+  // that op's output range; run once every node is lowered.
+  void FuseClampLuts();
   int Requant(int x, const QParam& in, const QParam& out, const std::string& name);
   void GroupLut(const onnx::NodeProto& n, const QGroup& g);
   // DequantizeLinear -> x * Sigmoid(x) or x * HardSigmoid(x) -> QuantizeLinear
@@ -226,6 +230,7 @@ class Lowerer {
   GraphIndex ix_{info_.graph};
   std::map<std::string, const onnx::NodeProto*> pending_dq_;
   std::set<const onnx::NodeProto*> part_nodes_;
+  std::map<int, std::vector<int32_t>> lut_values_;  // QLUT table tensor -> its values
   // The transformer level's.
   std::map<std::string, OperandView> folds_;  // MatMul output + ":a" / ":b"
 };

@@ -24,6 +24,27 @@ namespace epctx {
 namespace host {
 namespace vnpu {
 
+void PruneTensors(IrGraph& g) {
+  std::vector<bool> keep(g.tensors.size(), false);
+  for (IrOp& op : g.ops) ForEachTensor(op, [&](int& t) { keep[size_t(t)] = true; });
+  for (size_t t = g.tensors.size(); t-- > 0;) {  // an alias keeps its source
+    const IrTensor& ten = g.tensors[t];
+    if (ten.loc == fb::Location::INPUT || ten.loc == fb::Location::OUTPUT) keep[t] = true;
+    if (keep[t] && ten.alias_of >= 0) keep[size_t(ten.alias_of)] = true;
+  }
+  std::vector<int> to(g.tensors.size(), -1);
+  std::vector<IrTensor> kept;
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (!keep[t]) continue;
+    to[t] = int(kept.size());
+    kept.push_back(std::move(g.tensors[t]));
+  }
+  for (IrTensor& ten : kept)
+    if (ten.alias_of >= 0) ten.alias_of = to[size_t(ten.alias_of)];
+  for (IrOp& op : g.ops) ForEachTensor(op, [&](int& t) { t = to[size_t(t)]; });
+  g.tensors = std::move(kept);
+}
+
 void PlanMemory(IrGraph& g, uint32_t alignment) {
   auto root = [&](int t) {
     return g.tensors[size_t(t)].alias_of >= 0 ? g.tensors[size_t(t)].alias_of : t;

@@ -92,6 +92,18 @@ struct IrOp {
   } rnn;
 };
 
+// Calls f(int& id) for every tensor an op names (inputs, output, weights,
+// tables, recurrent states), -1 (absent) skipped.
+template <typename F>
+void ForEachTensor(IrOp& op, F f) {
+  for (int& t : op.ins)
+    if (t >= 0) f(t);
+  for (int* t : {&op.out, &op.weights, &op.bias, &op.mult, &op.zp_tensor, &op.table, &op.addend,
+                 &op.rnn.x, &op.rnn.w, &op.rnn.r, &op.rnn.bias, &op.rnn.rbh, &op.rnn.h0, &op.rnn.c0,
+                 &op.rnn.y, &op.rnn.yh, &op.rnn.yc})
+    if (*t >= 0) f(*t);
+}
+
 struct IrGraph {
   std::string name;
   std::vector<IrTensor> tensors;
@@ -102,6 +114,10 @@ struct IrGraph {
 // Lowers a partition to ops over INPUT/OUTPUT/ARENA/WEIGHT tensors, packing
 // weights into `weights`. Throws CompileError naming the node.
 IrGraph Lower(const Partition& partition, const GraphInfo& info, WeightStore& weights);
+
+// Drops the tensors no op names (INPUT / OUTPUT ones stay), renumbering
+// the rest in order.
+void PruneTensors(IrGraph& g);
 
 // Assigns every ARENA tensor an offset and sets arena_size (see the header
 // comment of memory_planner.cc for the algorithm).
