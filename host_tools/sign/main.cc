@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // epctx-sign: keys, signing and verifying epctx packages. The command line
 // follows the convention of every epctx tool (runtime/tools/cli_args.h).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -12,12 +13,24 @@
 #include "cli_args.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/parse_u64.h"
+#include "epctx_host/seal.h"
 #include "epctx_host/sign.h"
 #include "json_writer.h"
 
 namespace {
 
-enum { kKey = 1, kPub, kManifest, kModelId, kCounter, kChunkLog2 };
+enum {
+  kKey = 1,
+  kPub,
+  kManifest,
+  kModelId,
+  kCounter,
+  kChunkLog2,
+  kDataKey,
+  kKeyId,
+  kAlg,
+  kSegmentLog2
+};
 
 const epctx_cli_option kOptions[] = {
     {kKey, "key", 0, "PRIVATE.pem", "sign: the signing key (ECDSA P-256, PEM)"},
@@ -29,15 +42,23 @@ const epctx_cli_option kOptions[] = {
      "sign: the id applications bind the package to (epctx.expected_model_id)"},
     {kCounter, "counter", 0, "N", "sign: the anti-rollback security counter (default 0)"},
     {kChunkLog2, "chunk-log2", 0, "N", "sign: hash chunks of 2^N bytes"},
+    {kDataKey, "data-key", 0, "KEY", "encrypt: the 32-byte data key (keygen-data writes one)"},
+    {kKeyId, "key-id", 0, "ID", "encrypt: the data key's id (1..32 of [A-Za-z0-9._-])"},
+    {kAlg, "alg", 0, "ALG", "encrypt: chacha20-poly1305 (default) or aes-256-gcm"},
+    {kSegmentLog2, "segment-log2", 0, "N",
+     "encrypt: segments of 2^N plaintext bytes (12..24, default 16):\nthe unit a session decrypts"},
     {0, nullptr, 0, nullptr, nullptr}};
 
 const epctx_cli_tool kTool = {
     "epctx-sign",
     "keygen PRIVATE.pem PUBLIC.pem\n"
+    "keygen-data DATA.key\n"
+    "encrypt --data-key DATA.key --key-id ID [--alg ALG] [--segment-log2 N] model_ctx.onnx\n"
     "sign --key PRIVATE.pem --model-id ID [--counter N] [-o MANIFEST] model_ctx.onnx\n"
     "verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx",
     "Signs epctx packages: sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering\n"
-    "the model, its context binaries and external data; verify checks every byte of them.",
+    "the model, its context binaries and external data; verify checks every byte of them.\n"
+    "encrypt encrypts a package's context binaries in place (before signing it).",
     kOptions,
     nullptr,
     "print the result as one JSON object"};
@@ -98,6 +119,8 @@ int main(int argc, char** argv) {
   try {
     std::string key, pub, manifest;
     SignOptions so;
+    SealOptions seal;
+    std::string data_key;
     bool json = false;
     epctx_cli_parser p;
     epctx_cli_init(&p, &kTool, argc, argv);
@@ -121,6 +144,17 @@ int main(int argc, char** argv) {
         case kChunkLog2:
           so.chunk_log2 = static_cast<int>(ParseU64("--chunk-log2", v) & 0xff);
           break;
+        case kDataKey: data_key = v; break;
+        case kKeyId: seal.key_id = v; break;
+        case kSegmentLog2:
+          seal.segment_log2 =
+              static_cast<int>(std::min<uint64_t>(ParseU64("--segment-log2", v), 99));
+          break;
+        case kAlg: try { seal.alg = ParseSealAlg(v);
+          } catch (const ToolError& e) {
+            throw UsageError(std::string("--alg: ") + e.what());
+          }
+          break;
         default: break;
       }
     }
@@ -133,6 +167,22 @@ int main(int argc, char** argv) {
       GenerateKeyPair(args[0], args[1]);
       if (json) PrintJson("keygen", args[0], nullptr);
       else std::cout << "epctx-sign: wrote " << args[0] << " and " << args[1] << "\n";
+    } else if (cmd == "keygen-data") {
+      if (args.size() != 1) throw UsageError("keygen-data needs one output file");
+      GenerateDataKey(args[0]);
+      if (json) PrintJson("keygen-data", args[0], nullptr);
+      else std::cout << "epctx-sign: wrote " << args[0] << " (32 random bytes, mode 0600)\n";
+    } else if (cmd == "encrypt") {
+      if (args.size() != 1 || data_key.empty() || seal.key_id.empty())
+        throw UsageError("encrypt needs --data-key, --key-id and one model");
+      const std::string k = ReadDataKey(data_key);
+      SealBytes("", k, "check", seal);  // the key id and options, before any file
+      const std::vector<std::string> done = EncryptPackage(args[0], k, seal);
+      if (json) PrintJson("encrypt", args[0], nullptr);
+      else
+        for (const std::string& f : done)
+          std::cout << "epctx-sign: encrypted " << f << " (key id " << seal.key_id << ")\n";
+      if (!json && done.empty()) std::cout << "epctx-sign: nothing to encrypt\n";
     } else if (cmd == "sign") {
       if (args.size() != 1 || key.empty()) throw UsageError("sign needs --key and one model");
       if (so.model_id.empty())

@@ -15,6 +15,7 @@
 #include "epctx_host/model_io.h"
 #include "epctx_host/op_list.h"
 #include "epctx_host/parse_u64.h"
+#include "epctx_host/seal.h"
 #include "epctx_host/sign.h"
 
 namespace {
@@ -34,7 +35,10 @@ enum {
   kSecurityCounter,
   kQuiet,
   kForce,
-  kEmitOpList
+  kEmitOpList,
+  kEncryptKey,
+  kKeyId,
+  kEncryptAlg
 };
 
 const epctx_cli_option kOptions[] = {
@@ -61,6 +65,13 @@ const epctx_cli_option kOptions[] = {
      "manifest model id, required with --sign-key (one per model\nof a group, in order); "
      "apps bind it with epctx.expected_model_id"},
     {kSecurityCounter, "security-counter", 0, "N", "manifest anti-rollback counter (default 0)"},
+    {kEncryptKey, "encrypt-key", 0, "KEY",
+     "encrypt each context binary with this 32-byte data key\n(epctx-sign keygen-data), before "
+     "signing; needs --key-id"},
+    {kKeyId, "key-id", 0, "ID",
+     "the data key's id (1..32 of [A-Za-z0-9._-]), which apps\npass "
+     "with the key"},
+    {kEncryptAlg, "encrypt-alg", 0, "ALG", "chacha20-poly1305 (default) or aes-256-gcm"},
     {kQuiet, "quiet", 'q', nullptr, "no progress on stderr"},
     {kForce, "force", 0, nullptr, "overwrite existing outputs"},
     {kEmitOpList, "emit-op-list", 0, "FILE",
@@ -114,6 +125,9 @@ int main(int argc, char** argv) {
   std::string sign_key;
   epctx::host::SignOptions sign_options;
   std::vector<std::string> model_ids;  // one per model, with --sign-key
+  std::string encrypt_key;
+  SealOptions seal;
+  bool embedded = false;
   try {
     epctx_cli_parser p;
     epctx_cli_init(&p, &kTool, argc, argv);
@@ -137,6 +151,7 @@ int main(int argc, char** argv) {
           if (v != "0" && v != "1")
             throw UsageError("--embed-mode must be 0 or 1, not '" + v + "'");
           settings.config.emplace_back("ep.context_embed_mode", v);
+          embedded = v == "1";
           break;
         case kPrefix: settings.config.emplace_back("ep.context_node_name_prefix", v); break;
         case kExternalInitializers:
@@ -159,6 +174,13 @@ int main(int argc, char** argv) {
             throw UsageError("--security-counter must be a non-negative integer, not '" + v + "'");
           break;
         case kEmitOpList: op_list = v; break;
+        case kEncryptKey: encrypt_key = v; break;
+        case kKeyId: seal.key_id = v; break;
+        case kEncryptAlg: try { seal.alg = ParseSealAlg(v);
+          } catch (const ToolError& e) {
+            throw UsageError(std::string("--encrypt-alg: ") + e.what());
+          }
+          break;
         case kInputShape: settings.input_shapes.push_back(ParseInputShape(v)); break;
         case kInputValue: settings.input_values.push_back(epctx::host::ParseInputValue(v)); break;
         default: break;
@@ -178,6 +200,12 @@ int main(int argc, char** argv) {
     if (models.empty()) throw UsageError("no input model given");
     if (!op_list.empty() && !sign_key.empty())
       throw UsageError("--emit-op-list writes no package to sign (drop --sign-key)");
+    if (encrypt_key.empty() != seal.key_id.empty())
+      throw UsageError("--encrypt-key and --key-id go together");
+    if (!encrypt_key.empty() && !op_list.empty())
+      throw UsageError("--emit-op-list writes no package to encrypt (drop --encrypt-key)");
+    if (!encrypt_key.empty() && embedded)
+      throw UsageError("--encrypt-key needs --embed-mode 0: embedded contexts cannot be encrypted");
     if (sign_key.empty() && (!sign_options.model_id.empty() || sign_options.security_counter))
       throw UsageError("--model-id and --security-counter need --sign-key");
     if (!sign_key.empty()) {
@@ -196,6 +224,19 @@ int main(int argc, char** argv) {
     // Before compiling: a typo in the key path must not leave unsigned outputs.
     std::cerr << "epctx-compile: error: signing: " << sign_key << ": cannot open the signing key\n";
     return 1;
+  }
+  std::string data_key;
+  if (!encrypt_key.empty()) {
+    // Before compiling: a bad key must not leave unencrypted outputs.
+    try {
+      data_key = ReadDataKey(encrypt_key);
+      SealBytes("", data_key, "check", seal);  // the key id and options
+    } catch (const ToolError& e) {
+      std::cerr << "epctx-compile: error: encryption: "
+                << (e.file().empty() || e.file() == "check" ? "" : e.file() + ": ") << e.what()
+                << "\n";
+      return 1;
+    }
   }
   settings.progress = Progress(quiet ? nullptr : &std::cerr);
   if (!op_list.empty()) {
@@ -230,6 +271,19 @@ int main(int argc, char** argv) {
       std::cerr << "epctx-compile: warning: " << m.input << ": " << m.message << "\n";
   // The result, also with --quiet.
   std::cout << (json ? FormatResultJson(r, settings.ep) : FormatResult(r, settings.ep));
+  // Encrypt, then sign: the manifest lists the ciphertext.
+  if (!data_key.empty()) {
+    try {
+      for (const ModelReport& m : r.models) {
+        if (!m.written || m.output_path.empty()) continue;
+        for (const std::string& f : EncryptPackage(m.output_path, data_key, seal))
+          if (!json) std::cout << "encrypted: " << f << " (key id " << seal.key_id << ")\n";
+      }
+    } catch (const ToolError& e) {
+      std::cerr << "epctx-compile: error: encryption: " << e.file() << ": " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (sign_key.empty()) return 0;
   try {
     for (size_t k = 0; k < r.models.size(); ++k) {

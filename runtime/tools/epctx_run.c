@@ -33,7 +33,8 @@ enum {
   OPT_TIMEOUT_US,
   OPT_THREADS,
   OPT_QUIET,
-  OPT_DRIVER_LIBRARY
+  OPT_DRIVER_LIBRARY,
+  OPT_DECRYPTION_KEY
 };
 
 #define MAX_DRIVER_LIBRARIES 8
@@ -46,6 +47,8 @@ static const epctx_cli_option kOptions[] = {
     {OPT_REPEAT, "repeat", 'n', "N", "timed runs after the first (default 10)"},
     {OPT_TRUSTED_KEY, "trusted-key", 0, "FILE",
      "trust this P-256 public key (PEM) for signed packages (repeatable, at most 8)"},
+    {OPT_DECRYPTION_KEY, "decryption-key", 0, "ID=FILE",
+     "data key (32 raw bytes) of key id ID for encrypted packages\n(repeatable, at most 8)"},
     {OPT_ROLLBACK_STORE, "rollback-store", 0, "DIR",
      "folder of the anti-rollback counters of signed packages"},
     {OPT_LOG_LEVEL, "log-level", 0, "N", "runtime log on stderr: 0 error (default) .. 3 verbose"},
@@ -123,6 +126,8 @@ struct args {
   epctx_cli_entries options; /* -C */
   const char* trusted_keys[8];
   size_t num_trusted_keys;
+  const char* decryption_keys[8]; /* ID=FILE */
+  size_t num_decryption_keys;
   const char* rollback_store;
   const char* driver_libraries[MAX_DRIVER_LIBRARIES];
   size_t num_driver_libraries;
@@ -179,6 +184,13 @@ static void parse_args(int argc, char** argv, struct args* a) {
         if (a->num_trusted_keys == 8)
           exit(epctx_cli_usage_error(&kTool, "more than 8 --trusted-key"));
         a->trusted_keys[a->num_trusted_keys++] = v;
+        break;
+      case OPT_DECRYPTION_KEY:
+        if (!strchr(v, '='))
+          exit(epctx_cli_usage_error(&kTool, "--decryption-key expects ID=FILE, got '%s'", v));
+        if (a->num_decryption_keys == 8)
+          exit(epctx_cli_usage_error(&kTool, "more than 8 --decryption-key"));
+        a->decryption_keys[a->num_decryption_keys++] = v;
         break;
       case OPT_ROLLBACK_STORE: a->rollback_store = v; break;
       case OPT_DRIVER_LIBRARY:
@@ -447,6 +459,26 @@ int main(int argc, char** argv) {
     size_t n = fread(key, 1, sizeof key, f);
     fclose(f);
     check(epctx_env_add_trusted_key(env, key, n), a.trusted_keys[i]);
+  }
+  for (size_t i = 0; i < a.num_decryption_keys; ++i) {
+    const char* eq = strchr(a.decryption_keys[i], '=');
+    char id[64];
+    const size_t id_len = (size_t)(eq - a.decryption_keys[i]);
+    if (id_len >= sizeof id) die(EPCTX_INVALID_ARGUMENT, "--decryption-key: key id too long");
+    memcpy(id, a.decryption_keys[i], id_len);
+    id[id_len] = '\0';
+    const char* path = eq + 1;
+    unsigned char key[33];
+    FILE* f = fopen(path, "rb");
+    if (!f) die(EPCTX_NO_SUCHFILE, "%s: %s", path, strerror(errno));
+    size_t n = fread(key, 1, sizeof key, f);
+    fclose(f);
+    if (n != 32)
+      die(EPCTX_INVALID_ARGUMENT, "%s: data key of %s bytes, expected 32 raw bytes", path,
+          n > 32 ? "more than 32" : (n == 0 ? "0" : "fewer than 32"));
+    epctx_status* st = epctx_env_add_decryption_key(env, id, key, n);
+    memset(key, 0, sizeof key);
+    check(st, path);
   }
   if (a.rollback_store) check(epctx_env_set_rollback_store(env, a.rollback_store), NULL);
   epctx_session_options* options = NULL;

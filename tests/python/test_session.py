@@ -253,3 +253,14 @@ def test_one_session_runs_from_many_threads_at_once(sess):
         t.join()
     for x, y in zip(xs, results):
         np.testing.assert_array_equal(y, x + 1)
+
+
+def test_add_decryption_key_checks_id_and_length():
+    with pytest.raises(epctx.InvalidArgument, match="32-byte data key"):
+        epctx.add_decryption_key("py-key", b"short")
+    with pytest.raises(epctx.InvalidArgument, match="key id"):
+        epctx.add_decryption_key("not an id", bytes(32))
+    epctx.add_decryption_key("py-key", bytes(range(32)))
+    epctx.add_decryption_key("py-key", bytes(range(32)))  # the same key again
+    assert epctx.code_name(124) == "KEY_MISSING"
+    assert epctx.errors.DecryptionFailed.code == 125

@@ -44,6 +44,7 @@ struct World {
   const char* python;
   const char* script;
   std::string work, pristine, cases, key, pub, bin_name;
+  std::string data_key;  // the data key of encrypted cases (key id "lazy")
   size_t bin_size = 0;
   Graph graphs[2];  // in container order
   int graph_of[2];  // one<k>.onnx binds graphs[graph_of[k]]
@@ -120,6 +121,10 @@ Result Load(const std::string& model, const char* policy, epctx_env* env = nullp
     assert_non_null(key);
     assert_null(epctx_env_add_trusted_key(env, key, n));
     free(key);
+    unsigned char* dk = tu_read_file(g.data_key.c_str(), &n);
+    assert_non_null(dk);
+    assert_null(epctx_env_add_decryption_key(env, "lazy", dk, n));
+    free(dk);
   }
   epctx_session_options* so = nullptr;
   assert_null(epctx_session_options_create(&so));
@@ -181,6 +186,8 @@ int Setup(void**) {
   g.key = Path(keys, "k.pem");
   g.pub = Path(keys, "pub.pem");
   Run({g.sign, "keygen", g.key.c_str(), g.pub.c_str()});
+  g.data_key = Path(keys, "data.key");
+  Run({g.sign, "keygen-data", g.data_key.c_str()});
   std::string chain = Path(src, "chain.onnx"), ctx = Path(g.pristine, "m_ctx.onnx");
   Run({g.python, g.script, "chain", chain.c_str()});
   Run({g.compile, chain.c_str(), "-o", ctx.c_str(), "--quiet", "--force"});
@@ -236,6 +243,39 @@ void unbound_graph_corrupted_unsigned(void**) {
     assert_true(r.y == clean.y);
     std::string needle = "graph '" + g.graphs[other].name + "'";
     Expect(EPCTX_INVALID_GRAPH, Path(dir, "m_ctx.onnx"), "off", needle.c_str());
+  }
+}
+
+// (d) Encrypted in 4 KiB segments (epctx-sign encrypt): a session decrypts
+// only the graph it binds. Every segment wholly inside the other graph's
+// payload is garbage, and the session still loads and computes the clean
+// result; a model binding the garbled graph is DECRYPTION_FAILED.
+void encrypted_unbound_graph_is_never_decrypted(void**) {
+  constexpr size_t kSeg = 4096, kTag = 16, kHeader = 96;
+  for (int k = 0; k < 2; ++k) {
+    std::string dir = Stage(k ? "d1" : "d0");
+    std::string model = Path(dir, "one" + std::to_string(k) + ".onnx");
+    Result clean = Expect(EPCTX_OK, model, "off", nullptr);
+    Run({g.sign, "encrypt", "--data-key", g.data_key.c_str(), "--key-id", "lazy", "--segment-log2",
+         "12", model.c_str()});
+    Result enc = Expect(EPCTX_OK, model, "off", nullptr);
+    assert_true(enc.y == clean.y);
+    const Graph& other = g.graphs[1 - g.graph_of[k]];
+    const size_t first = (other.off + kSeg - 1) / kSeg, end = (other.off + other.size) / kSeg;
+    assert_true(end >= first + 2);
+    std::string bin = Path(dir, g.bin_name);
+    size_t n = 0;
+    unsigned char* d = tu_read_file(bin.c_str(), &n);
+    assert_non_null(d);
+    for (size_t i = first; i < end; ++i)
+      for (size_t b = 0; b < kSeg + kTag; ++b) d[kHeader + i * (kSeg + kTag) + b] ^= 0xff;
+    assert_int_equal(tu_write_file(bin.c_str(), d, n), 0);
+    free(d);
+    Result r = Expect(EPCTX_OK, model, "off", nullptr);
+    assert_true(r.y == clean.y);
+    Expect(EPCTX_DECRYPTION_FAILED, Path(dir, "one" + std::to_string(1 - k) + ".onnx"), "off",
+           "does not verify");
+    Expect(EPCTX_DECRYPTION_FAILED, Path(dir, "m_ctx.onnx"), "off", "does not verify");
   }
 }
 
@@ -362,6 +402,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(unbound_graph_corrupted_unsigned),
       cmocka_unit_test(signed_package_verifies_bound_graphs_only),
       cmocka_unit_test(group_session_verifies_its_own_graphs),
+      cmocka_unit_test(encrypted_unbound_graph_is_never_decrypted),
   };
   return cmocka_run_group_tests(tests, Setup, nullptr);
 }

@@ -41,6 +41,10 @@ typedef enum epctx_code {
   EPCTX_KEY_REJECTED = 121,
   EPCTX_HASH_MISMATCH = 122,
   EPCTX_ROLLBACK = 123,
+  /* encrypted assets (runtime/schema/sealed_format.h) */
+  EPCTX_KEY_MISSING = 124,           /* no data key for the asset's key id */
+  EPCTX_DECRYPTION_FAILED = 125,     /* wrong key, or the ciphertext was changed */
+  EPCTX_UNSUPPORTED_ALGORITHM = 126, /* a cipher this build does not have */
   /* a run stopped between two steps (epctx_run_options) */
   EPCTX_RUN_TERMINATED = 130,
   EPCTX_RUN_DEADLINE_EXCEEDED = 131

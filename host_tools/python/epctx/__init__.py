@@ -15,8 +15,9 @@ host_tools/python/README.md documents every call and what differs from ORT.
 import os as _os
 
 from . import errors
-from ._epctx import (NodeArg, OrtValue, RunOptions, SessionOptions, add_trusted_key,  # noqa: F401
-                     api_version, code_name, load_driver_library, session_config_keys,
+from ._epctx import (NodeArg, OrtValue, RunOptions, SessionOptions, add_decryption_key,  # noqa: F401
+                     add_trusted_key, api_version, code_name, load_driver_library,
+                     session_config_keys,
                      set_default_logger_severity, set_rollback_store)
 from ._epctx import _InferenceSession
 from ._epctx import version as _runtime_version

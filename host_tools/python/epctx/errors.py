@@ -55,6 +55,9 @@ _CODES = {
     121: ("KEY_REJECTED", "KeyRejected"),
     122: ("HASH_MISMATCH", "HashMismatch"),
     123: ("ROLLBACK", "Rollback"),
+    124: ("KEY_MISSING", "KeyMissing"),
+    125: ("DECRYPTION_FAILED", "DecryptionFailed"),
+    126: ("UNSUPPORTED_ALGORITHM", "UnsupportedAlgorithm"),
     130: ("RUN_TERMINATED", "RunTerminated"),
     131: ("RUN_DEADLINE_EXCEEDED", "RunDeadlineExceeded"),
 }

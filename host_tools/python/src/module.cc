@@ -3,6 +3,7 @@
 // package (epctx/__init__.py) puts ONNX Runtime's names on top of it.
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <string>
 
 #include <epctx/epctx.h>
@@ -37,6 +38,17 @@ PYBIND11_MODULE(_epctx, m) {
         b::Check(epctx_env_add_trusted_key(b::SharedEnv().get(), k.data(), k.size()));
       },
       py::arg("key"), "Trusts an ECDSA P-256 public key (PEM or DER bytes) for signed packages.");
+  m.def(
+      "add_decryption_key",
+      [](const std::string& key_id, const py::bytes& key) {
+        std::string k = key;
+        epctx_status* st =
+            epctx_env_add_decryption_key(b::SharedEnv().get(), key_id.c_str(), k.data(), k.size());
+        std::fill(k.begin(), k.end(), '\0');
+        b::Check(st);
+      },
+      py::arg("key_id"), py::arg("key"),
+      "Adds the 32-byte data key of key_id for encrypted packages (epctx-compile --encrypt-key).");
   m.def(
       "set_rollback_store",
       [](const std::string& folder) {

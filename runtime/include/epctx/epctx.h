@@ -32,7 +32,7 @@ extern "C" {
  * EPCTX_API_VERSION is the level of this header: it rises whenever a call,
  * type or field is added (never removed; see runtime/COMPATIBILITY.md). An
  * application built against level N runs with a library of level >= N. */
-#define EPCTX_API_VERSION 3
+#define EPCTX_API_VERSION 4
 
 /* The library's release, "MAJOR.MINOR.PATCH" (static storage). */
 const char* epctx_version(void);
@@ -331,6 +331,27 @@ epctx_status* epctx_env_add_trusted_key(epctx_env* env, const void* key, size_t 
  * stored value rises after a successful load. Without a store, counters are
  * not checked. */
 epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder);
+
+/* ---- encrypted packages (runtime/SECURITY.md "Encrypted packages") ----
+ * A context binary compiled with `epctx-compile --encrypt-key` is stored
+ * encrypted (runtime/schema/sealed_format.h) under a key id. A session
+ * decrypts only what it binds, into private memory wiped when the session
+ * goes; the file mapping never reaches a driver. The application holds the
+ * 32-byte data keys; nothing in a package, an option or the environment
+ * selects a key or the cryptography.
+ * Errors: KEY_MISSING (no key for the file's key id), DECRYPTION_FAILED (a
+ * wrong key or a changed file), UNSUPPORTED_ALGORITHM.
+ *
+ * Adds the data key of `key_id` (1..32 characters of [A-Za-z0-9._-]; the
+ * 32 bytes are copied and wiped with the env). Several ids may be held at
+ * once (key rotation); at most 8. */
+epctx_status* epctx_env_add_decryption_key(epctx_env* env, const char* key_id, const void* key,
+                                           size_t size);
+/* Asked for a key id no added key has: writes the 32-byte key and returns
+ * EPCTX_OK, or returns EPCTX_KEY_MISSING; any other code fails the load
+ * with that code. Called while a session loads, from its thread. */
+typedef int (*epctx_key_provider_fn)(void* user, const char* key_id, uint8_t key[32]);
+epctx_status* epctx_env_set_key_provider(epctx_env* env, epctx_key_provider_fn fn, void* user);
 
 /* ---- context groups: sharing loaded context binaries between sessions ----
  * Sessions created with options that carry a group take their context

@@ -562,6 +562,18 @@ epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder) {
   return make_status(env->env.trust.SetCounterStore(folder));
 }
 
+epctx_status* epctx_env_add_decryption_key(epctx_env* env, const char* key_id, const void* key,
+                                           size_t size) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "decryption key: env is NULL");
+  return make_status(env->env.trust.AddDataKey(key_id, key, size));
+}
+
+epctx_status* epctx_env_set_key_provider(epctx_env* env, epctx_key_provider_fn fn, void* user) {
+  if (!env) return error(EPCTX_INVALID_ARGUMENT, "key provider: env is NULL");
+  env->env.trust.SetKeyProvider(fn, user);
+  return nullptr;
+}
+
 epctx_status* epctx_context_group_create(epctx_env* env, epctx_context_group** out) {
   if (!env || !out) return error(EPCTX_INVALID_ARGUMENT, "context group: env or out is NULL");
   epctx::ContextGroup* g = epctx::ContextGroup::Create(env->env.alloc);

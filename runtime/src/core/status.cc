@@ -292,6 +292,9 @@ extern "C" const char* epctx_code_name(int code) {
     case EPCTX_KEY_REJECTED: return "KEY_REJECTED";
     case EPCTX_HASH_MISMATCH: return "HASH_MISMATCH";
     case EPCTX_ROLLBACK: return "ROLLBACK";
+    case EPCTX_KEY_MISSING: return "KEY_MISSING";
+    case EPCTX_DECRYPTION_FAILED: return "DECRYPTION_FAILED";
+    case EPCTX_UNSUPPORTED_ALGORITHM: return "UNSUPPORTED_ALGORITHM";
     case EPCTX_RUN_TERMINATED: return "RUN_TERMINATED";
     case EPCTX_RUN_DEADLINE_EXCEEDED: return "RUN_DEADLINE_EXCEEDED";
     default: return "UNKNOWN";

@@ -35,6 +35,10 @@ struct LoadedContext {
   epctx_hal_context* ctx = nullptr;
   epctx_pal_region region{};  // mapped context file (embed_mode=0)
   void* aligned_copy = nullptr;
+  // An encrypted context file's plaintext lives in aligned_copy; these
+  // bytes are wiped before it is freed.
+  size_t wipe_size = 0;
+  bool sealed = false;  // region holds the ciphertext the manifest lists
   bool is_container = false;
   ContainerView container;
   // Set when the context came from a ContextGroup: the fields above are then
@@ -72,8 +76,16 @@ class ContextBinder {
   Status LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out);
   // Steps 3-4 of LoadOneContext: the bytes, the container, the driver's
   // context; arrays that must live as long as the context go to `arena`.
+  // `shared`: loading into a ContextGroup, whose later sessions may bind
+  // any graph (an encrypted context is then decrypted whole).
   Status LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv, Arena& arena,
-                          LoadedContext* out);
+                          bool shared, LoadedContext* out);
+  // An encrypted context file (schema/sealed_format.h) in *blob: checks the
+  // ciphertext against a signed manifest, decrypts the container's header,
+  // metadata, weights and the payloads this session binds (all of them
+  // when shared) into private memory held by out, and points *blob there.
+  Status OpenSealed(const onnx::EpContextNode& ep, bool shared, Arena& arena, LoadedContext* out,
+                    Bytes* blob);
   // The context of `ep` from group_, loading it there when missing.
   Status AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv, LoadedContext* out);
   // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or

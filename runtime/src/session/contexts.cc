@@ -14,12 +14,14 @@
 // failures keep PATH_REJECTED so callers can tell an attack from a bad file.
 #include <cstring>
 
+#include <container_header.h>
 #include <manifest_format.h>
 
 #include "session/bound_graphs.h"
 #include "session/compat.h"
 #include "session/context_binder.h"
 #include "session/workspace.h"
+#include "trust/sealed.h"
 
 namespace epctx {
 namespace {
@@ -297,7 +299,7 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
   // LoadContextBytes then reports any path error with the usual message.
   if (!m_.base_dir() || memchr(ep.ep_cache_context.data, '\0', ep.ep_cache_context.size) ||
       epctx_pal_file_id_beneath(m_.base_dir(), rel, &key.file, msg, sizeof msg) != EPCTX_OK)
-    return LoadContextBytes(ep, drv, m_.meta(), out);
+    return LoadContextBytes(ep, drv, m_.meta(), false, out);
   struct Call {
     ContextBinder* self;
     const onnx::EpContextNode* ep;
@@ -307,7 +309,7 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
       Call* c = static_cast<Call*>(user);
       c->loaded = true;
       lc->driver = c->drv;
-      return c->self->LoadContextBytes(*c->ep, c->drv, arena, lc);
+      return c->self->LoadContextBytes(*c->ep, c->drv, arena, true, lc);
     }
   } call{this, &ep, drv, false};
   SharedContext* sc = nullptr;
@@ -317,6 +319,7 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
   out->node = node;
   out->region = epctx_pal_region{};
   out->aligned_copy = nullptr;
+  out->wipe_size = 0;
   out->shared = sc;
   if (call.loaded) return Status::Ok();  // LoadContextBytes checked it all
   // Another session loaded it, checking the container against its own node
@@ -328,8 +331,10 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
   if (!m_.verifier().active()) return Status::Ok();
   Bytes file{lc.region.data, static_cast<size_t>(lc.region.size)};
   uint64_t verified = 0;
-  EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, file, lc.is_container, &verified));
-  return lc.is_container ? VerifyContainerFile(ep, lc.container, file, verified) : Status::Ok();
+  // An encrypted file's manifest entry is its ciphertext: hashed whole.
+  EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, file, lc.is_container && !lc.sealed, &verified));
+  return lc.is_container && !lc.sealed ? VerifyContainerFile(ep, lc.container, file, verified)
+                                       : Status::Ok();
 }
 
 Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContext* out) {
@@ -356,11 +361,82 @@ Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContex
   if (group_ && ep.embed_mode != 1 &&
       !m_.FindExternal(ep.ep_cache_context.data, ep.ep_cache_context.size))
     return AcquireShared(ep, drv, out);
-  return LoadContextBytes(ep, drv, m_.meta(), out);
+  return LoadContextBytes(ep, drv, m_.meta(), false, out);
+}
+
+Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Arena& arena,
+                                 LoadedContext* out, Bytes* blob) {
+  const onnx::NodeView& node = *ep.node;
+  char what[200];
+  format(what, sizeof what, "%s: EPContext node '%.*s' context file '%.*s'", m_.label(),
+         node.name.len(), node.name.data, ep.ep_cache_context.len(), ep.ep_cache_context.data);
+  // Encrypt, then sign: the manifest lists the ciphertext, checked whole
+  // before any byte of it is decrypted.
+  uint64_t verified = 0;
+  EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, *blob, false, &verified));
+  trust::SealedAsset sa(m_.env()->alloc);
+  EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what));
+  const uint64_t size = sa.header().plaintext_size;
+  const uint32_t align = out->driver->info.payload_alignment;
+  uint8_t* plain =
+      static_cast<uint8_t*>(m_.env()->alloc.Alloc(size_t(size), align < 64 ? 64 : align));
+  if (!plain)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory (%llu bytes)", what,
+                         static_cast<unsigned long long>(size));
+  out->aligned_copy = plain;
+  out->wipe_size = size_t(size);
+  out->sealed = true;
+  memset(plain, 0, size_t(size));  // what stays encrypted reads as zeros
+  Bytes view{plain, size_t(size)};
+  if (shared) {
+    EPCTX_RETURN_IF_ERROR(sa.Decrypt(0, size, plain));
+    *blob = view;
+    return Status::Ok();
+  }
+  // The container header, then the metadata it points to (the parser checks
+  // both; here the range only has to be clamped).
+  EPCTX_RETURN_IF_ERROR(sa.Decrypt(0, EPCTX_CONTAINER_HEADER_SIZE, plain));
+  if (!LooksLikeContainer(view)) {  // a foreign blob: the driver reads it all
+    EPCTX_RETURN_IF_ERROR(sa.Decrypt(0, size, plain));
+    *blob = view;
+    return Status::Ok();
+  }
+  if (size >= EPCTX_CONTAINER_HEADER_SIZE) {
+    uint64_t off = 0, len = 0;
+    for (int b = 7; b >= 0; --b) {
+      off = off << 8 | plain[EPCTX_CONTAINER_OFF_METADATA_OFFSET + b];
+      len = len << 8 | plain[EPCTX_CONTAINER_OFF_METADATA_SIZE + b];
+    }
+    const uint64_t end = off > size || len > size - off ? size : off + len;
+    EPCTX_RETURN_IF_ERROR(sa.Decrypt(off < size ? off : size, end, plain));
+  }
+  ContainerView c;
+  char label[200];
+  format(label, sizeof label, "%s: EPContext node '%.*s' context", m_.label(), node.name.len(),
+         node.name.data);
+  Status st = ParseContainer(view, label, arena, &c);
+  if (!st.ok()) return load_failure(st);
+  auto decrypt = [&](Bytes b) {
+    const uint64_t at = static_cast<uint64_t>(b.data - plain);
+    return sa.Decrypt(at, at + b.size, plain);
+  };
+  EPCTX_RETURN_IF_ERROR(decrypt(c.weights));
+  const Bytes* unbound = nullptr;
+  uint32_t num_unbound = 0;
+  EPCTX_RETURN_IF_ERROR(UnboundPayloads(c, NamesFor(ep), arena, &unbound, &num_unbound));
+  for (uint32_t i = 0; i < c.num_graphs; ++i) {
+    const Bytes& p = c.graphs[i].payload;
+    bool skip = false;
+    for (uint32_t k = 0; k < num_unbound && !skip; ++k)
+      skip = unbound[k].data == p.data && unbound[k].size == p.size;
+    if (!skip) EPCTX_RETURN_IF_ERROR(decrypt(p));
+  }
+  *blob = view;
+  return Status::Ok();
 }
 
 Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const DriverEntry* drv,
-                                       Arena& arena, LoadedContext* out) {
+                                       Arena& arena, bool shared, LoadedContext* out) {
   const onnx::NodeView& node = *ep.node;
   char msg[Status::kMaxMessage];
   // 3. The bytes: in place inside the model, or a file beneath its folder.
@@ -376,6 +452,11 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
                               what, &out->region);
     if (!st.ok()) return load_failure(st);
     blob = Bytes{out->region.data, static_cast<size_t>(out->region.size)};
+  }
+  // Encrypted: from here on blob is the private plaintext, already checked.
+  if (ep.embed_mode != 1 && trust::LooksSealed(blob)) {
+    out->driver = drv;
+    EPCTX_RETURN_IF_ERROR(OpenSealed(ep, shared, arena, out, &blob));
   }
   uint32_t align = drv->info.payload_alignment;
   if (blob.size && (reinterpret_cast<uintptr_t>(blob.data) & (align - 1)) != 0) {
@@ -400,7 +481,8 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
   // embedded blob is part of the already verified model.
   bool container = LooksLikeContainer(blob);
   uint64_t verified = 0;
-  if (ep.embed_mode != 1) EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, blob, container, &verified));
+  const bool verify = ep.embed_mode != 1 && !out->sealed;
+  if (verify) EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, blob, container, &verified));
   if (container) {
     char label[200];
     format(label, sizeof label, "%s: EPContext node '%.*s' context", m_.label(), node.name.len(),
@@ -447,8 +529,7 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
     // Every graph goes to the driver (a group's later sessions may bind the
     // others), but the driver reads a payload only when get_graph binds it:
     // the payloads of graphs this session does not bind are not hashed.
-    if (ep.embed_mode != 1)
-      EPCTX_RETURN_IF_ERROR(VerifyContainerFile(ep, out->container, blob, verified));
+    if (verify) EPCTX_RETURN_IF_ERROR(VerifyContainerFile(ep, out->container, blob, verified));
   }
   EPCTX_RETURN_IF_ERROR(CheckVersions(*drv, ep, container ? &out->container : nullptr, true));
   // 4. The driver.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/workspace.h"
+#include "trust/keyring.h"
 
 namespace epctx {
 
@@ -19,8 +20,10 @@ void ReleaseLoaded(const Allocator& alloc, LoadedContext* c) {
   if (c->ctx) c->driver->driver->release_context(c->driver->driver, c->ctx);
   c->ctx = nullptr;
   ReleaseRegion(&c->region);
+  if (c->aligned_copy && c->wipe_size) trust::Wipe(c->aligned_copy, c->wipe_size);
   alloc.Free(c->aligned_copy);
   c->aligned_copy = nullptr;
+  c->wipe_size = 0;
 }
 
 ContextGroup* ContextGroup::Create(const Allocator& alloc) {

@@ -4,7 +4,12 @@
 // it rather than loading it unchecked.
 #include <manifest_format.h>
 
+#include <cstring>
+
+#include <sealed_format.h>
+
 #include "trust/keyring.h"
+#include "trust/sealed.h"
 #include "trust/verifier.h"
 
 namespace epctx {
@@ -52,6 +57,25 @@ Status PackageVerifier::VerifyFileExcept(uint8_t, StrView, Bytes, const Bytes*, 
   return Status::Ok();
 }
 Status PackageVerifier::Commit() const { return Status::Ok(); }
+
+bool LooksSealed(Bytes file) {
+  return file.size >= EPCTX_SEALED_MAGIC_SIZE &&
+         memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
+}
+Status ParseSealedHeader(Bytes, const char* what, SealedHeader* h) {
+  *h = SealedHeader{};
+  return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM,
+                       "%s: encrypted, but this runtime was built without cryptography "
+                       "(EPCTX_TRUST=OFF)",
+                       what);
+}
+SealedAsset::~SealedAsset() {}
+Status SealedAsset::Open(Bytes file, StrView, const Keyring&, const char* what) {
+  return ParseSealedHeader(file, what, &h_);
+}
+Status SealedAsset::Decrypt(uint64_t, uint64_t, uint8_t*) {
+  return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM, "built without cryptography");
+}
 
 }  // namespace trust
 }  // namespace epctx

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+// Encrypting package files (runtime/schema/sealed_format.h) with mbedtls:
+// ChaCha20-Poly1305 (default) or AES-256-GCM in fixed-size segments, the
+// key of each file derived (HKDF-SHA256) from a 32-byte data key and the
+// name the model references the file by. Encrypt before signing: the
+// manifest then lists the ciphertext.
+//
+// Every failure throws ToolError naming the file and the reason.
+#ifndef EPCTX_HOST_SEAL_H
+#define EPCTX_HOST_SEAL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace epctx {
+namespace host {
+
+struct SealOptions {
+  std::string key_id;  // 1..32 characters of [A-Za-z0-9._-]: names the key for the app
+  int alg = 1;         // EPCTX_SEALED_ALG_*: 1 ChaCha20-Poly1305, 2 AES-256-GCM
+  int segment_log2 = 16;
+};
+
+// "chacha20-poly1305" or "aes-256-gcm" -> EPCTX_SEALED_ALG_*; throws
+// ToolError for any other name.
+int ParseSealAlg(const std::string& name);
+
+// A data key file: exactly 32 raw bytes.
+std::string ReadDataKey(const std::string& path);
+// Writes 32 random bytes (mode 0600); refuses to overwrite.
+void GenerateDataKey(const std::string& path);
+
+// `plain` as a sealed asset named `asset_name` (fresh random salt).
+std::string SealBytes(const std::string& plain, const std::string& data_key,
+                      const std::string& asset_name, const SealOptions& options);
+
+// Whether the bytes start like a sealed asset.
+bool IsSealed(const std::string& bytes);
+
+// Encrypts, in place (atomically replaced), every context binary the
+// package of ctx_model_path references (EPContext ep_cache_context with
+// embed_mode=0). Files already encrypted are left as they are (a weight-
+// sharing group's models share one). Returns the paths it encrypted.
+// Embedded contexts (embed_mode=1) and external-data files are not
+// encrypted: a package with embedded contexts is refused.
+std::vector<std::string> EncryptPackage(const std::string& ctx_model_path,
+                                        const std::string& data_key, const SealOptions& options);
+
+}  // namespace host
+}  // namespace epctx
+
+#endif

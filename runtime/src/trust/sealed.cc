@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sealed assets (schema/sealed_format.h) through mbedtls: HKDF-SHA256 for
+// the asset key, ChaCha20-Poly1305 or AES-256-GCM per segment. A cipher
+// the build's mbedtls lacks (a board's minimal config) is
+// UNSUPPORTED_ALGORITHM, never a silent fallback.
+#include "trust/sealed.h"
+
+#include <cstring>
+
+#include <sealed_format.h>
+
+#if !defined(MBEDTLS_CONFIG_FILE)
+#include <mbedtls/config.h>
+#else
+#include MBEDTLS_CONFIG_FILE
+#endif
+#if defined(MBEDTLS_CHACHAPOLY_C)
+#include <mbedtls/chachapoly.h>
+#endif
+#if defined(MBEDTLS_GCM_C) && defined(MBEDTLS_AES_C)
+#include <mbedtls/gcm.h>
+#define EPCTX_SEALED_HAVE_GCM 1
+#endif
+#if defined(MBEDTLS_HKDF_C)
+#include <mbedtls/hkdf.h>
+#include <mbedtls/md.h>
+#endif
+
+namespace epctx {
+namespace trust {
+namespace {
+
+uint64_t Le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+bool AlgBuilt(uint8_t alg) {
+#if defined(MBEDTLS_CHACHAPOLY_C) && defined(MBEDTLS_HKDF_C)
+  if (alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305) return true;
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM) && defined(MBEDTLS_HKDF_C)
+  if (alg == EPCTX_SEALED_ALG_AES_256_GCM) return true;
+#endif
+  (void)alg;
+  return false;
+}
+
+const char* AlgName(uint8_t alg) {
+  return alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305 ? "ChaCha20-Poly1305"
+         : alg == EPCTX_SEALED_ALG_AES_256_GCM     ? "AES-256-GCM"
+                                                   : "unknown";
+}
+
+}  // namespace
+
+bool LooksSealed(Bytes file) {
+  return file.size >= EPCTX_SEALED_MAGIC_SIZE &&
+         memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
+}
+
+Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
+  *h = SealedHeader{};
+  if (file.size < EPCTX_SEALED_HEADER_SIZE || !LooksSealed(file))
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset: %zu bytes, expected a %d-byte header starting "
+                         "with \"" EPCTX_SEALED_MAGIC "\"",
+                         what, file.size, EPCTX_SEALED_HEADER_SIZE);
+  const uint8_t* p = file.data;
+  const uint64_t major = Le(p + EPCTX_SEALED_OFF_MAJOR, 2), minor = Le(p + EPCTX_SEALED_OFF_MINOR, 2);
+  if (major != EPCTX_SEALED_FORMAT_MAJOR || minor > EPCTX_SEALED_FORMAT_MINOR)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset format %u.%u, this runtime reads %d.0 to %d.%d", what,
+                         unsigned(major), unsigned(minor), EPCTX_SEALED_FORMAT_MAJOR,
+                         EPCTX_SEALED_FORMAT_MAJOR, EPCTX_SEALED_FORMAT_MINOR);
+  const uint64_t hsize = Le(p + EPCTX_SEALED_OFF_HEADER_SIZE, 4);
+  if (hsize != EPCTX_SEALED_HEADER_SIZE)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset header_size %llu, expected %d", what,
+                         static_cast<unsigned long long>(hsize), EPCTX_SEALED_HEADER_SIZE);
+  const uint64_t reserved = Le(p + EPCTX_SEALED_OFF_RESERVED, 2),
+                 flags = Le(p + EPCTX_SEALED_OFF_FLAGS, 4);
+  if (reserved || flags)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset reserved %llu and flags %llu, expected 0 and 0", what,
+                         static_cast<unsigned long long>(reserved),
+                         static_cast<unsigned long long>(flags));
+  const uint8_t log2 = p[EPCTX_SEALED_OFF_SEGMENT_LOG2];
+  if (log2 < EPCTX_SEALED_MIN_SEGMENT_LOG2 || log2 > EPCTX_SEALED_MAX_SEGMENT_LOG2)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset segment_log2 %u, expected %d..%d", what, log2,
+                         EPCTX_SEALED_MIN_SEGMENT_LOG2, EPCTX_SEALED_MAX_SEGMENT_LOG2);
+  const uint8_t* id = p + EPCTX_SEALED_OFF_KEY_ID;
+  size_t id_len = 0;
+  while (id_len < EPCTX_SEALED_KEY_ID_SIZE && id[id_len]) ++id_len;
+  bool padded = true;
+  for (size_t i = id_len; i < EPCTX_SEALED_KEY_ID_SIZE; ++i) padded = padded && id[i] == 0;
+  if (!ValidKeyId(reinterpret_cast<const char*>(id), id_len) || !padded)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset key_id is not 1..32 characters of [A-Za-z0-9._-] "
+                         "padded with NUL",
+                         what);
+  const uint64_t plain = Le(p + EPCTX_SEALED_OFF_PLAINTEXT_SIZE, 8);
+  const uint64_t seg = uint64_t(1) << log2;
+  // Overflow-safe: plain <= file size bounds everything below.
+  if (plain > file.size)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset plaintext_size %llu, but the file has %zu bytes",
+                         what, static_cast<unsigned long long>(plain), file.size);
+  const uint64_t segments = plain == 0 ? 1 : (plain + seg - 1) / seg;
+  const uint64_t want = EPCTX_SEALED_HEADER_SIZE + plain + segments * EPCTX_SEALED_TAG_SIZE;
+  if (file.size != want)
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset of %llu plaintext bytes in %llu segments must be "
+                         "%llu bytes, the file has %zu (truncated or extended)",
+                         what, static_cast<unsigned long long>(plain),
+                         static_cast<unsigned long long>(segments),
+                         static_cast<unsigned long long>(want), file.size);
+  h->alg = p[EPCTX_SEALED_OFF_ALG];
+  h->segment_size = uint32_t(seg);
+  h->plaintext_size = plain;
+  h->segments = segments;
+  memcpy(h->key_id, id, id_len);
+  if (!AlgBuilt(h->alg))
+    return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM,
+                         "%s: encrypted with alg %u (%s), which this runtime was not built with "
+                         "(it has:%s%s)",
+                         what, h->alg, AlgName(h->alg),
+                         AlgBuilt(EPCTX_SEALED_ALG_CHACHA20_POLY1305) ? " ChaCha20-Poly1305" : "",
+                         AlgBuilt(EPCTX_SEALED_ALG_AES_256_GCM) ? " AES-256-GCM" : " none");
+  return Status::Ok();
+}
+
+struct SealedAsset::State {
+  uint8_t header[EPCTX_SEALED_HEADER_SIZE];  // private copy: the AAD
+#if defined(MBEDTLS_CHACHAPOLY_C)
+  mbedtls_chachapoly_context chachapoly;
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM)
+  mbedtls_gcm_context gcm;
+#endif
+  uint8_t* staging = nullptr;  // one segment's ciphertext and tag
+  uint8_t* done = nullptr;     // a bit per segment decrypted
+};
+
+SealedAsset::~SealedAsset() {
+  if (!st_) return;
+#if defined(MBEDTLS_CHACHAPOLY_C)
+  mbedtls_chachapoly_free(&st_->chachapoly);
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM)
+  mbedtls_gcm_free(&st_->gcm);
+#endif
+  if (st_->staging) Wipe(st_->staging, size_t(h_.segment_size) + EPCTX_SEALED_TAG_SIZE);
+  alloc_.Free(st_->staging);
+  alloc_.Free(st_->done);
+  Wipe(st_, sizeof *st_);
+  alloc_.Free(st_);
+}
+
+Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const char* what) {
+  format(what_, sizeof what_, "%s", what);
+  EPCTX_RETURN_IF_ERROR(ParseSealedHeader(file, what_, &h_));
+  file_ = file;
+  void* mem = alloc_.Alloc(sizeof(State), 16);
+  if (!mem) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", what_);
+  memset(mem, 0, sizeof(State));
+  st_ = static_cast<State*>(mem);
+  memcpy(st_->header, file.data, EPCTX_SEALED_HEADER_SIZE);
+  st_->staging = static_cast<uint8_t*>(alloc_.Alloc(size_t(h_.segment_size) + EPCTX_SEALED_TAG_SIZE, 16));
+  st_->done = static_cast<uint8_t*>(alloc_.Alloc(size_t((h_.segments + 7) / 8), 16));
+  if (!st_->staging || !st_->done)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", what_);
+  memset(st_->done, 0, size_t((h_.segments + 7) / 8));
+#if defined(MBEDTLS_CHACHAPOLY_C)
+  mbedtls_chachapoly_init(&st_->chachapoly);
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM)
+  mbedtls_gcm_init(&st_->gcm);
+#endif
+#if defined(MBEDTLS_HKDF_C)
+  uint8_t data_key[EPCTX_SEALED_KEY_SIZE], asset_key[EPCTX_SEALED_KEY_SIZE];
+  EPCTX_RETURN_IF_ERROR(keys.DataKeyFor(h_.key_id, what_, data_key));
+  // info = "epctx-sealed-1.0" NUL name; names are bounded by the model.
+  const size_t prefix = sizeof EPCTX_SEALED_INFO;  // with its NUL
+  uint8_t* info = static_cast<uint8_t*>(alloc_.Alloc(prefix + name.size, 16));
+  if (!info) {
+    Wipe(data_key, sizeof data_key);
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", what_);
+  }
+  memcpy(info, EPCTX_SEALED_INFO, prefix);
+  if (name.size) memcpy(info + prefix, name.data, name.size);
+  const int rc = mbedtls_hkdf(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256),
+                              st_->header + EPCTX_SEALED_OFF_SALT, EPCTX_SEALED_SALT_SIZE,
+                              data_key, sizeof data_key, info, prefix + name.size, asset_key,
+                              sizeof asset_key);
+  alloc_.Free(info);
+  Wipe(data_key, sizeof data_key);
+  int set = rc;
+#if defined(MBEDTLS_CHACHAPOLY_C)
+  if (!set && h_.alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305)
+    set = mbedtls_chachapoly_setkey(&st_->chachapoly, asset_key);
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM)
+  if (!set && h_.alg == EPCTX_SEALED_ALG_AES_256_GCM)
+    set = mbedtls_gcm_setkey(&st_->gcm, MBEDTLS_CIPHER_ID_AES, asset_key, 256);
+#endif
+  Wipe(asset_key, sizeof asset_key);
+  if (set)
+    return Status::Error(EPCTX_FAIL, "%s: deriving the asset key failed (mbedtls -0x%04x)", what_,
+                         unsigned(-set));
+  return Status::Ok();
+#else
+  (void)name;
+  (void)keys;
+  return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM, "%s: this runtime was built without HKDF",
+                       what_);
+#endif
+}
+
+Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
+  if (!st_ || end <= begin) return Status::Ok();
+  if (end > h_.plaintext_size) end = h_.plaintext_size;
+  const uint64_t seg = h_.segment_size;
+  const uint64_t first = begin / seg;
+  const uint64_t last = h_.plaintext_size == 0 ? 0 : (end - 1) / seg;
+  for (uint64_t i = first; i <= last && i < h_.segments; ++i) {
+    if (st_->done[i / 8] & (1u << (i % 8))) continue;
+    const uint64_t at = i * seg;
+    const uint64_t n = h_.plaintext_size - at < seg ? h_.plaintext_size - at : seg;
+    // Private copy first: the tag is checked on exactly the bytes decrypted.
+    memcpy(st_->staging,
+           file_.data + EPCTX_SEALED_HEADER_SIZE + i * (seg + EPCTX_SEALED_TAG_SIZE),
+           size_t(n) + EPCTX_SEALED_TAG_SIZE);
+    uint8_t nonce[EPCTX_SEALED_NONCE_SIZE] = {0};
+    nonce[7] = uint8_t(i >> 24);
+    nonce[8] = uint8_t(i >> 16);
+    nonce[9] = uint8_t(i >> 8);
+    nonce[10] = uint8_t(i);
+    nonce[11] = i + 1 == h_.segments ? 1 : 0;
+    (void)nonce;  // a build with neither AEAD (Open refused the file)
+    int rc = -1;
+#if defined(MBEDTLS_CHACHAPOLY_C)
+    if (h_.alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305)
+      rc = mbedtls_chachapoly_auth_decrypt(&st_->chachapoly, size_t(n), nonce, st_->header,
+                                           EPCTX_SEALED_HEADER_SIZE, st_->staging + n,
+                                           st_->staging, out + at);
+#endif
+#if defined(EPCTX_SEALED_HAVE_GCM)
+    if (h_.alg == EPCTX_SEALED_ALG_AES_256_GCM)
+      rc = mbedtls_gcm_auth_decrypt(&st_->gcm, size_t(n), nonce, sizeof nonce, st_->header,
+                                    EPCTX_SEALED_HEADER_SIZE, st_->staging + n,
+                                    EPCTX_SEALED_TAG_SIZE, st_->staging, out + at);
+#endif
+    if (rc != 0) {
+      Wipe(out + at, size_t(n));  // mbedtls zeroes it too; nothing unchecked stays
+      return Status::Error(EPCTX_DECRYPTION_FAILED,
+                           "%s: segment %llu of %llu (plaintext bytes %llu..%llu) does not "
+                           "verify: a wrong key for key id '%s', or the file was changed",
+                           what_, static_cast<unsigned long long>(i),
+                           static_cast<unsigned long long>(h_.segments),
+                           static_cast<unsigned long long>(at),
+                           static_cast<unsigned long long>(at + n), h_.key_id);
+    }
+    st_->done[i / 8] |= uint8_t(1u << (i % 8));
+  }
+  return Status::Ok();
+}
+
+}  // namespace trust
+}  // namespace epctx
