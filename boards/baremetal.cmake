@@ -8,7 +8,8 @@
 #   - mbedtls (libmbedcrypto): built here from Debian's source package
 #     (tests/setup-deps.sh --cross unpacks it under /usr/local/src) with the
 #     board's own config, boards/<name>/mbedtls_config.h: only SHA-256, ECDSA
-#     P-256 verification and key parsing, memory through the PAL allocator.
+#     P-256 verification and key parsing, ChaCha20-Poly1305 and HKDF (encrypted
+#     packages), memory through the PAL allocator.
 set(EPCTX_BOARD_DIR ${PROJECT_SOURCE_DIR}/boards/${EPCTX_BOARD})
 if(NOT EXISTS ${EPCTX_BOARD_DIR}/CMakeLists.txt)
   message(FATAL_ERROR "EPCTX_BOARD=${EPCTX_BOARD}: no boards/${EPCTX_BOARD}/CMakeLists.txt")
@@ -56,7 +57,8 @@ add_library(epctx_board_mbedcrypto STATIC
   ${_mbed}/constant_time.c ${_mbed}/ecdsa.c ${_mbed}/ecp.c ${_mbed}/ecp_curves.c
   ${_mbed}/md.c ${_mbed}/oid.c ${_mbed}/pem.c ${_mbed}/pk.c ${_mbed}/pk_wrap.c
   ${_mbed}/pkparse.c ${_mbed}/pkwrite.c ${_mbed}/platform.c ${_mbed}/platform_util.c
-  ${_mbed}/sha256.c)
+  ${_mbed}/sha256.c ${_mbed}/chacha20.c ${_mbed}/poly1305.c ${_mbed}/chachapoly.c
+  ${_mbed}/hkdf.c)
 # The config decides struct layouts: every user of the headers must see it,
 # the runtime's trust code included.
 add_compile_definitions("MBEDTLS_CONFIG_FILE=\"${EPCTX_BOARD_DIR}/mbedtls_config.h\"")

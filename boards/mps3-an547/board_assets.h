@@ -29,6 +29,11 @@ extern const char board_model_path[];               /* the `_ctx.onnx`, a name i
 extern const char board_model_id[];                 /* what it was signed for (--model-id) */
 extern const unsigned char* const board_public_key; /* PEM */
 extern const size_t board_public_key_size;
+/* The board's data key for encrypted packages (0 bytes: none): a stand-in
+ * for a key an OTP fuse or a TrustZone key store holds (README.md). */
+extern const unsigned char* const board_data_key;
+extern const size_t board_data_key_size;
+extern const char board_data_key_id[];
 extern const board_tensor board_inputs[];
 extern const size_t board_num_inputs;
 extern const board_tensor board_expected[]; /* one per graph output, in order */

@@ -38,6 +38,8 @@ def main():
     for a in ("--package", "--model", "--model-id", "--key", "--case", "--out"):
         ap.add_argument(a, required=True)
     ap.add_argument("--tamper")
+    ap.add_argument("--data-key", help="the board's data key (32 bytes) for encrypted packages")
+    ap.add_argument("--data-key-id", default="")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -61,6 +63,12 @@ def main():
 
     key = os.path.abspath(args.key)
     blobs.append(("board_key", key, 16))
+    data_key_size = 0
+    if args.data_key:
+        data_key_size = os.path.getsize(args.data_key)
+        if data_key_size != 32 or not args.data_key_id:
+            sys.exit(f"embed.py: error: --data-key {args.data_key}: expected 32 bytes and --data-key-id")
+        blobs.append(("board_data_key_bytes", os.path.abspath(args.data_key), 16))
 
     manifest = dict(line.split(" ", 1) for line in
                     open(os.path.join(args.case, "manifest.txt")).read().splitlines() if " " in line)
@@ -95,6 +103,12 @@ def main():
         f.write(f"const char board_model_id[] = {c_string(args.model_id)};\n")
         f.write("const unsigned char* const board_public_key = board_key;\n")
         f.write(f"const size_t board_public_key_size = {os.path.getsize(key)}u;\n")
+        if data_key_size:
+            f.write("const unsigned char* const board_data_key = board_data_key_bytes;\n")
+        else:
+            f.write("const unsigned char* const board_data_key = 0;\n")
+        f.write(f"const size_t board_data_key_size = {data_key_size}u;\n")
+        f.write(f"const char board_data_key_id[] = {c_string(args.data_key_id)};\n")
         for kind in ("inputs", "expected"):
             f.write(f"\nconst board_tensor board_{kind}[] = {{\n")
             for tname, dt, shape, sym, nbytes in tensors[kind]:

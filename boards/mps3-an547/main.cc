@@ -79,6 +79,8 @@ int run_image() {
   epctx_status* st = epctx_env_create(nullptr, /*log_level=*/1, &env);
   if (!st) st = epctx_env_register_builtin_drivers(env);
   if (!st) st = epctx_env_add_trusted_key(env, board_public_key, board_public_key_size);
+  if (!st && board_data_key_size)
+    st = epctx_env_add_decryption_key(env, board_data_key_id, board_data_key, board_data_key_size);
   // A RAM stand-in for the OTP counter (pal_baremetal.h): the store name only
   // labels it.
   if (!st) st = epctx_env_set_rollback_store(env, "otp");
@@ -138,9 +140,10 @@ int run_image() {
   char what[400];
   if (ok)
     snprintf(what, sizeof what,
-             "signed package '%s' (model id '%s') verified and ran: %u EPContext node(s) on "
+             "signed %spackage '%s' (model id '%s') verified%s and ran: %u EPContext node(s) on "
              "vnpu, %u CPU node(s), %u output(s) match the reference",
-             board_model_path, board_model_id,
+             board_data_key_size ? "encrypted " : "", board_model_path, board_model_id,
+             board_data_key_size ? ", decrypted" : "",
              static_cast<unsigned>(epctx_session_driver_node_count(session)),
              static_cast<unsigned>(epctx_session_cpu_node_count(session)),
              static_cast<unsigned>(board_num_expected));

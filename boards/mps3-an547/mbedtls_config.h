@@ -36,6 +36,13 @@
 #define MBEDTLS_PEM_PARSE_C
 #define MBEDTLS_BASE64_C
 
+/* Encrypted packages (runtime/schema/sealed_format.h): ChaCha20-Poly1305
+ * and HKDF-SHA256 (AES-256-GCM is left out: table AES is not constant-time
+ * and the board needs only one algorithm). */
+#define MBEDTLS_CHACHA20_C
+#define MBEDTLS_POLY1305_C
+#define MBEDTLS_CHACHAPOLY_C
+#define MBEDTLS_HKDF_C
 #include "mbedtls/check_config.h"
 
 #endif

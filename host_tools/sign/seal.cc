@@ -84,14 +84,14 @@ std::string SealBytes(const std::string& plain, const std::string& data_key,
   if (data_key.size() != EPCTX_SEALED_KEY_SIZE)
     throw ToolError(asset_name, "data key must be 32 bytes");
   if (!trust::ValidKeyId(o.key_id.c_str(), o.key_id.size()))
-    throw ToolError(asset_name, "key id '" + o.key_id +
-                                    "': expected 1..32 characters of [A-Za-z0-9._-]");
+    throw ToolError(asset_name,
+                    "key id '" + o.key_id + "': expected 1..32 characters of [A-Za-z0-9._-]");
   if (o.alg != EPCTX_SEALED_ALG_CHACHA20_POLY1305 && o.alg != EPCTX_SEALED_ALG_AES_256_GCM)
     throw ToolError(asset_name, "unknown encryption algorithm " + std::to_string(o.alg));
   if (o.segment_log2 < EPCTX_SEALED_MIN_SEGMENT_LOG2 ||
       o.segment_log2 > EPCTX_SEALED_MAX_SEGMENT_LOG2)
-    throw ToolError(asset_name, "segment_log2 " + std::to_string(o.segment_log2) +
-                                    ", expected 12..24");
+    throw ToolError(asset_name,
+                    "segment_log2 " + std::to_string(o.segment_log2) + ", expected 12..24");
   const uint64_t seg = uint64_t(1) << o.segment_log2;
   const uint64_t segments = plain.empty() ? 1 : (plain.size() + seg - 1) / seg;
   std::string out(EPCTX_SEALED_HEADER_SIZE, '\0');
@@ -146,16 +146,15 @@ std::string SealBytes(const std::string& plain, const std::string& data_key,
     nonce[9] = uint8_t(i >> 8);
     nonce[10] = uint8_t(i);
     nonce[11] = i + 1 == segments ? 1 : 0;
-    auto* dst = reinterpret_cast<uint8_t*>(&out[EPCTX_SEALED_HEADER_SIZE +
-                                                size_t(i * (seg + EPCTX_SEALED_TAG_SIZE))]);
+    auto* dst = reinterpret_cast<uint8_t*>(
+        &out[EPCTX_SEALED_HEADER_SIZE + size_t(i * (seg + EPCTX_SEALED_TAG_SIZE))]);
     const auto* src = reinterpret_cast<const uint8_t*>(plain.data()) + at;
-    const int rc =
-        o.alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305
-            ? mbedtls_chachapoly_encrypt_and_tag(&cp, size_t(n), nonce, aad, header.size(), src,
-                                                 dst, dst + n)
-            : mbedtls_gcm_crypt_and_tag(&gcm, MBEDTLS_GCM_ENCRYPT, size_t(n), nonce, sizeof nonce,
-                                        aad, header.size(), src, dst, EPCTX_SEALED_TAG_SIZE,
-                                        dst + n);
+    const int rc = o.alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305
+                       ? mbedtls_chachapoly_encrypt_and_tag(&cp, size_t(n), nonce, aad,
+                                                            header.size(), src, dst, dst + n)
+                       : mbedtls_gcm_crypt_and_tag(&gcm, MBEDTLS_GCM_ENCRYPT, size_t(n), nonce,
+                                                   sizeof nonce, aad, header.size(), src, dst,
+                                                   EPCTX_SEALED_TAG_SIZE, dst + n);
     if (rc) throw ToolError(asset_name, "encryption failed at segment " + std::to_string(i));
   }
   return out;

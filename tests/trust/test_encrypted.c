@@ -22,9 +22,7 @@
 static const char *g_compile, *g_sign, *g_run, *g_models, *g_work;
 static char g_key[600], g_key2[600], g_src[600], g_src2[600], g_in[600];
 
-static void path(char* out, const char* a, const char* b) {
-  snprintf(out, 600, "%s/%s", a, b);
-}
+static void path(char* out, const char* a, const char* b) { snprintf(out, 600, "%s/%s", a, b); }
 
 static tu_proc run(const char* const* argv) {
   tu_proc p;
@@ -245,14 +243,15 @@ static void sign_tool_encrypts_and_cli_errors(void** state) {
   char dst[600];
   path(dst, g_work, "bad/m_ctx.onnx");
   const char* no_id[] = {g_compile, g_src, "-o", dst, "--encrypt-key", g_key, NULL};
-  const char* short_k[] = {g_compile, g_src,     "-o",     dst, "--encrypt-key",
+  const char* short_k[] = {g_compile, g_src,      "-o", dst, "--encrypt-key",
                            short_key, "--key-id", "v1", NULL};
-  const char* embedded[] = {g_compile, g_src, "-o",     dst,  "--encrypt-key", g_key,
-                            "--key-id", "v1", "--embed-mode", "1", NULL};
-  const char* alg[] = {g_compile, g_src, "-o",     dst,  "--encrypt-key", g_key,
-                       "--key-id", "v1", "--encrypt-alg", "rot13", NULL};
-  const char* bad_id[] = {g_compile, g_src,     "-o",        dst,
-                          "--encrypt-key", g_key, "--key-id", "no spaces", NULL};
+  const char* embedded[] = {g_compile,       g_src, "-o",       dst,
+                            "--encrypt-key", g_key, "--key-id", "v1",
+                            "--embed-mode",  "1",   NULL};
+  const char* alg[] = {g_compile, g_src,           "-o",    dst, "--encrypt-key", g_key, "--key-id",
+                       "v1",      "--encrypt-alg", "rot13", NULL};
+  const char* bad_id[] = {g_compile, g_src,      "-o",        dst, "--encrypt-key",
+                          g_key,     "--key-id", "no spaces", NULL};
   const struct {
     const char* const* argv;
     int exit_code;

@@ -50,8 +50,9 @@ std::string Plain(size_t n) {
   return p;
 }
 
-std::string Seal(const std::string& plain, int alg, int log2 = 12, const std::string& name = "m.bin",
-                 const std::string& id = "k1", uint8_t seed = 1) {
+std::string Seal(const std::string& plain, int alg, int log2 = 12,
+                 const std::string& name = "m.bin", const std::string& id = "k1",
+                 uint8_t seed = 1) {
   host::SealOptions o;
   o.key_id = id;
   o.alg = alg;
@@ -87,8 +88,8 @@ int Open(const std::string& file, const trust::Keyring& ring, std::vector<uint8_
 void round_trips_at_segment_boundaries(void**) {
   Ring r;
   for (int alg : kAlgs)
-    for (size_t n : {size_t(0), size_t(1), size_t(4095), size_t(4096), size_t(4097),
-                     size_t(3 * 4096 + 17)}) {
+    for (size_t n :
+         {size_t(0), size_t(1), size_t(4095), size_t(4096), size_t(4097), size_t(3 * 4096 + 17)}) {
       const std::string plain = Plain(n), file = Seal(plain, alg);
       const size_t segs = n == 0 ? 1 : (n + 4095) / 4096;
       assert_int_equal(file.size(), EPCTX_SEALED_HEADER_SIZE + n + 16 * segs);

@@ -68,7 +68,8 @@ Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
                          "with \"" EPCTX_SEALED_MAGIC "\"",
                          what, file.size, EPCTX_SEALED_HEADER_SIZE);
   const uint8_t* p = file.data;
-  const uint64_t major = Le(p + EPCTX_SEALED_OFF_MAJOR, 2), minor = Le(p + EPCTX_SEALED_OFF_MINOR, 2);
+  const uint64_t major = Le(p + EPCTX_SEALED_OFF_MAJOR, 2),
+                 minor = Le(p + EPCTX_SEALED_OFF_MINOR, 2);
   if (major != EPCTX_SEALED_FORMAT_MAJOR || minor > EPCTX_SEALED_FORMAT_MINOR)
     return Status::Error(EPCTX_INVALID_CONTAINER,
                          "%s: encrypted asset format %u.%u, this runtime reads %d.0 to %d.%d", what,
@@ -168,7 +169,8 @@ Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const ch
   memset(mem, 0, sizeof(State));
   st_ = static_cast<State*>(mem);
   memcpy(st_->header, file.data, EPCTX_SEALED_HEADER_SIZE);
-  st_->staging = static_cast<uint8_t*>(alloc_.Alloc(size_t(h_.segment_size) + EPCTX_SEALED_TAG_SIZE, 16));
+  st_->staging =
+      static_cast<uint8_t*>(alloc_.Alloc(size_t(h_.segment_size) + EPCTX_SEALED_TAG_SIZE, 16));
   st_->done = static_cast<uint8_t*>(alloc_.Alloc(size_t((h_.segments + 7) / 8), 16));
   if (!st_->staging || !st_->done)
     return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", what_);
@@ -191,10 +193,10 @@ Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const ch
   }
   memcpy(info, EPCTX_SEALED_INFO, prefix);
   if (name.size) memcpy(info + prefix, name.data, name.size);
-  const int rc = mbedtls_hkdf(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256),
-                              st_->header + EPCTX_SEALED_OFF_SALT, EPCTX_SEALED_SALT_SIZE,
-                              data_key, sizeof data_key, info, prefix + name.size, asset_key,
-                              sizeof asset_key);
+  const int rc =
+      mbedtls_hkdf(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256),
+                   st_->header + EPCTX_SEALED_OFF_SALT, EPCTX_SEALED_SALT_SIZE, data_key,
+                   sizeof data_key, info, prefix + name.size, asset_key, sizeof asset_key);
   alloc_.Free(info);
   Wipe(data_key, sizeof data_key);
   int set = rc;
@@ -230,8 +232,7 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
     const uint64_t at = i * seg;
     const uint64_t n = h_.plaintext_size - at < seg ? h_.plaintext_size - at : seg;
     // Private copy first: the tag is checked on exactly the bytes decrypted.
-    memcpy(st_->staging,
-           file_.data + EPCTX_SEALED_HEADER_SIZE + i * (seg + EPCTX_SEALED_TAG_SIZE),
+    memcpy(st_->staging, file_.data + EPCTX_SEALED_HEADER_SIZE + i * (seg + EPCTX_SEALED_TAG_SIZE),
            size_t(n) + EPCTX_SEALED_TAG_SIZE);
     uint8_t nonce[EPCTX_SEALED_NONCE_SIZE] = {0};
     nonce[7] = uint8_t(i >> 24);
@@ -244,8 +245,8 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
 #if defined(MBEDTLS_CHACHAPOLY_C)
     if (h_.alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305)
       rc = mbedtls_chachapoly_auth_decrypt(&st_->chachapoly, size_t(n), nonce, st_->header,
-                                           EPCTX_SEALED_HEADER_SIZE, st_->staging + n,
-                                           st_->staging, out + at);
+                                           EPCTX_SEALED_HEADER_SIZE, st_->staging + n, st_->staging,
+                                           out + at);
 #endif
 #if defined(EPCTX_SEALED_HAVE_GCM)
     if (h_.alg == EPCTX_SEALED_ALG_AES_256_GCM)
@@ -255,13 +256,12 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
 #endif
     if (rc != 0) {
       Wipe(out + at, size_t(n));  // mbedtls zeroes it too; nothing unchecked stays
-      return Status::Error(EPCTX_DECRYPTION_FAILED,
-                           "%s: segment %llu of %llu (plaintext bytes %llu..%llu) does not "
-                           "verify: a wrong key for key id '%s', or the file was changed",
-                           what_, static_cast<unsigned long long>(i),
-                           static_cast<unsigned long long>(h_.segments),
-                           static_cast<unsigned long long>(at),
-                           static_cast<unsigned long long>(at + n), h_.key_id);
+      return Status::Error(
+          EPCTX_DECRYPTION_FAILED,
+          "%s: segment %llu of %llu (plaintext bytes %llu..%llu) does not "
+          "verify: a wrong key for key id '%s', or the file was changed",
+          what_, static_cast<unsigned long long>(i), static_cast<unsigned long long>(h_.segments),
+          static_cast<unsigned long long>(at), static_cast<unsigned long long>(at + n), h_.key_id);
     }
     st_->done[i / 8] |= uint8_t(1u << (i % 8));
   }
