@@ -140,12 +140,8 @@ std::string SealBytes(const std::string& plain, const std::string& data_key,
   for (uint64_t i = 0; i < segments; ++i) {
     const uint64_t at = i * seg;
     const uint64_t n = plain.size() - at < seg ? plain.size() - at : seg;
-    uint8_t nonce[EPCTX_SEALED_NONCE_SIZE] = {0};
-    nonce[7] = uint8_t(i >> 24);
-    nonce[8] = uint8_t(i >> 16);
-    nonce[9] = uint8_t(i >> 8);
-    nonce[10] = uint8_t(i);
-    nonce[11] = i + 1 == segments ? 1 : 0;
+    uint8_t nonce[EPCTX_SEALED_NONCE_SIZE];
+    epctx_sealed_nonce(i, segments, nonce);
     auto* dst = reinterpret_cast<uint8_t*>(
         &out[EPCTX_SEALED_HEADER_SIZE + size_t(i * (seg + EPCTX_SEALED_TAG_SIZE))]);
     const auto* src = reinterpret_cast<const uint8_t*>(plain.data()) + at;

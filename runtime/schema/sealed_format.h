@@ -70,6 +70,17 @@
 #define EPCTX_SEALED_DEFAULT_SEGMENT_LOG2 16
 #define EPCTX_SEALED_INFO "epctx-sealed-1.0"
 
+/* The nonce of segment i of `segments` (writer and reader share it). */
+static inline void epctx_sealed_nonce(unsigned long long i, unsigned long long segments,
+                                      unsigned char nonce[EPCTX_SEALED_NONCE_SIZE]) {
+  for (int k = 0; k < 7; ++k) nonce[k] = 0;
+  nonce[7] = (unsigned char)(i >> 24);
+  nonce[8] = (unsigned char)(i >> 16);
+  nonce[9] = (unsigned char)(i >> 8);
+  nonce[10] = (unsigned char)i;
+  nonce[11] = i + 1 == segments ? 1 : 0;
+}
+
 #define EPCTX_SEALED_ALG_CHACHA20_POLY1305 1
 #define EPCTX_SEALED_ALG_AES_256_GCM 2
 

@@ -35,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   free(out);
   if (st.ok()) return 0;
   const int c = st.code();
-  if ((c != EPCTX_INVALID_CONTAINER && c != EPCTX_UNSUPPORTED_ALGORITHM &&
-       c != EPCTX_KEY_MISSING && c != EPCTX_DECRYPTION_FAILED) ||
+  if ((c != EPCTX_INVALID_CONTAINER && c != EPCTX_UNSUPPORTED_ALGORITHM && c != EPCTX_KEY_MISSING &&
+       c != EPCTX_DECRYPTION_FAILED) ||
       st.message()[0] == '\0')
     abort();
   return 0;

@@ -184,12 +184,11 @@ int main(int argc, char** argv) {
              enc_c[a].live - plain_c.live, bin_bytes);
     }
   }
-  printf(
-      "{\"mib\": %zu, \"memcpy_mib_s\": %.0f, \"chacha20_poly1305_mib_s\": %.0f, "
-      "\"aes_256_gcm_mib_s\": %.0f, \"package\": \"%s\", \"context_bytes\": %lld, "
-      "\"create_plain_ms\": %.2f, \"create_chacha_ms\": %.2f, \"create_gcm_ms\": %.2f, "
-      "\"live_plain\": %lld, \"live_chacha\": %lld}\n",
-      mb, mib / memcpy_ms * 1e3, mib / dec_ms[0] * 1e3, mib / dec_ms[1] * 1e3, package.c_str(),
-      bin_bytes, plain_c.ms, enc_c[0].ms, enc_c[1].ms, plain_c.live, enc_c[0].live);
+  printf("{\"mib\": %zu, \"memcpy_mib_s\": %.0f, \"chacha20_poly1305_mib_s\": %.0f, "
+         "\"aes_256_gcm_mib_s\": %.0f, \"package\": \"%s\", \"context_bytes\": %lld, "
+         "\"create_plain_ms\": %.2f, \"create_chacha_ms\": %.2f, \"create_gcm_ms\": %.2f, "
+         "\"live_plain\": %lld, \"live_chacha\": %lld}\n",
+         mb, mib / memcpy_ms * 1e3, mib / dec_ms[0] * 1e3, mib / dec_ms[1] * 1e3, package.c_str(),
+         bin_bytes, plain_c.ms, enc_c[0].ms, enc_c[1].ms, plain_c.live, enc_c[0].live);
   return 0;
 }

@@ -234,12 +234,8 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
     // Private copy first: the tag is checked on exactly the bytes decrypted.
     memcpy(st_->staging, file_.data + EPCTX_SEALED_HEADER_SIZE + i * (seg + EPCTX_SEALED_TAG_SIZE),
            size_t(n) + EPCTX_SEALED_TAG_SIZE);
-    uint8_t nonce[EPCTX_SEALED_NONCE_SIZE] = {0};
-    nonce[7] = uint8_t(i >> 24);
-    nonce[8] = uint8_t(i >> 16);
-    nonce[9] = uint8_t(i >> 8);
-    nonce[10] = uint8_t(i);
-    nonce[11] = i + 1 == h_.segments ? 1 : 0;
+    uint8_t nonce[EPCTX_SEALED_NONCE_SIZE];
+    epctx_sealed_nonce(i, h_.segments, nonce);
     (void)nonce;  // a build with neither AEAD (Open refused the file)
     int rc = -1;
 #if defined(MBEDTLS_CHACHAPOLY_C)
