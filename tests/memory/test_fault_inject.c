@@ -26,14 +26,16 @@
 #include <epctx/vnpu.h>
 
 static const char* g_dir;
-static const char* g_signed_dir; /* optional: a signed copy, public.pem, counters/ */
+static const char* g_signed_dir;    /* optional: a signed copy, public.pem, counters/ */
+static const char* g_encrypted_dir; /* optional: the same encrypted, data.key (id "small") */
 
-/* Trusts the signed package's key and keeps counters in its store (fresh
- * each time, so every load reads and writes one); policy required. */
-static epctx_status* configure_signed(epctx_env* env, epctx_session_options** o) {
+/* Trusts the signed package's key in `dir` and keeps counters in its store
+ * (fresh each time, so every load reads and writes one); policy required.
+ * An encrypted package's data key (dir/data.key) is added too. */
+static epctx_status* configure_signed(const char* dir, epctx_env* env, epctx_session_options** o) {
   char key_path[4096], store[4096], key[4096];
-  snprintf(key_path, sizeof key_path, "%s/public.pem", g_signed_dir);
-  snprintf(store, sizeof store, "%s/counters", g_signed_dir);
+  snprintf(key_path, sizeof key_path, "%s/public.pem", dir);
+  snprintf(store, sizeof store, "%s/counters", dir);
   DIR* d = opendir(store);
   assert_non_null(d);
   for (struct dirent* e; (e = readdir(d)) != NULL;) {
@@ -48,6 +50,14 @@ static epctx_status* configure_signed(epctx_env* env, epctx_session_options** o)
   size_t n = fread(key, 1, sizeof key, f);
   fclose(f);
   epctx_status* st = epctx_env_add_trusted_key(env, key, n);
+  if (dir == g_encrypted_dir && !st) {
+    snprintf(key_path, sizeof key_path, "%s/data.key", dir);
+    f = fopen(key_path, "rb");
+    assert_non_null(f);
+    n = fread(key, 1, sizeof key, f);
+    fclose(f);
+    st = epctx_env_add_decryption_key(env, "small", key, n);
+  }
   if (!st) st = epctx_env_set_rollback_store(env, store);
   if (!st) st = epctx_session_options_create(o);
   if (!st) st = epctx_session_options_set(*o, "epctx.signature_policy", "required");
@@ -197,10 +207,12 @@ static life_result life(const char* model, fault_alloc* fa, int use_wrapper) {
   }
   char path[4096];
   epctx_session_options* o = NULL;
-  const int is_signed = strcmp(model, "signed") == 0;
+  const int is_encrypted = strcmp(model, "encrypted") == 0;
+  const int is_signed = is_encrypted || strcmp(model, "signed") == 0;
   if (is_signed) {
-    snprintf(path, sizeof path, "%s/model_ctx.onnx", g_signed_dir);
-    st = configure_signed(env, &o);
+    const char* dir = is_encrypted ? g_encrypted_dir : g_signed_dir;
+    snprintf(path, sizeof path, "%s/model_ctx.onnx", dir);
+    st = configure_signed(dir, env, &o);
     if (st) {
       expect_clean(st);
       epctx_status_release(st);
@@ -349,6 +361,13 @@ static void signed_package_survives_each_failed_allocation(void** state) {
   every_allocation_fails_in_turn("signed");
 }
 
+/* Encrypted, then signed: the data key, the sealed header, the asset key,
+ * the plaintext buffer and the decryption state, every allocation too. */
+static void encrypted_package_survives_each_failed_allocation(void** state) {
+  (void)state;
+  every_allocation_fails_in_turn("encrypted");
+}
+
 static void epcontext_package_survives_each_failed_driver_call(void** state) {
   (void)state;
   init_wrapper();
@@ -378,18 +397,24 @@ static void epcontext_package_survives_each_failed_driver_call(void** state) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s <package folder> [<signed package folder>]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s <package folder> [<signed package folder> [<encrypted package folder>]]\n",
+            argv[0]);
     return 2;
   }
   g_dir = argv[1];
   g_signed_dir = argc > 2 ? argv[2] : NULL;
+  g_encrypted_dir = argc > 3 ? argv[3] : NULL;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_model_survives_each_failed_allocation),
       cmocka_unit_test(epcontext_package_survives_each_failed_allocation),
       cmocka_unit_test(epcontext_package_survives_each_failed_driver_call),
       cmocka_unit_test(shared_group_survives_each_failed_allocation),
       cmocka_unit_test(signed_package_survives_each_failed_allocation),
+      cmocka_unit_test(encrypted_package_survives_each_failed_allocation),
   };
-  /* Without a signed folder (no epctx-sign in this build) the last is left out. */
-  return _cmocka_run_group_tests("test_fault_inject", tests, g_signed_dir ? 5 : 4, NULL, NULL);
+  /* Without a signed folder (no epctx-sign in this build) the last two are
+   * left out, without an encrypted one the last. */
+  const size_t n = g_encrypted_dir ? 6 : g_signed_dir ? 5 : 4;
+  return _cmocka_run_group_tests("test_fault_inject", tests, n, NULL, NULL);
 }
