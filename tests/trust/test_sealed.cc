@@ -243,7 +243,7 @@ void data_keys_are_checked_when_added(void**) {
   assert_true(ring.AddDataKey("k", k.data(), 32).ok());  // the same again
   assert_int_equal(ring.AddDataKey("k", k2.data(), 32).code(), EPCTX_INVALID_ARGUMENT);
   for (int i = 1; i < trust::Keyring::kMaxDataKeys; ++i) {
-    char id[8];
+    char id[16];
     snprintf(id, sizeof id, "r%d", i);
     assert_true(ring.AddDataKey(id, k.data(), 32).ok());
   }
