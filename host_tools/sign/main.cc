@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
       if (args.size() != 1 || data_key.empty() || seal.key_id.empty())
         throw UsageError("encrypt needs --data-key, --key-id and one model");
       const std::string k = ReadDataKey(data_key);
-      SealBytes("", k, "check", seal);  // the key id and options, before any file
+      CheckSealOptions(seal);  // before any file is written
       const std::vector<std::string> done = EncryptPackage(args[0], k, seal);
       if (json) PrintJson("encrypt", args[0], nullptr);
       else

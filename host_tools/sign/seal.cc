@@ -23,6 +23,7 @@
 #include "epctx_host/sign.h"
 #include "sign_internal.h"
 #include "trust/keyring.h"
+#include "trust/sealed.h"
 
 namespace epctx {
 namespace host {
@@ -74,24 +75,25 @@ void GenerateDataKey(const std::string& path) {
   }
 }
 
-bool IsSealed(const std::string& bytes) {
-  return bytes.size() >= EPCTX_SEALED_MAGIC_SIZE &&
-         memcmp(bytes.data(), EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
+void CheckSealOptions(const SealOptions& o) {
+  if (!trust::ValidKeyId(o.key_id.c_str(), o.key_id.size()))
+    throw ToolError("", "key id '" + o.key_id + "': expected 1..32 characters of [A-Za-z0-9._-]");
+  if (o.alg != EPCTX_SEALED_ALG_CHACHA20_POLY1305 && o.alg != EPCTX_SEALED_ALG_AES_256_GCM)
+    throw ToolError("", "unknown encryption algorithm " + std::to_string(o.alg));
+  if (o.segment_log2 < EPCTX_SEALED_MIN_SEGMENT_LOG2 ||
+      o.segment_log2 > EPCTX_SEALED_MAX_SEGMENT_LOG2)
+    throw ToolError("", "segment_log2 " + std::to_string(o.segment_log2) + ", expected 12..24");
 }
 
 std::string SealBytes(const std::string& plain, const std::string& data_key,
                       const std::string& asset_name, const SealOptions& o) {
   if (data_key.size() != EPCTX_SEALED_KEY_SIZE)
     throw ToolError(asset_name, "data key must be 32 bytes");
-  if (!trust::ValidKeyId(o.key_id.c_str(), o.key_id.size()))
-    throw ToolError(asset_name,
-                    "key id '" + o.key_id + "': expected 1..32 characters of [A-Za-z0-9._-]");
-  if (o.alg != EPCTX_SEALED_ALG_CHACHA20_POLY1305 && o.alg != EPCTX_SEALED_ALG_AES_256_GCM)
-    throw ToolError(asset_name, "unknown encryption algorithm " + std::to_string(o.alg));
-  if (o.segment_log2 < EPCTX_SEALED_MIN_SEGMENT_LOG2 ||
-      o.segment_log2 > EPCTX_SEALED_MAX_SEGMENT_LOG2)
-    throw ToolError(asset_name,
-                    "segment_log2 " + std::to_string(o.segment_log2) + ", expected 12..24");
+  try {
+    CheckSealOptions(o);
+  } catch (const ToolError& e) {
+    throw ToolError(asset_name, e.what());
+  }
   const uint64_t seg = uint64_t(1) << o.segment_log2;
   const uint64_t segments = plain.empty() ? 1 : (plain.size() + seg - 1) / seg;
   std::string out(EPCTX_SEALED_HEADER_SIZE, '\0');
@@ -173,7 +175,8 @@ std::vector<std::string> EncryptPackage(const std::string& ctx_model_path,
   for (const PackageFile& f : ListPackageFiles(model, ctx_model_path)) {
     if (f.role != EPCTX_MF_ROLE_CONTEXT) continue;
     std::string bytes = ReadFileBytes(f.path);
-    if (IsSealed(bytes)) continue;
+    if (trust::LooksSealed(Bytes{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}))
+      continue;
     const std::string out = SealBytes(bytes, data_key, f.name, options);
     mbedtls_platform_zeroize(&bytes[0], bytes.size());
     WriteFileAtomic(f.path, out.data(), out.size());

@@ -230,11 +230,10 @@ int main(int argc, char** argv) {
     // Before compiling: a bad key must not leave unencrypted outputs.
     try {
       data_key = ReadDataKey(encrypt_key);
-      SealBytes("", data_key, "check", seal);  // the key id and options
+      CheckSealOptions(seal);
     } catch (const ToolError& e) {
-      std::cerr << "epctx-compile: error: encryption: "
-                << (e.file().empty() || e.file() == "check" ? "" : e.file() + ": ") << e.what()
-                << "\n";
+      std::cerr << "epctx-compile: error: encryption: " << (e.file().empty() ? "" : e.file() + ": ")
+                << e.what() << "\n";
       return 1;
     }
   }

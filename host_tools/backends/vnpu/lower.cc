@@ -89,7 +89,8 @@ IrGraph Lowerer::Run() {
       throw CompileError("vnpu: partition '" + p_.name + "' output '" + o +
                          "' is not produced by any of its nodes");
   }
-  FuseClampLuts();  // renumbers the tensors: by_name_ is stale from here
+  FuseClampLuts();
+  PruneTensors(g_);  // renumbers the tensors: by_name_ is stale from here
   return std::move(g_);
 }
 

@@ -306,7 +306,6 @@ void Lowerer::FuseClampLuts() {
     ++kept;
   }
   g_.ops.resize(kept);
-  PruneTensors(g_);
 }
 
 int Lowerer::Lut(int x, int table, const std::string& value, bool output) {

@@ -35,8 +35,9 @@ void GenerateDataKey(const std::string& path);
 std::string SealBytes(const std::string& plain, const std::string& data_key,
                       const std::string& asset_name, const SealOptions& options);
 
-// Whether the bytes start like a sealed asset.
-bool IsSealed(const std::string& bytes);
+// Throws ToolError (no file) for a malformed key id, an unknown algorithm
+// or a segment size out of range: what a CLI checks before writing files.
+void CheckSealOptions(const SealOptions& options);
 
 // Encrypts, in place (atomically replaced), every context binary the
 // package of ctx_model_path references (EPContext ep_cache_context with

@@ -402,20 +402,19 @@ Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Are
     return Status::Ok();
   }
   if (size >= EPCTX_CONTAINER_HEADER_SIZE) {
-    uint64_t off = 0, len = 0;
-    for (int b = 7; b >= 0; --b) {
-      off = off << 8 | plain[EPCTX_CONTAINER_OFF_METADATA_OFFSET + b];
-      len = len << 8 | plain[EPCTX_CONTAINER_OFF_METADATA_SIZE + b];
-    }
+    const uint64_t off = load_le64(plain + EPCTX_CONTAINER_OFF_METADATA_OFFSET);
+    const uint64_t len = load_le64(plain + EPCTX_CONTAINER_OFF_METADATA_SIZE);
     const uint64_t end = off > size || len > size - off ? size : off + len;
     EPCTX_RETURN_IF_ERROR(sa.Decrypt(off < size ? off : size, end, plain));
   }
-  ContainerView c;
+  // Parsed once, here: LoadContextBytes takes out->container as it is.
+  ContainerView& c = out->container;
   char label[200];
   format(label, sizeof label, "%s: EPContext node '%.*s' context", m_.label(), node.name.len(),
          node.name.data);
   Status st = ParseContainer(view, label, arena, &c);
   if (!st.ok()) return load_failure(st);
+  out->is_container = true;
   auto decrypt = [&](Bytes b) {
     const uint64_t at = static_cast<uint64_t>(b.data - plain);
     return sa.Decrypt(at, at + b.size, plain);
@@ -487,8 +486,11 @@ Status ContextBinder::LoadContextBytes(const onnx::EpContextNode& ep, const Driv
     char label[200];
     format(label, sizeof label, "%s: EPContext node '%.*s' context", m_.label(), node.name.len(),
            node.name.data);
-    Status st = ParseContainer(blob, label, arena, &out->container);
-    if (!st.ok()) return load_failure(st);
+    // An encrypted container was parsed when its metadata was decrypted.
+    if (!out->is_container) {
+      Status st = ParseContainer(blob, label, arena, &out->container);
+      if (!st.ok()) return load_failure(st);
+    }
     StrView csrc{out->container.source, cstr_len(out->container.source)};
     if (!drv->Accepts(csrc))
       return load_failure(Status::Error(

@@ -30,12 +30,6 @@ namespace epctx {
 namespace trust {
 namespace {
 
-uint64_t Le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = v << 8 | p[i];
-  return v;
-}
-
 bool AlgBuilt(uint8_t alg) {
 #if defined(MBEDTLS_CHACHAPOLY_C) && defined(MBEDTLS_HKDF_C)
   if (alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305) return true;
@@ -55,11 +49,6 @@ const char* AlgName(uint8_t alg) {
 
 }  // namespace
 
-bool LooksSealed(Bytes file) {
-  return file.size >= EPCTX_SEALED_MAGIC_SIZE &&
-         memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
-}
-
 Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
   *h = SealedHeader{};
   if (file.size < EPCTX_SEALED_HEADER_SIZE || !LooksSealed(file))
@@ -68,20 +57,20 @@ Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
                          "with \"" EPCTX_SEALED_MAGIC "\"",
                          what, file.size, EPCTX_SEALED_HEADER_SIZE);
   const uint8_t* p = file.data;
-  const uint64_t major = Le(p + EPCTX_SEALED_OFF_MAJOR, 2),
-                 minor = Le(p + EPCTX_SEALED_OFF_MINOR, 2);
+  const uint64_t major = load_le16(p + EPCTX_SEALED_OFF_MAJOR),
+                 minor = load_le16(p + EPCTX_SEALED_OFF_MINOR);
   if (major != EPCTX_SEALED_FORMAT_MAJOR || minor > EPCTX_SEALED_FORMAT_MINOR)
     return Status::Error(EPCTX_INVALID_CONTAINER,
                          "%s: encrypted asset format %u.%u, this runtime reads %d.0 to %d.%d", what,
                          unsigned(major), unsigned(minor), EPCTX_SEALED_FORMAT_MAJOR,
                          EPCTX_SEALED_FORMAT_MAJOR, EPCTX_SEALED_FORMAT_MINOR);
-  const uint64_t hsize = Le(p + EPCTX_SEALED_OFF_HEADER_SIZE, 4);
+  const uint64_t hsize = load_le32(p + EPCTX_SEALED_OFF_HEADER_SIZE);
   if (hsize != EPCTX_SEALED_HEADER_SIZE)
     return Status::Error(EPCTX_INVALID_CONTAINER,
                          "%s: encrypted asset header_size %llu, expected %d", what,
                          static_cast<unsigned long long>(hsize), EPCTX_SEALED_HEADER_SIZE);
-  const uint64_t reserved = Le(p + EPCTX_SEALED_OFF_RESERVED, 2),
-                 flags = Le(p + EPCTX_SEALED_OFF_FLAGS, 4);
+  const uint64_t reserved = load_le16(p + EPCTX_SEALED_OFF_RESERVED),
+                 flags = load_le32(p + EPCTX_SEALED_OFF_FLAGS);
   if (reserved || flags)
     return Status::Error(EPCTX_INVALID_CONTAINER,
                          "%s: encrypted asset reserved %llu and flags %llu, expected 0 and 0", what,
@@ -102,7 +91,7 @@ Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
                          "%s: encrypted asset key_id is not 1..32 characters of [A-Za-z0-9._-] "
                          "padded with NUL",
                          what);
-  const uint64_t plain = Le(p + EPCTX_SEALED_OFF_PLAINTEXT_SIZE, 8);
+  const uint64_t plain = load_le64(p + EPCTX_SEALED_OFF_PLAINTEXT_SIZE);
   const uint64_t seg = uint64_t(1) << log2;
   // Overflow-safe: plain <= file size bounds everything below.
   if (plain > file.size)

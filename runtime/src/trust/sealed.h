@@ -10,6 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+
+#include <sealed_format.h>
 
 #include "core/memory.h"
 #include "core/status.h"
@@ -20,7 +23,10 @@ namespace epctx {
 namespace trust {
 
 // Whether the file starts like a sealed asset (its magic).
-bool LooksSealed(Bytes file);
+inline bool LooksSealed(Bytes file) {
+  return file.size >= EPCTX_SEALED_MAGIC_SIZE &&
+         memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
+}
 
 struct SealedHeader {
   uint8_t alg = 0;

@@ -4,10 +4,6 @@
 // it rather than loading it unchecked.
 #include <manifest_format.h>
 
-#include <cstring>
-
-#include <sealed_format.h>
-
 #include "trust/keyring.h"
 #include "trust/sealed.h"
 #include "trust/verifier.h"
@@ -58,10 +54,6 @@ Status PackageVerifier::VerifyFileExcept(uint8_t, StrView, Bytes, const Bytes*, 
 }
 Status PackageVerifier::Commit() const { return Status::Ok(); }
 
-bool LooksSealed(Bytes file) {
-  return file.size >= EPCTX_SEALED_MAGIC_SIZE &&
-         memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
-}
 Status ParseSealedHeader(Bytes, const char* what, SealedHeader* h) {
   *h = SealedHeader{};
   return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM,
