@@ -2,7 +2,8 @@
 // Graphs a session does not bind are never read (issue 5) and, in a signed
 // package, never hashed (issue 6): a context binary holding two graphs (the
 // two partitions of lazy_models.py's chain model) is loaded by models that
-// each bind one of them.
+// each bind one of them, plain, signed, encrypted, and encrypted then
+// signed.
 //
 // argv: epctx-compile epctx-sign PYTHON lazy_models.py WORK_DIR
 //
@@ -279,6 +280,41 @@ void encrypted_unbound_graph_is_never_decrypted(void**) {
   }
 }
 
+// (e) Encrypted, then signed (4 KiB segments and chunks): a session hashes
+// only the ciphertext it decrypts. Garbage in every chunk wholly inside the
+// other graph's segments loads under "required" with the clean result; the
+// model binding both graphs is HASH_MISMATCH naming a chunk.
+void encrypted_signed_package_hashes_bound_graphs_only(void**) {
+  constexpr size_t kSeg = 4096, kStride = kSeg + 16, kHeader = 96;
+  for (int k = 0; k < 2; ++k) {
+    std::string dir = Stage(k ? "e1" : "e0");
+    std::string one = Path(dir, "one" + std::to_string(k) + ".onnx");
+    Result clean = Expect(EPCTX_OK, one, "off", nullptr);
+    Run({g.sign, "encrypt", "--data-key", g.data_key.c_str(), "--key-id", "lazy", "--segment-log2",
+         "12", one.c_str()});
+    Sign(one);
+    Sign(Path(dir, "m_ctx.onnx"));
+    Expect(EPCTX_OK, Path(dir, "m_ctx.onnx"), "required", nullptr);
+    const Graph& other = g.graphs[1 - g.graph_of[k]];
+    const size_t first = (other.off + kSeg - 1) / kSeg, end = (other.off + other.size) / kSeg;
+    const size_t c0 = (kHeader + first * kStride + kChunk - 1) / kChunk,
+                 c1 = (kHeader + end * kStride) / kChunk;
+    assert_true(c1 >= c0 + 1);
+    std::string bin = Path(dir, g.bin_name);
+    size_t n = 0;
+    unsigned char* d = tu_read_file(bin.c_str(), &n);
+    assert_non_null(d);
+    for (size_t b = c0 * kChunk; b < c1 * kChunk; ++b) d[b] ^= 0xff;
+    assert_int_equal(tu_write_file(bin.c_str(), d, n), 0);
+    free(d);
+    Result r = Expect(EPCTX_OK, one, "required", nullptr);
+    assert_true(r.y == clean.y);
+    char needle[64];
+    snprintf(needle, sizeof needle, "chunk %zu of", c0);
+    Expect(EPCTX_HASH_MISMATCH, Path(dir, "m_ctx.onnx"), "required", needle);
+  }
+}
+
 // (b) Signed with 4 KiB chunks, then tampered. A chunk wholly inside the
 // unbound payload is never hashed, so a flip there loads under "required";
 // a flip in the unbound payload's last chunk is HASH_MISMATCH when that
@@ -403,6 +439,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(signed_package_verifies_bound_graphs_only),
       cmocka_unit_test(group_session_verifies_its_own_graphs),
       cmocka_unit_test(encrypted_unbound_graph_is_never_decrypted),
+      cmocka_unit_test(encrypted_signed_package_hashes_bound_graphs_only),
   };
   return cmocka_run_group_tests(tests, Setup, nullptr);
 }

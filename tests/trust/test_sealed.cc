@@ -5,12 +5,14 @@
 // every header field changed, every segment changed, truncated, extended,
 // reordered or taken from another asset, a wrong key, a missing key and an
 // unknown algorithm are refused with their own code, and the plaintext of
-// a refused segment is not left in the output.
+// a refused segment is not left in the output. Signed, each segment is
+// hashed on the copy it is decrypted from, chunk by chunk.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,7 +22,9 @@
 
 #include "core/memory.h"
 #include "epctx_host/seal.h"
+#include "trust/crypto.h"
 #include "trust/keyring.h"
+#include "trust/manifest.h"
 #include "trust/sealed.h"
 
 // Last: cmocka 1.1.5 has no extern "C", and its macros collide with libstdc++.
@@ -250,6 +254,80 @@ void data_keys_are_checked_when_added(void**) {
   assert_int_equal(ring.AddDataKey("full", k.data(), 32).code(), EPCTX_INVALID_ARGUMENT);
 }
 
+// The signed manifest's entry for `file`: 2^log2-byte chunk hashes.
+struct Listed {
+  std::vector<uint8_t> hashes;
+  trust::ManifestFile f;
+  Listed(const std::string& file, int log2) {
+    const size_t c = size_t(1) << log2, n = (file.size() + c - 1) / c;
+    hashes.resize(n * 32);
+    for (size_t k = 0; k < n; ++k)
+      trust::Sha256(file.data() + k * c, std::min(c, file.size() - k * c), hashes.data() + k * 32);
+    f.role = 1;
+    f.chunk_log2 = uint8_t(log2);
+    f.size = file.size();
+    f.num_chunks = n;
+    f.chunk_hashes = hashes.data();
+  }
+};
+
+int OpenListed(const std::string& file, const trust::Keyring& ring, const Listed& l,
+               std::vector<uint8_t>* out, uint64_t begin, uint64_t end) {
+  trust::SealedAsset sa(Allocator::Default());
+  Bytes b{reinterpret_cast<const uint8_t*>(file.data()), file.size()};
+  Status st = sa.Open(b, StrView{"m.bin", 5}, ring, "test.bin", &l.f);
+  out->assign(sa.header().plaintext_size, 0xAA);
+  if (st.ok()) st = sa.Decrypt(begin, end, out->data());
+  snprintf(g_msg, sizeof g_msg, "%s", st.ok() ? "" : st.message());
+  return st.code();
+}
+
+// Signed: the header is hashed before it is parsed, a segment on the copy
+// it is decrypted from, and only the chunks a range touches. A change the
+// manifest sees is HASH_MISMATCH naming the chunk (its plaintext wiped); a
+// wrong key under a matching manifest stays DECRYPTION_FAILED.
+void signed_segments_are_hashed_on_their_copy(void**) {
+  Ring r, wrong(2);
+  const size_t kSeg = 4096, kStride = kSeg + 16;
+  const std::string plain = Plain(5 * kSeg + 100);
+  for (int alg : kAlgs)
+    for (int log2 : {12, 13, 16}) {
+      const std::string file = Seal(plain, alg);
+      const Listed l(file, log2);
+      std::vector<uint8_t> out;
+      assert_int_equal(OpenListed(file, r.ring, l, &out, 0, plain.size()), EPCTX_OK);
+      assert_memory_equal(out.data(), plain.data(), plain.size());
+      assert_int_equal(OpenListed(file, wrong.ring, l, &out, 0, 1), EPCTX_DECRYPTION_FAILED);
+      // A header field changed: the manifest's finding, before the parser's.
+      std::string bad = file;
+      bad[EPCTX_SEALED_OFF_FLAGS] ^= 1;
+      assert_int_equal(OpenListed(bad, r.ring, l, &out, 0, 1), EPCTX_HASH_MISMATCH);
+      assert_non_null(strstr(g_msg, "chunk 0 of"));
+      // A byte in segment 4: segment 1 (other chunks when they are 4 KiB)
+      // still decrypts, segment 4 is refused and left zero.
+      const size_t at = EPCTX_SEALED_HEADER_SIZE + 4 * kStride + 100;
+      bad = file;
+      bad[at] ^= 0x40;
+      const int want1 = (at >> log2) == ((EPCTX_SEALED_HEADER_SIZE + 2 * kStride - 1) >> log2)
+                            ? EPCTX_HASH_MISMATCH
+                            : EPCTX_OK;
+      assert_int_equal(OpenListed(bad, r.ring, l, &out, kSeg, 2 * kSeg), want1);
+      assert_int_equal(OpenListed(bad, r.ring, l, &out, 3 * kSeg, 5 * kSeg), EPCTX_HASH_MISMATCH);
+      char needle[64];
+      snprintf(needle, sizeof needle, "chunk %zu of", at >> log2);
+      assert_non_null(strstr(g_msg, needle));
+      // Wiped; or never written when the change is in the header's chunk
+      // (one 64 KiB chunk holds the whole file), refused by Open.
+      const uint8_t left = (at >> log2) == 0 ? 0xAA : 0;
+      for (size_t i = 3 * kSeg; i < 5 * kSeg; ++i) assert_int_equal(out[i], left);
+      // The tag of the last segment: a change there is seen too.
+      bad = file;
+      bad[file.size() - 1] ^= 1;
+      assert_int_equal(OpenListed(bad, r.ring, l, &out, 5 * kSeg, plain.size()),
+                       EPCTX_HASH_MISMATCH);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -263,6 +341,7 @@ int main() {
       cmocka_unit_test(wrong_name_key_or_id_are_refused),
       cmocka_unit_test(a_key_provider_serves_ids_the_ring_lacks),
       cmocka_unit_test(data_keys_are_checked_when_added),
+      cmocka_unit_test(signed_segments_are_hashed_on_their_copy),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -331,7 +331,8 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
   if (!m_.verifier().active()) return Status::Ok();
   Bytes file{lc.region.data, static_cast<size_t>(lc.region.size)};
   uint64_t verified = 0;
-  // An encrypted file's manifest entry is its ciphertext: hashed whole.
+  // An encrypted file's manifest entry is its ciphertext: the loading
+  // session decrypted (and hashed) it all; here it is hashed whole.
   EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, file, lc.is_container && !lc.sealed, &verified));
   return lc.is_container && !lc.sealed ? VerifyContainerFile(ep, lc.container, file, verified)
                                        : Status::Ok();
@@ -370,12 +371,15 @@ Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Are
   char what[200];
   format(what, sizeof what, "%s: EPContext node '%.*s' context file '%.*s'", m_.label(),
          node.name.len(), node.name.data, ep.ep_cache_context.len(), ep.ep_cache_context.data);
-  // Encrypt, then sign: the manifest lists the ciphertext, checked whole
-  // before any byte of it is decrypted.
-  uint64_t verified = 0;
-  EPCTX_RETURN_IF_ERROR(VerifyContextHead(ep, *blob, false, &verified));
+  // Encrypt, then sign: the manifest lists the ciphertext. Only the
+  // segments decrypted below are hashed, each on the private copy it is
+  // decrypted from (sealed.h), so graphs this session does not bind are
+  // neither decrypted nor hashed.
+  const trust::ManifestFile* listed = nullptr;
+  EPCTX_RETURN_IF_ERROR(
+      m_.verifier().Listed(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, *blob, &listed));
   trust::SealedAsset sa(m_.env()->alloc);
-  EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what));
+  EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what, listed));
   const uint64_t size = sa.header().plaintext_size;
   const uint32_t align = out->driver->info.payload_alignment;
   uint8_t* plain =

@@ -42,6 +42,27 @@ void Sha256(const void* data, size_t size, uint8_t out[32]) {
   mbedtls_sha256_free(&c);
 }
 
+static_assert(sizeof(mbedtls_sha256_context) <= 128, "Sha256Stream::state_ too small");
+
+Sha256Stream::Sha256Stream() {
+  auto* c = reinterpret_cast<mbedtls_sha256_context*>(state_);
+  mbedtls_sha256_init(c);
+  mbedtls_sha256_starts_ret(c, 0);
+}
+Sha256Stream::~Sha256Stream() {
+  mbedtls_sha256_free(reinterpret_cast<mbedtls_sha256_context*>(state_));
+}
+void Sha256Stream::Restart() {
+  mbedtls_sha256_starts_ret(reinterpret_cast<mbedtls_sha256_context*>(state_), 0);
+}
+void Sha256Stream::Update(const void* data, size_t size) {
+  mbedtls_sha256_update_ret(reinterpret_cast<mbedtls_sha256_context*>(state_),
+                            static_cast<const unsigned char*>(data), size);
+}
+void Sha256Stream::Finish(uint8_t out[32]) {
+  mbedtls_sha256_finish_ret(reinterpret_cast<mbedtls_sha256_context*>(state_), out);
+}
+
 Status ParsePublicKey(const void* key, size_t len, uint8_t der[kMaxKeyDer], size_t* der_len) {
   *der_len = 0;
   if (!key || len == 0 || len > kMaxKeyInput)

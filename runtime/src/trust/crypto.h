@@ -24,6 +24,21 @@ void InitCrypto();
 
 void Sha256(const void* data, size_t size, uint8_t out[32]);
 
+// SHA-256 in pieces, for hashing bytes as they are copied (one pass).
+class Sha256Stream {
+ public:
+  Sha256Stream();
+  ~Sha256Stream();
+  Sha256Stream(const Sha256Stream&) = delete;
+  Sha256Stream& operator=(const Sha256Stream&) = delete;
+  void Restart();
+  void Update(const void* data, size_t size);
+  void Finish(uint8_t out[32]);
+
+ private:
+  alignas(8) unsigned char state_[128];  // the backend's context
+};
+
 // Parses a PEM (with or without a trailing NUL) or DER public key; it must
 // be an EC key on P-256. Writes its DER SubjectPublicKeyInfo (the form the
 // key id hashes) into der/der_len. KEY_REJECTED with the reason otherwise.

@@ -7,7 +7,10 @@
 
 #include <cstring>
 
+#include <manifest_format.h>
 #include <sealed_format.h>
+
+#include "trust/crypto.h"
 
 #if !defined(MBEDTLS_CONFIG_FILE)
 #include <mbedtls/config.h>
@@ -47,16 +50,15 @@ const char* AlgName(uint8_t alg) {
                                                    : "unknown";
 }
 
-}  // namespace
-
-Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
+// The header at p (EPCTX_SEALED_HEADER_SIZE bytes, already known to be
+// there) of a file of file_size bytes.
+Status ParseHeaderAt(const uint8_t* p, uint64_t file_size, const char* what, SealedHeader* h) {
   *h = SealedHeader{};
-  if (file.size < EPCTX_SEALED_HEADER_SIZE || !LooksSealed(file))
+  if (!LooksSealed(Bytes{p, EPCTX_SEALED_HEADER_SIZE}))
     return Status::Error(EPCTX_INVALID_CONTAINER,
-                         "%s: encrypted asset: %zu bytes, expected a %d-byte header starting "
-                         "with \"" EPCTX_SEALED_MAGIC "\"",
-                         what, file.size, EPCTX_SEALED_HEADER_SIZE);
-  const uint8_t* p = file.data;
+                         "%s: encrypted asset: expected a header starting with "
+                         "\"" EPCTX_SEALED_MAGIC "\"",
+                         what);
   const uint64_t major = load_le16(p + EPCTX_SEALED_OFF_MAJOR),
                  minor = load_le16(p + EPCTX_SEALED_OFF_MINOR);
   if (major != EPCTX_SEALED_FORMAT_MAJOR || minor > EPCTX_SEALED_FORMAT_MINOR)
@@ -94,19 +96,20 @@ Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
   const uint64_t plain = load_le64(p + EPCTX_SEALED_OFF_PLAINTEXT_SIZE);
   const uint64_t seg = uint64_t(1) << log2;
   // Overflow-safe: plain <= file size bounds everything below.
-  if (plain > file.size)
+  if (plain > file_size)
     return Status::Error(EPCTX_INVALID_CONTAINER,
-                         "%s: encrypted asset plaintext_size %llu, but the file has %zu bytes",
-                         what, static_cast<unsigned long long>(plain), file.size);
+                         "%s: encrypted asset plaintext_size %llu, but the file has %llu bytes",
+                         what, static_cast<unsigned long long>(plain),
+                         static_cast<unsigned long long>(file_size));
   const uint64_t segments = plain == 0 ? 1 : (plain + seg - 1) / seg;
   const uint64_t want = EPCTX_SEALED_HEADER_SIZE + plain + segments * EPCTX_SEALED_TAG_SIZE;
-  if (file.size != want)
-    return Status::Error(EPCTX_INVALID_CONTAINER,
-                         "%s: encrypted asset of %llu plaintext bytes in %llu segments must be "
-                         "%llu bytes, the file has %zu (truncated or extended)",
-                         what, static_cast<unsigned long long>(plain),
-                         static_cast<unsigned long long>(segments),
-                         static_cast<unsigned long long>(want), file.size);
+  if (file_size != want)
+    return Status::Error(
+        EPCTX_INVALID_CONTAINER,
+        "%s: encrypted asset of %llu plaintext bytes in %llu segments must be "
+        "%llu bytes, the file has %llu (truncated or extended)",
+        what, static_cast<unsigned long long>(plain), static_cast<unsigned long long>(segments),
+        static_cast<unsigned long long>(want), static_cast<unsigned long long>(file_size));
   h->alg = p[EPCTX_SEALED_OFF_ALG];
   h->segment_size = uint32_t(seg);
   h->plaintext_size = plain;
@@ -120,6 +123,83 @@ Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
                          AlgBuilt(EPCTX_SEALED_ALG_CHACHA20_POLY1305) ? " ChaCha20-Poly1305" : "",
                          AlgBuilt(EPCTX_SEALED_ALG_AES_256_GCM) ? " AES-256-GCM" : " none");
   return Status::Ok();
+}
+
+// A file's chunks checked against the signed manifest as its bytes go by,
+// in order: each chunk hashed from the pieces fed, compared when complete.
+class ChunkCheck {
+ public:
+  ChunkCheck(const ManifestFile* f, uint64_t file_size, const char* what)
+      : f_(f), size_(file_size), what_(what) {}
+  // Starts at the chunk holding file offset `at`; returns that chunk's
+  // first byte, from where Feed goes on.
+  uint64_t Start(uint64_t at) {
+    k_ = at >> f_->chunk_log2;
+    pos_ = k_ << f_->chunk_log2;
+    end_ = ChunkEnd(pos_);
+    sha_.Restart();
+    return pos_;
+  }
+  // The next n bytes of the file.
+  Status Feed(const uint8_t* d, uint64_t n) {
+    while (n) {
+      const uint64_t take = end_ - pos_ < n ? end_ - pos_ : n;
+      sha_.Update(d, size_t(take));
+      pos_ += take;
+      d += take;
+      n -= take;
+      if (pos_ == end_) EPCTX_RETURN_IF_ERROR(Compare());
+    }
+    return Status::Ok();
+  }
+  // Feeds the rest of the chunk in progress from the file itself (bytes
+  // around the ones used: hashed, never used).
+  Status FinishFrom(const uint8_t* file) {
+    if (pos_ == (k_ << f_->chunk_log2)) return Status::Ok();  // on a boundary
+    return Feed(file + pos_, end_ - pos_);
+  }
+
+ private:
+  uint64_t ChunkEnd(uint64_t start) const {
+    const uint64_t c = uint64_t(1) << f_->chunk_log2;
+    return size_ - start < c ? size_ : start + c;
+  }
+  Status Compare() {
+    uint8_t h[32];
+    sha_.Finish(h);
+    const uint64_t start = k_ << f_->chunk_log2;
+    if (k_ >= f_->num_chunks ||
+        memcmp(h, f_->chunk_hashes + k_ * EPCTX_MF_HASH_SIZE, EPCTX_MF_HASH_SIZE) != 0)
+      return Status::Error(EPCTX_HASH_MISMATCH,
+                           "%s: chunk %llu of %llu (bytes %llu..%llu) does not match the signed "
+                           "manifest",
+                           what_, static_cast<unsigned long long>(k_),
+                           static_cast<unsigned long long>(f_->num_chunks),
+                           static_cast<unsigned long long>(start),
+                           static_cast<unsigned long long>(end_ - 1));
+    ++k_;
+    end_ = ChunkEnd(pos_);
+    sha_.Restart();
+    return Status::Ok();
+  }
+
+  const ManifestFile* f_;
+  uint64_t size_;
+  const char* what_;
+  uint64_t k_ = 0, pos_ = 0, end_ = 0;
+  Sha256Stream sha_;
+};
+
+}  // namespace
+
+Status ParseSealedHeader(Bytes file, const char* what, SealedHeader* h) {
+  *h = SealedHeader{};
+  if (file.size < EPCTX_SEALED_HEADER_SIZE || !LooksSealed(file))
+    return Status::Error(EPCTX_INVALID_CONTAINER,
+                         "%s: encrypted asset: %zu bytes, expected a %d-byte header starting "
+                         "with \"" EPCTX_SEALED_MAGIC "\"",
+                         what, file.size, EPCTX_SEALED_HEADER_SIZE);
+  return ParseHeaderAt(file.data, file.size, what, h);
 }
 
 struct SealedAsset::State {
@@ -149,15 +229,26 @@ SealedAsset::~SealedAsset() {
   alloc_.Free(st_);
 }
 
-Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const char* what) {
+Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const char* what,
+                         const ManifestFile* listed) {
   format(what_, sizeof what_, "%s", what);
-  EPCTX_RETURN_IF_ERROR(ParseSealedHeader(file, what_, &h_));
+  if (file.size < EPCTX_SEALED_HEADER_SIZE) return ParseSealedHeader(file, what_, &h_);
   file_ = file;
+  listed_ = listed;
   void* mem = alloc_.Alloc(sizeof(State), 16);
   if (!mem) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", what_);
   memset(mem, 0, sizeof(State));
   st_ = static_cast<State*>(mem);
+  // The header is read once, into private memory: hashed there (signed),
+  // parsed there, and the AAD of every segment from there.
   memcpy(st_->header, file.data, EPCTX_SEALED_HEADER_SIZE);
+  if (listed_) {
+    ChunkCheck cc(listed_, file.size, what_);
+    cc.Start(0);
+    EPCTX_RETURN_IF_ERROR(cc.Feed(st_->header, EPCTX_SEALED_HEADER_SIZE));
+    EPCTX_RETURN_IF_ERROR(cc.FinishFrom(file.data));
+  }
+  EPCTX_RETURN_IF_ERROR(ParseHeaderAt(st_->header, file.size, what_, &h_));
   st_->staging =
       static_cast<uint8_t*>(alloc_.Alloc(size_t(h_.segment_size) + EPCTX_SEALED_TAG_SIZE, 16));
   st_->done = static_cast<uint8_t*>(alloc_.Alloc(size_t((h_.segments + 7) / 8), 16));
@@ -216,13 +307,52 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
   const uint64_t seg = h_.segment_size;
   const uint64_t first = begin / seg;
   const uint64_t last = h_.plaintext_size == 0 ? 0 : (end - 1) / seg;
-  for (uint64_t i = first; i <= last && i < h_.segments; ++i) {
-    if (st_->done[i / 8] & (1u << (i % 8))) continue;
+  auto done = [&](uint64_t i) { return (st_->done[i / 8] & (1u << (i % 8))) != 0; };
+  for (uint64_t i = first; i <= last && i < h_.segments;) {
+    if (done(i)) {
+      ++i;
+      continue;
+    }
+    uint64_t j = i;
+    while (j < last && j + 1 < h_.segments && !done(j + 1)) ++j;
+    EPCTX_RETURN_IF_ERROR(DecryptRun(i, j, out));
+    i = j + 1;
+  }
+  return Status::Ok();
+}
+
+Status SealedAsset::CheckChunks(uint64_t from, uint64_t to) const {
+  ChunkCheck cc(listed_, file_.size, what_);
+  const uint64_t at = cc.Start(from);
+  EPCTX_RETURN_IF_ERROR(cc.Feed(file_.data + at, to - at));
+  return cc.FinishFrom(file_.data);
+}
+
+Status SealedAsset::DecryptRun(uint64_t first, uint64_t last, uint8_t* out) {
+  const uint64_t seg = h_.segment_size, stride = seg + EPCTX_SEALED_TAG_SIZE;
+  const uint64_t run_begin = first * seg;
+  const uint64_t run_end =
+      (last + 1) * seg < h_.plaintext_size ? (last + 1) * seg : h_.plaintext_size;
+  // Signed: the chunks the run's ciphertext touches are hashed as it is
+  // copied, their bytes outside the run straight from the file.
+  ChunkCheck cc(listed_, file_.size, what_);  // used only when listed
+  Status st;
+  if (listed_) {
+    const uint64_t c0 = EPCTX_SEALED_HEADER_SIZE + first * stride;
+    const uint64_t from = cc.Start(c0);
+    st = cc.Feed(file_.data + from, c0 - from);
+  }
+  for (uint64_t i = first; st.ok() && i <= last; ++i) {
     const uint64_t at = i * seg;
     const uint64_t n = h_.plaintext_size - at < seg ? h_.plaintext_size - at : seg;
-    // Private copy first: the tag is checked on exactly the bytes decrypted.
-    memcpy(st_->staging, file_.data + EPCTX_SEALED_HEADER_SIZE + i * (seg + EPCTX_SEALED_TAG_SIZE),
-           size_t(n) + EPCTX_SEALED_TAG_SIZE);
+    const uint64_t c = EPCTX_SEALED_HEADER_SIZE + i * stride;
+    // Private copy first: the hash and the tag are checked on exactly the
+    // bytes decrypted.
+    memcpy(st_->staging, file_.data + c, size_t(n) + EPCTX_SEALED_TAG_SIZE);
+    if (listed_) {
+      st = cc.Feed(st_->staging, n + EPCTX_SEALED_TAG_SIZE);
+      if (!st.ok()) break;
+    }
     uint8_t nonce[EPCTX_SEALED_NONCE_SIZE];
     epctx_sealed_nonce(i, h_.segments, nonce);
     (void)nonce;  // a build with neither AEAD (Open refused the file)
@@ -240,16 +370,25 @@ Status SealedAsset::Decrypt(uint64_t begin, uint64_t end, uint8_t* out) {
                                     EPCTX_SEALED_TAG_SIZE, st_->staging, out + at);
 #endif
     if (rc != 0) {
-      Wipe(out + at, size_t(n));  // mbedtls zeroes it too; nothing unchecked stays
-      return Status::Error(
-          EPCTX_DECRYPTION_FAILED,
-          "%s: segment %llu of %llu (plaintext bytes %llu..%llu) does not "
-          "verify: a wrong key for key id '%s', or the file was changed",
-          what_, static_cast<unsigned long long>(i), static_cast<unsigned long long>(h_.segments),
-          static_cast<unsigned long long>(at), static_cast<unsigned long long>(at + n), h_.key_id);
+      // A signed file: a changed byte is the manifest's finding; a segment
+      // that hashes right and fails its tag has the wrong key.
+      if (listed_) st = CheckChunks(c, c + n + EPCTX_SEALED_TAG_SIZE);
+      if (st.ok())
+        st = Status::Error(EPCTX_DECRYPTION_FAILED,
+                           "%s: segment %llu of %llu (plaintext bytes %llu..%llu) does not "
+                           "verify: a wrong key for key id '%s', or the file was changed",
+                           what_, static_cast<unsigned long long>(i),
+                           static_cast<unsigned long long>(h_.segments),
+                           static_cast<unsigned long long>(at),
+                           static_cast<unsigned long long>(at + n), h_.key_id);
     }
-    st_->done[i / 8] |= uint8_t(1u << (i % 8));
   }
+  if (st.ok() && listed_) st = cc.FinishFrom(file_.data);
+  if (!st.ok()) {
+    Wipe(out + run_begin, size_t(run_end - run_begin));  // nothing unchecked stays
+    return st;
+  }
+  for (uint64_t i = first; i <= last; ++i) st_->done[i / 8] |= uint8_t(1u << (i % 8));
   return Status::Ok();
 }
 

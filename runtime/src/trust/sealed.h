@@ -4,7 +4,8 @@
 // of the byte ranges it uses, each one copied into private memory, its tag
 // checked on that copy and only then written out as plaintext, so a file
 // rewritten while mapped can only make a segment fail, never get unchecked
-// bytes used.
+// bytes used. In a signed package the copy is also what is hashed against
+// the manifest (copy, hash, decrypt: one pass over each segment).
 #ifndef EPCTX_TRUST_SEALED_H
 #define EPCTX_TRUST_SEALED_H
 
@@ -18,6 +19,7 @@
 #include "core/status.h"
 #include "core/types.h"
 #include "trust/keyring.h"
+#include "trust/manifest.h"
 
 namespace epctx {
 namespace trust {
@@ -54,18 +56,31 @@ class SealedAsset {
   // mapped), gets the data key of its key id from `keys` and derives the
   // asset key for `name`, the name the model references the file by.
   // `what` names the file in every message (copied).
-  Status Open(Bytes file, StrView name, const Keyring& keys, const char* what);
+  // `listed` (optional) is the signed manifest's entry for the file, its
+  // size already checked: the header is then hashed before it is parsed,
+  // and every segment Decrypt copies is hashed on that copy, chunk by
+  // chunk, before Decrypt returns (HASH_MISMATCH naming the chunk).
+  Status Open(Bytes file, StrView name, const Keyring& keys, const char* what,
+              const ManifestFile* listed = nullptr);
   const SealedHeader& header() const { return h_; }
   // Decrypts the segments that cover plaintext bytes [begin, end) into out
   // (the plaintext_size bytes of the whole plaintext; each segment lands
   // at its own offset), skipping segments already decrypted.
-  // DECRYPTION_FAILED names the segment; its bytes in out are zero then.
+  // DECRYPTION_FAILED names the segment; the bytes of the failed run of
+  // segments in out are zero then.
   Status Decrypt(uint64_t begin, uint64_t end, uint8_t* out);
 
  private:
   struct State;
+  // Segments [first, last], none decrypted yet, in one pass.
+  Status DecryptRun(uint64_t first, uint64_t last, uint8_t* out);
+  // Hashes the manifest's chunks covering file bytes [from, to) from the
+  // file itself: which of a tampered file or a wrong key a segment failed
+  // on.
+  Status CheckChunks(uint64_t from, uint64_t to) const;
   Allocator alloc_;
   Bytes file_{};
+  const ManifestFile* listed_ = nullptr;
   SealedHeader h_{};
   State* st_ = nullptr;
   char what_[160] = {0};

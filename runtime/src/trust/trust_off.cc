@@ -52,6 +52,10 @@ Status PackageVerifier::VerifyFileExcept(uint8_t, StrView, Bytes, const Bytes*, 
                                          uint64_t) const {
   return Status::Ok();
 }
+Status PackageVerifier::Listed(uint8_t, StrView, Bytes, const ManifestFile** out) const {
+  *out = nullptr;
+  return Status::Ok();
+}
 Status PackageVerifier::Commit() const { return Status::Ok(); }
 
 Status ParseSealedHeader(Bytes, const char* what, SealedHeader* h) {
@@ -62,7 +66,8 @@ Status ParseSealedHeader(Bytes, const char* what, SealedHeader* h) {
                        what);
 }
 SealedAsset::~SealedAsset() {}
-Status SealedAsset::Open(Bytes file, StrView, const Keyring&, const char* what) {
+Status SealedAsset::Open(Bytes file, StrView, const Keyring&, const char* what,
+                         const ManifestFile*) {
   return ParseSealedHeader(file, what, &h_);
 }
 Status SealedAsset::Decrypt(uint64_t, uint64_t, uint8_t*) {

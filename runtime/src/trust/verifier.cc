@@ -169,6 +169,13 @@ Status PackageVerifier::VerifyRange(uint8_t role, StrView name, Bytes file, uint
   return HashChunks(*f, file, off, len);
 }
 
+Status PackageVerifier::Listed(uint8_t role, StrView name, Bytes file,
+                               const ManifestFile** out) const {
+  *out = nullptr;
+  if (!active_) return Status::Ok();
+  return Lookup(role, name, file, out);
+}
+
 Status PackageVerifier::VerifyFileExcept(uint8_t role, StrView name, Bytes file, const Bytes* skip,
                                          uint32_t num_skip, uint64_t from) const {
   if (!active_) return Status::Ok();

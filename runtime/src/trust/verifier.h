@@ -80,6 +80,10 @@ class PackageVerifier {
   // is accepted only as signed.
   Status VerifyFileExcept(uint8_t role, StrView name, Bytes file, const Bytes* skip,
                           uint32_t num_skip, uint64_t from = 0) const;
+  // The manifest's entry for `file` (listed with `role` and the
+  // manifest's size), for a reader that hashes its own copies (sealed.h);
+  // nullptr when no manifest is active.
+  Status Listed(uint8_t role, StrView name, Bytes file, const ManifestFile** out) const;
   // Raises the stored counter to the manifest's (after a successful load).
   Status Commit() const;
 
