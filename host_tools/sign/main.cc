@@ -29,7 +29,8 @@ enum {
   kDataKey,
   kKeyId,
   kAlg,
-  kSegmentLog2
+  kSegmentLog2,
+  kEncryptModel
 };
 
 const epctx_cli_option kOptions[] = {
@@ -42,23 +43,30 @@ const epctx_cli_option kOptions[] = {
      "sign: the id applications bind the package to (epctx.expected_model_id)"},
     {kCounter, "counter", 0, "N", "sign: the anti-rollback security counter (default 0)"},
     {kChunkLog2, "chunk-log2", 0, "N", "sign: hash chunks of 2^N bytes"},
-    {kDataKey, "data-key", 0, "KEY", "encrypt: the 32-byte data key (keygen-data writes one)"},
+    {kDataKey, "data-key", 0, "KEY",
+     "encrypt: the 32-byte data key (keygen-data writes one);\nsign, verify: the data key of an "
+     "encrypted model"},
     {kKeyId, "key-id", 0, "ID", "encrypt: the data key's id (1..32 of [A-Za-z0-9._-])"},
     {kAlg, "alg", 0, "ALG", "encrypt: chacha20-poly1305 (default) or aes-256-gcm"},
     {kSegmentLog2, "segment-log2", 0, "N",
      "encrypt: segments of 2^N plaintext bytes (12..24, default 16):\nthe unit a session decrypts"},
+    {kEncryptModel, "encrypt-model", 0, nullptr,
+     "encrypt: the model_ctx.onnx too (graph, names, CPU weights);\nonly epctx reads it then"},
     {0, nullptr, 0, nullptr, nullptr}};
 
 const epctx_cli_tool kTool = {
     "epctx-sign",
     "keygen PRIVATE.pem PUBLIC.pem\n"
     "keygen-data DATA.key\n"
-    "encrypt --data-key DATA.key --key-id ID [--alg ALG] [--segment-log2 N] model_ctx.onnx\n"
-    "sign --key PRIVATE.pem --model-id ID [--counter N] [-o MANIFEST] model_ctx.onnx\n"
-    "verify --pub PUBLIC.pem [--manifest MANIFEST] model_ctx.onnx",
+    "encrypt --data-key DATA.key --key-id ID [--alg ALG] [--segment-log2 N] [--encrypt-model] "
+    "model_ctx.onnx\n"
+    "sign --key PRIVATE.pem --model-id ID [--counter N] [-o MANIFEST] [--data-key DATA.key] "
+    "model_ctx.onnx\n"
+    "verify --pub PUBLIC.pem [--manifest MANIFEST] [--data-key DATA.key] model_ctx.onnx",
     "Signs epctx packages: sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering\n"
     "the model, its context binaries and external data; verify checks every byte of them.\n"
-    "encrypt encrypts a package's context binaries in place (before signing it).",
+    "encrypt encrypts a package's context binaries and external data in place (before\n"
+    "signing it).",
     kOptions,
     nullptr,
     "print the result as one JSON object"};
@@ -145,6 +153,7 @@ int main(int argc, char** argv) {
           so.chunk_log2 = static_cast<int>(ParseU64("--chunk-log2", v) & 0xff);
           break;
         case kDataKey: data_key = v; break;
+        case kEncryptModel: seal.encrypt_model = true; break;
         case kKeyId: seal.key_id = v; break;
         case kSegmentLog2:
           seal.segment_log2 =
@@ -188,12 +197,14 @@ int main(int argc, char** argv) {
       if (so.model_id.empty())
         throw UsageError("sign needs --model-id: the id applications bind the package to");
       so.manifest_path = manifest;
+      if (!data_key.empty()) so.data_key = ReadDataKey(data_key);
       std::string out = SignPackage(args[0], key, so);
       if (json) PrintJson("sign", out, nullptr);
       else std::cout << "epctx-sign: wrote " << out << "\n";
     } else if (cmd == "verify") {
       if (args.size() != 1 || pub.empty()) throw UsageError("verify needs --pub and one model");
-      VerifyReport r = VerifyPackage(args[0], pub, manifest);
+      VerifyReport r =
+          VerifyPackage(args[0], pub, manifest, data_key.empty() ? "" : ReadDataKey(data_key));
       if (json) PrintJson("verify", args[0], &r);
       else
         std::cout << "epctx-sign: OK: model '" << r.model_id << "' counter " << r.security_counter

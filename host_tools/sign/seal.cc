@@ -158,30 +158,68 @@ std::string SealBytes(const std::string& plain, const std::string& data_key,
   return out;
 }
 
+std::string UnsealBytes(const std::string& file, const std::string& data_key,
+                        const std::string& asset_name, const std::string& what) {
+  const Bytes b{reinterpret_cast<const uint8_t*>(file.data()), file.size()};
+  trust::SealedHeader h;
+  Status st = trust::ParseSealedHeader(b, what.c_str(), &h);
+  trust::Keyring ring;
+  if (st.ok()) st = ring.AddDataKey(h.key_id, data_key.data(), data_key.size());
+  trust::SealedAsset sa(Allocator::Default());
+  if (st.ok()) st = sa.Open(b, StrView{asset_name.data(), asset_name.size()}, ring, what.c_str());
+  std::string plain;
+  if (st.ok()) {
+    plain.resize(size_t(h.plaintext_size));
+    st = sa.Decrypt(0, h.plaintext_size, reinterpret_cast<uint8_t*>(&plain[0]));
+  }
+  if (!st.ok()) {
+    mbedtls_platform_zeroize(&plain[0], plain.size());
+    throw ToolError(what, st.message());
+  }
+  return plain;
+}
+
+std::string PlainModelBytes(const std::string& bytes, const std::string& ctx_model_path,
+                            const std::string& data_key) {
+  if (!trust::LooksSealed(Bytes{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}))
+    return bytes;
+  if (data_key.empty())
+    throw ToolError(ctx_model_path,
+                    "the model is encrypted: pass its data key (--data-key) to read the files it "
+                    "references");
+  return UnsealBytes(bytes, data_key, PathBaseName(ctx_model_path), ctx_model_path);
+}
+
 std::vector<std::string> EncryptPackage(const std::string& ctx_model_path,
                                         const std::string& data_key, const SealOptions& options) {
-  const onnx::ModelProto model = ParseModel(ReadFileBytes(ctx_model_path), ctx_model_path);
+  const std::string raw = ReadFileBytes(ctx_model_path);
+  const onnx::ModelProto model =
+      ParseModel(PlainModelBytes(raw, ctx_model_path, data_key), ctx_model_path);
   for (const onnx::NodeProto& n : model.graph().node()) {
     if (n.op_type() != "EPContext") continue;
     int64_t embed_mode = 1;
     for (const onnx::AttributeProto& a : n.attribute())
       if (a.name() == "embed_mode") embed_mode = a.i();
-    if (embed_mode != 0)
+    // An embedded context is encrypted with the model, or not at all.
+    if (embed_mode != 0 && !options.encrypt_model)
       throw ToolError(ctx_model_path, "EPContext node '" + n.name() +
-                                          "' embeds its context (embed_mode=1), which cannot be "
-                                          "encrypted; compile with --embed-mode 0");
+                                          "' embeds its context (embed_mode=1), which is "
+                                          "encrypted only with the model (--encrypt-model), or "
+                                          "compile with --embed-mode 0");
   }
   std::vector<std::string> sealed;
-  for (const PackageFile& f : ListPackageFiles(model, ctx_model_path)) {
-    if (f.role != EPCTX_MF_ROLE_CONTEXT) continue;
-    std::string bytes = ReadFileBytes(f.path);
+  auto seal = [&](const std::string& path, const std::string& name, std::string bytes) {
     if (trust::LooksSealed(Bytes{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}))
-      continue;
-    const std::string out = SealBytes(bytes, data_key, f.name, options);
+      return;
+    const std::string out = SealBytes(bytes, data_key, name, options);
     mbedtls_platform_zeroize(&bytes[0], bytes.size());
-    WriteFileAtomic(f.path, out.data(), out.size());
-    sealed.push_back(f.path);
-  }
+    WriteFileAtomic(path, out.data(), out.size());
+    sealed.push_back(path);
+  };
+  // The model last: the files it references are listed from its plaintext.
+  for (const PackageFile& f : ListPackageFiles(model, ctx_model_path))
+    if (f.role != EPCTX_MF_ROLE_MODEL) seal(f.path, f.name, ReadFileBytes(f.path));
+  if (options.encrypt_model) seal(ctx_model_path, PathBaseName(ctx_model_path), raw);
   return sealed;
 }
 

@@ -16,6 +16,7 @@
 #include "core/memory.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/model_io.h"
+#include "epctx_host/seal.h"
 #include "epctx_host/sign.h"
 #include "sign_internal.h"
 
@@ -97,7 +98,9 @@ std::string SignPackage(const std::string& ctx_model_path, const std::string& ke
   Pk key;
   LoadPrivateKey(key_pem_path, &key);
   const std::string model_bytes = ReadFileBytes(ctx_model_path);
-  const onnx::ModelProto model = ParseModel(model_bytes, ctx_model_path);
+  // The manifest lists the model's own bytes (ciphertext when encrypted).
+  const onnx::ModelProto model =
+      ParseModel(PlainModelBytes(model_bytes, ctx_model_path, o.data_key), ctx_model_path);
   const std::vector<PackageFile> files = ListPackageFiles(model, ctx_model_path);
   std::string model_id = o.model_id;
   if (model_id.empty()) throw std::invalid_argument("a model id is required to sign a package");

@@ -11,6 +11,7 @@
 #include "core/memory.h"
 #include "epctx_host/diagnostics.h"
 #include "epctx_host/model_io.h"
+#include "epctx_host/seal.h"
 #include "epctx_host/sign.h"
 #include "trust/crypto.h"
 #include "trust/manifest.h"
@@ -19,8 +20,8 @@ namespace epctx {
 namespace host {
 
 VerifyReport VerifyPackage(const std::string& ctx_model_path,
-                           const std::string& public_key_pem_path,
-                           const std::string& manifest_path) {
+                           const std::string& public_key_pem_path, const std::string& manifest_path,
+                           const std::string& data_key) {
   std::string mpath = manifest_path.empty() ? ctx_model_path + EPCTX_MF_SIG_SUFFIX : manifest_path;
   std::string pem = ReadFileBytes(public_key_pem_path);
   uint8_t key_der[trust::kMaxKeyDer];
@@ -48,8 +49,9 @@ VerifyReport VerifyPackage(const std::string& ctx_model_path,
   r.security_counter = m.security_counter;
   const std::string model_bytes = ReadFileBytes(ctx_model_path);
   std::set<std::pair<int, std::string>> listed;
-  for (const PackageFile& f :
-       ListPackageFiles(ParseModel(model_bytes, ctx_model_path), ctx_model_path)) {
+  for (const PackageFile& f : ListPackageFiles(
+           ParseModel(PlainModelBytes(model_bytes, ctx_model_path, data_key), ctx_model_path),
+           ctx_model_path)) {
     const trust::ManifestFile* mf =
         f.role == EPCTX_MF_ROLE_MODEL
             ? m.Model()

@@ -38,7 +38,8 @@ enum {
   kEmitOpList,
   kEncryptKey,
   kKeyId,
-  kEncryptAlg
+  kEncryptAlg,
+  kEncryptModel
 };
 
 const epctx_cli_option kOptions[] = {
@@ -72,6 +73,9 @@ const epctx_cli_option kOptions[] = {
      "the data key's id (1..32 of [A-Za-z0-9._-]), which apps\npass "
      "with the key"},
     {kEncryptAlg, "encrypt-alg", 0, "ALG", "chacha20-poly1305 (default) or aes-256-gcm"},
+    {kEncryptModel, "encrypt-model", 0, nullptr,
+     "with --encrypt-key: encrypt the _ctx.onnx too (graph, names,\nCPU weights); only epctx "
+     "reads it then"},
     {kQuiet, "quiet", 'q', nullptr, "no progress on stderr"},
     {kForce, "force", 0, nullptr, "overwrite existing outputs"},
     {kEmitOpList, "emit-op-list", 0, "FILE",
@@ -176,6 +180,7 @@ int main(int argc, char** argv) {
         case kEmitOpList: op_list = v; break;
         case kEncryptKey: encrypt_key = v; break;
         case kKeyId: seal.key_id = v; break;
+        case kEncryptModel: seal.encrypt_model = true; break;
         case kEncryptAlg: try { seal.alg = ParseSealAlg(v);
           } catch (const ToolError& e) {
             throw UsageError(std::string("--encrypt-alg: ") + e.what());
@@ -204,8 +209,12 @@ int main(int argc, char** argv) {
       throw UsageError("--encrypt-key and --key-id go together");
     if (!encrypt_key.empty() && !op_list.empty())
       throw UsageError("--emit-op-list writes no package to encrypt (drop --encrypt-key)");
-    if (!encrypt_key.empty() && embedded)
-      throw UsageError("--encrypt-key needs --embed-mode 0: embedded contexts cannot be encrypted");
+    if (seal.encrypt_model && encrypt_key.empty())
+      throw UsageError("--encrypt-model needs --encrypt-key and --key-id");
+    if (!encrypt_key.empty() && embedded && !seal.encrypt_model)
+      throw UsageError(
+          "--encrypt-key with --embed-mode 1 needs --encrypt-model: an embedded context is "
+          "encrypted with the model");
     if (sign_key.empty() && (!sign_options.model_id.empty() || sign_options.security_counter))
       throw UsageError("--model-id and --security-counter need --sign-key");
     if (!sign_key.empty()) {
@@ -289,6 +298,7 @@ int main(int argc, char** argv) {
       const ModelReport& m = r.models[k];
       if (!m.written || m.output_path.empty()) continue;
       sign_options.model_id = model_ids[k < model_ids.size() ? k : 0];
+      sign_options.data_key = data_key;  // lists an encrypted model's files
       std::string sig = SignPackage(m.output_path, sign_key, sign_options);
       std::cout << "signed: " << sig << "\n";
     }

@@ -3,7 +3,8 @@
  * sealer (host_tools/sign, epctx-compile --encrypt-key, epctx-sign encrypt)
  * and the device reader (runtime/src/trust/sealed.cc).
  *
- * A sealed asset is a file of a package (a context binary today) whose
+ * A sealed asset is a file of a package (a context binary, an external-
+ * data file, or the model itself, whose name is then its file name) whose
  * bytes are encrypted in fixed-size segments with an AEAD, so that any
  * byte range can be decrypted without reading the rest, and nothing
  * decrypted is used before its segment's tag verifies.

@@ -6,7 +6,10 @@
  * context binary moved under another name are refused with their own code;
  * encrypt-then-sign checks the ciphertext before decrypting; the file
  * shows none of the plaintext weights; the CLIs' errors are one line.
- * argv: epctx-compile epctx-sign epctx-run MODELS_DIR WORK_DIR */
+ * The model itself and its external data (--encrypt-model), also with an
+ * embedded context, signed after encryption.
+ * argv: epctx-compile epctx-sign epctx-run MODELS_DIR EXT_DIR WORK_DIR
+ * (EXT_DIR: gen_trust_models.py's CPU model with external weights) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +19,11 @@
 
 #include <cmocka.h>
 
+#include "npy.h"
 #include "test_util.h"
 #include "trust_util.h"
 
-static const char *g_compile, *g_sign, *g_run, *g_models, *g_work;
+static const char *g_compile, *g_sign, *g_run, *g_models, *g_ext, *g_work;
 static char g_key[600], g_key2[600], g_src[600], g_src2[600], g_in[600];
 
 static void path(char* out, const char* a, const char* b) { snprintf(out, 600, "%s/%s", a, b); }
@@ -258,7 +262,7 @@ static void sign_tool_encrypts_and_cli_errors(void** state) {
     const char* needle;
   } cases[] = {{no_id, 2, "go together"},
                {short_k, 1, "32 raw bytes"},
-               {embedded, 2, "embed-mode 0"},
+               {embedded, 2, "needs --encrypt-model"},
                {alg, 2, "rot13"},
                {bad_id, 1, "key id"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -270,22 +274,171 @@ static void sign_tool_encrypts_and_cli_errors(void** state) {
   }
 }
 
+/* epctx-run MODEL -i x=INPUT with optional data key and -C option; fails
+ * the test unless the exit code is `want`; its process. */
+static tu_proc run_in(const char* model, const char* input, const char* key, const char* option,
+                      const char* pub, const char* out_dir, int want) {
+  char in[700], keyarg[700];
+  snprintf(in, sizeof in, "x=%s", input);
+  snprintf(keyarg, sizeof keyarg, "v1=%s", key ? key : "");
+  const char* argv[20];
+  int n = 0;
+  argv[n++] = g_run, argv[n++] = model, argv[n++] = "-i", argv[n++] = in;
+  argv[n++] = "-n", argv[n++] = "1", argv[n++] = "-q", argv[n++] = "-o", argv[n++] = out_dir;
+  if (key) argv[n++] = "--decryption-key", argv[n++] = keyarg;
+  if (option) argv[n++] = "-C", argv[n++] = option;
+  if (pub) argv[n++] = "--trusted-key", argv[n++] = pub;
+  argv[n] = NULL;
+  tu_proc p = run(argv);
+  if (p.exit_code != want) fail_msg("%s: exit %d (wanted %d): %s", model, p.exit_code, want, p.err);
+  return p;
+}
+
+static int starts_sealed(const char* file) {
+  size_t n = 0;
+  unsigned char* b = slurp(file, &n);
+  int sealed = n >= 8 && memcmp(b, "EPCTXENC", 8) == 0;
+  free(b);
+  return sealed;
+}
+
+/* No 32-byte run of `plain_file` from `from` on (all-zero runs aside) is
+ * in `file`. */
+static void shows_none_of(const char* file, const char* plain_file, size_t from) {
+  size_t np = 0, ne = 0;
+  unsigned char *pb = slurp(plain_file, &np), *eb = slurp(file, &ne);
+  for (size_t at = from; at + 32 <= np; at += 32) {
+    int zero = 1;
+    for (size_t i = 0; i < 32; ++i) zero = zero && pb[at + i] == 0;
+    if (zero) continue;
+    for (size_t i = 0; i + 32 <= ne; ++i)
+      if (memcmp(eb + i, pb + at, 32) == 0)
+        fail_msg("%s shows bytes %zu.. of %s", file, at, plain_file);
+  }
+  free(pb);
+  free(eb);
+}
+
+/* A CPU model with external weights, encrypted whole (epctx-sign encrypt
+ * --encrypt-model: the weights file, then the model), then signed with the
+ * data key at hand: it computes the plain bytes, signed or not; no key is
+ * KEY_MISSING; a changed weights byte is HASH_MISMATCH when signed,
+ * DECRYPTION_FAILED when not. And a compiled package with its context
+ * embedded in the encrypted model (epctx-compile --embed-mode 1
+ * --encrypt-model). */
+static void encrypted_model_and_external_data(void** state) {
+  (void)state;
+  char dir[600], model[600], weights[600], src[600], in[600], out[600], y[600], plain_y[600];
+  path(dir, g_work, "ext_enc");
+  assert_int_equal(tu_make_clean_dir(dir), 0);
+  path(model, dir, "model.onnx");
+  path(weights, dir, "weights.bin");
+  path(src, g_ext, "model.onnx");
+  tr_copy(src, model);
+  path(src, g_ext, "weights.bin");
+  tr_copy(src, weights);
+  path(in, dir, "x.npy");
+  static float x[4 * 1024];
+  for (int i = 0; i < 4 * 1024; ++i) x[i] = (float)((i % 37) - 18) / 16.0f;
+  const int64_t dims[2] = {4, 1024};
+  char err[256];
+  assert_int_equal(epctx_npy_write(in, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, err, sizeof err),
+                   0);
+  path(out, g_work, "ext_out");
+  path(y, g_work, "ext_out/y.npy");
+  path(plain_y, g_work, "ext_plain_y.npy");
+  tu_proc p = run_in(model, in, NULL, NULL, NULL, out, 0);
+  tu_proc_free(&p);
+  tr_copy(y, plain_y);
+
+  const char* enc[] = {g_sign, "encrypt",         "--data-key", g_key, "--key-id",
+                       "v1",   "--encrypt-model", model,        NULL};
+  p = run(enc);
+  if (p.exit_code != 0 || !strstr(p.out, "weights.bin") || !strstr(p.out, "model.onnx"))
+    fail_msg("encrypt: exit %d: %s%s", p.exit_code, p.out, p.err);
+  tu_proc_free(&p);
+  assert_true(starts_sealed(model));
+  assert_true(starts_sealed(weights));
+  path(src, g_ext, "weights.bin");
+  shows_none_of(weights, src, 0);
+  p = run_in(model, in, g_key, NULL, NULL, out, 0);
+  tu_proc_free(&p);
+  same_file(y, plain_y);
+  p = run_in(model, in, g_key, "epctx.load_mode=read", NULL, out, 0);
+  tu_proc_free(&p);
+  same_file(y, plain_y);
+  p = run_in(model, in, NULL, NULL, NULL, out, 1);
+  assert_non_null(strstr(p.err, "KEY_MISSING"));
+  assert_non_null(strstr(p.err, "encrypted model"));
+  tu_proc_free(&p);
+
+  /* Signing lists the files the model references: it needs the data key. */
+  char priv[600], pub[600];
+  path(priv, g_work, "ext_s.pem");
+  path(pub, g_work, "ext_s.pub");
+  const char* kg[] = {g_sign, "keygen", priv, pub, NULL};
+  tr_run_ok(kg, g_work);
+  const char* sign_nokey[] = {g_sign, "sign", "--key", priv, "--model-id", "ext", model, NULL};
+  p = run(sign_nokey);
+  assert_int_equal(p.exit_code, 1);
+  assert_non_null(strstr(p.err, "is encrypted"));
+  assert_int_equal(tu_count_lines(p.err), 1);
+  tu_proc_free(&p);
+  const char* sign[] = {g_sign,         "sign", "--key",      priv,  "--model-id", "ext",
+                        "--chunk-log2", "12",   "--data-key", g_key, model,        NULL};
+  tr_run_ok(sign, g_work);
+  const char* verify[] = {g_sign, "verify", "--pub", pub, "--data-key", g_key, model, NULL};
+  p = run(verify);
+  if (p.exit_code != 0 || !strstr(p.out, "2 files")) fail_msg("verify: %s%s", p.out, p.err);
+  tu_proc_free(&p);
+  p = run_in(model, in, g_key, "epctx.signature_policy=required", pub, out, 0);
+  tu_proc_free(&p);
+  same_file(y, plain_y);
+  tr_xor_byte(weights, 96 + 10, 4);
+  p = run_in(model, in, g_key, "epctx.signature_policy=required", pub, out, 1);
+  if (!strstr(p.err, "HASH_MISMATCH") || !strstr(p.err, "weights.bin"))
+    fail_msg("tampered weights, signed: %s", p.err);
+  tu_proc_free(&p);
+  p = run_in(model, in, g_key, "epctx.signature_policy=off", NULL, out, 1);
+  if (!strstr(p.err, "DECRYPTION_FAILED") || !strstr(p.err, "weights.bin"))
+    fail_msg("tampered weights, unsigned: %s", p.err);
+  tu_proc_free(&p);
+
+  /* An embedded context, encrypted with the model. */
+  char emb[600], plain_conv_y[600], conv_out[600], conv_y[600];
+  path(emb, g_work, "emb_enc/m_ctx.onnx");
+  path(plain_conv_y, g_work, "plain_out/y.npy");
+  path(conv_out, g_work, "emb_out");
+  path(conv_y, g_work, "emb_out/y.npy");
+  const char* comp[] = {
+      g_compile, g_src,           "-o",  emb,        "--quiet", "--force",         "--embed-mode",
+      "1",       "--encrypt-key", g_key, "--key-id", "v1",      "--encrypt-model", NULL};
+  tr_run_ok(comp, g_work);
+  assert_true(starts_sealed(emb));
+  p = run_in(emb, g_in, g_key, NULL, NULL, conv_out, 0);
+  tu_proc_free(&p);
+  same_file(conv_y, plain_conv_y);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s epctx-compile epctx-sign epctx-run MODELS_DIR WORK_DIR\n", argv[0]);
+  if (argc != 7) {
+    fprintf(stderr, "usage: %s epctx-compile epctx-sign epctx-run MODELS_DIR EXT_DIR WORK_DIR\n",
+            argv[0]);
     return 2;
   }
   g_compile = argv[1];
   g_sign = argv[2];
   g_run = argv[3];
   g_models = argv[4];
-  g_work = argv[5];
+  g_ext = argv[5];
+  g_work = argv[6];
   if (tu_make_clean_dir(g_work) != 0) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(encrypted_packages_compute_the_plain_bytes),
       cmocka_unit_test(keys_and_changes_are_refused_with_their_codes),
       cmocka_unit_test(encrypt_then_sign),
       cmocka_unit_test(sign_tool_encrypts_and_cli_errors),
+      cmocka_unit_test(encrypted_model_and_external_data),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -20,6 +20,7 @@ struct SealOptions {
   std::string key_id;  // 1..32 characters of [A-Za-z0-9._-]: names the key for the app
   int alg = 1;         // EPCTX_SEALED_ALG_*: 1 ChaCha20-Poly1305, 2 AES-256-GCM
   int segment_log2 = 16;
+  bool encrypt_model = false;  // the _ctx.onnx too (then only epctx reads the package)
 };
 
 // "chacha20-poly1305" or "aes-256-gcm" -> EPCTX_SEALED_ALG_*; throws
@@ -39,12 +40,26 @@ std::string SealBytes(const std::string& plain, const std::string& data_key,
 // or a segment size out of range: what a CLI checks before writing files.
 void CheckSealOptions(const SealOptions& options);
 
-// Encrypts, in place (atomically replaced), every context binary the
-// package of ctx_model_path references (EPContext ep_cache_context with
-// embed_mode=0). Files already encrypted are left as they are (a weight-
-// sharing group's models share one). Returns the paths it encrypted.
-// Embedded contexts (embed_mode=1) and external-data files are not
-// encrypted: a package with embedded contexts is refused.
+// `file` (a sealed asset named `asset_name`) decrypted whole with
+// data_key; ToolError naming `what` for a malformed file, a key of another
+// id or a segment that does not verify.
+std::string UnsealBytes(const std::string& file, const std::string& data_key,
+                        const std::string& asset_name, const std::string& what);
+
+// The bytes of a package's model file as ONNX: `bytes` (read from
+// ctx_model_path) themselves, or decrypted with data_key when the model
+// was encrypted (ToolError when data_key is empty then).
+std::string PlainModelBytes(const std::string& bytes, const std::string& ctx_model_path,
+                            const std::string& data_key);
+
+// Encrypts, in place (atomically replaced), every context binary (EPContext
+// ep_cache_context with embed_mode=0) and external-data file the package
+// of ctx_model_path references, then the model itself when
+// options.encrypt_model. Files already encrypted are left as they are (a
+// weight-sharing group's models share one; an encrypted model is read with
+// data_key). Returns the paths it encrypted. A package with embedded
+// contexts (embed_mode=1) is refused: encrypt the model instead of
+// embedding, or compile with --embed-mode 0.
 std::vector<std::string> EncryptPackage(const std::string& ctx_model_path,
                                         const std::string& data_key, const SealOptions& options);
 

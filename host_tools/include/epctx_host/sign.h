@@ -32,6 +32,7 @@ struct SignOptions {
   // node (ep_sdk_version, hardware_architecture), its context binary
   // (min_driver_version) and the model (producer_name producer_version).
   std::string manifest_path;  // default: "<ctx_model_path>.sig"
+  std::string data_key;       // an encrypted model's: to list the files it references
 };
 
 struct PackageFile {
@@ -61,9 +62,10 @@ struct VerifyReport {
 // Checks the manifest (strictly, as the runtime does), its signature with
 // the public key (PEM) and every chunk of every listed file, and that the
 // model references no file the manifest does not list.
+// data_key: an encrypted model's (to list the files it references).
 VerifyReport VerifyPackage(const std::string& ctx_model_path,
                            const std::string& public_key_pem_path,
-                           const std::string& manifest_path = "");
+                           const std::string& manifest_path = "", const std::string& data_key = "");
 
 // A new P-256 key pair: the private key (PEM, mode 0600) and its public key.
 void GenerateKeyPair(const std::string& private_pem_path, const std::string& public_pem_path);

@@ -4,12 +4,14 @@
 #include "session/loaded_model.h"
 
 #include <cstring>
+#include <new>
 
 #include <manifest_format.h>
 
 #include "session/plan.h"
 #include "session/trust_config.h"
 #include "session/workspace.h"
+#include "trust/sealed.h"
 
 namespace epctx {
 namespace {
@@ -34,9 +36,97 @@ const char* ContextBaseDir(const Options& options, const char* model_path, Arena
 LoadedModel::LoadedModel(Env* env)
     : env_(env), budget_(env->alloc), alloc_(budget_.allocator()), meta_(alloc_, 8 * 1024) {}
 
+struct LoadedModel::SealedData {
+  explicit SealedData(const Allocator& a) : asset(a) {}
+  StrView name;  // as the model references it
+  trust::SealedAsset asset;
+  uint8_t* plain = nullptr;  // the whole plaintext; ranges decrypted as used
+  uint64_t size = 0;
+  SealedData* next = nullptr;
+};
+
 LoadedModel::~LoadedModel() {
+  // Plaintext is wiped before it goes back to the allocator.
+  for (SealedData* d = sealed_data_; d;) {
+    SealedData* next = d->next;
+    if (d->plain) trust::Wipe(d->plain, size_t(d->size));
+    alloc_.Free(d->plain);
+    d->~SealedData();
+    alloc_.Free(d);
+    d = next;
+  }
+  if (model_plain_) trust::Wipe(model_plain_, model_plain_size_);
+  alloc_.Free(model_plain_);
   for (uint32_t i = 0; i < num_data_regions_; ++i) ReleaseRegion(&data_regions_[i]);
   epctx_pal_unmap(&model_region_);
+}
+
+Status LoadedModel::OpenSealedModel(const char* path, const Options& options) {
+  // The key of an encrypted file is bound to the name it is referenced by;
+  // for the model, its file name.
+  const char* named = path ? path : options.Get(kOptEpContextFilePath);
+  if (!named || !named[0])
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "%s: the model is encrypted under its file name, which a model loaded "
+                         "from a buffer does not have: set %s to its path",
+                         label_, kOptEpContextFilePath);
+  const char* slash = cstr_rchr(named, '/');
+  const char* base = slash ? slash + 1 : named;
+  const trust::ManifestFile* listed = nullptr;
+  EPCTX_RETURN_IF_ERROR(verifier_.Listed(EPCTX_MF_ROLE_MODEL, StrView{}, model_bytes_, &listed));
+  char what[200];
+  format(what, sizeof what, "%s: encrypted model", label_);
+  trust::SealedAsset sa(env_->alloc);
+  EPCTX_RETURN_IF_ERROR(
+      sa.Open(model_bytes_, StrView{base, cstr_len(base)}, env_->trust, what, listed));
+  const uint64_t size = sa.header().plaintext_size;  // <= the file's size
+  // Page-aligned: embedded payloads keep the alignment the compiler gave
+  // them in the file.
+  model_plain_ = static_cast<uint8_t*>(alloc_.Alloc(size ? size_t(size) : 1, 4096));
+  if (!model_plain_)
+    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", what,
+                         static_cast<unsigned long long>(size));
+  model_plain_size_ = size_t(size);
+  EPCTX_RETURN_IF_ERROR(sa.Decrypt(0, size, model_plain_));
+  model_bytes_ = Bytes{model_plain_, size_t(size)};
+  env_->Log(EPCTX_LOG_VERBOSE, "%s: %llu bytes decrypted (key id '%s')", what,
+            static_cast<unsigned long long>(size), sa.header().key_id);
+  return Status::Ok();
+}
+
+Status LoadedModel::SealedDataFile(StrView location, const char* what,
+                                   const epctx_pal_region& mapped, SealedData** out) {
+  for (SealedData* d = sealed_data_; d; d = d->next)
+    if (d->name.size == location.size && memcmp(d->name.data, location.data, location.size) == 0) {
+      *out = d;
+      return Status::Ok();
+    }
+  const Bytes file{mapped.data, static_cast<size_t>(mapped.size)};
+  const trust::ManifestFile* listed = nullptr;
+  EPCTX_RETURN_IF_ERROR(verifier_.Listed(EPCTX_MF_ROLE_DATA, location, file, &listed));
+  void* mem = alloc_.Alloc(sizeof(SealedData), alignof(SealedData));
+  if (!mem) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label_);
+  SealedData* d = new (mem) SealedData(env_->alloc);
+  d->name = location;
+  char msg[200];
+  format(msg, sizeof msg, "%s: %s file '%.*s'", label_, what, location.len(), location.data);
+  Status st = d->asset.Open(file, location, env_->trust, msg, listed);
+  if (st.ok()) {
+    d->size = d->asset.header().plaintext_size;
+    d->plain = static_cast<uint8_t*>(alloc_.Alloc(d->size ? size_t(d->size) : 1, 64));
+    if (!d->plain)
+      st = Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", msg,
+                         static_cast<unsigned long long>(d->size));
+  }
+  if (!st.ok()) {
+    d->~SealedData();
+    alloc_.Free(d);
+    return st;
+  }
+  d->next = sealed_data_;
+  sealed_data_ = d;
+  *out = d;
+  return Status::Ok();
 }
 
 Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
@@ -68,7 +158,9 @@ Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
   trust::VerifyConfig trust_config;
   EPCTX_RETURN_IF_ERROR(ResolveVerifyConfig(options, path, meta_, label_, &trust_config));
   EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, trust_config, meta_, label_));
-  EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
+  // An encrypted model is decrypted (and hashed, signed) before parsing.
+  if (trust::LooksSealed(model_bytes_)) EPCTX_RETURN_IF_ERROR(OpenSealedModel(path, options));
+  else EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
   if (verifier_.active())
     env_->Log(EPCTX_LOG_INFO,
               "%s: signed package: manifest %s verified for model id '%.*s', "
@@ -146,6 +238,25 @@ Status LoadedModel::InitializerData(const onnx::TensorView& t, const char* label
   EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
   uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
   uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
+  if (trust::LooksSealed(file)) {
+    // Encrypted: the range is of the plaintext, decrypted (and hashed,
+    // signed) when first used, into the file's private plaintext.
+    SealedData* d = nullptr;
+    EPCTX_RETURN_IF_ERROR(SealedDataFile(t.external_location, what, *region, &d));
+    if (len != want || off > d->size || len > d->size - off)
+      return Status::Error(EPCTX_INVALID_GRAPH,
+                           "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of "
+                           "a %llu-byte plaintext",
+                           label, what, (unsigned long long)off, (unsigned long long)len,
+                           (unsigned long long)want, (unsigned long long)d->size);
+    if ((off & (esize - 1)) != 0)
+      return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu", label,
+                           what, (unsigned long long)off, esize);
+    EPCTX_RETURN_IF_ERROR(d->asset.Decrypt(off, off + len, d->plain));
+    r->data = d->plain + off;
+    r->bytes = want;
+    return CheckBool(*r, t.name);
+  }
   if (len != want || off > region->size || len > region->size - off)
     return Status::Error(EPCTX_INVALID_GRAPH,
                          "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of a "

@@ -76,6 +76,15 @@ class LoadedModel {
 
  private:
   Status CheckBool(const TensorRef& r, StrView name) const;
+  // An encrypted model (sealed.h): decrypted whole into private memory,
+  // each segment hashed on its copy when the package is signed.
+  Status OpenSealedModel(const char* path, const Options& options);
+  // An encrypted external-data file: opened once per file (its own
+  // mapping, key and plaintext buffer), the ranges initializers use
+  // decrypted as they are asked for.
+  struct SealedData;
+  Status SealedDataFile(StrView location, const char* what, const epctx_pal_region& mapped,
+                        SealedData** out);
 
   Env* env_;
   // epctx.max_memory_bytes: the metadata arena and every run's memory are
@@ -94,6 +103,9 @@ class LoadedModel {
   trust::PackageVerifier verifier_;           // signed packages: checks bytes before use
   epctx_pal_region* data_regions_ = nullptr;  // external-data files, of every graph
   uint32_t num_data_regions_ = 0;
+  uint8_t* model_plain_ = nullptr;  // an encrypted model's plaintext (model_bytes_)
+  size_t model_plain_size_ = 0;
+  SealedData* sealed_data_ = nullptr;  // encrypted external-data files, a list
 };
 
 }  // namespace epctx
