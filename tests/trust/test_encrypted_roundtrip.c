@@ -141,7 +141,7 @@ static void round_trips_on_this_target(void** state) {
       expect_refused(ctx, g_key, "HASH_MISMATCH");
       tr_copy(saved, file);
       tr_resize(file, -1);
-      expect_refused(ctx, g_key, "HASH_MISMATCH");  /* the manifest's size */
+      expect_refused(ctx, g_key, "HASH_MISMATCH"); /* the manifest's size */
       tr_copy(saved, file);
       /* Unsigned, the format itself refuses the same changes. */
       char sig[600];
