@@ -10,30 +10,14 @@
 #include <manifest_format.h>
 #include <sealed_format.h>
 
+#include "trust/aead_mbedtls.h"
 #include "trust/crypto.h"
-
-#if !defined(MBEDTLS_CONFIG_FILE)
-#include <mbedtls/config.h>
-#else
-#include MBEDTLS_CONFIG_FILE
-#endif
-#if defined(MBEDTLS_CHACHAPOLY_C)
-#include <mbedtls/chachapoly.h>
-#endif
-#if defined(MBEDTLS_GCM_C) && defined(MBEDTLS_AES_C)
-#include <mbedtls/gcm.h>
-#define EPCTX_SEALED_HAVE_GCM 1
-#endif
-#if defined(MBEDTLS_HKDF_C)
-#include <mbedtls/hkdf.h>
-#include <mbedtls/md.h>
-#endif
+#include "trust/key_wrap.h"
 
 namespace epctx {
 namespace trust {
-namespace {
 
-bool AlgBuilt(uint8_t alg) {
+bool AeadBuilt(uint8_t alg) {
 #if defined(MBEDTLS_CHACHAPOLY_C) && defined(MBEDTLS_HKDF_C)
   if (alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305) return true;
 #endif
@@ -44,11 +28,22 @@ bool AlgBuilt(uint8_t alg) {
   return false;
 }
 
-const char* AlgName(uint8_t alg) {
+const char* AeadName(uint8_t alg) {
   return alg == EPCTX_SEALED_ALG_CHACHA20_POLY1305 ? "ChaCha20-Poly1305"
          : alg == EPCTX_SEALED_ALG_AES_256_GCM     ? "AES-256-GCM"
                                                    : "unknown";
 }
+
+const char* AeadsBuilt() {
+  const bool c = AeadBuilt(EPCTX_SEALED_ALG_CHACHA20_POLY1305),
+             g = AeadBuilt(EPCTX_SEALED_ALG_AES_256_GCM);
+  return c && g ? "ChaCha20-Poly1305 AES-256-GCM"
+         : c    ? "ChaCha20-Poly1305"
+         : g    ? "AES-256-GCM"
+                : "none";
+}
+
+namespace {
 
 // The header at p (EPCTX_SEALED_HEADER_SIZE bytes, already known to be
 // there) of a file of file_size bytes.
@@ -115,13 +110,11 @@ Status ParseHeaderAt(const uint8_t* p, uint64_t file_size, const char* what, Sea
   h->plaintext_size = plain;
   h->segments = segments;
   memcpy(h->key_id, id, id_len);
-  if (!AlgBuilt(h->alg))
+  if (!AeadBuilt(h->alg))
     return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM,
                          "%s: encrypted with alg %u (%s), which this runtime was not built with "
-                         "(it has:%s%s)",
-                         what, h->alg, AlgName(h->alg),
-                         AlgBuilt(EPCTX_SEALED_ALG_CHACHA20_POLY1305) ? " ChaCha20-Poly1305" : "",
-                         AlgBuilt(EPCTX_SEALED_ALG_AES_256_GCM) ? " AES-256-GCM" : " none");
+                         "(it has: %s)",
+                         what, h->alg, AeadName(h->alg), AeadsBuilt());
   return Status::Ok();
 }
 
@@ -230,7 +223,7 @@ SealedAsset::~SealedAsset() {
 }
 
 Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const char* what,
-                         const ManifestFile* listed) {
+                         const ManifestFile* listed, const KeyWrapFile* wraps) {
   format(what_, sizeof what_, "%s", what);
   if (file.size < EPCTX_SEALED_HEADER_SIZE) return ParseSealedHeader(file, what_, &h_);
   file_ = file;
@@ -263,7 +256,7 @@ Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const ch
 #endif
 #if defined(MBEDTLS_HKDF_C)
   uint8_t data_key[EPCTX_SEALED_KEY_SIZE], asset_key[EPCTX_SEALED_KEY_SIZE];
-  EPCTX_RETURN_IF_ERROR(keys.DataKeyFor(h_.key_id, what_, data_key));
+  EPCTX_RETURN_IF_ERROR(DataKeyFor(keys, wraps, h_.key_id, what_, data_key));
   // info = "epctx-sealed-1.0" NUL name; names are bounded by the model.
   const size_t prefix = sizeof EPCTX_SEALED_INFO;  // with its NUL
   uint8_t* info = static_cast<uint8_t*>(alloc_.Alloc(prefix + name.size, 16));
@@ -296,6 +289,7 @@ Status SealedAsset::Open(Bytes file, StrView name, const Keyring& keys, const ch
 #else
   (void)name;
   (void)keys;
+  (void)wraps;
   return Status::Error(EPCTX_UNSUPPORTED_ALGORITHM, "%s: this runtime was built without HKDF",
                        what_);
 #endif

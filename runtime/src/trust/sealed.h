@@ -30,6 +30,15 @@ inline bool LooksSealed(Bytes file) {
          memcmp(file.data, EPCTX_SEALED_MAGIC, EPCTX_SEALED_MAGIC_SIZE) == 0;
 }
 
+// The AEADs of sealed assets and key-wrap files (EPCTX_SEALED_ALG_*):
+// whether this build's mbedtls has `alg` (and HKDF), its name, and the
+// list of those built ("none" when there is none), for messages.
+bool AeadBuilt(uint8_t alg);
+const char* AeadName(uint8_t alg);
+const char* AeadsBuilt();
+
+struct KeyWrapFile;  // trust/key_wrap.h
+
 struct SealedHeader {
   uint8_t alg = 0;
   uint32_t segment_size = 0;  // plaintext bytes per segment
@@ -53,15 +62,17 @@ class SealedAsset {
   SealedAsset& operator=(const SealedAsset&) = delete;
 
   // Parses the header of `file` (kept as a view: the caller keeps it
-  // mapped), gets the data key of its key id from `keys` and derives the
-  // asset key for `name`, the name the model references the file by.
-  // `what` names the file in every message (copied).
+  // mapped), gets the data key of its key id from `keys`, else unwraps it
+  // from `wraps` (the package's key-wrap file, nullptr: none; see
+  // DataKeyFor in trust/key_wrap.h), and derives the asset key for
+  // `name`, the name the model references the file by. `what` names the
+  // file in every message (copied).
   // `listed` (optional) is the signed manifest's entry for the file, its
   // size already checked: the header is then hashed before it is parsed,
   // and every segment Decrypt copies is hashed on that copy, chunk by
   // chunk, before Decrypt returns (HASH_MISMATCH naming the chunk).
   Status Open(Bytes file, StrView name, const Keyring& keys, const char* what,
-              const ManifestFile* listed = nullptr);
+              const ManifestFile* listed = nullptr, const KeyWrapFile* wraps = nullptr);
   const SealedHeader& header() const { return h_; }
   // Decrypts the segments that cover plaintext bytes [begin, end) into out
   // (the plaintext_size bytes of the whole plaintext; each segment lands
