@@ -49,6 +49,7 @@ constexpr const char* kPassedKeys[] = {
     "epctx.load_mode",
     "epctx.signature_policy",
     "epctx.signature_path",
+    "epctx.keys_path",
     "epctx.expected_model_id",
     "epctx.max_memory_bytes",
     "epctx.advise",

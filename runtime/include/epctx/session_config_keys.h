@@ -85,6 +85,14 @@
  * for a buffer "<ep.context_file_path>.sig". */
 #define EPCTX_CONFIG_SIGNATURE_PATH "epctx.signature_path"
 
+/* RUN. The path of the package's key-wrap file (runtime/schema/keys_format.h:
+ * data keys of encrypted context binaries wrapped for device keys; outside
+ * the signature). Read only when the package has an encrypted context
+ * binary; a missing file is NO_SUCHFILE when this key names it, and no
+ * error otherwise. Not empty. Default: "<model>.keys", for a buffer
+ * "<ep.context_file_path>.keys" (none without it). */
+#define EPCTX_CONFIG_KEYS_PATH "epctx.keys_path"
+
 /* RUN. The model id a signed package must carry (epctx-sign --model-id);
  * the package must then be signed and verify. Not empty; refused with
  * epctx.signature_policy=off. Default: unset (any id). */
@@ -129,6 +137,7 @@
   X(EPCTX_CONFIG_ADVISE, "RUN", "none")                            \
   X(EPCTX_CONFIG_SIGNATURE_POLICY, "RUN", "if_signed")             \
   X(EPCTX_CONFIG_SIGNATURE_PATH, "RUN", "")                        \
+  X(EPCTX_CONFIG_KEYS_PATH, "RUN", "")                             \
   X(EPCTX_CONFIG_EXPECTED_MODEL_ID, "RUN", "")                     \
   X(EPCTX_CONFIG_MAX_MEMORY_BYTES, "RUN", "")                      \
   X(EPCTX_CONFIG_INTRA_OP_NUM_THREADS, "RUN", "0")                 \

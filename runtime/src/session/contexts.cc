@@ -378,8 +378,11 @@ Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Are
   const trust::ManifestFile* listed = nullptr;
   EPCTX_RETURN_IF_ERROR(
       m_.verifier().Listed(EPCTX_MF_ROLE_CONTEXT, ep.ep_cache_context, *blob, &listed));
+  // The data key: the application's, else unwrapped from <model>.keys.
+  const trust::KeyWrapFile* wraps = nullptr;
+  EPCTX_RETURN_IF_ERROR(m_.KeyWraps(&wraps));
   trust::SealedAsset sa(m_.env()->alloc);
-  EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what, listed));
+  EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what, listed, wraps));
   const uint64_t size = sa.header().plaintext_size;
   const uint32_t align = out->driver->info.payload_alignment;
   uint8_t* plain =

@@ -76,9 +76,11 @@ Status LoadedModel::OpenSealedModel(const char* path, const Options& options) {
   EPCTX_RETURN_IF_ERROR(verifier_.Listed(EPCTX_MF_ROLE_MODEL, StrView{}, model_bytes_, &listed));
   char what[200];
   format(what, sizeof what, "%s: encrypted model", label_);
+  const trust::KeyWrapFile* wraps = nullptr;
+  EPCTX_RETURN_IF_ERROR(key_wraps_.Get(label_, &wraps));
   trust::SealedAsset sa(env_->alloc);
   EPCTX_RETURN_IF_ERROR(
-      sa.Open(model_bytes_, StrView{base, cstr_len(base)}, env_->trust, what, listed));
+      sa.Open(model_bytes_, StrView{base, cstr_len(base)}, env_->trust, what, listed, wraps));
   const uint64_t size = sa.header().plaintext_size;  // <= the file's size
   // Page-aligned: embedded payloads keep the alignment the compiler gave
   // them in the file.
@@ -110,7 +112,9 @@ Status LoadedModel::SealedDataFile(StrView location, const char* what,
   d->name = location;
   char msg[200];
   format(msg, sizeof msg, "%s: %s file '%.*s'", label_, what, location.len(), location.data);
-  Status st = d->asset.Open(file, location, env_->trust, msg, listed);
+  const trust::KeyWrapFile* wraps = nullptr;
+  Status st = key_wraps_.Get(label_, &wraps);
+  if (st.ok()) st = d->asset.Open(file, location, env_->trust, msg, listed, wraps);
   if (st.ok()) {
     d->size = d->asset.header().plaintext_size;
     d->plain = static_cast<uint8_t*>(alloc_.Alloc(d->size ? size_t(d->size) : 1, 64));
@@ -158,6 +162,12 @@ Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
   trust::VerifyConfig trust_config;
   EPCTX_RETURN_IF_ERROR(ResolveVerifyConfig(options, path, meta_, label_, &trust_config));
   EPCTX_RETURN_IF_ERROR(verifier_.Begin(env_->trust, trust_config, meta_, label_));
+  // Encrypted files find their data key in the application's keys, else
+  // in the key-wrap file, read when the first of them is opened.
+  const char* keys_path = nullptr;
+  bool keys_required = false;
+  EPCTX_RETURN_IF_ERROR(ResolveKeysPath(options, path, meta_, label_, &keys_path, &keys_required));
+  key_wraps_.Configure(keys_path, keys_required);
   // An encrypted model is decrypted (and hashed, signed) before parsing.
   if (trust::LooksSealed(model_bytes_)) EPCTX_RETURN_IF_ERROR(OpenSealedModel(path, options));
   else EPCTX_RETURN_IF_ERROR(verifier_.VerifyModel(model_bytes_));
@@ -197,7 +207,8 @@ Status LoadedModel::Open(const char* path, const void* buffer, size_t size,
 
 Status LoadedModel::Finish() {
   EPCTX_RETURN_IF_ERROR(verifier_.Commit());
-  options_ = nullptr;  // the caller's: valid only while creating
+  options_ = nullptr;    // the caller's: valid only while creating
+  key_wraps_.Release();  // every encrypted file has its key
   // Loading is done: runs read initializers, let the OS read ahead for them.
   epctx_pal_advise(&model_region_, 0, model_region_.size, EPCTX_PAL_ADVISE_NORMAL);
   for (uint32_t i = 0; i < num_data_regions_; ++i)

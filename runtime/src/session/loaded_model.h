@@ -19,6 +19,7 @@
 #include "onnx/model.h"
 #include "session/env.h"
 #include "session/options.h"
+#include "trust/key_wrap.h"
 #include "trust/verifier.h"
 
 namespace epctx {
@@ -56,9 +57,13 @@ class LoadedModel {
   const Options::ExternalFile* FindExternal(const char* rel, size_t rel_len) const {
     return options_ ? options_->FindExternalFile(rel, rel_len) : nullptr;
   }
+  // The package's key-wrap file (schema/keys_format.h: <model>.keys, or
+  // epctx.keys_path), read and parsed on the first call; *out = nullptr
+  // when the package has none. Only until Finish.
+  Status KeyWraps(const trust::KeyWrapFile** out) { return key_wraps_.Get(label_, out); }
   // Loading is done: every byte the session uses is verified (a signed
   // package's rollback counter advances), the OS may read ahead again, and
-  // the caller's options are no longer read.
+  // the caller's options and the key-wrap file are no longer read.
   Status Finish();
 
   Env* env() const { return env_; }
@@ -101,6 +106,7 @@ class LoadedModel {
   const char* ext_folder_ = nullptr;  // session.model_external_initializers_file_folder_path
   onnx::ModelView model_;
   trust::PackageVerifier verifier_;           // signed packages: checks bytes before use
+  trust::KeyWraps key_wraps_;                 // encrypted packages: until Finish
   epctx_pal_region* data_regions_ = nullptr;  // external-data files, of every graph
   uint32_t num_data_regions_ = 0;
   uint8_t* model_plain_ = nullptr;  // an encrypted model's plaintext (model_bytes_)

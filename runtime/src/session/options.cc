@@ -21,6 +21,7 @@ const char* const kOptFailOnSuboptimal = EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL;
 const char* const kOptDisablePrepacking = EPCTX_CONFIG_DISABLE_PREPACKING;
 const char* const kOptSignaturePolicy = EPCTX_CONFIG_SIGNATURE_POLICY;
 const char* const kOptSignaturePath = EPCTX_CONFIG_SIGNATURE_PATH;
+const char* const kOptKeysPath = EPCTX_CONFIG_KEYS_PATH;
 const char* const kOptExpectedModelId = EPCTX_CONFIG_EXPECTED_MODEL_ID;
 const char* const kOptMaxMemoryBytes = EPCTX_CONFIG_MAX_MEMORY_BYTES;
 const char* const kOptIntraOpThreads = EPCTX_CONFIG_INTRA_OP_NUM_THREADS;
@@ -41,6 +42,7 @@ const char* const kKnownKeys[] = {
     EPCTX_CONFIG_STOP_SHARE_EP_CONTEXTS,
     EPCTX_CONFIG_SIGNATURE_POLICY,
     EPCTX_CONFIG_SIGNATURE_PATH,
+    EPCTX_CONFIG_KEYS_PATH,
     EPCTX_CONFIG_EXPECTED_MODEL_ID,
     EPCTX_CONFIG_ADVISE,
     EPCTX_CONFIG_FAIL_ON_SUBOPTIMAL,
@@ -76,6 +78,10 @@ Status Options::Set(const char* key, const char* value) {
   if (n > static_cast<size_t>(kMaxValue))
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option '%s': value of %zu bytes exceeds %d", key, n, kMaxValue);
+  if (cstr_eq(known, kOptKeysPath) && n == 0)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "session option 'epctx.keys_path': expected a file path, found an empty "
+                         "string");
   if (cstr_eq(known, kOptExpectedModelId) && n == 0)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "session option 'epctx.expected_model_id': expected a model id, found an "

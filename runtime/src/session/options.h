@@ -32,6 +32,8 @@ extern const char* const kOptDisablePrepacking;
 // epctx.signature_policy = required | if_signed | off
 extern const char* const kOptSignaturePolicy;
 extern const char* const kOptSignaturePath;  // epctx.signature_path = the manifest's path
+// epctx.keys_path = the key-wrap file's path (read by session/trust_config.cc)
+extern const char* const kOptKeysPath;
 // epctx.expected_model_id = the id signed packages must carry
 extern const char* const kOptExpectedModelId;
 

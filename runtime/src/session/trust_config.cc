@@ -3,11 +3,25 @@
 
 #include <cstring>
 
+#include <keys_format.h>
 #include <manifest_format.h>
 
 #include "core/types.h"
 
 namespace epctx {
+namespace {
+
+// base + suffix in the arena, or nullptr when it is full.
+const char* WithSuffix(Arena& arena, const char* base, const char* suffix) {
+  const size_t n = cstr_len(base), s = cstr_len(suffix);
+  char* p = static_cast<char*>(arena.Alloc(n + s + 1, 1));
+  if (!p) return nullptr;
+  memcpy(p, base, n);
+  memcpy(p + n, suffix, s + 1);
+  return p;
+}
+
+}  // namespace
 
 Status ResolveVerifyConfig(const Options& options, const char* model_path, Arena& arena,
                            const char* label, trust::VerifyConfig* out) {
@@ -44,12 +58,20 @@ Status ResolveVerifyConfig(const Options& options, const char* model_path, Arena
                            label, kOptSignaturePath, kOptEpContextFilePath);
     return Status::Ok();
   }
-  const size_t n = cstr_len(base), s = sizeof(EPCTX_MF_SIG_SUFFIX) - 1;
-  char* p = static_cast<char*>(arena.Alloc(n + s + 1, 1));
-  if (!p) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
-  memcpy(p, base, n);
-  memcpy(p + n, EPCTX_MF_SIG_SUFFIX, s + 1);
-  out->signature_path = p;
+  out->signature_path = WithSuffix(arena, base, EPCTX_MF_SIG_SUFFIX);
+  if (!out->signature_path) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
+  return Status::Ok();
+}
+
+Status ResolveKeysPath(const Options& options, const char* model_path, Arena& arena,
+                       const char* label, const char** path, bool* required) {
+  *path = nullptr;
+  const char* given = options.Get(kOptKeysPath);
+  *required = given != nullptr;
+  const char* base = model_path ? model_path : options.Get(kOptEpContextFilePath);
+  if (!given && (!base || !base[0])) return Status::Ok();  // a buffer with no path: none
+  *path = given ? WithSuffix(arena, given, "") : WithSuffix(arena, base, EPCTX_KEYS_SUFFIX);
+  if (!*path) return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory", label);
   return Status::Ok();
 }
 
