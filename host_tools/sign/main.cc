@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "epctx_host/diagnostics.h"
+#include "epctx_host/key_wrap.h"
 #include "epctx_host/parse_u64.h"
 #include "epctx_host/seal.h"
 #include "epctx_host/sign.h"
@@ -30,7 +31,9 @@ enum {
   kKeyId,
   kAlg,
   kSegmentLog2,
-  kEncryptModel
+  kEncryptModel,
+  kDeviceKey,
+  kDeviceKeyId
 };
 
 const epctx_cli_option kOptions[] = {
@@ -44,14 +47,19 @@ const epctx_cli_option kOptions[] = {
     {kCounter, "counter", 0, "N", "sign: the anti-rollback security counter (default 0)"},
     {kChunkLog2, "chunk-log2", 0, "N", "sign: hash chunks of 2^N bytes"},
     {kDataKey, "data-key", 0, "KEY",
-     "encrypt: the 32-byte data key (keygen-data writes one);\nsign, verify: the data key of an "
-     "encrypted model"},
-    {kKeyId, "key-id", 0, "ID", "encrypt: the data key's id (1..32 of [A-Za-z0-9._-])"},
-    {kAlg, "alg", 0, "ALG", "encrypt: chacha20-poly1305 (default) or aes-256-gcm"},
+     "encrypt, wrap-key: the 32-byte data key (keygen-data writes one);\nsign, verify: the data "
+     "key of an encrypted model"},
+    {kKeyId, "key-id", 0, "ID", "encrypt, wrap-key: the data key's id (1..32 of [A-Za-z0-9._-])"},
+    {kAlg, "alg", 0, "ALG", "encrypt, wrap-key: chacha20-poly1305 (default) or aes-256-gcm"},
     {kSegmentLog2, "segment-log2", 0, "N",
      "encrypt: segments of 2^N plaintext bytes (12..24, default 16):\nthe unit a session decrypts"},
     {kEncryptModel, "encrypt-model", 0, nullptr,
      "encrypt: the model_ctx.onnx too (graph, names, CPU weights);\nonly epctx reads it then"},
+    {kDeviceKey, "device-key", 0, "KEY",
+     "wrap-key: the device's 32-byte key (keygen-data writes one), which\nits application "
+     "passes as a decryption key"},
+    {kDeviceKeyId, "device-key-id", 0, "DEVID",
+     "wrap-key: the device key's id (1..32 of [A-Za-z0-9._-])"},
     {0, nullptr, 0, nullptr, nullptr}};
 
 const epctx_cli_tool kTool = {
@@ -60,13 +68,16 @@ const epctx_cli_tool kTool = {
     "keygen-data DATA.key\n"
     "encrypt --data-key DATA.key --key-id ID [--alg ALG] [--segment-log2 N] [--encrypt-model] "
     "model_ctx.onnx\n"
+    "wrap-key --data-key DATA.key --key-id ID --device-key DEV.key --device-key-id DEVID "
+    "[--alg ALG] model_ctx.onnx\n"
     "sign --key PRIVATE.pem --model-id ID [--counter N] [-o MANIFEST] [--data-key DATA.key] "
     "model_ctx.onnx\n"
     "verify --pub PUBLIC.pem [--manifest MANIFEST] [--data-key DATA.key] model_ctx.onnx",
     "Signs epctx packages: sign writes model_ctx.onnx.sig (ECDSA P-256 over SHA-256) covering\n"
     "the model, its context binaries and external data; verify checks every byte of them.\n"
     "encrypt encrypts a package's context binaries and external data in place (before\n"
-    "signing it).",
+    "signing it); wrap-key adds the data key wrapped for one device key to\n"
+    "model_ctx.onnx.keys, which is not signed: devices are re-keyed without signing again.",
     kOptions,
     nullptr,
     "print the result as one JSON object"};
@@ -128,7 +139,8 @@ int main(int argc, char** argv) {
     std::string key, pub, manifest;
     SignOptions so;
     SealOptions seal;
-    std::string data_key;
+    std::string data_key, device_key;
+    WrapOptions wrap;
     bool json = false;
     epctx_cli_parser p;
     epctx_cli_init(&p, &kTool, argc, argv);
@@ -155,6 +167,8 @@ int main(int argc, char** argv) {
         case kDataKey: data_key = v; break;
         case kEncryptModel: seal.encrypt_model = true; break;
         case kKeyId: seal.key_id = v; break;
+        case kDeviceKey: device_key = v; break;
+        case kDeviceKeyId: wrap.device_key_id = v; break;
         case kSegmentLog2:
           seal.segment_log2 =
               static_cast<int>(std::min<uint64_t>(ParseU64("--segment-log2", v), 99));
@@ -192,6 +206,23 @@ int main(int argc, char** argv) {
         for (const std::string& f : done)
           std::cout << "epctx-sign: encrypted " << f << " (key id " << seal.key_id << ")\n";
       if (!json && done.empty()) std::cout << "epctx-sign: nothing to encrypt\n";
+    } else if (cmd == "wrap-key") {
+      if (args.size() != 1 || data_key.empty() || seal.key_id.empty() || device_key.empty() ||
+          wrap.device_key_id.empty())
+        throw UsageError(
+            "wrap-key needs --data-key, --key-id, --device-key, --device-key-id and one model");
+      wrap.data_key_id = seal.key_id;
+      wrap.alg = seal.alg;
+      CheckWrapOptions(wrap);  // before any file is read
+      const std::string dk = ReadDataKey(data_key), dev = ReadDataKey(device_key);
+      const WrapReport r = WrapKeyForDevice(args[0], dk, dev, wrap);
+      if (json) PrintJson("wrap-key", r.keys_path, nullptr);
+      else
+        std::cout << "epctx-sign: wrote " << r.keys_path << ": "
+                  << (r.replaced ? "replaced" : "added") << " the entry of key id "
+                  << wrap.data_key_id << " for device key id " << wrap.device_key_id
+                  << " (entries now: " << r.entries << "; the data key decrypts " << r.files.size()
+                  << " context binary file" << (r.files.size() == 1 ? "" : "s") << ")\n";
     } else if (cmd == "sign") {
       if (args.size() != 1 || key.empty()) throw UsageError("sign needs --key and one model");
       if (so.model_id.empty())
@@ -216,7 +247,8 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return epctx_cli_usage_error(&kTool, "%s", e.what());
   } catch (const ToolError& e) {
-    std::cerr << "epctx-sign: error: " << e.file() << ": " << e.what() << "\n";
+    std::cerr << "epctx-sign: error: " << (e.file().empty() ? "" : e.file() + ": ") << e.what()
+              << "\n";
     return EPCTX_CLI_EXIT_FAILURE;
   } catch (const std::exception& e) {
     std::cerr << "epctx-sign: error: " << e.what() << "\n";

@@ -48,7 +48,8 @@ static const epctx_cli_option kOptions[] = {
     {OPT_TRUSTED_KEY, "trusted-key", 0, "FILE",
      "trust this P-256 public key (PEM) for signed packages (repeatable, at most 8)"},
     {OPT_DECRYPTION_KEY, "decryption-key", 0, "ID=FILE",
-     "data key (32 raw bytes) of key id ID for encrypted packages\n(repeatable, at most 8)"},
+     "data key (32 raw bytes) of key id ID for encrypted packages, or a device\nkey "
+     "their model_ctx.onnx.keys wraps it under (repeatable, at most 8)"},
     {OPT_ROLLBACK_STORE, "rollback-store", 0, "DIR",
      "folder of the anti-rollback counters of signed packages"},
     {OPT_LOG_LEVEL, "log-level", 0, "N", "runtime log on stderr: 0 error (default) .. 3 verbose"},
