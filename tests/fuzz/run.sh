@@ -11,7 +11,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 secs=${1:-20}
 host=${2:-build/host}
-targets=${FUZZ_TARGETS:-"kernels session onnx container vnpu manifest sealed npy path"}
+targets=${FUZZ_TARGETS:-"kernels session onnx container vnpu manifest sealed key_wrap npy path"}
 out=build/fuzz
 jobs=${FUZZ_BUILD_JOBS:-2}
 
@@ -41,6 +41,7 @@ seed container -name "*.bin"
 seed vnpu -name "*.bin"
 seed manifest \( -name "*.sig" -o -name "*.manifest" \)
 seed sealed -path "*encrypted*" -name "*.bin"
+seed key_wrap -name "*.keys"
 seed npy -name "*.npy"
 seed path -name "__none__"
 for p in model_vnpu.bin sub/a.bin ./sub/../model_vnpu.bin inlink outlink outdir/secret.bin \
