@@ -342,14 +342,24 @@ epctx_status* epctx_env_set_rollback_store(epctx_env* env, const char* folder);
  * Errors: KEY_MISSING (no key for the file's key id), DECRYPTION_FAILED (a
  * wrong key or a changed file), UNSUPPORTED_ALGORITHM.
  *
- * Adds the data key of `key_id` (1..32 characters of [A-Za-z0-9._-]; the
- * 32 bytes are copied and wiped with the env). Several ids may be held at
- * once (key rotation); at most 8. */
+ * Keys per device: "<model>.keys" beside the model (session option
+ * epctx.keys_path, for a buffer "<ep.context_file_path>.keys"; format
+ * runtime/schema/keys_format.h; not part of the signature) may hold the
+ * data key wrapped under device keys. When the application has no key for
+ * a file's key id, the session asks it for the device key of each entry
+ * for that id, the same way (added keys, then the provider), and unwraps
+ * the data key with the first it has (DECRYPTION_FAILED when that entry
+ * does not verify; KEY_MISSING listing the device key ids tried).
+ *
+ * Adds the data key, or a device key, of `key_id` (1..32 characters of
+ * [A-Za-z0-9._-]; the 32 bytes are copied and wiped with the env). Several
+ * ids may be held at once (key rotation); at most 8. */
 epctx_status* epctx_env_add_decryption_key(epctx_env* env, const char* key_id, const void* key,
                                            size_t size);
 /* Asked for a key id no added key has: writes the 32-byte key and returns
  * EPCTX_OK, or returns EPCTX_KEY_MISSING; any other code fails the load
- * with that code. Called while a session loads, from its thread. */
+ * with that code. Called while a session loads, from its thread; asked for
+ * device key ids too (see above). */
 typedef int (*epctx_key_provider_fn)(void* user, const char* key_id, uint8_t key[32]);
 epctx_status* epctx_env_set_key_provider(epctx_env* env, epctx_key_provider_fn fn, void* user);
 
