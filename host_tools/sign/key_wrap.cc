@@ -166,33 +166,42 @@ WrapReport WrapKeyForDevice(const std::string& ctx_model_path, const std::string
   CheckWrapOptions(options);
   WrapReport r;
   std::vector<std::string> other_ids;
-  for (const PackageFile& f : ListPackageFiles(ctx_model_path)) {
-    if (f.role != EPCTX_MF_ROLE_CONTEXT) continue;
-    const std::string bytes = ReadFileBytes(f.path);
-    if (!trust::LooksSealed(Bytes{U8(bytes), bytes.size()})) continue;
+  // Every encrypted file of the package under the data key id must decrypt
+  // with the data key: a wrong key would be wrapped for nothing.
+  auto check = [&](const std::string& path, const std::string& name, const std::string& bytes) {
+    if (!trust::LooksSealed(Bytes{U8(bytes), bytes.size()})) return;
     trust::SealedHeader h;
-    Status st = trust::ParseSealedHeader(Bytes{U8(bytes), bytes.size()}, f.path.c_str(), &h);
-    if (!st.ok()) throw ToolError(f.path, st.message());
+    Status st = trust::ParseSealedHeader(Bytes{U8(bytes), bytes.size()}, path.c_str(), &h);
+    if (!st.ok()) throw ToolError(path, st.message());
     if (options.data_key_id != h.key_id) {
       other_ids.push_back(h.key_id);
-      continue;
+      return;
     }
-    const std::string problem = FirstSegmentProblem(bytes, f.name, data_key, options.data_key_id);
+    const std::string problem = FirstSegmentProblem(bytes, name, data_key, options.data_key_id);
     if (!problem.empty())
-      throw ToolError(f.path, "the data key does not decrypt it (" + problem + ")");
-    r.files.push_back(f.path);
-  }
+      throw ToolError(path, "the data key does not decrypt it (" + problem + ")");
+    r.files.push_back(path);
+  };
+  const std::string raw = ReadFileBytes(ctx_model_path);
+  check(ctx_model_path, PathBaseName(ctx_model_path), raw);
+  if (trust::LooksSealed(Bytes{U8(raw), raw.size()}) && r.files.empty())
+    throw ToolError(ctx_model_path, "the model is encrypted with key id '" + other_ids.back() +
+                                        "', not '" + options.data_key_id + "'");
+  const onnx::ModelProto model =
+      ParseModel(PlainModelBytes(raw, ctx_model_path, data_key), ctx_model_path);
+  for (const PackageFile& f : ListPackageFiles(model, ctx_model_path))
+    if (f.role != EPCTX_MF_ROLE_MODEL) check(f.path, f.name, ReadFileBytes(f.path));
   if (r.files.empty()) {
     std::string found;
     for (const std::string& id : other_ids) found += (found.empty() ? "" : ", ") + ("'" + id + "'");
-    throw ToolError(ctx_model_path, "no context binary of the package is encrypted with key id '" +
-                                        options.data_key_id + "' (" +
-                                        (found.empty() ? "none is encrypted" : "found " + found) +
-                                        ")");
+    throw ToolError(ctx_model_path,
+                    "no file of the package is encrypted with key id '" + options.data_key_id +
+                        "' (" + (found.empty() ? "none is encrypted" : "found " + found) + ")");
   }
   r.keys_path = ctx_model_path + EPCTX_KEYS_SUFFIX;
-  const std::string old = FileExists(r.keys_path) ? ReadFileBytes(r.keys_path) : std::string();
-  if (old.empty() && FileExists(r.keys_path))
+  const bool exists = FileExists(r.keys_path);
+  const std::string old = exists ? ReadFileBytes(r.keys_path) : std::string();
+  if (exists && old.empty())
     throw ToolError(r.keys_path,
                     "empty file, not a key-wrap file (move it away to start a new one)");
   const std::string out =

@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
                   << (r.replaced ? "replaced" : "added") << " the entry of key id "
                   << wrap.data_key_id << " for device key id " << wrap.device_key_id
                   << " (entries now: " << r.entries << "; the data key decrypts " << r.files.size()
-                  << " context binary file" << (r.files.size() == 1 ? "" : "s") << ")\n";
+                  << " encrypted file" << (r.files.size() == 1 ? "" : "s") << " of the package)\n";
     } else if (cmd == "sign") {
       if (args.size() != 1 || key.empty()) throw UsageError("sign needs --key and one model");
       if (so.model_id.empty())

@@ -5,8 +5,10 @@
  * device's key computes the plain package's bytes and the signature still
  * verifies; a wrong device key, no usable entry and a damaged key-wrap
  * file are refused with their own code in one line; epctx.keys_path finds
- * the file for a model loaded from a buffer; wrap-key's errors.
- * argv: epctx-compile epctx-sign epctx-run MODELS_DIR WORK_DIR */
+ * the file for a model loaded from a buffer; an encrypted _ctx.onnx and
+ * its encrypted external data open with a device key too; wrap-key's
+ * errors.
+ * argv: epctx-compile epctx-sign epctx-run MODELS_DIR EXT_DIR WORK_DIR */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +18,11 @@
 
 #include <cmocka.h>
 
+#include "npy.h"
 #include "test_util.h"
 #include "trust_util.h"
 
-static const char *g_compile, *g_sign, *g_run, *g_models, *g_work;
+static const char *g_compile, *g_sign, *g_run, *g_models, *g_ext, *g_work;
 static char g_data[600], g_other[600], g_dev_a[600], g_dev_b[600], g_priv[600], g_pub[600];
 static char g_src[600], g_in[600], g_plain_y[600], g_dir[600], g_model[600], g_keys[600];
 
@@ -297,16 +300,90 @@ static void wrap_key_cli_errors(void** state) {
   free(b);
 }
 
+/* The model itself and its external data encrypted (--encrypt-model),
+ * signed, then wrapped for a device: wrap-key checks both files, and the
+ * device key alone decrypts both. */
+static void an_encrypted_model_and_its_data_open_with_a_device_key(void** state) {
+  (void)state;
+  char dir[600], model[600], src[600], in[700], out[600], y[600], plain_y[600], input[800];
+  path(dir, g_work, "ext");
+  assert_int_equal(tu_make_clean_dir(dir), 0);
+  path(model, dir, "model.onnx");
+  path(src, g_ext, "model.onnx");
+  tr_copy(src, model);
+  path(src, dir, "weights.bin");
+  char ext_weights[600];
+  path(ext_weights, g_ext, "weights.bin");
+  tr_copy(ext_weights, src);
+  path(in, dir, "x.npy");
+  static float x[4 * 1024];
+  for (int i = 0; i < 4 * 1024; ++i) x[i] = (float)((i % 29) - 14) / 8.0f;
+  const int64_t dims[2] = {4, 1024};
+  char err[256];
+  assert_int_equal(epctx_npy_write(in, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, err, sizeof err),
+                   0);
+  path(out, g_work, "ext_out");
+  path(y, g_work, "ext_out/y.npy");
+  path(plain_y, g_work, "ext_plain_y.npy");
+  snprintf(input, sizeof input, "x=%s", in);
+  const char* plain_run[] = {g_run, model, "-i", input, "-n", "1", "-q", "-o", out, NULL};
+  tr_run_ok(plain_run, g_work);
+  tr_copy(y, plain_y);
+  const char* enc[] = {g_sign, "encrypt",         "--data-key", g_data, "--key-id",
+                       "v1",   "--encrypt-model", model,        NULL};
+  tr_run_ok(enc, g_work);
+  const char* sign[] = {g_sign,         "sign", "--key",      g_priv, "--model-id", "ext",
+                        "--chunk-log2", "12",   "--data-key", g_data, model,        NULL};
+  tr_run_ok(sign, g_work);
+  tu_proc p = wrap(g_data, g_dev_a, "dev-a", model);
+  if (p.exit_code != 0 || !strstr(p.out, "the data key decrypts 2 encrypted files"))
+    fail_msg("wrap-key: exit %d: %s%s", p.exit_code, p.out, p.err);
+  tu_proc_free(&p);
+  char dev_a[700];
+  snprintf(dev_a, sizeof dev_a, "dev-a=%s", g_dev_a);
+  const char* dev_run[] = {g_run,
+                           model,
+                           "-i",
+                           input,
+                           "-n",
+                           "1",
+                           "-q",
+                           "-o",
+                           out,
+                           "--trusted-key",
+                           g_pub,
+                           "-C",
+                           "epctx.signature_policy=required",
+                           "--decryption-key",
+                           dev_a,
+                           NULL};
+  tr_run_ok(dev_run, g_work);
+  size_t na = 0, nb = 0;
+  unsigned char *a = tu_read_file(y, &na), *b = tu_read_file(plain_y, &nb);
+  assert_true(a && b && na == nb && memcmp(a, b, na) == 0);
+  free(a);
+  free(b);
+  /* The model is encrypted under v1: another data key id lists nothing. */
+  const char* v2[] = {g_sign,         "wrap-key", "--data-key",      g_data,  "--key-id", "v2",
+                      "--device-key", g_dev_a,    "--device-key-id", "dev-a", model,      NULL};
+  p = run(v2);
+  if (p.exit_code != 1 || !strstr(p.err, "the model is encrypted with key id 'v1', not 'v2'"))
+    fail_msg("wrap-key v2: exit %d: %s", p.exit_code, p.err);
+  tu_proc_free(&p);
+}
+
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s epctx-compile epctx-sign epctx-run MODELS_DIR WORK_DIR\n", argv[0]);
+  if (argc != 7) {
+    fprintf(stderr, "usage: %s epctx-compile epctx-sign epctx-run MODELS_DIR EXT_DIR WORK_DIR\n",
+            argv[0]);
     return 2;
   }
   g_compile = argv[1];
   g_sign = argv[2];
   g_run = argv[3];
   g_models = argv[4];
-  g_work = argv[5];
+  g_ext = argv[5];
+  g_work = argv[6];
   if (tu_make_clean_dir(g_work) != 0) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(device_keys_alone_run_a_signed_package),
@@ -314,6 +391,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(damaged_key_wrap_files_are_refused),
       cmocka_unit_test(keys_path_serves_models_from_buffers),
       cmocka_unit_test(wrap_key_cli_errors),
+      cmocka_unit_test(an_encrypted_model_and_its_data_open_with_a_device_key),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

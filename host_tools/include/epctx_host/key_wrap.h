@@ -42,13 +42,13 @@ struct WrapReport {
   std::string keys_path;           // <model>.keys
   bool replaced = false;           // an entry of the same ids was replaced
   uint32_t entries = 0;            // entries in the file now
-  std::vector<std::string> files;  // context binaries the data key was checked on
+  std::vector<std::string> files;  // encrypted files the data key was checked on
 };
 
-// epctx-sign wrap-key: checks that `data_key` decrypts every context binary
-// of the package encrypted under options.data_key_id (there must be one),
-// then adds its entry for the device key to "<ctx_model_path>.keys",
-// replacing the file atomically.
+// epctx-sign wrap-key: checks that `data_key` decrypts every file of the
+// package encrypted under options.data_key_id (the model itself, context
+// binaries, external data; there must be one), then adds its entry for the
+// device key to "<ctx_model_path>.keys", replacing the file atomically.
 WrapReport WrapKeyForDevice(const std::string& ctx_model_path, const std::string& data_key,
                             const std::string& device_key, const WrapOptions& options);
 
