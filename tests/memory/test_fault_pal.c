@@ -6,7 +6,8 @@
  * Each must end in a status with a code and a message, leave no mapping and
  * no allocation behind, and never turn into something weaker (a manifest
  * that cannot be read is not "unsigned").
- * usage: test_fault_pal <package folder with model.onnx and model_ctx.onnx> */
+ * usage: test_fault_pal <package folder with model.onnx and model_ctx.onnx>
+ *        [<signed package folder> [<encrypted package folder>]] */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,9 @@
 
 static const char* g_dir;
 static const char* g_signed_dir; /* a signed copy of the package, its key and counter store */
+/* The same encrypted, then signed, its data key wrapped for device.key (id
+ * "device") in model_ctx.onnx.keys: loaded with the device key only. */
+static const char* g_wrapped_dir;
 static long g_calls, g_fail_at, g_live_regions, g_failed_read_file, g_failed_counter_read;
 
 static int inject(const char* what, char* msg, size_t cap) {
@@ -107,28 +111,46 @@ static void count_free(void* u, void* p) {
   free(p);
 }
 
+static int under(const char* model, const char* dir) {
+  return dir && strncmp(model, dir, strlen(dir)) == 0;
+}
+
+/* Reads the file `name` of `dir` into key (at most cap bytes); its size. */
+static size_t read_key(const char* dir, const char* name, char* key, size_t cap) {
+  char key_path[4096];
+  snprintf(key_path, sizeof key_path, "%s/%s", dir, name);
+  FILE* f = fopen(key_path, "rb");
+  assert_non_null(f);
+  size_t n = fread(key, 1, cap, f);
+  fclose(f);
+  return n;
+}
+
 /* create + release; returns 1 when it succeeded. A model under the signed
- * folder loads with its key trusted, a rollback store and policy required. */
+ * or encrypted folder loads with its key trusted, a rollback store and
+ * policy required (and the encrypted one with its device key). */
 static int life(const char* model) {
   epctx_allocator a = {NULL, count_alloc, count_free};
   epctx_env* env = NULL;
   assert_null(epctx_env_create(&a, 0, &env));
   assert_null(epctx_env_register_builtin_drivers(env));
-  const int is_signed = g_signed_dir && strncmp(model, g_signed_dir, strlen(g_signed_dir)) == 0;
+  const char* dir = under(model, g_signed_dir)    ? g_signed_dir
+                    : under(model, g_wrapped_dir) ? g_wrapped_dir
+                                                  : NULL;
+  const int is_signed = dir != NULL;
   char path[4096];
   if (is_signed) snprintf(path, sizeof path, "%s", model);
   else snprintf(path, sizeof path, "%s/%s", g_dir, model);
   epctx_session_options* o = NULL;
   if (is_signed) {
-    char key_path[4096], store[4096];
-    snprintf(key_path, sizeof key_path, "%s/public.pem", g_signed_dir);
-    snprintf(store, sizeof store, "%s/counters", g_signed_dir);
-    FILE* f = fopen(key_path, "rb");
-    assert_non_null(f);
-    char key[4096];
-    size_t n = fread(key, 1, sizeof key, f);
-    fclose(f);
+    char store[4096], key[4096];
+    snprintf(store, sizeof store, "%s/counters", dir);
+    size_t n = read_key(dir, "public.pem", key, sizeof key);
     assert_null(epctx_env_add_trusted_key(env, key, n));
+    if (dir == g_wrapped_dir) {
+      n = read_key(dir, "device.key", key, sizeof key);
+      assert_null(epctx_env_add_decryption_key(env, "device", key, n));
+    }
     /* An empty store each time, so every load reads and then writes a counter. */
     DIR* d = opendir(store);
     assert_non_null(d);
@@ -180,9 +202,10 @@ static void each_pal_call_fails_in_turn(const char* model) {
                g_live_regions);
     if (g_live_allocs != 0)
       fail_msg("%s: PAL call %ld of %ld failed: %ld allocations leak", model, k, n, g_live_allocs);
-    /* A manifest read that failed (not "no such file") must not load. */
+    /* A manifest or key-wrap file read that failed (not "no such file")
+     * must not load. */
     if (g_failed_read_file && ok)
-      fail_msg("%s: a failed manifest read (PAL call %ld) still loaded", model, k);
+      fail_msg("%s: a failed manifest or key-wrap file read (PAL call %ld) still loaded", model, k);
     /* Nor a rollback counter that could not be read (it is not "no counter"). */
     if (g_failed_counter_read && ok)
       fail_msg("%s: a failed counter read (PAL call %ld) still loaded", model, k);
@@ -209,18 +232,33 @@ static void signed_package_survives_each_failed_pal_call(void** state) {
   each_pal_call_fails_in_turn(model);
 }
 
+/* Encrypted and signed, decrypted with a device key: the key-wrap file's
+ * read is one more PAL call. */
+static void wrapped_package_survives_each_failed_pal_call(void** state) {
+  (void)state;
+  char model[4096];
+  snprintf(model, sizeof model, "%s/model_ctx.onnx", g_wrapped_dir);
+  each_pal_call_fails_in_turn(model);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s <package folder> [<signed package folder>]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s <package folder> [<signed package folder> [<encrypted package folder>]]\n",
+            argv[0]);
     return 2;
   }
   g_dir = argv[1];
   g_signed_dir = argc > 2 ? argv[2] : NULL;
+  g_wrapped_dir = argc > 3 ? argv[3] : NULL;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_model_survives_each_failed_pal_call),
       cmocka_unit_test(epcontext_package_survives_each_failed_pal_call),
       cmocka_unit_test(signed_package_survives_each_failed_pal_call),
+      cmocka_unit_test(wrapped_package_survives_each_failed_pal_call),
   };
-  /* Without a signed folder (no epctx-sign in this build) the last is left out. */
-  return _cmocka_run_group_tests("test_fault_pal", tests, g_signed_dir ? 3 : 2, NULL, NULL);
+  /* Without a signed folder (no epctx-sign in this build) the last two are
+   * left out, without an encrypted one the last. */
+  const size_t n = g_wrapped_dir ? 4 : g_signed_dir ? 3 : 2;
+  return _cmocka_run_group_tests("test_fault_pal", tests, n, NULL, NULL);
 }
