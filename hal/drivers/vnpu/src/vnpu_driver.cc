@@ -676,7 +676,7 @@ const epctx_hal_driver kDriver = {
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
     // Its units are the CPU's cores: conv, GEMM and large elementwise ops
     // split by output blocks.
-    ExecuteParallel};
+    ExecuteParallel, nullptr, nullptr};
 
 bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
   if (!value) {
