@@ -9,6 +9,8 @@
  * - Errors: every failure returns a code and a NUL-terminated message that
  *   fits msg_cap (0 included) and names something; hostile blobs fail
  *   cleanly.
+ * - Context memory (ABI 2.3, when offered): both hooks, memory aligned as
+ *   asked.
  * - With MODEL (an EPContext model for this driver): it loads through
  *   epctx_env_load_driver_library and runs; with "threads", runs from 4
  *   threads at once give the single-threaded outputs bit for bit. */
@@ -163,6 +165,29 @@ static void test_hostile_blobs_fail_cleanly(void** state) {
   }
 }
 
+/* ABI 2.3's context memory, when the driver offers it: both hooks or
+ * neither; memory aligned as asked, writable to its last byte, taken back
+ * (and wiped) by free_context_memory. */
+static void test_context_memory_pair(void** state) {
+  (void)state;
+  const size_t end = offsetof(epctx_hal_driver, free_context_memory) + sizeof(void*);
+  if (g_drv->struct_size < end) return; /* an older minor: no hooks */
+  assert_int_equal(!g_drv->alloc_context_memory, !g_drv->free_context_memory);
+  if (!g_drv->alloc_context_memory) return;
+  epctx_hal_host host = {sizeof host, NULL, host_alloc, host_free, NULL};
+  const uint32_t aligns[] = {64, 256, EPCTX_HAL_MAX_ALIGNMENT};
+  const uint64_t sizes[] = {1, 100, 1u << 20};
+  for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; ++a) {
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+      uint8_t* p = g_drv->alloc_context_memory(g_drv, &host, sizes[s], aligns[a]);
+      assert_non_null(p);
+      assert_int_equal((uintptr_t)p % aligns[a], 0);
+      memset(p, 0xAB, (size_t)sizes[s]);
+      g_drv->free_context_memory(g_drv, &host, p, sizes[s]);
+    }
+  }
+}
+
 /* ---- with a model ---- */
 
 typedef struct run_io {
@@ -277,6 +302,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_info),
       cmocka_unit_test(test_compatibility_errors_are_messages),
       cmocka_unit_test(test_hostile_blobs_fail_cleanly),
+      cmocka_unit_test(test_context_memory_pair),
       cmocka_unit_test(test_model_runs_through_the_library),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

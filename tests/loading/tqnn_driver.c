@@ -178,7 +178,8 @@ static void release(const epctx_hal_driver* self, epctx_hal_context* c) {
 /* clang-format off */
 static const epctx_hal_driver kDriver = {EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL,
                                          get_info, check, load, get_graph, execute, release,
-                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                         NULL, NULL};
 /* clang-format on */
 
 const epctx_hal_driver* tqnn_driver(void) { return &kDriver; }

@@ -16,6 +16,10 @@
  *   unprepare_graph     (optional) once per prepare_graph, when that session
  *                       lets the graph go
  *   release_context     when the last session using the context goes away
+ *   alloc_context_memory / free_context_memory
+ *                       (optional) around a load_context / release_context
+ *                       pair whose context binary was encrypted: the memory
+ *                       the runtime decrypts it into
  * A context may serve several sessions (context groups): get_graph is then
  * called once per binding session, never concurrently on one context.
  *
@@ -67,9 +71,10 @@ extern "C" {
 /* The major changes on any incompatible change to the structs below; the
  * minor when fields or hooks are appended. 2.0: struct sizes everywhere;
  * 2.1: the optional graph hooks (prepare/unprepare, cache sync, I/O
- * buffers); 2.2: execute_parallel (the session's intra-op threads). */
+ * buffers); 2.2: execute_parallel (the session's intra-op threads); 2.3:
+ * driver memory for decrypted context binaries (alloc/free_context_memory). */
 #define EPCTX_HAL_ABI_MAJOR 2u
-#define EPCTX_HAL_ABI_MINOR 2u
+#define EPCTX_HAL_ABI_MINOR 3u
 #define EPCTX_HAL_ABI(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define EPCTX_HAL_ABI_VERSION EPCTX_HAL_ABI(EPCTX_HAL_ABI_MAJOR, EPCTX_HAL_ABI_MINOR)
 #define EPCTX_HAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -272,6 +277,34 @@ typedef struct epctx_hal_driver {
                           epctx_hal_tensor* outputs, uint32_t num_outputs, void* scratch,
                           uint64_t scratch_bytes, const epctx_hal_parallel* par, char* msg,
                           size_t msg_cap);
+
+  /* ---- ABI 2.3: optional pair (NULL: the application's allocator) ---- */
+
+  /* Memory for a decrypted context binary. An encrypted ("sealed") context
+   * file is decrypted by the runtime, segment by segment, into `bytes`
+   * bytes from alloc_context_memory (alignment: a power of two, at least
+   * 64 and the driver's payload_alignment, at most EPCTX_HAL_MAX_ALIGNMENT);
+   * the plaintext is then the epctx_hal_blob of load_context (data and
+   * every view into it). Offer it when the plaintext is better kept in
+   * memory of the driver's choosing: an NPU carve-out or memory the NPU
+   * reads directly (no copy of the weights), or memory a secure-world (TEE)
+   * driver can lock away from the rich OS once it is written.
+   * The runtime writes into the memory until load_context and never touches
+   * it after release_context returns; it then calls free_context_memory
+   * with the pointer and `bytes` alloc_context_memory was given, once (also
+   * when the load fails: after release_context if there is a context).
+   * free_context_memory must wipe all `bytes` (they hold decrypted weights)
+   * before it frees them: the runtime wipes only memory from its own
+   * allocator. alloc_context_memory returns NULL when out of memory (the
+   * session fails with OUT_OF_MEMORY naming the driver); nothing is freed
+   * then. `host` is the one load_context gets (it outlives every context):
+   * a driver without memory of its own may allocate from it. Unencrypted
+   * context binaries never come here. The two come together, and both are
+   * thread-safe like execute (sessions are created from many threads). */
+  void* (*alloc_context_memory)(const struct epctx_hal_driver* self, const epctx_hal_host* host,
+                                uint64_t bytes, uint32_t alignment);
+  void (*free_context_memory)(const struct epctx_hal_driver* self, const epctx_hal_host* host,
+                              void* ptr, uint64_t bytes);
 } epctx_hal_driver;
 
 /* The one function a driver shared library exports (the major is part of

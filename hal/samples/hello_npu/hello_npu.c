@@ -284,7 +284,10 @@ static const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), NULL, get_info, check_compatibility,
     load_context, get_graph, execute, release_context, prepare_graph, unprepare_graph,
     sync_for_device, sync_for_cpu, alloc_io, free_io, is_device_visible,
-    NULL /* execute_parallel: the device threads itself */};
+    NULL /* execute_parallel: the device threads itself */,
+    /* alloc/free_context_memory: load_context copies the 20-byte program,
+     * so a decrypted one may sit in ordinary memory (vnpu has the pair) */
+    NULL, NULL};
 /* clang-format on */
 
 const epctx_hal_driver* epctx_hello_npu_driver(void) { return &kDriver; }

@@ -38,6 +38,10 @@ struct LoadedContext {
   // An encrypted context file's plaintext lives in aligned_copy; these
   // bytes are wiped before it is freed.
   size_t wipe_size = 0;
+  // Set when aligned_copy came from the driver's alloc_context_memory (hal.h,
+  // ABI 2.3): it goes back through free_context_memory with this host, and
+  // the driver wipes it. Null: the env's allocator, and the runtime wipes.
+  const epctx_hal_host* copy_host = nullptr;
   bool sealed = false;  // region holds the ciphertext the manifest lists
   bool is_container = false;
   ContainerView container;
@@ -86,6 +90,13 @@ class ContextBinder {
   // when shared) into private memory held by out, and points *blob there.
   Status OpenSealed(const onnx::EpContextNode& ep, bool shared, Arena& arena, LoadedContext* out,
                     Bytes* blob);
+  // The memory an encrypted context of `size` plaintext bytes is decrypted
+  // into, set as out->aligned_copy (at least 1 byte, aligned to 64 and the
+  // driver's payload_alignment): the driver's alloc_context_memory when it
+  // has one, the env's allocator otherwise. OUT_OF_MEMORY names `what` (and
+  // the driver when the hook refused).
+  Status AllocPlaintext(const DriverEntry& drv, uint64_t size, const char* what, LoadedContext* out,
+                        uint8_t** plain);
   // The context of `ep` from group_, loading it there when missing.
   Status AcquireShared(const onnx::EpContextNode& ep, const DriverEntry* drv, LoadedContext* out);
   // epctx.advise=willneed: asks the PAL to read in `bytes` (the weights or

@@ -12,6 +12,7 @@
 // with a message beginning "Failed to load from EpContext model." followed by
 // the cause; a node no driver accepts is NOT_IMPLEMENTED; path containment
 // failures keep PATH_REJECTED so callers can tell an attack from a bad file.
+#include <cstdint>
 #include <cstring>
 
 #include <container_header.h>
@@ -320,6 +321,7 @@ Status ContextBinder::AcquireShared(const onnx::EpContextNode& ep, const DriverE
   out->region = epctx_pal_region{};
   out->aligned_copy = nullptr;
   out->wipe_size = 0;
+  out->copy_host = nullptr;
   out->shared = sc;
   if (call.loaded) return Status::Ok();  // LoadContextBytes checked it all
   // Another session loaded it, checking the container against its own node
@@ -365,6 +367,44 @@ Status ContextBinder::LoadOneContext(const onnx::EpContextNode& ep, LoadedContex
   return LoadContextBytes(ep, drv, m_.meta(), false, out);
 }
 
+Status ContextBinder::AllocPlaintext(const DriverEntry& drv, uint64_t size, const char* what,
+                                     LoadedContext* out, uint8_t** plain) {
+  const uint64_t bytes = size ? size : 1;
+  const uint32_t align = drv.info.payload_alignment < 64 ? 64 : drv.info.payload_alignment;
+  if (bytes > SIZE_MAX)
+    return Status::Error(EPCTX_OUT_OF_MEMORY,
+                         "%s: plaintext of %llu bytes, expected at most %zu on this target", what,
+                         static_cast<unsigned long long>(bytes), size_t(SIZE_MAX));
+  const epctx_hal_driver& fns = drv.fns;
+  if (!fns.alloc_context_memory) {
+    *plain = static_cast<uint8_t*>(m_.env()->alloc.Alloc(size_t(bytes), align));
+    if (!*plain)
+      return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory (%llu bytes)", what,
+                           static_cast<unsigned long long>(bytes));
+  } else {
+    const epctx_hal_host* host = &m_.env()->hal_host;
+    *plain = static_cast<uint8_t*>(fns.alloc_context_memory(drv.driver, host, bytes, align));
+    if (!*plain)
+      return Status::Error(EPCTX_OUT_OF_MEMORY,
+                           "%s: driver '%s' is out of context memory (alloc_context_memory "
+                           "returned NULL for %llu bytes, alignment %u)",
+                           what, drv.info.name, static_cast<unsigned long long>(bytes), align);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(*plain);
+    if (at & (align - 1)) {
+      fns.free_context_memory(drv.driver, host, *plain, bytes);
+      *plain = nullptr;
+      return load_failure(Status::Error(
+          EPCTX_INCOMPATIBLE_DRIVER,
+          "%s: driver '%s' alloc_context_memory returned memory aligned to %u bytes, expected %u",
+          what, drv.info.name, static_cast<unsigned>(at & (0u - at)), align));
+    }
+    out->copy_host = host;
+  }
+  out->aligned_copy = *plain;
+  out->wipe_size = size_t(bytes);
+  return Status::Ok();
+}
+
 Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Arena& arena,
                                  LoadedContext* out, Bytes* blob) {
   const onnx::NodeView& node = *ep.node;
@@ -384,14 +424,8 @@ Status ContextBinder::OpenSealed(const onnx::EpContextNode& ep, bool shared, Are
   trust::SealedAsset sa(m_.env()->alloc);
   EPCTX_RETURN_IF_ERROR(sa.Open(*blob, ep.ep_cache_context, m_.env()->trust, what, listed, wraps));
   const uint64_t size = sa.header().plaintext_size;
-  const uint32_t align = out->driver->info.payload_alignment;
-  uint8_t* plain =
-      static_cast<uint8_t*>(m_.env()->alloc.Alloc(size_t(size), align < 64 ? 64 : align));
-  if (!plain)
-    return Status::Error(EPCTX_OUT_OF_MEMORY, "%s: out of memory (%llu bytes)", what,
-                         static_cast<unsigned long long>(size));
-  out->aligned_copy = plain;
-  out->wipe_size = size_t(size);
+  uint8_t* plain = nullptr;
+  EPCTX_RETURN_IF_ERROR(AllocPlaintext(*out->driver, size, what, out, &plain));
   out->sealed = true;
   memset(plain, 0, size_t(size));  // what stays encrypted reads as zeros
   Bytes view{plain, size_t(size)};

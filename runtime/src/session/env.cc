@@ -67,6 +67,10 @@ Status Env::RegisterDriver(const epctx_hal_driver* driver) {
   if (!e.fns.alloc_io != !e.fns.free_io)
     return Status::Error(EPCTX_INVALID_ARGUMENT,
                          "register driver: alloc_io and free_io come together (one is NULL)");
+  if (!e.fns.alloc_context_memory != !e.fns.free_context_memory)
+    return Status::Error(EPCTX_INVALID_ARGUMENT,
+                         "register driver: alloc_context_memory and free_context_memory come "
+                         "together (one is NULL)");
   e.info.struct_size = sizeof e.info;
   int rc = driver->get_info(driver, &e.info);
   if (rc != EPCTX_OK || !e.info.name)

@@ -20,10 +20,17 @@ void ReleaseLoaded(const Allocator& alloc, LoadedContext* c) {
   if (c->ctx) c->driver->driver->release_context(c->driver->driver, c->ctx);
   c->ctx = nullptr;
   ReleaseRegion(&c->region);
-  if (c->aligned_copy && c->wipe_size) trust::Wipe(c->aligned_copy, c->wipe_size);
-  alloc.Free(c->aligned_copy);
+  if (c->copy_host) {
+    // Driver memory (hal.h, ABI 2.3): the driver wipes it.
+    c->driver->fns.free_context_memory(c->driver->driver, c->copy_host, c->aligned_copy,
+                                       c->wipe_size);
+  } else {
+    if (c->aligned_copy && c->wipe_size) trust::Wipe(c->aligned_copy, c->wipe_size);
+    alloc.Free(c->aligned_copy);
+  }
   c->aligned_copy = nullptr;
   c->wipe_size = 0;
+  c->copy_host = nullptr;
 }
 
 ContextGroup* ContextGroup::Create(const Allocator& alloc) {

@@ -89,7 +89,9 @@ class ContextGroup {
   SharedContext* head_ = nullptr;
 };
 
-// Frees what a context load set in `c` (driver context, mapping, copy).
+// Frees what a context load set in `c` (driver context, mapping, copy),
+// in that order: a copy from the driver's alloc_context_memory goes back
+// through free_context_memory once release_context has returned.
 void ReleaseLoaded(const Allocator& alloc, LoadedContext* c);
 
 // A region over memory the app lent (an external file given from memory

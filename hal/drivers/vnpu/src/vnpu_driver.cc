@@ -669,6 +669,25 @@ int Execute(const epctx_hal_driver* self, epctx_hal_graph* graph, const epctx_ha
                          scratch_bytes, nullptr, buf, cap);
 }
 
+// ABI 2.3: vnpu's device memory is host memory, so a decrypted context
+// binary comes from the host allocator like everything else the driver
+// holds; it is wiped before it goes back, so the weights it decrypted to do
+// not outlive the context in freed memory.
+void* AllocContextMemory(const epctx_hal_driver*, const epctx_hal_host* host, uint64_t bytes,
+                         uint32_t alignment) {
+  if (!host || !host->alloc || bytes == 0 || bytes > SIZE_MAX) return nullptr;
+  return host->alloc(host->user, size_t(bytes), alignment);
+}
+
+void FreeContextMemory(const epctx_hal_driver*, const epctx_hal_host* host, void* ptr,
+                       uint64_t bytes) {
+  if (!ptr || !host || !host->free) return;
+  memset(ptr, 0, size_t(bytes));
+  // The memset must happen although nothing reads the bytes again.
+  __asm__ __volatile__("" : : "r"(ptr) : "memory");
+  host->free(host->user, ptr);
+}
+
 const epctx_hal_driver kDriver = {
     EPCTX_HAL_ABI_VERSION, sizeof(epctx_hal_driver), nullptr, GetInfo, CheckCompatibility,
     LoadContext, GetGraph, Execute, Release,
@@ -676,7 +695,7 @@ const epctx_hal_driver kDriver = {
     nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
     // Its units are the CPU's cores: conv, GEMM and large elementwise ops
     // split by output blocks.
-    ExecuteParallel};
+    ExecuteParallel, AllocContextMemory, FreeContextMemory};
 
 bool SetVersion(const char* value, epctx_hal_version* out, epctx_hal_version def) {
   if (!value) {
