@@ -210,7 +210,7 @@ def qdq_swish(rng):
     """The activations exporters write as two nodes between DequantizeLinear
     and QuantizeLinear: SiLU (x * Sigmoid(x)) and HardSwish (x *
     HardSigmoid(x)), each one lookup table on vnpu; and a residual Add then
-    Relu (QBINARY then a clamp table). Three outputs, each dequantised."""
+    Relu (one QBINARY_CLAMPED). Three outputs, each dequantised."""
     b = Builder()
     s0, s1, s2, s3, s4 = 2 / 255, 3 / 255, 1.2 / 255, 1.5 / 255, 2.5 / 255
     x = b.dq(b.q("x", s0, 128), s0, 128)

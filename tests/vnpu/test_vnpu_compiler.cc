@@ -1242,6 +1242,48 @@ void qdq_conv_relu6_clamps_in_the_conv(void**) {
   assert_true(clamped > 0);  // the clamp was exercised
 }
 
+// A residual block's Add then Relu between QDQ pairs: one QBINARY_CLAMPED
+// (stream 1.10) instead of QBINARY and a clamp table; every output >= 0.
+// Without the Relu: a plain QBINARY and no 1.10 stream.
+void qdq_add_relu_is_one_clamped_qbinary(void**) {
+  const int64_t C = 3, H = 4, W = 5;
+  const auto x1 = Ramp(size_t(C * H * W), 3.f), x2 = Ramp(size_t(C * H * W), -2.f);
+  for (int relu = 0; relu < 2; ++relu) {
+    Model m;
+    for (const char* v : {"a", "b"}) m.Value(v, {1, C, H, W});
+    m.Const("s", {}, {0.04f});
+    m.Raw("z", onnx::TensorProto::UINT8, {}, std::string(1, char(128)));
+    m.Const("ys", {}, {0.05f});
+    m.Raw("yz", onnx::TensorProto::UINT8, {}, std::string(1, char(100)));
+    for (const char* v : {"aq", "bq", "sq"}) m.Value(v, {1, C, H, W}, onnx::TensorProto::UINT8);
+    for (const char* v : {"ad", "bd", "sum", "r", "y"}) m.Value(v, {1, C, H, W});
+    m.Node("QuantizeLinear", {"a", "s", "z"}, {"aq"});
+    m.Node("DequantizeLinear", {"aq", "s", "z"}, {"ad"});
+    m.Node("QuantizeLinear", {"b", "s", "z"}, {"bq"});
+    m.Node("DequantizeLinear", {"bq", "s", "z"}, {"bd"});
+    m.Node("Add", {"ad", "bd"}, {"sum"});
+    if (relu) m.Node("Relu", {"sum"}, {"r"});
+    m.Node("QuantizeLinear", {relu ? "r" : "sum", "ys", "yz"}, {"sq"});
+    m.Node("DequantizeLinear", {"sq", "ys", "yz"}, {"y"});
+    m.Finish({"a", "b"}, {"y"});
+    uint32_t ops = 0, minor = 0;
+    auto out = CompileAndRun(m, {x1, x2}, nullptr, &ops, &minor);
+    assert_int_equal(ops, 4);  // QUANTIZE x2, QBINARY(_CLAMPED), DEQUANTIZE
+    assert_int_equal(minor >= 10, relu);
+    int zeros = 0, negative = 0;
+    for (float v : out[0]) {
+      zeros += v == 0.f;
+      negative += v < 0.f;
+    }
+    if (relu) {
+      assert_int_equal(negative, 0);
+      assert_true(zeros > 0);  // the clamp was exercised
+    } else {
+      assert_true(negative > 0);
+    }
+  }
+}
+
 }  // namespace
 
 int main(void) {
@@ -1266,6 +1308,7 @@ int main(void) {
       cmocka_unit_test(layer_norm_matmul_gelu_fuse_to_two_ops),
       cmocka_unit_test(attention_transposes_fold_into_batch_matmul),
       cmocka_unit_test(qdq_conv_relu6_clamps_in_the_conv),
+      cmocka_unit_test(qdq_add_relu_is_one_clamped_qbinary),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

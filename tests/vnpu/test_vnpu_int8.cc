@@ -275,6 +275,68 @@ void QBinaryRowsBroadcast(void**) {
   }
 }
 
+// QBINARY_CLAMPED (1.10): QBINARY's bytes clamped to [output_min,
+// output_max], on the row kernel (rows of 40) and the element loop (an
+// operand broadcast along the inner axis); refused in a 1.9 stream, with
+// the bounds out of the dtype's range or crossed, and a QBINARY with bounds.
+void QBinaryClampedClampsAndIsVersioned(void**) {
+  for (int rows = 0; rows < 2; ++rows) {
+    for (D d : {D::UINT8, D::INT8}) {
+      const bool s8 = d == D::INT8;
+      const int32_t qlo = s8 ? -128 : 0, qhi = s8 ? 127 : 255;
+      const int32_t yz = s8 ? -5 : 100, lo = yz, hi = s8 ? 90 : 220;  // Relu, then a cap
+      std::vector<int32_t> av(80), bv(rows ? 80 : 2);
+      for (size_t i = 0; i < av.size(); ++i) av[i] = qlo + int32_t((i * 37 + 5) % 256);
+      for (size_t i = 0; i < bv.size(); ++i) bv[i] = qlo + int32_t((i * 91 + 1) % 256);
+      const std::vector<int64_t> bshape =
+          rows ? std::vector<int64_t>{2, 40} : std::vector<int64_t>{2, 1};
+      std::vector<int64_t> sa = {40, 1},
+                           sb = rows ? std::vector<int64_t>{40, 1} : std::vector<int64_t>{1, 0};
+      std::vector<uint8_t> plain_out, clamped_out;
+      for (int clamped = 0; clamped < 2; ++clamped) {
+        TStream q;
+        q.minor = clamped ? 10 : 2;
+        uint32_t a = q.In({2, 40}, d), b = q.In(bshape, d), y = q.Out({2, 40}, d);
+        auto t = fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &sa, &sb, 0.02f,
+                                         s8 ? 0 : 128, 0.03f, s8 ? 1 : 120, 0.025f, yz,
+                                         clamped ? lo : 0, clamped ? hi : 0);
+        q.s.Op(clamped ? fb::OpParams::QBinaryClamped : fb::OpParams::QBinary, t);
+        auto out = Run(q, {Bytes(av, {2, 40}, d), Bytes(bv, bshape, d)});
+        for (size_t i = 0; i < 80; ++i) {
+          const int32_t v = At(out[0], i);
+          if (!clamped) {
+            assert_true(v >= qlo && v <= qhi);
+            plain_out.push_back(uint8_t(v));
+          } else {
+            const int32_t p = s8 ? int32_t(int8_t(plain_out[i])) : int32_t(plain_out[i]);
+            assert_int_equal(v, std::min(std::max(p, lo), hi));
+          }
+        }
+      }
+    }
+  }
+  struct Case {
+    fb::OpParams kind;
+    uint16_t minor;
+    int32_t lo, hi;
+    const char* needle;
+  } cases[] = {
+      {fb::OpParams::QBinaryClamped, 9, 0, 255, "QBINARY_CLAMPED came with 1.10"},
+      {fb::OpParams::QBinaryClamped, 10, 0, 256, "output_max = 256 outside [0, 255]"},
+      {fb::OpParams::QBinaryClamped, 10, 200, 100, "output_min 200 > output_max 100"},
+      {fb::OpParams::QBinary, 10, 0, 200, "expected 0 and 0 (QBINARY_CLAMPED clamps)"},
+  };
+  for (const Case& c : cases) {
+    TStream q;
+    q.minor = c.minor;
+    uint32_t a = q.In({4}, D::UINT8), b = q.In({4}, D::UINT8), y = q.Out({4}, D::UINT8);
+    std::vector<int64_t> st = {1};
+    q.s.Op(c.kind, fb::CreateQBinaryDirect(q.s.fbb, fb::BinaryKind::ADD, a, b, y, &st, &st, 1.f, 0,
+                                           1.f, 0, 1.f, 0, c.lo, c.hi));
+    ExpectRejected(q, c.needle);
+  }
+}
+
 // QLUT maps each byte (int8 read as its unsigned value), QMAX_POOL ignores
 // padding, QCONCAT joins along axis 1.
 void LutPoolConcat(void**) {
@@ -532,6 +594,7 @@ int main() {
       cmocka_unit_test(HostileMultipliersClampNotCrash),
       cmocka_unit_test(DynamicQuantizeMatchesOnnx),
       cmocka_unit_test(QBinaryBroadcastsAndSaturates),
+      cmocka_unit_test(QBinaryClampedClampsAndIsVersioned),
       cmocka_unit_test(LutPoolConcat),
       cmocka_unit_test(QMaxPoolRowsMatchWindowMaximum),
       cmocka_unit_test(ThreadsGiveTheSameBytes),

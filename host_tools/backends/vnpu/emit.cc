@@ -132,11 +132,14 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
                 .Union();
         break;
       case fb::OpParams::QBinary:
+      case fb::OpParams::QBinaryClamped: {
+        const bool clamped = o.kind == fb::OpParams::QBinaryClamped;
         p = fb::CreateQBinaryDirect(fbb, o.binary, in, uint32_t(o.ins[1]), out, &o.a_strides,
                                     &o.b_strides, o.qs[0], o.qz[0], o.qs[1], o.qz[1], o.qs[2],
-                                    o.qz[2])
+                                    o.qz[2], clamped ? o.lo : 0, clamped ? o.hi : 0)
                 .Union();
         break;
+      }
       case fb::OpParams::QLut: p = fb::CreateQLut(fbb, in, out, uint32_t(o.table)).Union(); break;
       case fb::OpParams::QMaxPool:
         p = fb::CreateQMaxPool(fbb, in, out, o.kh, o.kw, o.sh, o.sw, o.pt, o.pl, o.pb, o.pr)
@@ -194,6 +197,9 @@ std::vector<uint8_t> Emit(const IrGraph& g) {
       for (int64_t s : o.a_strides)
         if (s < 0) minor = 9;
   }
+  // 1.10: QBINARY_CLAMPED (a 1.9 driver refuses the unknown op type).
+  for (const IrOp& o : g.ops)
+    if (o.kind == fb::OpParams::QBinaryClamped) minor = 10;
   auto root = fb::CreateGraphDirect(fbb, 1, minor, g.name.c_str(), &tensors, g.arena_size, &ops);
   fb::FinishGraphBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -407,25 +407,14 @@ void Lowerer::GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
   op.qz[2] = g.out.zp;
   op.ins = {QIn(g.dq[0]), QIn(g.dq[1])};
   consumed_.insert(g.q);
-  if (!g.act) {
-    op.out = Out(g.q->output(0));
-    g_.ops.push_back(op);
-    return;
-  }
-  // Relu / Clip after the sum: a lookup in the output's quantisation
-  // (relu: max(y, zero point)), as for any activation between DQ and Q.
-  consumed_.insert(g.act);
-  IrTensor sum{n.output(0), ys};
-  sum.dtype = g_.tensors[size_t(op.ins[0])].dtype;  // same dtype in and out (MatchGroup)
-  op.out = Add(sum);
+  // Relu / Clip after the sum is the requantised result's clamp (stream
+  // 1.10), as for QCONV2D: quantise(act(dequantise(q))) is clamp(q, lo, hi)
+  // with the bounds quantised the same way.
+  if (g.act) consumed_.insert(g.act);
+  ActClamp(g, op);
+  if (QBinaryClamps(g_, op)) op.kind = fb::OpParams::QBinaryClamped;
+  op.out = Out(g.q->output(0));
   g_.ops.push_back(op);
-  IrOp act;
-  SetAct(act, *g.act);
-  const auto f = [&act](float v) {
-    return act.act == fb::Activation::RELU ? (v > 0.f ? v : 0.f)
-                                           : std::min(std::max(v, act.alpha), act.beta);
-  };
-  Lut(op.out, LutTable(g.out, g.out, f, g.act->output(0) + ":lut"), g.q->output(0), true);
 }
 
 void Lowerer::GroupMaxPool(const onnx::NodeProto& n, const QGroup& g) {

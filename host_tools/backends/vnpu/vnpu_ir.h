@@ -134,6 +134,13 @@ inline bool UsesInt8(const IrGraph& g) {
   return false;
 }
 
+// Whether a QBINARY's [lo, hi] is narrower than its output dtype's range
+// (a fused Relu / Clip: stream 1.10's QBINARY_CLAMPED).
+inline bool QBinaryClamps(const IrGraph& g, const IrOp& o) {
+  const bool is_signed = g.tensors[size_t(o.out)].dtype == fb::DType::INT8;
+  return o.lo > (is_signed ? -128 : 0) || o.hi < (is_signed ? 127 : 255);
+}
+
 // Why the vnpu cannot run `node` ("" when it can).
 std::string Unsupported(const onnx::NodeProto& node, const GraphInfo& info);
 

@@ -239,7 +239,7 @@ inline void Advance(int64_t* idx, const int64_t* dims, const int64_t* sa, const 
   }
 }
 
-void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
+void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p, bool clamped) {
   const fb::Tensor* yt = Ten(b, c->output());
   const fb::DType d = yt->dtype();
   const void *a = b.ptr(c->a()), *bb = b.ptr(c->b());
@@ -255,7 +255,9 @@ void RunQBinary(const Bindings& b, const fb::QBinary* c, const OpPlan& p) {
   }
   const float as = c->a_scale(), bs = c->b_scale(), ys = c->y_scale();
   const int32_t az = c->a_zero_point(), bz = c->b_zero_point(), yz = c->y_zero_point();
-  const int32_t lo = QMin(d), hi = QMax(d);
+  // QBINARY_CLAMPED: the validator checked the clamp lies in the dtype's range.
+  const int32_t lo = clamped ? c->output_min() : QMin(d);
+  const int32_t hi = clamped ? c->output_max() : QMax(d);
   const bool add = c->kind() == fb::BinaryKind::ADD;
   // Rows for the row kernel: the innermost dimensions over which each
   // operand either runs contiguously (mode 1) or stays on one element
@@ -411,7 +413,10 @@ bool RunInt8(const Bindings& b, const fb::Op* o, const OpPlan& p) {
       if (p.strategy == Strategy::kNone) RunQGemm(b, o->params_as_QGemm());
       else RunQGemmPlanned(b, o->params_as_QGemm(), p);
       return true;
-    case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary(), p); return true;
+    case fb::OpParams::QBinary: RunQBinary(b, o->params_as_QBinary(), p, false); return true;
+    case fb::OpParams::QBinaryClamped:
+      RunQBinary(b, o->params_as_QBinaryClamped(), p, true);
+      return true;
     case fb::OpParams::QLut: RunQLut(b, o->params_as_QLut(), p); return true;
     case fb::OpParams::QMaxPool: RunQMaxPool(b, o->params_as_QMaxPool()); return true;
     case fb::OpParams::QConcat: RunQConcat(b, o->params_as_QConcat()); return true;

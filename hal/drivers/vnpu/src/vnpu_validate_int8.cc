@@ -13,6 +13,7 @@ namespace vnpu {
 namespace {
 
 constexpr uint64_t kMaxReduction = 32768;  // 32768 * 255 * 255 < 2^31
+constexpr uint16_t kClampedMinor = 10;     // QBINARY_CLAMPED (stream 1.10)
 
 bool Scale(Checker& ck, float v, const char* field) {
   // !(v > 0): NaN fails too; v - v != 0 for infinity.
@@ -105,7 +106,7 @@ int QGemm(Checker& ck, const fb::QGemm* c) {
   return EPCTX_OK;
 }
 
-int QBinary(Checker& ck, const fb::QBinary* c) {
+int QBinary(Checker& ck, const fb::QBinary* c, bool clamped) {
   if (!ck.RefD(c->a(), kQ8, "a")) return ck.Fail();
   const uint32_t same = DTypeBit(ck.T(c->a())->dtype());
   if (!ck.RefD(c->b(), same, "b") || !ck.WritableD(c->output(), same, "output")) return ck.Fail();
@@ -119,6 +120,24 @@ int QBinary(Checker& ck, const fb::QBinary* c) {
       !ZeroPoint(ck, c->b_zero_point(), d, "b_zero_point") ||
       !ZeroPoint(ck, c->y_zero_point(), d, "y_zero_point"))
     return ck.Fail();
+  if (!clamped && (c->output_min() || c->output_max())) {
+    ck.OpErr()
+        .s("output_min ")
+        .i(c->output_min())
+        .s(" and output_max ")
+        .i(c->output_max())
+        .s(", expected 0 and 0 (QBINARY_CLAMPED clamps)");
+    return ck.Fail();
+  }
+  if (clamped) {
+    if (!ZeroPoint(ck, c->output_min(), d, "output_min") ||
+        !ZeroPoint(ck, c->output_max(), d, "output_max"))
+      return ck.Fail();
+    if (c->output_min() > c->output_max()) {
+      ck.OpErr().s("output_min ").i(c->output_min()).s(" > output_max ").i(c->output_max());
+      return ck.Fail();
+    }
+  }
   // The broadcast checks are BINARY's (same fields, same meaning).
   return ck.Strides(c->output(), c->a(), c->b(), c->a_strides(), c->b_strides());
 }
@@ -225,7 +244,25 @@ int ValidateInt8Op(Checker& ck, const fb::Op* o) {
     }
     case fb::OpParams::QConv2D: ck.op_name = "QCONV2D"; return QConv(ck, o->params_as_QConv2D());
     case fb::OpParams::QGemm: ck.op_name = "QGEMM"; return QGemm(ck, o->params_as_QGemm());
-    case fb::OpParams::QBinary: ck.op_name = "QBINARY"; return QBinary(ck, o->params_as_QBinary());
+    case fb::OpParams::QBinary:
+      ck.op_name = "QBINARY";
+      return QBinary(ck, o->params_as_QBinary(), false);
+    case fb::OpParams::QBinaryClamped:
+      ck.op_name = "QBINARY_CLAMPED";
+      // A 1.9 driver refuses the unknown op type: so does this one in a 1.9
+      // stream.
+      if (ck.g->version_minor() < kClampedMinor) {
+        ck.OpErr()
+            .s("unknown op type ")
+            .u(uint64_t(o->params_type()))
+            .s(" in a stream 1.")
+            .u(ck.g->version_minor())
+            .s(" (QBINARY_CLAMPED came with 1.")
+            .u(kClampedMinor)
+            .s(")");
+        return ck.Fail();
+      }
+      return QBinary(ck, o->params_as_QBinaryClamped(), true);
     case fb::OpParams::QLut: {
       ck.op_name = "QLUT";
       const fb::QLut* c = o->params_as_QLut();

@@ -184,7 +184,8 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
         break;
       case fb::OpParams::QConv2D: p = PlanQConv(g, o->params_as_QConv2D()); break;
       case fb::OpParams::QGemm: p = PlanQGemm(g, o->params_as_QGemm()); break;
-      case fb::OpParams::QBinary: p.qbinary = uk::QBinaryKernel(); break;
+      case fb::OpParams::QBinary:
+      case fb::OpParams::QBinaryClamped: p.qbinary = uk::QBinaryKernel(); break;
       case fb::OpParams::QLut: p.qlut = uk::QLutKernel(); break;
       case fb::OpParams::Quantize:
       case fb::OpParams::DynamicQuantize: p.quantize = uk::QuantizeKernel(); break;
