@@ -412,8 +412,8 @@ void Lowerer::GroupBinary(const onnx::NodeProto& n, const QGroup& g) {
   // with the bounds quantised the same way.
   if (g.act) consumed_.insert(g.act);
   ActClamp(g, op);
-  if (QBinaryClamps(g_, op)) op.kind = fb::OpParams::QBinaryClamped;
   op.out = Out(g.q->output(0));
+  if (QBinaryClamps(g_, op)) op.kind = fb::OpParams::QBinaryClamped;
   g_.ops.push_back(op);
 }
 
