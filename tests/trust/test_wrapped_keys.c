@@ -307,21 +307,10 @@ static void an_encrypted_model_and_its_data_open_with_a_device_key(void** state)
   (void)state;
   char dir[600], model[600], src[600], in[700], out[600], y[600], plain_y[600], input[800];
   path(dir, g_work, "ext");
-  assert_int_equal(tu_make_clean_dir(dir), 0);
+  tr_stage_ext(g_ext, dir);
   path(model, dir, "model.onnx");
-  path(src, g_ext, "model.onnx");
-  tr_copy(src, model);
   path(src, dir, "weights.bin");
-  char ext_weights[600];
-  path(ext_weights, g_ext, "weights.bin");
-  tr_copy(ext_weights, src);
   path(in, dir, "x.npy");
-  static float x[4 * 1024];
-  for (int i = 0; i < 4 * 1024; ++i) x[i] = (float)((i % 29) - 14) / 8.0f;
-  const int64_t dims[2] = {4, 1024};
-  char err[256];
-  assert_int_equal(epctx_npy_write(in, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, err, sizeof err),
-                   0);
   path(out, g_work, "ext_out");
   path(y, g_work, "ext_out/y.npy");
   path(plain_y, g_work, "ext_plain_y.npy");

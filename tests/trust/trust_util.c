@@ -95,3 +95,21 @@ int tr_load(const char* model, const tr_load_opts* o, char* msg, size_t cap) {
   epctx_env_release(env);
   return code;
 }
+
+void tr_stage_ext(const char* ext_dir, const char* dir) {
+  char from[600], to[600];
+  if (tu_make_clean_dir(dir) != 0) fail_msg("cannot make %s", dir);
+  const char* files[] = {"model.onnx", "weights.bin"};
+  for (int i = 0; i < 2; ++i) {
+    snprintf(from, sizeof from, "%s/%s", ext_dir, files[i]);
+    snprintf(to, sizeof to, "%s/%s", dir, files[i]);
+    tr_copy(from, to);
+  }
+  static float x[4 * 1024];
+  for (int i = 0; i < 4 * 1024; ++i) x[i] = (float)((i % 37) - 18) / 16.0f;
+  const int64_t dims[2] = {4, 1024};
+  char err[256];
+  snprintf(to, sizeof to, "%s/x.npy", dir);
+  if (epctx_npy_write(to, EPCTX_DTYPE_FLOAT, dims, 2, x, sizeof x, err, sizeof err) != 0)
+    fail_msg("%s: %s", to, err);
+}

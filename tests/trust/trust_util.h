@@ -31,6 +31,11 @@ size_t tr_file_size(const char* path);
 /* Appends `n` bytes of 0x5a, or (n < 0) truncates by -n bytes. */
 void tr_resize(const char* path, long n);
 
+/* Copies gen_trust_models.py's external-data package (ext_dir/model.onnx
+ * and weights.bin) into the clean folder dir and writes its input,
+ * dir/x.npy (float32 [4, 1024]). */
+void tr_stage_ext(const char* ext_dir, const char* dir);
+
 typedef struct tr_load_opts {
   const char* policy;      /* epctx.signature_policy, NULL: default */
   const char* load_mode;   /* epctx.load_mode, NULL: default */

@@ -96,13 +96,15 @@ Status LoadedModel::OpenSealedModel(const char* path, const Options& options) {
   return Status::Ok();
 }
 
+LoadedModel::SealedData* LoadedModel::FindSealedData(StrView location) const {
+  for (SealedData* d = sealed_data_; d; d = d->next)
+    if (d->name.size == location.size && memcmp(d->name.data, location.data, location.size) == 0)
+      return d;
+  return nullptr;
+}
+
 Status LoadedModel::SealedDataFile(StrView location, const char* what,
                                    const epctx_pal_region& mapped, SealedData** out) {
-  for (SealedData* d = sealed_data_; d; d = d->next)
-    if (d->name.size == location.size && memcmp(d->name.data, location.data, location.size) == 0) {
-      *out = d;
-      return Status::Ok();
-    }
   const Bytes file{mapped.data, static_cast<size_t>(mapped.size)};
   const trust::ManifestFile* listed = nullptr;
   EPCTX_RETURN_IF_ERROR(verifier_.Listed(EPCTX_MF_ROLE_DATA, location, file, &listed));
@@ -237,49 +239,47 @@ Status LoadedModel::InitializerData(const onnx::TensorView& t, const char* label
     return CheckBool(*r, t.name);
   }
   // External data: resolved beneath the model folder (or the configured
-  // external-initializers folder), mapped, and viewed in place.
+  // external-initializers folder), mapped, and viewed in place; an
+  // encrypted file is mapped and opened once, its plaintext viewed.
   char what[160];
   format(what, sizeof what, "initializer '%.*s' external data", t.name.len(), t.name.data);
-  epctx_pal_region* region = &data_regions_[num_data_regions_];
-  EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_, t.external_location.data,
-                                   t.external_location.size, what, region));
-  ++num_data_regions_;
-  Bytes file{region->data, static_cast<size_t>(region->size)};
-  // Signed packages: listed and of the signed size before any range check.
-  EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
+  SealedData* sealed = FindSealedData(t.external_location);
+  const epctx_pal_region* mapped = nullptr;  // this file's mapping, when plain
+  if (!sealed) {
+    epctx_pal_region* region = &data_regions_[num_data_regions_];
+    EPCTX_RETURN_IF_ERROR(MapBeneath(ext_folder_ ? ext_folder_ : base_dir_,
+                                     t.external_location.data, t.external_location.size, what,
+                                     region));
+    ++num_data_regions_;
+    Bytes file{region->data, static_cast<size_t>(region->size)};
+    // Signed packages: listed and of the signed size before any range check.
+    EPCTX_RETURN_IF_ERROR(
+        verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, 0, 0));
+    if (trust::LooksSealed(file))
+      EPCTX_RETURN_IF_ERROR(SealedDataFile(t.external_location, what, *region, &sealed));
+    else mapped = region;
+  }
+  // The bytes the range is of: the mapped file, or an encrypted file's
+  // plaintext (decrypted, and hashed when signed, as ranges are used).
+  const uint8_t* base = sealed ? sealed->plain : mapped->data;
+  const uint64_t size = sealed ? sealed->size : mapped->size;
   uint64_t off = static_cast<uint64_t>(t.external_offset < 0 ? 0 : t.external_offset);
   uint64_t len = t.external_length >= 0 ? static_cast<uint64_t>(t.external_length) : want;
-  if (trust::LooksSealed(file)) {
-    // Encrypted: the range is of the plaintext, decrypted (and hashed,
-    // signed) when first used, into the file's private plaintext.
-    SealedData* d = nullptr;
-    EPCTX_RETURN_IF_ERROR(SealedDataFile(t.external_location, what, *region, &d));
-    if (len != want || off > d->size || len > d->size - off)
-      return Status::Error(EPCTX_INVALID_GRAPH,
-                           "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of "
-                           "a %llu-byte plaintext",
-                           label, what, (unsigned long long)off, (unsigned long long)len,
-                           (unsigned long long)want, (unsigned long long)d->size);
-    if ((off & (esize - 1)) != 0)
-      return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu", label,
-                           what, (unsigned long long)off, esize);
-    EPCTX_RETURN_IF_ERROR(d->asset.Decrypt(off, off + len, d->plain));
-    r->data = d->plain + off;
-    r->bytes = want;
-    return CheckBool(*r, t.name);
-  }
-  if (len != want || off > region->size || len > region->size - off)
+  if (len != want || off > size || len > size - off)
     return Status::Error(EPCTX_INVALID_GRAPH,
                          "%s: %s: range [%llu, +%llu) does not hold the expected %llu bytes of a "
-                         "%llu-byte file",
+                         "%llu-byte %s",
                          label, what, (unsigned long long)off, (unsigned long long)len,
-                         (unsigned long long)want, (unsigned long long)region->size);
-  if (((reinterpret_cast<uintptr_t>(region->data) + off) & (esize - 1)) != 0)
+                         (unsigned long long)want, (unsigned long long)size,
+                         sealed ? "plaintext" : "file");
+  if (((reinterpret_cast<uintptr_t>(base) + off) & (esize - 1)) != 0)
     return Status::Error(EPCTX_INVALID_GRAPH, "%s: %s: offset %llu is not aligned to %zu", label,
                          what, (unsigned long long)off, esize);
-  EPCTX_RETURN_IF_ERROR(
-      verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location, file, off, len));
-  r->data = const_cast<uint8_t*>(region->data + off);
+  if (sealed) EPCTX_RETURN_IF_ERROR(sealed->asset.Decrypt(off, off + len, sealed->plain));
+  else
+    EPCTX_RETURN_IF_ERROR(verifier_.VerifyRange(EPCTX_MF_ROLE_DATA, t.external_location,
+                                                Bytes{base, static_cast<size_t>(size)}, off, len));
+  r->data = const_cast<uint8_t*>(base + off);
   r->bytes = want;
   return CheckBool(*r, t.name);
 }

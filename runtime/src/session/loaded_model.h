@@ -84,10 +84,13 @@ class LoadedModel {
   // An encrypted model (sealed.h): decrypted whole into private memory,
   // each segment hashed on its copy when the package is signed.
   Status OpenSealedModel(const char* path, const Options& options);
-  // An encrypted external-data file: opened once per file (its own
-  // mapping, key and plaintext buffer), the ranges initializers use
-  // decrypted as they are asked for.
+  // An encrypted external-data file: mapped and opened once per file (its
+  // key and plaintext buffer), the ranges initializers use decrypted as
+  // they are asked for.
   struct SealedData;
+  // The encrypted file `location` once opened (nullptr: not yet, or plain).
+  SealedData* FindSealedData(StrView location) const;
+  // Opens the encrypted file `location`, mapped as `mapped` (kept mapped).
   Status SealedDataFile(StrView location, const char* what, const epctx_pal_region& mapped,
                         SealedData** out);
 
