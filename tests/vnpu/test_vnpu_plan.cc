@@ -334,6 +334,38 @@ void gemm_and_deconv_plans(void**) {
   assert_int_equal(g->plans[5].work_floats, 0);
 }
 
+// A GEMM of many rows takes K in slices the micro-kernel library sizes
+// for B's block to stay in L1 (uk::BlockKc); one of a single row block
+// reads B once whatever the slice and takes K in slices of 1024.
+void gemm_slices_k_by_its_rows(void**) {
+  Stream st;
+  const int K = 2048, N = 8;
+  uint32_t w = st.Tensor("w", {K * N}, L::WEIGHT, 0);
+  uint32_t ax = st.Tensor("ax", {64, K}, L::INPUT, 0);
+  uint32_t ay = st.Tensor("ay", {64, N}, L::OUTPUT, 0);
+  uint32_t bx = st.Tensor("bx", {8, K}, L::INPUT, 1);
+  uint32_t by = st.Tensor("by", {8, N}, L::OUTPUT, 1);
+  st.Op(fb::CreateGemm(st.fbb, ax, w, ay, false, 0, 64, K, N));
+  st.Op(fb::CreateGemm(st.fbb, bx, w, by, false, 0, 8, K, N));
+  Loaded l;
+  Load(&l, {{"g", st.Finish(0, "g", 1)}}, std::vector<float>(size_t(K) * N));
+  assert_int_equal(l.rc, 0);
+  epctx_hal_graph* hg;
+  epctx_hal_graph_info info;
+  if (Bind(&l, "g", &hg, &info) != 0) {
+    print_error("%s\n", l.msg.c_str());
+    fail();
+  }
+  const Graph* g = reinterpret_cast<const Graph*>(hg);
+  const int64_t kc = epctx::uk::BlockKc(epctx::uk::Isa::kAuto);
+  assert_true(kc >= 64 && kc <= 1024);
+  assert_int_equal(g->plans[0].strategy, Strategy::kGemmPacked);
+  assert_int_equal(g->plans[0].chunk_k, kc);
+  assert_int_equal(g->plans[0].work_floats, uint64_t(kc) * 48);
+  assert_int_equal(g->plans[1].strategy, Strategy::kGemm);
+  assert_int_equal(g->plans[1].chunk_k, 1024);
+}
+
 }  // namespace
 
 int main() {
@@ -342,6 +374,7 @@ int main() {
       cmocka_unit_test(dense_groups_blocks_when_weights_or_input_pass_l2),
       cmocka_unit_test(taps_op_beyond_the_stack_taps_is_refused),
       cmocka_unit_test(gemm_and_deconv_plans),
+      cmocka_unit_test(gemm_slices_k_by_its_rows),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -36,15 +36,17 @@ struct Runner {
 };
 
 // GEMM blocking: block tiles of 8 rows x 48 columns (each value loaded
-// serves 8 rows or 48 columns) over K slices of kGemmKc rows. With at least
+// serves 8 rows or 48 columns) over K slices of GemmKc rows: with more
+// than one row block, the micro-kernel library's BlockKc (B's block in L1
+// while the row blocks sweep it); one row block reads B once whatever the
+// slice, so slices of kGemmKc only bound the packing slot. With at least
 // kGemmPackRows rows of a, each 48-column block's B slice is first copied
 // from the weights' 8-wide strips into rows of 48 floats in the worker's
-// workspace slot (192 KiB, in L2 while every row block sweeps it; one load
-// a vector instead of two and a shuffle); fewer rows (decode-like shapes)
-// read the strips in place. Long slices keep each strip's copy one long
-// sequential read, which the hardware prefetcher streams from memory
-// (slices of 256 rows made ViT-B/16 5% slower; prefetching the next slice
-// by hand, 6% slower).
+// workspace slot (one load a vector instead of two and a shuffle); fewer
+// rows (decode-like shapes) read the strips in place. On AVX-512, long
+// slices keep each strip's copy one long sequential read, which the
+// hardware prefetcher streams from memory (slices of 256 rows made
+// ViT-B/16 5% slower there; prefetching the next slice by hand, 6%).
 constexpr int64_t kGemmKc = 1024;
 constexpr int64_t kGemmPackRows = 16;
 
@@ -64,9 +66,14 @@ void PackGemmB(const float* w, int64_t K, int64_t j0, int64_t nc, int64_t k0, in
 
 }  // namespace
 
+int64_t GemmKc(const fb::Gemm* c) {
+  const int64_t kc = int64_t(c->m()) > uk::kMr2 ? uk::BlockKc(uk::Isa::kAuto) : kGemmKc;
+  return int64_t(c->k()) < kc ? int64_t(c->k()) : kc;
+}
+
 uint64_t GemmWorkFloats(const fb::Gemm* c) {
   if (!GemmPacks(static_cast<int64_t>(c->m()))) return 0;
-  return uint64_t(c->k() < kGemmKc ? c->k() : kGemmKc) * uk::kNr2;
+  return uint64_t(GemmKc(c)) * uk::kNr2;
 }
 
 namespace {
@@ -97,6 +104,7 @@ void Runner::Gemm(const fb::Gemm* c, const OpPlan& p) {
   base.a_ks = 1;
   base.ldc = N;
   const bool pack = p.strategy == Strategy::kGemmPacked;
+  const int64_t kc = p.chunk_k > 0 ? p.chunk_k : 1;
   constexpr int64_t kRows = uk::kMr2, kCols = uk::kNr2;
   const int64_t col_blocks = (N + kCols - 1) / kCols, row_blocks = (M + kRows - 1) / kRows;
   const bool by_cols = col_blocks >= row_blocks;
@@ -112,8 +120,8 @@ void Runner::Gemm(const fb::Gemm* c, const OpPlan& p) {
     for (int64_t j0 = j_lo; j0 < j_hi; j0 += kCols) {
       t.cols = static_cast<int32_t>(N - j0 < kCols ? N - j0 : kCols);
       t.col_bias = bias ? bias + j0 : nullptr;
-      for (int64_t k0 = 0; k0 < K; k0 += kGemmKc) {
-        t.kc = K - k0 < kGemmKc ? K - k0 : kGemmKc;
+      for (int64_t k0 = 0; k0 < K; k0 += kc) {
+        t.kc = K - k0 < kc ? K - k0 : kc;
         t.accumulate = k0 > 0;
         t.last = k0 + t.kc == K;
         if (blocked) {

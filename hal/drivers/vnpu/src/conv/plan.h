@@ -73,7 +73,7 @@ struct OpPlan {
   bool post;                    // the activation runs after the tile (not fused)
   bool leaky;                   // uk::Tile::leaky of the fused epilogue
   uint64_t work_floats;         // per worker slot (0: none)
-  int64_t chunk_k;              // kDense: K rows per packed chunk
+  int64_t chunk_k;              // kDense, GEMM: K rows per chunk (slice)
   int64_t group;                // kDense: pixel blocks packed per chunk
   bool in_place;                // kDense: a 1x1's B rows read from the input
   uk::TileFn tile;              // the strategy's tile kernel
@@ -151,8 +151,9 @@ void RunQConvPanel(const Bindings& b, const fb::QConv2D* c, const OpPlan& p);
 
 void RunQGemmPlanned(const Bindings& b, const fb::QGemm* c, const OpPlan& p);
 
-// GEMM (vnpu_kernels.cc): workspace floats per slot of its packed B slice
-// (0: B read in place).
+// GEMM (vnpu_kernels.cc): K rows per slice (OpPlan::chunk_k), and
+// workspace floats per slot of its packed B slice (0: B read in place).
+int64_t GemmKc(const fb::Gemm* c);
 uint64_t GemmWorkFloats(const fb::Gemm* c);
 
 // Where a strategy finds tap t's weights for input channel ic and output

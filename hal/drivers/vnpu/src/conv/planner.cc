@@ -162,12 +162,14 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
         const fb::Gemm* c = o->params_as_Gemm();
         const uint64_t work = GemmWorkFloats(c);
         p = With(work ? Strategy::kGemmPacked : Strategy::kGemm, work);
+        p.chunk_k = GemmKc(c);
         Kernels(&p, c->activation(), c->alpha(), c->beta());
         break;
       }
       case fb::OpParams::GemmBlocked: {
         const fb::Gemm* c = o->params_as_GemmBlocked();
         p = With(Strategy::kGemmBlocked, 0);
+        p.chunk_k = GemmKc(c);
         Kernels(&p, c->activation(), c->alpha(), c->beta());
         break;
       }
