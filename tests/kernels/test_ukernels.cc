@@ -532,10 +532,10 @@ void sgemm_packed_sizes_are_bounded(void**) {
   assert_int_equal(uk::SgemmPackedBFloats(0, 5), 0);
   assert_int_equal(uk::SgemmPackedAFloats(5, 0), 0);
   assert_int_equal(uk::SgemmPackedAFloats(9, 10), 16 * 10);
-  // 384 columns: one block, rows of 400 floats (whole lines plus one).
-  assert_int_equal(uk::SgemmPackedBFloats(3, 384), 3 * 400);
-  // 385: a full block and a one-column block of 32-float rows.
-  assert_int_equal(uk::SgemmPackedBFloats(3, 385), 3 * 400 + 3 * 32);
+  // 384 columns: eight panels of 48-float rows.
+  assert_int_equal(uk::SgemmPackedBFloats(3, 384), 3 * 384);
+  // 385: and a ninth for the one column.
+  assert_int_equal(uk::SgemmPackedBFloats(3, 385), 3 * 432);
 }
 
 // WeightedRows on every instruction set, at every length up to past four

@@ -2,16 +2,18 @@
 // The packed SGEMM of sgemm.h, after Goto & van de Geijn ("Anatomy of
 // high-performance matrix multiplication"): C is computed in blocks of kNc
 // columns; for each, K is cut into slices of kKc and the kKc x kNc slice of
-// op(B) is packed into rows of the whole block width, zero-padded to 8
+// op(B) is packed into panels of 48 columns (the block tile's width), each
+// panel its kc rows of 48 floats one after the other, zero-padded to 8
 // columns (so strips lie side by side: one load per 16 columns on AVX-512,
 // edges need no special case and the transposes are absorbed here), that
 // stay in L2; for every kMc-row block the kMc x kKc slice of op(A) is packed
 // into 8-row panels. The block tile (TileKernel2, 8 x 48) then runs each
-// 48-column slice of B (in L1) down every A panel. Tiles accumulate into C
-// over the K slices; the last slice adds the biases and clamps. Packed B
-// rows start on cache lines (with a 64-byte aligned workspace) and are one
-// line longer than the block, so the rows of a slice do not repeat with a
-// 4 KiB period.
+// B panel (in L1) down every A panel. Tiles accumulate into C over the K
+// slices; the last slice adds the biases and clamps. A panel is one
+// sequential run of memory: a tile reads its k steps 192 bytes apart,
+// never a 96-byte piece of a block-wide row (rows 1.6 KiB apart, which a
+// matrix-vector product, M = 1, streamed from L3 at 13 GB/s against ORT's
+// 33 on its strip-major packing).
 //
 // alpha is folded into packed A; beta scales C once before the first slice.
 #include "epctx_uk/sgemm.h"
@@ -32,11 +34,10 @@ constexpr int32_t kNarrowMax = 4;  // columns of a last tile the narrow kernel t
 
 int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-// Floats from one packed B row to the next, for a block of nc columns: a
-// whole number of cache lines (a zmm load that straddles two lines costs
-// two: the block tile ran at 121 instead of 168 GFLOP/s on rows 16 bytes
-// off), plus one so rows do not repeat with a 4 KiB period.
-int64_t RowPitch(int64_t nc) { return RoundUp(nc, 16) + 16; }
+// Floats of the packed B panels of kc rows x nc columns: panels of kNr2
+// columns, kc rows of kNr2 floats each (whole cache lines: a zmm load that
+// straddles two lines costs two).
+int64_t PanelsFloats(int64_t kc, int64_t nc) { return kc * RoundUp(nc, kNr2); }
 // Floats of packed A, rounded so packed B after it starts on a cache line
 // (with a 64-byte aligned workspace).
 int64_t PackedAFloats(int64_t mc, int64_t kc) { return RoundUp(mc * kc, 16); }
@@ -118,8 +119,21 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
   }
 }
 
-// Floats of one whole column block of a PackedB (every block but the last).
-int64_t PackedBBlockFloats(int64_t K) { return K * RowPitch(kNc); }
+// Rows [0, kc) x cols [0, nc) of op(B) (already offset) into panels of
+// kNr2 columns at dst: panel p's row k at dst[(p * kstep + k) * kNr2],
+// kstep floats-rows apart (kc for Sgemm's own slices, K for a PackedB).
+// Columns past nc up to the panel's width are zero, so the packed bytes do
+// not depend on the memory's.
+void PackPanels(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst,
+                int64_t kstep) {
+  for (int64_t j0 = 0; j0 < nc; j0 += kNr2) {
+    const int64_t w = Min(kNr2, nc - j0);
+    float* panel = dst + (j0 / kNr2) * kstep * kNr2;
+    PackB(trans, trans ? B + j0 * ldb : B + j0, ldb, kc, w, panel, kNr2);
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t j = RoundUp(w, kStrip); j < kNr2; ++j) panel[k * kNr2 + j] = 0.0f;
+  }
+}
 
 // Whether Sgemm reads op(B) in place instead of packing it: untransposed,
 // its rows not a multiple of 4 KiB apart (they would share L1's sets) and
@@ -138,22 +152,11 @@ bool InPlaceB(const Gemm& g) {
 
 uint64_t SgemmPackedBFloats(int64_t K, int64_t N) {
   if (K <= 0 || N <= 0) return 0;
-  const int64_t full = (N - 1) / kNc;  // blocks before the last
-  return static_cast<uint64_t>(full * PackedBBlockFloats(K) + K * RowPitch(N - full * kNc));
+  return static_cast<uint64_t>(PanelsFloats(K, N));
 }
 
 void SgemmPackB(bool trans_b, const float* B, int64_t ldb, int64_t K, int64_t N, float* dst) {
-  for (int64_t jc = 0; jc < N; jc += kNc) {
-    const int64_t nc = Min(kNc, N - jc);
-    const int64_t pitch = RowPitch(nc);
-    // Past the padded width the row pitch holds nothing a tile reads; zero
-    // it so the packed bytes do not depend on the allocator's.
-    float* block = dst + (jc / kNc) * PackedBBlockFloats(K);
-    const float* src = trans_b ? B + jc * ldb : B + jc;
-    PackB(trans_b, src, ldb, K, nc, block, pitch);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = RoundUp(nc, kStrip); j < pitch; ++j) block[k * pitch + j] = 0.0f;
-  }
+  PackPanels(trans_b, B, ldb, K, N, dst, K);
 }
 
 uint64_t SgemmPackedAFloats(int64_t M, int64_t K) {
@@ -174,7 +177,7 @@ uint64_t SgemmWorkspaceFloats(int64_t M, int64_t N, int64_t K) {
   const int64_t kc = K < 1 ? 1 : Min(K, kKc);
   const int64_t mc = RoundUp(M < 1 ? 1 : Min(M, kMc), kMr2);
   const int64_t nc = N < 1 ? 1 : Min(N, kNc);
-  return static_cast<uint64_t>(PackedAFloats(mc, kc) + kc * RowPitch(nc));
+  return static_cast<uint64_t>(PackedAFloats(mc, kc) + PanelsFloats(kc, nc));
 }
 
 void Sgemm(const Gemm& g, float* workspace, Isa isa) {
@@ -225,8 +228,6 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
   const NarrowFn narrow = g.col_bias ? nullptr : NarrowKernel(ResolveIsa(isa));
   const int64_t kc_max = Min(K, kKc);
   const int64_t mc_max = RoundUp(Min(M, kMc), kMr2);
-  // One row pitch for every column block (the first is the widest).
-  const int64_t pitch = RowPitch(Min(N, kNc));
   float* packed_a = workspace;
   float* packed_b = packed_a + PackedAFloats(mc_max, kc_max);
   const bool in_place = InPlaceB(g);
@@ -234,7 +235,7 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
   t.a_rs = 1;
   t.a_ks = kMr2;
   t.b_ss = kStrip;
-  t.b_ks = pitch;
+  t.b_ks = kNr2;
   t.ldc = g.ldc;
   t.lo = g.lo;
   t.hi = g.hi;
@@ -245,10 +246,12 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
       if (g.packed_b || in_place) {
         // Read in place, tile by tile (below).
       } else if (g.pack_b) {
-        g.pack_b(g.pack_b_ctx, pc, kc, jc, nc, packed_b, kStrip, pitch);
+        for (int64_t j0 = 0; j0 < nc; j0 += kNr2)
+          g.pack_b(g.pack_b_ctx, pc, kc, jc + j0, Min(kNr2, nc - j0),
+                   packed_b + (j0 / kNr2) * kc * kNr2, kStrip, kNr2);
       } else {
         const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
-        PackB(g.trans_b, b_src, g.ldb, kc, nc, packed_b, pitch);
+        PackPanels(g.trans_b, b_src, g.ldb, kc, nc, packed_b, kc);
       }
       t.kc = kc;
       t.accumulate = pc > 0 || g.beta != 0.0f;
@@ -264,13 +267,11 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
           PackA(g.trans_a, a_src, g.lda, mc, kc, g.alpha, packed_a);
         }
         for (int64_t jr = 0; jr < nc; jr += kNr2) {
+          t.b_ks = kNr2;
           if (g.packed_b) {
-            // A 48-column tile at a multiple of 48 lies inside one block.
-            const int64_t col = g.packed_b_col + jc + jr, block = col / kNc;
-            const int64_t width = Min(kNc, g.packed_b->N - block * kNc);
-            t.b_ks = RowPitch(width);
-            t.b = g.packed_b->data + block * PackedBBlockFloats(K) + pc * t.b_ks +
-                  (col - block * kNc);
+            // A 48-column tile at a multiple of 48 is one panel.
+            const int64_t panel = (g.packed_b_col + jc + jr) / kNr2;
+            t.b = g.packed_b->data + (panel * K + pc) * kNr2;
           } else if (in_place) {
             // Whole strips from B's rows; a last partial one (a tile
             // reads 8 columns) packed once per K slice.
@@ -280,12 +281,11 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
               t.b = src;
               t.b_ks = g.ldb;
             } else {
-              if (ic == 0) PackB(false, src, g.ldb, kc, cols, packed_b, pitch);
+              if (ic == 0) PackB(false, src, g.ldb, kc, cols, packed_b, kNr2);
               t.b = packed_b;
-              t.b_ks = pitch;
             }
           } else {
-            t.b = packed_b + jr;
+            t.b = packed_b + (jr / kNr2) * kc * kNr2;
           }
           t.cols = static_cast<int32_t>(Min(kNr2, nc - jr));
           t.col_bias = g.col_bias ? g.col_bias + jc + jr : nullptr;

@@ -119,8 +119,8 @@ int64_t BlockKc(Isa isa);
 // pack_b, when set, replaces B, ldb and trans_b: it writes rows [k0, k0+kc)
 // x columns [j0, j0+nc) of op(B) as strips of 8 columns, column j of row k
 // at dst[(j / 8) * strip_stride + k * k_stride + j % 8], the columns from nc
-// to the next multiple of 8 zero. (Sgemm asks for strip_stride 8: each row
-// of the block contiguous.) A convolution packs straight from its image
+// to the next multiple of 8 zero. (Sgemm asks for strip_stride 8 and
+// k_stride 48, one 48-column panel per call.) A convolution packs straight from its image
 // this way (implicit im2col), never materialising the im2col matrix.
 using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, int64_t nc,
                          float* dst, int64_t strip_stride, int64_t k_stride);
@@ -131,13 +131,11 @@ using PackBFn = void (*)(const void* ctx, int64_t k0, int64_t kc, int64_t j0, in
 // that pack and gives the same bits. The caller owns `data` (64-byte
 // aligned) and keeps it alive and unchanged while products read it.
 //
-// PackedB holds op(B) [K x N] as column blocks of 384 columns (the last one
-// narrower), each block its K rows one after the other, every row padded
-// past the block's width with zeros to a multiple of 8 and to whole cache
-// lines, as Sgemm packs one K slice of one column block. A product may read
-// any columns [j0, j0 + N') of it with j0 a multiple of kNr2 (48), which is
-// how GemmRunner cuts columns across threads; it reads every row (its K is
-// the packed K).
+// PackedB holds op(B) [K x N] as panels of kNr2 (48) columns, each panel
+// its K rows of 48 floats one after the other (columns past N zero), as
+// Sgemm packs the panels of one K slice. A product may read any columns
+// [j0, j0 + N') of it with j0 a multiple of kNr2, which is how GemmRunner
+// cuts columns across threads; it reads every row (its K is the packed K).
 struct PackedB {
   const float* data = nullptr;
   int64_t K = 0, N = 0;
