@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The packed SGEMM of sgemm.h, after Goto & van de Geijn ("Anatomy of
 // high-performance matrix multiplication"): C is computed in blocks of kNc
-// columns; for each, K is cut into slices of kKc and the kKc x kNc slice of
+// columns; for each, K is cut into slices of kc (SgemmKc) and the kc x kNc slice of
 // op(B) is packed into panels of 48 columns (the block tile's width), each
 // panel its kc rows of 48 floats one after the other, zero-padded to 8
 // columns (so strips lie side by side: one load per 16 columns on AVX-512,
 // edges need no special case and the transposes are absorbed here), that
-// stay in L2; for every kMc-row block the kMc x kKc slice of op(A) is packed
+// stay in L2; for every kMc-row block the kMc x kc slice of op(A) is packed
 // into 8-row panels. The block tile (TileKernel2, 8 x 48) then runs each
 // B panel (in L1) down every A panel. Tiles accumulate into C over the K
 // slices; the last slice adds the biases and clamps. A panel is one
@@ -27,7 +27,7 @@ namespace epctx {
 namespace uk {
 namespace {
 
-constexpr int64_t kKc = 256;
+constexpr int64_t kKc = 256;       // the longest K slice (SgemmKc)
 constexpr int64_t kMc = 72;        // 9 panels of 8 rows
 constexpr int64_t kNc = 384;       // 8 slices of the 48-column block tile
 constexpr int32_t kNarrowMax = 4;  // columns of a last tile the narrow kernel takes
@@ -164,11 +164,13 @@ uint64_t SgemmPackedAFloats(int64_t M, int64_t K) {
   return static_cast<uint64_t>(RoundUp(M, kMr2) * K);
 }
 
+int64_t SgemmKc(Isa isa) { return Min(BlockKc(isa), kKc); }
+
 void SgemmPackA(bool trans_a, const float* A, int64_t lda, int64_t M, int64_t K, float alpha,
                 float* dst) {
-  const int64_t rows = RoundUp(M, kMr2);
-  for (int64_t pc = 0; pc < K; pc += kKc) {
-    const int64_t kc = Min(kKc, K - pc);
+  const int64_t rows = RoundUp(M, kMr2), step = SgemmKc(Isa::kAuto);
+  for (int64_t pc = 0; pc < K; pc += step) {
+    const int64_t kc = Min(step, K - pc);
     PackA(trans_a, trans_a ? A + pc * lda : A + pc, lda, M, kc, alpha, dst + pc * rows);
   }
 }
@@ -226,7 +228,9 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
   // block tile: the narrow kernel reads A once per 3 columns (an STFT's 5
   // frames, 257 x 512 weights, ran at 0.6x on it).
   const NarrowFn narrow = g.col_bias ? nullptr : NarrowKernel(ResolveIsa(isa));
-  const int64_t kc_max = Min(K, kKc);
+  // A PackedA is in SgemmPackA's slices, whatever the tile's ISA.
+  const int64_t step = SgemmKc(g.packed_a ? Isa::kAuto : isa);
+  const int64_t kc_max = Min(K, step);
   const int64_t mc_max = RoundUp(Min(M, kMc), kMr2);
   float* packed_a = workspace;
   float* packed_b = packed_a + PackedAFloats(mc_max, kc_max);
@@ -241,8 +245,8 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
   t.hi = g.hi;
   for (int64_t jc = 0; jc < N; jc += kNc) {
     const int64_t nc = Min(kNc, N - jc);
-    for (int64_t pc = 0; pc < K; pc += kKc) {
-      const int64_t kc = Min(kKc, K - pc);
+    for (int64_t pc = 0; pc < K; pc += step) {
+      const int64_t kc = Min(step, K - pc);
       if (g.packed_b || in_place) {
         // Read in place, tile by tile (below).
       } else if (g.pack_b) {

@@ -146,8 +146,8 @@ uint64_t SgemmPackedBFloats(int64_t K, int64_t N);
 // SgemmPackedBFloats(K, N) floats.
 void SgemmPackB(bool trans_b, const float* B, int64_t ldb, int64_t K, int64_t N, float* dst);
 
-// PackedA holds alpha * op(A) [M x K] as K slices of 256 (the last one
-// shorter), each slice the rows in panels of kMr2 (8) rows, element (r, k)
+// PackedA holds alpha * op(A) [M x K] as K slices of SgemmKc(kAuto) (the
+// last one shorter), each slice the rows in panels of kMr2 (8) rows, element (r, k)
 // of a panel at k * 8 + r, rows past M zero. A product may read any rows
 // [i0, i0 + M') of it with i0 a multiple of kMr2, how GemmRunner cuts rows;
 // it reads every column (its K is the packed K).
@@ -155,6 +155,8 @@ struct PackedA {
   const float* data = nullptr;
   int64_t M = 0, K = 0;
 };
+// K steps per slice of Sgemm on `isa`: BlockKc, at most 256.
+int64_t SgemmKc(Isa isa);
 // Floats SgemmPackA writes for op(A) of M x K.
 uint64_t SgemmPackedAFloats(int64_t M, int64_t K);
 // Packs alpha * op(A) (A is M x K with lda >= K, or K x M when trans_a)
