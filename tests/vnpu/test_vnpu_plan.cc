@@ -285,6 +285,21 @@ void taps_op_beyond_the_stack_taps_is_refused(void**) {
   assert_non_null(strstr(l.msg.c_str(), "expected at most 49, found 50"));
 }
 
+// Loads one stream as graph "g" over `weights` and binds it (failing the
+// test with the driver's message otherwise): the driver's graph and plans.
+const Graph* LoadAndBind(Loaded* l, const std::vector<uint8_t>& stream,
+                         const std::vector<float>& weights) {
+  Load(l, {{"g", stream}}, weights);
+  assert_int_equal(l->rc, 0);
+  epctx_hal_graph* hg = nullptr;
+  epctx_hal_graph_info info;
+  if (Bind(l, "g", &hg, &info) != 0) {
+    print_error("%s\n", l->msg.c_str());
+    fail();
+  }
+  return reinterpret_cast<const Graph*>(hg);
+}
+
 // GEMM packs B slices from 16 rows of A; two exact deconvolutions in a row
 // (the second writing arena bytes apart from the first's input) run as a
 // pair, the second planned as fused into the first; a 3x3 stride-2 one
@@ -311,15 +326,8 @@ void gemm_and_deconv_plans(void**) {
   st.Op(fb::CreateCopy(st.fbb, dy, cy));
   st.Op(fb::CreateConvTranspose2D(st.fbb, dx, sw, sy, false, 0, 3, 3, 2, 2));
   Loaded l;
-  Load(&l, {{"g", st.Finish(uint64_t(C) * 20 * H * W * 4, "g", 1)}}, std::vector<float>(C * C * 9));
-  assert_int_equal(l.rc, 0);
-  epctx_hal_graph* hg;
-  epctx_hal_graph_info info;
-  if (Bind(&l, "g", &hg, &info) != 0) {
-    print_error("%s\n", l.msg.c_str());
-    fail();
-  }
-  const Graph* g = reinterpret_cast<const Graph*>(hg);
+  const Graph* g = LoadAndBind(&l, st.Finish(uint64_t(C) * 20 * H * W * 4, "g", 1),
+                               std::vector<float>(C * C * 9));
   const Strategy want[] = {Strategy::kGemmPacked, Strategy::kGemm, Strategy::kDeconvPair,
                            Strategy::kFused,      Strategy::kNone, Strategy::kDeconvScatter};
   for (int i = 0; i < 6; ++i) {
@@ -348,15 +356,7 @@ void gemm_slices_k_by_its_rows(void**) {
   st.Op(fb::CreateGemm(st.fbb, ax, w, ay, false, 0, 64, K, N));
   st.Op(fb::CreateGemm(st.fbb, bx, w, by, false, 0, 8, K, N));
   Loaded l;
-  Load(&l, {{"g", st.Finish(0, "g", 1)}}, std::vector<float>(size_t(K) * N));
-  assert_int_equal(l.rc, 0);
-  epctx_hal_graph* hg;
-  epctx_hal_graph_info info;
-  if (Bind(&l, "g", &hg, &info) != 0) {
-    print_error("%s\n", l.msg.c_str());
-    fail();
-  }
-  const Graph* g = reinterpret_cast<const Graph*>(hg);
+  const Graph* g = LoadAndBind(&l, st.Finish(0, "g", 1), std::vector<float>(size_t(K) * N));
   const int64_t kc = epctx::uk::BlockKc(epctx::uk::Isa::kAuto);
   assert_true(kc >= 64 && kc <= 1024);
   assert_int_equal(g->plans[0].strategy, Strategy::kGemmPacked);
