@@ -122,16 +122,17 @@ void PackB(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, floa
 // Rows [0, kc) x cols [0, nc) of op(B) (already offset) into panels of
 // kNr2 columns at dst: panel p's row k at dst[(p * kstep + k) * kNr2],
 // kstep floats-rows apart (kc for Sgemm's own slices, K for a PackedB).
-// Columns past nc up to the panel's width are zero, so the packed bytes do
-// not depend on the memory's.
+// Columns past the last whole strip are never read; `zero_tail` zeroes
+// them (a PackedB's bytes do not depend on the memory's).
 void PackPanels(bool trans, const float* B, int64_t ldb, int64_t kc, int64_t nc, float* dst,
-                int64_t kstep) {
+                int64_t kstep, bool zero_tail) {
   for (int64_t j0 = 0; j0 < nc; j0 += kNr2) {
     const int64_t w = Min(kNr2, nc - j0);
     float* panel = dst + (j0 / kNr2) * kstep * kNr2;
     PackB(trans, trans ? B + j0 * ldb : B + j0, ldb, kc, w, panel, kNr2);
-    for (int64_t k = 0; k < kc; ++k)
-      for (int64_t j = RoundUp(w, kStrip); j < kNr2; ++j) panel[k * kNr2 + j] = 0.0f;
+    if (zero_tail)
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t j = RoundUp(w, kStrip); j < kNr2; ++j) panel[k * kNr2 + j] = 0.0f;
   }
 }
 
@@ -156,7 +157,7 @@ uint64_t SgemmPackedBFloats(int64_t K, int64_t N) {
 }
 
 void SgemmPackB(bool trans_b, const float* B, int64_t ldb, int64_t K, int64_t N, float* dst) {
-  PackPanels(trans_b, B, ldb, K, N, dst, K);
+  PackPanels(trans_b, B, ldb, K, N, dst, K, true);
 }
 
 uint64_t SgemmPackedAFloats(int64_t M, int64_t K) {
@@ -255,7 +256,7 @@ void Sgemm(const Gemm& g, float* workspace, Isa isa) {
                    packed_b + (j0 / kNr2) * kc * kNr2, kStrip, kNr2);
       } else {
         const float* b_src = g.trans_b ? g.B + jc * g.ldb + pc : g.B + pc * g.ldb + jc;
-        PackPanels(g.trans_b, b_src, g.ldb, kc, nc, packed_b, kc);
+        PackPanels(g.trans_b, b_src, g.ldb, kc, nc, packed_b, kc, false);
       }
       t.kc = kc;
       t.accumulate = pc > 0 || g.beta != 0.0f;

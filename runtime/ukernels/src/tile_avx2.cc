@@ -251,6 +251,32 @@ EPCTX_AVX2 inline __attribute__((always_inline)) void Finish(const Tile& t, __m2
   }
 }
 
+// The stores of a finished one-row tile of S strips (Row1, Row1Wide):
+// accumulate into C, biases and clamp (or leaky) on the last slice.
+template <int S>
+EPCTX_AVX2 inline __attribute__((always_inline)) void FinishRow(const Tile& t, __m256* v) {
+  float* c = t.c;
+  if (t.accumulate)
+    for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(c + j * 8));
+  if (t.last) {
+    if (t.row_bias) {
+      const __m256 rb = _mm256_broadcast_ss(t.row_bias);
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], rb);
+    }
+    if (t.col_bias)
+      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(t.col_bias + j * 8));
+    const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+    if (t.leaky) {
+      const __m256 sl = _mm256_set1_ps(t.slope);
+      for (int j = 0; j < S; ++j)
+        v[j] = _mm256_max_ps(_mm256_max_ps(v[j], _mm256_mul_ps(v[j], sl)), lo);
+    } else {
+      for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
+    }
+  }
+  for (int j = 0; j < S; ++j) _mm256_storeu_ps(c + j * 8, v[j]);
+}
+
 // One row of A (a GEMM with M = 1, a fully connected layer on one sample):
 // the four-row tile would compute three copies and keep only 3 FMA chains
 // per strip busy. Here four k phases of accumulators give 4 * S chains.
@@ -281,26 +307,7 @@ EPCTX_AVX2 inline void Row1(const Tile& t) {
   __m256 v[3] = {_mm256_add_ps(_mm256_add_ps(p0, q0), _mm256_add_ps(r0, s0)),
                  _mm256_add_ps(_mm256_add_ps(p1, q1), _mm256_add_ps(r1, s1)),
                  _mm256_add_ps(_mm256_add_ps(p2, q2), _mm256_add_ps(r2, s2))};
-  float* c = t.c;
-  if (t.accumulate)
-    for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(c + j * 8));
-  if (t.last) {
-    if (t.row_bias) {
-      const __m256 rb = _mm256_broadcast_ss(t.row_bias);
-      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], rb);
-    }
-    if (t.col_bias)
-      for (int j = 0; j < S; ++j) v[j] = _mm256_add_ps(v[j], _mm256_loadu_ps(t.col_bias + j * 8));
-    const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
-    if (t.leaky) {
-      const __m256 sl = _mm256_set1_ps(t.slope);
-      for (int j = 0; j < S; ++j)
-        v[j] = _mm256_max_ps(_mm256_max_ps(v[j], _mm256_mul_ps(v[j], sl)), lo);
-    } else {
-      for (int j = 0; j < S; ++j) v[j] = _mm256_min_ps(hi, _mm256_max_ps(lo, v[j]));
-    }
-  }
-  for (int j = 0; j < S; ++j) _mm256_storeu_ps(c + j * 8, v[j]);
+  FinishRow<S>(t, v);
 }
 
 // One row of A against a whole 48-column block of B with strips side by
@@ -327,21 +334,10 @@ EPCTX_AVX2 inline void Row1Wide(const Tile& t) {
 #pragma GCC unroll 6
     for (int j = 0; j < 6; ++j) p[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(b + 8 * j), p[j]);
   }
-  float* c = t.c;
-  const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
-  const __m256 sl = _mm256_set1_ps(t.slope);
+  __m256 v[6];
 #pragma GCC unroll 6
-  for (int j = 0; j < 6; ++j) {
-    __m256 v = _mm256_add_ps(p[j], q[j]);
-    if (t.accumulate) v = _mm256_add_ps(v, _mm256_loadu_ps(c + j * 8));
-    if (t.last) {
-      if (t.row_bias) v = _mm256_add_ps(v, _mm256_broadcast_ss(t.row_bias));
-      if (t.col_bias) v = _mm256_add_ps(v, _mm256_loadu_ps(t.col_bias + j * 8));
-      v = t.leaky ? _mm256_max_ps(_mm256_max_ps(v, _mm256_mul_ps(v, sl)), lo)
-                  : _mm256_min_ps(hi, _mm256_max_ps(lo, v));
-    }
-    _mm256_storeu_ps(c + j * 8, v);
-  }
+  for (int j = 0; j < 6; ++j) v[j] = _mm256_add_ps(p[j], q[j]);
+  FinishRow<6>(t, v);
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ void Runner::Gemm(const fb::Gemm* c, const OpPlan& p) {
   base.a_ks = 1;
   base.ldc = N;
   const bool pack = p.strategy == Strategy::kGemmPacked;
-  const int64_t kc = p.chunk_k > 0 ? p.chunk_k : 1;
+  const int64_t kc = p.chunk_k;  // GemmKc: K's slices (0 only when K is 0)
   constexpr int64_t kRows = uk::kMr2, kCols = uk::kNr2;
   const int64_t col_blocks = (N + kCols - 1) / kCols, row_blocks = (M + kRows - 1) / kRows;
   const bool by_cols = col_blocks >= row_blocks;
