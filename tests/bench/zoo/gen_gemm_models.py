@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """The GEMM shapes of the model zoo as one-node models: y = x[M x K] * W[K x N]
-+ b (MatMul then Add, W and b constant), for the micro-kernel benchmark
++ b (MatMul then Add, W and b constant), and its convolution layers as
+Conv + Relu (entries with "conv": [out channels, kernel, stride], input
+shape [1, C, H, W], same padding), for the micro-kernel benchmark
 (peer_bench.py --models gemm): epctx runs them through the vnpu GEMM op and,
 with --ep none, through the CPU MatMul on the shared SGEMM; ONNX Runtime
 through its MatMul. Shapes are zoo.json's entries of source "gemm" (input
 shape [M, K], "n": N), taken from the zoo's models: transformer
 projections (ViT-B/16, the BERT-style encoder), convolutions as GEMMs, and
-small-M decode and classifier shapes. W ~ N(0, 1/K) like a trained layer.
+small-M decode and classifier shapes. A convolution layer runs through
+the vnpu conv strategies (dense, pixel-row, depthwise...) and the CPU Conv
+rather than a GEMM op: the same K x N, reached through im2col or the
+input's rows. W ~ N(0, 1/K) like a trained layer (K = C * kernel^2 for a
+convolution).
 
 usage: gen_gemm_models.py OUT_DIR
 Writes OUT_DIR/models/<name>.onnx (skipped when newer than this script and
@@ -25,8 +31,10 @@ def build(entry):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    (m, k), n = entry["shape"], entry["n"]
     rng = np.random.default_rng(zlib.crc32(entry["name"].encode()))
+    if "conv" in entry:
+        return build_conv(entry, rng)
+    (m, k), n = entry["shape"], entry["n"]
     w = (rng.standard_normal((k, n)) / np.sqrt(k)).astype(np.float32)
     b = (rng.standard_normal(n) * 0.1).astype(np.float32)
     g = helper.make_graph(
@@ -35,6 +43,31 @@ def build(entry):
         entry["name"],
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [m, k])],
         [helper.make_tensor_value_info("output", TensorProto.FLOAT, [m, n])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def build_conv(entry, rng):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    shape = entry["shape"]
+    co, kernel, stride = entry["conv"]
+    k = shape[1] * kernel * kernel
+    out = [(d + 2 * (kernel // 2) - kernel) // stride + 1 for d in shape[2:]]
+    w = (rng.standard_normal((co, shape[1], kernel, kernel)) / np.sqrt(k)).astype(np.float32)
+    b = (rng.standard_normal(co) * 0.1).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["input", "W", "b"], ["conv"], pads=[kernel // 2] * 4,
+                          strides=[stride, stride]),
+         helper.make_node("Relu", ["conv"], ["output"])],
+        entry["name"],
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, co] + out)],
         [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
