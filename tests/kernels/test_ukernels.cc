@@ -179,6 +179,60 @@ void block_tile_matches_tiles_on_every_edge_shape(void**) {
   }
 }
 
+// Tile::b_ps: B in two panels of 24 columns (uk::BlockPanelCols on AVX2,
+// a dense convolution's im2col), columns 24..47 at b + b_ps, gives what the
+// same block tile computes from those columns in 48-wide rows, on every
+// edge shape, A as a packed panel and as rows.
+void block_tile_reads_b_in_two_panels(void**) {
+  std::vector<uk::Isa> isas = VectorIsas();
+  isas.push_back(uk::Isa::kPortable);
+  const int64_t ldc = 50;
+  for (uk::Isa isa : isas) {
+    const uk::TileFn tile = uk::TileKernel2(isa);
+    printf("ukernels: block tile %s, B in 24-column panels\n", uk::IsaName(isa));
+    for (int64_t kc : {1, 7, 33, 130})
+      for (int64_t a_ks : {8, 1}) {
+        const int64_t a_rs = a_ks == 8 ? 1 : kc + 3, b_ps = kc * uk::kNr + 5;
+        const std::vector<float> a = Random(size_t(uk::kMr2 * a_rs + kc * a_ks), 31);
+        const std::vector<float> panels = Random(size_t(2 * b_ps), 32);
+        std::vector<float> rows(size_t(kc * uk::kNr2));
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t j = 0; j < uk::kNr2; ++j)
+            rows[size_t(k * uk::kNr2 + j)] =
+                panels[size_t((j < uk::kNr ? 0 : b_ps) + k * uk::kNr + j % uk::kNr)];
+        for (int r = 1; r <= uk::kMr2; ++r)
+          for (int cols = 1; cols <= uk::kNr2; ++cols) {
+            std::vector<float> c0 = Random(size_t(uk::kMr2 * ldc), 33), c1 = c0;
+            uk::Tile t{};
+            t.kc = kc;
+            t.a = a.data();
+            t.a_rs = a_rs;
+            t.a_ks = a_ks;
+            t.b_ss = 8;
+            t.ldc = ldc;
+            t.rows = r;
+            t.cols = cols;
+            t.accumulate = true;
+            t.last = true;
+            t.lo = -0.5f;
+            t.hi = 0.75f;
+            t.b = panels.data();
+            t.b_ks = uk::kNr;
+            t.b_ps = b_ps;
+            t.c = c0.data();
+            tile(t);
+            t.b = rows.data();
+            t.b_ks = uk::kNr2;
+            t.b_ps = 0;
+            t.c = c1.data();
+            tile(t);
+            std::vector<double> want(c1.begin(), c1.end());
+            ExpectClose(c0, want, double(kc) + 2.0, "panels");
+          }
+      }
+  }
+}
+
 // Tile::leaky: the epilogue's LeakyRelu-then-at-least-lo gives the same
 // bits as ActivateRow's Act::kLeakyMax on every kernel and tile shape
 // (partial tiles through RunTile's private copy), NaN (becomes lo), -0, +0
@@ -1280,6 +1334,7 @@ int main() {
       cmocka_unit_test(avx512_implies_avx2),
       cmocka_unit_test(tile_matches_portable_on_every_edge_shape),
       cmocka_unit_test(block_tile_matches_tiles_on_every_edge_shape),
+      cmocka_unit_test(block_tile_reads_b_in_two_panels),
       cmocka_unit_test(tile_slices_equal_one_call_per_slice),
       cmocka_unit_test(tile_leaky_epilogue_matches_leaky_max_bit_for_bit),
       cmocka_unit_test(sgemm_best_matches_portable_and_reference),

@@ -222,11 +222,15 @@ void RunCase(const Case& k) {
   assert_int_equal(
       d->execute(d, hg, &tin, 1, &tout, 1, scratch, info.scratch_bytes, msg, sizeof msg), 0);
   // Serial: slot 0 (the arena is empty: the workspace starts the scratch).
+  // It writes more than a quarter of the plan: a case whose only packed
+  // block is a last one of at most 24 pixels (a 1x1 on 7x7 reads its first
+  // block in place) fills one of the block's two 24-column panels
+  // (uk::BlockPanelCols on AVX2), which start half the slot apart.
   uint64_t high = 0;
   for (size_t i = 0; i < words; ++i)
     if (scratch[i] != kUntouched) high = i + 1;
   free(scratch);
-  if (high > want.work_floats || (want.work_floats > 0 && 2 * high <= want.work_floats)) {
+  if (high > want.work_floats || (want.work_floats > 0 && 4 * high <= want.work_floats)) {
     print_error("%s (%s): wrote %llu workspace floats, planned %llu\n", k.name, Name(want.strategy),
                 (unsigned long long)high, (unsigned long long)want.work_floats);
     fail();

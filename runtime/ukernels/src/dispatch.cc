@@ -130,6 +130,8 @@ int64_t BlockKc(Isa isa) {
   return ResolveIsa(isa) == Isa::kAvx512 ? 1024 : 128;
 }
 
+int BlockPanelCols(Isa isa) { return ResolveIsa(isa) == Isa::kAvx2 ? kNr : kNr2; }
+
 namespace detail {
 void Tile2Portable(const Tile& t) { SplitBlock(t, TilePortable); }
 #if defined(__aarch64__)

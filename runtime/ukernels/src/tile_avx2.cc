@@ -374,7 +374,7 @@ void TileAvx2(const Tile& t) {
 // re-tested its edges, and the block ran at 64% of the FMA peak against
 // the tile's 80%.
 EPCTX_AVX2 void Tile2Avx2(const Tile& t) {
-  if (t.rows == 1 && t.cols == kNr2 && t.b_ss == kStrip && t.segs <= 1) {
+  if (t.rows == 1 && t.cols == kNr2 && t.b_ss == kStrip && t.segs <= 1 && !t.b_ps) {
     Row1Wide(t);
     return;
   }
@@ -385,7 +385,7 @@ EPCTX_AVX2 void Tile2Avx2(const Tile& t) {
   }
   Tile u = t;
   for (int half = 0; half < 2; ++half) {
-    u.b = t.b + half * kNr;
+    u.b = half ? (t.b_ps ? t.b + t.b_ps : t.b + kNr) : t.b;
     u.c = t.c + half * kNr;
     u.col_bias = t.col_bias ? t.col_bias + half * kNr : nullptr;
     for (int r = 0; r < kMr2; r += kMr) {

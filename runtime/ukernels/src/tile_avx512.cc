@@ -271,7 +271,7 @@ EPCTX_AVX512 void Block8Edge(const Tile& t) {
 void TileAvx512(const Tile& t) { RunTile(t, FullStrips); }
 
 void Tile2Avx512(const Tile& t) {
-  if (t.rows != kMr2 || t.b_ss != kStrip) {
+  if (t.rows != kMr2 || t.b_ss != kStrip || t.b_ps) {
     SplitBlock(t, TileAvx512);
     return;
   }

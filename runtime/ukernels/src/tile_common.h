@@ -77,7 +77,7 @@ inline void SplitBlock(const Tile& t, TileFn tile) {
     Tile u = t;
     u.cols = t.cols - j < kNr ? t.cols - j : kNr;
     if (j) {
-      u.b = t.b + (j / kStrip) * t.b_ss;
+      u.b = t.b_ps ? t.b + t.b_ps : t.b + (j / kStrip) * t.b_ss;
       u.c = t.c + j;
       if (t.col_bias) u.col_bias = t.col_bias + j;
     }

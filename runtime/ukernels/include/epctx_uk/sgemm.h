@@ -79,6 +79,10 @@ struct Tile {
   // ActivateRow's Act::kLeakyMax computes it, bit for bit. hi is unused.
   bool leaky;
   float slope;
+  // Block tiles (TileKernel2) only: when nonzero, B's columns 24..47
+  // (strips 3..5) start at b + b_ps rather than b + 3 * b_ss: B packed in
+  // panels of 24 columns (BlockPanelCols), each its own run of k rows.
+  int64_t b_ps;
 };
 
 using TileFn = void (*)(const Tile& t);
@@ -109,6 +113,16 @@ TileFn TileKernel2(Isa isa);
 // ViT-B/16's projections ran at 52 GFLOP/s on 1024 against 60-67 on 128
 // on a Zen 3 core whose FMA peak is 92). AVX-512's single kernel: 1024.
 int64_t BlockKc(Isa isa);
+
+// Columns per packed B panel that the block tile of `isa` reads best when
+// B streams from L2 (a dense convolution's im2col): 24 where the block is
+// four 4 x 24 tiles (AVX2), each tile then reading one contiguous run of
+// 96-byte rows (Tile.b_ps to the second panel); rows of 48 are read in
+// halves 192 bytes apart, one cache line of three shared by both (the
+// 8 x 48 block from L2 at K 256-512: 66-79 GFLOP/s in 48-column rows,
+// 85-91 in 24-column panels on a Zen 3 core whose FMA peak is 92). 48
+// (one panel, b_ps 0) elsewhere: AVX-512's kernel reads 48 columns a row.
+int BlockPanelCols(Isa isa);
 
 // C[M x N] = clamp(alpha * op(A) * op(B) + beta * C + row_bias[i] + col_bias[j], lo, hi),
 // row-major. op(A) is M x K (A is M x K with lda >= K, or K x M when

@@ -5,8 +5,10 @@
 // k: w[b][k][r], k-stride 8), so they are read in place. B is packed per
 // 48-pixel block and K chunk into the worker's workspace slot, with the
 // bounds of every tap resolved once per chunk and shared by all output
-// channels; a 1x1 stride-1 convolution whose input stays in L2 reads its
-// input rows directly (plan.in_place). A last block of at most 8 pixels
+// channels: in rows of the group's pixels, or in panels of 24 pixels
+// where the block tile reads those best (plan.panel, uk::BlockPanelCols:
+// AVX2). Elsewhere a 1x1 stride-1 convolution whose input stays in L2
+// reads its input rows directly (plan.in_place). A last block of at most 8 pixels
 // (7x7 maps: 1, 14x14: 4) goes to the narrow kernel (uk::NarrowKernel,
 // rows in the vectors, AVX2 and AVX-512) rather than a padded 8-pixel
 // block tile. Bias, RELU
@@ -79,14 +81,25 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
     for (int64_t k0 = 0; k0 < K;) {
       const int64_t kc = direct ? K : (K - k0 < plan.chunk_k ? K - k0 : plan.chunk_k);
       const float* b = dg.xg + first;
-      int64_t b_ks = HW;
-      if (!direct) {
+      int64_t b_ks = HW, b_ps = 0, b_gs = uk::kNr2;  // b_gs: block g's B at b + g * b_gs
+      if (!direct && plan.panel == uk::kNr) {
+        // Panels of 24 columns, each its kc rows one after the other:
+        // block g's halves at buf + g * b_gs and + b_ps.
+        for (int64_t j = 0; j < npix; j += uk::kNr)
+          plan.im2col(geom, dg.xg, k0, kc, first + j, npix - j < uk::kNr ? npix - j : uk::kNr,
+                      buf + (j / uk::kNr) * kc * uk::kNr, uk::kNr);
+        b = buf;
+        b_ks = uk::kNr;
+        b_ps = kc * uk::kNr;
+        b_gs = 2 * b_ps;
+      } else if (!direct) {
         plan.im2col(geom, dg.xg, k0, kc, first, npix, buf, pitch);
         b = buf;
         b_ks = pitch;
       }
       t.kc = kc;
       t.b_ks = b_ks;
+      t.b_ps = b_ps;
       t.accumulate = k0 > 0;
       t.last = k0 + kc == K;
       // The narrow kernel takes the rows of up to 8 weight panels at a
@@ -99,7 +112,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
         t.row_bias = dg.bias ? dg.bias + r0 : nullptr;
         for (int64_t g = 0; g < nfull; ++g) {
           t.cols = static_cast<int32_t>(nps[g]);
-          t.b = b + g * uk::kNr2;
+          t.b = b + g * b_gs;
           t.c = dg.yg + r0 * OHW + p0s[g];
           plan.tile(t);
         }
@@ -109,7 +122,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
           nt.kc = kc;
           nt.a = dg.wg + (n0 / 8) * s.cig * s.kstride + k0 * 8;
           nt.a_ps = s.cig * s.kstride;
-          nt.b = b + (ng - 1) * uk::kNr2;
+          nt.b = b + (ng - 1) * b_gs;
           nt.b_ks = b_ks;
           nt.c = dg.yg + n0 * OHW + p0s[ng - 1];
           nt.ldc = OHW;
