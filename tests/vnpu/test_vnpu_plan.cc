@@ -68,6 +68,7 @@ struct Case {
 const Case kCases[] = {
   // name                      N  C   H    W    CO  KH KW sh sw pt pl pb pr dh dw G   taps   strategy
   {"1x1",                      1, 16, 12,  20,  24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShifted},
+  {"1x1, K in chunks, short last block", 2, 300, 25, 40, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, false, Strategy::kShifted},
   {"1x1 on a 4 KiB plane",     1, 16, 32,  32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kShiftedPacked},
   {"1x1 on 7x7",               1, 32, 7,   7,   16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"1x1 128 4 KiB planes",     1, 128, 32, 32,  16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},

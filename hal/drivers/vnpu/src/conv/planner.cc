@@ -89,7 +89,15 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   }
   if (ShiftApplies(s)) {
     if (ShiftPackApplies(s)) return With(Strategy::kShiftedPacked, ShiftPackFloats(s));
-    return With(Strategy::kShifted, 0);
+    OpPlan p = With(Strategy::kShifted, 0);
+    // A 1x1 where the block tile reads B best in 24-column panels (AVX2):
+    // its rows are copied into panels, chunk_k at a time.
+    if (s.KH == 1 && uk::BlockPanelCols(uk::Isa::kAuto) == uk::kNr) {
+      p.panel = uk::kNr;
+      p.chunk_k = s.cig < kShiftPanelKc ? s.cig : kShiftPanelKc;
+      p.work_floats = ShiftPanelFloats(s);
+    }
+    return p;
   }
   if (RowShiftApplies(s)) return With(Strategy::kRowShift, EdgeWorkFloats(s));
   if (TransposedApplies(s)) {

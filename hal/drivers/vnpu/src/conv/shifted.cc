@@ -19,6 +19,65 @@ constexpr int64_t kShiftGroupPixels = 192;
 // Elsewhere the copy costs more than it saves (measured on 320x322).
 constexpr int64_t kShiftPackStride = kShiftGroupPixels + 16;
 
+// ShiftedPass' 1x1 in 24-column panels: units [u0, u1) of the pass' blocks
+// (bw pixels each; the last unit also takes the last block, here a short
+// one, not overlapping: its chunks accumulate, and the copy reads only its
+// pixels), in groups of kShiftGroupPixels; per group and K chunk of kc
+// rows, the blocks' rows are copied into panels of 24 (block i's at buf +
+// i * bw * kc, its second half b_ps = 24 * kc further), then every 8-row
+// weight tile sweeps the group's blocks.
+void PanelPass(const ConvCall& call, const float* xg, const float* wg, const float* bias, float* yg,
+               int64_t q0, int64_t n, int64_t bw, int64_t u0, int64_t u1, int64_t units,
+               int64_t blocks, int64_t kc, float* buf, uk::Tile t) {
+  const Shape& s = call.s;
+  const WLayout& L = call.L;
+  const int64_t OHW = s.OH * s.OW, HW = s.H * s.W, K = s.cig;
+  const int64_t group = kShiftGroupPixels / bw, halves = bw / uk::kNr;
+  const int64_t b1 = n % bw != 0 && blocks > 1 && u1 == units ? blocks : u1;
+  t.b_ks = uk::kNr;
+  t.segs = 1;
+  for (int64_t g0 = u0; g0 < b1; g0 += group) {
+    const int64_t g1 = b1 - g0 < group ? b1 : g0 + group;
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+      const int64_t kn = K - k0 < kc ? K - k0 : kc;
+      for (int64_t k = 0; k < kn; ++k)
+        for (int64_t bi = g0; bi < g1; ++bi) {
+          const int64_t p0 = bi * bw, np = n - p0 < bw ? n - p0 : bw;
+          const float* src = xg + q0 + p0 + (k0 + k) * HW;
+          float* dst = buf + (bi - g0) * bw * kn + k * uk::kNr;
+          if (np == bw) {
+            for (int64_t h = 0; h < halves; ++h)
+              __builtin_memcpy(dst + h * uk::kNr * kn, src + h * uk::kNr, uk::kNr * sizeof(float));
+          } else {
+            for (int64_t j = 0; j < np; ++j)
+              dst[(j / uk::kNr) * uk::kNr * kn + j % uk::kNr] = src[j];
+          }
+        }
+      t.kc = kn;
+      t.b_ps = halves > 1 ? uk::kNr * kn : 0;
+      t.accumulate = k0 > 0;
+      t.last = k0 + kn == K;
+      for (int64_t r0 = 0; r0 < s.cog; r0 += uk::kMr2) {
+        t.rows = static_cast<int32_t>(s.cog - r0 < uk::kMr2 ? s.cog - r0 : uk::kMr2);
+        t.row_bias = bias ? bias + r0 : nullptr;
+        t.a = wg + (r0 / 8) * L.ss + k0 * L.ks;
+        for (int64_t bi = g0; bi < g1; ++bi) {
+          const int64_t p0 = bi * bw;
+          t.cols = static_cast<int32_t>(n - p0 < bw ? n - p0 : bw);
+          t.c = yg + r0 * OHW + q0 + p0;
+          t.b = buf + (bi - g0) * bw * kn;
+          call.plan.tile(t);
+        }
+        if (call.plan.post && t.last) {
+          const int64_t a1 = g1 * bw < n ? g1 * bw : n;
+          ActivateRows(call.c->activation(), yg + r0 * OHW + q0 + g0 * bw, uint64_t(t.rows),
+                       uint64_t(a1 - g0 * bw), uint64_t(OHW), call.c->alpha(), call.c->beta());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // A column convolution (KW = 1, stride 1, no padding, e.g. 3x1) is a sum
@@ -61,7 +120,10 @@ bool ShiftPackApplies(const Shape& s) {
 // (n >= 24): tap t reads B at xg + q + b0 + t * bstep with A at the tap's
 // weights in layout L, all taps one tile call (slices). With `packs`
 // (kShiftedPacked) a 1x1 pass whose planes alias in L1 reads copies of its
-// rows in the worker's slot. Threads split the pixel blocks; the
+// rows in the worker's slot; with plan.panel 24 (kShifted 1x1 on AVX2) each
+// group's rows are copied plan.chunk_k at a time into 24-column panels,
+// which the block tile streams (uk::BlockPanelCols), and the chunks
+// accumulate. Threads split the pixel blocks; the
 // overlapping last block stays with the one before it (both write the
 // overlap), so no two threads write one pixel.
 void ShiftedPass(const ConvCall& call, const float* xg, const float* wg, const float* bias,
@@ -92,11 +154,18 @@ void ShiftedPass(const ConvCall& call, const float* xg, const float* wg, const f
   const int64_t blocks = (n + bw - 1) / bw, group = kShiftGroupPixels / bw;
   const bool overlap = n % bw != 0 && blocks > 1;
   const int64_t units = overlap ? blocks - 1 : blocks;
+  const bool panels = call.plan.strategy == Strategy::kShifted && call.plan.panel == uk::kNr;
+  const int64_t kc = panels ? call.plan.chunk_k : s.cig;
   ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * bw),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
                   uk::Tile t = base;
                   float* pack = packs ? call.b.slot(slot) : nullptr;
                   if (pack) t.b_ks = kShiftPackStride;
+                  if (panels) {
+                    PanelPass(call, xg, wg, bias, yg, q0, n, bw, u0, u1, units, blocks, kc,
+                              call.b.slot(slot), t);
+                    return;
+                  }
                   const int64_t b1 = overlap && u1 == units ? blocks : u1;
                   // Blocks go in groups: each 8-row tile of weights runs over the group's
                   // blocks in turn, so every output row is written in runs of
@@ -160,6 +229,10 @@ void RunShifted(const ConvCall& call) { Shifted(call, false); }
 void RunShiftedPacked(const ConvCall& call) { Shifted(call, true); }
 
 uint64_t ShiftPackFloats(const Shape& s) { return uint64_t(s.cig * kShiftPackStride); }
+
+uint64_t ShiftPanelFloats(const Shape& s) {
+  return uint64_t((s.cig < kShiftPanelKc ? s.cig : kShiftPanelKc) * kShiftGroupPixels);
+}
 
 }  // namespace vnpu
 }  // namespace epctx

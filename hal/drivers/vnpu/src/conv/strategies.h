@@ -33,6 +33,10 @@ void RunDenseRows(const ConvCall& call);
 bool ShiftApplies(const Shape& s);
 bool ShiftPackApplies(const Shape& s);
 uint64_t ShiftPackFloats(const Shape& s);
+// K rows per chunk of a 1x1 kShifted pass that copies its rows into 24-column
+// panels (OpPlan::panel), and the worker slot it needs.
+constexpr int64_t kShiftPanelKc = 256;
+uint64_t ShiftPanelFloats(const Shape& s);
 void RunShifted(const ConvCall& call);
 void RunShiftedPacked(const ConvCall& call);
 // One image and group of a shifted-taps convolution over pixels [q0, q0 + n)
