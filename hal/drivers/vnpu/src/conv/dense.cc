@@ -163,28 +163,36 @@ void RunDense(const ConvCall& call) {
   int64_t runs = groups >= kDenseMinUnits ? 1 : (kDenseMinUnits + groups - 1) / groups;
   runs = runs < row_groups ? runs : row_groups;
   const int64_t units = groups * runs;
-  for (int64_t n = 0; n < s.N; ++n)
-    for (int64_t gi = 0; gi < s.G; ++gi) {
-      const DenseGroup dg{
-          call.x + (n * s.C + gi * s.cig) * HW, call.w + gi * s.nb * s.cig * s.kstride,
-          call.bias ? call.bias + gi * s.cog : nullptr, call.y + (n * s.CO + gi * s.cog) * OHW};
-      ForRangeSlots(bd.par, units, MinUnits(s.cog * K * uk::kNr2 * group / runs),
-                    [&](int64_t u0, int64_t u1, uint32_t slot) {
-                      for (int64_t u = u0; u < u1;) {
-                        const int64_t q = u / runs, end = u1 < (q + 1) * runs ? u1 : (q + 1) * runs;
-                        // Runs [u % runs, (end - 1) % runs] of block group q: rows in
-                        // whole 64-row groups, split as evenly as runs allow.
-                        const int64_t g0 = row_groups * (u % runs) / runs;
-                        const int64_t g1 = row_groups * ((end - 1) % runs + 1) / runs;
-                        const int64_t r_lo = g0 * kNarrowRows;
-                        const int64_t r_hi = g1 * kNarrowRows < s.cog ? g1 * kNarrowRows : s.cog;
-                        const int64_t b1 = (q + 1) * group < blocks ? (q + 1) * group : blocks;
-                        if (r_lo < r_hi)
-                          DenseBlocks(call, dg, q * group, b1, r_lo, r_hi, bd.slot(slot));
-                        u = end;
-                      }
-                    });
-    }
+  // One split over every image and group: a grouped convolution (RegNet's
+  // 16-channel groups) has few units per group, and a split per group ran
+  // most of its groups on one thread.
+  ForRangeSlots(bd.par, s.N * s.G * units, MinUnits(s.cog * K * uk::kNr2 * group / runs),
+                [&](int64_t v0, int64_t v1, uint32_t slot) {
+                  for (int64_t v = v0; v < v1;) {
+                    const int64_t ng = v / units, n = ng / s.G, gi = ng % s.G;
+                    const DenseGroup dg{call.x + (n * s.C + gi * s.cig) * HW,
+                                        call.w + gi * s.nb * s.cig * s.kstride,
+                                        call.bias ? call.bias + gi * s.cog : nullptr,
+                                        call.y + (n * s.CO + gi * s.cog) * OHW};
+                    // This image and group's units [u0, u1).
+                    const int64_t u0 = v % units,
+                                  u1 = v1 - ng * units < units ? v1 - ng * units : units;
+                    for (int64_t u = u0; u < u1;) {
+                      const int64_t q = u / runs, end = u1 < (q + 1) * runs ? u1 : (q + 1) * runs;
+                      // Runs [u % runs, (end - 1) % runs] of block group q: rows in
+                      // whole 64-row groups, split as evenly as runs allow.
+                      const int64_t g0 = row_groups * (u % runs) / runs;
+                      const int64_t g1 = row_groups * ((end - 1) % runs + 1) / runs;
+                      const int64_t r_lo = g0 * kNarrowRows;
+                      const int64_t r_hi = g1 * kNarrowRows < s.cog ? g1 * kNarrowRows : s.cog;
+                      const int64_t b1 = (q + 1) * group < blocks ? (q + 1) * group : blocks;
+                      if (r_lo < r_hi)
+                        DenseBlocks(call, dg, q * group, b1, r_lo, r_hi, bd.slot(slot));
+                      u = end;
+                    }
+                    v = ng * units + u1;
+                  }
+                });
 }
 
 }  // namespace vnpu
