@@ -123,6 +123,14 @@ int64_t BlockKc(Isa isa);
 // 85-91 in 24-column panels on a Zen 3 core whose FMA peak is 92). 48
 // (one panel, b_ps 0) elsewhere: AVX-512's kernel reads 48 columns a row.
 int BlockPanelCols(Isa isa);
+// Whether this build has an instruction set whose BlockPanelCols is 24
+// (x86-64: AVX2): callers test it first, so their panel paths compile away
+// on Arm, RISC-V and the microcontroller boards.
+#if defined(__x86_64__)
+constexpr bool kPanelIsa = true;
+#else
+constexpr bool kPanelIsa = false;
+#endif
 
 // C[M x N] = clamp(alpha * op(A) * op(B) + beta * C + row_bias[i] + col_bias[j], lo, hi),
 // row-major. op(A) is M x K (A is M x K with lda >= K, or K x M when

@@ -82,7 +82,7 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
       const int64_t kc = direct ? K : (K - k0 < plan.chunk_k ? K - k0 : plan.chunk_k);
       const float* b = dg.xg + first;
       int64_t b_ks = HW, b_ps = 0, b_gs = uk::kNr2;  // b_gs: block g's B at b + g * b_gs
-      if (!direct && plan.panel == uk::kNr) {
+      if (!direct && uk::kPanelIsa && plan.panel == uk::kNr) {
         // Panels of 24 columns, each its kc rows one after the other:
         // block g's halves at buf + g * b_gs and + b_ps.
         for (int64_t j = 0; j < npix; j += uk::kNr)

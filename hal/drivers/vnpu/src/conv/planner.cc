@@ -92,7 +92,7 @@ OpPlan PlanConv(const Shape& s, bool taps) {
     OpPlan p = With(Strategy::kShifted, 0);
     // A 1x1 where the block tile reads B best in 24-column panels (AVX2):
     // its rows are copied into panels, chunk_k at a time.
-    if (s.KH == 1 && uk::BlockPanelCols(uk::Isa::kAuto) == uk::kNr) {
+    if (uk::kPanelIsa && s.KH == 1 && uk::BlockPanelCols(uk::Isa::kAuto) == uk::kNr) {
       p.panel = uk::kNr;
       p.chunk_k = s.cig < kShiftPanelKc ? s.cig : kShiftPanelKc;
       p.work_floats = ShiftPanelFloats(s);

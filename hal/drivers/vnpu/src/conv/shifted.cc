@@ -154,7 +154,8 @@ void ShiftedPass(const ConvCall& call, const float* xg, const float* wg, const f
   const int64_t blocks = (n + bw - 1) / bw, group = kShiftGroupPixels / bw;
   const bool overlap = n % bw != 0 && blocks > 1;
   const int64_t units = overlap ? blocks - 1 : blocks;
-  const bool panels = call.plan.strategy == Strategy::kShifted && call.plan.panel == uk::kNr;
+  const bool panels =
+      uk::kPanelIsa && call.plan.strategy == Strategy::kShifted && call.plan.panel == uk::kNr;
   const int64_t kc = panels ? call.plan.chunk_k : s.cig;
   ForRangeSlots(par, units, MinUnits(s.cog * s.cig * taps * bw),
                 [&](int64_t u0, int64_t u1, uint32_t slot) {
