@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Test helpers: child processes, files, manifests, tensor comparison. */
+/* 64-bit file offsets and inode numbers on 32-bit targets too: without
+ * them armhf's readdir (under qemu-arm on a 64-bit host's file system)
+ * fails with EOVERFLOW, and tu_make_clean_dir left the files of a previous
+ * run behind. */
+#define _FILE_OFFSET_BITS 64
 #include "test_util.h"
 
 #include <dirent.h>
@@ -31,13 +36,24 @@ int tu_make_clean_dir(const char* dir) {
   DIR* d = opendir(dir);
   if (!d) return -1;
   struct dirent* e;
+  errno = 0;
   while ((e = readdir(d)) != NULL) {
     char file[4096];
     struct stat st;
     snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
-    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode)) unlink(file);
+    if (lstat(file, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(file) != 0) {
+      fprintf(stderr, "tu_make_clean_dir: %s: cannot remove: %s\n", file, strerror(errno));
+      closedir(d);
+      return -1;
+    }
+    errno = 0;
   }
+  const int err = errno;
   closedir(d);
+  if (err != 0) {
+    fprintf(stderr, "tu_make_clean_dir: %s: cannot list: %s\n", dir, strerror(err));
+    return -1;
+  }
   return 0;
 }
 
