@@ -76,7 +76,7 @@ struct OpPlan {
   int64_t chunk_k;              // kDense, GEMM: K rows per chunk (slice)
   int64_t group;                // kDense: pixel blocks packed per chunk
   bool in_place;                // kDense: a 1x1's B rows read from the input
-  int32_t panel;                // kDense: B's packed panel width (uk::BlockPanelCols)
+  int32_t panel;                // kDense, kShifted: B packed in panels this wide (PlanConv)
   uk::TileFn tile;              // the strategy's tile kernel
   uk::TileFn edge;              // kRowShift: the edge columns' 4 x 24 tile
   uk::Im2colFn im2col;          // kDense, kDenseRows: the im2col packer

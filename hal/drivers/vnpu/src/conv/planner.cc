@@ -41,7 +41,6 @@ void Kernels(OpPlan* p, fb::Activation act, float alpha, float beta) {
     case Strategy::kDense:
     case Strategy::kDenseRows:
       p->tile = uk::TileKernel2(uk::Isa::kAuto);
-      p->panel = uk::BlockPanelCols(uk::Isa::kAuto);
       p->im2col = uk::Im2colKernel(uk::Isa::kAuto);
       // The narrow kernel clamps; a leaky epilogue keeps the block tile
       // (as do CPUs without the kernel: null).
@@ -87,13 +86,15 @@ OpPlan PlanConv(const Shape& s, bool taps) {
     if (S2Applies(s)) return With(Strategy::kDepthwiseRing, S2RingFloats(s));
     return With(Strategy::kDepthwise, 0);
   }
+  // The width of the panels the block tile reads B best in (24 on AVX2).
+  const int32_t panel = uk::kPanelIsa ? uk::BlockPanelCols(uk::Isa::kAuto) : int32_t(uk::kNr2);
   if (ShiftApplies(s)) {
     if (ShiftPackApplies(s)) return With(Strategy::kShiftedPacked, ShiftPackFloats(s));
     OpPlan p = With(Strategy::kShifted, 0);
-    // A 1x1 where the block tile reads B best in 24-column panels (AVX2):
-    // its rows are copied into panels, chunk_k at a time.
-    if (uk::kPanelIsa && s.KH == 1 && uk::BlockPanelCols(uk::Isa::kAuto) == uk::kNr) {
-      p.panel = uk::kNr;
+    // A 1x1 where those are 24 columns: its rows are copied into panels,
+    // chunk_k at a time.
+    if (s.KH == 1 && panel == uk::kNr) {
+      p.panel = panel;
       p.chunk_k = s.cig < kShiftPanelKc ? s.cig : kShiftPanelKc;
       p.work_floats = ShiftPanelFloats(s);
     }
@@ -107,6 +108,7 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   if (DenseRowsApplies(s)) return With(Strategy::kDenseRows, DenseRowsFloats(s));
   const int64_t K = s.cig * s.KH * s.KW;
   OpPlan p = With(Strategy::kDense, 0);
+  p.panel = panel;
   // Weights or input planes that do not stay in L2 while the blocks sweep
   // them: pack blocks in groups, so each streams from memory once per
   // group, and input rows in long runs.
@@ -119,9 +121,10 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   // Where the block tile reads B best in 24-column panels (AVX2), a 1x1's
   // input is packed too: its rows in place are read as 48-wide rows
   // 4 * H * W bytes apart (FCN-style 1024 -> 256 1x1 on 14x14: 12% faster
-  // packed; 56x56 maps neither faster nor slower).
-  p.in_place = uk::BlockPanelCols(uk::Isa::kAuto) == uk::kNr2 && !wide && s.KH == 1 && s.KW == 1 &&
-               s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && s.OH == s.H && s.OW == s.W;
+  // packed; 56x56 maps neither faster nor slower; EfficientNet's and
+  // MobileNet's 80 to 192 channels in place, neither).
+  p.in_place = panel == uk::kNr2 && !wide && s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 &&
+               s.pt == 0 && s.pl == 0 && s.OH == s.H && s.OW == s.W;
   // Read in place, only a last block of a partial strip is packed.
   if (p.in_place && s.OH * s.OW % 8 == 0) p.work_floats = 0;
   return p;
