@@ -881,7 +881,7 @@ void depthwise_lanes_match_reference(void**) {
 
 // GroupLanes (AVX-512 and AVX2, each this CPU has): one group of 16 -> 16 channels on 4
 // geometries, weights in ONNX's [O][I][KH][KW] and in the vnpu's taps-major
-// layout: within rounding of a scalar convolution; nothing written between
+// and blocked layouts: within rounding of a scalar convolution; nothing written between
 // the output planes.
 void group_lanes_match_reference(void**) {
   struct C {
@@ -911,8 +911,16 @@ void group_lanes_match_reference(void**) {
         for (int64_t i = 0; i < 16; ++i)
           for (int64_t t = 0; t < nt; ++t)
             taps[size_t((t * 16 + i) * 16 + o)] = w[size_t((o * 16 + i) * nt + t)];
+      // And the vnpu's blocked CONV2D layout: [o / 8][i][t][o % 8].
+      std::vector<float> blocked(w.size());
+      for (int64_t o = 0; o < 16; ++o)
+        for (int64_t i = 0; i < 16; ++i)
+          for (int64_t t = 0; t < nt; ++t)
+            blocked[size_t(((o / 8) * 16 + i) * nt * 8 + t * 8 + o % 8)] =
+                w[size_t((o * 16 + i) * nt + t)];
       const uk::LaneWeights layouts[] = {{w.data(), 8 * 16 * nt, 16 * nt, nt, 1},
-                                         {taps.data(), 8, 1, 16, 256}};
+                                         {taps.data(), 8, 1, 16, 256},
+                                         {blocked.data(), 16 * nt * 8, 1, nt * 8, 8}};
       for (const uk::LaneWeights& lw : layouts) {
         std::vector<float> y(size_t(16 * ycs), -7.f), work(floats);
         uk::GroupLanes(s, x.data(), HW, lw, b.data(), y.data(), ycs, work.data(), isa);
