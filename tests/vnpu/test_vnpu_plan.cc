@@ -75,8 +75,10 @@ const Case kCases[] = {
   {"1x1 stride 2",             1, 16, 16,  16,  16, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1",             1, 16, 20,  20,  32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   // A last pixel (7x7), or 4 (14x14), in the narrow kernel, 64 rows at a
-  // time after the block tiles: past the first 64 output channels too.
+  // time after the block tiles: past the first 64 output channels too, and
+  // from a run's first row (threads split few blocks by channel runs).
   {"3x3 7x7 narrow past 64",   1, 24, 7,   7,   80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
+  {"1x1 7x7 runs of 48 rows",  1, 40, 7,   7,  200, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 14x14 narrow 3 + 1",   1, 16, 14,  14, 136, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
   {"3x3 stride 1 wide rows",   1, 8,  6,   64,  16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDenseRows},
   {"3x3 stride 2",             1, 16, 20,  20,  32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1,  false, Strategy::kDense},
@@ -235,6 +237,31 @@ void RunCase(const Case& k) {
     print_error("%s (%s): wrote %llu workspace floats, planned %llu\n", k.name, Name(want.strategy),
                 (unsigned long long)high, (unsigned long long)want.work_floats);
     fail();
+  }
+  // The same bytes on 2 and 3 threads (chunks run last first, each as
+  // worker chunk % threads): no strategy's split changes what a pixel or
+  // an output channel is computed with.
+  for (uint32_t threads : {2u, 3u}) {
+    struct Reverse {
+      static void ParallelFor(void* user, uint32_t chunks, epctx_hal_chunk_fn fn, void* arg) {
+        const uint32_t n = *static_cast<uint32_t*>(user);
+        for (uint32_t c = chunks; c-- > 0;) fn(arg, c, c % n);
+      }
+    };
+    epctx_hal_parallel par{sizeof(epctx_hal_parallel), threads, &threads, Reverse::ParallelFor};
+    std::vector<float> yt(y.size(), -1.f);
+    std::vector<uint8_t> sc(info.scratch_bytes + 64);
+    uint8_t* sa = sc.data() + (64 - reinterpret_cast<uintptr_t>(sc.data()) % 64) % 64;
+    epctx_hal_tensor tt = {EPCTX_DTYPE_FLOAT, info.outputs[0].rank, info.outputs[0].dims, yt.data(),
+                           yt.size() * 4};
+    assert_int_equal(
+        d->execute_parallel(d, hg, &tin, 1, &tt, 1, sa, info.scratch_bytes, &par, msg, sizeof msg),
+        0);
+    if (memcmp(yt.data(), y.data(), y.size() * 4) != 0) {
+      print_error("%s (%s): %u threads computed other bytes than 1\n", k.name, Name(want.strategy),
+                  threads);
+      fail();
+    }
   }
   const auto ref = RefConv(k, OH, OW, x, w, b);
   for (size_t i = 0; i < y.size(); ++i)

@@ -33,8 +33,9 @@ namespace vnpu {
 
 namespace {
 
-// Output channels the narrow kernel takes at a time (8 weight panels), and
-// the unit threads split rows by, so its calls do not depend on the split.
+// Output channels the narrow kernel takes at a time (8 weight panels),
+// counted from a run's first row. Runs depend on the shape only, so its
+// calls do not depend on the thread split.
 constexpr int64_t kNarrowRows = 8 * uk::kMr2;
 
 // One image and group's pixel blocks [b0, b1) and output channels [r_lo,
@@ -116,7 +117,8 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
           t.c = dg.yg + r0 * OHW + p0s[g];
           plan.tile(t);
         }
-        const int64_t n0 = r0 / kNarrowRows * kNarrowRows;  // the narrow group's first row
+        // The narrow group's first row: groups of kNarrowRows from r_lo.
+        const int64_t n0 = r_lo + (r0 - r_lo) / kNarrowRows * kNarrowRows;
         if (narrow && (r0 + uk::kMr2 >= r_hi || r0 + uk::kMr2 - n0 == kNarrowRows)) {
           uk::NarrowTile nt{};
           nt.kc = kc;
@@ -146,12 +148,14 @@ void DenseBlocks(const ConvCall& call, const DenseGroup& dg, int64_t b0, int64_t
 
 }  // namespace
 
-// Threads take units of (pixel block group, run of 64 output channels),
-// block-major: a map with few block groups (7x7: 2 blocks, one of a
-// single pixel) is also cut across its output channels, so two threads
-// share it evenly instead of one taking the 48-pixel block and the other
-// the last pixel. Consecutive units of one block group run as one call,
-// packing its im2col once.
+// Threads take units of (run of output channels, pixel block group),
+// run-major: a map with few block groups (7x7: 2 blocks, one of a single
+// pixel) is also cut across its output channels, in runs of whole 8-row
+// tiles, so two threads each take half of the channels over all of the
+// pixels (block-major, one took the 48-pixel block and the other the last
+// pixel: MobileNetV2's 7x7 layers ran no faster on 2 threads). A thread
+// runs each block group it holds units of once, over the rows of all its
+// runs there, so the group's im2col is packed once per thread.
 void RunDense(const ConvCall& call) {
   const Shape& s = call.s;
   const Bindings& bd = call.b;
@@ -159,10 +163,15 @@ void RunDense(const ConvCall& call) {
   const int64_t blocks = (OHW + uk::kNr2 - 1) / uk::kNr2;
   const int64_t group = call.plan.group > 0 ? call.plan.group : 1;
   const int64_t groups = (blocks + group - 1) / group;
-  const int64_t row_groups = (s.cog + kNarrowRows - 1) / kNarrowRows;
+  const int64_t tiles = (s.cog + uk::kMr2 - 1) / uk::kMr2;
   int64_t runs = groups >= kDenseMinUnits ? 1 : (kDenseMinUnits + groups - 1) / groups;
-  runs = runs < row_groups ? runs : row_groups;
+  runs = runs < tiles ? runs : tiles;
   const int64_t units = groups * runs;
+  // Run r's first row: whole 8-row tiles, split as evenly as runs allow.
+  auto row = [&](int64_t r) {
+    const int64_t v = tiles * r / runs * uk::kMr2;
+    return v < s.cog ? v : s.cog;
+  };
   // One split over every image and group: a grouped convolution (RegNet's
   // 16-channel groups) has few units per group, and a split per group ran
   // most of its groups on one thread.
@@ -174,21 +183,17 @@ void RunDense(const ConvCall& call) {
                                         call.w + gi * s.nb * s.cig * s.kstride,
                                         call.bias ? call.bias + gi * s.cog : nullptr,
                                         call.y + (n * s.CO + gi * s.cog) * OHW};
-                    // This image and group's units [u0, u1).
+                    // This image and group's units [u0, u1): unit u is run u /
+                    // groups of block group u % groups. Block group q holds
+                    // the consecutive runs [ra, rb] of them.
                     const int64_t u0 = v % units,
                                   u1 = v1 - ng * units < units ? v1 - ng * units : units;
-                    for (int64_t u = u0; u < u1;) {
-                      const int64_t q = u / runs, end = u1 < (q + 1) * runs ? u1 : (q + 1) * runs;
-                      // Runs [u % runs, (end - 1) % runs] of block group q: rows in
-                      // whole 64-row groups, split as evenly as runs allow.
-                      const int64_t g0 = row_groups * (u % runs) / runs;
-                      const int64_t g1 = row_groups * ((end - 1) % runs + 1) / runs;
-                      const int64_t r_lo = g0 * kNarrowRows;
-                      const int64_t r_hi = g1 * kNarrowRows < s.cog ? g1 * kNarrowRows : s.cog;
+                    for (int64_t q = 0; q < groups; ++q) {
+                      const int64_t ra = u0 <= q ? 0 : (u0 - q + groups - 1) / groups;
+                      const int64_t rb = u1 - 1 < q ? -1 : (u1 - 1 - q) / groups;
+                      if (ra > rb || row(ra) >= row(rb + 1)) continue;
                       const int64_t b1 = (q + 1) * group < blocks ? (q + 1) * group : blocks;
-                      if (r_lo < r_hi)
-                        DenseBlocks(call, dg, q * group, b1, r_lo, r_hi, bd.slot(slot));
-                      u = end;
+                      DenseBlocks(call, dg, q * group, b1, row(ra), row(rb + 1), bd.slot(slot));
                     }
                     v = ng * units + u1;
                   }
