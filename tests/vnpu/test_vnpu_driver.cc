@@ -14,7 +14,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "vnpu_stream.h"
+#include "vnpu_typed_stream.h"
 
 using namespace vt;
 using L = fb::Location;
@@ -464,6 +464,47 @@ void check_compatibility_accepts_and_rejects(void**) {
   assert_string_equal(info.source_keys[1], "VnpuExecutionProvider");
 }
 
+// CONCAT and SCALE_SHIFT split over threads (rows cut into segments that
+// span input boundaries; planes): the values serial execution writes, on 1
+// and 3 threads.
+void concat_and_scale_shift_same_on_any_threads(void**) {
+  const int64_t c[3] = {3, 5, 2}, HW = 10000;
+  TStream q;
+  std::vector<Buf> ins;
+  std::vector<uint32_t> cat;
+  std::vector<std::vector<float>> xs;
+  for (int i = 0; i < 3; ++i) {
+    xs.push_back(Ramp(size_t(2 * c[i] * HW), 1.f, float(i)));
+    cat.push_back(q.In({2, c[i], 100, 100}, D::FLOAT32));
+    ins.push_back(Bytes(xs.back(), {2, c[i], 100, 100}, D::FLOAT32));
+  }
+  const uint32_t y = q.Out({2, 10, 100, 100}, D::FLOAT32);
+  q.s.Op(fb::CreateConcatDirect(q.s.fbb, &cat, y, 1));
+  const std::vector<float> sx = Ramp(2 * 10 * 3600, 2.f), sc = Ramp(10, 1.f, 3.f),
+                           sh = Ramp(10, 0.5f, 4.f);
+  const uint32_t tx = q.In({2, 10, 60, 60}, D::FLOAT32), ts = q.W(sc, {10}, D::FLOAT32),
+                 th = q.W(sh, {10}, D::FLOAT32), ty = q.Out({2, 10, 60, 60}, D::FLOAT32);
+  q.s.Op(fb::CreateScaleShift(q.s.fbb, tx, ts, th, ty, 2, 10, 3600));
+  ins.push_back(Bytes(sx, {2, 10, 60, 60}, D::FLOAT32));
+  for (uint32_t threads : {1u, 3u}) {
+    const std::vector<Buf> out = Run(q, ins, threads);
+    for (int64_t o = 0; o < 2; ++o)
+      for (int64_t ch = 0, i = 0, base = 0; ch < 10; ++ch, ++base) {
+        while (base >= c[i]) base -= c[i++];
+        for (int64_t e = 0; e < HW; ++e)
+          if (AtF(out[0], size_t((o * 10 + ch) * HW + e)) !=
+              xs[size_t(i)][size_t((o * c[i] + base) * HW + e)])
+            fail_msg("%u threads: concat [%lld][%lld][%lld]", threads, (long long)o, (long long)ch,
+                     (long long)e);
+      }
+    for (size_t k = 0; k < sx.size(); ++k) {
+      const size_t ch = k / 3600 % 10;
+      if (AtF(out[1], k) != sx[k] * sc[ch] + sh[ch])
+        fail_msg("%u threads: scale_shift element %zu", threads, k);
+    }
+  }
+}
+
 }  // namespace
 
 int main(void) {
@@ -479,6 +520,7 @@ int main(void) {
       cmocka_unit_test(get_graph_finds_each_of_many_names),
       cmocka_unit_test(only_bound_graphs_payloads_are_read),
       cmocka_unit_test(check_compatibility_accepts_and_rejects),
+      cmocka_unit_test(concat_and_scale_shift_same_on_any_threads),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -93,6 +93,7 @@ struct OpPlan {
   uk::QRequantFn qrequant;      // kQPanel: set when acc + bias stays in int32 (byte output)
   uint64_t qsum_at;             // kQPanel, kQDot: the weight rows' sums at Graph::qsums[qsum_at]
   uint64_t taps_at;             // RESIZE: its taps at Graph::resize_taps[taps_at]
+  bool serial;                  // CONCAT: an input overlaps the output: copied in order
   // Copies the fused epilogue into a tile.
   void Epilogue(uk::Tile* t) const {
     t->lo = lo;

@@ -130,6 +130,25 @@ OpPlan PlanConv(const Shape& s, bool taps) {
   return p;
 }
 
+namespace {
+
+// Whether an input of a CONCAT lies in arena bytes its output overlaps
+// (no compiler writes one; a stream may): then the pieces are copied one
+// after the other, as memmove would, rather than split over threads.
+bool ConcatOverlaps(const fb::Graph* g, const fb::Concat* c) {
+  const fb::Tensor* y = g->tensors()->Get(c->output());
+  if (y->location() != fb::Location::ARENA) return false;
+  for (uint32_t i = 0; i < c->inputs()->size(); ++i) {
+    const fb::Tensor* x = g->tensors()->Get(c->inputs()->Get(i));
+    if (x->location() == fb::Location::ARENA && x->offset() < y->offset() + y->size() &&
+        y->offset() < x->offset() + x->size())
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_t* work_floats,
               Msg& msg) {
   const uint32_t n = g->ops() ? g->ops()->size() : 0;
@@ -205,6 +224,7 @@ int PlanGraph(const fb::Graph* g, const char* graph_name, OpPlan* plans, uint64_
       case fb::OpParams::QBinary:
       case fb::OpParams::QBinaryClamped: p.qbinary = uk::QBinaryKernel(); break;
       case fb::OpParams::QLut: p.qlut = uk::QLutKernel(); break;
+      case fb::OpParams::Concat: p.serial = ConcatOverlaps(g, o->params_as_Concat()); break;
       case fb::OpParams::Quantize:
       case fb::OpParams::DynamicQuantize: p.quantize = uk::QuantizeKernel(); break;
       case fb::OpParams::Dequantize: p.dequantize = uk::DequantizeKernel(); break;
