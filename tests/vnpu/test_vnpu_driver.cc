@@ -464,10 +464,10 @@ void check_compatibility_accepts_and_rejects(void**) {
   assert_string_equal(info.source_keys[1], "VnpuExecutionProvider");
 }
 
-// CONCAT and SCALE_SHIFT split over threads (rows cut into segments that
-// span input boundaries; planes): the values serial execution writes, on 1
-// and 3 threads.
-void concat_and_scale_shift_same_on_any_threads(void**) {
+// CONCAT, SCALE_SHIFT and TRANSPOSE split over threads (rows cut into
+// segments that span input boundaries; planes; bands of 16 rows): the
+// values serial execution writes, on 1 and 3 threads.
+void concat_scale_shift_transpose_same_on_any_threads(void**) {
   const int64_t c[3] = {3, 5, 2}, HW = 10000;
   TStream q;
   std::vector<Buf> ins;
@@ -486,6 +486,12 @@ void concat_and_scale_shift_same_on_any_threads(void**) {
                  th = q.W(sh, {10}, D::FLOAT32), ty = q.Out({2, 10, 60, 60}, D::FLOAT32);
   q.s.Op(fb::CreateScaleShift(q.s.fbb, tx, ts, th, ty, 2, 10, 3600));
   ins.push_back(Bytes(sx, {2, 10, 60, 60}, D::FLOAT32));
+  // A swap of the last two axes (tiles in bands of 16 rows, outer 1).
+  const std::vector<float> px = Ramp(509 * 770, 1.f, 5.f);
+  const std::vector<uint32_t> perm = {0, 2, 1};
+  const uint32_t tin = q.In({1, 509, 770}, D::FLOAT32), tout = q.Out({1, 770, 509}, D::FLOAT32);
+  q.s.Op(fb::CreateTransposeDirect(q.s.fbb, tin, tout, &perm));
+  ins.push_back(Bytes(px, {1, 509, 770}, D::FLOAT32));
   for (uint32_t threads : {1u, 3u}) {
     const std::vector<Buf> out = Run(q, ins, threads);
     for (int64_t o = 0; o < 2; ++o)
@@ -502,6 +508,10 @@ void concat_and_scale_shift_same_on_any_threads(void**) {
       if (AtF(out[1], k) != sx[k] * sc[ch] + sh[ch])
         fail_msg("%u threads: scale_shift element %zu", threads, k);
     }
+    for (size_t i = 0; i < 770; ++i)
+      for (size_t j = 0; j < 509; ++j)
+        if (AtF(out[2], i * 509 + j) != px[j * 770 + i])
+          fail_msg("%u threads: transpose [%zu][%zu]", threads, i, j);
   }
 }
 
@@ -520,7 +530,7 @@ int main(void) {
       cmocka_unit_test(get_graph_finds_each_of_many_names),
       cmocka_unit_test(only_bound_graphs_payloads_are_read),
       cmocka_unit_test(check_compatibility_accepts_and_rejects),
-      cmocka_unit_test(concat_and_scale_shift_same_on_any_threads),
+      cmocka_unit_test(concat_scale_shift_transpose_same_on_any_threads),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

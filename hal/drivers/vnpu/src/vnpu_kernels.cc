@@ -397,7 +397,7 @@ void Runner::Softmax(const fb::Softmax* c) {
 // merged: [1, 197, 12, 64] -> [1, 12, 197, 64]), 16 x 16 tiles swap the last
 // two axes when the input's contiguous axis ends up second to last (K^T),
 // and otherwise each output row gathers with the input stride of its axis.
-// Split by outer index.
+// Split by outer index, and tiles by bands of 16 rows.
 void Runner::Transpose(const fb::Transpose* c) {
   const fb::Tensor* xt = T(c->input());
   const fb::Tensor* yt = T(c->output());
@@ -437,8 +437,12 @@ void Runner::Transpose(const fb::Transpose* c) {
   int64_t outer = 1;
   for (uint32_t d = 0; d < outer_rank; ++d) outer *= od[d];
   const int64_t block = int64_t(total) / outer;
-  ForRange(b.par, outer, MinUnits(block), [&](int64_t lo, int64_t hi) {
-    for (int64_t o = lo; o < hi; ++o) {
+  // Tiles go in bands of 16 output rows, so a single swap of two axes
+  // (ConvNeXt's [C, H * W] <-> [H * W, C], outer 1) is split too.
+  const int64_t R = tiles ? od[n - 2] : 1, bands = (R + 15) / 16;
+  ForRange(b.par, outer * bands, MinUnits(block / bands), [&](int64_t lo, int64_t hi) {
+    for (int64_t u = lo; u < hi; ++u) {
+      const int64_t o = u / bands;
       int64_t off = 0;
       for (int64_t t = o, d = int64_t(outer_rank) - 1; d >= 0; --d) {
         off += (t % od[d]) * st[d];
@@ -450,13 +454,13 @@ void Runner::Transpose(const fb::Transpose* c) {
         __builtin_memcpy(yo, xo, size_t(block) * sizeof(float));
       } else if (tiles) {
         // yo[i][j] = xo[i + j * sc]: i along the input's contiguous axis.
-        const int64_t R = od[n - 2], C = od[n - 1], sc = st[n - 1];
-        for (int64_t i0 = 0; i0 < R; i0 += 16)
-          for (int64_t j0 = 0; j0 < C; j0 += 16) {
-            const int64_t i1 = i0 + 16 < R ? i0 + 16 : R, j1 = j0 + 16 < C ? j0 + 16 : C;
-            for (int64_t j = j0; j < j1; ++j)
-              for (int64_t i = i0; i < i1; ++i) yo[i * C + j] = xo[i + j * sc];
-          }
+        const int64_t C = od[n - 1], sc = st[n - 1];
+        const int64_t i0 = (u % bands) * 16, i1 = i0 + 16 < R ? i0 + 16 : R;
+        for (int64_t j0 = 0; j0 < C; j0 += 16) {
+          const int64_t j1 = j0 + 16 < C ? j0 + 16 : C;
+          for (int64_t j = j0; j < j1; ++j)
+            for (int64_t i = i0; i < i1; ++i) yo[i * C + j] = xo[i + j * sc];
+        }
       } else {
         for (int64_t i = 0; i < block; ++i) yo[i] = xo[i * st[n - 1]];
       }
