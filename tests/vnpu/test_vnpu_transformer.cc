@@ -475,6 +475,16 @@ void HostileTransformerOpsRefused(void**) {
                                        1.f, false, 0, nullptr));
     ExpectRejected(q, "a_strides reach element");
   }
+  {  // an empty batch dimension (the fuzzer's: refused with no message)
+    TStream q;
+    q.minor = 8;
+    const uint32_t a = q.In({4, 4}, D::FLOAT32), b = q.In({4, 4}, D::FLOAT32),
+                   y = q.Out({0, 4, 4}, D::FLOAT32);
+    const std::vector<int64_t> batch = V({0}), as = V({0}), bs = V({0});
+    q.s.Op(fb::CreateBatchMatMulDirect(q.s.fbb, a, b, y, &batch, &as, &bs, 4, 4, 4, 4, 4, false,
+                                       1.f, false, 0, nullptr));
+    ExpectRejected(q, "batch[0] = 0, expected at least 1");
+  }
   {  // a row stride shorter than a row of B^T
     TStream q;
     q.minor = 8;

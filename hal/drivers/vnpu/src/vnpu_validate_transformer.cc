@@ -121,8 +121,11 @@ int BatchMatMul(Checker& ck, const fb::BatchMatMul* c) {
       !ck.Same(ck.Dim(y, r + 1), int64_t(n), "output columns"))
     return ck.Fail();
   for (uint32_t d = 0; d < r; ++d) {
-    if (I64(dims, d) < 1 || !ck.Same(ck.Dim(y, d), I64(dims, d), "output batch dim"))
+    if (I64(dims, d) < 1) {
+      ck.OpErr().s("batch[").u(d).s("] = ").i(I64(dims, d)).s(", expected at least 1");
       return ck.Fail();
+    }
+    if (!ck.Same(ck.Dim(y, d), I64(dims, d), "output batch dim")) return ck.Fail();
   }
   // Rows may not overlap within a row: a row stride covers a row.
   const bool tb = c->trans_b();
