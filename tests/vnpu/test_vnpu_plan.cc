@@ -16,7 +16,7 @@ extern "C" {
 
 #include "conv/plan.h"
 #include "epctx_uk/depthwise.h"
-#include "vnpu_stream.h"
+#include "vnpu_typed_stream.h"
 
 using namespace vt;
 using L = fb::Location;
@@ -242,13 +242,8 @@ void RunCase(const Case& k) {
   // worker chunk % threads): no strategy's split changes what a pixel or
   // an output channel is computed with.
   for (uint32_t threads : {2u, 3u}) {
-    struct Reverse {
-      static void ParallelFor(void* user, uint32_t chunks, epctx_hal_chunk_fn fn, void* arg) {
-        const uint32_t n = *static_cast<uint32_t*>(user);
-        for (uint32_t c = chunks; c-- > 0;) fn(arg, c, c % n);
-      }
-    };
-    epctx_hal_parallel par{sizeof(epctx_hal_parallel), threads, &threads, Reverse::ParallelFor};
+    epctx_hal_parallel par{sizeof(epctx_hal_parallel), threads, &threads,
+                           ReverseThreads::ParallelFor};
     std::vector<float> yt(y.size(), -1.f);
     std::vector<uint8_t> sc(info.scratch_bytes + 64);
     uint8_t* sa = sc.data() + (64 - reinterpret_cast<uintptr_t>(sc.data()) % 64) % 64;

@@ -191,7 +191,7 @@ void RunDense(const ConvCall& call) {
                     for (int64_t q = 0; q < groups; ++q) {
                       const int64_t ra = u0 <= q ? 0 : (u0 - q + groups - 1) / groups;
                       const int64_t rb = u1 - 1 < q ? -1 : (u1 - 1 - q) / groups;
-                      if (ra > rb || row(ra) >= row(rb + 1)) continue;
+                      if (ra > rb) continue;  // every run holds at least one tile
                       const int64_t b1 = (q + 1) * group < blocks ? (q + 1) * group : blocks;
                       DenseBlocks(call, dg, q * group, b1, row(ra), row(rb + 1), bd.slot(slot));
                     }
